@@ -1,0 +1,58 @@
+// Typed refusals: every error the kernel raises carries a stable code, the path of the
+// offending value where there is one, and a message that says how to fix it.
+
+export type TwinErrorCode =
+  | 'INVALID_WRITE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'INVALID_ARGUMENT'
+  | 'IMPORT_MALFORMED_LINE'
+  | 'IMPORT_CONFLICT'
+  | 'UNKNOWN_TWIN'
+  | 'WORLD_CLOSED'
+  | 'NO_WORLD'
+  | 'ASYNC_DECIDE'
+  | 'PAYLOAD_CONFLICT'
+  | 'STALE_OWNER'
+  | 'REVISION_MISMATCH'
+  | 'UNKNOWN_TRIGGER'
+  | 'UNKNOWN_DELIVERY'
+  | 'UNKNOWN_PACK'
+  | 'UNKNOWN_EVENT_TYPE'
+  | 'BAD_SIGNATURE'
+  | 'STALE_TIMESTAMP'
+  | 'MISSING_HEADER'
+  | 'INVALID_ENVELOPE'
+  | 'INVALID_BODY'
+  | 'NOT_CLAIMABLE'
+  | 'INVALID_CONFIG';
+
+export class TwinError extends Error {
+  readonly code: TwinErrorCode;
+  readonly path: string | undefined;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(
+    code: TwinErrorCode,
+    message: string,
+    options: { path?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TwinError';
+    this.code = code;
+    this.path = options.path;
+    this.details = options.details;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      error: this.code,
+      message: this.message,
+      ...(this.path === undefined ? {} : { path: this.path }),
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
+  }
+}
+
+export function isTwinError(value: unknown, code?: TwinErrorCode): value is TwinError {
+  return value instanceof TwinError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,20 @@
+// twinworld's public API.
+export { TwinError, isTwinError, type TwinErrorCode } from './errors.js';
+export type { JsonValue, JsonObject, JsonPrimitive } from './log/json-value.js';
+export { canonicalJson, sha256Hex } from './log/canonical-json.js';
+export { MAX_WRITE_BYTES, validateWrite, validateEntry, type Write, type Entry, type Projection, type ResourceRef, type ProjectedResource } from './log/write.js';
+export type { TwinStore, StorageBackend, IndexDelta } from './log/storage.js';
+export { MemoryBackend } from './log/memory-store.js';
+export { SqliteBackend, type SqliteOptions } from './log/sqlite-store.js';
+export { readLines, writeLines } from './log/jsonl.js';
+export type { Resource } from './state/resource.js';
+export type { ReadView } from './state/read-view.js';
+export type { IndexDeclaration } from './state/indexes.js';
+export { stateHash } from './state/state-hash.js';
+export { RealClock, VirtualClock, isoAt, type Clock, type Task } from './world/clock.js';
+export { RandomIds, SeededIds, type IdSource } from './world/ids.js';
+export { currentWorld, maybeCurrentWorld, runInWorld } from './world/scope.js';
+export { commit, skip, type Decision, type Commit, type Skip } from './world/decision.js';
+export { Twin, type AtomicResult, type CommitHooks, type ImportProgress } from './world/twin.js';
+export { World, openWorld, validateTwinName, type WorldOptions } from './world/world.js';
+export { replayLines, type ReplayResult } from './world/replay.js';

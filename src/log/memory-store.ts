@@ -1,0 +1,170 @@
+// In-memory backend: one process, no file. Used by tests, replay and `:memory:` worlds.
+// Rollback is an undo journal, so a throwing section leaves no trace, as on SQLite.
+import { TwinError } from '../errors.js';
+import type { Resource } from '../state/resource.js';
+import { resourceKey } from '../state/resource.js';
+import { compareResources } from '../state/state-hash.js';
+import type { IndexDelta, StorageBackend, TwinStore } from './storage.js';
+import type { Entry } from './write.js';
+
+class MemoryTwinStore implements TwinStore {
+  private readonly entries: { entry: Entry; body: string }[] = [];
+  private readonly resources = new Map<string, Resource>();
+  private readonly byType = new Map<string, Set<string>>();
+  private readonly bySubject = new Map<string, number[]>();
+  private readonly lookups = new Map<string, Set<string>>();
+  private readonly meta = new Map<string, string>();
+  private undo: (() => void)[] | undefined;
+
+  constructor(readonly name: string) {}
+
+  exclusive<T>(fn: () => T): T {
+    if (this.undo !== undefined) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": an exclusive section is already open; sections do not nest`);
+    this.undo = [];
+    try {
+      const result = fn();
+      this.undo = undefined;
+      return result;
+    } catch (error) {
+      const journal = this.undo ?? [];
+      this.undo = undefined;
+      for (let i = journal.length - 1; i >= 0; i--) journal[i]!();
+      throw error;
+    }
+  }
+
+  private journal(): (() => void)[] {
+    if (this.undo === undefined) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": writes must happen inside exclusive()`);
+    return this.undo;
+  }
+
+  head(): number {
+    return this.entries.length;
+  }
+
+  append(entry: Entry, body: string): void {
+    const undo = this.journal();
+    if (entry.seq !== this.entries.length + 1) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": entry seq ${entry.seq} does not follow head ${this.entries.length}`);
+    this.entries.push({ entry, body });
+    const key = resourceKey(entry.subjectType, entry.subjectId);
+    let seqs = this.bySubject.get(key);
+    if (seqs === undefined) this.bySubject.set(key, (seqs = []));
+    seqs.push(entry.seq);
+    const list = seqs;
+    undo.push(() => {
+      this.entries.pop();
+      list.pop();
+    });
+  }
+
+  putResource(resource: Resource, delta: IndexDelta): void {
+    const undo = this.journal();
+    const key = resourceKey(resource.type, resource.id);
+    const prev = this.resources.get(key);
+    this.resources.set(key, resource);
+    let ids = this.byType.get(resource.type);
+    if (ids === undefined) this.byType.set(resource.type, (ids = new Set()));
+    const hadId = ids.has(resource.id);
+    ids.add(resource.id);
+    const typeIds = ids;
+    for (const k of delta.remove) this.lookupSet(resource.type, k.name, k.key).delete(resource.id);
+    for (const k of delta.add) this.lookupSet(resource.type, k.name, k.key).add(resource.id);
+    undo.push(() => {
+      if (prev === undefined) this.resources.delete(key);
+      else this.resources.set(key, prev);
+      if (!hadId) typeIds.delete(resource.id);
+      for (const k of delta.add) this.lookupSet(resource.type, k.name, k.key).delete(resource.id);
+      for (const k of delta.remove) this.lookupSet(resource.type, k.name, k.key).add(resource.id);
+    });
+  }
+
+  private lookupSet(type: string, index: string, key: string): Set<string> {
+    const k = `${type}\u0000${index}\u0000${key}`;
+    let set = this.lookups.get(k);
+    if (set === undefined) this.lookups.set(k, (set = new Set()));
+    return set;
+  }
+
+  getResource(type: string, id: string): Resource | undefined {
+    return this.resources.get(resourceKey(type, id));
+  }
+
+  listResources(type: string): Resource[] {
+    const out: Resource[] = [];
+    for (const id of this.byType.get(type) ?? []) {
+      const r = this.resources.get(resourceKey(type, id));
+      if (r !== undefined && !r.deleted) out.push(r);
+    }
+    return out.sort(compareResources);
+  }
+
+  lookup(type: string, index: string, key: string): Resource[] {
+    const out: Resource[] = [];
+    for (const id of this.lookups.get(`${type}\u0000${index}\u0000${key}`) ?? []) {
+      const r = this.resources.get(resourceKey(type, id));
+      if (r !== undefined && !r.deleted) out.push(r);
+    }
+    return out.sort(compareResources);
+  }
+
+  *liveResources(): Iterable<Resource> {
+    for (const type of [...this.byType.keys()].sort()) yield* this.listResources(type);
+  }
+
+  readEntries(afterSeq: number, limit: number): Entry[] {
+    return this.entries.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map((e) => e.entry);
+  }
+
+  *entryBodies(afterSeq: number): Iterable<string> {
+    for (let i = Math.max(0, afterSeq); i < this.entries.length; i++) yield this.entries[i]!.body;
+  }
+
+  entriesBySubject(type: string, id: string): Entry[] {
+    return (this.bySubject.get(resourceKey(type, id)) ?? []).map((seq) => this.entries[seq - 1]!.entry);
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.meta.get(key);
+  }
+
+  setMeta(key: string, value: string): void {
+    const undo = this.journal();
+    const prev = this.meta.get(key);
+    this.meta.set(key, value);
+    undo.push(() => (prev === undefined ? this.meta.delete(key) : this.meta.set(key, prev)));
+  }
+
+  clearIndex(type: string, index: string): void {
+    const undo = this.journal();
+    const prefix = `${type}\u0000${index}\u0000`;
+    for (const [k, set] of this.lookups) {
+      if (!k.startsWith(prefix)) continue;
+      const copy = new Set(set);
+      set.clear();
+      undo.push(() => copy.forEach((id) => set.add(id)));
+    }
+  }
+
+  *allResources(type: string): Iterable<Resource> {
+    for (const id of this.byType.get(type) ?? []) yield this.resources.get(resourceKey(type, id))!;
+  }
+
+  close(): void {}
+}
+
+export class MemoryBackend implements StorageBackend {
+  readonly kind = 'memory';
+  private readonly twins = new Map<string, MemoryTwinStore>();
+
+  openTwin(name: string): TwinStore {
+    let store = this.twins.get(name);
+    if (store === undefined) this.twins.set(name, (store = new MemoryTwinStore(name)));
+    return store;
+  }
+
+  listTwins(): string[] {
+    return [...this.twins.keys()].sort();
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,197 @@
+// SQLite backend: one WAL-mode file per twin under <root>/twins/. The log and the folded
+// resources live in the same file and commit in the same IMMEDIATE transaction, which is also
+// the action lock shared by every process that opens the file.
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Resource } from '../state/resource.js';
+import type { IndexDelta, StorageBackend, TwinStore } from './storage.js';
+import type { Entry } from './write.js';
+import { TwinError } from '../errors.js';
+
+export interface SqliteOptions {
+  /** `NORMAL` (default) survives a process crash at any point; `FULL` also survives power loss. */
+  readonly synchronous?: 'NORMAL' | 'FULL';
+  /** How long a section waits for another process's lock before failing. */
+  readonly busyTimeoutMs?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS entries (
+  seq INTEGER PRIMARY KEY,
+  subject_type TEXT NOT NULL,
+  subject_id TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_subject ON entries (subject_type, subject_id, seq);
+CREATE TABLE IF NOT EXISTS resources (
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  fields TEXT NOT NULL,
+  PRIMARY KEY (type, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS lookups (
+  type TEXT NOT NULL,
+  name TEXT NOT NULL,
+  key TEXT NOT NULL,
+  id TEXT NOT NULL,
+  PRIMARY KEY (type, name, key, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+interface ResourceRow {
+  type: string;
+  id: string;
+  version: number;
+  deleted: number;
+  fields: string;
+}
+
+function toResource(row: ResourceRow): Resource {
+  return { type: row.type, id: row.id, version: row.version, deleted: row.deleted === 1, fields: JSON.parse(row.fields) };
+}
+
+class SqliteTwinStore implements TwinStore {
+  private readonly db: Database.Database;
+  private readonly run: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly stmt;
+
+  constructor(readonly name: string, file: string, options: SqliteOptions) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 30_000}`);
+    this.db.exec(SCHEMA);
+    this.run = this.db.transaction((fn: () => unknown) => fn());
+    const db = this.db;
+    this.stmt = {
+      head: db.prepare('SELECT COALESCE(MAX(seq), 0) AS head FROM entries').pluck(),
+      append: db.prepare('INSERT INTO entries (seq, subject_type, subject_id, body) VALUES (?, ?, ?, ?)'),
+      put: db.prepare(
+        'INSERT INTO resources (type, id, version, deleted, fields) VALUES (?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
+      ),
+      get: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND id = ?'),
+      list: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND deleted = 0 ORDER BY id'),
+      all: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ?'),
+      live: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 ORDER BY type, id'),
+      lookup: db.prepare(
+        'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
+          'WHERE l.type = ? AND l.name = ? AND l.key = ? AND r.deleted = 0 ORDER BY r.id',
+      ),
+      addKey: db.prepare('INSERT OR IGNORE INTO lookups (type, name, key, id) VALUES (?, ?, ?, ?)'),
+      removeKey: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?'),
+      clearIndex: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ?'),
+      range: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq LIMIT ?').pluck(),
+      bodies: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq').pluck(),
+      bySubject: db.prepare('SELECT body FROM entries WHERE subject_type = ? AND subject_id = ? ORDER BY seq').pluck(),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  exclusive<T>(fn: () => T): T {
+    if (this.db.inTransaction) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": an exclusive section is already open; sections do not nest`);
+    return this.run.immediate(fn) as T;
+  }
+
+  head(): number {
+    return this.stmt.head.get() as number;
+  }
+
+  append(entry: Entry, body: string): void {
+    this.stmt.append.run(entry.seq, entry.subjectType, entry.subjectId, body);
+  }
+
+  putResource(r: Resource, delta: IndexDelta): void {
+    this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields));
+    for (const k of delta.remove) this.stmt.removeKey.run(r.type, k.name, k.key, r.id);
+    for (const k of delta.add) this.stmt.addKey.run(r.type, k.name, k.key, r.id);
+  }
+
+  getResource(type: string, id: string): Resource | undefined {
+    const row = this.stmt.get.get(type, id) as ResourceRow | undefined;
+    return row === undefined ? undefined : toResource(row);
+  }
+
+  listResources(type: string): Resource[] {
+    return (this.stmt.list.all(type) as ResourceRow[]).map(toResource);
+  }
+
+  lookup(type: string, index: string, key: string): Resource[] {
+    return (this.stmt.lookup.all(type, index, key) as ResourceRow[]).map(toResource);
+  }
+
+  *liveResources(): Iterable<Resource> {
+    for (const row of this.stmt.live.iterate() as Iterable<ResourceRow>) yield toResource(row);
+  }
+
+  readEntries(afterSeq: number, limit: number): Entry[] {
+    return (this.stmt.range.all(afterSeq, limit) as string[]).map((body) => JSON.parse(body) as Entry);
+  }
+
+  entryBodies(afterSeq: number): Iterable<string> {
+    return this.stmt.bodies.iterate(afterSeq) as Iterable<string>;
+  }
+
+  entriesBySubject(type: string, id: string): Entry[] {
+    return (this.stmt.bySubject.all(type, id) as string[]).map((body) => JSON.parse(body) as Entry);
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.stmt.getMeta.get(key) as string | undefined;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmt.setMeta.run(key, value);
+  }
+
+  clearIndex(type: string, index: string): void {
+    this.stmt.clearIndex.run(type, index);
+  }
+
+  *allResources(type: string): Iterable<Resource> {
+    // Materialized first: the caller writes index keys while walking, and a connection cannot
+    // write while one of its statements is still iterating.
+    for (const row of this.stmt.all.all(type) as ResourceRow[]) yield toResource(row);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export class SqliteBackend implements StorageBackend {
+  readonly kind = 'sqlite';
+  private readonly dir: string;
+  private readonly open = new Map<string, SqliteTwinStore>();
+
+  constructor(root: string, private readonly options: SqliteOptions = {}) {
+    this.dir = join(root, 'twins');
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  openTwin(name: string): TwinStore {
+    let store = this.open.get(name);
+    if (store === undefined) {
+      store = new SqliteTwinStore(name, join(this.dir, `${name}.db`), this.options);
+      this.open.set(name, store);
+    }
+    return store;
+  }
+
+  listTwins(): string[] {
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.db'))
+      .map((f) => f.slice(0, -3))
+      .sort();
+  }
+
+  close(): void {
+    for (const store of this.open.values()) store.close();
+    this.open.clear();
+  }
+}

@@ -1,0 +1,157 @@
+// The write an author appends and the entry it becomes: the shape of every fact in a twin's log,
+// and the validation that refuses a bad write before anything is appended.
+import { TwinError } from '../errors.js';
+import { assertJson, isPlainObject, type JsonObject } from './json-value.js';
+
+/** Largest canonical JSON size of one write. Large enough for any vendor webhook body (Stripe caps
+ * event payloads well below this), small enough that one runaway write cannot bloat a log. */
+export const MAX_WRITE_BYTES = 1024 * 1024;
+
+export interface ResourceRef {
+  readonly type: string;
+  readonly id: string;
+}
+
+export interface ProjectedResource extends ResourceRef {
+  readonly fields: JsonObject;
+}
+
+/** Other resources the same fact causes: `creates` sets their fields outright, `updates` merges. */
+export interface Projection {
+  readonly creates?: readonly ProjectedResource[];
+  readonly updates?: readonly ProjectedResource[];
+  readonly deletes?: readonly ResourceRef[];
+}
+
+export interface Write {
+  readonly operation: string;
+  readonly subjectType: string;
+  readonly subjectId: string;
+  /** Merged key by key into the subject; the subject is created if it does not exist. */
+  readonly fields?: JsonObject;
+  readonly delete?: boolean;
+  readonly projection?: Projection;
+  /** ISO 8601; taken from the world clock when omitted. */
+  readonly occurredAt?: string;
+  readonly actor?: string;
+}
+
+export interface Entry extends Write {
+  readonly seq: number;
+  readonly writeId: string;
+  readonly twin: string;
+  readonly recordedAt: string;
+  readonly occurredAt: string;
+  readonly actor: string;
+}
+
+const WRITE_KEYS = new Set(['operation', 'subjectType', 'subjectId', 'fields', 'delete', 'projection', 'occurredAt', 'actor']);
+const ENTRY_KEYS = new Set([...WRITE_KEYS, 'seq', 'writeId', 'twin', 'recordedAt']);
+const PROJECTION_KEYS = new Set(['creates', 'updates', 'deletes']);
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:\-]{0,127}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+function invalid(path: string, message: string): never {
+  throw new TwinError('INVALID_WRITE', message, { path });
+}
+
+function requireName(value: unknown, path: string, example: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    invalid(path, `${path} is missing; give a non-empty string such as "${example}"`);
+  }
+  if (!NAME.test(value)) {
+    invalid(path, `${path} "${value.slice(0, 40)}" may only hold letters, digits and _ . : - (at most 128, not starting with a separator)`);
+  }
+  return value;
+}
+
+function requireId(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    invalid(path, `${path} is missing; give the resource's id as a non-empty string such as "cus_123"`);
+  }
+  if (value.length > 256) invalid(path, `${path} is ${value.length} characters long; ids are at most 256`);
+  return value;
+}
+
+function requireFields(value: unknown, path: string): JsonObject {
+  if (!isPlainObject(value)) invalid(path, `${path} must be a plain JSON object of the fields to set`);
+  assertJson(value, path);
+  return value as JsonObject;
+}
+
+function checkRefs(value: unknown, path: string, withFields: boolean): void {
+  if (!Array.isArray(value)) invalid(path, `${path} must be an array of {type, id${withFields ? ', fields' : ''}}`);
+  value.forEach((item, i) => {
+    const at = `${path}[${i}]`;
+    if (!isPlainObject(item)) invalid(at, `${at} must be an object {type, id${withFields ? ', fields' : ''}}`);
+    const allowed = withFields ? ['type', 'id', 'fields'] : ['type', 'id'];
+    for (const key of Object.keys(item)) {
+      if (!allowed.includes(key)) invalid(`${at}.${key}`, `${at} has an unknown key "${key}"; allowed: ${allowed.join(', ')}`);
+    }
+    requireName(item.type, `${at}.type`, 'customer');
+    requireId(item.id, `${at}.id`);
+    if (withFields) requireFields(item.fields ?? {}, `${at}.fields`);
+  });
+}
+
+/** Validates shape and JSON-ness; throws INVALID_WRITE / PAYLOAD_TOO_LARGE naming the path. */
+export function validateWrite(input: unknown, path = 'write'): Write {
+  if (!isPlainObject(input)) invalid(path, `${path} must be an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`);
+  for (const key of Object.keys(input)) {
+    if (!WRITE_KEYS.has(key)) {
+      invalid(`${path}.${key}`, `${path} has an unknown key "${key}"; a write may hold only ${[...WRITE_KEYS].join(', ')}`);
+    }
+  }
+  requireName(input.operation, `${path}.operation`, 'customer.create');
+  requireName(input.subjectType, `${path}.subjectType`, 'customer');
+  requireId(input.subjectId, `${path}.subjectId`);
+  if (input.fields !== undefined) requireFields(input.fields, `${path}.fields`);
+  if (input.delete !== undefined && typeof input.delete !== 'boolean') invalid(`${path}.delete`, `${path}.delete must be true or false`);
+  if (input.delete === true && input.fields !== undefined) {
+    invalid(`${path}.fields`, `${path} both deletes its subject and sets fields; send the delete alone`);
+  }
+  if (input.projection !== undefined) {
+    const projection = input.projection;
+    const at = `${path}.projection`;
+    if (!isPlainObject(projection)) invalid(at, `${at} must be an object with creates, updates and/or deletes`);
+    for (const key of Object.keys(projection)) {
+      if (!PROJECTION_KEYS.has(key)) invalid(`${at}.${key}`, `${at} has an unknown key "${key}"; allowed: creates, updates, deletes`);
+    }
+    if (projection.creates !== undefined) checkRefs(projection.creates, `${at}.creates`, true);
+    if (projection.updates !== undefined) checkRefs(projection.updates, `${at}.updates`, true);
+    if (projection.deletes !== undefined) checkRefs(projection.deletes, `${at}.deletes`, false);
+  }
+  if (input.occurredAt !== undefined && (typeof input.occurredAt !== 'string' || !ISO.test(input.occurredAt))) {
+    invalid(`${path}.occurredAt`, `${path}.occurredAt must be an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z" (or omit it to use the world clock)`);
+  }
+  if (input.actor !== undefined) requireName(input.actor, `${path}.actor`, 'api');
+  return input as unknown as Write;
+}
+
+/** Validates an entry read from a file: a write plus its log position. */
+export function validateEntry(input: unknown, path = 'entry'): Entry {
+  if (!isPlainObject(input)) invalid(path, `${path} must be a JSON object`);
+  const { seq, writeId, twin, recordedAt, ...write } = input;
+  for (const key of Object.keys(input)) {
+    if (!ENTRY_KEYS.has(key)) invalid(`${path}.${key}`, `${path} has an unknown key "${key}"`);
+  }
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) invalid(`${path}.seq`, `${path}.seq must be a positive integer`);
+  if (typeof writeId !== 'string' || writeId.length === 0) invalid(`${path}.writeId`, `${path}.writeId must be a non-empty string`);
+  if (typeof twin !== 'string' || twin.length === 0) invalid(`${path}.twin`, `${path}.twin must be a non-empty string`);
+  if (typeof recordedAt !== 'string' || !ISO.test(recordedAt)) invalid(`${path}.recordedAt`, `${path}.recordedAt must be an ISO 8601 timestamp`);
+  const checked = validateWrite(write, path);
+  if (checked.occurredAt === undefined) invalid(`${path}.occurredAt`, `${path}.occurredAt is missing`);
+  if (checked.actor === undefined) invalid(`${path}.actor`, `${path}.actor is missing`);
+  return input as unknown as Entry;
+}
+
+export function checkSize(serialized: string, path: string): void {
+  const bytes = Buffer.byteLength(serialized, 'utf8');
+  if (bytes > MAX_WRITE_BYTES) {
+    throw new TwinError(
+      'PAYLOAD_TOO_LARGE',
+      `${path} serializes to ${bytes} bytes, over the ${MAX_WRITE_BYTES}-byte limit of one write; keep large blobs outside the log and store a reference`,
+      { path, details: { bytes, limit: MAX_WRITE_BYTES } },
+    );
+  }
+}

@@ -1,0 +1,56 @@
+// Indexed lookups declared per resource type, as data: the keys of a resource are the values
+// found at a field path (one key per array element), so "endpoints by event type" never scans.
+import { TwinError } from '../errors.js';
+import type { Resource } from './resource.js';
+
+export interface IndexDeclaration {
+  readonly type: string;
+  readonly name: string;
+  /** Dotted path into `fields`; an array value yields one key per element. */
+  readonly field: string;
+}
+
+export interface IndexKey {
+  readonly name: string;
+  readonly key: string;
+}
+
+export function validateIndex(decl: IndexDeclaration): IndexDeclaration {
+  for (const key of ['type', 'name', 'field'] as const) {
+    if (typeof decl?.[key] !== 'string' || decl[key].length === 0) {
+      throw new TwinError('INVALID_ARGUMENT', `index.${key} must be a non-empty string, e.g. {type: "endpoint", name: "byEvent", field: "enabled_events"}`, { path: `index.${key}` });
+    }
+  }
+  return Object.freeze({ type: decl.type, name: decl.name, field: decl.field });
+}
+
+function keyOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+export function indexKeys(resource: Resource | undefined, decls: readonly IndexDeclaration[]): IndexKey[] {
+  if (resource === undefined || resource.deleted || decls.length === 0) return [];
+  const keys: IndexKey[] = [];
+  for (const decl of decls) {
+    let value: unknown = resource.fields;
+    for (const part of decl.field.split('.')) {
+      value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
+    }
+    const values = Array.isArray(value) ? value : [value];
+    const seen = new Set<string>();
+    for (const v of values) {
+      const key = keyOf(v);
+      if (key !== undefined && !seen.has(key)) {
+        seen.add(key);
+        keys.push({ name: decl.name, key });
+      }
+    }
+  }
+  return keys;
+}
+
+export function indexSignature(decls: readonly IndexDeclaration[]): string {
+  return JSON.stringify([...decls].map((d) => [d.type, d.name, d.field]).sort());
+}

@@ -1,0 +1,14 @@
+// The read side every decide, pack and CLI sees: get one resource, list a type, or use an
+// index a pack declared. None of these scans every resource.
+import type { Resource } from './resource.js';
+
+export interface ReadView {
+  /** The resource, tombstone included (check `deleted`), or undefined if never written. */
+  get(type: string, id: string): Resource | undefined;
+  /** Live resources of a type, ordered by id. */
+  list(type: string): Resource[];
+  /** Live resources of a type whose declared index holds `key`. */
+  lookup(type: string, index: string, key: string): Resource[];
+  /** seq of the newest entry this view reflects. */
+  readonly head: number;
+}

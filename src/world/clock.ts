@@ -1,0 +1,101 @@
+// The world clock. Every timestamp a twin writes comes from here. A real clock follows wall
+// time; a virtual clock moves only when told to and runs what fell due in a fixed order.
+import { TwinError } from '../errors.js';
+
+export type Task = () => void | Promise<void>;
+
+export interface Clock {
+  readonly kind: 'real' | 'virtual';
+  /** Epoch milliseconds. */
+  now(): number;
+  /** Runs `task` once the clock reaches `at`; returns a cancel function. */
+  schedule(at: number, task: Task): () => void;
+}
+
+export function isoAt(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export class RealClock implements Clock {
+  readonly kind = 'real' as const;
+  now(): number {
+    return Date.now();
+  }
+  schedule(at: number, task: Task): () => void {
+    const timer = setTimeout(() => void task(), Math.max(0, at - Date.now()));
+    timer.unref();
+    return () => clearTimeout(timer);
+  }
+}
+
+interface Scheduled {
+  readonly at: number;
+  readonly order: number;
+  readonly task: Task;
+}
+
+export class VirtualClock implements Clock {
+  readonly kind = 'virtual' as const;
+  private current: number;
+  private order = 0;
+  private queue: Scheduled[] = [];
+  private advancing = false;
+
+  constructor(start: number | string = '2026-01-01T00:00:00.000Z') {
+    this.current = typeof start === 'number' ? start : Date.parse(start);
+    if (!Number.isFinite(this.current)) throw new TwinError('INVALID_ARGUMENT', `virtual clock start "${String(start)}" is not a valid time; give epoch ms or an ISO 8601 string`, { path: 'start' });
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  schedule(at: number, task: Task): () => void {
+    const item: Scheduled = { at, order: this.order++, task };
+    this.queue.push(item);
+    return () => {
+      this.queue = this.queue.filter((q) => q !== item);
+    };
+  }
+
+  /** Tasks waiting, for walks that want to know whether anything is left to run. */
+  pending(): number {
+    return this.queue.length;
+  }
+
+  /** The time of the next scheduled task, if any. */
+  nextAt(): number | undefined {
+    let min: number | undefined;
+    for (const q of this.queue) if (min === undefined || q.at < min) min = q.at;
+    return min;
+  }
+
+  /** Moves forward to `to`, running each due task at its own instant, earliest first, ties in scheduling order. */
+  async set(to: number | string): Promise<void> {
+    const target = typeof to === 'number' ? to : Date.parse(to);
+    if (!Number.isFinite(target)) throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, { path: 'to' });
+    if (target < this.current) throw new TwinError('INVALID_ARGUMENT', `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.current)}; a world clock never goes back`, { path: 'to' });
+    if (this.advancing) throw new TwinError('INVALID_ARGUMENT', 'clock.set/advance is already running; await it before moving the clock again');
+    this.advancing = true;
+    try {
+      for (;;) {
+        let next: Scheduled | undefined;
+        for (const q of this.queue) {
+          if (q.at <= target && (next === undefined || q.at < next.at || (q.at === next.at && q.order < next.order))) next = q;
+        }
+        if (next === undefined) break;
+        this.queue = this.queue.filter((q) => q !== next);
+        if (next.at > this.current) this.current = next.at;
+        await next.task();
+      }
+      this.current = target;
+    } finally {
+      this.advancing = false;
+    }
+  }
+
+  advance(ms: number): Promise<void> {
+    if (!Number.isFinite(ms) || ms < 0) throw new TwinError('INVALID_ARGUMENT', `clock.advance: ${ms} is not a non-negative number of milliseconds`, { path: 'ms' });
+    return this.set(this.current + ms);
+  }
+}

@@ -1,0 +1,79 @@
+// The world's id source: KSUIDs and vendor-shaped ids (cus_…, evt_…). Seeded sources give the
+// same ids for the same seed and clock, so a walk writes the same log every time.
+import { createHash, randomBytes } from 'node:crypto';
+import KSUID from 'ksuid';
+import type { Clock } from './clock.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface IdSource {
+  readonly seeded: boolean;
+  /** 27-character KSUID whose time part is the world clock's. */
+  ksuid(): string;
+  /** `prefix_` + base62, e.g. vendorId('cus') → "cus_Q8h3…" (24 characters by default). */
+  vendorId(prefix: string, length?: number): string;
+  /** RFC 4122 version-4 shaped GUID (GitHub delivery ids). */
+  uuid(): string;
+  /** Uniform in [0, 1): for seeded jitter. */
+  random(): number;
+  bytes(n: number): Buffer;
+}
+
+abstract class BaseIds implements IdSource {
+  abstract readonly seeded: boolean;
+  constructor(protected readonly clock: Clock) {}
+  abstract bytes(n: number): Buffer;
+
+  ksuid(): string {
+    return KSUID.fromParts(this.clock.now(), this.bytes(16)).string;
+  }
+
+  vendorId(prefix: string, length = 24): string {
+    const raw = this.bytes(length);
+    let out = '';
+    for (let i = 0; i < length; i++) out += BASE62[raw[i]! % 62];
+    return prefix === '' ? out : `${prefix}_${out}`;
+  }
+
+  uuid(): string {
+    const b = this.bytes(16);
+    b[6] = (b[6]! & 0x0f) | 0x40;
+    b[8] = (b[8]! & 0x3f) | 0x80;
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  random(): number {
+    return this.bytes(6).readUIntBE(0, 6) / 2 ** 48;
+  }
+}
+
+export class RandomIds extends BaseIds {
+  readonly seeded = false;
+  bytes(n: number): Buffer {
+    return randomBytes(n);
+  }
+}
+
+/** SHA-256 in counter mode over the seed: slower than a toy PRNG, but well distributed and portable. */
+export class SeededIds extends BaseIds {
+  readonly seeded = true;
+  private counter = 0;
+  private pool = Buffer.alloc(0);
+  private readonly seed: string;
+
+  constructor(clock: Clock, seed: string | number) {
+    super(clock);
+    this.seed = String(seed);
+  }
+
+  bytes(n: number): Buffer {
+    while (this.pool.length < n) {
+      const block = createHash('sha256').update(`${this.seed}:${this.counter++}`).digest();
+      this.pool = Buffer.concat([this.pool, block]);
+    }
+    const out = this.pool.subarray(0, n);
+    this.pool = this.pool.subarray(n);
+    return Buffer.from(out);
+  }
+}

@@ -1,0 +1,111 @@
+// The world: a root folder (or `:memory:`), the twins opened in it, the clock every timestamp
+// comes from, and the id source every id comes from.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { TwinError } from '../errors.js';
+import { MemoryBackend } from '../log/memory-store.js';
+import { SqliteBackend, type SqliteOptions } from '../log/sqlite-store.js';
+import type { StorageBackend } from '../log/storage.js';
+import { RealClock, VirtualClock, type Clock } from './clock.js';
+import { RandomIds, SeededIds, type IdSource } from './ids.js';
+import { runInWorld } from './scope.js';
+import { Twin } from './twin.js';
+
+export interface WorldOptions {
+  /** A folder (created if missing), or ':memory:' for a world that lives only in this process. */
+  readonly root: string;
+  readonly clock?: Clock;
+  /** Seeds the id source: the same seed and clock give the same ids. */
+  readonly seed?: string | number;
+  /** Plug another backend in (the core never imports a driver beyond the two built in). */
+  readonly backend?: StorageBackend;
+  readonly sqlite?: SqliteOptions;
+  /** Where errors nobody awaits (after-commit hooks, background dispatch) are reported. */
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+const TWIN_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+export function validateTwinName(name: unknown): string {
+  if (typeof name !== 'string' || !TWIN_NAME.test(name) || name.includes('..')) {
+    throw new TwinError('INVALID_ARGUMENT', `twin name ${JSON.stringify(name)} is not valid; use 1–64 lowercase letters, digits, '_', '.', '-', starting with a letter or digit (e.g. "stripe")`, { path: 'twin' });
+  }
+  return name;
+}
+
+export class World {
+  readonly root: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly backend: StorageBackend;
+  private readonly twins = new Map<string, Twin>();
+  private readonly onError: (error: unknown, where: string) => void;
+  private readonly closers: (() => void | Promise<void>)[] = [];
+  private closed = false;
+
+  constructor(options: WorldOptions) {
+    if (options === null || typeof options !== 'object' || typeof options.root !== 'string' || options.root === '') {
+      throw new TwinError('INVALID_ARGUMENT', "openWorld needs {root}: a folder path, or ':memory:'", { path: 'root' });
+    }
+    this.root = options.root === ':memory:' ? ':memory:' : resolve(options.root);
+    this.clock = options.clock ?? new RealClock();
+    this.ids = options.seed === undefined ? new RandomIds(this.clock) : new SeededIds(this.clock, options.seed);
+    if (options.backend !== undefined) this.backend = options.backend;
+    else if (this.root === ':memory:') this.backend = new MemoryBackend();
+    else {
+      mkdirSync(this.root, { recursive: true });
+      this.backend = new SqliteBackend(this.root, options.sqlite);
+    }
+    this.onError = options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
+  }
+
+  /** Opens a twin on first use; later calls return the same one. */
+  twin(name: string): Twin {
+    if (this.closed) throw new TwinError('WORLD_CLOSED', `world at ${this.root} is closed; open it again to use twin "${name}"`);
+    let twin = this.twins.get(name);
+    if (twin === undefined) {
+      validateTwinName(name);
+      twin = new Twin(name, this, this.backend.openTwin(name));
+      this.twins.set(name, twin);
+    }
+    return twin;
+  }
+
+  /** Twins that exist in this world's storage, opened or not. */
+  twinNames(): string[] {
+    return [...new Set([...this.backend.listTwins(), ...this.twins.keys()])].sort();
+  }
+
+  /** Runs `fn` with this world as the current one, for it and all work it schedules. */
+  run<T>(fn: () => T): T {
+    return runInWorld(this, fn);
+  }
+
+  reportError(error: unknown, where: string): void {
+    this.onError(error, where);
+  }
+
+  /** Registers cleanup (a dispatcher draining, a server closing) to run before storage closes. */
+  onClose(fn: () => void | Promise<void>): void {
+    this.closers.push(fn);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const fn of this.closers.reverse()) await fn();
+    for (const twin of this.twins.values()) twin.close();
+    this.twins.clear();
+    this.backend.close();
+  }
+}
+
+export function openWorld(options: WorldOptions): World {
+  return new World(options);
+}
+
+export { VirtualClock, RealClock };
