@@ -1,0 +1,108 @@
+// The world: lazy twins, the clock, seeded ids, and the world carried across async work.
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import KSUID from 'ksuid';
+import { isTwinError } from '../../src/errors.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import { currentWorld, maybeCurrentWorld } from '../../src/world/scope.js';
+import { openWorld } from '../../src/world/world.js';
+import { tempDir } from '../support/backends.js';
+
+const root = tempDir();
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('world', () => {
+  it('opens twins lazily as files under <root>/twins and lists them', async () => {
+    const world = openWorld({ root });
+    expect(existsSync(join(root, 'twins', 'stripe.db'))).toBe(false);
+    const twin = world.twin('stripe');
+    expect(world.twin('stripe')).toBe(twin);
+    expect(existsSync(join(root, 'twins', 'stripe.db'))).toBe(true);
+    expect(world.twinNames()).toContain('stripe');
+    await world.close();
+    expect(() => world.twin('stripe')).toThrow(/closed/);
+    expect(() => twin.head()).toThrow(/closed/);
+  });
+
+  it('refuses bad twin names and a missing root', () => {
+    const world = openWorld({ root: ':memory:' });
+    for (const bad of ['', '../x', 'A', 'a/b', 'x'.repeat(65)]) {
+      try {
+        world.twin(bad);
+        expect.unreachable();
+      } catch (error) {
+        expect(isTwinError(error, 'INVALID_ARGUMENT')).toBe(true);
+      }
+    }
+    expect(() => openWorld({} as never)).toThrow(/root/);
+  });
+
+  it('stamps writes from the world clock', async () => {
+    const clock = new VirtualClock('2026-02-03T04:05:06.007Z');
+    const world = openWorld({ root: ':memory:', clock });
+    const twin = world.twin('t');
+    expect(twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' }).recordedAt).toBe('2026-02-03T04:05:06.007Z');
+    await clock.advance(60_000);
+    const e = twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1', occurredAt: '2025-12-31T23:59:59.000Z' });
+    expect(e.recordedAt).toBe('2026-02-03T04:06:06.007Z');
+    expect(e.occurredAt).toBe('2025-12-31T23:59:59.000Z');
+  });
+
+  it('same seed and clock give the same ids; KSUIDs carry the clock time', () => {
+    const make = (seed: string) => {
+      const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-06-01T00:00:00Z'), seed });
+      return [world.ids.ksuid(), world.ids.vendorId('cus'), world.ids.vendorId('evt', 14), world.ids.uuid()];
+    };
+    const a = make('s1');
+    expect(make('s1')).toEqual(a);
+    expect(make('s2')).not.toEqual(a);
+    expect(a[1]).toMatch(/^cus_[0-9A-Za-z]{24}$/);
+    expect(a[2]).toMatch(/^evt_[0-9A-Za-z]{14}$/);
+    expect(a[3]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(KSUID.parse(a[0]!).date.toISOString()).toBe('2026-06-01T00:00:00.000Z');
+  });
+});
+
+describe('virtual clock', () => {
+  it('runs due tasks in time order, ties in scheduling order, each at its own instant', async () => {
+    const clock = new VirtualClock(0);
+    const ran: string[] = [];
+    clock.schedule(300, () => void ran.push(`c@${clock.now()}`));
+    clock.schedule(100, () => void ran.push(`a@${clock.now()}`));
+    clock.schedule(100, async () => {
+      ran.push(`b@${clock.now()}`);
+      clock.schedule(clock.now() + 50, () => void ran.push(`d@${clock.now()}`));
+    });
+    const cancel = clock.schedule(200, () => void ran.push('cancelled'));
+    cancel();
+    await clock.advance(250);
+    expect(ran).toEqual(['a@100', 'b@100', 'd@150']);
+    expect(clock.now()).toBe(250);
+    await clock.set(1000);
+    expect(ran).toEqual(['a@100', 'b@100', 'd@150', 'c@300']);
+    await expect(clock.set(10)).rejects.toThrow(/never goes back/);
+    expect(() => clock.advance(-1)).toThrow(/non-negative/);
+  });
+});
+
+describe('scope', () => {
+  it('work scheduled for later keeps its world even after another becomes active', async () => {
+    const a = openWorld({ root: ':memory:' });
+    const b = openWorld({ root: ':memory:' });
+    const seen: string[] = [];
+    await Promise.all([
+      a.run(async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        seen.push(currentWorld() === a ? 'a' : 'other');
+      }),
+      b.run(async () => {
+        await new Promise((r) => setImmediate(r));
+        seen.push(currentWorld() === b ? 'b' : 'other');
+      }),
+    ]);
+    expect(seen.sort()).toEqual(['a', 'b']);
+    expect(maybeCurrentWorld()).toBeUndefined();
+    expect(() => currentWorld()).toThrow(/no world is active/);
+  });
+});
