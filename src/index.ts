@@ -18,3 +18,6 @@ export { commit, skip, type Decision, type Commit, type Skip } from './world/dec
 export { Twin, type AtomicResult, type CommitHooks, type ImportProgress } from './world/twin.js';
 export { World, openWorld, validateTwinName, type WorldOptions } from './world/world.js';
 export { replayLines, type ReplayResult } from './world/replay.js';
+export * from './events/index.js';
+export { registerPack, getPack, packTwinName, type Pack } from './world/pack.js';
+export { MemorySecretStore, FileSecretStore, type SecretStore } from './world/secrets.js';

@@ -26,7 +26,7 @@ export interface AtomicResult<T> {
  */
 export interface CommitHooks {
   readonly name: string;
-  withinCommit?(entries: readonly Entry[], view: ReadView, twin: Twin): readonly Write[];
+  withinCommit?(entries: readonly Entry[], view: ReadView, twin: Twin, before: (entry: Entry) => Resource | undefined): readonly Write[];
   afterCommit?(entries: readonly Entry[], twin: Twin): void;
 }
 
@@ -48,6 +48,8 @@ export class Twin {
   private pending: Map<string, Resource> | undefined;
   /** Entries appended so far in the open section: the next seq is knownHead + this + 1. */
   private sectionAppends = 0;
+  /** Each appended entry's subject as it was just before that entry, for hooks that render changes. */
+  private readonly beforeImages = new Map<number, Resource | undefined>();
   private closed = false;
 
   constructor(
@@ -230,13 +232,14 @@ export class Twin {
         appended.push(...decided);
         for (const hook of this.hooks) {
           if (hook.withinCommit === undefined) continue;
-          const extra = hook.withinCommit(decided, this.view(this.knownHead + appended.length), this);
+          const extra = hook.withinCommit(decided, this.view(this.knownHead + appended.length), this, (e) => this.beforeImages.get(e.seq));
           extra.forEach((w, i) => appended.push(this.appendOne(w, `${hook.name}[${i}]`)));
         }
       });
     } finally {
       this.pending = undefined;
       this.sectionAppends = 0;
+      this.beforeImages.clear();
     }
     if (appended.length > 0) {
       this.knownHead += appended.length;
@@ -278,6 +281,7 @@ export class Twin {
     const pending = this.pending!;
     this.store.append(entry, body);
     this.sectionAppends++;
+    if (this.hooks.length > 0) this.beforeImages.set(entry.seq, this.read(entry.subjectType, entry.subjectId));
     for (const next of foldEntry(entry, (t, i) => this.read(t, i))) {
       const decls = this.indexesByType.get(next.type) ?? [];
       const delta = decls.length === 0 ? NO_DELTA : diffKeys(indexKeys(this.read(next.type, next.id), decls), indexKeys(next, decls));
@@ -313,6 +317,7 @@ export class Twin {
         } finally {
           this.pending = undefined;
           this.sectionAppends = 0;
+          this.beforeImages.clear();
         }
       });
       this.knownHead += items.length;

@@ -10,6 +10,8 @@ import { RealClock, VirtualClock, type Clock } from './clock.js';
 import { RandomIds, SeededIds, type IdSource } from './ids.js';
 import { runInWorld } from './scope.js';
 import { Twin } from './twin.js';
+import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets.js';
+import type { Pack } from './pack.js';
 
 export interface WorldOptions {
   /** A folder (created if missing), or ':memory:' for a world that lives only in this process. */
@@ -20,6 +22,7 @@ export interface WorldOptions {
   /** Plug another backend in (the core never imports a driver beyond the two built in). */
   readonly backend?: StorageBackend;
   readonly sqlite?: SqliteOptions;
+  readonly secrets?: SecretStore;
   /** Where errors nobody awaits (after-commit hooks, background dispatch) are reported. */
   readonly onError?: (error: unknown, where: string) => void;
 }
@@ -38,6 +41,10 @@ export class World {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly backend: StorageBackend;
+  /** Endpoint secrets, kept outside every log. */
+  readonly secrets: SecretStore;
+  /** Packs registered with registerPack, by name. */
+  readonly packs = new Map<string, Pack>();
   private readonly twins = new Map<string, Twin>();
   private readonly onError: (error: unknown, where: string) => void;
   private readonly closers: (() => void | Promise<void>)[] = [];
@@ -56,6 +63,7 @@ export class World {
       mkdirSync(this.root, { recursive: true });
       this.backend = new SqliteBackend(this.root, options.sqlite);
     }
+    this.secrets = options.secrets ?? (this.root === ':memory:' ? new MemorySecretStore() : new FileSecretStore(this.root));
     this.onError = options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
   }
 

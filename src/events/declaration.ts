@@ -1,0 +1,108 @@
+// Event declarations: a pack says, as data plus a few small hooks, which writes produce which
+// vendor events, how the envelope looks, where endpoints are kept, how packets are signed and
+// retried. The kernel does the rest (fan-out, records, dispatch).
+import { TwinError } from '../errors.js';
+import type { JsonObject, JsonValue } from '../log/json-value.js';
+import type { Entry } from '../log/write.js';
+import type { ReadView } from '../state/read-view.js';
+import type { Resource } from '../state/resource.js';
+import { isSchemeName, type SchemeName } from './signing/index.js';
+import { validateRetryPolicy, type RetryPolicy } from './retry.js';
+
+/** What a pack hook sees while an event is rendered, inside the write's commit. */
+export interface RenderContext {
+  readonly entry: Entry;
+  /** The subject after the write (a tombstone after a delete). */
+  readonly subject: Resource | undefined;
+  /** The subject's fields before the write, if it existed. */
+  readonly previous: Readonly<JsonObject> | undefined;
+  readonly view: ReadView;
+  readonly eventType: string;
+  readonly eventId: string;
+  /** World clock, epoch ms, when the write committed. */
+  readonly now: number;
+}
+
+export interface EventRule {
+  /** The write operation that produces the events, e.g. "customer.update". */
+  readonly operation: string;
+  /** Event types this write produces (one write may produce several). */
+  readonly types: readonly string[];
+  /** Optional: keep only some of `types` for this write (Slack: app_mention only when the app is mentioned). */
+  readonly when?: (eventType: string, ctx: Omit<RenderContext, 'eventType' | 'eventId'>) => boolean;
+}
+
+export interface EndpointKind {
+  /** Resource type the endpoints are kept as, e.g. "webhook_endpoint". */
+  readonly type: string;
+  readonly urlField: string;
+  /** Field holding the secret *reference*: secrets themselves live in the world's secret store, never in the log. */
+  readonly secretRefField: string;
+  /** Field holding the event filter: an array of "*", "family.*" or exact types. */
+  readonly eventsField: string;
+  /** The endpoint takes deliveries only when this field equals `value` (e.g. status = "enabled"). */
+  readonly enabledWhen?: { readonly field: string; readonly value: JsonValue };
+  /** The endpoint field must equal the value at `bodyPath` in the rendered event (e.g. a repo hook's repository). */
+  readonly match?: readonly { readonly field: string; readonly bodyPath: string }[];
+}
+
+export interface HeaderContext {
+  readonly record: Readonly<JsonObject>;
+  readonly attempt: number;
+  /** Outcome of the attempt before this one, for vendors that say why they retry (Slack). */
+  readonly previousOutcome: { readonly state: string; readonly status: number | null } | undefined;
+  readonly timestampSec: number;
+}
+
+export interface EventsDeclaration {
+  readonly rules: readonly EventRule[];
+  /**
+   * The envelope, as JSON in which string values starting with `$` are filled in: kernel values
+   * `$id`, `$type`, `$created` (unix s), `$createdIso`, `$object` (subject fields), `$previous`
+   * (changed fields' old values, absent when nothing changed), `$subjectId`, `$seq`; and whatever
+   * `values` returns. A `$name` that resolves to undefined drops its key.
+   */
+  readonly envelope: JsonValue;
+  readonly values?: (ctx: RenderContext) => Record<string, JsonValue | undefined>;
+  /** Prefix for event ids, e.g. "evt" → evt_…; "uuid" for GUIDs; "Ev" → Ev…  */
+  readonly eventIdPrefix: string;
+  /** Stable per-delivery message id: "uuid" (GitHub's X-GitHub-Delivery) or a prefix such as "msg". */
+  readonly messageIdPrefix?: string;
+  readonly endpoints: readonly EndpointKind[];
+  readonly signing: SchemeName;
+  /** Resource type of delivery records; attempts are kept as `${recordType}_attempt`. */
+  readonly recordType: string;
+  readonly retry?: RetryPolicy;
+  /** Vendor headers besides the signature (X-GitHub-Event, User-Agent, …). */
+  readonly headers?: (ctx: HeaderContext) => Record<string, string>;
+  /** Per-attempt request timeout. */
+  readonly timeoutMs?: number;
+}
+
+function bad(path: string, message: string): never {
+  throw new TwinError('INVALID_CONFIG', message, { path });
+}
+
+function nonEmpty(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value === '') bad(path, `${path} must be a non-empty string`);
+  return value;
+}
+
+export function validateEventsDeclaration(decl: EventsDeclaration, path = 'events'): EventsDeclaration {
+  if (decl === null || typeof decl !== 'object') bad(path, `${path} must be an object`);
+  if (!Array.isArray(decl.rules) || decl.rules.length === 0) bad(`${path}.rules`, `${path}.rules must list at least one {operation, types}`);
+  decl.rules.forEach((rule, i) => {
+    nonEmpty(rule.operation, `${path}.rules[${i}].operation`);
+    if (!Array.isArray(rule.types) || rule.types.length === 0) bad(`${path}.rules[${i}].types`, `${path}.rules[${i}].types must name at least one event type`);
+    (rule.types as readonly string[]).forEach((t: string, j: number) => nonEmpty(t, `${path}.rules[${i}].types[${j}]`));
+  });
+  nonEmpty(decl.eventIdPrefix, `${path}.eventIdPrefix`);
+  nonEmpty(decl.recordType, `${path}.recordType`);
+  if (!isSchemeName(decl.signing)) bad(`${path}.signing`, `${path}.signing "${String(decl.signing)}" is not a scheme; use stripe, github, slack, standard-webhooks or hmac-sha256`);
+  if (!Array.isArray(decl.endpoints) || decl.endpoints.length === 0) bad(`${path}.endpoints`, `${path}.endpoints must list at least one endpoint kind`);
+  decl.endpoints.forEach((kind, i) => {
+    for (const key of ['type', 'urlField', 'secretRefField', 'eventsField'] as const) nonEmpty(kind[key], `${path}.endpoints[${i}].${key}`);
+  });
+  if (decl.retry !== undefined) validateRetryPolicy(decl.retry, `${path}.retry`);
+  return decl;
+}

@@ -1,0 +1,157 @@
+// Fan-out in the same commit: for each event a write produces and each endpoint that takes it,
+// one queued delivery record is appended with the write — a transactional outbox, so a crash can
+// never leave a committed write whose webhooks were forgotten.
+import { canonicalJson } from '../log/canonical-json.js';
+import type { JsonObject, JsonValue } from '../log/json-value.js';
+import type { Entry, Write } from '../log/write.js';
+import type { ReadView } from '../state/read-view.js';
+import type { Resource } from '../state/resource.js';
+import { isoAt } from '../world/clock.js';
+import type { IdSource } from '../world/ids.js';
+import type { Twin } from '../world/twin.js';
+import type { EndpointKind, EventRule, EventsDeclaration, RenderContext } from './declaration.js';
+import { filterKeysFor, filterTakes } from './filter.js';
+import type { DeliveryFields } from './records.js';
+import { renderTemplate, valueAt } from './render.js';
+import { captureTrace } from './trace.js';
+
+/** Index on each endpoint kind's event filter field. */
+export const EVENTS_INDEX = 'twinworld:events';
+
+export function newId(ids: IdSource, prefix: string): string {
+  if (prefix === 'uuid') return ids.uuid();
+  return `${prefix}${ids.vendorId('', 24)}`;
+}
+
+function changedPrevious(before: Resource | undefined, entry: Entry): JsonObject | undefined {
+  if (before === undefined || before.deleted || entry.fields === undefined) return undefined;
+  const previous: JsonObject = {};
+  for (const [key, value] of Object.entries(entry.fields)) {
+    const old = before.fields[key];
+    if (canonicalJson(old ?? null) !== canonicalJson(value)) previous[key] = (old ?? null) as JsonValue;
+  }
+  return Object.keys(previous).length === 0 ? undefined : previous;
+}
+
+export interface TakingEndpoint {
+  readonly kind: EndpointKind;
+  readonly endpoint: Resource;
+}
+
+/** Endpoints that take `eventType`, found through the filter index. */
+export function endpointsFor(view: ReadView, decl: EventsDeclaration, eventType: string): TakingEndpoint[] {
+  const out: TakingEndpoint[] = [];
+  for (const kind of decl.endpoints) {
+    const seen = new Set<string>();
+    for (const key of filterKeysFor(eventType)) {
+      for (const endpoint of view.lookup(kind.type, EVENTS_INDEX, key)) {
+        if (seen.has(endpoint.id)) continue;
+        seen.add(endpoint.id);
+        if (kind.enabledWhen !== undefined && canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) !== canonicalJson(kind.enabledWhen.value)) continue;
+        if (!filterTakes(endpoint.fields[kind.eventsField] as unknown[], eventType)) continue;
+        out.push({ kind, endpoint });
+      }
+    }
+  }
+  return out.sort((a, b) => (a.kind.type === b.kind.type ? (a.endpoint.id < b.endpoint.id ? -1 : 1) : a.kind.type < b.kind.type ? -1 : 1));
+}
+
+export interface RenderedEvent {
+  readonly eventType: string;
+  readonly eventId: string;
+  readonly body: string;
+  readonly endpoints: TakingEndpoint[];
+}
+
+/** Renders every event one entry produces, with the endpoints each one goes to. */
+export function renderEvents(entry: Entry, before: Resource | undefined, view: ReadView, decl: EventsDeclaration, ids: IdSource, now: number, rules: readonly EventRule[]): RenderedEvent[] {
+  const subject = view.get(entry.subjectType, entry.subjectId);
+  const previous = changedPrevious(before, entry);
+  const base = { entry, subject, previous: before?.deleted === false ? before.fields : undefined, view, now };
+  const out: RenderedEvent[] = [];
+  for (const rule of rules) {
+    for (const eventType of rule.types) {
+      if (rule.when !== undefined && !rule.when(eventType, base)) continue;
+      const endpoints = endpointsFor(view, decl, eventType);
+      const eventId = newId(ids, decl.eventIdPrefix);
+      const ctx: RenderContext = { ...base, eventType, eventId };
+      const values: Record<string, JsonValue | undefined> = {
+        id: eventId,
+        type: eventType,
+        created: Math.floor(now / 1000),
+        createdIso: isoAt(now),
+        object: (subject?.fields ?? {}) as JsonObject,
+        previous,
+        subjectId: entry.subjectId,
+        seq: entry.seq,
+        endpointCount: endpoints.length,
+        ...(decl.values?.(ctx) ?? {}),
+      };
+      const body = JSON.stringify(renderTemplate(decl.envelope, values));
+      out.push({ eventType, eventId, body, endpoints });
+    }
+  }
+  return out;
+}
+
+export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: IdSource, event: RenderedEvent, taking: TakingEndpoint, nowIso: string, trace: { traceparent: string; tracestate?: string } | undefined, actor = 'system'): Write {
+  const { kind, endpoint } = taking;
+  const fields: DeliveryFields = {
+    state: 'queued',
+    attempts: 0,
+    currentAttempt: null,
+    nextAttemptAt: null,
+    acceptedAt: null,
+    lastStatus: null,
+    lastOutcome: null,
+    pack,
+    eventType: event.eventType,
+    eventId: event.eventId,
+    messageId: newId(ids, decl.messageIdPrefix ?? 'msg_'),
+    endpointKind: kind.type,
+    endpointId: endpoint.id,
+    secretRef: String(endpoint.fields[kind.secretRefField] ?? endpoint.id),
+    url: String(endpoint.fields[kind.urlField] ?? ''),
+    body: event.body,
+    createdAt: nowIso,
+    traceparent: trace?.traceparent ?? null,
+    tracestate: trace?.tracestate ?? null,
+  };
+  return { operation: `${decl.recordType}.create`, subjectType: decl.recordType, subjectId: newId(ids, 'dlv_'), fields: fields as unknown as JsonObject, actor };
+}
+
+/** True for an endpoint matching every declared field match against the rendered body. */
+function matches(taking: TakingEndpoint, body: unknown): boolean {
+  for (const m of taking.kind.match ?? []) {
+    const want = taking.endpoint.fields[m.field];
+    if (want === undefined || canonicalJson(want) !== canonicalJson(valueAt(body, m.bodyPath) ?? null)) return false;
+  }
+  return true;
+}
+
+export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration): void {
+  const byOperation = new Map<string, EventRule[]>();
+  for (const rule of decl.rules) byOperation.set(rule.operation, [...(byOperation.get(rule.operation) ?? []), rule]);
+  twin.use({
+    name: `fan-out:${pack}`,
+    withinCommit(entries, view, _twin, before) {
+      const writes: Write[] = [];
+      let trace: ReturnType<typeof captureTrace> | null = null;
+      const now = twin.world.clock.now();
+      const nowIso = isoAt(now);
+      for (const entry of entries) {
+        const rules = byOperation.get(entry.operation);
+        if (rules === undefined) continue;
+        if (trace === null) trace = captureTrace();
+        for (const event of renderEvents(entry, before(entry), view, decl, twin.world.ids, now, rules)) {
+          const parsed = JSON.parse(event.body) as unknown;
+          for (const taking of event.endpoints) {
+            if (!matches(taking, parsed)) continue;
+            writes.push(deliveryRecordWrite(decl, pack, twin.world.ids, event, taking, nowIso, trace ?? undefined));
+          }
+        }
+      }
+      return writes;
+    },
+  });
+}

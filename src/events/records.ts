@@ -1,0 +1,132 @@
+// Delivery records and attempts, and the pure decisions of the send-once protocol: who may
+// claim a record, and how an attempt's outcome moves it. Each runs inside an atomic action.
+import type { JsonObject } from '../log/json-value.js';
+import type { Write } from '../log/write.js';
+import type { ReadView } from '../state/read-view.js';
+import { commit, skip, type Decision } from '../world/decision.js';
+import type { AttemptOutcome } from './retry.js';
+
+export type DeliveryState = 'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown';
+export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'sending', 'retrying', 'succeeded', 'failed', 'unknown'];
+
+/** Index every delivery record type carries, so recovery finds records by state, never by scan. */
+export const STATE_INDEX = 'twinworld:state';
+
+export interface DeliveryFields {
+  state: DeliveryState;
+  attempts: number;
+  currentAttempt: string | null;
+  nextAttemptAt: string | null;
+  acceptedAt: string | null;
+  lastStatus: number | null;
+  lastOutcome: AttemptOutcome | null;
+  pack: string;
+  eventType: string;
+  eventId: string;
+  messageId: string;
+  endpointKind: string;
+  endpointId: string;
+  secretRef: string;
+  url: string;
+  body: string;
+  createdAt: string;
+  traceparent: string | null;
+  tracestate: string | null;
+}
+
+export type ClaimKind = 'first' | 'retry' | 'redeliver';
+
+export interface Claim {
+  readonly attemptId: string;
+  readonly number: number;
+  readonly kind: ClaimKind;
+}
+
+export function attemptType(recordType: string): string {
+  return `${recordType}_attempt`;
+}
+
+export function attemptId(deliveryId: string, number: number): string {
+  return `${deliveryId}.${number}`;
+}
+
+export function readDelivery(view: ReadView, recordType: string, id: string): DeliveryFields | undefined {
+  const r = view.get(recordType, id);
+  return r === undefined || r.deleted ? undefined : (r.fields as unknown as DeliveryFields);
+}
+
+/**
+ * The claim. A first attempt needs a record that is queued with no attempt ever made; a retry
+ * needs one whose policy scheduled it and whose time has come; a redeliver is an operator's
+ * explicit request and needs only that no attempt is in flight. Anything else claims nothing.
+ */
+export function decideClaim(view: ReadView, recordType: string, id: string, kind: ClaimKind, nowIso: string, nowMs: number): Decision<Claim | undefined> {
+  const d = readDelivery(view, recordType, id);
+  if (d === undefined) return skip(undefined);
+  const eligible =
+    kind === 'first'
+      ? d.state === 'queued' && d.attempts === 0 && d.currentAttempt === null
+      : kind === 'retry'
+        ? d.state === 'retrying' && d.currentAttempt === null && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= nowMs
+        : d.state !== 'sending' && d.currentAttempt === null;
+  if (!eligible) return skip(undefined);
+  const number = d.attempts + 1;
+  const aid = attemptId(id, number);
+  const writes: Write[] = [
+    {
+      operation: `${recordType}.claim`,
+      subjectType: recordType,
+      subjectId: id,
+      fields: { state: 'sending', attempts: number, currentAttempt: aid, nextAttemptAt: null },
+      projection: {
+        creates: [{ type: attemptType(recordType), id: aid, fields: { delivery: id, number, kind, state: 'sending', startedAt: nowIso, finishedAt: null, status: null, reason: null, headers: null } }],
+      },
+      actor: kind === 'redeliver' ? 'operator' : 'system',
+    },
+  ];
+  return commit(writes, { attemptId: aid, number, kind });
+}
+
+export interface Finish {
+  readonly outcome: AttemptOutcome;
+  readonly status: number | null;
+  /** A classification, never exception text: "http_status", "timeout", "connection_error", "recovered_after_crash", … */
+  readonly reason: string;
+  readonly headers: Readonly<Record<string, string>> | null;
+  /** When the policy grants another attempt, its due time (epoch ms). */
+  readonly retryAt?: number;
+}
+
+/**
+ * The finish. The attempt always records its outcome; the record follows only if that attempt is
+ * still its current one, and `acceptedAt` is set on the first success and never erased.
+ */
+export function decideFinish(view: ReadView, recordType: string, id: string, claim: Claim, finish: Finish, nowIso: string): Decision<DeliveryState | undefined> {
+  const attempt = view.get(attemptType(recordType), claim.attemptId);
+  if (attempt === undefined || attempt.fields.state !== 'sending') return skip(undefined);
+  const d = readDelivery(view, recordType, id);
+  const attemptFields: JsonObject = { state: finish.outcome, finishedAt: nowIso, status: finish.status, reason: finish.reason, headers: finish.headers as JsonObject | null };
+  if (d === undefined || d.currentAttempt !== claim.attemptId) {
+    return commit({ operation: `${attemptType(recordType)}.finish`, subjectType: attemptType(recordType), subjectId: claim.attemptId, fields: attemptFields, actor: 'system' }, undefined);
+  }
+  const state: DeliveryState = finish.retryAt !== undefined ? 'retrying' : finish.outcome;
+  const fields: JsonObject = {
+    state,
+    currentAttempt: null,
+    lastStatus: finish.status,
+    lastOutcome: finish.outcome,
+    nextAttemptAt: finish.retryAt !== undefined ? new Date(finish.retryAt).toISOString() : null,
+  };
+  if (finish.outcome === 'succeeded' && d.acceptedAt === null) fields.acceptedAt = nowIso;
+  return commit(
+    {
+      operation: `${recordType}.finish`,
+      subjectType: recordType,
+      subjectId: id,
+      fields,
+      projection: { updates: [{ type: attemptType(recordType), id: claim.attemptId, fields: attemptFields }] },
+      actor: 'system',
+    },
+    state,
+  );
+}
