@@ -50,8 +50,14 @@ abstract class BaseIds implements IdSource {
 
 export class RandomIds extends BaseIds {
   readonly seeded = false;
+  // One large draw serves many ids: a randomBytes call per id costs more than the id itself.
+  private pool = Buffer.alloc(0);
+
   bytes(n: number): Buffer {
-    return randomBytes(n);
+    if (this.pool.length < n) this.pool = randomBytes(Math.max(4096, n));
+    const out = Buffer.from(this.pool.subarray(0, n));
+    this.pool = this.pool.subarray(n);
+    return out;
   }
 }
 

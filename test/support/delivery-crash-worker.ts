@@ -1,0 +1,24 @@
+// Child process for the delivery crash test: writes customers (each fans out to one delivery)
+// and dispatches them to a loopback receiver, printing each committed write, until killed.
+import { openWorld } from '../../src/world/world.js';
+import { registerPack } from '../../src/world/pack.js';
+import { Dispatcher } from '../../src/events/dispatcher.js';
+import { ACME_SECRET, acmePack } from './acme-pack.js';
+
+const [root, receiverUrl, countText] = process.argv.slice(2);
+const world = openWorld({ root: root! });
+const twin = registerPack(world, acmePack());
+const dispatcher = new Dispatcher(world, { concurrency: 16 });
+world.secrets.set('ep', ACME_SECRET);
+if (twin.get('endpoint', 'ep') === undefined) {
+  twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiverUrl}/hooks`, secret_ref: 'ep', events: ['customer.created'], status: 'enabled' } });
+}
+for (let i = 0; i < Number(countText); i++) {
+  twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: `cus_${i}`, fields: { i } });
+  process.stdout.write(`w ${i}\n`);
+  // let dispatches interleave with writes, as in a live server
+  await new Promise((r) => setImmediate(r));
+}
+await dispatcher.idle();
+process.stdout.write('done\n');
+await world.close();
