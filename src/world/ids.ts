@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import KSUID from 'ksuid';
 import type { Clock } from './clock.js';
 
+const KSUID_EPOCH_MS = 1_400_000_000_000;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export interface IdSource {
@@ -25,7 +26,8 @@ abstract class BaseIds implements IdSource {
   abstract bytes(n: number): Buffer;
 
   ksuid(): string {
-    return KSUID.fromParts(this.clock.now(), this.bytes(16)).string;
+    // KSUIDs cannot express times before their 2014 epoch; a virtual clock may start earlier.
+    return KSUID.fromParts(Math.max(this.clock.now(), KSUID_EPOCH_MS), this.bytes(16)).string;
   }
 
   vendorId(prefix: string, length = 24): string {

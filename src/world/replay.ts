@@ -1,38 +1,70 @@
-// Replay: fold a log into a fresh in-memory twin and report its state hash, so a recorded log
-// can be checked against the hash it must reach.
-import type { Entry } from '../log/write.js';
+// Replay: fold a log into fresh in-memory twins and report their state hashes, so a recorded
+// log can be checked against the hashes it must reach.
+import { TwinError } from '../errors.js';
 import type { ImportProgress } from './twin.js';
 import { World } from './world.js';
 import { VirtualClock } from './clock.js';
 
 export interface ReplayResult {
-  readonly hash: string;
+  /** State hash of each twin the log holds, by twin name. */
+  readonly hashes: Readonly<Record<string, string>>;
   readonly entries: number;
-  readonly twin: string | undefined;
+  /** The single twin's hash when the log holds one twin (the common case). */
+  readonly hash: string;
 }
 
-/** Replays JSONL lines of one twin's log. The twin name is taken from the first entry. */
+const TWIN_FIELD = /"twin":"([^"\\]*)"/;
+
+/**
+ * Replays JSONL lines: each line goes to the twin its entry names, so one file may hold a whole
+ * world's logs (a walk's golden log). Lines of one twin must be dense and in order.
+ */
 export async function replayLines(lines: Iterable<string> | AsyncIterable<string>, onProgress?: (p: ImportProgress) => void): Promise<ReplayResult> {
   const world = new World({ root: ':memory:', clock: new VirtualClock(0), seed: 'replay' });
   try {
-    let name: string | undefined;
-    const peeked = (async function* () {
-      for await (const line of lines) {
-        if (name === undefined && line.trim() !== '') {
-          try {
-            name = (JSON.parse(line) as Entry).twin;
-          } catch {
-            name = 'replay';
-          }
-          if (typeof name !== 'string' || name === '') name = 'replay';
+    let lineNo = 0;
+    let entries = 0;
+    // Lines are buffered per twin and handed over in runs, so each import is one streaming pass.
+    let run: string[] = [];
+    let runTwin: string | undefined;
+    let runStart = 1;
+    const flush = async (): Promise<void> => {
+      if (runTwin === undefined || run.length === 0) return;
+      const twin = world.twin(runTwin);
+      const start = runStart;
+      try {
+        const progress = await twin.importLines(run);
+        entries += progress.appended;
+      } catch (error) {
+        if (error instanceof TwinError && error.code === 'IMPORT_MALFORMED_LINE' && typeof error.details?.line === 'number') {
+          const line = start + error.details.line - 1;
+          throw new TwinError('IMPORT_MALFORMED_LINE', error.message.replace(/line \d+/g, `line ${line}`), { path: `line ${line}`, details: { ...error.details, line } });
         }
-        yield line;
+        throw error;
       }
-    })();
-    // The twin must exist before the first line arrives; its name only matters for reporting.
-    const twin = world.twin('replay');
-    const progress = await twin.importLines(peeked, onProgress);
-    return { hash: twin.hash(), entries: progress.appended, twin: name };
+      onProgress?.({ line: lineNo, appended: entries, skipped: 0 });
+      run = [];
+    };
+    for await (const raw of lines) {
+      lineNo++;
+      if (raw.trim() === '') {
+        // kept in the run so line numbers inside it stay exact
+        if (runTwin !== undefined) run.push(raw);
+        continue;
+      }
+      const twin = TWIN_FIELD.exec(raw)?.[1] ?? 'replay';
+      if (twin !== runTwin || run.length >= 5_000) {
+        await flush();
+        runTwin = twin;
+        runStart = lineNo;
+      }
+      run.push(raw);
+    }
+    await flush();
+    const hashes: Record<string, string> = {};
+    for (const name of world.twinNames()) hashes[name] = world.twin(name).hash();
+    const names = Object.keys(hashes);
+    return { hashes, entries, hash: names.length === 1 ? hashes[names[0]!]! : (names.length === 0 ? world.twin('replay').hash() : '') };
   } finally {
     await world.close();
   }

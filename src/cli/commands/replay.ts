@@ -1,0 +1,82 @@
+// `twinworld replay`: folds a JSONL log into fresh in-memory twins and prints the state hash(es)
+// it reaches, so a recorded log can be checked against the hashes it must give (--expect).
+import { replayLines, type ReplayResult } from '../../world/replay.js';
+import { CliError, UsageError, type Command } from '../command.js';
+import { printJson, progressLine, Table, write } from '../output.js';
+import { inputLines } from './import.js';
+
+interface Expectation {
+  readonly twin: string | undefined;
+  readonly hash: string;
+}
+
+function parseExpect(raw: readonly string[]): Expectation[] {
+  return raw.map((value) => {
+    const eq = value.indexOf('=');
+    const twin = eq > 0 && !value.startsWith('sha256:') ? value.slice(0, eq) : undefined;
+    const hash = twin === undefined ? value : value.slice(eq + 1);
+    if (!/^sha256:[0-9a-f]{64}$/.test(hash)) throw new UsageError(`--expect takes sha256:<64 hex digits> or <twin>=sha256:<64 hex digits>, got "${value}"`);
+    return { twin, hash };
+  });
+}
+
+/** The first expectation the replay does not meet, as an error. */
+function mismatch(file: string, result: ReplayResult, expectations: readonly Expectation[]): CliError | undefined {
+  const twins = Object.keys(result.hashes);
+  for (const e of expectations) {
+    if (e.twin === undefined && twins.length > 1) {
+      return new CliError('HASH_MISMATCH', `${file} holds ${twins.length} twins (${twins.join(', ')}); name the one to check with --expect <twin>=HASH`, 'expect');
+    }
+    const actual = e.twin === undefined ? result.hash : result.hashes[e.twin];
+    if (actual !== e.hash) {
+      const what = e.twin === undefined ? file : `twin "${e.twin}" of ${file}`;
+      return new CliError('HASH_MISMATCH', `${what} replays to ${actual ?? 'nothing (no such twin in the log)'}, not the expected ${e.hash}`, 'expect', { twin: e.twin ?? null, expected: e.hash, actual: actual ?? null });
+    }
+  }
+  return undefined;
+}
+
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: 'Replay a JSONL log in memory and print its state hash',
+  usage: 'replay <file.jsonl> [--expect HASH]... [--json]',
+  description: [
+    'Replays <file.jsonl> into fresh in-memory twins (nothing is written to disk) and prints the',
+    'state hash it folds to and the number of entries, e.g.',
+    '  sha256:3f2a…  12 entries (twin "stripe")',
+    'A log holding several twins (each line goes to the twin it names) prints one hash per twin.',
+    'With --expect, exits 1 (HASH_MISMATCH) unless the hash matches. A malformed line stops the',
+    'replay (exit 1, IMPORT_MALFORMED_LINE with its line number). --root is accepted and ignored.',
+    'Shows progress on stderr when stderr is a terminal.',
+  ].join('\n'),
+  arguments: [['<file.jsonl>', 'the log to replay, or - for stdin']],
+  positionals: { min: 1, max: 1 },
+  options: {
+    expect: { type: 'string', multiple: true, arg: 'HASH', description: 'fail unless the replay reaches HASH; for a log of several\ntwins give <twin>=HASH (repeatable)' },
+  },
+  jsonHelp: 'print {"hash", "entries", "hashes"}; hashes maps each twin to its hash,\nhash is the single twin\'s hash (null when the log holds several)',
+  async run(args, io) {
+    const [file] = args.positionals as [string];
+    const raw = args.values.expect;
+    const expectations = parseExpect(Array.isArray(raw) ? raw : []);
+    const progress = progressLine(io, 'replaying');
+    let result: ReplayResult;
+    try {
+      result = await replayLines(inputLines(file, io), progress.onProgress);
+    } finally {
+      progress.done();
+    }
+    const twins = Object.keys(result.hashes);
+    if (args.json) {
+      await printJson(io, { hash: result.hash === '' ? null : result.hash, entries: result.entries, hashes: result.hashes });
+    } else if (twins.length <= 1) {
+      await write(io.stdout, `${result.hash}  ${result.entries} entries${twins.length === 1 ? ` (twin "${twins[0]}")` : ''}\n`);
+    } else {
+      const table = new Table(['TWIN', 'HASH']);
+      await write(io.stdout, `${table.render(twins.map((t) => [t, result.hashes[t]!]))}${result.entries} entries in ${twins.length} twins\n`);
+    }
+    const failed = mismatch(file, result, expectations);
+    if (failed !== undefined) throw failed;
+    return 0;
+  },
+};
