@@ -148,6 +148,12 @@ export class Twin {
     return this.store.entriesBySubject(type, id);
   }
 
+  /** Every live resource in (type, id) order, streamed: one pass, for dumps and hashes. */
+  *liveResources(): Iterable<Resource> {
+    this.assertOpen();
+    for (const r of this.store.liveResources()) yield freezeResource(r);
+  }
+
   hash(): string {
     this.assertOpen();
     return stateHash(this.store.liveResources());

@@ -1,0 +1,67 @@
+// `twinworld export`: a twin's whole log as JSONL, one canonical entry per line, streamed to
+// stdout (`twinworld export stripe > stripe.jsonl`) or to a file with --out.
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { TwinError } from '../../errors.js';
+import { stringOption, withTwin, type Command } from '../command.js';
+import { printJson, write, writeLines } from '../output.js';
+
+/**
+ * Writes beside the target and renames at the end, so an interrupted export never leaves a
+ * file that looks like a complete (shorter) log.
+ */
+async function exportToFile(file: string, lines: () => Iterable<string>): Promise<number> {
+  const temp = `${file}.${process.pid}.partial`;
+  const out = createWriteStream(temp, { encoding: 'utf8' });
+  try {
+    await once(out, 'open');
+  } catch (error) {
+    throw new TwinError('INVALID_ARGUMENT', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; check that its folder exists and is writable`, { path: 'out' });
+  }
+  try {
+    // Lines are started only now: an open SQLite statement would keep the world from closing.
+    const count = await writeLines(out, lines());
+    out.end();
+    await once(out, 'finish');
+    await rename(temp, file);
+    return count;
+  } catch (error) {
+    out.destroy();
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+export const exportCommand: Command = {
+  name: 'export',
+  summary: "Write a twin's log as JSONL (stdout or --out FILE)",
+  usage: 'export <twin> [--out FILE] [--root DIR] [--json]',
+  description: [
+    "Writes every entry of <twin>'s log as canonical JSONL, one entry per line, oldest first:",
+    '  twinworld export stripe > stripe.jsonl      (stdout, the default)',
+    '  twinworld export stripe --out stripe.jsonl  (written whole, then renamed into place)',
+    'The file can be loaded with `twinworld import` or checked with `twinworld replay`.',
+    'Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist.',
+  ].join('\n'),
+  arguments: [['<twin>', 'twin name, e.g. stripe']],
+  positionals: { min: 1, max: 1 },
+  options: {
+    out: { type: 'string', short: 'o', arg: 'FILE', description: 'write to FILE instead of stdout' },
+  },
+  jsonHelp: 'with --out, print {"twin", "entries", "file"}; without --out the lines are JSON already',
+  async run(args, io) {
+    const [name] = args.positionals as [string];
+    const file = stringOption(args, 'out');
+    return withTwin(args, name, { mustExist: true }, async (twin) => {
+      if (file === undefined) {
+        await writeLines(io.stdout, twin.exportLines());
+        return 0;
+      }
+      const entries = await exportToFile(file, () => twin.exportLines());
+      if (args.json) await printJson(io, { twin: name, entries, file });
+      else await write(io.stdout, `exported ${entries} entries of twin "${name}" to ${file}\n`);
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,51 @@
+// `twinworld import`: appends a JSONL log (a file, or stdin with "-") to a twin. Entries already
+// present are skipped, so an interrupted import can simply be run again; a malformed line stops
+// the import at that line and keeps everything before it.
+import { createInterface } from 'node:readline';
+import { readLines } from '../../log/jsonl.js';
+import { withTwin, type CliIO, type Command } from '../command.js';
+import { printJson, progressLine, write } from '../output.js';
+
+/** Lines of a log file, or of stdin for "-". */
+export function inputLines(file: string, io: CliIO): AsyncIterable<string> {
+  return file === '-' ? createInterface({ input: io.stdin, crlfDelay: Infinity }) : readLines(file);
+}
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'Append a JSONL log to a twin',
+  usage: 'import <twin> <file.jsonl> [--root DIR] [--json]',
+  description: [
+    'Appends the entries of <file.jsonl> (as written by `twinworld export`) to <twin>, creating',
+    'it if needed. Entries already present (same seq and writeId) are skipped, so a stopped',
+    'import can be re-run. A malformed line stops the import with IMPORT_MALFORMED_LINE naming',
+    'its line number (exit 1); every line before it stays imported. Shows progress on stderr',
+    'when stderr is a terminal.',
+  ].join('\n'),
+  arguments: [
+    ['<twin>', 'twin name, e.g. stripe'],
+    ['<file.jsonl>', 'the log to import, or - for stdin'],
+  ],
+  positionals: { min: 2, max: 2 },
+  options: {},
+  jsonHelp: 'print {"twin", "lines", "appended", "skipped", "head", "hash"}',
+  async run(args, io) {
+    const [name, file] = args.positionals as [string, string];
+    return withTwin(args, name, { mustExist: false }, async (twin) => {
+      const progress = progressLine(io, 'importing');
+      let result;
+      try {
+        result = await twin.importLines(inputLines(file, io), progress.onProgress);
+      } finally {
+        progress.done();
+      }
+      const summary = { twin: name, lines: result.line, appended: result.appended, skipped: result.skipped, head: twin.head(), hash: twin.hash() };
+      if (args.json) await printJson(io, summary);
+      else {
+        const skipped = summary.skipped > 0 ? ` (${summary.skipped} already present, skipped)` : '';
+        await write(io.stdout, `imported ${summary.appended} entries into twin "${name}"${skipped}; head ${summary.head}, ${summary.hash}\n`);
+      }
+      return 0;
+    });
+  },
+};

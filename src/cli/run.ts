@@ -1,0 +1,128 @@
+// The dispatcher behind `twinworld`: picks the subcommand, parses its flags with node:util
+// parseArgs (strict), renders help, and maps outcomes to exit codes (0 ok, 1 refused, 2 usage).
+// Kept apart from main.ts so tests can run the whole CLI in-process with their own io.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { COMMON_OPTIONS, DEFAULT_ROOT, UsageError, type CliIO, type Command, type OptionSpec, type ParsedArgs } from './command.js';
+import { exportCommand } from './commands/export.js';
+import { hashCommand } from './commands/hash.js';
+import { importCommand } from './commands/import.js';
+import { logCommand } from './commands/log.js';
+import { replayCommand } from './commands/replay.js';
+import { stateCommand } from './commands/state.js';
+import { writeCommand } from './commands/write.js';
+import { printError, printUsageError, write } from './output.js';
+
+export const COMMANDS: readonly Command[] = [writeCommand, logCommand, stateCommand, hashCommand, exportCommand, importCommand, replayCommand];
+
+const EXIT_STATUS = 'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
+
+export function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 'help'.length);
+  const lines = [...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`), `  ${'help'.padEnd(width)}  Show help for a command`];
+  return [
+    'twinworld — event-sourced twins of SaaS vendors',
+    '',
+    'Usage: twinworld <command> [arguments] [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    `Every command takes --root DIR (world root, default ${DEFAULT_ROOT}), --json (machine-readable`,
+    'output) and -h/--help. Run `twinworld help <command>` or `twinworld <command> --help` for details.',
+    '',
+    EXIT_STATUS,
+  ].join('\n');
+}
+
+function optionLabel(name: string, spec: OptionSpec): string {
+  const short = spec.short === undefined ? '    ' : `-${spec.short}, `;
+  return `${short}--${name}${spec.type === 'string' ? ` ${spec.arg ?? 'VALUE'}` : ''}`;
+}
+
+export function commandHelp(command: Command): string {
+  const options = Object.entries({ ...command.options, ...COMMON_OPTIONS }).map(
+    ([name, spec]) => [optionLabel(name, spec), name === 'json' ? command.jsonHelp : spec.description] as const,
+  );
+  const width = Math.max(...options.map(([label]) => label.length), ...command.arguments.map(([n]) => n.length));
+  // Multi-line descriptions are indented under their own column.
+  const row = (label: string, text: string): string => `  ${label.padEnd(width)}  ${text.split('\n').join(`\n  ${' '.repeat(width)}  `)}`;
+  return [
+    `Usage: twinworld ${command.usage}`,
+    '',
+    command.description,
+    '',
+    ...(command.arguments.length === 0 ? [] : ['Arguments:', ...command.arguments.map(([n, d]) => row(n, d)), '']),
+    'Options:',
+    ...options.map(([label, text]) => row(label, text)),
+    '',
+    EXIT_STATUS,
+  ].join('\n');
+}
+
+function parseConfig(command: Command): NonNullable<ParseArgsConfig['options']> {
+  const out: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, spec] of Object.entries({ ...command.options, ...COMMON_OPTIONS })) {
+    out[name] = { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }), ...(spec.multiple === true ? { multiple: true } : {}) };
+  }
+  return out;
+}
+
+function find(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  // Known before parsing succeeds, so that even a usage error comes out as JSON when asked.
+  const wantsJson = argv.includes('--json');
+  const [first, ...rest] = argv;
+  if (first === undefined) return printUsageError(io, 'no command given', mainHelp(), wantsJson);
+  if (first === '--help' || first === '-h') {
+    await write(io.stdout, mainHelp());
+    return 0;
+  }
+  if (first === 'help') {
+    const [topic, ...extra] = rest;
+    if (topic === undefined) {
+      await write(io.stdout, mainHelp());
+      return 0;
+    }
+    const command = find(topic);
+    if (command === undefined || extra.length > 0) {
+      return printUsageError(io, command === undefined ? `unknown command "${topic}"` : 'help takes one command name', mainHelp(), wantsJson);
+    }
+    await write(io.stdout, commandHelp(command));
+    return 0;
+  }
+  const command = find(first);
+  if (command === undefined) return printUsageError(io, `unknown command "${first}"`, mainHelp(), wantsJson);
+
+  let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...rest], options: parseConfig(command), strict: true, allowPositionals: true });
+  } catch (error) {
+    return printUsageError(io, (error as Error).message, commandHelp(command), wantsJson);
+  }
+  if (parsed.values.help === true) {
+    await write(io.stdout, commandHelp(command));
+    return 0;
+  }
+  const json = parsed.values.json === true;
+  const { min, max } = command.positionals;
+  const count = parsed.positionals.length;
+  if (count < min) {
+    const missing = command.arguments[count]?.[0] ?? 'an argument';
+    return printUsageError(io, `missing ${missing}`, commandHelp(command), json);
+  }
+  if (count > max) {
+    return printUsageError(io, `unexpected argument "${parsed.positionals[max]}"`, commandHelp(command), json);
+  }
+  const root = typeof parsed.values.root === 'string' ? parsed.values.root : DEFAULT_ROOT;
+  if (root === '') return printUsageError(io, '--root must not be empty', commandHelp(command), json);
+  const args: ParsedArgs = { positionals: parsed.positionals, values: parsed.values as ParsedArgs['values'], root, json };
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) return printUsageError(io, error.message, commandHelp(command), json);
+    return printError(io, error, json);
+  }
+}
