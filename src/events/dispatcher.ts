@@ -14,6 +14,7 @@ import { getScheme } from './signing/index.js';
 import { continueTrace } from './trace.js';
 import { HttpTransport } from './transports/http-transport.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transports/transport.js';
+import { GroupCommit } from './group-commit.js';
 
 export interface TransportRoute {
   /** URLs starting with this prefix go through `transport`. */
@@ -78,6 +79,7 @@ export class Dispatcher {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly cancels = new Set<() => void>();
   private readonly attached = new Set<string>();
+  private readonly groups = new Map<string, GroupCommit>();
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private closed = false;
@@ -131,7 +133,7 @@ export class Dispatcher {
     await this.acquire();
     try {
       const now = this.world.clock.now();
-      const claim = twin.applyAtomic((view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now)).result;
+      const claim = await this.group(twin).run(deliveryId, (view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now));
       if (claim === undefined) return undefined;
       return await this.sendAndFinish(pack, twin, decl, deliveryId, claim);
     } finally {
@@ -208,6 +210,12 @@ export class Dispatcher {
 
   // ---- internals -----------------------------------------------------------------------------
 
+  private group(twin: Twin): GroupCommit {
+    let group = this.groups.get(twin.name);
+    if (group === undefined) this.groups.set(twin.name, (group = new GroupCommit(twin)));
+    return group;
+  }
+
   private transportFor(url: string): Transport {
     for (const route of this.routes) if (url.startsWith(route.prefix)) return route.transport;
     return this.defaultTransport;
@@ -277,7 +285,7 @@ export class Dispatcher {
     const now = this.world.clock.now();
     const retryAt = nextAttemptAt(decl.retry, claim.number, outcome, status, now, () => this.world.ids.random(), response?.retryAfterSec);
     const finish: Finish = { outcome, status, reason, headers, ...(retryAt === undefined ? {} : { retryAt }) };
-    const state = twin.applyAtomic((view) => decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now))).result;
+    const state = await this.group(twin).run(deliveryId, (view) => decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)));
     if (state === 'retrying' && retryAt !== undefined) this.scheduleRetry(pack.name, deliveryId, retryAt);
     return {
       pack: pack.name,

@@ -10,7 +10,7 @@ import type { ReadView } from '../state/read-view.js';
 import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { stateHash } from '../state/state-hash.js';
 import { isoAt } from './clock.js';
-import type { Decision } from './decision.js';
+import { normalizeDecision as normalize, type Decision } from './decision.js';
 import type { World } from './world.js';
 
 export interface AtomicResult<T> {
@@ -397,16 +397,4 @@ function diffKeys(before: IndexKey[], after: IndexKey[]): { remove: IndexKey[]; 
   const b = new Set(before.map(id));
   const a = new Set(after.map(id));
   return { remove: before.filter((k) => !a.has(id(k))), add: after.filter((k) => !b.has(id(k))) };
-}
-
-function normalize<T>(decision: Decision<T>): { writes: readonly Write[]; result: T; skipped: boolean } {
-  if (Array.isArray(decision)) return { writes: decision as readonly Write[], result: undefined as T, skipped: false };
-  const d = decision as { kind?: unknown };
-  if (d !== null && typeof d === 'object' && d.kind === 'skip') return { writes: [], result: (decision as { result: T }).result, skipped: true };
-  if (d !== null && typeof d === 'object' && d.kind === 'commit') {
-    const c = decision as { writes: readonly Write[]; result: T };
-    return { writes: c.writes, result: c.result, skipped: false };
-  }
-  if (d !== null && typeof d === 'object' && 'operation' in d) return { writes: [decision as Write], result: undefined as T, skipped: false };
-  throw new TwinError('INVALID_ARGUMENT', 'decide must return a write, an array of writes, commit(writes, result) or skip(result)', { path: 'decide' });
 }

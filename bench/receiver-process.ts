@@ -1,0 +1,29 @@
+// A loopback webhook receiver in its own process for the delivery benchmark: answers 200 and
+// remembers when each message arrived (wall clock, comparable across processes on one machine).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+const arrivals = new Map<string, number>();
+const server = http.createServer((req, res) => {
+  const id = String(req.headers['webhook-id'] ?? req.headers['x-bench-id'] ?? '');
+  req.resume();
+  req.on('end', () => {
+    arrivals.set(id, performance.timeOrigin + performance.now());
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+    res.end('ok');
+  });
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => {
+  process.send!({ port: (server.address() as AddressInfo).port });
+});
+process.on('message', (message: { cmd: string }) => {
+  if (message.cmd === 'dump') {
+    process.send!({ arrivals: Object.fromEntries(arrivals) });
+    arrivals.clear();
+  } else if (message.cmd === 'stop') {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  }
+});
