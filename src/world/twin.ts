@@ -4,7 +4,7 @@
 import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import type { TwinStore } from '../log/storage.js';
-import { checkSize, validateEntry, validateWrite, type Entry, type Write } from '../log/write.js';
+import { buildEntry, validateEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { indexKeys, indexSignature, validateIndex, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/resource.js';
@@ -265,21 +265,8 @@ export class Twin {
 
   private appendOne(input: Write, path: string): Entry {
     const write = validateWrite(input, path);
-    const now = isoAt(this.world.clock.now());
-    const draft: Entry = {
-      ...write,
-      seq: this.knownHead + this.sectionAppends + 1,
-      writeId: this.world.ids.ksuid(),
-      twin: this.name,
-      recordedAt: now,
-      occurredAt: write.occurredAt ?? now,
-      actor: write.actor ?? 'api',
-    };
-    const body = canonicalJson(draft);
-    checkSize(body, path);
-    // The parsed copy is ours alone: later changes to the caller's objects cannot reach history.
-    const entry = JSON.parse(body) as Entry;
-    this.commitEntry(entry, body);
+    const { entry, line } = buildEntry(write, { seq: this.knownHead + this.sectionAppends + 1, writeId: this.world.ids.ksuid(), twin: this.name, recordedAt: isoAt(this.world.clock.now()) }, path);
+    this.commitEntry(entry, line);
     return entry;
   }
 

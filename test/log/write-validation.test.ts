@@ -88,3 +88,22 @@ describe('write validation', () => {
     expect(twin.entries()[0]?.fields).toEqual({ name: 'Ada', tags: ['a'] });
   });
 });
+
+describe('entry lines', () => {
+  it('the assembled line is exactly the canonical JSON of the entry, for every shape of write', async () => {
+    const { canonicalJson } = await import('../../src/log/canonical-json.js');
+    const world = openWorld({ root: ':memory:', seed: 'lines' });
+    const twin = world.twin('t');
+    const writes: Write[] = [
+      { ...base, fields: { z: 1, a: { y: [3, { d: 1, c: 'é\u2028"' }], b: null } } },
+      { ...base, delete: true, actor: 'operator', occurredAt: '2026-01-01T00:00:00.000Z' },
+      { ...base, delete: false, fields: {} },
+      { ...base, projection: { updates: [{ type: 'x', id: '1', fields: { b: 1, a: 2 } }], deletes: [{ type: 'y', id: '2' }] } },
+      { operation: 'a.b', subjectType: 'a', subjectId: 'quote"and\\slash' },
+    ];
+    for (const w of writes) twin.applyWrite(w);
+    const lines = [...twin.exportLines()];
+    twin.entries().forEach((entry, i) => expect(lines[i]).toBe(canonicalJson(entry)));
+    expect(twin.entries()[1]).not.toHaveProperty('fields');
+  });
+});

@@ -106,3 +106,17 @@ describe('scope', () => {
     expect(() => currentWorld()).toThrow(/no world is active/);
   });
 });
+
+describe('KSUID encoding', () => {
+  it('matches the ksuid package for many random payloads and clamps before the epoch', async () => {
+    const { encodeKsuid } = await import('../../src/world/ids.js');
+    const { randomBytes } = await import('node:crypto');
+    for (let i = 0; i < 2000; i++) {
+      const payload = randomBytes(16);
+      const ms = 1_400_000_000_000 + Math.floor(Math.random() * 4e12);
+      expect(encodeKsuid(ms, payload)).toBe(KSUID.fromParts(Math.floor(ms / 1000) * 1000, payload).string);
+    }
+    expect(encodeKsuid(0, Buffer.alloc(16))).toBe('000000000000000000000000000');
+    expect(encodeKsuid(0, Buffer.alloc(16, 0xff))).toBe(KSUID.fromParts(1_400_000_000_000, Buffer.alloc(16, 0xff)).string);
+  });
+});
