@@ -1,0 +1,144 @@
+// Webhooks at two levels: repository hooks (matched on the payload's repository) and
+// organization hooks (matched on its organization), so one write to an organization's
+// repository reaches both when both subscribe. Secrets go to world.secrets; the hook keeps a
+// reference, and the API answers "********" for it, as GitHub does.
+import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { checker } from '../kit/input.js';
+import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
+import { findOrganization } from './accounts.js';
+import { notFound, validationFailed } from './errors.js';
+import { githubIds, githubTime } from './ids.js';
+import { findRepository } from './repositories.js';
+
+export type HookKind = 'repository_hook' | 'organization_hook';
+
+export type GitHubHook = {
+  type: 'Repository' | 'Organization';
+  id: number;
+  name: 'web';
+  active: boolean;
+  events: string[];
+  config: { content_type: 'json'; insecure_ssl: '0' | '1'; url: string; secret: string };
+  updated_at: string;
+  created_at: string;
+  url: string;
+  ping_url: string;
+  deliveries_url: string;
+  last_response: { code: number | null; status: string; message: string | null };
+  // Twin bookkeeping, read by the kernel's fan-out (never rendered):
+  repository_id?: number;
+  organization_id?: number;
+  delivery_url: string;
+  secret_ref: string;
+  /** `events` as kernel filters: "issues" takes issues.opened, issues.closed, … */
+  event_filter: string[];
+};
+
+export interface HookInput {
+  url: string;
+  /** Required here: the twin never sends an unsigned packet. */
+  secret: string;
+  /** GitHub event names, or "*"; GitHub's default is ["push"]. */
+  events?: string[];
+  active?: boolean;
+  content_type?: 'json';
+  insecure_ssl?: '0' | '1';
+}
+
+const check = checker('github');
+
+function eventFilter(events: readonly string[]): string[] {
+  return events.map((e) => (e === '*' ? '*' : `${e}.*`));
+}
+
+function checkEvents(value: unknown): string[] {
+  const events = value === undefined ? ['push'] : check.stringArray(value, 'events');
+  for (const e of events) if (e !== '*' && !/^[a-z_]+$/.test(e)) throw validationFailed(`"${e}" is not a GitHub event name (e.g. issues, pull_request, or "*")`, 'events');
+  if (events.length === 0) throw validationFailed('events must name at least one event', 'events');
+  return events;
+}
+
+function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view: ReadView) => { api: string; fields: JsonObject }): GitHubHook {
+  requirePackTwin(twin, 'github');
+  const url = check.url(input?.url, 'config.url');
+  const secret = check.secret(input.secret, 'config.secret');
+  const events = checkEvents(input.events);
+  if (input.content_type !== undefined && input.content_type !== 'json') {
+    throw validationFailed('content_type must be "json": form-encoded payloads are not modelled by this twin', 'config.content_type');
+  }
+  const id = githubIds.numeric(twin.world.ids);
+  const ref = secretRefFor(twin, `${kind}/${id}`);
+  return withStoredSecret(twin, ref, secret, () =>
+    twin.applyAtomic((view) => {
+      const { api, fields } = scope(view);
+      const now = githubTime(twin.world.clock.now());
+      const hookUrl = `${api}/hooks/${id}`;
+      const hook: GitHubHook = {
+        type: kind === 'repository_hook' ? 'Repository' : 'Organization',
+        id,
+        name: 'web',
+        active: input.active ?? true,
+        events,
+        config: { content_type: 'json', insecure_ssl: input.insecure_ssl ?? '0', url, secret: '********' },
+        updated_at: now,
+        created_at: now,
+        url: hookUrl,
+        ping_url: `${hookUrl}/pings`,
+        deliveries_url: `${hookUrl}/deliveries`,
+        last_response: { code: null, status: 'unused', message: null },
+        ...fields,
+        delivery_url: url,
+        secret_ref: ref,
+        event_filter: eventFilter(events),
+      };
+      return commit({ operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook }, hook);
+    }).result,
+  );
+}
+
+export function createRepositoryHook(twin: Twin, input: HookInput & { repository: string }): GitHubHook {
+  return create(twin, 'repository_hook', input, (view) => {
+    const repo = findRepository(view, input.repository);
+    return { api: repo.url, fields: { repository_id: repo.id } };
+  });
+}
+
+export function createOrganizationHook(twin: Twin, input: HookInput & { organization: string }): GitHubHook {
+  return create(twin, 'organization_hook', input, (view) => {
+    const org = findOrganization(view, input.organization);
+    return { api: org.url, fields: { organization_id: org.id } };
+  });
+}
+
+export function updateHook(twin: Twin, kind: HookKind, id: number, input: { active?: boolean; events?: string[]; url?: string }): GitHubHook {
+  requirePackTwin(twin, 'github');
+  const fields: JsonObject = {};
+  if (input.active !== undefined) fields.active = check.boolean(input.active, 'active');
+  if (input.events !== undefined) {
+    const events = checkEvents(input.events);
+    fields.events = events;
+    fields.event_filter = eventFilter(events);
+  }
+  return twin.applyAtomic((view) => {
+    const r = view.get(kind, String(id));
+    if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
+    const current = r.fields as unknown as GitHubHook;
+    if (input.url !== undefined) {
+      const url = check.url(input.url, 'config.url');
+      fields.config = { ...current.config, url };
+      fields.delivery_url = url;
+    }
+    fields.updated_at = githubTime(twin.world.clock.now());
+    return commit({ operation: `${kind}.update`, subjectType: kind, subjectId: String(id), fields }, { ...current, ...fields } as GitHubHook);
+  }).result;
+}
+
+export function deleteHook(twin: Twin, kind: HookKind, id: number): void {
+  requirePackTwin(twin, 'github');
+  twin.applyAtomic((view) => {
+    const r = view.get(kind, String(id));
+    if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
+    return commit({ operation: `${kind}.delete`, subjectType: kind, subjectId: String(id), delete: true });
+  });
+  twin.world.secrets.delete(secretRefFor(twin, `${kind}/${id}`));
+}

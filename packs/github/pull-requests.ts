@@ -1,0 +1,151 @@
+// Pull requests: opened and closed (merged or not). They take numbers from the repository's
+// issue sequence and count toward open_issues_count, as on GitHub.
+import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { requirePackTwin } from '../kit/twin-checks.js';
+import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
+import { notFound, validationFailed } from './errors.js';
+import { githubIds, githubTime } from './ids.js';
+import { authorAssociation, issueKey } from './issues.js';
+import { findRepository, nextNumber, openCountChange, type GitHubRepository } from './repositories.js';
+
+/** A branch tip as kept; the payload adds the repository object when it renders `head`/`base`. */
+export type BranchRef = { label: string; ref: string; sha: string; user: AccountSummary };
+
+export type GitHubPullRequest = {
+  url: string;
+  id: number;
+  node_id: string;
+  html_url: string;
+  diff_url: string;
+  patch_url: string;
+  issue_url: string;
+  number: number;
+  state: 'open' | 'closed';
+  locked: boolean;
+  title: string;
+  user: AccountSummary;
+  body: string | null;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  merged_at: string | null;
+  merge_commit_sha: string | null;
+  assignee: null;
+  assignees: never[];
+  requested_reviewers: never[];
+  labels: never[];
+  draft: boolean;
+  head: BranchRef;
+  base: BranchRef;
+  author_association: string;
+  merged: boolean;
+  mergeable: null;
+  merged_by: AccountSummary | null;
+  comments: number;
+  commits: number;
+  additions: number;
+  deletions: number;
+  changed_files: number;
+};
+
+export interface OpenPullRequestInput {
+  repository: string;
+  title: string;
+  /** Branch to merge from. */
+  head: string;
+  /** Branch to merge into; the repository's default branch when omitted. */
+  base?: string;
+  body?: string;
+  draft?: boolean;
+  sender: string;
+}
+
+function livePull(view: ReadView, repository: string, number: number): { repo: GitHubRepository; pull: GitHubPullRequest } {
+  const repo = findRepository(view, repository);
+  const r = view.get('pull_request', issueKey(repo.id, number));
+  if (r === undefined || r.deleted) throw notFound(`pull request #${number} in ${repository}`, 'number');
+  return { repo, pull: r.fields as unknown as GitHubPullRequest };
+}
+
+export function openPullRequest(twin: Twin, input: OpenPullRequestInput): GitHubPullRequest {
+  requirePackTwin(twin, 'github');
+  if (typeof input?.title !== 'string' || input.title.trim() === '') throw validationFailed('title is required', 'title');
+  if (typeof input.head !== 'string' || input.head === '') throw validationFailed('head must name a branch', 'head');
+  return twin.applyAtomic((view) => {
+    const repo = findRepository(view, input.repository);
+    const sender = findUser(view, input.sender);
+    const base = input.base ?? repo.default_branch;
+    if (base === input.head) throw validationFailed(`No commits between ${base} and ${input.head}`, 'head');
+    const { number, projection } = nextNumber(view, repo);
+    const ids = twin.world.ids;
+    const now = githubTime(twin.world.clock.now());
+    const api = `${repo.url}/pulls/${number}`;
+    const html = `${repo.html_url}/pull/${number}`;
+    const branch = (ref: string): BranchRef => ({ label: `${repo.owner.login}:${ref}`, ref, sha: githubIds.sha(ids), user: repo.owner });
+    const pull: GitHubPullRequest = {
+      url: api,
+      id: githubIds.numeric(ids),
+      node_id: githubIds.node(ids, 'PR'),
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: `${repo.url}/issues/${number}`,
+      number,
+      state: 'open',
+      locked: false,
+      title: input.title,
+      user: summary(sender),
+      body: input.body ?? null,
+      created_at: now,
+      updated_at: now,
+      closed_at: null,
+      merged_at: null,
+      merge_commit_sha: null,
+      assignee: null,
+      assignees: [],
+      requested_reviewers: [],
+      labels: [],
+      draft: input.draft ?? false,
+      head: branch(input.head),
+      base: branch(base),
+      author_association: authorAssociation(repo, sender.id),
+      merged: false,
+      mergeable: null,
+      merged_by: null,
+      comments: 0,
+      commits: 1,
+      additions: 0,
+      deletions: 0,
+      changed_files: 0,
+    };
+    return commit(
+      { operation: 'pull_request.open', subjectType: 'pull_request', subjectId: issueKey(repo.id, number), fields: pull, actor: actorOf(sender), projection: { updates: [projection, openCountChange(repo, 1)] } },
+      pull,
+    );
+  }).result;
+}
+
+/** Closes an open pull request, merging it when `merge` is true (payload action is still "closed"). */
+export function closePullRequest(twin: Twin, input: { repository: string; number: number; sender: string; merge?: boolean }): GitHubPullRequest {
+  requirePackTwin(twin, 'github');
+  return twin.applyAtomic((view) => {
+    const { repo, pull } = livePull(view, input.repository, input.number);
+    const sender = findUser(view, input.sender);
+    if (pull.state === 'closed') return skip(pull);
+    const now = githubTime(twin.world.clock.now());
+    const merged = input.merge === true;
+    const fields: JsonObject = {
+      state: 'closed',
+      closed_at: now,
+      updated_at: now,
+      merged,
+      merged_at: merged ? now : null,
+      merge_commit_sha: merged ? githubIds.sha(twin.world.ids) : null,
+      merged_by: merged ? summary(sender) : null,
+    };
+    return commit(
+      { operation: 'pull_request.close', subjectType: 'pull_request', subjectId: issueKey(repo.id, pull.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
+      { ...pull, ...fields } as GitHubPullRequest,
+    );
+  }).result;
+}

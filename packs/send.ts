@@ -1,0 +1,152 @@
+// `twinworld send` as a library call: like a vendor's own CLI trigger, it builds what an event
+// needs in the world, subscribes an endpoint for the target URL (its secret in world.secrets),
+// performs the causing write and waits for the dispatcher's first attempt. Everything — the
+// resources, the delivery record, the attempt — stays in the world's log.
+import { Dispatcher, registerPack, TwinError, type AttemptOutcome, type JsonObject, type Twin, type World } from '../src/index.js';
+import { checker } from './kit/input.js';
+import type { ScenarioResult, VendorPack } from './kit/vendor-pack.js';
+import { builtInPacks as BUILT_IN } from './built-in.js';
+
+export interface SendOptions {
+  /** A built-in pack's name, or a VendorPack of your own. */
+  readonly pack: string | VendorPack;
+  readonly eventType: string;
+  /** The receiver's URL, e.g. http://127.0.0.1:3000/webhooks. */
+  readonly to: string;
+  /** The signing secret the receiver verifies with (stored in world.secrets, never in the log). */
+  readonly secret: string;
+  /** Overrides merged into the causing write's input (`--data JSON`). */
+  readonly data?: JsonObject;
+  /** Use this dispatcher instead of the world's send dispatcher (e.g. one with in-process routes). */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface SendResult {
+  readonly pack: string;
+  readonly eventType: string;
+  readonly eventId: string;
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  /** The receiver's HTTP status, or null when the request got no answer. */
+  readonly status: number | null;
+  readonly outcome: AttemptOutcome;
+  /** Why: "http_status", "timeout", "connection_error", "missing_secret", … */
+  readonly reason: string;
+  /** Wall-clock duration of the request; reported here, never logged. */
+  readonly durationMs: number;
+  /** Attempts made so far (1 unless another dispatcher already retried). */
+  readonly attempts: number;
+  /** When the pack's retry policy will try again, if it will. */
+  readonly retryAt?: string;
+}
+
+export interface Sendable {
+  readonly pack: string;
+  readonly eventType: string;
+  readonly description: string;
+}
+
+/** Every (pack, event type) `sendEvent` can send, sorted. */
+export function listSendable(packs: readonly VendorPack[] = BUILT_IN): Sendable[] {
+  return packs
+    .flatMap((p) => Object.keys(p.scenarios).map((eventType) => ({ pack: p.name, eventType, description: p.description })))
+    .sort((a, b) => (a.pack === b.pack ? (a.eventType < b.eventType ? -1 : 1) : a.pack < b.pack ? -1 : 1));
+}
+
+function resolvePack(pack: string | VendorPack): VendorPack {
+  if (typeof pack !== 'string') return pack;
+  const found = BUILT_IN.find((p) => p.name === pack);
+  if (found === undefined) {
+    const valid = BUILT_IN.map((p) => p.name).sort();
+    throw new TwinError('UNKNOWN_PACK', `unknown pack "${pack}"; valid packs: ${valid.join(', ')}`, { path: 'pack', details: { valid } });
+  }
+  return found;
+}
+
+// One dispatcher per world for sends, made without auto-dispatch: sendEvent dispatches its own
+// record and awaits it, and closing the world closes the dispatcher.
+const sendDispatchers = new WeakMap<World, Dispatcher>();
+
+function dispatcherFor(world: World): Dispatcher {
+  let dispatcher = sendDispatchers.get(world);
+  if (dispatcher === undefined) {
+    dispatcher = new Dispatcher(world, { autoDispatch: false });
+    sendDispatchers.set(world, dispatcher);
+  }
+  return dispatcher;
+}
+
+/** Endpoints written after `head`, as subjects or as projected creates (Slack's app install). */
+function endpointsCreatedSince(twin: Twin, head: number, pack: VendorPack): { type: string; id: string }[] {
+  const kinds = new Set(pack.events.endpoints.map((k) => k.type));
+  const out: { type: string; id: string }[] = [];
+  for (const entry of twin.entries({ after: head })) {
+    if (kinds.has(entry.subjectType) && entry.operation.endsWith('.create')) out.push({ type: entry.subjectType, id: entry.subjectId });
+    for (const p of entry.projection?.creates ?? []) if (kinds.has(p.type)) out.push({ type: p.type, id: p.id });
+  }
+  return out;
+}
+
+async function settled(twin: Twin, recordType: string, id: string, withinMs: number): Promise<void> {
+  for (let waited = 0; waited < withinMs; waited += 10) {
+    const state = twin.get(recordType, id)?.fields.state;
+    if (state !== 'queued' && state !== 'sending') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export async function sendEvent(world: World, options: SendOptions): Promise<SendResult> {
+  const pack = resolvePack(options.pack);
+  const scenario = Object.hasOwn(pack.scenarios, options.eventType) ? pack.scenarios[options.eventType] : undefined;
+  if (scenario === undefined) {
+    const valid = Object.keys(pack.scenarios).sort();
+    throw new TwinError('UNKNOWN_EVENT_TYPE', `pack "${pack.name}" cannot send "${options.eventType}"; valid event types: ${valid.join(', ')}`, { path: 'eventType', details: { pack: pack.name, valid } });
+  }
+  const check = checker('send');
+  const to = check.url(options.to, 'to');
+  const secret = check.secret(options.secret, 'secret');
+  const data = options.data === undefined ? undefined : check.object(options.data, 'data');
+
+  return world.run(async () => {
+    const twin = registerPack(world, pack);
+    const dispatcher = options.dispatcher ?? dispatcherFor(world);
+    const head = twin.head();
+    let made: ScenarioResult;
+    try {
+      made = scenario({ twin, target: { url: to, secret }, data });
+    } catch (error) {
+      // A scenario refused halfway (say, bad --data) may already have subscribed the target.
+      for (const endpoint of endpointsCreatedSince(twin, head, pack)) pack.retireEndpoint(twin, endpoint.type, endpoint.id);
+      throw error;
+    }
+    const { endpointKind, endpointId } = made;
+    const recordCreate = `${pack.events.recordType}.create`;
+    const record = twin
+      .entries({ after: head })
+      .find((e) => e.operation === recordCreate && e.fields?.endpointId === endpointId && e.fields?.eventType === options.eventType);
+    // Later sends to this world must not reach the endpoint this one made.
+    pack.retireEndpoint(twin, endpointKind, endpointId);
+    if (record === undefined) {
+      throw new TwinError('INVALID_CONFIG', `pack "${pack.name}": the ${options.eventType} scenario produced no delivery to its endpoint; its scenario and event rules disagree`, { path: 'scenarios' });
+    }
+    const deliveryId = record.subjectId;
+    const attempt = await dispatcher.dispatch(pack.name, deliveryId, 'first');
+    // undefined: another dispatcher of this world claimed the record first; wait for its attempt.
+    if (attempt === undefined) await settled(twin, pack.events.recordType, deliveryId, (pack.events.timeoutMs ?? 10_000) + 5_000);
+    const delivery = twin.get(pack.events.recordType, deliveryId)!.fields;
+    const last = twin.get(`${pack.events.recordType}_attempt`, `${deliveryId}.${String(delivery.attempts)}`)?.fields;
+    return {
+      pack: pack.name,
+      eventType: options.eventType,
+      eventId: String(delivery.eventId),
+      deliveryId,
+      endpointId,
+      status: attempt?.status ?? ((last?.status as number | null | undefined) ?? null),
+      outcome: attempt?.outcome ?? ((last?.state as AttemptOutcome | undefined) ?? 'unknown'),
+      reason: attempt?.reason ?? String(last?.reason ?? 'unknown'),
+      durationMs: attempt?.durationMs ?? 0,
+      attempts: Number(delivery.attempts),
+      ...(attempt?.retryAt === undefined ? {} : { retryAt: attempt.retryAt }),
+    };
+  });
+}

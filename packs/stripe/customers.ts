@@ -1,0 +1,135 @@
+// Customers: create, update (metadata merged key by key, as Stripe does), delete. Each call is
+// one atomic write that the pack turns into customer.created / .updated / .deleted.
+import { canonicalJson, commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { checker } from '../kit/input.js';
+import { upperId } from '../kit/ids.js';
+import { requirePackTwin } from '../kit/twin-checks.js';
+import { priorRequest, requestProjection, type RequestOptions } from './api-requests.js';
+import { noSuch, unknownParameter } from './errors.js';
+import { stripeIds } from './ids.js';
+import { mergeMetadata, type Metadata } from './metadata.js';
+
+export type StripeCustomer = {
+  id: string;
+  object: 'customer';
+  address: null;
+  balance: number;
+  created: number;
+  currency: string | null;
+  default_source: string | null;
+  delinquent: boolean;
+  description: string | null;
+  email: string | null;
+  invoice_prefix: string;
+  livemode: false;
+  metadata: Metadata;
+  name: string | null;
+  phone: string | null;
+  preferred_locales: string[];
+  shipping: null;
+  tax_exempt: 'none' | 'exempt' | 'reverse';
+  test_clock: null;
+};
+
+export interface CustomerInput {
+  email?: string | null;
+  name?: string | null;
+  description?: string | null;
+  phone?: string | null;
+  metadata?: Record<string, string>;
+}
+
+const KEYS = ['email', 'name', 'description', 'phone', 'metadata'] as const;
+const check = checker('stripe');
+
+function params(input: CustomerInput): JsonObject {
+  if (input === null || typeof input !== 'object') throw unknownParameter('input', KEYS);
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (!(KEYS as readonly string[]).includes(key)) throw unknownParameter(key, KEYS);
+    if (value === undefined) continue;
+    out[key] = key === 'metadata' ? check.object(value, key) : check.optionalString(value, key);
+  }
+  return out;
+}
+
+function live(view: ReadView, id: string): StripeCustomer {
+  const r = view.get('customer', id);
+  if (r === undefined || r.deleted) throw noSuch('customer', id);
+  return r.fields as unknown as StripeCustomer;
+}
+
+export function getCustomer(twin: Twin, id: string): StripeCustomer {
+  return live(twin.state(), id);
+}
+
+export function createCustomer(twin: Twin, input: CustomerInput = {}, options: RequestOptions = {}): StripeCustomer {
+  requirePackTwin(twin, 'stripe');
+  const p = params(input);
+  const call = { method: 'POST', path: '/v1/customers', params: p } as const;
+  return twin.applyAtomic((view) => {
+    const prior = priorRequest(view, call, options);
+    if (prior !== undefined) return skip(live(view, prior.id));
+    const ids = twin.world.ids;
+    const id = stripeIds.customer(ids);
+    const customer: StripeCustomer = {
+      id,
+      object: 'customer',
+      address: null,
+      balance: 0,
+      created: Math.floor(twin.world.clock.now() / 1000),
+      currency: null,
+      default_source: null,
+      delinquent: false,
+      description: (p.description as string | null | undefined) ?? null,
+      email: (p.email as string | null | undefined) ?? null,
+      invoice_prefix: upperId(ids, '', 8),
+      livemode: false,
+      metadata: mergeMetadata({}, p.metadata as JsonObject | undefined),
+      name: (p.name as string | null | undefined) ?? null,
+      phone: (p.phone as string | null | undefined) ?? null,
+      preferred_locales: [],
+      shipping: null,
+      tax_exempt: 'none',
+      test_clock: null,
+    };
+    return commit(
+      { operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: customer, projection: { creates: [requestProjection(twin, call, options, { type: 'customer', id })] } },
+      customer,
+    );
+  }).result;
+}
+
+export function updateCustomer(twin: Twin, id: string, patch: CustomerInput, options: RequestOptions = {}): StripeCustomer {
+  requirePackTwin(twin, 'stripe');
+  const p = params(patch);
+  const call = { method: 'POST', path: `/v1/customers/${id}`, params: p } as const;
+  return twin.applyAtomic((view) => {
+    const prior = priorRequest(view, call, options);
+    if (prior !== undefined) return skip(live(view, prior.id));
+    const current = live(view, id);
+    const fields: JsonObject = { ...p };
+    if (p.metadata !== undefined) fields.metadata = mergeMetadata(current.metadata, p.metadata as JsonObject);
+    const next = { ...current, ...fields } as StripeCustomer;
+    // Stripe sends customer.updated only when something changed.
+    if (canonicalJson(next) === canonicalJson(current)) return skip(current);
+    return commit(
+      { operation: 'customer.update', subjectType: 'customer', subjectId: id, fields, projection: { creates: [requestProjection(twin, call, options, { type: 'customer', id })] } },
+      next,
+    );
+  }).result;
+}
+
+export function deleteCustomer(twin: Twin, id: string, options: RequestOptions = {}): { id: string; object: 'customer'; deleted: true } {
+  requirePackTwin(twin, 'stripe');
+  const call = { method: 'DELETE', path: `/v1/customers/${id}`, params: {} } as const;
+  const answer = { id, object: 'customer', deleted: true } as const;
+  return twin.applyAtomic((view) => {
+    if (priorRequest(view, call, options) !== undefined) return skip(answer);
+    live(view, id);
+    return commit(
+      { operation: 'customer.delete', subjectType: 'customer', subjectId: id, delete: true, projection: { creates: [requestProjection(twin, call, options, { type: 'customer', id })] } },
+      answer,
+    );
+  }).result;
+}

@@ -1,0 +1,151 @@
+// sendEvent / listSendable, the library behind `twinworld send`: what can be sent, refusals that
+// list the valid choices, outcomes for accepting, failing and absent receivers, --data, retired
+// endpoints, an on-disk world, and deterministic bodies for a seeded virtual world.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openWorld, VirtualClock } from '../../src/index.js';
+import { builtInPacks } from '../../packs/index.js';
+import { listSendable, sendEvent } from '../../packs/send.js';
+import { createStandardWebhooksPack } from '../../packs/standard-webhooks/pack.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { secrets } from './support.js';
+import { standardWebhooksVerifier, stripeVerifier } from './verifiers.js';
+
+const receivers: Receiver[] = [];
+async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+});
+
+describe('listSendable', () => {
+  it('lists every (pack, event type), sorted', () => {
+    expect(listSendable().map((s) => `${s.pack} ${s.eventType}`)).toEqual([
+      'github issues.closed',
+      'github issues.edited',
+      'github issues.opened',
+      'github pull_request.closed',
+      'github pull_request.opened',
+      'slack app_mention',
+      'slack message',
+      'standard-webhooks contact.created',
+      'standard-webhooks contact.deleted',
+      'standard-webhooks contact.updated',
+      'standard-webhooks invoice.paid',
+      'standard-webhooks invoice.payment_failed',
+      'stripe customer.created',
+      'stripe customer.deleted',
+      'stripe customer.updated',
+      'stripe payment_intent.canceled',
+      'stripe payment_intent.created',
+      'stripe payment_intent.payment_failed',
+      'stripe payment_intent.succeeded',
+    ]);
+    expect(builtInPacks.map((p) => p.name).sort()).toEqual(['github', 'slack', 'standard-webhooks', 'stripe']);
+  });
+});
+
+describe('sendEvent', () => {
+  it('refuses an unknown pack or event type, listing the valid ones, before touching the world', async () => {
+    const world = openWorld({ root: ':memory:' });
+    const unknownPack = await sendEvent(world, { pack: 'paypal', eventType: 'x', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
+    expect(unknownPack).toMatchObject({ code: 'UNKNOWN_PACK', message: 'unknown pack "paypal"; valid packs: github, slack, standard-webhooks, stripe', details: { valid: ['github', 'slack', 'standard-webhooks', 'stripe'] } });
+    const unknownType = await sendEvent(world, { pack: 'stripe', eventType: 'charge.refunded', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
+    expect(unknownType).toMatchObject({ code: 'UNKNOWN_EVENT_TYPE', path: 'eventType' });
+    expect((unknownType as Error).message).toContain('customer.created, customer.deleted, customer.updated, payment_intent.canceled');
+    await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'not a url', secret: 's' })).rejects.toMatchObject({ path: 'to' });
+    await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'http://127.0.0.1:1', secret: ' ' })).rejects.toMatchObject({ path: 'secret' });
+    expect(world.packs.size).toBe(0);
+    await world.close();
+  });
+
+  it('reports a failing receiver (status, failed) and an absent one (no status, unknown), with the retry the policy grants', async () => {
+    const failing = await receiver(() => 500);
+    const world = openWorld({ root: ':memory:' });
+    const failed = await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: failing.url, secret: secrets.stripe() });
+    expect(failed).toMatchObject({ outcome: 'failed', status: 500, reason: 'http_status', attempts: 1 });
+    expect(failed.retryAt).toBeDefined();
+    const absent = await sendEvent(world, { pack: 'github', eventType: 'issues.opened', to: 'http://127.0.0.1:9/hooks', secret: secrets.github() });
+    expect(absent).toMatchObject({ outcome: 'unknown', status: null, reason: 'connection_error', attempts: 1 });
+    expect(absent.retryAt).toBeUndefined(); // GitHub does not retry
+    await world.close();
+  });
+
+  it('merges --data into the causing write, and a later send does not reach the endpoint an earlier one made', async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const world = openWorld({ root: ':memory:' });
+    const secret = secrets.stripe();
+    await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: first.url, secret, data: { email: 'grace@example.com', name: 'Grace Hopper' } });
+    await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: second.url, secret });
+    expect(first.requests).toHaveLength(1);
+    expect(second.requests).toHaveLength(1);
+    const event = (await stripeVerifier.verify(first.requests[0]!, secret)) as { data: { object: { email: string; name: string } } };
+    expect(event.data.object).toMatchObject({ email: 'grace@example.com', name: 'Grace Hopper' });
+    expect(world.twin('stripe').list('webhook_endpoint').map((e) => e.fields.status)).toEqual(['disabled', 'disabled']);
+    await world.close();
+  });
+
+  it('a scenario refused halfway (bad --data) retires the endpoint it had made', async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const world = openWorld({ root: ':memory:' });
+    const secret = secrets.stripe();
+    await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: first.url, secret, data: { email: 42 } })).rejects.toMatchObject({ kind: 'invalid_input', path: 'email' });
+    await expect(sendEvent(world, { pack: 'slack', eventType: 'message', to: first.url, secret, data: { text: '' } })).rejects.toMatchObject({ path: 'text' });
+    await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: second.url, secret });
+    await sendEvent(world, { pack: 'slack', eventType: 'message', to: second.url, secret });
+    expect(first.requests).toHaveLength(0);
+    expect(second.requests).toHaveLength(2);
+    expect(world.twin('slack').list('event_subscription').map((e) => e.fields.enabled)).toEqual([false, false]);
+    await world.close();
+  });
+
+  it('sends from an on-disk world: the secret lives in secrets.json, never in the log', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'twinworld-send-'));
+    try {
+      const r = await receiver();
+      const secret = secrets.slack();
+      const world = openWorld({ root });
+      const result = await sendEvent(world, { pack: 'slack', eventType: 'message', to: r.url, secret, data: { text: 'from disk' } });
+      expect(result).toMatchObject({ outcome: 'succeeded', status: 200 });
+      const log = [...world.twin('slack').exportLines()].join('\n');
+      await world.close();
+      expect(log).not.toContain(secret);
+      expect(readFileSync(join(root, 'secrets.json'), 'utf8')).toContain(secret);
+      expect(JSON.parse(r.requests[0]!.body).event.text).toBe('from disk');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a pack of your own, e.g. a Standard Webhooks sender made with the factory', async () => {
+    const r = await receiver();
+    const pack = createStandardWebhooksPack({ name: 'billing', eventTypes: ['invoice.finalized'] });
+    const world = openWorld({ root: ':memory:' });
+    const secret = secrets.standardWebhooks();
+    const result = await sendEvent(world, { pack, eventType: 'invoice.finalized', to: r.url, secret, data: { id: 'in_1' } });
+    expect(result).toMatchObject({ pack: 'billing', outcome: 'succeeded' });
+    expect(await standardWebhooksVerifier.verify(r.requests[0]!, secret)).toEqual({ type: 'invoice.finalized', timestamp: expect.any(String), data: { id: 'in_1' } });
+    expect(listSendable([pack])).toEqual([{ pack: 'billing', eventType: 'invoice.finalized', description: 'billing: a Standard Webhooks sender' }]);
+    await world.close();
+  });
+
+  it('a seeded virtual world renders the same bodies every time: ids and times come from the world', async () => {
+    const r = await receiver();
+    const bodies: string[][] = [];
+    for (let run = 0; run < 2; run++) {
+      const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-02-02T02:02:02Z'), seed: 'same' });
+      for (const s of listSendable()) await sendEvent(world, { pack: s.pack, eventType: s.eventType, to: r.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+      bodies.push(builtInPacks.flatMap((p) => world.twin(p.name).list(p.events.recordType).map((d) => String(d.fields.body))));
+      await world.close();
+    }
+    expect(bodies[0]).toHaveLength(listSendable().length);
+    expect(bodies[1]).toEqual(bodies[0]);
+  });
+});

@@ -1,0 +1,140 @@
+// Slack pack: one message write renders `message` and, when the app is mentioned, `app_mention`,
+// inside event_callback envelopes; Slack's three retries carry X-Slack-Retry-Num and
+// X-Slack-Retry-Reason; every packet, retries included, passes Bolt's verifySlackRequest.
+import { afterAll, describe, expect, it } from 'vitest';
+import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
+import * as slack from '../../packs/slack/index.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { header, slackVerifier } from './verifiers.js';
+import { secrets, virtualWorld } from './support.js';
+
+type Envelope = Record<string, any>;
+
+function workspace(twin: ReturnType<typeof registerPack>, requestUrl = 'https://app.example.com/slack/events', botEvents?: string[], signingSecret?: string) {
+  const team = slack.createTeam(twin, { name: 'Twinworld' });
+  const ada = slack.createUser(twin, { team: team.id, name: 'ada' });
+  const general = slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
+  const installed = slack.createApp(twin, { team: team.id, name: 'Helper', request_url: requestUrl, ...(botEvents ? { bot_events: botEvents } : {}), ...(signingSecret ? { signing_secret: signingSecret } : {}) });
+  return { team, ada, general, ...installed };
+}
+
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+});
+
+describe('slack events', () => {
+  it('a plain message is one `message` event; a mention of the bot adds `app_mention` from the same write', () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-06-01T09:00:00Z'), seed: 'slack' });
+    const twin = registerPack(world, slack.pack);
+    const w = workspace(twin);
+    const rendered = (post: () => unknown) => {
+      const head = twin.head();
+      post();
+      // the post and its deliveries are one commit: consecutive entries after the head
+      return twin.entries({ after: head }).map((e) => (e.operation === 'event_delivery.create' ? String(e.fields!.eventType) : e.operation));
+    };
+    expect(rendered(() => slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: 'hello everyone' }))).toEqual(['message.post', 'message']);
+    let mentionMsg!: slack.SlackMessage;
+    expect(rendered(() => (mentionMsg = slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} summarise this` })))).toEqual([
+      'message.post',
+      'message',
+      'app_mention',
+    ]);
+    const deliveries = twin.list('event_delivery').sort((a, b) => a.version - b.version);
+    const mention = JSON.parse(String(deliveries[2]!.fields.body)) as Envelope;
+    expect(mention).toMatchObject({
+      token: w.app.verification_token,
+      team_id: w.team.id,
+      api_app_id: w.app.id,
+      type: 'event_callback',
+      event_time: Date.parse('2026-06-01T09:00:00Z') / 1000,
+      is_ext_shared_channel: false,
+      authorizations: [{ enterprise_id: null, team_id: w.team.id, user_id: w.app.bot_user_id, is_bot: true, is_enterprise_install: false }],
+      event: { type: 'app_mention', user: w.ada.id, text: mentionMsg.text, ts: mentionMsg.ts, channel: w.general.id, event_ts: mentionMsg.ts },
+    });
+    expect(mention.event_id).toMatch(/^Ev[0-9A-Za-z]+$/);
+    expect(JSON.parse(Buffer.from(mention.event_context.slice(2), 'base64url').toString())).toEqual({ et: 'app_mention', tid: w.team.id, aid: w.app.id, cid: w.general.id });
+    const message = JSON.parse(String(deliveries[1]!.fields.body)) as Envelope;
+    expect(message.event).toMatchObject({ type: 'message', channel_type: 'channel', ts: mentionMsg.ts });
+    expect(message.event_id).not.toBe(mention.event_id);
+    // two posts in one millisecond still get distinct ts
+    expect(new Set(twin.list('message').map((m) => m.fields.ts)).size).toBe(2);
+  });
+
+  it('a subscription takes only its bot events; a disabled one nothing; mentions of other users are not app_mentions', () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(), seed: 'slack-2' });
+    const twin = registerPack(world, slack.pack);
+    const w = workspace(twin, undefined, ['app_mention']);
+    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.ada.id)} hi` });
+    expect(twin.list('event_delivery')).toHaveLength(0);
+    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} hi` });
+    expect(twin.list('event_delivery').map((d) => d.fields.eventType)).toEqual(['app_mention']);
+    slack.updateEventSubscription(twin, w.app.id, { enabled: false });
+    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} again` });
+    expect(twin.list('event_delivery')).toHaveLength(1);
+  });
+
+  it('refuses what Slack refuses, with Slack error codes', () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(), seed: 'slack-3' });
+    const twin = registerPack(world, slack.pack);
+    const w = workspace(twin);
+    expect(() => slack.postMessage(twin, { channel: 'C0000000000', user: w.ada.id, text: 'x' })).toThrow(expect.objectContaining({ vendorCode: 'channel_not_found' }));
+    expect(() => slack.createApp(twin, { team: w.team.id, name: 'Second', request_url: 'https://x.example.com' })).toThrow(expect.objectContaining({ kind: 'conflict' }));
+    expect(() => slack.createApp(twin, { team: w.team.id, name: 'x', request_url: 'https://x.example.com', bot_events: ['reaction_added'] })).toThrow(/reaction_added/);
+    expect(w.signingSecret).toMatch(/^[0-9a-f]{32}$/);
+    expect([...twin.exportLines()].join('\n')).not.toContain(w.signingSecret);
+  });
+
+  it('names the retry reason after the attempt before', () => {
+    expect(slack.slackRetryReason({ state: 'failed', status: 500 })).toBe('http_error');
+    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'timeout' } as never)).toBe('http_timeout');
+    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'connection_error' } as never)).toBe('connection_failed');
+    expect(slack.slackRetryReason({ state: 'unknown', status: null })).toBe('unknown_error');
+  });
+});
+
+describe('slack delivery over HTTP', () => {
+  it('retries three times (immediately, ~1 min, ~5 min) with retry headers; every attempt verifies with Bolt', async () => {
+    // 500, then too slow for Slack's 3 s (shortened here), then 500 again, then accepted.
+    const answers: (() => Promise<number>)[] = [async () => 500, () => new Promise((r) => setTimeout(() => r(200), 600)), async () => 500, async () => 200];
+    const receiver = await startReceiver(() => (answers.shift() ?? (async () => 200))());
+    receivers.push(receiver);
+    const fastPack = { ...slack.pack, events: { ...slack.pack.events, timeoutMs: 200 } };
+    const { clock, world, twin, dispatcher } = virtualWorld(fastPack);
+    const secret = secrets.slack();
+    const w = workspace(twin, `${receiver.url}/slack/events`, ['app_mention'], secret);
+    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} ping` });
+    await dispatcher.idle();
+    await clock.advance(0); // the first retry is immediate
+    await dispatcher.idle();
+    expect(receiver.requests).toHaveLength(2);
+    await clock.advance(60_000);
+    await dispatcher.idle();
+    expect(receiver.requests).toHaveLength(3);
+    await clock.advance(300_000);
+    await dispatcher.idle();
+    expect(receiver.requests).toHaveLength(4);
+
+    const [first, ...retries] = receiver.requests;
+    expect(first!.headers['x-slack-retry-num']).toBeUndefined();
+    expect(first!.headers['x-slack-retry-reason']).toBeUndefined();
+    expect(retries.map((r) => header(r, 'x-slack-retry-num'))).toEqual(['1', '2', '3']);
+    const reasons = retries.map((r) => header(r, 'x-slack-retry-reason'));
+    expect(reasons[0]).toBe('http_error');
+    // after a timeout: http_timeout once the kernel passes the attempt's reason, unknown_error until then
+    expect(['http_timeout', 'unknown_error']).toContain(reasons[1]);
+    expect(reasons[2]).toBe('http_error');
+    const eventIds = new Set<string>();
+    for (const req of receiver.requests) {
+      const body = await slackVerifier.verify(req, secret);
+      expect(slackVerifier.eventType(req, body)).toBe('app_mention');
+      eventIds.add(String(body.event_id));
+      expect(header(req, 'user-agent')).toBe('Slackbot 1.0 (+https://api.slack.com/robots)');
+    }
+    expect(eventIds.size).toBe(1); // the same event_id on every retry
+    await expect(slackVerifier.verify(first!, secrets.slack())).rejects.toThrow();
+    expect(twin.list('event_delivery')[0]!.fields).toMatchObject({ state: 'succeeded', attempts: 4 });
+    await world.close();
+  });
+});

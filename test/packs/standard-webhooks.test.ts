@@ -1,0 +1,107 @@
+// Standard Webhooks pack: a sender for any app (a factory), endpoints with filterTypes, secret
+// rotation that signs with both secrets during the grace period, and the Svix retry schedule —
+// each packet verified by both standardwebhooks and svix.
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
+import * as sw from '../../packs/standard-webhooks/index.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { header, standardWebhooksVerifier } from './verifiers.js';
+import { secrets, virtualWorld } from './support.js';
+
+const acme = sw.createStandardWebhooksPack({ name: 'acme', eventTypes: ['invoice.paid', 'invoice.voided', 'user.created'] });
+
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('standard-webhooks sender', () => {
+  it('sends {type, timestamp, data} to endpoints whose filterTypes take the type (null = all), not to disabled ones', () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-07-01T00:00:00Z'), seed: 'sw' });
+    const twin = registerPack(world, acme);
+    const all = sw.createEndpoint(twin, { url: 'https://all.example.com' });
+    const invoices = sw.createEndpoint(twin, { url: 'https://inv.example.com', filterTypes: ['invoice.paid'] });
+    const off = sw.createEndpoint(twin, { url: 'https://off.example.com' });
+    sw.updateEndpoint(twin, off.id, { disabled: true });
+    expect(all.id).toMatch(/^ep_[0-9A-Za-z]{27}$/);
+    expect(all.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const msg = sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1', amount: 10 } });
+    sw.sendMessage(twin, { eventType: 'user.created', payload: { id: 'u_1' } });
+    expect(msg.id).toMatch(/^msg_[0-9A-Za-z]{27}$/);
+    const byEndpoint = (id: string) => twin.list('delivery').filter((d) => d.fields.endpointId === id).map((d) => JSON.parse(String(d.fields.body)) as { type: string });
+    expect(byEndpoint(all.id).map((b) => b.type).sort()).toEqual(['invoice.paid', 'user.created']);
+    expect(byEndpoint(invoices.id)).toEqual([{ type: 'invoice.paid', timestamp: '2026-07-01T00:00:00.000Z', data: { amount: 10, id: 'inv_1' } }]);
+    expect(byEndpoint(off.id)).toEqual([]);
+  });
+
+  it('refuses undeclared event types, malformed secrets and unregistered twins', () => {
+    const world = openWorld({ root: ':memory:', seed: 'sw-2' });
+    const twin = registerPack(world, acme);
+    expect(() => sw.sendMessage(twin, { eventType: 'invoice.lost', payload: {} })).toThrow(/invoice.paid, invoice.voided, user.created/);
+    expect(() => sw.createEndpoint(twin, { url: 'https://x.example.com', filterTypes: ['nope'] })).toThrow(expect.objectContaining({ vendorCode: 'unknown_event_type' }));
+    expect(() => sw.createEndpoint(twin, { url: 'https://x.example.com', secret: 'whsec_short' })).toThrow(expect.objectContaining({ vendorCode: 'invalid_secret' }));
+    expect(() => sw.createEndpoint(twin, { url: 'https://x.example.com', secret: 'not-a-whsec' })).toThrow(expect.objectContaining({ path: 'secret' }));
+    expect(() => sw.sendMessage(world.twin('other'), { eventType: 'invoice.paid', payload: {} })).toThrow(/not a Standard Webhooks sender/);
+    expect(() => sw.createStandardWebhooksPack({ name: 'x', eventTypes: [] })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+  });
+
+  it('uses the Svix schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±20% jitter', () => {
+    expect(sw.SVIX_RETRY).toMatchObject({ delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], jitter: 0.2 });
+    expect(acme.events.retry).toBe(sw.SVIX_RETRY);
+  });
+});
+
+describe('standard-webhooks delivery over HTTP', () => {
+  it('a retry after a rotation carries both signatures, each verifying alone; after the grace only the new one', async () => {
+    // The virtual clock and Date move together, so the verifiers' ±5 min window and the secret's
+    // grace period are judged on the same time line as the world.
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(start);
+    const statuses = [500, 200, 200];
+    const receiver = await startReceiver(() => statuses.shift() ?? 200);
+    receivers.push(receiver);
+    const { clock, world, twin, dispatcher } = virtualWorld(acme);
+    const advance = async (ms: number) => {
+      vi.setSystemTime(clock.now() + ms);
+      await clock.advance(ms);
+      await dispatcher.idle();
+    };
+    const oldSecret = secrets.standardWebhooks();
+    const endpoint = sw.createEndpoint(twin, { url: `${receiver.url}/hooks`, secret: oldSecret });
+    sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
+    await dispatcher.idle();
+    expect(receiver.requests).toHaveLength(1);
+    expect(header(receiver.requests[0]!, 'webhook-signature').split(' ')).toHaveLength(1);
+
+    const newSecret = secrets.standardWebhooks();
+    const rotated = sw.rotateEndpointSecret(twin, endpoint.id, { secret: newSecret, graceMs: 3600_000 });
+    expect(rotated.oldSecretExpiresAt).toBe(new Date(clock.now() + 3600_000).toISOString());
+    await advance(7_000); // 5 s ± 20%
+    expect(receiver.requests).toHaveLength(2);
+    const retry = receiver.requests[1]!;
+    expect(header(retry, 'webhook-signature').split(' ')).toHaveLength(2);
+    expect(header(retry, 'webhook-id')).toBe(header(receiver.requests[0]!, 'webhook-id'));
+    expect(header(retry, 'webhook-id')).toMatch(/^msg_[0-9A-Za-z]{24}$/);
+    expect(header(retry, 'webhook-timestamp')).not.toBe(header(receiver.requests[0]!, 'webhook-timestamp'));
+    for (const secret of [oldSecret, newSecret]) expect(await standardWebhooksVerifier.verify(retry, secret)).toMatchObject({ type: 'invoice.paid', data: { id: 'inv_1' } });
+    expect(await standardWebhooksVerifier.verify(receiver.requests[0]!, oldSecret)).toMatchObject({ type: 'invoice.paid' });
+    expect(twin.list('delivery')[0]!.fields).toMatchObject({ state: 'succeeded', attempts: 2 });
+
+    await advance(3600_000);
+    sw.sendMessage(twin, { eventType: 'user.created', payload: { id: 'u_1' } });
+    await dispatcher.idle();
+    const later = receiver.requests[2]!;
+    expect(header(later, 'webhook-signature').split(' ')).toHaveLength(1);
+    expect(await standardWebhooksVerifier.verify(later, newSecret)).toMatchObject({ type: 'user.created' });
+    await expect(standardWebhooksVerifier.verify(later, oldSecret)).rejects.toThrow();
+
+    const log = [...twin.exportLines()].join('\n');
+    for (const s of [oldSecret, newSecret]) expect(log).not.toContain(s.slice('whsec_'.length));
+    expect(twin.entriesFor('endpoint', endpoint.id).map((e) => e.operation)).toEqual(['endpoint.create', 'endpoint.rotate_secret']);
+    await world.close();
+  });
+});

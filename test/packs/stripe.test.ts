@@ -1,0 +1,207 @@
+// Stripe pack: Event objects as Stripe renders them, endpoint filters and status, the payment
+// intent lifecycle with refused transitions, idempotency keys, and a retried attempt over real
+// HTTP that stripe-node verifies both times.
+import { afterAll, describe, expect, it } from 'vitest';
+import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
+import { isVendorError } from '../../packs/kit/errors.js';
+import * as stripe from '../../packs/stripe/index.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { secrets, virtualWorld } from './support.js';
+import { stripeVerifier } from './verifiers.js';
+
+type StripeEvent = { id: string; type: string; data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> }; pending_webhooks: number; request: { id: string | null; idempotency_key: string | null } };
+
+function setup() {
+  const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-03-01T00:00:00Z'), seed: 'stripe' });
+  const twin = registerPack(world, stripe.pack);
+  const events = (endpointId?: string): StripeEvent[] =>
+    twin
+      .list('webhook_delivery')
+      .filter((d) => endpointId === undefined || d.fields.endpointId === endpointId)
+      .sort((a, b) => a.version - b.version)
+      .map((d) => JSON.parse(String(d.fields.body)) as StripeEvent);
+  return { world, twin, events };
+}
+
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+});
+
+describe('stripe customers', () => {
+  it('create/update/delete send customer.* Events; previous_attributes only on updates', () => {
+    const s = setup();
+    const ep = stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    const c = stripe.createCustomer(s.twin, { email: 'ada@example.com', metadata: { tier: 'free' } });
+    expect(c.id).toMatch(/^cus_[0-9A-Za-z]{14}$/);
+    stripe.updateCustomer(s.twin, c.id, { name: 'Ada', metadata: { tier: 'pro', region: 'eu' } });
+    stripe.deleteCustomer(s.twin, c.id);
+    const [created, updated, deleted] = s.events(ep.id);
+    expect(created).toMatchObject({ object: 'event', api_version: stripe.STRIPE_API_VERSION, livemode: false, pending_webhooks: 1, type: 'customer.created' });
+    expect(Object.keys(created!)).toEqual(['id', 'object', 'api_version', 'created', 'data', 'livemode', 'pending_webhooks', 'request', 'type']);
+    expect(created!.data.previous_attributes).toBeUndefined();
+    expect(Object.keys(created!.data.object).slice(0, 2)).toEqual(['id', 'object']);
+    expect(created!.data.object).toMatchObject({ id: c.id, object: 'customer', email: 'ada@example.com', metadata: { tier: 'free' } });
+    expect(created!.request.id).toMatch(/^req_/);
+    expect(updated!.type).toBe('customer.updated');
+    expect(updated!.data.object).toMatchObject({ name: 'Ada', metadata: { tier: 'pro', region: 'eu' } });
+    expect(updated!.data.previous_attributes).toEqual({ name: null, metadata: { tier: 'free', region: null } });
+    expect(deleted).toMatchObject({ type: 'customer.deleted', data: { object: { id: c.id, object: 'customer' } } });
+    expect(deleted!.data.previous_attributes).toBeUndefined();
+    expect(() => stripe.updateCustomer(s.twin, c.id, { name: 'x' })).toThrow(/No such customer/);
+  });
+
+  it('an update that changes nothing writes nothing and sends nothing', () => {
+    const s = setup();
+    stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['customer.updated'] });
+    const c = stripe.createCustomer(s.twin, { email: 'a@example.com' });
+    const head = s.twin.head();
+    stripe.updateCustomer(s.twin, c.id, { email: 'a@example.com' });
+    expect(s.twin.head()).toBe(head);
+    expect(s.events()).toHaveLength(0);
+  });
+
+  it('refuses unknown parameters and non-string metadata with typed errors', () => {
+    const s = setup();
+    expect(() => stripe.createCustomer(s.twin, { emial: 'x' } as never)).toThrow(expect.objectContaining({ vendorCode: 'parameter_unknown', path: 'emial' }));
+    expect(() => stripe.createCustomer(s.twin, { metadata: { n: 1 } } as never)).toThrow(expect.objectContaining({ vendorCode: 'parameter_invalid' }));
+    expect(() => stripe.getCustomer(s.twin, 'cus_nope')).toThrow(expect.objectContaining({ kind: 'not_found', vendorCode: 'resource_missing' }));
+  });
+
+  it('idempotency keys answer the first result; reused with other parameters they are refused', () => {
+    const s = setup();
+    stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['customer.created'] });
+    const a = stripe.createCustomer(s.twin, { email: 'a@example.com' }, { idempotencyKey: 'key-1' });
+    const b = stripe.createCustomer(s.twin, { email: 'a@example.com' }, { idempotencyKey: 'key-1' });
+    expect(b.id).toBe(a.id);
+    expect(s.twin.list('customer')).toHaveLength(1);
+    expect(s.events()).toHaveLength(1);
+    expect(s.events()[0]!.request.idempotency_key).toBe('key-1');
+    expect(() => stripe.createCustomer(s.twin, { email: 'b@example.com' }, { idempotencyKey: 'key-1' })).toThrow(expect.objectContaining({ kind: 'conflict', vendorCode: 'idempotency_key_in_use' }));
+  });
+});
+
+describe('stripe webhook endpoints', () => {
+  it('enabled_events: "*" takes everything, exact types only theirs, disabled endpoints nothing; pending_webhooks counts takers', () => {
+    const s = setup();
+    const all = stripe.createWebhookEndpoint(s.twin, { url: 'https://a.example.com', enabled_events: ['*'] });
+    const some = stripe.createWebhookEndpoint(s.twin, { url: 'https://b.example.com', enabled_events: ['payment_intent.succeeded'] });
+    const off = stripe.createWebhookEndpoint(s.twin, { url: 'https://c.example.com', enabled_events: ['*'] });
+    stripe.updateWebhookEndpoint(s.twin, off.id, { disabled: true });
+    const pi = stripe.createPaymentIntent(s.twin, { amount: 500, currency: 'eur' });
+    stripe.confirmPaymentIntent(s.twin, pi.id);
+    expect(s.events(all.id).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    expect(s.events(some.id).map((e) => e.type)).toEqual(['payment_intent.succeeded']);
+    expect(s.events(off.id)).toEqual([]);
+    expect(s.events(some.id)[0]!.pending_webhooks).toBe(2);
+  });
+
+  it('returns the whsec_ secret once; the log keeps only a reference; world.secrets holds it', () => {
+    const s = setup();
+    const ep = stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    expect(ep.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(s.twin.get('webhook_endpoint', ep.id)!.fields).not.toHaveProperty('secret');
+    expect(s.world.secrets.resolve(ep.secret_ref, s.world.clock.now())).toEqual([ep.secret]);
+    expect([...s.twin.exportLines()].join('\n')).not.toContain(ep.secret);
+    stripe.deleteWebhookEndpoint(s.twin, ep.id);
+    expect(s.world.secrets.resolve(ep.secret_ref, s.world.clock.now())).toEqual([]);
+  });
+
+  it('refuses event types it does not send and non-HTTP URLs', () => {
+    const s = setup();
+    expect(() => stripe.createWebhookEndpoint(s.twin, { url: 'https://x.example.com', enabled_events: ['invoice.paid'] })).toThrow(/invoice.paid/);
+    expect(() => stripe.createWebhookEndpoint(s.twin, { url: 'ftp://x', enabled_events: ['*'] })).toThrow(expect.objectContaining({ path: 'url' }));
+  });
+});
+
+describe('stripe payment intents', () => {
+  it('created → payment_failed → succeeded, with a charge per attempt', () => {
+    const s = setup();
+    const ep = stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    const c = stripe.createCustomer(s.twin, {});
+    const pi = stripe.createPaymentIntent(s.twin, { amount: 2000, currency: 'usd', customer: c.id });
+    expect(pi).toMatchObject({ object: 'payment_intent', status: 'requires_payment_method', amount_received: 0 });
+    const failed = stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' });
+    expect(failed).toMatchObject({ status: 'requires_payment_method', last_payment_error: { code: 'card_declined', decline_code: 'insufficient_funds' } });
+    const ok = stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_visa' });
+    expect(ok).toMatchObject({ status: 'succeeded', amount_received: 2000, last_payment_error: null });
+    expect(ok.payment_method).toMatch(/^pm_/);
+    const types = s.events(ep.id).map((e) => e.type);
+    expect(types).toEqual(['customer.created', 'payment_intent.created', 'payment_intent.payment_failed', 'payment_intent.succeeded']);
+    expect(s.events(ep.id)[3]!.data.previous_attributes).toBeUndefined();
+    expect(s.twin.list('charge').map((ch) => ch.fields.status).sort()).toEqual(['failed', 'succeeded']);
+  });
+
+  it('decide refuses invalid transitions with payment_intent_unexpected_state and appends nothing', () => {
+    const s = setup();
+    const pi = stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
+    stripe.confirmPaymentIntent(s.twin, pi.id);
+    const head = s.twin.head();
+    let caught: unknown;
+    try {
+      stripe.confirmPaymentIntent(s.twin, pi.id);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isVendorError(caught, 'invalid_state')).toBe(true);
+    expect(caught).toMatchObject({ code: 'INVALID_ARGUMENT', vendorCode: 'payment_intent_unexpected_state', details: { status: 'succeeded' } });
+    expect(() => stripe.cancelPaymentIntent(s.twin, pi.id)).toThrow(/status of succeeded/);
+    expect(s.twin.head()).toBe(head);
+
+    const other = stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
+    expect(stripe.cancelPaymentIntent(s.twin, other.id, { cancellation_reason: 'abandoned' })).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+    expect(() => stripe.confirmPaymentIntent(s.twin, other.id)).toThrow(expect.objectContaining({ vendorCode: 'payment_intent_unexpected_state' }));
+  });
+
+  it('validates amounts, currencies and customers', () => {
+    const s = setup();
+    expect(() => stripe.createPaymentIntent(s.twin, { amount: 0, currency: 'usd' })).toThrow(expect.objectContaining({ path: 'amount' }));
+    expect(() => stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'USD' })).toThrow(expect.objectContaining({ path: 'currency' }));
+    expect(() => stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'usd', customer: 'cus_missing' })).toThrow(/No such customer/);
+  });
+});
+
+describe('stripe delivery over HTTP', () => {
+  it('retries a failed delivery on the test-mode schedule; both attempts verify with stripe-node', async () => {
+    const statuses = [500, 200];
+    const receiver = await startReceiver(() => statuses.shift() ?? 200);
+    receivers.push(receiver);
+    const { clock, world, twin, dispatcher } = virtualWorld(stripe.pack);
+    const secret = secrets.stripe();
+    stripe.createWebhookEndpoint(twin, { url: `${receiver.url}/stripe`, enabled_events: ['customer.created'], secret });
+    stripe.createCustomer(twin, { email: 'retry@example.com' });
+    await dispatcher.idle();
+    const record = twin.list('webhook_delivery')[0]!;
+    expect(record.fields).toMatchObject({ state: 'retrying', attempts: 1, lastStatus: 500 });
+    const due = Date.parse(String(record.fields.nextAttemptAt)) - clock.now();
+    expect(due).toBeGreaterThanOrEqual(15 * 60_000 * 0.9);
+    expect(due).toBeLessThanOrEqual(15 * 60_000 * 1.1);
+    await clock.advance(20 * 60_000);
+    await dispatcher.idle();
+    expect(receiver.requests).toHaveLength(2);
+    const [first, second] = receiver.requests;
+    expect(second!.body).toBe(first!.body);
+    for (const req of receiver.requests) expect((await stripeVerifier.verify(req, secret)).type).toBe('customer.created');
+    await expect(stripeVerifier.verify(second!, secrets.stripe())).rejects.toThrow();
+    expect(twin.get('webhook_delivery', record.id)!.fields).toMatchObject({ state: 'succeeded', attempts: 2 });
+    expect(twin.list('webhook_delivery_attempt').map((a) => [a.fields.number, a.fields.kind, a.fields.status])).toEqual([
+      [1, 'first', 500],
+      [2, 'retry', 200],
+    ]);
+    await world.close();
+  });
+
+  it('gives up after three retries (four attempts)', async () => {
+    const receiver = await startReceiver(() => 503);
+    receivers.push(receiver);
+    const { clock, world, twin, dispatcher } = virtualWorld(stripe.pack);
+    stripe.createWebhookEndpoint(twin, { url: receiver.url, enabled_events: ['*'], secret: secrets.stripe() });
+    stripe.createCustomer(twin, {});
+    await dispatcher.idle();
+    await clock.advance(3 * 24 * 3600_000);
+    await dispatcher.idle();
+    expect(receiver.requests).toHaveLength(4);
+    expect(twin.list('webhook_delivery')[0]!.fields).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
+    await world.close();
+  });
+});
