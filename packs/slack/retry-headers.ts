@@ -2,7 +2,7 @@
 // (1, 2, 3) and X-Slack-Retry-Reason, named after how the attempt before it went.
 import type { HeaderContext } from '../../src/index.js';
 
-type PreviousOutcome = NonNullable<HeaderContext['previousOutcome']> & { readonly reason?: string };
+type PreviousOutcome = NonNullable<HeaderContext['previousOutcome']>;
 
 /**
  * Slack's reason for retrying. A status is `http_error`. An attempt that got no status maps by

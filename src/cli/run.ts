@@ -10,9 +10,25 @@ import { logCommand } from './commands/log.js';
 import { replayCommand } from './commands/replay.js';
 import { stateCommand } from './commands/state.js';
 import { writeCommand } from './commands/write.js';
+import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
+import { recoverCommand, redeliverCommand } from './commands/recover.js';
+import { sendCommand } from './commands/send.js';
 import { printError, printUsageError, write } from './output.js';
 
-export const COMMANDS: readonly Command[] = [writeCommand, logCommand, stateCommand, hashCommand, exportCommand, importCommand, replayCommand];
+export const COMMANDS: readonly Command[] = [
+  writeCommand,
+  logCommand,
+  stateCommand,
+  hashCommand,
+  exportCommand,
+  importCommand,
+  replayCommand,
+  sendCommand,
+  deliveriesCommand,
+  attemptsCommand,
+  recoverCommand,
+  redeliverCommand,
+];
 
 const EXIT_STATUS = 'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
 

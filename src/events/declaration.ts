@@ -50,7 +50,7 @@ export interface HeaderContext {
   readonly record: Readonly<JsonObject>;
   readonly attempt: number;
   /** Outcome of the attempt before this one, for vendors that say why they retry (Slack). */
-  readonly previousOutcome: { readonly state: string; readonly status: number | null } | undefined;
+  readonly previousOutcome: { readonly state: string; readonly status: number | null; readonly reason: string } | undefined;
   readonly timestampSec: number;
 }
 

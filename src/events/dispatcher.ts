@@ -246,7 +246,7 @@ export class Dispatcher {
           ...(decl.headers?.({
             record: record as never,
             attempt: claim.number,
-            previousOutcome: previous === undefined ? undefined : { state: String(previous.state), status: (previous.status as number | null) ?? null },
+            previousOutcome: previous === undefined ? undefined : { state: String(previous.state), status: (previous.status as number | null) ?? null, reason: String(previous.reason ?? 'unknown') },
             timestampSec,
           }) ?? {}),
           ...getScheme(decl.signing).sign({ body: record.body, secrets, timestampSec, messageId: record.messageId }),

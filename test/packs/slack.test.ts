@@ -87,10 +87,10 @@ describe('slack events', () => {
   });
 
   it('names the retry reason after the attempt before', () => {
-    expect(slack.slackRetryReason({ state: 'failed', status: 500 })).toBe('http_error');
-    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'timeout' } as never)).toBe('http_timeout');
-    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'connection_error' } as never)).toBe('connection_failed');
-    expect(slack.slackRetryReason({ state: 'unknown', status: null })).toBe('unknown_error');
+    expect(slack.slackRetryReason({ state: 'failed', status: 500, reason: 'http_status' })).toBe('http_error');
+    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'timeout' })).toBe('http_timeout');
+    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'connection_error' })).toBe('connection_failed');
+    expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'recovered_after_crash' })).toBe('unknown_error');
   });
 });
 

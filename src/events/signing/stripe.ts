@@ -30,8 +30,9 @@ export const stripeScheme: SigningScheme = {
   sign(req: SignRequest): Record<string, string> {
     checkSignRequest('stripe', req);
     const t = String(req.timestampSec);
-    // stripe-node splits on ',' with no trimming, so a space after the comma would hide v1.
-    return { [HEADER]: `t=${t},v1=${stripeMac(req.secrets[0] as string, t, req.body)}` };
+    // One v1 per active secret, as Stripe does while a secret rolls. stripe-node splits on ','
+    // with no trimming, so a space after the comma would hide a v1.
+    return { [HEADER]: `t=${t},${req.secrets.map((secret) => `v1=${stripeMac(secret, t, req.body)}`).join(',')}` };
   },
 
   verify(req: VerifyRequest): VerifiedPacket {

@@ -1,0 +1,19 @@
+// Opening a world with every built-in pack registered and a dispatcher attached: what the
+// delivery commands (deliveries, attempts, recover, redeliver, send) work on.
+import { builtInPacks } from '../../packs/built-in.js';
+import { Dispatcher } from '../events/dispatcher.js';
+import { registerPack } from '../world/pack.js';
+import type { World } from '../world/world.js';
+import { withWorld } from './command.js';
+
+export function withPackWorld<T>(root: string, fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T): Promise<T> {
+  return withWorld(root, async (world) => {
+    for (const pack of builtInPacks) registerPack(world, pack);
+    const dispatcher = new Dispatcher(world);
+    try {
+      return await fn(world, dispatcher);
+    } finally {
+      await dispatcher.close();
+    }
+  });
+}
