@@ -3,7 +3,7 @@
 import { TwinError } from '../errors.js';
 import type { Resource } from '../state/resource.js';
 import { resourceKey } from '../state/resource.js';
-import { compareResources } from '../state/state-hash.js';
+import { compareKeys, compareResources } from '../state/state-hash.js';
 import type { IndexDelta, StorageBackend, TwinStore } from './storage.js';
 import type { Entry } from './write.js';
 
@@ -108,7 +108,7 @@ class MemoryTwinStore implements TwinStore {
   }
 
   *liveResources(): Iterable<Resource> {
-    for (const type of [...this.byType.keys()].sort()) yield* this.listResources(type);
+    for (const type of [...this.byType.keys()].sort(compareKeys)) yield* this.listResources(type);
   }
 
   readEntries(afterSeq: number, limit: number): Entry[] {

@@ -14,7 +14,16 @@ export function stateHash(liveInOrder: Iterable<Resource>): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
+/**
+ * Byte order of the UTF-8 encodings — SQLite's BINARY collation — so every backend and replay
+ * walk resources in the same order. UTF-16 order agrees except around surrogates, hence the check.
+ */
+export function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return a < b ? -1 : 1;
+}
+
 export function compareResources(a: Resource, b: Resource): number {
-  if (a.type !== b.type) return a.type < b.type ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareKeys(a.type, b.type) || compareKeys(a.id, b.id);
 }

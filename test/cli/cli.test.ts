@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 
-/** The built binary, dist/src/cli/main.js of a private build (see beforeAll). */
+/** The built binary, dist/src/cli/main.js. */
 let BIN: string;
 const COMMANDS = ['write', 'log', 'state', 'hash', 'export', 'import', 'replay'];
 
@@ -37,15 +37,8 @@ function freshRoot(): string[] {
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'twinworld-cli-'));
-  // Built once, exactly as `npm run build` does, but into a private outDir: dist/ is shared with
-  // other test runs that rebuild it, and a half-written file there would make these tests flaky.
-  // package.json marks the output as ESM; node_modules is linked so its imports resolve.
-  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(dir, 'dist')], { encoding: 'utf8' });
-  // Other folders may be mid-edit; what matters here is that the CLI itself compiled cleanly.
-  expect(`${build.stdout}${build.stderr}`).not.toMatch(/src\/cli\//);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(resolve('node_modules'), join(dir, 'node_modules'), 'dir');
-  BIN = join(dir, 'dist', 'src', 'cli', 'main.js');
+  // dist/ is built once by the suite's global setup, exactly as `npm run build` does.
+  BIN = resolve('dist/src/cli/main.js');
   expect(readFileSync(BIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
 });
 

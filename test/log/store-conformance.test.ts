@@ -142,3 +142,26 @@ for (const backendCase of backends) {
     });
   });
 }
+
+describe('ordering across backends', () => {
+  it('memory, SQLite and replay order ids the same, non-BMP characters included', async () => {
+    const { replayLines } = await import('../../src/world/replay.js');
+    const { World } = await import('../../src/world/world.js');
+    const ids = ['a', 'Z', '\u00e9', '\uffee', '\u{1F600}', 'b\u{10000}', 'b\uff00', '_'];
+    const hashes: string[] = [];
+    const orders: string[][] = [];
+    for (const backendCase of backends) {
+      const made = backendCase.create();
+      const world = new World({ root: ':memory:', backend: made.backend, seed: 1 });
+      const twin = world.twin('t');
+      for (const id of ids) twin.applyWrite({ operation: 'x.put', subjectType: 'x', subjectId: id, occurredAt: '2026-01-01T00:00:00.000Z' });
+      orders.push(twin.list('x').map((r) => r.id));
+      hashes.push(twin.hash());
+      hashes.push((await replayLines(twin.exportLines())).hash);
+      await world.close();
+      made.cleanup();
+    }
+    expect(orders[0]).toEqual(orders[1]);
+    expect(new Set(hashes).size).toBe(1);
+  });
+});

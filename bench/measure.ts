@@ -1,0 +1,118 @@
+// Shared timing and reporting for the benchmarks: hrtime-based timing, the median of N rounds,
+// one `# method:` line per benchmark, and result lines formatted as
+// `name  value unit  (ratio vs baseline)`, with the issue's goal judged on the ratio line.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+// A full GC between rounds keeps one round's garbage from being collected on the next one's time.
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
+export interface Benchmark {
+  readonly name: string;
+  run(): Promise<void>;
+}
+
+export function nowNs(): bigint {
+  return process.hrtime.bigint();
+}
+
+/** Nanoseconds since `start` as a number. */
+export function sinceNs(start: bigint): number {
+  return Number(process.hrtime.bigint() - start);
+}
+
+export function timeNs(fn: () => void): number {
+  const start = nowNs();
+  fn();
+  return sinceNs(start);
+}
+
+export async function timeNsAsync(fn: () => Promise<unknown>): Promise<number> {
+  const start = nowNs();
+  await fn();
+  return sinceNs(start);
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('median of no values');
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Runs `fn` `n` times (round index passed in) and returns the median of what it returned. */
+export async function medianOf(n: number, fn: (round: number) => number | Promise<number>): Promise<number> {
+  const values: number[] = [];
+  for (let i = 0; i < n; i++) values.push(await fn(i));
+  return median(values);
+}
+
+/** Three significant figures, never exponent notation. */
+export function fmt(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (Math.abs(value) >= 1000) return String(Math.round(Number(value.toPrecision(3))));
+  return String(Number(value.toPrecision(3)));
+}
+
+/** 1000 → "1k", 1000000 → "1M": for labels. */
+export function count(n: number): string {
+  if (n >= 1e6 && n % 1e6 === 0) return `${n / 1e6}M`;
+  if (n >= 1e3 && n % 1e3 === 0) return `${n / 1e3}k`;
+  return String(n);
+}
+
+export function method(text: string): void {
+  console.log(`# method: ${text}`);
+}
+
+export function note(text: string): void {
+  console.log(`# ${text}`);
+}
+
+/** An absolute figure on its own line: `name  value unit`. */
+export function figure(name: string, value: number, unit: string): void {
+  console.log(`${name}  ${fmt(value)} ${unit}`);
+}
+
+export interface Goal {
+  /** `>=`: the ratio must be at least `target` (throughput); `<=`: at most (cost growth). */
+  readonly op: '>=' | '<=';
+  readonly target: number;
+}
+
+/** A figure with its ratio against a baseline measured in the same run, and the goal verdict. */
+export function compared(name: string, value: number, unit: string, ratio: number, baseline: string, goal: Goal): boolean {
+  const met = goal.op === '>=' ? ratio >= goal.target : ratio <= goal.target;
+  const sign = goal.op === '>=' ? '≥' : '≤';
+  console.log(`${name}  ${fmt(value)} ${unit}  (${ratio.toFixed(2)}x ${baseline})  [goal ${sign} ${goal.target}x] ${met ? 'goal met' : 'goal NOT met'}`);
+  return met;
+}
+
+// ---- temp dirs -------------------------------------------------------------------------------
+
+const temps = new Set<string>();
+
+export function tempDir(label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `twinworld-bench-${label}-`));
+  temps.add(dir);
+  return dir;
+}
+
+export function removeTemp(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  temps.delete(dir);
+}
+
+export function removeAllTemps(): void {
+  for (const dir of [...temps]) removeTemp(dir);
+}
+
+/** Lets pending I/O callbacks run, then collects garbage, so every round starts alike. */
+export async function settle(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  collect();
+}
