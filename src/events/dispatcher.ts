@@ -283,7 +283,8 @@ export class Dispatcher {
     }
     const status = response?.status ?? null;
     const now = this.world.clock.now();
-    const retryAt = nextAttemptAt(decl.retry, claim.number, outcome, status, now, () => this.world.ids.random(), response?.retryAfterSec);
+    // An operator's redeliver is one explicit attempt: its failure is reported, not retried by policy.
+    const retryAt = claim.kind === 'redeliver' ? undefined : nextAttemptAt(decl.retry, claim.number, outcome, status, now, () => this.world.ids.random(), response?.retryAfterSec);
     const finish: Finish = { outcome, status, reason, headers, ...(retryAt === undefined ? {} : { retryAt }) };
     const state = await this.group(twin).run(deliveryId, (view) => decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)));
     if (state === 'retrying' && retryAt !== undefined) this.scheduleRetry(pack.name, deliveryId, retryAt);
