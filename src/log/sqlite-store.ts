@@ -1,6 +1,8 @@
 // SQLite backend: one WAL-mode file per twin under <root>/twins/. The log and the folded
 // resources live in the same file and commit in the same IMMEDIATE transaction, which is also
-// the action lock shared by every process that opens the file.
+// the action lock shared by every process that opens the file. A subject's entries are chained
+// (entry → previous entry of the same subject, resource → its newest), so reading by subject
+// costs no extra index: a commit changes two B-trees, not three.
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,17 +21,16 @@ export interface SqliteOptions {
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (
   seq INTEGER PRIMARY KEY,
-  subject_type TEXT NOT NULL,
-  subject_id TEXT NOT NULL,
+  subject_prev INTEGER,
   body TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS entries_by_subject ON entries (subject_type, subject_id, seq);
 CREATE TABLE IF NOT EXISTS resources (
   type TEXT NOT NULL,
   id TEXT NOT NULL,
   version INTEGER NOT NULL,
   deleted INTEGER NOT NULL,
   fields TEXT NOT NULL,
+  subject_head INTEGER,
   PRIMARY KEY (type, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lookups (
@@ -69,11 +70,14 @@ class SqliteTwinStore implements TwinStore {
     const db = this.db;
     this.stmt = {
       head: db.prepare('SELECT COALESCE(MAX(seq), 0) AS head FROM entries').pluck(),
-      append: db.prepare('INSERT INTO entries (seq, subject_type, subject_id, body) VALUES (?, ?, ?, ?)'),
+      append: db.prepare('INSERT INTO entries (seq, subject_prev, body) VALUES (?, (SELECT subject_head FROM resources WHERE type = ? AND id = ?), ?)'),
       put: db.prepare(
-        'INSERT INTO resources (type, id, version, deleted, fields) VALUES (?, ?, ?, ?, ?) ' +
-          'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
+        'INSERT INTO resources (type, id, version, deleted, fields, subject_head) VALUES (?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields, ' +
+          'subject_head = COALESCE(excluded.subject_head, resources.subject_head)',
       ),
+      subjectHead: db.prepare('SELECT subject_head FROM resources WHERE type = ? AND id = ?').pluck(),
+      entryLink: db.prepare('SELECT subject_prev, body FROM entries WHERE seq = ?'),
       get: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND id = ?'),
       list: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND deleted = 0 ORDER BY id'),
       all: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ?'),
@@ -87,7 +91,6 @@ class SqliteTwinStore implements TwinStore {
       clearIndex: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ?'),
       range: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq LIMIT ?').pluck(),
       bodies: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq').pluck(),
-      bySubject: db.prepare('SELECT body FROM entries WHERE subject_type = ? AND subject_id = ? ORDER BY seq').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
@@ -106,8 +109,8 @@ class SqliteTwinStore implements TwinStore {
     this.stmt.append.run(entry.seq, entry.subjectType, entry.subjectId, body);
   }
 
-  putResource(r: Resource, delta: IndexDelta): void {
-    this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields));
+  putResource(r: Resource, delta: IndexDelta, subjectOf?: number): void {
+    this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields), subjectOf ?? null);
     for (const k of delta.remove) this.stmt.removeKey.run(r.type, k.name, k.key, r.id);
     for (const k of delta.add) this.stmt.addKey.run(r.type, k.name, k.key, r.id);
   }
@@ -138,7 +141,14 @@ class SqliteTwinStore implements TwinStore {
   }
 
   entriesBySubject(type: string, id: string): Entry[] {
-    return (this.stmt.bySubject.all(type, id) as string[]).map((body) => JSON.parse(body) as Entry);
+    const out: Entry[] = [];
+    let seq = this.stmt.subjectHead.get(type, id) as number | null | undefined;
+    while (seq !== null && seq !== undefined) {
+      const link = this.stmt.entryLink.get(seq) as { subject_prev: number | null; body: string };
+      out.push(JSON.parse(link.body) as Entry);
+      seq = link.subject_prev;
+    }
+    return out.reverse();
   }
 
   getMeta(key: string): string | undefined {

@@ -21,8 +21,11 @@ export interface TwinStore {
   head(): number;
   /** Only inside `exclusive`: `entry.seq` must be head() + 1. `body` is the entry's canonical JSON. */
   append(entry: Entry, body: string): void;
-  /** Only inside `exclusive`. */
-  putResource(resource: Resource, delta: IndexDelta): void;
+  /**
+   * Only inside `exclusive`. `subjectOf` is the seq of the entry just appended when this resource
+   * is that entry's subject (backends may chain a subject's entries through it).
+   */
+  putResource(resource: Resource, delta: IndexDelta, subjectOf?: number): void;
   getResource(type: string, id: string): Resource | undefined;
   /** Live resources of one type, by id. */
   listResources(type: string): Resource[];

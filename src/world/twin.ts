@@ -275,12 +275,13 @@ export class Twin {
     this.store.append(entry, body);
     this.sectionAppends++;
     if (this.hooks.length > 0) this.beforeImages.set(entry.seq, this.read(entry.subjectType, entry.subjectId));
-    for (const next of foldEntry(entry, (t, i) => this.read(t, i))) {
+    foldEntry(entry, (t, i) => this.read(t, i)).forEach((next, i) => {
       const decls = this.indexesByType.get(next.type) ?? [];
       const delta = decls.length === 0 ? NO_DELTA : diffKeys(indexKeys(this.read(next.type, next.id), decls), indexKeys(next, decls));
-      this.store.putResource(next, delta);
+      // foldEntry yields the subject first
+      this.store.putResource(next, delta, i === 0 ? entry.seq : undefined);
       pending.set(resourceKey(next.type, next.id), next);
-    }
+    });
   }
 
   // ---- files ---------------------------------------------------------------------------------

@@ -60,6 +60,10 @@ for (const backendCase of backends) {
         for (let seq = 1; seq <= 6; seq++) {
           const e = entry(seq, 'customer', seq % 2 === 0 ? 'cus_even' : 'cus_odd');
           store.append(e, canonicalJson(e));
+          // the kernel puts an entry's subject right after appending it, naming the entry
+          store.putResource(resource('customer', e.subjectId, seq), { remove: [], add: [] }, seq);
+          // a projection touch (no subjectOf) must not enter the subject's chain
+          store.putResource(resource('customer', seq % 2 === 0 ? 'cus_odd' : 'cus_even', seq), { remove: [], add: [] });
         }
       });
       expect(store.readEntries(2, 3).map((e) => e.seq)).toEqual([3, 4, 5]);
