@@ -24,7 +24,11 @@ export type TwinErrorCode =
   | 'INVALID_ENVELOPE'
   | 'INVALID_BODY'
   | 'NOT_CLAIMABLE'
-  | 'INVALID_CONFIG';
+  | 'INVALID_CONFIG'
+  | 'UNKNOWN_ENDPOINT'
+  | 'UNKNOWN_ROUTINE'
+  | 'ROUTINE_FAILED'
+  | 'ENGINE_STOPPED';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

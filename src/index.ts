@@ -21,3 +21,4 @@ export { replayLines, type ReplayResult } from './world/replay.js';
 export * from './events/index.js';
 export { registerPack, getPack, packTwinName, type Pack } from './world/pack.js';
 export { MemorySecretStore, FileSecretStore, type SecretStore } from './world/secrets.js';
+export * from './triggers/index.js';

@@ -13,6 +13,9 @@ import { writeCommand } from './commands/write.js';
 import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
 import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
+import { serveCommand } from './commands/serve.js';
+import { tickCommand } from './commands/tick.js';
+import { triggersCommand } from './commands/triggers.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -28,6 +31,9 @@ export const COMMANDS: readonly Command[] = [
   attemptsCommand,
   recoverCommand,
   redeliverCommand,
+  serveCommand,
+  triggersCommand,
+  tickCommand,
 ];
 
 const EXIT_STATUS = 'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';

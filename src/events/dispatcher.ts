@@ -14,7 +14,9 @@ import { getScheme } from './signing/index.js';
 import { continueTrace } from './trace.js';
 import { HttpTransport } from './transports/http-transport.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transports/transport.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../world/group-commit.js';
+import { normalizeDecision, type Decision } from '../world/decision.js';
+import type { ReadView } from '../state/read-view.js';
 
 export interface TransportRoute {
   /** URLs starting with this prefix go through `transport`. */
@@ -133,7 +135,7 @@ export class Dispatcher {
     await this.acquire();
     try {
       const now = this.world.clock.now();
-      const claim = await this.group(twin).run(deliveryId, (view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now));
+      const claim = await this.decide(twin, (view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now));
       if (claim === undefined) return undefined;
       return await this.sendAndFinish(pack, twin, decl, deliveryId, claim);
     } finally {
@@ -210,10 +212,14 @@ export class Dispatcher {
 
   // ---- internals -----------------------------------------------------------------------------
 
-  private group(twin: Twin): GroupCommit {
+  /** Claims and finishes of one loop turn share one exclusive section (see GroupCommit). */
+  private decide<T>(twin: Twin, decide: (view: ReadView) => Decision<T>): Promise<T> {
     let group = this.groups.get(twin.name);
-    if (group === undefined) this.groups.set(twin.name, (group = new GroupCommit(twin)));
-    return group;
+    if (group === undefined) this.groups.set(twin.name, (group = new GroupCommit(twin, () => isoAt(this.world.clock.now()))));
+    return group.submit((view) => {
+      const { writes, result } = normalizeDecision(decide(view));
+      return { writes, result };
+    });
   }
 
   private transportFor(url: string): Transport {
@@ -286,7 +292,7 @@ export class Dispatcher {
     // An operator's redeliver is one explicit attempt: its failure is reported, not retried by policy.
     const retryAt = claim.kind === 'redeliver' ? undefined : nextAttemptAt(decl.retry, claim.number, outcome, status, now, () => this.world.ids.random(), response?.retryAfterSec);
     const finish: Finish = { outcome, status, reason, headers, ...(retryAt === undefined ? {} : { retryAt }) };
-    const state = await this.group(twin).run(deliveryId, (view) => decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)));
+    const state = await this.decide(twin, (view) => decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)));
     if (state === 'retrying' && retryAt !== undefined) this.scheduleRetry(pack.name, deliveryId, retryAt);
     return {
       pack: pack.name,

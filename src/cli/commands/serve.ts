@@ -1,0 +1,95 @@
+// `twinworld serve`: the webhook ingress host on 127.0.0.1 — POST /ingress/<tenant>/<provider> —
+// configured from a file or from `--endpoint provider=ENV_VAR` flags, recovering unfinished
+// trigger records at startup, ticking calendars, and stopping gracefully on SIGINT/SIGTERM.
+import { RealClock } from '../../world/clock.js';
+import { openWorld } from '../../world/world.js';
+import { configFromFlags, loadServeConfig } from '../../triggers/serve/config.js';
+import { startServe } from '../../triggers/serve/serve.js';
+import { countOption, stringOption, UsageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
+import { write } from '../output.js';
+
+const DEFAULT_TICK_SECONDS = 60;
+
+function endpoints(args: ParsedArgs): string[] {
+  const raw = args.values.endpoint as unknown;
+  if (raw === undefined) return [];
+  return (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string');
+}
+
+/** Resolves on the first SIGINT or SIGTERM; the listeners are removed either way. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+async function line(io: CliIO, json: boolean, value: Record<string, unknown>, text: string): Promise<void> {
+  await write(io.stdout, json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Take webhooks in as durable, deduplicated triggers over HTTP',
+  usage: 'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--root DIR] [--json]',
+  description: [
+    'Serves POST /ingress/<tenant>/<provider> on 127.0.0.1: each packet is verified against its raw',
+    "bytes with the provider's signature scheme and a 300 s timestamp window, then ingested with the",
+    "provider's delivery id as dedupe key. Answers 200 (triggered, filtered, duplicate, with the answer",
+    'as JSON), 409 + Retry-After (in progress), 401 (bad signature, stale timestamp, missing header),',
+    '400 (body not JSON), 404 (unknown tenant or provider), 413 (body over 256 KiB), 422 (same delivery',
+    'id, other payload), 500 (the routine did not finish; retry), 503 (shutting down).',
+    'With --endpoint (repeatable) tenant "default" gets one endpoint per provider, its secret read from',
+    'ENV_VAR, and every event goes to the built-in "record" routine, which records what it received.',
+    'PROVIDER is stripe, github, slack, standard-webhooks or hmac-sha256, or NAME:SCHEME for another',
+    'name. --config FILE holds tenants, endpoints, calendars and routes (see src/triggers/README.md).',
+    'The first line printed names the URL. At startup, records a crash left processing or failed run',
+    'again. On SIGINT/SIGTERM: stop intake, wait for in-flight work, stop the engine, close the store.',
+  ].join('\n'),
+  arguments: [],
+  positionals: { min: 0, max: 0 },
+  options: {
+    endpoint: { type: 'string', multiple: true, arg: 'PROVIDER=ENV_VAR', description: 'an endpoint of tenant "default", e.g. stripe=STRIPE_WEBHOOK_SECRET (repeatable)' },
+    config: { type: 'string', short: 'c', arg: 'FILE', description: 'a JSON configuration file instead of --endpoint flags' },
+    port: { type: 'string', short: 'p', arg: 'N', description: 'port on 127.0.0.1 (default 0: a free port, printed first)' },
+    'tick-every': { type: 'string', arg: 'S', description: `tick calendars every S seconds (default ${DEFAULT_TICK_SECONDS}; 0: never)` },
+  },
+  jsonHelp: 'print one JSON object per line: {"event":"listening","url",...} first, then "stopping" and "stopped"',
+  async run(args, io) {
+    const flags = endpoints(args);
+    const file = stringOption(args, 'config');
+    if (flags.length > 0 && file !== undefined) throw new UsageError('give either --endpoint flags or --config FILE, not both');
+    if (flags.length === 0 && file === undefined) throw new UsageError('give at least one --endpoint PROVIDER=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET), or --config FILE');
+    const port = countOption(args, 'port') ?? 0;
+    if (port > 65535) throw new UsageError(`--port must be 0–65535, got ${port}`);
+    const tickSeconds = countOption(args, 'tick-every') ?? DEFAULT_TICK_SECONDS;
+    // Validated before the world opens: a bad configuration leaves no folder behind.
+    const config = file !== undefined ? loadServeConfig(file) : configFromFlags(flags);
+    const world = openWorld({ root: args.root, clock: new RealClock() });
+    let serve;
+    try {
+      serve = await startServe({ world, config, port, tickEveryMs: tickSeconds * 1000 });
+    } catch (error) {
+      await world.close().catch(() => {});
+      throw error;
+    }
+    const signal = untilSignal();
+    const urls = config.tenants.flatMap((t) => t.endpoints.map((e) => ({ tenant: t.id, provider: e.provider, scheme: e.scheme, triggerId: e.triggerId, url: `${serve.host.url}/ingress/${t.id}/${e.provider}` })));
+    const recovered = serve.recovered.reduce((n, r) => n + r.recovered.length, 0);
+    await line(io, args.json, { event: 'listening', url: serve.host.url, port: serve.host.port, root: world.root, endpoints: urls, recovered }, `listening on ${serve.host.url} (root ${world.root})`);
+    if (!args.json) {
+      for (const u of urls) await write(io.stdout, `  POST ${u.url}  (${u.scheme}, trigger ${u.triggerId})\n`);
+      if (recovered > 0) await write(io.stdout, `  recovered ${recovered} unfinished trigger record(s)\n`);
+    }
+    const received = await signal;
+    await line(io, args.json, { event: 'stopping', signal: received }, `${received}: stopping (waiting for in-flight requests)`);
+    await serve.close();
+    await line(io, args.json, { event: 'stopped' }, 'stopped');
+    return 0;
+  },
+};

@@ -1,0 +1,91 @@
+// `twinworld tick`: fires the calendar occurrences that are due now (or at --now) and records the
+// ones a catch-up policy leaves out; run it from cron or a scheduler of your choice.
+import { existsSync } from 'node:fs';
+import { TwinError } from '../../errors.js';
+import { CalendarSource, type TickAnswer } from '../../triggers/calendar/calendar-source.js';
+import { BY_TENANT_INDEX, SUBSCRIPTION_TYPE } from '../../triggers/calendar/subscription.js';
+import { DEFAULT_TRIGGER_TWIN, TriggerEngine } from '../../triggers/engine.js';
+import { checkTenantId } from '../../triggers/envelope.js';
+import { InProcessRunner } from '../../triggers/in-process-runner.js';
+import { DEFAULT_TENANT, loadServeConfig, RECORD_ROUTINE } from '../../triggers/serve/config.js';
+import { recordRoutine } from '../../triggers/serve/record-routine.js';
+import { startTriggerRuntime } from '../../triggers/serve/serve.js';
+import { RealClock, VirtualClock } from '../../world/clock.js';
+import { openWorld, type World } from '../../world/world.js';
+import { stringOption, UsageError, type Command } from '../command.js';
+import { printJson, write } from '../output.js';
+
+/** Without a configuration: the stored subscriptions of one tenant, each routed to the record routine. */
+async function storedRuntime(world: World, tenant: string): Promise<{ calendar: CalendarSource; stop: () => Promise<void> }> {
+  const runner = new InProcessRunner(world).register(RECORD_ROUTINE, recordRoutine(DEFAULT_TRIGGER_TWIN));
+  const engine = new TriggerEngine({ world, runner });
+  const calendar = new CalendarSource();
+  engine.registerSource(calendar);
+  await engine.start();
+  for (const sub of engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant)) {
+    const triggerId = String(sub.fields.triggerId);
+    if (!engine.hasRoute(triggerId)) engine.registerRoute({ triggerId, routineId: RECORD_ROUTINE, buildInput: (e) => e.payload });
+  }
+  return { calendar, stop: () => engine.stop() };
+}
+
+export const tickCommand: Command = {
+  name: 'tick',
+  summary: 'Fire the calendar occurrences that are due',
+  usage: 'tick [--config FILE] [--tenant T] [--now ISO] [--root DIR] [--json]',
+  description: [
+    'Fires every calendar occurrence due since the last tick, once (a repeated or concurrent tick',
+    'never fires one twice), and records those the catch-up policy leaves out as missed. With',
+    '--config, the calendars of the configuration (stored first if new or changed) for each of its',
+    'tenants; without, the stored subscriptions of --tenant (default "default"), each routed to the',
+    'built-in record routine. Exit 1 when an occurrence was refused or its routine did not finish.',
+  ].join('\n'),
+  arguments: [],
+  positionals: { min: 0, max: 0 },
+  options: {
+    config: { type: 'string', short: 'c', arg: 'FILE', description: 'the JSON configuration `twinworld serve` uses' },
+    tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T (default: every configured tenant, or "default")' },
+    now: { type: 'string', arg: 'ISO', description: 'tick as of this time instead of now, e.g. 2026-03-01T03:00:00Z' },
+  },
+  jsonHelp: 'print one JSON array of tick answers {tenantId, now, fired: [...], missed: [...]}',
+  async run(args, io) {
+    const file = stringOption(args, 'config');
+    const tenant = stringOption(args, 'tenant');
+    if (tenant !== undefined) checkTenantId(tenant, 'tenant', 'INVALID_ARGUMENT');
+    const nowText = stringOption(args, 'now');
+    const now = nowText === undefined ? undefined : Date.parse(nowText);
+    if (now !== undefined && !Number.isFinite(now)) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T03:00:00Z, got "${nowText}"`);
+    const config = file === undefined ? undefined : loadServeConfig(file, process.env, { checkSecrets: false });
+    if (config !== undefined && tenant !== undefined && !config.tenants.some((t) => t.id === tenant)) {
+      throw new TwinError('INVALID_ARGUMENT', `tenant "${tenant}" is not in ${file}; configured: ${config.tenants.map((t) => t.id).join(', ')}`, { path: 'tenant' });
+    }
+    if (config === undefined && !existsSync(args.root)) {
+      await (args.json ? printJson(io, []) : write(io.stdout, 'no calendar subscriptions\n'));
+      return 0;
+    }
+    // --now runs the whole tick on a clock stopped at that instant: occurrences, records and a
+    // newly stored subscription's cursor all agree on what "now" is.
+    const world = openWorld({ root: args.root, clock: now === undefined ? new RealClock() : new VirtualClock(now) });
+    const answers: TickAnswer[] = await (async () => {
+      const tenants = config === undefined ? [tenant ?? DEFAULT_TENANT] : config.tenants.filter((t) => t.calendars.length > 0 && (tenant === undefined || t.id === tenant)).map((t) => t.id);
+      const runtime = config === undefined ? await storedRuntime(world, tenants[0]!) : await startTriggerRuntime(world, config, { env: process.env });
+      const calendar = runtime.calendar;
+      const out: TickAnswer[] = [];
+      try {
+        for (const t of tenants) out.push(await calendar.tick(t, now));
+      } finally {
+        await ('stop' in runtime ? runtime.stop() : runtime.engine.stop());
+      }
+      return out;
+    })().finally(() => world.close());
+    if (args.json) await printJson(io, answers);
+    else {
+      for (const a of answers) {
+        await write(io.stdout, `tenant ${a.tenantId} at ${a.now}: fired ${a.fired.length}, missed ${a.missed.length}\n`);
+        for (const f of a.fired) await write(io.stdout, `  fired   ${f.triggerId} #${f.number}  ${f.nominalAt}  (${f.wallTime}${f.dstRule === null ? '' : `, ${f.dstRule}`}${f.catchUp ? ', catch-up' : ''})  ${f.status}${f.error === null ? '' : ` ${f.error}`}\n`);
+        for (const m of a.missed) await write(io.stdout, `  missed  ${m.triggerId} #${m.number}  ${m.nominalAt}  (${m.reason})\n`);
+      }
+    }
+    return answers.some((a) => a.fired.some((f) => f.status === 'failed' || f.status === 'refused')) ? 1 : 0;
+  },
+};

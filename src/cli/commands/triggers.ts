@@ -1,0 +1,41 @@
+// `twinworld triggers`: the trigger history — every record and receipt (duplicates, in-progress
+// answers, refusals), newest first, with the answer each got and the provider it came from.
+import { existsSync } from 'node:fs';
+import { listTriggerRecords, type TriggerListing } from '../../triggers/list.js';
+import { countOption, stringOption, withWorld, type Command } from '../command.js';
+import { printJson, Table, truncate, write } from '../output.js';
+
+function row(r: TriggerListing): string[] {
+  return [String(r.seq), r.receivedAt, r.tenantId, `${r.sourceKind ?? '-'}/${r.provider ?? '-'}`, r.triggerId ?? '-', r.status, r.code ?? '', truncate(r.dedupeKey ?? '-', 60)];
+}
+
+export const triggersCommand: Command = {
+  name: 'triggers',
+  summary: 'List trigger records with their answer and provider',
+  usage: 'triggers [--tenant T] [--limit N] [--root DIR] [--json]',
+  description: [
+    'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
+    'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
+    'refused with its code: BAD_SIGNATURE, STALE_TIMESTAMP, PAYLOAD_CONFLICT, …).',
+  ].join('\n'),
+  arguments: [],
+  positionals: { min: 0, max: 0 },
+  options: {
+    tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T' },
+    limit: { type: 'string', short: 'n', arg: 'N', description: 'at most N rows (default 100)' },
+  },
+  jsonHelp: 'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts}',
+  async run(args, io) {
+    const tenant = stringOption(args, 'tenant');
+    const limit = countOption(args, 'limit') ?? 100;
+    // Listing never creates a world folder where there was none.
+    const rows = !existsSync(args.root)
+      ? []
+      : await withWorld(args.root, (world) => listTriggerRecords(world, { ...(tenant === undefined ? {} : { tenant }), limit: Math.max(limit, 1) }));
+    const shown = limit === 0 ? [] : rows;
+    if (args.json) await printJson(io, shown);
+    else if (shown.length === 0) await write(io.stdout, `no trigger records${tenant === undefined ? '' : ` for tenant "${tenant}"`}\n`);
+    else await write(io.stdout, new Table(['SEQ', 'RECEIVED', 'TENANT', 'SOURCE', 'TRIGGER', 'STATUS', 'CODE', 'KEY']).render(shown.map(row)));
+    return 0;
+  },
+};

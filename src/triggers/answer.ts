@@ -1,0 +1,47 @@
+// The answer contract of ingest, shared by every source: what happened to one envelope, in a
+// shape a host can send back as the JSON body of its HTTP answer.
+import type { JsonValue } from '../log/json-value.js';
+
+export type IngestStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress';
+
+interface AnswerBase {
+  readonly tenantId: string;
+  readonly triggerId: string;
+  readonly dedupeKey: string;
+  /** The trigger record in the trigger twin (derived from tenant and dedupeKey). */
+  readonly recordId: string;
+  /** The nominal time of the FIRST delivery of this key: retries never move it. */
+  readonly scheduledAt: string;
+}
+
+/** The routine reached a terminal result (which may itself be a business failure). */
+export interface TriggeredAnswer extends AnswerBase {
+  readonly status: 'triggered';
+  readonly routineId: string;
+  readonly runKey: string;
+  readonly attempt: number;
+  readonly routineResult: JsonValue;
+}
+
+/** A route filter skipped it; safe to acknowledge. */
+export interface FilteredAnswer extends AnswerBase {
+  readonly status: 'filtered';
+  readonly routineId: string;
+}
+
+/** This key already has a terminal record; safe to acknowledge. */
+export interface DuplicateAnswer extends AnswerBase {
+  readonly status: 'duplicate';
+  /** What the first delivery answered. */
+  readonly original: 'triggered' | 'filtered';
+  /** The first run's result when it was triggered, else null. */
+  readonly routineResult: JsonValue;
+}
+
+/** Still running (here or in another process); keep the retry, or schedule recovery. */
+export interface InProgressAnswer extends AnswerBase {
+  readonly status: 'in_progress';
+  readonly attempt: number;
+}
+
+export type IngestAnswer = TriggeredAnswer | FilteredAnswer | DuplicateAnswer | InProgressAnswer;

@@ -1,0 +1,99 @@
+// Calendar subscriptions as stored in the trigger twin: which trigger fires on which cron
+// expression in which zone, with which catch-up policy, and where its cursor stands.
+import { TwinError } from '../../errors.js';
+import { sha256Hex } from '../../log/canonical-json.js';
+import { isPlainObject } from '../../log/json-value.js';
+import { checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
+import { validateCalendarSpec, validateCatchUpPolicy, type CatchUpPolicy, type DstFoldRule, type DstGapRule } from './occurrences.js';
+
+export const SUBSCRIPTION_TYPE = 'calendar_subscription';
+export const OCCURRENCE_TYPE = 'calendar_occurrence';
+export const BY_TENANT_INDEX = 'twinworld:tenant';
+/** Occurrences decided to fire whose ingest has not been recorded yet, keyed by tenant. */
+export const PENDING_INDEX = 'twinworld:pending';
+
+/** Largest `all.max`: a catch-up fires at most this many occurrences in one tick. */
+export const MAX_CATCH_UP_FIRES = 500;
+export const DEFAULT_CATCH_UP: CatchUpPolicy = Object.freeze({ kind: 'latest' });
+
+export interface CalendarSubscription {
+  readonly tenantId: string;
+  /** Default: the tenant id. */
+  readonly scopeId?: string;
+  readonly triggerId: string;
+  /** 5 fields (minute first) or 6 (second first). */
+  readonly cron: string;
+  /** IANA zone, e.g. 'America/New_York', or 'UTC'. */
+  readonly timezone: string;
+  /** What to do with occurrences that fell due while nothing ticked; default { kind: 'latest' }. */
+  readonly catchUp?: CatchUpPolicy;
+  /** false keeps the subscription but fires nothing (its cursor still resets on configure). */
+  readonly enabled?: boolean;
+}
+
+export interface SubscriptionFields {
+  readonly tenantId: string;
+  readonly scopeId: string;
+  readonly triggerId: string;
+  readonly cron: string;
+  readonly timezone: string;
+  readonly catchUp: CatchUpPolicy;
+  readonly enabled: boolean;
+  readonly revision: number;
+  /** Nominal instant up to which occurrences are handled (ISO); the next is strictly after it. */
+  readonly cursor: string;
+  /** How many occurrences (fired or missed) were numbered so far. */
+  readonly occurrences: number;
+  readonly configuredAt: string;
+  readonly lastTickAt: string | null;
+  /** The tz database the occurrences were computed with (process.versions.tz). */
+  readonly tzdb: string | null;
+  readonly dstRules: { readonly gap: DstGapRule; readonly fold: DstFoldRule };
+}
+
+const KEYS = ['tenantId', 'scopeId', 'triggerId', 'cron', 'timezone', 'catchUp', 'enabled'];
+
+export function subscriptionId(tenantId: string, triggerId: string): string {
+  return `cal_${sha256Hex(`${tenantId}\u0000${triggerId}`)}`;
+}
+
+/** Identified by trigger and nominal instant: the same occurrence always has the same id. */
+export function occurrenceId(tenantId: string, triggerId: string, nominalAt: string): string {
+  return `occ_${sha256Hex(`${tenantId}\u0000${triggerId}\u0000${nominalAt}`)}`;
+}
+
+export function occurrenceDedupeKey(triggerId: string, nominalAt: string): string {
+  return `calendar:${triggerId}@${nominalAt}`;
+}
+
+function refuse(path: string, message: string): never {
+  throw new TwinError('INVALID_CONFIG', message, { path });
+}
+
+/** Checks a subscription; INVALID_CONFIG naming the field. Answers it with defaults filled in. */
+export function validateSubscription(input: unknown): Required<CalendarSubscription> {
+  if (!isPlainObject(input)) {
+    refuse('', "a calendar subscription is an object such as { tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'Europe/London' }");
+  }
+  for (const key of Object.keys(input)) {
+    if (!KEYS.includes(key)) refuse(key, `subscription has an unknown key "${key}"; allowed: ${KEYS.join(', ')}`);
+  }
+  const tenantId = checkTenantId(input.tenantId, 'tenantId', 'INVALID_CONFIG');
+  const scopeId = input.scopeId === undefined ? tenantId : checkScopeId(input.scopeId, 'scopeId', 'INVALID_CONFIG');
+  const triggerId = checkTriggerId(input.triggerId, 'triggerId', 'INVALID_CONFIG');
+  const { cron, timezone } = validateCalendarSpec({ cron: input.cron, timezone: input.timezone });
+  let catchUp: CatchUpPolicy = DEFAULT_CATCH_UP;
+  if (input.catchUp !== undefined) {
+    try {
+      catchUp = validateCatchUpPolicy(input.catchUp);
+    } catch (error) {
+      const e = error as TwinError;
+      refuse(e.path === undefined ? 'catchUp' : `catchUp.${e.path}`, e.message);
+    }
+    if (catchUp.kind === 'all' && catchUp.max > MAX_CATCH_UP_FIRES) {
+      refuse('catchUp.max', `catchUp.max is ${catchUp.max}; at most ${MAX_CATCH_UP_FIRES} occurrences fire in one catch-up (the older ones are recorded as missed)`);
+    }
+  }
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') refuse('enabled', 'enabled must be true or false');
+  return { tenantId, scopeId, triggerId, cron, timezone, catchUp, enabled: input.enabled ?? true };
+}

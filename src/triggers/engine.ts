@@ -1,0 +1,368 @@
+// The trigger engine: routes envelopes to routines with durable dedupe. Every decision —
+// received, filtered, started, finished, failed, duplicate, in progress, conflict, refused —
+// is a write in the world's trigger twin; records are found by key (a hash of tenant and
+// dedupeKey) or by a declared index, never by scanning.
+import { TwinError } from '../errors.js';
+import { canonicalJson } from '../log/canonical-json.js';
+import { assertJson, type JsonValue } from '../log/json-value.js';
+import { isoAt } from '../world/clock.js';
+import type { Twin } from '../world/twin.js';
+import type { World } from '../world/world.js';
+import type { IngestAnswer, TriggeredAnswer } from './answer.js';
+import { checkEnvelope, checkTenantId, checkTriggerId, type TriggerEnvelope } from './envelope.js';
+import { GroupCommit } from '../world/group-commit.js';
+import {
+  decideFinish,
+  decideReceive,
+  decideRecover,
+  readRecord,
+  RECEIPT_TYPE,
+  RECORD_TYPE,
+  recordId,
+  RECOVERY_INDEX,
+  recoveryKey,
+  refusalWrite,
+  TENANT_INDEX,
+  type RecordFields,
+  type Refusal,
+} from './records.js';
+import type { RoutineRunner, RunOutcome, RunStartInfo } from './runner.js';
+import type { TriggerSource } from './source.js';
+
+export const DEFAULT_TRIGGER_TWIN = 'triggers';
+/** A routine result is stored on its record: it must fit comfortably in one write. */
+export const MAX_RESULT_BYTES = 256 * 1024;
+export const DEFAULT_STOP_GRACE_MS = 30_000;
+
+export interface TriggerRoute {
+  readonly triggerId: string;
+  readonly routineId: string;
+  /** Host code, run before the claim: false records the envelope as `filtered`. */
+  readonly filter?: (envelope: TriggerEnvelope) => boolean;
+  /** Builds the routine's input after the claim (so a failure here is a failed, recoverable run). */
+  readonly buildInput: (envelope: TriggerEnvelope) => JsonValue | Promise<JsonValue>;
+}
+
+export interface TriggerEngineOptions {
+  readonly world: World;
+  /** The twin every decision is written to; default "triggers". */
+  readonly twin?: string;
+  readonly runner: RoutineRunner;
+}
+
+export interface RecoveryOptions {
+  /** Re-run a `processing` record only if its run started at least this long ago (default 0). */
+  readonly staleAfterMs?: number;
+}
+
+export interface RecoveredRun {
+  readonly recordId: string;
+  readonly dedupeKey: string;
+  readonly triggerId: string;
+  readonly attempt: number;
+  /** What the record was found in. */
+  readonly from: 'processing' | 'failed';
+  readonly status: 'triggered' | 'failed';
+  readonly routineResult: JsonValue;
+  readonly error: string | null;
+}
+
+export interface TriggerRecoveryReport {
+  readonly tenantId: string;
+  readonly recovered: RecoveredRun[];
+  /** Records left alone: claimed by someone else meanwhile, not stale yet, or without a route. */
+  readonly skipped: { readonly recordId: string; readonly reason: 'claimed_elsewhere' | 'not_stale' | 'UNKNOWN_TRIGGER' }[];
+}
+
+type EngineState = 'new' | 'running' | 'stopping' | 'stopped';
+
+export class TriggerEngine {
+  readonly world: World;
+  readonly twin: Twin;
+  readonly runner: RoutineRunner;
+  private readonly routes = new Map<string, TriggerRoute>();
+  private readonly sources = new Map<string, TriggerSource>();
+  private readonly commits: GroupCommit;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private state: EngineState = 'new';
+  private stopping: Promise<void> | undefined;
+
+  constructor(options: TriggerEngineOptions) {
+    if (options === null || typeof options !== 'object') {
+      throw new TwinError('INVALID_ARGUMENT', 'new TriggerEngine({world, runner, twin?}) needs an options object', { path: 'options' });
+    }
+    const { world, runner } = options;
+    if (world === null || typeof world !== 'object' || typeof (world as World).twin !== 'function') {
+      throw new TwinError('INVALID_ARGUMENT', 'TriggerEngine needs {world}: the world from openWorld()', { path: 'world' });
+    }
+    if (runner === null || typeof runner !== 'object' || typeof runner.run !== 'function') {
+      throw new TwinError('INVALID_ARGUMENT', 'TriggerEngine needs {runner}: an object with run({routineId, runKey, input, envelope}), e.g. new InProcessRunner(world)', { path: 'runner' });
+    }
+    this.world = world;
+    this.runner = runner;
+    this.twin = world.twin(options.twin ?? DEFAULT_TRIGGER_TWIN);
+    this.twin.declareIndex({ type: RECORD_TYPE, name: RECOVERY_INDEX, field: 'recovery' });
+    this.twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
+    this.twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
+    this.commits = new GroupCommit(this.twin, () => isoAt(this.world.clock.now()));
+    // The store is about to close: nothing in flight could record its finish anyway.
+    world.onClose(() => this.stop({ graceMs: 0 }));
+  }
+
+  // ---- configuration -------------------------------------------------------------------------
+
+  registerRoute(route: TriggerRoute): this {
+    if (route === null || typeof route !== 'object') {
+      throw new TwinError('INVALID_ARGUMENT', 'registerRoute({triggerId, routineId, filter?, buildInput}) needs a route object', { path: 'route' });
+    }
+    checkTriggerId(route.triggerId, 'route.triggerId', 'INVALID_ARGUMENT');
+    if (typeof route.routineId !== 'string' || route.routineId.length === 0) {
+      throw new TwinError('INVALID_ARGUMENT', `route.routineId must name the routine to run for trigger "${route.triggerId}"`, { path: 'route.routineId' });
+    }
+    if (route.filter !== undefined && typeof route.filter !== 'function') {
+      throw new TwinError('INVALID_ARGUMENT', 'route.filter must be a function (envelope) => boolean, or omitted', { path: 'route.filter' });
+    }
+    if (typeof route.buildInput !== 'function') {
+      throw new TwinError('INVALID_ARGUMENT', 'route.buildInput must be a function (envelope) => input, e.g. (e) => e.payload', { path: 'route.buildInput' });
+    }
+    if (this.routes.has(route.triggerId)) {
+      throw new TwinError('INVALID_ARGUMENT', `trigger "${route.triggerId}" already has a route (to routine "${this.routes.get(route.triggerId)!.routineId}")`, { path: 'route.triggerId' });
+    }
+    this.routes.set(route.triggerId, route);
+    return this;
+  }
+
+  hasRoute(triggerId: string): boolean {
+    return this.routes.has(triggerId);
+  }
+
+  /** Sources are registered before start(), which connects them all. */
+  registerSource(source: TriggerSource): this {
+    if (source === null || typeof source !== 'object' || typeof source.name !== 'string' || source.name === '') {
+      throw new TwinError('INVALID_ARGUMENT', 'registerSource(source) needs an object with a non-empty name', { path: 'source' });
+    }
+    if (this.state !== 'new') throw new TwinError('INVALID_ARGUMENT', `source "${source.name}": register sources before engine.start()`, { path: 'source' });
+    if (this.sources.has(source.name)) throw new TwinError('INVALID_ARGUMENT', `a source named "${source.name}" is already registered`, { path: 'source.name' });
+    this.sources.set(source.name, source);
+    return this;
+  }
+
+  /** Connects the registered sources. Starts no timer: ticks and recovery are the host's to schedule. */
+  async start(): Promise<void> {
+    if (this.state === 'running') return;
+    if (this.state !== 'new') throw new TwinError('ENGINE_STOPPED', 'this engine was stopped; create a new TriggerEngine to start again');
+    this.state = 'running';
+    for (const source of this.sources.values()) await source.connect?.(this);
+  }
+
+  /**
+   * Refuses new work, waits up to `graceMs` (default 30 s, wall time) for what is in flight, then
+   * disconnects the sources. Work still running after the grace period is abandoned exactly as a
+   * crash would abandon it: its records stay `processing` for recoverIncomplete.
+   */
+  stop(options: { graceMs?: number } = {}): Promise<void> {
+    const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
+    if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new TwinError('INVALID_ARGUMENT', 'graceMs must be a non-negative integer number of milliseconds', { path: 'graceMs' });
+    return (this.stopping ??= this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<void> {
+    const wasRunning = this.state === 'running';
+    this.state = 'stopping';
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+      timer.unref();
+    });
+    const drained = (async () => {
+      while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    })();
+    await Promise.race([drained, expired]);
+    clearTimeout(timer);
+    if (wasRunning) for (const source of [...this.sources.values()].reverse()) await source.disconnect?.();
+    this.state = 'stopped';
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  private assertRunning(what: string): void {
+    if (this.state === 'running') return;
+    const why = this.state === 'new' ? 'has not been started; call engine.start() first' : 'is stopping or stopped';
+    throw new TwinError('ENGINE_STOPPED', `${what}: the trigger engine ${why}`);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inflight.add(work);
+    const done = (): void => void this.inflight.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** The record of one key, found by its derived id. */
+  record(tenantId: string, dedupeKey: string): RecordFields | undefined {
+    return readRecord(this.twin.state(), recordId(tenantId, dedupeKey));
+  }
+
+  // ---- ingest --------------------------------------------------------------------------------
+
+  /**
+   * Dedupes, routes and runs one envelope. Answers triggered / filtered / duplicate / in_progress;
+   * throws PAYLOAD_CONFLICT, UNKNOWN_TRIGGER (both recorded), ROUTINE_FAILED (the record is
+   * `failed`: a retry of the same delivery or recoverIncomplete runs it again), INVALID_ENVELOPE.
+   */
+  ingest(envelope: TriggerEnvelope): Promise<IngestAnswer> {
+    // Refusals of the call itself reject too, so `.catch` sees every error.
+    try {
+      this.assertRunning('ingest');
+      return this.track(this.ingestNow(checkEnvelope(envelope)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async ingestNow(env: TriggerEnvelope): Promise<IngestAnswer> {
+    const route = this.routes.get(env.triggerId);
+    if (route === undefined) {
+      const error = new TwinError('UNKNOWN_TRIGGER', `no route for trigger "${env.triggerId}"; register one with engine.registerRoute({triggerId: "${env.triggerId}", routineId, buildInput})`, {
+        path: 'triggerId',
+        details: { triggerId: env.triggerId },
+      });
+      await this.recordRefusal(refusalOf(env, error));
+      throw error;
+    }
+    const filtered = route.filter !== undefined && !route.filter(env);
+    const recorder = this.runner.recorder;
+    const outcome = await this.commits.submit((view, now) => decideReceive(view, now, env, { routineId: route.routineId, filtered }, recorder));
+    if (outcome.kind === 'answered') return outcome.answer;
+    if (outcome.kind === 'conflict') throw outcome.error;
+    return this.runClaimed(route, outcome.run, outcome.scheduledAt);
+  }
+
+  /** Runs a claimed attempt outside any lock, then records its finish. */
+  private async runClaimed(route: TriggerRoute, run: RunStartInfo, scheduledAt: string): Promise<TriggeredAnswer> {
+    let outcome: RunOutcome;
+    let cause: unknown;
+    try {
+      const input = await route.buildInput(run.envelope);
+      assertJson(input, 'input');
+      const result = await this.runner.run({ ...run, input });
+      outcome = { ok: true, result: checkResult(result) };
+    } catch (error) {
+      cause = error;
+      outcome = { ok: false, error: errorCode(error) };
+    }
+    const recorder = this.runner.recorder;
+    await this.commits.submit((view, now) => decideFinish(view, now, run, outcome, recorder));
+    if (!outcome.ok) {
+      throw new TwinError(
+        'ROUTINE_FAILED',
+        `routine "${run.routineId}" for trigger "${run.envelope.triggerId}" did not finish (${outcome.error}) on attempt ${run.attempt}; the record is failed — a retry of the same delivery or recoverIncomplete("${run.envelope.tenantId}") runs it again`,
+        { details: { recordId: run.recordId, dedupeKey: run.runKey, attempt: run.attempt, error: outcome.error }, cause },
+      );
+    }
+    return {
+      status: 'triggered',
+      tenantId: run.envelope.tenantId,
+      triggerId: run.envelope.triggerId,
+      dedupeKey: run.envelope.dedupeKey,
+      recordId: run.recordId,
+      scheduledAt,
+      routineId: run.routineId,
+      runKey: run.runKey,
+      attempt: run.attempt,
+      routineResult: outcome.result,
+    };
+  }
+
+  /** Records a refused envelope or packet (for sources: bad signature, invalid body…), never its body. */
+  recordRefusal(refusal: Refusal): Promise<void> {
+    return this.commits.submit((view, now) => ({ writes: [refusalWrite(view, now, refusal)], result: undefined }));
+  }
+
+  // ---- recovery ------------------------------------------------------------------------------
+
+  /**
+   * Re-runs the tenant's `processing` and `failed` records from their stored envelopes, one at a
+   * time, each claimed with an atomic action (so racing recoveries run each record once). Starts
+   * no background worker: the host decides when — typically at startup after a crash.
+   */
+  recoverIncomplete(tenantId: string, options: RecoveryOptions = {}): Promise<TriggerRecoveryReport> {
+    try {
+      checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+      const staleAfterMs = options.staleAfterMs ?? 0;
+      if (typeof staleAfterMs !== 'number' || !Number.isSafeInteger(staleAfterMs) || staleAfterMs < 0) {
+        throw new TwinError('INVALID_ARGUMENT', 'staleAfterMs must be a non-negative integer number of milliseconds', { path: 'staleAfterMs' });
+      }
+      this.assertRunning('recoverIncomplete');
+      return this.track(this.recoverNow(tenantId, staleAfterMs));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async recoverNow(tenantId: string, staleAfterMs: number): Promise<TriggerRecoveryReport> {
+    const report: TriggerRecoveryReport = { tenantId, recovered: [], skipped: [] };
+    for (const from of ['processing', 'failed'] as const) {
+      for (const resource of this.twin.lookup(RECORD_TYPE, RECOVERY_INDEX, recoveryKey(from, tenantId))) {
+        const seen = resource.fields as unknown as RecordFields;
+        const route = this.routes.get(seen.envelope.triggerId);
+        if (route === undefined) {
+          report.skipped.push({ recordId: resource.id, reason: 'UNKNOWN_TRIGGER' });
+          continue;
+        }
+        const staleBefore = isoAt(this.world.clock.now() - staleAfterMs);
+        const recorder = this.runner.recorder;
+        const run = await this.commits.submit((view, now) => decideRecover(view, now, resource.id, { state: from, attempts: seen.attempts }, route.routineId, staleBefore, recorder));
+        if (run === undefined) {
+          const notStale = from === 'processing' && seen.startedAt !== null && seen.startedAt > staleBefore;
+          report.skipped.push({ recordId: resource.id, reason: notStale ? 'not_stale' : 'claimed_elsewhere' });
+          continue;
+        }
+        const entry = { recordId: resource.id, dedupeKey: seen.envelope.dedupeKey, triggerId: seen.envelope.triggerId, attempt: run.attempt, from };
+        try {
+          const answer = await this.runClaimed(route, run, seen.envelope.scheduledAt);
+          report.recovered.push({ ...entry, status: 'triggered', routineResult: answer.routineResult, error: null });
+        } catch (error) {
+          if (!(error instanceof TwinError) || error.code !== 'ROUTINE_FAILED') throw error;
+          report.recovered.push({ ...entry, status: 'failed', routineResult: null, error: String(error.details?.error ?? 'ROUTINE_FAILED') });
+        }
+      }
+    }
+    return report;
+  }
+}
+
+export function refusalOf(env: TriggerEnvelope, error: TwinError): Refusal {
+  return {
+    tenantId: env.tenantId,
+    scopeId: env.scopeId,
+    sourceKind: env.source.kind,
+    provider: env.source.provider,
+    triggerId: env.triggerId,
+    eventId: env.eventId,
+    dedupeKey: env.dedupeKey,
+    payloadHash: env.payloadHash,
+    error,
+  };
+}
+
+function checkResult(result: JsonValue): JsonValue {
+  const value = result === undefined ? null : result;
+  assertJson(value, 'routineResult');
+  const bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
+  if (bytes > MAX_RESULT_BYTES) {
+    throw new TwinError('PAYLOAD_TOO_LARGE', `routine result is ${bytes} bytes, over ${MAX_RESULT_BYTES}; answer a reference instead`, { path: 'routineResult' });
+  }
+  return value;
+}
+
+/** A classification of what a routine threw; exception text never enters history. */
+function errorCode(error: unknown): string {
+  if (error instanceof TwinError) return error.code;
+  if (error instanceof Error && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(error.name)) return error.name;
+  return 'THROWN';
+}

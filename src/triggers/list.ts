@@ -1,0 +1,95 @@
+// Trigger history for people and the `twinworld triggers` command: every record (one per
+// dedupe key) and receipt (duplicates, in-progress answers, refusals), newest first, with the
+// answer each got and the provider it came from.
+import { TwinError } from '../errors.js';
+import type { Resource } from '../state/resource.js';
+import type { World } from '../world/world.js';
+import { DEFAULT_TRIGGER_TWIN } from './engine.js';
+import { checkTenantId } from './envelope.js';
+import { RECEIPT_TYPE, RECORD_TYPE, TENANT_INDEX, type ReceiptFields, type RecordFields } from './records.js';
+
+export type ListedStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused';
+
+export interface TriggerListing {
+  /** A record holds the envelope of a key's first delivery; a receipt a later or refused one. */
+  readonly kind: 'record' | 'receipt';
+  readonly id: string;
+  /** seq of the entry that received it. */
+  readonly seq: number;
+  readonly receivedAt: string;
+  readonly tenantId: string;
+  readonly scopeId: string | null;
+  readonly sourceKind: string | null;
+  readonly provider: string | null;
+  readonly triggerId: string | null;
+  readonly dedupeKey: string | null;
+  readonly status: ListedStatus;
+  /** The refusal's or failure's code (BAD_SIGNATURE, PAYLOAD_CONFLICT, ROUTINE error…). */
+  readonly code: string | null;
+  readonly attempts: number | null;
+}
+
+export interface ListOptions {
+  readonly tenant?: string;
+  /** Newest first, at most this many (default 100). */
+  readonly limit?: number;
+  readonly twin?: string;
+}
+
+function fromRecord(r: Resource): TriggerListing {
+  const f = r.fields as unknown as RecordFields;
+  const e = f.envelope;
+  const status: ListedStatus = f.state === 'processing' || f.state === 'received' ? 'in_progress' : f.state;
+  return {
+    kind: 'record',
+    id: r.id,
+    seq: f.receivedSeq,
+    receivedAt: f.receivedAt,
+    tenantId: e.tenantId,
+    scopeId: e.scopeId,
+    sourceKind: e.source.kind,
+    provider: e.source.provider,
+    triggerId: e.triggerId,
+    dedupeKey: e.dedupeKey,
+    status,
+    code: f.error,
+    attempts: f.attempts,
+  };
+}
+
+function fromReceipt(r: Resource): TriggerListing {
+  const f = r.fields as unknown as ReceiptFields;
+  return {
+    kind: 'receipt',
+    id: r.id,
+    seq: f.receivedSeq,
+    receivedAt: f.receivedAt,
+    tenantId: f.tenantId,
+    scopeId: f.scopeId,
+    sourceKind: f.sourceKind,
+    provider: f.provider,
+    triggerId: f.triggerId,
+    dedupeKey: f.dedupeKey,
+    status: f.status,
+    code: f.code,
+    attempts: null,
+  };
+}
+
+/** Lists trigger records and receipts, newest first; an absent trigger twin lists nothing. */
+export function listTriggerRecords(world: World, options: ListOptions = {}): TriggerListing[] {
+  const limit = options.limit ?? 100;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });
+  if (options.tenant !== undefined) checkTenantId(options.tenant, 'tenant', 'INVALID_ARGUMENT');
+  const name = options.twin ?? DEFAULT_TRIGGER_TWIN;
+  if (!world.twinNames().includes(name)) return [];
+  const twin = world.twin(name);
+  twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
+  twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
+  const t = options.tenant;
+  const records = t === undefined ? twin.list(RECORD_TYPE) : twin.lookup(RECORD_TYPE, TENANT_INDEX, t);
+  const receipts = t === undefined ? twin.list(RECEIPT_TYPE) : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t);
+  const rows = [...records.map(fromRecord), ...receipts.map(fromReceipt)];
+  rows.sort((a, b) => b.seq - a.seq);
+  return rows.slice(0, limit);
+}

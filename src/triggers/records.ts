@@ -1,0 +1,317 @@
+// Trigger records and receipts in the trigger twin, and the pure decisions over them: receive
+// (claim, filter, duplicate, in progress, conflict), finish, re-claim for retry and recovery,
+// refuse. Each runs inside an atomic action; none does I/O.
+import { TwinError } from '../errors.js';
+import { sha256Hex } from '../log/canonical-json.js';
+import type { JsonObject, JsonValue } from '../log/json-value.js';
+import type { ProjectedResource, Write } from '../log/write.js';
+import type { ReadView } from '../state/read-view.js';
+import type { IngestAnswer } from './answer.js';
+import type { TriggerEnvelope } from './envelope.js';
+import type { Decided } from '../world/group-commit.js';
+import type { RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
+
+export const RECORD_TYPE = 'trigger_record';
+export const RECEIPT_TYPE = 'trigger_receipt';
+/** Records in `processing` or `failed`, keyed "<state>/<tenant>": recovery finds them without a scan. */
+export const RECOVERY_INDEX = 'twinworld:recovery';
+export const TENANT_INDEX = 'twinworld:tenant';
+
+export type RecordState = 'received' | 'processing' | 'triggered' | 'filtered' | 'failed';
+
+export interface RecordFields {
+  readonly envelope: TriggerEnvelope;
+  readonly state: RecordState;
+  readonly routineId: string;
+  readonly runKey: string;
+  readonly attempts: number;
+  readonly currentAttempt: number | null;
+  readonly receivedAt: string;
+  readonly receivedSeq: number;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly result: JsonValue;
+  /** An error code (never exception text) when the last run failed. */
+  readonly error: string | null;
+  readonly recovery: string | null;
+}
+
+export type ReceiptStatus = 'duplicate' | 'in_progress' | 'refused';
+
+/** The record of a decision that claimed nothing: a duplicate, an in-progress answer, a refusal. */
+export interface ReceiptFields {
+  readonly status: ReceiptStatus;
+  readonly tenantId: string;
+  readonly scopeId: string | null;
+  readonly sourceKind: string | null;
+  readonly provider: string | null;
+  readonly triggerId: string | null;
+  readonly eventId: string | null;
+  readonly dedupeKey: string | null;
+  readonly payloadHash: string | null;
+  readonly recordId: string | null;
+  readonly code: string | null;
+  readonly path: string | null;
+  readonly message: string | null;
+  /** Size of a refused webhook body: the body itself is never recorded. */
+  readonly bodyBytes: number | null;
+  readonly receivedAt: string;
+  readonly receivedSeq: number;
+}
+
+export function recordId(tenantId: string, dedupeKey: string): string {
+  return `trg_${sha256Hex(`${tenantId}\u0000${dedupeKey}`)}`;
+}
+
+/** Receipts are named after the seq of the entry that writes them: unique, ordered, no id draw. */
+export function receiptId(seq: number): string {
+  return `rcpt_${String(seq).padStart(12, '0')}`;
+}
+
+export function recoveryKey(state: 'processing' | 'failed', tenantId: string): string {
+  return `${state}/${tenantId}`;
+}
+
+export function readRecord(view: ReadView, id: string): RecordFields | undefined {
+  const r = view.get(RECORD_TYPE, id);
+  return r === undefined || r.deleted ? undefined : (r.fields as unknown as RecordFields);
+}
+
+export interface RouteChoice {
+  readonly routineId: string;
+  /** The route's filter rejected the envelope (evaluated before the lock: it is host code). */
+  readonly filtered: boolean;
+}
+
+export type ReceiveOutcome =
+  | { readonly kind: 'claimed'; readonly run: RunStartInfo; readonly scheduledAt: string }
+  | { readonly kind: 'answered'; readonly answer: IngestAnswer }
+  | { readonly kind: 'conflict'; readonly error: TwinError };
+
+function json(value: unknown): JsonObject {
+  return value as JsonObject;
+}
+
+function startWrite(id: string, run: RunStartInfo, reason: 'first' | 'retry' | 'recovery', nowIso: string, recorder: RunRecorder | undefined): Write {
+  const creates = recorder?.started(run, nowIso) ?? [];
+  return {
+    operation: 'trigger.start',
+    subjectType: RECORD_TYPE,
+    subjectId: id,
+    fields: {
+      state: 'processing',
+      routineId: run.routineId,
+      attempts: run.attempt,
+      currentAttempt: run.attempt,
+      startedAt: nowIso,
+      finishedAt: null,
+      error: null,
+      startReason: reason,
+      recovery: recoveryKey('processing', run.envelope.tenantId),
+    },
+    ...(creates.length === 0 ? {} : { projection: { creates: [...creates] } }),
+    actor: 'system',
+  };
+}
+
+function receiptWrite(operation: string, fields: ReceiptFields): Write {
+  return { operation, subjectType: RECEIPT_TYPE, subjectId: '', fields: json(fields), actor: 'system' };
+}
+
+function base(env: TriggerEnvelope, id: string, scheduledAt: string) {
+  return { tenantId: env.tenantId, triggerId: env.triggerId, dedupeKey: env.dedupeKey, recordId: id, scheduledAt };
+}
+
+/** Which field makes a repeated key a different event, if any. */
+function conflictPath(stored: TriggerEnvelope, env: TriggerEnvelope): string | undefined {
+  if (stored.scopeId !== env.scopeId) return 'scopeId';
+  if (stored.source.kind !== env.source.kind || stored.source.provider !== env.source.provider) return 'source';
+  if (stored.triggerId !== env.triggerId) return 'triggerId';
+  if (stored.payloadHash !== env.payloadHash) return 'payload';
+  return undefined;
+}
+
+/**
+ * The receive decision. A new key is recorded (`trigger.receive`, holding the envelope) and
+ * either filtered or claimed (`trigger.start`, attempt 1) in the same commit. A known key is a
+ * duplicate, in progress, a conflict, or — when its last run failed — claimed again.
+ */
+export function decideReceive(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  route: RouteChoice,
+  recorder: RunRecorder | undefined,
+): Decided<ReceiveOutcome> {
+  const id = recordId(env.tenantId, env.dedupeKey);
+  const record = readRecord(view, id);
+  const seq = view.head + 1;
+  const receipt = (status: ReceiptStatus, extra: Partial<ReceiptFields> = {}): Write => ({
+    ...receiptWrite(status === 'refused' ? 'trigger.conflict' : `trigger.${status}`, {
+      status,
+      tenantId: env.tenantId,
+      scopeId: env.scopeId,
+      sourceKind: env.source.kind,
+      provider: env.source.provider,
+      triggerId: env.triggerId,
+      eventId: env.eventId,
+      dedupeKey: env.dedupeKey,
+      payloadHash: env.payloadHash,
+      recordId: id,
+      code: null,
+      path: null,
+      message: null,
+      bodyBytes: null,
+      receivedAt: nowIso,
+      receivedSeq: seq,
+      ...extra,
+    }),
+    subjectId: receiptId(seq),
+  });
+
+  if (record === undefined) {
+    const receive: Write = {
+      operation: 'trigger.receive',
+      subjectType: RECORD_TYPE,
+      subjectId: id,
+      fields: json({
+        envelope: env,
+        state: 'received',
+        routineId: route.routineId,
+        runKey: env.dedupeKey,
+        attempts: 0,
+        currentAttempt: null,
+        receivedAt: nowIso,
+        receivedSeq: seq,
+        startedAt: null,
+        finishedAt: null,
+        result: null,
+        error: null,
+        recovery: null,
+      } satisfies RecordFields),
+      actor: 'system',
+    };
+    if (route.filtered) {
+      const filter: Write = { operation: 'trigger.filter', subjectType: RECORD_TYPE, subjectId: id, fields: { state: 'filtered', finishedAt: nowIso }, actor: 'system' };
+      return { writes: [receive, filter], result: { kind: 'answered', answer: { status: 'filtered', ...base(env, id, env.scheduledAt), routineId: route.routineId } } };
+    }
+    const run: RunStartInfo = { routineId: route.routineId, runKey: env.dedupeKey, attempt: 1, recordId: id, envelope: env };
+    return { writes: [receive, startWrite(id, run, 'first', nowIso, recorder)], result: { kind: 'claimed', run, scheduledAt: env.scheduledAt } };
+  }
+
+  const stored = record.envelope;
+  if (stored.tenantId !== env.tenantId || stored.dedupeKey !== env.dedupeKey) {
+    // Only a SHA-256 collision could get here; refuse loudly rather than merge two events.
+    throw new TwinError('PAYLOAD_CONFLICT', `record ${id} holds another tenant or key; refusing to merge`, { path: 'dedupeKey' });
+  }
+  const path = conflictPath(stored, env);
+  if (path !== undefined) {
+    const error = new TwinError(
+      'PAYLOAD_CONFLICT',
+      `dedupeKey "${env.dedupeKey}" of tenant "${env.tenantId}" was first received with another ${path}; the same key must always carry the same event — give a different event its own key`,
+      { path, details: { recordId: id, dedupeKey: env.dedupeKey, differs: path } },
+    );
+    return { writes: [receipt('refused', { code: error.code, path, message: error.message })], result: { kind: 'conflict', error } };
+  }
+  const answerBase = base(env, id, stored.scheduledAt);
+  switch (record.state) {
+    case 'triggered':
+    case 'filtered':
+      return {
+        writes: [receipt('duplicate')],
+        result: { kind: 'answered', answer: { status: 'duplicate', ...answerBase, original: record.state, routineResult: record.state === 'triggered' ? record.result : null } },
+      };
+    case 'received':
+    case 'processing':
+      return { writes: [receipt('in_progress')], result: { kind: 'answered', answer: { status: 'in_progress', ...answerBase, attempt: record.currentAttempt ?? record.attempts } } };
+    case 'failed': {
+      // A retried delivery of a failed run runs it again, from the stored envelope.
+      const run: RunStartInfo = { routineId: route.routineId, runKey: record.runKey, attempt: record.attempts + 1, recordId: id, envelope: stored };
+      return { writes: [startWrite(id, run, 'retry', nowIso, recorder)], result: { kind: 'claimed', run, scheduledAt: stored.scheduledAt } };
+    }
+  }
+}
+
+/**
+ * The finish decision. The record follows only if this attempt is still its current one (a
+ * recovery may have claimed a newer attempt meanwhile); the runner's records always do.
+ */
+export function decideFinish(view: ReadView, nowIso: string, run: RunStartInfo, outcome: RunOutcome, recorder: RunRecorder | undefined): Decided<{ current: boolean }> {
+  const record = readRecord(view, run.recordId);
+  const updates = [...(recorder?.finished(run, outcome, nowIso) ?? [])];
+  const projection = updates.length === 0 ? {} : { projection: { updates } };
+  if (record === undefined || record.state !== 'processing' || record.currentAttempt !== run.attempt) {
+    return {
+      writes: [{ operation: 'trigger.finish_superseded', subjectType: RECORD_TYPE, subjectId: run.recordId, fields: { lastSupersededAttempt: run.attempt }, ...projection, actor: 'system' }],
+      result: { current: false },
+    };
+  }
+  const fields: JsonObject = outcome.ok
+    ? { state: 'triggered', currentAttempt: null, finishedAt: nowIso, result: outcome.result, error: null, recovery: null }
+    : { state: 'failed', currentAttempt: null, finishedAt: nowIso, error: outcome.error, recovery: recoveryKey('failed', run.envelope.tenantId) };
+  return {
+    writes: [{ operation: outcome.ok ? 'trigger.finish' : 'trigger.fail', subjectType: RECORD_TYPE, subjectId: run.recordId, fields, ...projection, actor: 'system' }],
+    result: { current: true },
+  };
+}
+
+/**
+ * Recovery's re-claim: only if the record is still in the state and attempt recovery saw, and a
+ * processing record's run started at least `staleAfterMs` ago. Two recoveries racing claim once.
+ */
+export function decideRecover(
+  view: ReadView,
+  nowIso: string,
+  id: string,
+  seen: { state: 'processing' | 'failed'; attempts: number },
+  routineId: string,
+  staleBeforeIso: string,
+  recorder: RunRecorder | undefined,
+): Decided<RunStartInfo | undefined> {
+  const record = readRecord(view, id);
+  if (record === undefined || record.state !== seen.state || record.attempts !== seen.attempts) return { writes: [], result: undefined };
+  if (record.state === 'processing' && record.startedAt !== null && record.startedAt > staleBeforeIso) return { writes: [], result: undefined };
+  const run: RunStartInfo = { routineId, runKey: record.runKey, attempt: record.attempts + 1, recordId: id, envelope: record.envelope };
+  return { writes: [startWrite(id, run, 'recovery', nowIso, recorder)], result: run };
+}
+
+export interface Refusal {
+  readonly tenantId: string;
+  readonly scopeId?: string | null;
+  readonly sourceKind?: string | null;
+  readonly provider?: string | null;
+  readonly triggerId?: string | null;
+  readonly eventId?: string | null;
+  readonly dedupeKey?: string | null;
+  readonly payloadHash?: string | null;
+  readonly bodyBytes?: number | null;
+  readonly error: TwinError;
+}
+
+/** A refused envelope or packet, recorded without its body. */
+export function refusalWrite(view: ReadView, nowIso: string, refusal: Refusal): Write {
+  const e = refusal.error;
+  return {
+    ...receiptWrite('trigger.refuse', {
+      status: 'refused',
+      tenantId: refusal.tenantId,
+      scopeId: refusal.scopeId ?? null,
+      sourceKind: refusal.sourceKind ?? null,
+      provider: refusal.provider ?? null,
+      triggerId: refusal.triggerId ?? null,
+      eventId: refusal.eventId ?? null,
+      dedupeKey: refusal.dedupeKey ?? null,
+      payloadHash: refusal.payloadHash ?? null,
+      recordId: refusal.dedupeKey == null ? null : recordId(refusal.tenantId, refusal.dedupeKey),
+      code: e.code,
+      path: e.path ?? null,
+      message: e.message,
+      bodyBytes: refusal.bodyBytes ?? null,
+      receivedAt: nowIso,
+      receivedSeq: view.head + 1,
+    }),
+    subjectId: receiptId(view.head + 1),
+  };
+}
+
+export type { ProjectedResource };

@@ -1,0 +1,205 @@
+// The serve configuration: tenants, their webhook endpoints (secrets named by environment
+// variable, never written down), their calendar subscriptions, and routes. Loaded from a JSON
+// file or built from `--endpoint provider=ENV_VAR` flags; every mistake is an INVALID_CONFIG
+// naming the field.
+import { readFileSync } from 'node:fs';
+import { TwinError } from '../../errors.js';
+import { isSchemeName, SCHEME_NAMES, type SchemeName } from '../../events/signing/index.js';
+import { isPlainObject } from '../../log/json-value.js';
+import { validateSubscription, type CalendarSubscription } from '../calendar/subscription.js';
+import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
+
+export const DEFAULT_TENANT = 'default';
+/** The only built-in routine: records what it received (see record-routine.ts). */
+export const RECORD_ROUTINE = 'record' as const;
+
+export interface EndpointConfig {
+  readonly provider: string;
+  readonly scheme: SchemeName;
+  /** Environment variable names holding the secrets (several while one rotates). */
+  readonly secretEnv: readonly string[];
+  readonly triggerId: string;
+  readonly toleranceSec: number | null;
+}
+
+export interface TenantConfig {
+  readonly id: string;
+  readonly scopeId: string;
+  readonly endpoints: readonly EndpointConfig[];
+  readonly calendars: readonly Required<CalendarSubscription>[];
+}
+
+export interface RouteConfig {
+  readonly triggerId: string;
+  readonly routine: typeof RECORD_ROUTINE;
+  /** Keep only webhook events of these types (payload.eventType); null keeps everything. */
+  readonly eventTypes: readonly string[] | null;
+}
+
+export interface ServeConfig {
+  readonly tenants: readonly TenantConfig[];
+  /** One per trigger used; triggers without an explicit route get the record routine. */
+  readonly routes: readonly RouteConfig[];
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ConfigOptions {
+  /** Check that every named secret variable is set (default true; `twinworld tick` needs no secrets). */
+  readonly checkSecrets?: boolean;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function refuse(path: string, message: string): never {
+  throw new TwinError('INVALID_CONFIG', message, { path });
+}
+
+function object(value: unknown, path: string, keys: readonly string[], example: string): Record<string, unknown> {
+  if (!isPlainObject(value)) refuse(path, `${path || 'the configuration'} must be an object such as ${example}`);
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) refuse(path === '' ? key : `${path}.${key}`, `${path || 'the configuration'} has an unknown key "${key}"; allowed: ${keys.join(', ')}`);
+  }
+  return value;
+}
+
+function array(value: unknown, path: string): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) refuse(path, `${path} must be an array`);
+  return value;
+}
+
+function envNames(value: unknown, path: string, env: Env | undefined): string[] {
+  const names = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(names) || names.length === 0) refuse(path, `${path} must name the environment variable holding the secret, e.g. "STRIPE_WEBHOOK_SECRET" (or an array of names while a secret rotates)`);
+  return names.map((name: unknown, i) => {
+    const at = Array.isArray(value) ? `${path}[${i}]` : path;
+    if (typeof name !== 'string' || !ENV_NAME.test(name)) refuse(at, `${at} must be an environment variable name such as "STRIPE_WEBHOOK_SECRET"`);
+    // Checked now so a typo fails at startup, not at the first packet; the value is never kept.
+    if (env !== undefined && (env[name] ?? '').trim() === '') refuse(at, `environment variable ${name} (named by ${at}) is not set or empty; export the endpoint's signing secret in it`);
+    return name;
+  });
+}
+
+function endpoint(value: unknown, path: string, env: Env | undefined): EndpointConfig {
+  const e = object(value, path, ['provider', 'scheme', 'secretEnv', 'triggerId', 'toleranceSec'], '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }');
+  const provider = checkProvider(e.provider, `${path}.provider`, 'INVALID_CONFIG');
+  const scheme = e.scheme ?? (isSchemeName(provider) ? provider : undefined);
+  if (!isSchemeName(scheme)) {
+    refuse(`${path}.scheme`, `${path}.scheme ${scheme === undefined ? 'is missing (provider "' + provider + '" is not a scheme name)' : JSON.stringify(scheme) + ' is not known'}; use one of ${SCHEME_NAMES.join(', ')}`);
+  }
+  const secretEnv = envNames(e.secretEnv, `${path}.secretEnv`, env);
+  const triggerId = e.triggerId === undefined ? `${provider}.webhook` : checkTriggerId(e.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
+  const tol = e.toleranceSec;
+  if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0)) refuse(`${path}.toleranceSec`, `${path}.toleranceSec must be a non-negative number of seconds`);
+  return { provider, scheme, secretEnv, triggerId, toleranceSec: typeof tol === 'number' ? tol : null };
+}
+
+function calendar(value: unknown, path: string, tenantId: string, scopeId: string): Required<CalendarSubscription> {
+  const c = object(value, path, ['triggerId', 'cron', 'timezone', 'catchUp', 'enabled'], '{ "triggerId": "nightly", "cron": "0 3 * * *", "timezone": "Europe/London" }');
+  try {
+    return validateSubscription({ ...c, tenantId, scopeId } as unknown as CalendarSubscription);
+  } catch (error) {
+    const e = error as TwinError;
+    refuse(e.path ? `${path}.${e.path}` : path, `${path}: ${e.message}`);
+  }
+}
+
+function tenant(value: unknown, path: string, env: Env | undefined): TenantConfig {
+  const t = object(value, path, ['id', 'scopeId', 'endpoints', 'calendars'], '{ "id": "acme", "endpoints": [...], "calendars": [...] }');
+  const id = checkTenantId(t.id, `${path}.id`, 'INVALID_CONFIG');
+  const scopeId = t.scopeId === undefined ? id : checkScopeId(t.scopeId, `${path}.scopeId`, 'INVALID_CONFIG');
+  const endpoints = array(t.endpoints, `${path}.endpoints`).map((e, i) => endpoint(e, `${path}.endpoints[${i}]`, env));
+  const seen = new Set<string>();
+  endpoints.forEach((e, i) => {
+    if (seen.has(e.provider)) refuse(`${path}.endpoints[${i}].provider`, `tenant "${id}" has two endpoints for provider "${e.provider}"`);
+    seen.add(e.provider);
+  });
+  const calendars = array(t.calendars, `${path}.calendars`).map((c, i) => calendar(c, `${path}.calendars[${i}]`, id, scopeId));
+  const triggers = new Set<string>();
+  calendars.forEach((c, i) => {
+    if (triggers.has(c.triggerId)) refuse(`${path}.calendars[${i}].triggerId`, `tenant "${id}" has two calendars for trigger "${c.triggerId}"`);
+    triggers.add(c.triggerId);
+  });
+  return { id, scopeId, endpoints, calendars };
+}
+
+function route(value: unknown, path: string): RouteConfig {
+  const r = object(value, path, ['triggerId', 'routine', 'eventTypes'], '{ "triggerId": "stripe.webhook", "routine": "record" }');
+  const triggerId = checkTriggerId(r.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
+  const routine = r.routine ?? RECORD_ROUTINE;
+  if (routine !== RECORD_ROUTINE) refuse(`${path}.routine`, `${path}.routine ${JSON.stringify(routine)} is not a built-in routine; the serve command has one: "${RECORD_ROUTINE}"`);
+  let eventTypes: string[] | null = null;
+  if (r.eventTypes !== undefined) {
+    if (!Array.isArray(r.eventTypes) || r.eventTypes.length === 0 || !r.eventTypes.every((t) => typeof t === 'string' && t !== '')) {
+      refuse(`${path}.eventTypes`, `${path}.eventTypes must be a non-empty array of event type names such as ["customer.created"]`);
+    }
+    eventTypes = r.eventTypes as string[];
+  }
+  return { triggerId, routine: RECORD_ROUTINE, eventTypes };
+}
+
+/** Validates a parsed configuration (see README: "Serve configuration"). */
+export function validateServeConfig(value: unknown, env: Env = process.env, options: ConfigOptions = {}): ServeConfig {
+  const c = object(value, '', ['tenants', 'routes'], '{ "tenants": [...], "routes": [...] }');
+  const checked = options.checkSecrets === false ? undefined : env;
+  const tenants = array(c.tenants, 'tenants').map((t, i) => tenant(t, `tenants[${i}]`, checked));
+  if (tenants.length === 0) refuse('tenants', 'tenants is empty; configure at least one tenant with an endpoint or a calendar');
+  const ids = new Set<string>();
+  tenants.forEach((t, i) => {
+    if (ids.has(t.id)) refuse(`tenants[${i}].id`, `tenant "${t.id}" is configured twice`);
+    ids.add(t.id);
+  });
+  const explicit = array(c.routes, 'routes').map((r, i) => route(r, `routes[${i}]`));
+  const used = new Set(tenants.flatMap((t) => [...t.endpoints.map((e) => e.triggerId), ...t.calendars.map((k) => k.triggerId)]));
+  const routed = new Set<string>();
+  explicit.forEach((r, i) => {
+    if (routed.has(r.triggerId)) refuse(`routes[${i}].triggerId`, `trigger "${r.triggerId}" has two routes`);
+    if (!used.has(r.triggerId)) refuse(`routes[${i}].triggerId`, `no endpoint or calendar fires trigger "${r.triggerId}"; check the name`);
+    routed.add(r.triggerId);
+  });
+  const routes = [...explicit, ...[...used].filter((t) => !routed.has(t)).sort().map((triggerId): RouteConfig => ({ triggerId, routine: RECORD_ROUTINE, eventTypes: null }))];
+  return { tenants, routes };
+}
+
+/** Reads and validates a JSON configuration file. */
+export function loadServeConfig(file: string, env: Env = process.env, options: ConfigOptions = {}): ServeConfig {
+  if (typeof file !== 'string' || file === '') throw new TwinError('INVALID_ARGUMENT', 'loadServeConfig(file): give the path of a JSON configuration file', { path: 'file' });
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new TwinError('INVALID_CONFIG', `cannot read configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { path: 'file' });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new TwinError('INVALID_CONFIG', `configuration file ${file} is not valid JSON: ${(error as Error).message}`, { path: 'file' });
+  }
+  return validateServeConfig(parsed, env, options);
+}
+
+/**
+ * The common case from flags alone: each `provider=ENV_VAR` (or `provider:scheme=ENV_VAR` for a
+ * provider that is not a scheme name) is an endpoint of tenant "default", its events routed to
+ * the record routine.
+ */
+export function configFromFlags(endpoints: readonly string[], env: Env = process.env): ServeConfig {
+  if (!Array.isArray(endpoints) || endpoints.length === 0) {
+    throw new TwinError('INVALID_CONFIG', 'give at least one --endpoint provider=ENV_VAR (e.g. --endpoint stripe=STRIPE_WEBHOOK_SECRET), or a --config file', { path: 'endpoint' });
+  }
+  const parsed = endpoints.map((flag, i) => {
+    const path = `endpoint[${i}]`;
+    const m = typeof flag === 'string' ? /^([^:=]+)(?::([^=]+))?=(.+)$/.exec(flag) : null;
+    if (m === null) refuse(path, `--endpoint ${JSON.stringify(flag)} must look like provider=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET) or provider:scheme=ENV_VAR`);
+    return { provider: m[1], ...(m[2] === undefined ? {} : { scheme: m[2] }), secretEnv: m[3] };
+  });
+  try {
+    return validateServeConfig({ tenants: [{ id: DEFAULT_TENANT, endpoints: parsed }] }, env);
+  } catch (error) {
+    const e = error as TwinError;
+    const at = /endpoints\[(\d+)\]/.exec(e.path ?? '');
+    throw new TwinError('INVALID_CONFIG', e.message.replace(/tenants\[0\]\.endpoints\[(\d+)\]/g, 'endpoint[$1]'), { path: at === null ? e.path ?? 'endpoint' : `endpoint[${at[1]}]` });
+  }
+}

@@ -1,0 +1,140 @@
+// Wiring for `twinworld serve` and `twinworld tick`: an engine, the built-in record routine,
+// a webhook ingress and a calendar source built from a ServeConfig, and the serve host that
+// recovers unfinished work at startup, ticks calendars on an interval it owns, and stops in
+// the design's order.
+import { TwinError } from '../../errors.js';
+import { canonicalJson } from '../../log/canonical-json.js';
+import type { World } from '../../world/world.js';
+import { CalendarSource, type TickAnswer } from '../calendar/calendar-source.js';
+import { DEFAULT_TRIGGER_TWIN, TriggerEngine, type TriggerRecoveryReport } from '../engine.js';
+import { InProcessRunner } from '../in-process-runner.js';
+import { startIngressHost, type IngressHost } from '../http/ingress-host.js';
+import { WebhookIngress } from '../webhook/webhook-ingress.js';
+import type { ServeConfig } from './config.js';
+import { RECORD_ROUTINE } from './config.js';
+import { recordRoutine } from './record-routine.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface TriggerRuntime {
+  readonly engine: TriggerEngine;
+  readonly runner: InProcessRunner;
+  readonly ingress: WebhookIngress;
+  readonly calendar: CalendarSource;
+}
+
+/**
+ * Builds and starts the engine for a configuration: routes to the record routine, one webhook
+ * endpoint per configured provider (secrets read from the environment at each packet), the
+ * calendar source, and each configured subscription stored — reconfigured (cursor reset) only
+ * when it changed, so a restart does not skip what fell due while the server was down.
+ */
+export async function startTriggerRuntime(world: World, config: ServeConfig, options: { env?: Env; twin?: string } = {}): Promise<TriggerRuntime> {
+  const env = options.env ?? process.env;
+  const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
+  const runner = new InProcessRunner(world).register(RECORD_ROUTINE, recordRoutine(twin));
+  const engine = new TriggerEngine({ world, twin, runner });
+  for (const route of config.routes) {
+    const types = route.eventTypes === null ? null : new Set(route.eventTypes);
+    engine.registerRoute({
+      triggerId: route.triggerId,
+      routineId: route.routine,
+      ...(types === null ? {} : { filter: (e) => { const t = (e.payload as { eventType?: unknown } | null)?.eventType; return typeof t === 'string' && types.has(t); } }),
+      buildInput: (e) => e.payload,
+    });
+  }
+  const ingress = new WebhookIngress();
+  for (const tenant of config.tenants) {
+    for (const ep of tenant.endpoints) {
+      ingress.addEndpoint({
+        tenantId: tenant.id,
+        provider: ep.provider,
+        triggerId: ep.triggerId,
+        scheme: ep.scheme,
+        ...(ep.toleranceSec === null ? {} : { toleranceSec: ep.toleranceSec }),
+        resolveSecrets: () => ep.secretEnv.map((name) => env[name] ?? '').filter((s) => s.trim() !== ''),
+      });
+    }
+  }
+  const calendar = new CalendarSource();
+  engine.registerSource(ingress).registerSource(calendar);
+  await engine.start();
+  for (const tenant of config.tenants) {
+    for (const sub of tenant.calendars) {
+      const stored = calendar.subscription(sub.tenantId, sub.triggerId);
+      const same =
+        stored !== undefined &&
+        canonicalJson([stored.scopeId, stored.cron, stored.timezone, stored.catchUp, stored.enabled]) === canonicalJson([sub.scopeId, sub.cron, sub.timezone, sub.catchUp, sub.enabled]);
+      if (!same) calendar.configure(sub);
+    }
+  }
+  return { engine, runner, ingress, calendar };
+}
+
+export interface ServeOptions {
+  readonly world: World;
+  readonly config: ServeConfig;
+  readonly port?: number;
+  readonly host?: string;
+  readonly env?: Env;
+  readonly twin?: string;
+  /** Tick every configured tenant's calendars this often; 0 or omitted: never (run `twinworld tick`). */
+  readonly tickEveryMs?: number;
+  /** Reports a failed background tick; default world.reportError. */
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface ServeHandle extends TriggerRuntime {
+  readonly host: IngressHost;
+  /** What startup recovery re-ran, per tenant. */
+  readonly recovered: readonly TriggerRecoveryReport[];
+  /** Ticks every configured tenant now. */
+  tick(): Promise<TickAnswer[]>;
+  /** Stops ticking, then the host's graceful close (intake, in-flight, engine, store). */
+  close(): Promise<void>;
+}
+
+export async function startServe(options: ServeOptions): Promise<ServeHandle> {
+  const { world, config } = options;
+  const every = options.tickEveryMs ?? 0;
+  if (!Number.isSafeInteger(every) || every < 0) throw new TwinError('INVALID_ARGUMENT', 'tickEveryMs must be a non-negative integer (0: no automatic ticks)', { path: 'tickEveryMs' });
+  const runtime = await startTriggerRuntime(world, config, { ...(options.env === undefined ? {} : { env: options.env }), ...(options.twin === undefined ? {} : { twin: options.twin }) });
+  const recovered: TriggerRecoveryReport[] = [];
+  // At startup, before intake: anything a crashed predecessor left processing or failed runs again.
+  for (const tenant of config.tenants) recovered.push(await runtime.engine.recoverIncomplete(tenant.id));
+  const scopes = new Map(config.tenants.map((t) => [t.id, t.scopeId]));
+  const host = await startIngressHost({
+    world,
+    engine: runtime.engine,
+    ingress: runtime.ingress,
+    scopeFor: (tenantId) => scopes.get(tenantId) ?? tenantId,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+  });
+  let ticking: Promise<unknown> = Promise.resolve();
+  const tick = async (): Promise<TickAnswer[]> => {
+    const answers: TickAnswer[] = [];
+    for (const tenant of config.tenants) if (tenant.calendars.length > 0) answers.push(await runtime.calendar.tick(tenant.id));
+    return answers;
+  };
+  const report = options.onError ?? ((error: unknown) => world.reportError(error, 'serve tick'));
+  const timer =
+    every > 0 && config.tenants.some((t) => t.calendars.length > 0)
+      ? setInterval(() => {
+          ticking = ticking.then(() => (runtime.engine.running ? tick() : undefined)).catch(report);
+        }, every)
+      : undefined;
+  let closed: Promise<void> | undefined;
+  return {
+    ...runtime,
+    host,
+    recovered,
+    tick,
+    close: () =>
+      (closed ??= (async () => {
+        if (timer !== undefined) clearInterval(timer);
+        await ticking;
+        await host.close();
+      })()),
+  };
+}

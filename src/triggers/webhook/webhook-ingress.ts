@@ -1,0 +1,204 @@
+// The webhook ingress source: verifies a vendor's packet against its raw bytes and a timestamp
+// window on the world clock, then ingests it with the vendor's delivery id as dedupe key.
+// Refused packets are recorded without their body; secrets are resolved per call, never stored.
+import { TwinError } from '../../errors.js';
+import { getScheme, isSchemeName, SCHEME_NAMES, DEFAULT_TOLERANCE_SEC, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
+import type { JsonValue } from '../../log/json-value.js';
+import { isoAt } from '../../world/clock.js';
+import type { IngestAnswer } from '../answer.js';
+import type { TriggerEngine } from '../engine.js';
+import { checkProvider, checkScopeId, checkTenantId, checkTriggerId, createTriggerEnvelope } from '../envelope.js';
+import type { TriggerSource } from '../source.js';
+import { deliveryIdentity } from './delivery-id.js';
+
+/** Default largest raw body accepted (vendors' payloads are far smaller). */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+export interface WebhookEndpoint {
+  /** The tenant this endpoint serves; omit to serve every tenant. */
+  readonly tenantId?: string;
+  /** Path segment and source.provider, e.g. "stripe". */
+  readonly provider: string;
+  readonly triggerId: string;
+  readonly scheme: SchemeName;
+  /** Current secrets (several while one rotates). Called per packet; the answer is never stored. */
+  readonly resolveSecrets: (tenantId: string, scopeId: string) => readonly string[] | Promise<readonly string[]>;
+  /** Allowed clock distance of a signed timestamp, both ways; default 300 s. */
+  readonly toleranceSec?: number;
+}
+
+export interface WebhookRequest {
+  readonly tenantId: string;
+  /** Decided by the host's authentication, never by the packet. */
+  readonly scopeId: string;
+  readonly provider: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The bytes exactly as received: a parsed and re-serialized body would not verify. */
+  readonly rawBody: string | Uint8Array;
+}
+
+export interface WebhookIngressOptions {
+  readonly endpoints?: readonly WebhookEndpoint[];
+  readonly maxBodyBytes?: number;
+  readonly name?: string;
+}
+
+const REFUSED = new Set(['MISSING_HEADER', 'BAD_SIGNATURE', 'STALE_TIMESTAMP', 'INVALID_BODY', 'INVALID_ENVELOPE', 'PAYLOAD_TOO_LARGE']);
+
+export class WebhookIngress implements TriggerSource {
+  readonly name: string;
+  readonly maxBodyBytes: number;
+  private readonly endpoints = new Map<string, WebhookEndpoint>();
+  private engine: TriggerEngine | undefined;
+
+  constructor(options: WebhookIngressOptions = {}) {
+    this.name = options.name ?? 'webhook';
+    const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!Number.isSafeInteger(max) || max < 1) throw new TwinError('INVALID_ARGUMENT', 'maxBodyBytes must be a positive integer', { path: 'maxBodyBytes' });
+    this.maxBodyBytes = max;
+    (options.endpoints ?? []).forEach((e, i) => this.addEndpoint(e, `endpoints[${i}]`));
+  }
+
+  addEndpoint(endpoint: WebhookEndpoint, path = 'endpoint'): this {
+    if (endpoint === null || typeof endpoint !== 'object') throw new TwinError('INVALID_CONFIG', `${path} must be an object {provider, triggerId, scheme, resolveSecrets}`, { path });
+    if (endpoint.tenantId !== undefined) checkTenantId(endpoint.tenantId, `${path}.tenantId`, 'INVALID_CONFIG');
+    checkProvider(endpoint.provider, `${path}.provider`, 'INVALID_CONFIG');
+    checkTriggerId(endpoint.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
+    if (!isSchemeName(endpoint.scheme)) {
+      throw new TwinError('INVALID_CONFIG', `${path}.scheme ${JSON.stringify(endpoint.scheme)} is not one of ${SCHEME_NAMES.join(', ')}`, { path: `${path}.scheme` });
+    }
+    if (typeof endpoint.resolveSecrets !== 'function') {
+      throw new TwinError('INVALID_CONFIG', `${path}.resolveSecrets must be a function (tenantId, scopeId) => secrets`, { path: `${path}.resolveSecrets` });
+    }
+    const tol = endpoint.toleranceSec;
+    if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0)) {
+      throw new TwinError('INVALID_CONFIG', `${path}.toleranceSec must be a non-negative number of seconds`, { path: `${path}.toleranceSec` });
+    }
+    const key = endpointKey(endpoint.tenantId, endpoint.provider);
+    if (this.endpoints.has(key)) {
+      throw new TwinError('INVALID_CONFIG', `${path}: provider "${endpoint.provider}" already has an endpoint${endpoint.tenantId === undefined ? '' : ` for tenant "${endpoint.tenantId}"`}`, { path: `${path}.provider` });
+    }
+    this.endpoints.set(key, endpoint);
+    return this;
+  }
+
+  /** The tenant's own endpoint for a provider, else the one serving every tenant. */
+  endpointFor(tenantId: string, provider: string): WebhookEndpoint | undefined {
+    return this.endpoints.get(endpointKey(tenantId, provider)) ?? this.endpoints.get(endpointKey(undefined, provider));
+  }
+
+  connect(engine: TriggerEngine): void {
+    this.engine = engine;
+  }
+
+  disconnect(): void {
+    this.engine = undefined;
+  }
+
+  /**
+   * Verifies and ingests one packet. Refusals throw a TwinError and are recorded (without the
+   * body): MISSING_HEADER, BAD_SIGNATURE, STALE_TIMESTAMP, INVALID_BODY, INVALID_ENVELOPE,
+   * PAYLOAD_TOO_LARGE. UNKNOWN_ENDPOINT (no such tenant/provider) is refused but not recorded:
+   * there is no tenant to record it for. Otherwise answers what engine.ingest answers.
+   */
+  async handle(request: WebhookRequest): Promise<IngestAnswer> {
+    const engine = this.engine;
+    if (engine === undefined || !engine.running) {
+      throw new TwinError('ENGINE_STOPPED', 'webhook ingress: register this source with engine.registerSource() and start the engine first');
+    }
+    if (request === null || typeof request !== 'object') throw new TwinError('INVALID_ARGUMENT', 'handle({tenantId, scopeId, provider, headers, rawBody}) needs a request object', { path: 'request' });
+    const { tenantId, provider } = request;
+    const endpoint = typeof tenantId === 'string' && typeof provider === 'string' ? this.endpointFor(tenantId, provider) : undefined;
+    if (endpoint === undefined) {
+      throw new TwinError('UNKNOWN_ENDPOINT', `no webhook endpoint for provider ${JSON.stringify(String(provider).slice(0, 64))} of tenant ${JSON.stringify(String(tenantId).slice(0, 128))}`, { path: 'provider' });
+    }
+    checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+    const scopeId = checkScopeId(request.scopeId, 'scopeId', 'INVALID_ARGUMENT');
+    if (request.headers === null || typeof request.headers !== 'object') throw new TwinError('INVALID_ARGUMENT', 'headers must be an object of header name to value', { path: 'headers' });
+    const raw = toBuffer(request.rawBody);
+    const refuse = async (error: TwinError): Promise<never> => {
+      await engine.recordRefusal({ tenantId, scopeId, sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: raw.length, error });
+      throw error;
+    };
+    if (raw.length > this.maxBodyBytes) {
+      return refuse(new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is ${raw.length} bytes, over this ingress's ${this.maxBodyBytes}-byte limit`, { path: 'body', details: { bytes: raw.length, limit: this.maxBodyBytes } }));
+    }
+    const secrets = await resolve(endpoint, tenantId, scopeId);
+    let verified: VerifiedPacket;
+    try {
+      verified = getScheme(endpoint.scheme).verify({
+        headers: request.headers,
+        rawBody: raw,
+        secrets,
+        nowSec: Math.floor(engine.world.clock.now() / 1000),
+        toleranceSec: endpoint.toleranceSec ?? DEFAULT_TOLERANCE_SEC,
+      });
+    } catch (error) {
+      if (error instanceof TwinError && REFUSED.has(error.code)) return refuse(error);
+      if (error instanceof TwinError && error.code === 'INVALID_ARGUMENT') {
+        // A malformed configured secret: the server's fault, not the packet's.
+        throw new TwinError('INVALID_CONFIG', `endpoint ${provider} of tenant ${tenantId}: ${error.message}`, { path: 'resolveSecrets' });
+      }
+      throw error;
+    }
+    let envelope;
+    try {
+      const body = parseJson(raw, provider);
+      const id = deliveryIdentity(endpoint.scheme, request.headers, body, raw, verified);
+      const now = engine.world.clock.now();
+      envelope = createTriggerEnvelope({
+        tenantId,
+        scopeId,
+        source: { kind: 'webhook', provider },
+        triggerId: endpoint.triggerId,
+        eventId: id.deliveryId,
+        // Prefixed by provider: two vendors' id spaces never collide into one key.
+        dedupeKey: `${provider}:${id.deliveryId}`,
+        occurredAt: isoAt(id.occurredAtSec === null ? now : id.occurredAtSec * 1000),
+        scheduledAt: isoAt(now),
+        payload: { eventType: id.eventType, body },
+      });
+    } catch (error) {
+      if (error instanceof TwinError && REFUSED.has(error.code)) return refuse(error);
+      throw error;
+    }
+    // Conflicts and unknown triggers are recorded by the engine itself.
+    return engine.ingest(envelope);
+  }
+}
+
+function endpointKey(tenantId: string | undefined, provider: string): string {
+  return `${tenantId ?? '*'}\u0000${provider}`;
+}
+
+function toBuffer(raw: unknown): Buffer {
+  if (typeof raw === 'string') return Buffer.from(raw, 'utf8');
+  if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  throw new TwinError('INVALID_ARGUMENT', 'rawBody must be the received bytes (Buffer, Uint8Array or string); a parsed body cannot be verified', { path: 'rawBody' });
+}
+
+async function resolve(endpoint: WebhookEndpoint, tenantId: string, scopeId: string): Promise<readonly string[]> {
+  const secrets: unknown = await endpoint.resolveSecrets(tenantId, scopeId);
+  if (!Array.isArray(secrets) || secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.trim() !== '')) {
+    // Never echo what came back: it may be a secret in the wrong shape.
+    throw new TwinError('INVALID_CONFIG', `resolveSecrets for provider "${endpoint.provider}" of tenant "${tenantId}" must answer a non-empty array of non-empty strings`, { path: 'resolveSecrets' });
+  }
+  return secrets as readonly string[];
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseJson(raw: Buffer, provider: string): JsonValue {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new TwinError('INVALID_BODY', `${provider}: the body is not valid UTF-8; webhook bodies must be JSON`, { path: 'body' });
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    // The parser's message quotes the body: never put it in an error that is recorded.
+    throw new TwinError('INVALID_BODY', `${provider}: the body is not JSON (${raw.length} bytes); this ingress takes JSON webhook bodies only`, { path: 'body' });
+  }
+}
