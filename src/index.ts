@@ -22,3 +22,4 @@ export * from './events/index.js';
 export { registerPack, getPack, packTwinName, type Pack } from './world/pack.js';
 export { MemorySecretStore, FileSecretStore, type SecretStore } from './world/secrets.js';
 export * from './triggers/index.js';
+export * from './walk/index.js';

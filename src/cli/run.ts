@@ -16,9 +16,13 @@ import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
 import { triggersCommand } from './commands/triggers.js';
+import { demoCommand } from './commands/demo.js';
+import { walkCommand } from './commands/walk.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
+  demoCommand,
+  walkCommand,
   writeCommand,
   logCommand,
   stateCommand,

@@ -1,0 +1,109 @@
+// The walk's clock: a VirtualClock that runs one due thing at a time — a scheduled task (a retry)
+// or a ticker (a calendar) — and lets the walk settle in-flight deliveries after each, so work a
+// task causes never races the next task. Same seed, same order, same log.
+import { TwinError } from '../errors.js';
+import { isoAt, VirtualClock, type Task } from '../world/clock.js';
+
+/** Something that falls due on the clock without scheduling a task: a calendar source's ticks. */
+export interface Ticker {
+  readonly name: string;
+  /** Epoch ms of the next thing due after the last tick, if any. */
+  nextAt(): number | undefined;
+  /** Runs what is due at `now` (the clock already reads `now`). */
+  tick(now: number): Promise<unknown>;
+}
+
+interface Scheduled {
+  readonly at: number;
+  readonly order: number;
+  readonly task: Task;
+}
+
+/** A runaway guard: a ticker whose nextAt never moves would otherwise spin forever. */
+const MAX_STEPS_PER_MOVE = 100_000;
+
+export class WalkClock extends VirtualClock {
+  private tasks: Scheduled[] = [];
+  private scheduled = 0;
+  private readonly tickers: Ticker[] = [];
+  private moving = false;
+  private settleFn: () => Promise<void> = async () => {};
+
+  /** Called after each step, and before the clock moves at all: the walk settles deliveries here. */
+  onStep(settle: () => Promise<void>): void {
+    this.settleFn = settle;
+  }
+
+  addTicker(ticker: Ticker): () => void {
+    this.tickers.push(ticker);
+    return () => {
+      const i = this.tickers.indexOf(ticker);
+      if (i >= 0) this.tickers.splice(i, 1);
+    };
+  }
+
+  override schedule(at: number, task: Task): () => void {
+    const item: Scheduled = { at, order: this.scheduled++, task };
+    this.tasks.push(item);
+    return () => {
+      this.tasks = this.tasks.filter((t) => t !== item);
+    };
+  }
+
+  override pending(): number {
+    return this.tasks.length;
+  }
+
+  /** The earliest scheduled task or ticker occurrence. */
+  override nextAt(): number | undefined {
+    const next = this.next(Infinity);
+    return next?.at;
+  }
+
+  /**
+   * Moves to `to`, one step at a time: at each step the earliest due task runs (ties in
+   * scheduling order, tasks before tickers, tickers in registration order), then the walk settles.
+   */
+  override async set(to: number | string): Promise<void> {
+    const target = typeof to === 'number' ? to : Date.parse(to);
+    if (!Number.isFinite(target)) throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, { path: 'to' });
+    if (target < this.now()) throw new TwinError('INVALID_ARGUMENT', `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.now())}; a world clock never goes back`, { path: 'to' });
+    if (this.moving) throw new TwinError('INVALID_ARGUMENT', 'clock.set/advance is already running; await it before moving the clock again');
+    this.moving = true;
+    try {
+      await this.settleFn();
+      for (let steps = 0; ; steps++) {
+        if (steps >= MAX_STEPS_PER_MOVE) {
+          throw new TwinError('INVALID_ARGUMENT', `the walk clock ran ${MAX_STEPS_PER_MOVE} steps before reaching ${isoAt(target)}; a task or ticker keeps falling due (check its nextAt)`);
+        }
+        const next = this.next(target);
+        if (next === undefined) break;
+        if (next.at > this.now()) await super.set(next.at);
+        if ('task' in next) {
+          this.tasks = this.tasks.filter((t) => t !== next.task);
+          await next.task.task();
+        } else {
+          await next.ticker.tick(this.now());
+        }
+        await this.settleFn();
+      }
+      if (target > this.now()) await super.set(target);
+    } finally {
+      this.moving = false;
+    }
+  }
+
+  private next(limit: number): ({ at: number; task: Scheduled } | { at: number; ticker: Ticker }) | undefined {
+    let task: Scheduled | undefined;
+    for (const t of this.tasks) {
+      if (t.at <= limit && (task === undefined || t.at < task.at || (t.at === task.at && t.order < task.order))) task = t;
+    }
+    let ticker: { at: number; ticker: Ticker } | undefined;
+    for (const k of this.tickers) {
+      const at = k.nextAt();
+      if (at !== undefined && at <= limit && (ticker === undefined || at < ticker.at)) ticker = { at, ticker: k };
+    }
+    if (task !== undefined && (ticker === undefined || task.at <= ticker.at)) return { at: task.at, task };
+    return ticker;
+  }
+}

@@ -1,0 +1,74 @@
+// A walk written by a user, as a module: `export default async (walk, packs) => { … }` (or a
+// named `walk` export), with an optional `export const options = { seed, start }`. Loading checks
+// the shape and says how to fix it; running opens the walk, calls the function, settles, reports.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { TwinError } from '../errors.js';
+import type { Pack } from '../world/pack.js';
+import { openWalk, type Walk } from './walk.js';
+
+/** The function a walk module exports. `packs` is the `twinworld/packs` module (stripe, github, slack, …). */
+export type WalkFunction = (walk: Walk, packs: Readonly<Record<string, unknown>>) => unknown;
+
+export interface WalkModuleOptions {
+  readonly seed?: string | number;
+  readonly start?: string | number;
+}
+
+export interface LoadedWalk {
+  readonly file: string;
+  readonly fn: WalkFunction;
+  readonly options: WalkModuleOptions;
+}
+
+export async function loadWalkModule(file: string): Promise<LoadedWalk> {
+  if (typeof file !== 'string' || file === '') throw new TwinError('INVALID_ARGUMENT', 'give the walk module to run, e.g. twinworld walk ./my-walk.mjs', { path: 'file' });
+  const path = resolve(file);
+  if (!existsSync(path)) throw new TwinError('INVALID_ARGUMENT', `no walk module at ${path}`, { path: 'file' });
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+      throw new TwinError('INVALID_ARGUMENT', `${file}: this Node cannot import its file type; write the walk as .mjs/.js, or compile the TypeScript first (or run under a loader such as tsx)`, { path: 'file' });
+    }
+    throw new TwinError('INVALID_ARGUMENT', `${file} could not be imported: ${(error as Error).message}`, { path: 'file', cause: error });
+  }
+  const fn = typeof mod.default === 'function' ? mod.default : mod.walk;
+  if (typeof fn !== 'function') {
+    throw new TwinError('INVALID_ARGUMENT', `${file} exports no walk; write \`export default async (walk, packs) => { … }\` (or export a function named "walk")`, { path: 'file' });
+  }
+  const options = (mod.options ?? {}) as WalkModuleOptions;
+  if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', `${file}: \`options\` must be an object such as { seed: 7, start: '2026-01-01T00:00:00Z' }`, { path: 'options' });
+  return { file: path, fn: fn as WalkFunction, options };
+}
+
+export interface RunWalkOptions {
+  readonly seed?: string | number;
+  readonly start?: string | number;
+  readonly root?: string;
+  readonly packs: readonly Pack[];
+  /** Handed to the walk function as its second argument. */
+  readonly lib: Readonly<Record<string, unknown>>;
+}
+
+/** Opens a walk for the module, runs it and settles; the caller reports and closes. */
+export async function runWalkModule(loaded: LoadedWalk, options: RunWalkOptions): Promise<Walk> {
+  const start = options.start ?? loaded.options.start;
+  const walk = await openWalk({
+    seed: options.seed ?? loaded.options.seed ?? 1,
+    ...(start === undefined ? {} : { start }),
+    ...(options.root === undefined ? {} : { root: options.root }),
+    packs: options.packs,
+  });
+  try {
+    await loaded.fn(walk, options.lib);
+    await walk.settle();
+  } catch (error) {
+    await walk.close().catch(() => {});
+    throw error;
+  }
+  return walk;
+}

@@ -1,0 +1,111 @@
+// The trigger ingress inside a walk: an engine with in-process routines, a webhook ingress behind
+// a real ingress host on 127.0.0.1 (mounted under a stable name, so ports never reach the log),
+// and calendar subscriptions the walk clock ticks as it passes their occurrences.
+import { TwinError } from '../errors.js';
+import type { JsonValue } from '../log/json-value.js';
+import { nextOccurrence } from '../triggers/calendar/occurrences.js';
+import { CalendarSource } from '../triggers/calendar/calendar-source.js';
+import { SUBSCRIPTION_TYPE, type CalendarSubscription, type SubscriptionFields } from '../triggers/calendar/subscription.js';
+import { TriggerEngine, type TriggerRoute } from '../triggers/engine.js';
+import type { TriggerEnvelope } from '../triggers/envelope.js';
+import { startIngressHost, type IngressHost } from '../triggers/http/ingress-host.js';
+import { InProcessRunner, type RoutineFn } from '../triggers/in-process-runner.js';
+import { WebhookIngress, type WebhookEndpoint } from '../triggers/webhook/webhook-ingress.js';
+import type { Walk } from './walk.js';
+
+export interface WalkRoute {
+  readonly triggerId: string;
+  readonly routine: string;
+  /** Only these payload event types run the routine; others are recorded as filtered. */
+  readonly eventTypes?: readonly string[];
+  /** Default: the envelope's payload. */
+  readonly buildInput?: (envelope: TriggerEnvelope) => JsonValue | Promise<JsonValue>;
+}
+
+export interface WalkTriggersOptions {
+  /** The trigger twin; default "triggers". */
+  readonly twin?: string;
+  readonly routines: Readonly<Record<string, RoutineFn>>;
+  readonly routes: readonly WalkRoute[];
+  readonly webhooks?: readonly WebhookEndpoint[];
+  readonly calendars?: readonly CalendarSubscription[];
+  /** Mount name of the ingress host (http://<name>.walk.invalid/ingress/<tenant>/<provider>); default "ingress". */
+  readonly mount?: string;
+}
+
+export interface WalkTriggers {
+  readonly engine: TriggerEngine;
+  readonly runner: InProcessRunner;
+  readonly ingress: WebhookIngress;
+  readonly calendar: CalendarSource;
+  readonly host: IngressHost;
+  /** The stable base URL endpoints should use: http://ingress.walk.invalid/ */
+  readonly baseUrl: string;
+  /** The stable URL of one tenant's provider endpoint. */
+  url(tenantId: string, provider: string): string;
+}
+
+function eventTypeOf(envelope: TriggerEnvelope): unknown {
+  const payload = envelope.payload;
+  return payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload.eventType : undefined;
+}
+
+function toRoute(r: WalkRoute): TriggerRoute {
+  const types = r.eventTypes === undefined ? undefined : new Set(r.eventTypes);
+  return {
+    triggerId: r.triggerId,
+    routineId: r.routine,
+    ...(types === undefined ? {} : { filter: (e: TriggerEnvelope) => types.has(String(eventTypeOf(e))) }),
+    buildInput: r.buildInput ?? ((e) => e.payload),
+  };
+}
+
+/** Starts the engine, the ingress host and the calendar inside the walk; the walk's close stops them. */
+export async function startWalkTriggers(walk: Walk, options: WalkTriggersOptions): Promise<WalkTriggers> {
+  if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', 'startWalkTriggers(walk, {routines, routes, webhooks?, calendars?}) needs options', { path: 'options' });
+  const world = walk.world;
+  const runner = new InProcessRunner(world);
+  for (const [id, fn] of Object.entries(options.routines ?? {})) runner.register(id, fn);
+  const engine = new TriggerEngine({ world, runner, ...(options.twin === undefined ? {} : { twin: options.twin }) });
+  for (const route of options.routes ?? []) engine.registerRoute(toRoute(route));
+  const ingress = new WebhookIngress({ endpoints: options.webhooks ?? [] });
+  const calendar = new CalendarSource();
+  engine.registerSource(ingress).registerSource(calendar);
+  await engine.start();
+  for (const sub of options.calendars ?? []) calendar.configure(sub);
+
+  const subscriptions = (): SubscriptionFields[] =>
+    engine.twin
+      .list(SUBSCRIPTION_TYPE)
+      .filter((r) => !r.deleted)
+      .map((r) => r.fields as unknown as SubscriptionFields)
+      .filter((s) => s.enabled);
+  walk.addTicker({
+    name: 'calendar',
+    nextAt: () => {
+      let next: number | undefined;
+      for (const s of subscriptions()) {
+        const at = nextOccurrence({ cron: s.cron, timezone: s.timezone }, Date.parse(s.cursor))?.nominalAt;
+        if (at !== undefined && (next === undefined || at < next)) next = at;
+      }
+      return next;
+    },
+    tick: async (now) => {
+      for (const tenant of [...new Set(subscriptions().map((s) => s.tenantId))].sort()) await calendar.tick(tenant, now);
+    },
+  });
+
+  const host = await startIngressHost({ world, engine, ingress, closeWorld: false });
+  // Stop intake and the engine before the world's storage closes.
+  world.onClose(() => host.close());
+  const baseUrl = walk.mount(options.mount ?? 'ingress', host.url);
+  return {
+    engine,
+    runner,
+    ingress,
+    calendar,
+    host,
+    baseUrl,
+    url: (tenantId, provider) => `${baseUrl}ingress/${encodeURIComponent(tenantId)}/${encodeURIComponent(provider)}`,
+  };
+}

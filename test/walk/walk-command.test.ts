@@ -1,0 +1,104 @@
+// `twinworld walk <file>` end to end: the built binary runs a walk module written to a temp dir,
+// prints its report (text or JSON), saves it as a golden log, and refuses what it cannot run.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkFixture } from '../../src/walk/index.js';
+
+const BIN = resolve('dist/src/cli/main.js');
+let dir: string;
+
+const WALK = `
+// A user's walk: a Stripe endpoint whose receiver fails once, two customers, a retry.
+export const options = { seed: 'from-module', start: '2026-02-02T10:00:00Z' };
+
+export default async function (walk, packs) {
+  const twin = walk.twin('stripe');
+  const app = walk.receiver('my-app', { script: [500] });
+  packs.stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['customer.created'], secret: 'whsec_user_walk_secret_123456' });
+  walk.traced(() => {
+    packs.stripe.createCustomer(twin, { email: 'ada@example.com' });
+    packs.stripe.createCustomer(twin, { email: 'grace@example.com' });
+  });
+  await walk.advance(2 * 3600_000);
+}
+`;
+
+function tw(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'twinworld-walk-cmd-'));
+  writeFileSync(join(dir, 'my-walk.mjs'), WALK);
+  writeFileSync(join(dir, 'named.mjs'), 'export async function walk(walk) { walk.world.twin("notes").applyWrite({ operation: "note.add", subjectType: "note", subjectId: "n1", fields: {} }); }\n');
+  writeFileSync(join(dir, 'empty.mjs'), 'export const nothing = 1;\n');
+  writeFileSync(join(dir, 'throws.mjs'), 'export default async () => { throw new Error("walk went wrong"); };\n');
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('twinworld walk', () => {
+  it('runs the module and prints its report as JSON', () => {
+    const r = tw(['walk', join(dir, 'my-walk.mjs'), '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.seed).toBe('from-module');
+    expect(report.clock).toEqual({ start: '2026-02-02T10:00:00.000Z', now: '2026-02-02T12:00:00.000Z' });
+    expect(report.deliveries).toHaveLength(2);
+    expect(report.deliveries.every((d: { state: string }) => d.state === 'succeeded')).toBe(true);
+    expect(report.deliveries[0].attempts.map((a: { kind: string }) => a.kind)).toEqual(['first', 'retry']);
+    expect(report.receivers[0]).toMatchObject({ name: 'my-app', requests: 3, accepted: 2 });
+    expect(report.hashes.stripe).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(report.root).toBeNull();
+    // Same module, same seed: same hashes; --seed overrides the module's.
+    expect(JSON.parse(tw(['walk', join(dir, 'my-walk.mjs'), '--json']).stdout).hashes).toEqual(report.hashes);
+    expect(JSON.parse(tw(['walk', join(dir, 'my-walk.mjs'), '--json', '--seed', '9']).stdout).hashes).not.toEqual(report.hashes);
+  });
+
+  it('prints a human report, keeps the world with --root, saves a golden log with --save', async () => {
+    const root = join(dir, 'kept');
+    const save = join(dir, 'golden', 'my-walk');
+    const r = tw(['walk', join(dir, 'my-walk.mjs'), '--root', root, '--save', save]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('twinworld walk my-walk.mjs — seed from-module');
+    expect(r.stdout).toMatch(/stripe customer\.created evt_\w+ → receiver my-app: succeeded after 2 attempts/);
+    expect(r.stdout).toMatch(/#2 retry\s+2026-02-02 10:1\d:\d\d\.\d{3}\s+succeeded 200/);
+    expect(r.stdout).toMatch(/trace [0-9a-f]{32}/);
+    expect(r.stdout).toContain(`world kept at ${root}`);
+    expect(existsSync(join(root, 'secrets.json'))).toBe(true);
+    const deliveries = tw(['deliveries', '--root', root, '--json']);
+    expect(JSON.parse(deliveries.stdout)).toHaveLength(2);
+    const check = await checkFixture(join(dir, 'golden'), 'my-walk');
+    expect(check).toMatchObject({ hashesMatch: true, violations: [] });
+    expect(readFileSync(`${save}.json`, 'utf8')).toContain('"seed": "from-module"');
+    // A kept root is never reused: the seeded ids would collide with what is there.
+    const again = tw(['walk', join(dir, 'my-walk.mjs'), '--root', root, '--json']);
+    expect(again.status).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ error: 'INVALID_ARGUMENT', path: 'root' });
+  });
+
+  it('accepts a named `walk` export', () => {
+    const r = tw(['walk', join(dir, 'named.mjs'), '--json']);
+    expect(r.status).toBe(0);
+    expect(Object.keys(JSON.parse(r.stdout).hashes)).toEqual(['notes']);
+  });
+
+  it('refuses a module without a walk, a missing file, and reports a walk that throws', () => {
+    const empty = tw(['walk', join(dir, 'empty.mjs')]);
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/error INVALID_ARGUMENT: .*exports no walk; write `export default async \(walk, packs\)/);
+    const missing = tw(['walk', join(dir, 'nope.mjs')]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('no walk module at');
+    const throws = tw(['walk', join(dir, 'throws.mjs')]);
+    expect(throws.status).toBe(1);
+    expect(throws.stderr).toContain('walk went wrong');
+    expect(tw(['walk']).status).toBe(2);
+  });
+});

@@ -1,0 +1,164 @@
+// The walk API: a seeded world on a virtual clock that settles after every step, stable names for
+// real servers, traces, exports in world-clock order, reports with wall time kept apart.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stripe } from '../../packs/index.js';
+import { isTwinError, replayLines } from '../../src/index.js';
+import { checkFixture, formatReport, openWalk, WalkClock } from '../../src/walk/index.js';
+import { startReceiver } from '../support/receiver.js';
+
+const SECRET = 'whsec_walk_api_test_secret_000111';
+
+async function shop(seed: string) {
+  const walk = await openWalk({ seed, start: '2026-06-01T12:00:00Z', packs: [stripe.pack] });
+  const twin = walk.twin('stripe');
+  const app = walk.receiver('app', { script: [500] });
+  stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['*'], secret: SECRET });
+  walk.traced(() => {
+    const c = stripe.createCustomer(twin, { email: 'ada@example.com' });
+    stripe.updateCustomer(twin, c.id, { name: 'Ada' });
+  });
+  await walk.runUntilIdle();
+  return walk;
+}
+
+describe('walks', () => {
+  it('the same walk twice writes byte-identical logs, hashes and reports', async () => {
+    const [a, b] = [await shop('same'), await shop('same')];
+    expect(a.exportLog().join('\n')).toBe(b.exportLog().join('\n'));
+    expect(a.hashes()).toEqual(b.hashes());
+    const { wall: _a, ...ra } = a.report();
+    const { wall: _b, ...rb } = b.report();
+    expect(ra).toEqual(rb);
+    const c = await shop('other');
+    expect(c.hashes()).not.toEqual(a.hashes());
+    await Promise.all([a.close(), b.close(), c.close()]);
+  });
+
+  it('settles after each step: a retry and what it causes are done before the next step runs', async () => {
+    const walk = await shop('steps');
+    const [d] = walk.report().deliveries;
+    expect(d!.attempts.map((a) => a.state)).toEqual(['failed', 'succeeded']);
+    expect(walk.clock).toBeInstanceOf(WalkClock);
+    expect(walk.clock.pending()).toBe(0);
+    expect(walk.errors).toEqual([]);
+    await walk.close();
+  });
+
+  it('runs tickers as the clock passes them, in order with scheduled tasks', async () => {
+    const walk = await openWalk({ seed: 'ticks', start: '2026-06-01T00:00:00Z' });
+    const seen: string[] = [];
+    let next: number | undefined = Date.parse('2026-06-01T00:30:00Z');
+    walk.addTicker({ name: 'half-hourly', nextAt: () => next, tick: async (now) => void (seen.push(`tick ${new Date(now).toISOString().slice(11, 16)}`), (next = now + 30 * 60_000)) });
+    walk.clock.schedule(Date.parse('2026-06-01T00:30:00Z'), () => void seen.push('task 00:30'));
+    walk.clock.schedule(Date.parse('2026-06-01T00:45:00Z'), () => void seen.push('task 00:45'));
+    await walk.advance(90 * 60_000);
+    expect(seen).toEqual(['task 00:30', 'tick 00:30', 'task 00:45', 'tick 01:00', 'tick 01:30']);
+    expect(walk.clock.now()).toBe(Date.parse('2026-06-01T01:30:00Z'));
+    await walk.close();
+  });
+
+  it('carries the walk trace on every attempt as a new hop of the same trace', async () => {
+    const walk = await shop('trace');
+    const deliveries = walk.report().deliveries;
+    const traceIds = new Set(deliveries.map((d) => d.traceId));
+    expect(traceIds.size).toBe(1);
+    const [traceId] = traceIds;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    const hops = deliveries.flatMap((d) => d.attempts.map((a) => a.traceparent));
+    expect(hops.every((h) => h?.split('-')[1] === traceId)).toBe(true);
+    expect(new Set(hops).size).toBe(hops.length);
+    await walk.close();
+  });
+
+  it('exports every twin in world-clock order, replaying to the same hashes; saves a fixture that checks out', async () => {
+    const walk = await shop('export');
+    walk.world.twin('notes').applyWrite({ operation: 'note.add', subjectType: 'note', subjectId: 'n1', fields: { text: 'hi' } });
+    const lines = walk.exportLog();
+    const times = lines.map((l) => JSON.parse(l).recordedAt as string);
+    expect([...times].sort()).toEqual(times);
+    expect((await replayLines(lines)).hashes).toEqual(walk.hashes());
+    expect(Object.keys(walk.hashes()).sort()).toEqual(['notes', 'stripe']);
+    const dir = mkdtempSync(join(tmpdir(), 'walk-fixture-'));
+    try {
+      walk.saveFixture('my-walk', { dir });
+      expect(readFileSync(join(dir, 'my-walk.jsonl'), 'utf8')).toBe(`${lines.join('\n')}\n`);
+      const check = await checkFixture(dir, 'my-walk');
+      expect(check).toMatchObject({ hashesMatch: true, violations: [], entries: lines.length });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await walk.close();
+  });
+
+  it('keeps wall-clock times beside the log: in the report, never in an entry', async () => {
+    const walk = await shop('wall');
+    const report = walk.report();
+    expect(Object.keys(report.wall.attemptMs)).toHaveLength(3);
+    expect(report.wall.totalMs).toBeGreaterThan(0);
+    const text = formatReport(report, { title: 'test walk' });
+    expect(text).toContain('test walk — seed wall');
+    expect(text).toContain('#2 retry');
+    expect(text).toContain(report.hashes.stripe);
+    expect(walk.exportLog().join('\n')).not.toMatch(/durationMs|wallMs/);
+    await walk.close();
+  });
+
+  it('mounts a real server under a stable name: the log keeps the name, never the port', async () => {
+    const server = await startReceiver(() => 204);
+    const walk = await openWalk({ seed: 'mount', packs: [stripe.pack] });
+    try {
+      const base = walk.mount('app', server.url);
+      expect(base).toBe('http://app.walk.invalid/');
+      const twin = walk.twin('stripe');
+      stripe.createWebhookEndpoint(twin, { url: `${base}hooks/stripe`, enabled_events: ['*'], secret: SECRET });
+      stripe.createCustomer(twin, {});
+      await walk.settle();
+      expect(server.requests.map((r) => r.url)).toEqual(['/hooks/stripe']);
+      // Signed on the world clock (2026-01-01), which is the clock the walk's receivers check.
+      expect(server.requests[0]!.headers['stripe-signature']).toMatch(/^t=1767225600,v1=/);
+      expect(walk.report().deliveries[0]).toMatchObject({ state: 'succeeded', attempts: [{ status: 204 }] });
+      const port = new URL(server.url).port;
+      expect(walk.exportLog().join('\n')).not.toContain(`:${port}`);
+    } finally {
+      await walk.close();
+      await server.close();
+    }
+  });
+
+  it('refuses bad arguments with typed errors', async () => {
+    const expectCode = async (fn: () => unknown, code: string, path: string) => {
+      try {
+        await fn();
+        expect.unreachable();
+      } catch (error) {
+        expect(isTwinError(error)).toBe(true);
+        expect(error).toMatchObject({ code, path });
+      }
+    };
+    await expectCode(() => openWalk({} as never), 'INVALID_ARGUMENT', 'seed');
+    await expectCode(() => openWalk({ seed: 1, start: 'not a date' }), 'INVALID_ARGUMENT', 'start');
+    const walk = await openWalk({ seed: 1 });
+    await expectCode(() => walk.twin('stripe'), 'UNKNOWN_PACK', 'pack');
+    await expectCode(() => walk.receiver('no spaces'), 'INVALID_ARGUMENT', 'name');
+    walk.receiver('a');
+    await expectCode(() => walk.receiver('a'), 'INVALID_ARGUMENT', 'name');
+    await expectCode(() => walk.mount('Bad_Name', 'http://127.0.0.1:1'), 'INVALID_ARGUMENT', 'name');
+    await expectCode(() => walk.mount('ok', 'nope'), 'INVALID_ARGUMENT', 'target');
+    await expectCode(() => walk.saveFixture('../escape'), 'INVALID_ARGUMENT', 'name');
+    await expectCode(() => walk.advanceTo('2025-01-01T00:00:00Z'), 'INVALID_ARGUMENT', 'to');
+    await walk.close();
+  });
+
+  it('a packet to a receiver that does not exist is a refused connection (unknown), never sent anywhere', async () => {
+    const walk = await openWalk({ seed: 'nobody', packs: [stripe.pack] });
+    const twin = walk.twin('stripe');
+    stripe.createWebhookEndpoint(twin, { url: 'http://receivers.walk.invalid/nobody', enabled_events: ['*'], secret: SECRET });
+    stripe.createCustomer(twin, {});
+    await walk.settle();
+    expect(walk.report().deliveries[0]!.attempts[0]).toMatchObject({ state: 'unknown', reason: 'connection_error' });
+    await walk.close();
+  });
+});
