@@ -25,6 +25,7 @@ export type TwinErrorCode =
   | 'INVALID_BODY'
   | 'NOT_CLAIMABLE'
   | 'INVALID_CONFIG'
+  | 'HASH_MISMATCH'
   | 'UNKNOWN_ENDPOINT'
   | 'UNKNOWN_ROUTINE'
   | 'ROUTINE_FAILED'

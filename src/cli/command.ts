@@ -69,31 +69,6 @@ export class UsageError extends Error {
   }
 }
 
-/**
- * A refusal the CLI itself makes (e.g. a replayed hash that differs from --expect). Same shape
- * as TwinError so it prints the same way; kept separate because the kernel's codes are its own.
- */
-export class CliError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly path?: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-
-  toJSON(): Record<string, unknown> {
-    return {
-      error: this.code,
-      message: this.message,
-      ...(this.path === undefined ? {} : { path: this.path }),
-      ...(this.details === undefined ? {} : { details: this.details }),
-    };
-  }
-}
-
 export function stringOption(args: ParsedArgs, name: string): string | undefined {
   const value = args.values[name];
   return typeof value === 'string' ? value : undefined;

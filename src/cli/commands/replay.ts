@@ -1,7 +1,8 @@
 // `twinworld replay`: folds a JSONL log into fresh in-memory twins and prints the state hash(es)
 // it reaches, so a recorded log can be checked against the hashes it must give (--expect).
 import { replayLines, type ReplayResult } from '../../world/replay.js';
-import { CliError, UsageError, type Command } from '../command.js';
+import { TwinError } from '../../errors.js';
+import { UsageError, type Command } from '../command.js';
 import { printJson, progressLine, Table, write } from '../output.js';
 import { inputLines } from './import.js';
 
@@ -21,16 +22,16 @@ function parseExpect(raw: readonly string[]): Expectation[] {
 }
 
 /** The first expectation the replay does not meet, as an error. */
-function mismatch(file: string, result: ReplayResult, expectations: readonly Expectation[]): CliError | undefined {
+function mismatch(file: string, result: ReplayResult, expectations: readonly Expectation[]): TwinError | undefined {
   const twins = Object.keys(result.hashes);
   for (const e of expectations) {
     if (e.twin === undefined && twins.length > 1) {
-      return new CliError('HASH_MISMATCH', `${file} holds ${twins.length} twins (${twins.join(', ')}); name the one to check with --expect <twin>=HASH`, 'expect');
+      return new TwinError('HASH_MISMATCH', `${file} holds ${twins.length} twins (${twins.join(', ')}); name the one to check with --expect <twin>=HASH`, { path: 'expect' });
     }
     const actual = e.twin === undefined ? result.hash : result.hashes[e.twin];
     if (actual !== e.hash) {
       const what = e.twin === undefined ? file : `twin "${e.twin}" of ${file}`;
-      return new CliError('HASH_MISMATCH', `${what} replays to ${actual ?? 'nothing (no such twin in the log)'}, not the expected ${e.hash}`, 'expect', { twin: e.twin ?? null, expected: e.hash, actual: actual ?? null });
+      return new TwinError('HASH_MISMATCH', `${what} replays to ${actual ?? 'nothing (no such twin in the log)'}, not the expected ${e.hash}`, { path: 'expect', details: { twin: e.twin ?? null, expected: e.hash, actual: actual ?? null } });
     }
   }
   return undefined;
