@@ -29,9 +29,9 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
   const twins = new Map<string, { head: number; resources: Map<string, Resource> }>();
   let lineNo = 0;
   let entries = 0;
-  for await (const raw of lines) {
+  const fold = (raw: string): void => {
     lineNo++;
-    if (raw.trim() === '') continue;
+    if (raw.trim() === '') return;
     let entry: Entry;
     try {
       entry = validateEntry(JSON.parse(raw), `line ${lineNo}`);
@@ -49,7 +49,10 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
     twin.head = entry.seq;
     entries++;
     if (onProgress !== undefined && entries % PROGRESS_EVERY === 0) onProgress({ line: lineNo, appended: entries, skipped: 0 });
-  }
+  };
+  // An in-memory log is folded in a plain loop: `for await` would cost a promise per line.
+  if (Symbol.iterator in lines) for (const raw of lines) fold(raw);
+  else for await (const raw of lines) fold(raw);
   onProgress?.({ line: lineNo, appended: entries, skipped: 0 });
   const hashes: Record<string, string> = {};
   for (const name of [...twins.keys()].sort()) {
