@@ -3,6 +3,7 @@
 // clock. One claim, one request; more attempts come only from a retry policy or an operator.
 import { performance } from 'node:perf_hooks';
 import { TwinError } from '../errors.js';
+import { canonicalJson } from '../log/canonical-json.js';
 import { isoAt } from '../world/clock.js';
 import { getPack, packTwinName, type Pack } from '../world/pack.js';
 import type { Twin } from '../world/twin.js';
@@ -69,6 +70,15 @@ export interface RecoveryReport {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Whether the record's endpoint still exists and is enabled. */
+function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
+  const endpoint = view.get(d.endpointKind, d.endpointId);
+  if (endpoint === undefined || endpoint.deleted) return false;
+  const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
+  if (kind?.enabledWhen === undefined) return true;
+  return canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) === canonicalJson(kind.enabledWhen.value);
+}
 let instances = 0;
 
 export class Dispatcher {
@@ -135,7 +145,7 @@ export class Dispatcher {
     await this.acquire();
     try {
       const now = this.world.clock.now();
-      const claim = await this.decide(twin, (view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now));
+      const claim = await this.decide(twin, (view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, (d) => endpointTakes(view, decl, d)));
       if (claim === undefined) return undefined;
       return await this.sendAndFinish(pack, twin, decl, deliveryId, claim);
     } finally {

@@ -60,9 +60,21 @@ export function readDelivery(view: ReadView, recordType: string, id: string): De
  * needs one whose policy scheduled it and whose time has come; a redeliver is an operator's
  * explicit request and needs only that no attempt is in flight. Anything else claims nothing.
  */
-export function decideClaim(view: ReadView, recordType: string, id: string, kind: ClaimKind, nowIso: string, nowMs: number): Decision<Claim | undefined> {
+export function decideClaim(
+  view: ReadView,
+  recordType: string,
+  id: string,
+  kind: ClaimKind,
+  nowIso: string,
+  nowMs: number,
+  endpointTakes: (d: DeliveryFields) => boolean = () => true,
+): Decision<Claim | undefined> {
   const d = readDelivery(view, recordType, id);
   if (d === undefined) return skip(undefined);
+  if (kind === 'retry' && d.state === 'retrying' && !endpointTakes(d)) {
+    // As vendors do: an endpoint disabled or deleted since the failure gets no more retries.
+    return commit({ operation: `${recordType}.retry_cancel`, subjectType: recordType, subjectId: id, fields: { state: 'failed', nextAttemptAt: null }, actor: 'system' }, undefined);
+  }
   const eligible =
     kind === 'first'
       ? d.state === 'queued' && d.attempts === 0 && d.currentAttempt === null

@@ -119,6 +119,19 @@ describe('send-once dispatcher', () => {
     expect(gone.delivery().fields.state).toBe('failed');
   });
 
+  it('a pending retry is cancelled when its endpoint is disabled or deleted meanwhile', async () => {
+    for (const change of [{ fields: { status: 'disabled' } }, { delete: true as const }]) {
+      const s = setup(() => 500, retry);
+      s.create();
+      await s.dispatcher.idle();
+      expect(s.delivery().fields.state).toBe('retrying');
+      s.twin.applyWrite({ operation: 'endpoint.change', subjectType: 'endpoint', subjectId: 'ep', ...change });
+      await s.clock.advance(24 * 3600_000);
+      expect(s.received).toHaveLength(1);
+      expect(s.delivery().fields).toMatchObject({ state: 'failed', nextAttemptAt: null, attempts: 1 });
+    }
+  });
+
   it('a timeout or reset is unknown — it may have reached the receiver — with no exception text kept', async () => {
     const s = setup(() => {
       throw new TransportFailure('timeout');
