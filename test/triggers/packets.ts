@@ -2,6 +2,7 @@
 // (one endpoint per signing scheme) on a virtual clock, and packets signed by the vendors' own
 // libraries (stripe-node, @octokit/webhooks-methods, standardwebhooks, svix), by Slack's
 // documented v0 scheme computed with node:crypto, and by our own schemes.
+import { captureTrace } from '../../src/events/trace.js';
 import { createHmac } from 'node:crypto';
 import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -33,6 +34,8 @@ export interface IngressHarness {
   engine: TriggerEngine;
   ingress: WebhookIngress;
   received: { triggerId: string; input: unknown }[];
+  /** The trace context each routine run saw (the sender's traceparent, when it sent one). */
+  traces: (string | null)[];
   resolved: [string, string][];
 }
 
@@ -40,9 +43,11 @@ export async function ingressHarness(extra: WebhookEndpoint[] = [], options: { s
   const clock = options.clock ?? new VirtualClock(NOW);
   const world = openWorld({ root: options.root ?? ':memory:', clock, seed: 'ingress' });
   const received: IngressHarness['received'] = [];
+  const traces: (string | null)[] = [];
   const resolved: [string, string][] = [];
   const runner = new InProcessRunner(world).register('inbox', async (input, ctx) => {
     received.push({ triggerId: ctx.envelope.triggerId, input });
+    traces.push(captureTrace()?.traceparent ?? null);
     return { ok: true };
   });
   const engine = new TriggerEngine({ world, runner });
@@ -64,7 +69,7 @@ export async function ingressHarness(extra: WebhookEndpoint[] = [], options: { s
   });
   engine.registerSource(ingress);
   if (options.start !== false) await engine.start();
-  return { world, clock, engine, ingress, received, resolved };
+  return { world, clock, engine, ingress, received, resolved, traces };
 }
 
 // ---- packets, made with the vendors' own helpers ---------------------------------------------

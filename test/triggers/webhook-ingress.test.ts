@@ -45,6 +45,16 @@ describe('accepted packets, from the vendors’ own libraries', () => {
     await h.world.close();
   });
 
+  it('the sender\'s W3C traceparent is carried into the routine it triggers', async () => {
+    const h = await ingressHarness();
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: { ...stripePacket(STRIPE_BODY), Traceparent: traceparent }, rawBody: STRIPE_BODY });
+    const other = STRIPE_BODY.replace('evt_1Ingress', 'evt_2Ingress');
+    await h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: stripePacket(other), rawBody: other });
+    expect(h.traces).toEqual([traceparent, null]);
+    await h.world.close();
+  });
+
   it('stripe: a packet signed with the previous secret still verifies while it rotates', async () => {
     const h = await ingressHarness();
     expect((await h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: stripePacket(STRIPE_BODY, T, SECRETS.stripeOld), rawBody: STRIPE_BODY })).status).toBe('triggered');

@@ -1,6 +1,7 @@
 // The webhook ingress source: verifies a vendor's packet against its raw bytes and a timestamp
 // window on the world clock, then ingests it with the vendor's delivery id as dedupe key.
 // Refused packets are recorded without their body; secrets are resolved per call, never stored.
+import { withTraceContext } from '../../events/trace.js';
 import { TwinError } from '../../errors.js';
 import { getScheme, isSchemeName, SCHEME_NAMES, DEFAULT_TOLERANCE_SEC, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
 import type { JsonValue } from '../../log/json-value.js';
@@ -162,9 +163,20 @@ export class WebhookIngress implements TriggerSource {
       if (error instanceof TwinError && REFUSED.has(error.code)) return refuse(error);
       throw error;
     }
-    // Conflicts and unknown triggers are recorded by the engine itself.
-    return engine.ingest(envelope);
+    // Conflicts and unknown triggers are recorded by the engine itself. The sender's trace goes
+    // on into the routine, so what the routine writes (and the webhooks that sends) continues it.
+    const traceparent = headerValue(request.headers, 'traceparent');
+    if (traceparent === undefined) return engine.ingest(envelope);
+    const tracestate = headerValue(request.headers, 'tracestate');
+    return withTraceContext({ traceparent, ...(tracestate === undefined ? {} : { tracestate }) }, () => engine.ingest(envelope));
   }
+}
+
+function headerValue(headers: WebhookRequest['headers'], name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(',') : value ?? undefined;
+  }
+  return undefined;
 }
 
 function endpointKey(tenantId: string | undefined, provider: string): string {
