@@ -74,13 +74,14 @@ function requireId(value: unknown, path: string): string {
   return value;
 }
 
-function requireFields(value: unknown, path: string): JsonObject {
+/** `parsed`: the value came out of JSON.parse, so it is JSON by construction and needs no walk. */
+function requireFields(value: unknown, path: string, parsed: boolean): JsonObject {
   if (!isPlainObject(value)) invalid(path, `${path} must be a plain JSON object of the fields to set`);
-  assertJson(value, path);
+  if (!parsed) assertJson(value, path);
   return value as JsonObject;
 }
 
-function checkRefs(value: unknown, path: string, withFields: boolean): void {
+function checkRefs(value: unknown, path: string, withFields: boolean, parsed: boolean): void {
   if (!Array.isArray(value)) invalid(path, `${path} must be an array of {type, id${withFields ? ', fields' : ''}}`);
   value.forEach((item, i) => {
     const at = `${path}[${i}]`;
@@ -91,22 +92,26 @@ function checkRefs(value: unknown, path: string, withFields: boolean): void {
     }
     requireName(item.type, `${at}.type`, 'customer');
     requireId(item.id, `${at}.id`);
-    if (withFields) requireFields(item.fields ?? {}, `${at}.fields`);
+    if (withFields) requireFields(item.fields ?? {}, `${at}.fields`, parsed);
   });
 }
 
-/** Validates shape and JSON-ness; throws INVALID_WRITE / PAYLOAD_TOO_LARGE naming the path. */
+/** Validates shape and JSON-ness; throws INVALID_WRITE naming the path. */
 export function validateWrite(input: unknown, path = 'write'): Write {
   if (!isPlainObject(input)) invalid(path, `${path} must be an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`);
+  return checkWrite(input, path, WRITE_KEYS, false);
+}
+
+function checkWrite(input: Record<string, unknown>, path: string, keys: ReadonlySet<string>, parsed: boolean): Write {
   for (const key of Object.keys(input)) {
-    if (!WRITE_KEYS.has(key)) {
-      invalid(`${path}.${key}`, `${path} has an unknown key "${key}"; a write may hold only ${[...WRITE_KEYS].join(', ')}`);
+    if (!keys.has(key)) {
+      invalid(`${path}.${key}`, `${path} has an unknown key "${key}"; ${keys === WRITE_KEYS ? 'a write' : 'an entry'} may hold only ${[...keys].join(', ')}`);
     }
   }
   requireName(input.operation, `${path}.operation`, 'customer.create');
   requireName(input.subjectType, `${path}.subjectType`, 'customer');
   requireId(input.subjectId, `${path}.subjectId`);
-  if (input.fields !== undefined) requireFields(input.fields, `${path}.fields`);
+  if (input.fields !== undefined) requireFields(input.fields, `${path}.fields`, parsed);
   if (input.delete !== undefined && typeof input.delete !== 'boolean') invalid(`${path}.delete`, `${path}.delete must be true or false`);
   if (input.delete === true && input.fields !== undefined) {
     invalid(`${path}.fields`, `${path} both deletes its subject and sets fields; send the delete alone`);
@@ -118,9 +123,9 @@ export function validateWrite(input: unknown, path = 'write'): Write {
     for (const key of Object.keys(projection)) {
       if (!PROJECTION_KEYS.has(key)) invalid(`${at}.${key}`, `${at} has an unknown key "${key}"; allowed: creates, updates, deletes`);
     }
-    if (projection.creates !== undefined) checkRefs(projection.creates, `${at}.creates`, true);
-    if (projection.updates !== undefined) checkRefs(projection.updates, `${at}.updates`, true);
-    if (projection.deletes !== undefined) checkRefs(projection.deletes, `${at}.deletes`, false);
+    if (projection.creates !== undefined) checkRefs(projection.creates, `${at}.creates`, true, parsed);
+    if (projection.updates !== undefined) checkRefs(projection.updates, `${at}.updates`, true, parsed);
+    if (projection.deletes !== undefined) checkRefs(projection.deletes, `${at}.deletes`, false, parsed);
   }
   if (input.occurredAt !== undefined && (typeof input.occurredAt !== 'string' || !ISO.test(input.occurredAt))) {
     invalid(`${path}.occurredAt`, `${path}.occurredAt must be an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z" (or omit it to use the world clock)`);
@@ -129,18 +134,15 @@ export function validateWrite(input: unknown, path = 'write'): Write {
   return input as unknown as Write;
 }
 
-/** Validates an entry read from a file: a write plus its log position. */
+/** Validates an entry parsed from a file (JSON by construction): a write plus its log position. */
 export function validateEntry(input: unknown, path = 'entry'): Entry {
   if (!isPlainObject(input)) invalid(path, `${path} must be a JSON object`);
-  const { seq, writeId, twin, recordedAt, ...write } = input;
-  for (const key of Object.keys(input)) {
-    if (!ENTRY_KEYS.has(key)) invalid(`${path}.${key}`, `${path} has an unknown key "${key}"`);
-  }
+  const { seq, writeId, twin, recordedAt } = input;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) invalid(`${path}.seq`, `${path}.seq must be a positive integer`);
   if (typeof writeId !== 'string' || writeId.length === 0) invalid(`${path}.writeId`, `${path}.writeId must be a non-empty string`);
   if (typeof twin !== 'string' || twin.length === 0) invalid(`${path}.twin`, `${path}.twin must be a non-empty string`);
   if (typeof recordedAt !== 'string' || !ISO.test(recordedAt)) invalid(`${path}.recordedAt`, `${path}.recordedAt must be an ISO 8601 timestamp`);
-  const checked = validateWrite(write, path);
+  const checked = checkWrite(input, path, ENTRY_KEYS, true);
   if (checked.occurredAt === undefined) invalid(`${path}.occurredAt`, `${path}.occurredAt is missing`);
   if (checked.actor === undefined) invalid(`${path}.actor`, `${path}.actor is missing`);
   return input as unknown as Entry;

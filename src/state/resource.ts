@@ -21,49 +21,70 @@ export function freezeResource(resource: Resource): Resource {
   return freeze(resource, true);
 }
 
-function mergeFields(prev: Resource | undefined, type: string, id: string, seq: number, fields: JsonObject): Resource {
-  if (prev === undefined || prev.deleted) {
+/**
+ * How a next resource value is made. Live twins use immer: frozen values, unchanged parts shared
+ * with the previous version. Replay, whose values nobody else ever sees, builds plain objects the
+ * same way without drafts or freezing. Both give equal values; tests compare their hashes.
+ */
+export interface ResourceProducer {
+  merge(prev: Resource | undefined, type: string, id: string, seq: number, fields: JsonObject): Resource;
+  replace(type: string, id: string, seq: number, fields: JsonObject): Resource;
+  markDeleted(prev: Resource | undefined, type: string, id: string, seq: number): Resource;
+}
+
+export const immerProducer: ResourceProducer = {
+  merge(prev, type, id, seq, fields) {
+    if (prev === undefined || prev.deleted) return freeze({ type, id, version: seq, deleted: false, fields }, true);
+    return produce(prev, (draft) => {
+      draft.version = seq;
+      Object.assign(draft.fields, fields);
+    });
+  },
+  replace(type, id, seq, fields) {
     return freeze({ type, id, version: seq, deleted: false, fields }, true);
-  }
-  return produce(prev, (draft) => {
-    draft.version = seq;
-    Object.assign(draft.fields, fields);
-  });
-}
+  },
+  markDeleted(prev, type, id, seq) {
+    if (prev === undefined) return freeze({ type, id, version: seq, deleted: true, fields: {} }, true);
+    return produce(prev, (draft) => {
+      draft.version = seq;
+      draft.deleted = true;
+    });
+  },
+};
 
-function replaceFields(prev: Resource | undefined, type: string, id: string, seq: number, fields: JsonObject): Resource {
-  void prev;
-  return freeze({ type, id, version: seq, deleted: false, fields }, true);
-}
-
-function markDeleted(prev: Resource | undefined, type: string, id: string, seq: number): Resource {
-  if (prev === undefined) return freeze({ type, id, version: seq, deleted: true, fields: {} }, true);
-  return produce(prev, (draft) => {
-    draft.version = seq;
-    draft.deleted = true;
-  });
-}
+export const plainProducer: ResourceProducer = {
+  merge(prev, type, id, seq, fields) {
+    if (prev === undefined || prev.deleted) return { type, id, version: seq, deleted: false, fields };
+    return { type, id, version: seq, deleted: false, fields: { ...prev.fields, ...fields } };
+  },
+  replace(type, id, seq, fields) {
+    return { type, id, version: seq, deleted: false, fields };
+  },
+  markDeleted(prev, type, id, seq) {
+    return { type, id, version: seq, deleted: true, fields: prev?.fields ?? {} };
+  },
+};
 
 /**
  * The resources one entry changes, in the order they change. Total by design: replaying any
  * valid log always succeeds, so a rule such as "create on an existing id" is the author's to
  * check in `decide`, never the fold's to reject.
  */
-export function foldEntry(entry: Entry, get: (type: string, id: string) => Resource | undefined): Resource[] {
-  const out: Resource[] = [];
-  const staged = new Map<string, Resource>();
-  const current = (type: string, id: string): Resource | undefined => staged.get(resourceKey(type, id)) ?? get(type, id);
+export function foldEntry(entry: Entry, get: (type: string, id: string) => Resource | undefined, producer: ResourceProducer = immerProducer): Resource[] {
+  const { subjectType: type, subjectId: id, seq } = entry;
+  const subject = entry.delete === true ? producer.markDeleted(get(type, id), type, id, seq) : producer.merge(get(type, id), type, id, seq, entry.fields ?? {});
+  const projection = entry.projection;
+  if (projection === undefined) return [subject];
+  // A projection may touch the subject or one resource twice: each step sees the one before.
+  const out: Resource[] = [subject];
+  const staged = new Map<string, Resource>([[resourceKey(type, id), subject]]);
+  const current = (t: string, i: string): Resource | undefined => staged.get(resourceKey(t, i)) ?? get(t, i);
   const put = (next: Resource): void => {
     staged.set(resourceKey(next.type, next.id), next);
     out.push(next);
   };
-  const { subjectType: type, subjectId: id, seq } = entry;
-  put(entry.delete === true ? markDeleted(current(type, id), type, id, seq) : mergeFields(current(type, id), type, id, seq, entry.fields ?? {}));
-  const projection = entry.projection;
-  if (projection !== undefined) {
-    for (const p of projection.creates ?? []) put(replaceFields(current(p.type, p.id), p.type, p.id, seq, p.fields ?? {}));
-    for (const p of projection.updates ?? []) put(mergeFields(current(p.type, p.id), p.type, p.id, seq, p.fields ?? {}));
-    for (const p of projection.deletes ?? []) put(markDeleted(current(p.type, p.id), p.type, p.id, seq));
-  }
+  for (const p of projection.creates ?? []) put(producer.replace(p.type, p.id, seq, p.fields ?? {}));
+  for (const p of projection.updates ?? []) put(producer.merge(current(p.type, p.id), p.type, p.id, seq, p.fields ?? {}));
+  for (const p of projection.deletes ?? []) put(producer.markDeleted(current(p.type, p.id), p.type, p.id, seq));
   return out;
 }

@@ -15,13 +15,25 @@ export function stateHash(liveInOrder: Iterable<Resource>): string {
 }
 
 /**
- * Byte order of the UTF-8 encodings — SQLite's BINARY collation — so every backend and replay
- * walk resources in the same order. UTF-16 order agrees except around surrogates, hence the check.
+ * Byte order of the UTF-8 encodings — SQLite's BINARY collation, i.e. code point order — so
+ * every backend and replay walk resources in the same order. UTF-16 code units agree with it
+ * except that surrogates (code points above U+FFFF) must sort after U+E000–U+FFFF.
  */
 export function compareKeys(a: string, b: string): number {
   if (a === b) return 0;
-  if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-  return a < b ? -1 : 1;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
 }
 
 export function compareResources(a: Resource, b: Resource): number {

@@ -3,7 +3,7 @@
 // fold — with no store, no undo journal and no index upkeep, since nothing is kept but the state.
 import { TwinError } from '../errors.js';
 import { validateEntry, type Entry } from '../log/write.js';
-import { foldEntry, resourceKey, type Resource } from '../state/resource.js';
+import { foldEntry, plainProducer, resourceKey, type Resource } from '../state/resource.js';
 import { compareResources, stateHash } from '../state/state-hash.js';
 import type { ImportProgress } from './twin.js';
 
@@ -45,7 +45,7 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
       throw malformed(lineNo, `seq ${entry.seq} of twin "${entry.twin}" does not follow ${twin.head}; a twin's entries must be dense and in order`, `line ${lineNo}.seq`, entries);
     }
     const resources = twin.resources;
-    for (const next of foldEntry(entry, (type, id) => resources.get(resourceKey(type, id)))) resources.set(resourceKey(next.type, next.id), next);
+    for (const next of foldEntry(entry, (type, id) => resources.get(resourceKey(type, id)), plainProducer)) resources.set(resourceKey(next.type, next.id), next);
     twin.head = entry.seq;
     entries++;
     if (onProgress !== undefined && entries % PROGRESS_EVERY === 0) onProgress({ line: lineNo, appended: entries, skipped: 0 });

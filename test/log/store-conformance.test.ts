@@ -169,3 +169,19 @@ describe('ordering across backends', () => {
     expect(new Set(hashes).size).toBe(1);
   });
 });
+
+describe('key order', () => {
+  it('compareKeys is UTF-8 byte order (SQLite BINARY) for any strings', async () => {
+    const { compareKeys } = await import('../../src/state/state-hash.js');
+    const alphabet = ['a', 'z', 'A', '_', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1F600}', '\u{10FFFF}'];
+    const { SeededIds } = await import('../../src/world/ids.js');
+    const { VirtualClock } = await import('../../src/world/clock.js');
+    const rng = new SeededIds(new VirtualClock(0), 'keys');
+    const word = () => Array.from({ length: 1 + Math.floor(rng.random() * 4) }, () => alphabet[Math.floor(rng.random() * alphabet.length)]).join('');
+    for (let i = 0; i < 3000; i++) {
+      const a = word();
+      const b = word();
+      expect(Math.sign(compareKeys(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    }
+  });
+});
