@@ -3,7 +3,7 @@
 // fold — with no store, no undo journal and no index upkeep, since nothing is kept but the state.
 import { TwinError } from '../errors.js';
 import { validateEntry, type Entry } from '../log/write.js';
-import { foldEntry, plainProducer, resourceKey, type Resource } from '../state/resource.js';
+import { foldEntry, plainProducer, type Resource } from '../state/resource.js';
 import { compareResources, stateHash } from '../state/state-hash.js';
 import type { ImportProgress } from './twin.js';
 
@@ -26,12 +26,13 @@ function malformed(lineNo: number, message: string, path: string, entries: numbe
  * world's logs (a walk's golden log); each twin's entries must be dense and in order.
  */
 export async function replayLines(lines: Iterable<string> | AsyncIterable<string>, onProgress?: (p: ImportProgress) => void): Promise<ReplayResult> {
-  const twins = new Map<string, { head: number; resources: Map<string, Resource> }>();
+  const twins = new Map<string, { head: number; types: Map<string, Map<string, Resource>>; get: (type: string, id: string) => Resource | undefined }>();
   let lineNo = 0;
   let entries = 0;
   const fold = (raw: string): void => {
     lineNo++;
-    if (raw.trim() === '') return;
+    // a line starting with "{" is not blank: skip the trim, which would copy every line
+    if (raw.length === 0 || (raw.charCodeAt(0) !== 0x7b && raw.trim() === '')) return;
     let entry: Entry;
     try {
       entry = validateEntry(JSON.parse(raw), `line ${lineNo}`);
@@ -40,12 +41,20 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
       throw malformed(lineNo, reason, error instanceof TwinError && error.path !== undefined ? error.path : `line ${lineNo}`, entries);
     }
     let twin = twins.get(entry.twin);
-    if (twin === undefined) twins.set(entry.twin, (twin = { head: 0, resources: new Map() }));
+    if (twin === undefined) {
+      const types = new Map<string, Map<string, Resource>>();
+      twins.set(entry.twin, (twin = { head: 0, types, get: (type, id) => types.get(type)?.get(id) }));
+    }
     if (entry.seq !== twin.head + 1) {
       throw malformed(lineNo, `seq ${entry.seq} of twin "${entry.twin}" does not follow ${twin.head}; a twin's entries must be dense and in order`, `line ${lineNo}.seq`, entries);
     }
-    const resources = twin.resources;
-    for (const next of foldEntry(entry, (type, id) => resources.get(resourceKey(type, id)), plainProducer)) resources.set(resourceKey(next.type, next.id), next);
+    // Nested by type: no composite key string to build for every read and write.
+    const types = twin.types;
+    for (const next of foldEntry(entry, twin.get, plainProducer)) {
+      let byId = types.get(next.type);
+      if (byId === undefined) types.set(next.type, (byId = new Map()));
+      byId.set(next.id, next);
+    }
     twin.head = entry.seq;
     entries++;
     if (onProgress !== undefined && entries % PROGRESS_EVERY === 0) onProgress({ line: lineNo, appended: entries, skipped: 0 });
@@ -56,7 +65,9 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
   onProgress?.({ line: lineNo, appended: entries, skipped: 0 });
   const hashes: Record<string, string> = {};
   for (const name of [...twins.keys()].sort()) {
-    const live = [...twins.get(name)!.resources.values()].filter((r) => !r.deleted).sort(compareResources);
+    const live: Resource[] = [];
+    for (const byId of twins.get(name)!.types.values()) for (const r of byId.values()) if (!r.deleted) live.push(r);
+    live.sort(compareResources);
     hashes[name] = stateHash(live);
   }
   const names = Object.keys(hashes);
