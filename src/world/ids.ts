@@ -13,18 +13,25 @@ const KSUID_EPOCH_SEC = 1_400_000_000;
  */
 export function encodeKsuid(ms: number, payload: Buffer): string {
   const seconds = Math.min(0xffffffff, Math.max(0, Math.floor(ms / 1000) - KSUID_EPOCH_SEC));
-  const words = [seconds >>> 0, payload.readUInt32BE(0), payload.readUInt32BE(4), payload.readUInt32BE(8), payload.readUInt32BE(12)];
-  const out: string[] = new Array(27);
-  for (let pos = 26; pos >= 0; pos--) {
+  // Ten 16-bit words, divided by 62^4 at a time: each step yields four digits and every
+  // intermediate stays far below 2^53.
+  const words = [seconds >>> 16, seconds & 0xffff];
+  for (let i = 0; i < 16; i += 2) words.push(payload.readUInt16BE(i));
+  let out = '';
+  for (let group = 0; group < 7; group++) {
     let remainder = 0;
     for (let i = 0; i < words.length; i++) {
-      const value = remainder * 0x1_0000_0000 + words[i]!;
-      words[i] = Math.floor(value / 62);
-      remainder = value % 62;
+      const value = remainder * 0x10000 + words[i]!;
+      words[i] = Math.floor(value / 14_776_336);
+      remainder = value % 14_776_336;
     }
-    out[pos] = BASE62[remainder]!;
+    for (let d = 0; d < 4; d++) {
+      out = BASE62[remainder % 62]! + out;
+      remainder = Math.floor(remainder / 62);
+    }
   }
-  return out.join('');
+  // 7 groups give 28 digits; a KSUID has 27 (the top one is always 0).
+  return out.slice(1);
 }
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -84,12 +84,8 @@ export class Twin {
     const staged = this.pending?.get(key);
     if (staged !== undefined) return staged;
     const cached = this.cache.get(key);
-    if (cached !== undefined) {
-      // refresh recency: Map keeps insertion order, so the first key is the least recently used
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      return cached ?? undefined;
-    }
+    // Evicted in insertion order (FIFO): re-ordering on every hit cost more than the misses it saves.
+    if (cached !== undefined) return cached ?? undefined;
     const stored = this.store.getResource(type, id);
     const value = stored === undefined ? null : freezeResource(stored);
     this.remember(key, value);
