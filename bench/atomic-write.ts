@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openWorld, type JsonObject } from '../src/index.js';
 import { entryLine } from './fixtures.js';
-import { compared, figure, median, method, nowNs, removeTemp, settle, sinceNs, tempDir, type Benchmark } from './measure.js';
+import { compared, figure, median, method, nowNs, opsRate, removeTemp, settle, sinceNs, tempDir, type Benchmark } from './measure.js';
 
 const OPS = 4_000;
 const ROUNDS = 7;
@@ -25,15 +25,7 @@ function rawRate(file: string, explicitTx: boolean): { round: () => number; clos
     if (explicitTx) insertTx.immediate(seq, body);
     else insert.run(seq, 'counter', 'c1', body);
   };
-  for (let i = 0; i < WARMUP; i++) one();
-  return {
-    round: () => {
-      const start = nowNs();
-      for (let i = 0; i < OPS; i++) one();
-      return OPS / (sinceNs(start) / 1e9);
-    },
-    close: () => db.close(),
-  };
+  return { round: opsRate(one, OPS, WARMUP), close: () => db.close() };
 }
 
 export const bench: Benchmark = {

@@ -10,7 +10,7 @@ import { createTriggerEnvelope, type TriggerEnvelope } from '../src/triggers/env
 import { startIngressHost } from '../src/triggers/http/ingress-host.js';
 import { InProcessRunner } from '../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../src/triggers/webhook/webhook-ingress.js';
-import { compared, figure, median, method, note, nowNs, removeTemp, settle, sinceNs, tempDir, type Benchmark } from './measure.js';
+import { compared, figure, median, method, note, nowNs, opsRate, removeTemp, settle, sinceNs, tempDir, type Benchmark } from './measure.js';
 
 const OPS = 2_000;
 const ROUNDS = 5;
@@ -61,15 +61,7 @@ function rawRate(file: string, sample: TriggerEnvelope): { round: () => number; 
     // the envelope's canonical JSON, serialized per row as the twin serializes its entries
     insert.run(seq, `order:${seq}`, canonicalJson({ ...sample, dedupeKey: `order:${seq}` }));
   };
-  for (let i = 0; i < WARMUP; i++) one();
-  return {
-    round: () => {
-      const start = nowNs();
-      for (let i = 0; i < OPS; i++) one();
-      return OPS / (sinceNs(start) / 1e9);
-    },
-    close: () => db.close(),
-  };
+  return { round: opsRate(one, OPS, WARMUP), close: () => db.close() };
 }
 
 async function ingestRates(dir: string): Promise<{ sequential: () => Promise<number>; concurrent: () => Promise<number>; check: () => void; close: () => Promise<void> }> {

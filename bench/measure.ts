@@ -44,6 +44,16 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Warms `one` up, then returns a round: `ops` calls of it, answered as calls per second. */
+export function opsRate(one: () => void, ops: number, warmup: number): () => number {
+  for (let i = 0; i < warmup; i++) one();
+  return () => {
+    const start = nowNs();
+    for (let i = 0; i < ops; i++) one();
+    return ops / (sinceNs(start) / 1e9);
+  };
+}
+
 /** Runs `fn` `n` times (round index passed in) and returns the median of what it returned. */
 export async function medianOf(n: number, fn: (round: number) => number | Promise<number>): Promise<number> {
   const values: number[] = [];
