@@ -15,6 +15,7 @@ import {
   decideFinish,
   decideReceive,
   decideRecover,
+  envelopeIdentity,
   readRecord,
   RECEIPT_TYPE,
   RECORD_TYPE,
@@ -337,17 +338,7 @@ export class TriggerEngine {
 }
 
 export function refusalOf(env: TriggerEnvelope, error: TwinError): Refusal {
-  return {
-    tenantId: env.tenantId,
-    scopeId: env.scopeId,
-    sourceKind: env.source.kind,
-    provider: env.source.provider,
-    triggerId: env.triggerId,
-    eventId: env.eventId,
-    dedupeKey: env.dedupeKey,
-    payloadHash: env.payloadHash,
-    error,
-  };
+  return { ...envelopeIdentity(env), error };
 }
 
 function checkResult(result: JsonValue): JsonValue {

@@ -149,14 +149,7 @@ export function decideReceive(
   const receipt = (status: ReceiptStatus, extra: Partial<ReceiptFields> = {}): Write => ({
     ...receiptWrite(status === 'refused' ? 'trigger.conflict' : `trigger.${status}`, {
       status,
-      tenantId: env.tenantId,
-      scopeId: env.scopeId,
-      sourceKind: env.source.kind,
-      provider: env.source.provider,
-      triggerId: env.triggerId,
-      eventId: env.eventId,
-      dedupeKey: env.dedupeKey,
-      payloadHash: env.payloadHash,
+      ...envelopeIdentity(env),
       recordId: id,
       code: null,
       path: null,
@@ -273,6 +266,20 @@ export function decideRecover(
   if (record.state === 'processing' && record.startedAt !== null && record.startedAt > staleBeforeIso) return { writes: [], result: undefined };
   const run: RunStartInfo = { routineId, runKey: record.runKey, attempt: record.attempts + 1, recordId: id, envelope: record.envelope };
   return { writes: [startWrite(id, run, 'recovery', nowIso, recorder)], result: run };
+}
+
+/** What identifies an envelope in a receipt or refusal: everything but its payload. */
+export function envelopeIdentity(env: TriggerEnvelope) {
+  return {
+    tenantId: env.tenantId,
+    scopeId: env.scopeId,
+    sourceKind: env.source.kind,
+    provider: env.source.provider,
+    triggerId: env.triggerId,
+    eventId: env.eventId,
+    dedupeKey: env.dedupeKey,
+    payloadHash: env.payloadHash,
+  };
 }
 
 export interface Refusal {
