@@ -4,7 +4,8 @@
 import Database from 'better-sqlite3';
 import http from 'node:http';
 import { join } from 'node:path';
-import { canonicalJson, getScheme, openWorld, VirtualClock } from '../src/index.js';
+import { canonicalJson, openWorld, VirtualClock } from '../src/index.js';
+import { getScheme } from '../src/events/signing/index.js';
 import { TriggerEngine } from '../src/triggers/engine.js';
 import { createTriggerEnvelope, type TriggerEnvelope } from '../src/triggers/envelope.js';
 import { startIngressHost } from '../src/triggers/http/ingress-host.js';

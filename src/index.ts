@@ -1,25 +1,26 @@
-// twinworld's public API.
+// twinworld's root entry: what a walk author, a pack author and a test author use. Everything
+// else lives behind a subpath (twinworld/triggers, /walk, /signing, /sqlite, /testing, /packs)
+// or stays internal; see README.md, "Entry points".
 export { TwinError, isTwinError, type TwinErrorCode } from './errors.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './log/json-value.js';
 export { canonicalJson, sha256Hex } from './log/canonical-json.js';
-export { MAX_WRITE_BYTES, validateWrite, validateEntry, type Write, type Entry, type Projection, type ResourceRef, type ProjectedResource } from './log/write.js';
-export type { TwinStore, StorageBackend, IndexDelta } from './log/storage.js';
-export { MemoryBackend } from './log/memory-store.js';
-export { SqliteBackend, type SqliteOptions } from './log/sqlite-store.js';
-export { readLines, writeLines } from './log/jsonl.js';
+export { MAX_WRITE_BYTES, type Write, type Entry, type Projection, type ResourceRef, type ProjectedResource } from './log/write.js';
 export type { Resource } from './state/resource.js';
 export type { ReadView } from './state/read-view.js';
 export type { IndexDeclaration } from './state/indexes.js';
-export { stateHash } from './state/state-hash.js';
-export { RealClock, VirtualClock, isoAt, type Clock, type Task } from './world/clock.js';
-export { RandomIds, SeededIds, type IdSource } from './world/ids.js';
-export { currentWorld, maybeCurrentWorld, runInWorld } from './world/scope.js';
-export { commit, skip, type Decision, type Commit, type Skip } from './world/decision.js';
-export { Twin, type AtomicResult, type CommitHooks, type ImportProgress } from './world/twin.js';
-export { World, openWorld, validateTwinName, type WorldOptions } from './world/world.js';
+export type { StorageBackend, TwinStore } from './storage/port.js';
+export { RealClock, VirtualClock, isoAt, type Clock } from './world/clock.js';
+export type { IdSource } from './world/ids.js';
+export type { SecretStore } from './world/secrets.js';
+export { commit, skip, type Decision } from './world/decision.js';
+export type { Twin, TwinHost, AtomicResult } from './world/twin.js';
+export { openWorld, currentWorld, runInWorld, type World, type WorldOptions } from './world/world.js';
 export { replayLines, type ReplayResult } from './world/replay.js';
-export * from './events/index.js';
-export { registerPack, getPack, packTwinName, type Pack } from './world/pack.js';
-export { MemorySecretStore, FileSecretStore, type SecretStore } from './world/secrets.js';
-export * from './triggers/index.js';
-export * from './walk/index.js';
+export { registerPack, registeredPacks, getPack, packTwinName, type Pack } from './events/pack-registry.js';
+export type { EventsDeclaration, RenderContext, HeaderContext } from './events/declaration.js';
+export type { RetryPolicy, AttemptOutcome } from './events/retry.js';
+export { Dispatcher, type DispatcherOptions, type SignedPacket } from './events/dispatcher.js';
+export { HttpTransport } from './events/transports/http-transport.js';
+export type { Transport } from './events/transports/transport.js';
+export { withTraceContext } from './events/trace.js';
+export { openWalk, type Walk, type WalkOptions } from './walk/walk.js';

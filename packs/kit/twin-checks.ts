@@ -1,9 +1,9 @@
 // Guards every pack operation shares: the twin must belong to a registered pack (or its writes
 // would silently send no webhooks), and endpoint secrets go to world.secrets, never the log.
-import { packTwinName, TwinError, type Twin } from '../../src/index.js';
+import { packTwinName, registeredPacks, TwinError, type Twin } from '../../src/index.js';
 
 export function requirePackTwin(twin: Twin, packName: string): void {
-  for (const pack of twin.world.packs.values()) if (pack.name === packName && packTwinName(pack) === twin.name) return;
+  for (const pack of registeredPacks(twin.world).values()) if (pack.name === packName && packTwinName(pack) === twin.name) return;
   throw new TwinError('INVALID_ARGUMENT', `twin "${twin.name}" is not the ${packName} pack's twin; register it first: registerPack(world, ${packName}.pack)`, { path: 'twin' });
 }
 

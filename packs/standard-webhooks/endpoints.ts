@@ -1,7 +1,8 @@
 // Endpoints of a Standard Webhooks sender (Svix's shape: url, filterTypes, disabled), and secret
 // rotation: the new secret signs at once, the old one keeps signing for a grace period, so every
 // packet carries both `v1,` signatures until the old one expires.
-import { commit, decodeStandardWebhooksSecret, isTwinError, type JsonObject, type Twin } from '../../src/index.js';
+import { commit, isTwinError, type JsonObject, type Twin } from '../../src/index.js';
+import { decodeStandardWebhooksSecret } from '../../src/events/signing/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { secretRefFor, withStoredSecret } from '../kit/twin-checks.js';

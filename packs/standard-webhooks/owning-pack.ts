@@ -1,11 +1,11 @@
 // A Standard Webhooks twin is one app's sender, so operations find their pack from the twin:
 // its declared event types and its name come from the pack registered for that twin.
-import { packTwinName, TwinError, type Twin } from '../../src/index.js';
+import { packTwinName, registeredPacks, TwinError, type Twin } from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { swIdShapes } from './ids.js';
 
 export function owningPack(twin: Twin): VendorPack {
-  for (const pack of twin.world.packs.values()) {
+  for (const pack of registeredPacks(twin.world).values()) {
     // Packs made by createStandardWebhooksPack share these id shapes: that is what marks them.
     if (packTwinName(pack) === twin.name && (pack as Partial<VendorPack>).idShapes === swIdShapes) return pack as VendorPack;
   }

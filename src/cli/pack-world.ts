@@ -2,7 +2,7 @@
 // delivery commands (deliveries, attempts, recover, redeliver, send) work on.
 import { builtInPacks } from '../../packs/built-in.js';
 import { Dispatcher } from '../events/dispatcher.js';
-import { registerPack } from '../world/pack.js';
+import { registerPack } from '../events/pack-registry.js';
 import type { World } from '../world/world.js';
 import { withWorld } from './command.js';
 

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import { isoAt } from '../world/clock.js';
-import { getPack, packTwinName, type Pack } from '../world/pack.js';
+import { getPack, packTwinName, registeredPacks, type Pack } from './pack-registry.js';
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
 import type { EventsDeclaration } from './declaration.js';
@@ -109,7 +109,7 @@ export class Dispatcher {
     this.defaultTransport = options.defaultTransport ?? new HttpTransport();
     this.concurrency = options.concurrency ?? 32;
     this.autoDispatch = options.autoDispatch ?? true;
-    for (const pack of world.packs.values()) this.attach(pack);
+    for (const pack of registeredPacks(world).values()) this.attach(pack);
     world.onClose(() => this.close());
   }
 
@@ -122,7 +122,7 @@ export class Dispatcher {
       name: this.hookName,
       afterCommit: (entries) => {
         if (!this.autoDispatch || this.closed) return;
-        for (const e of entries) if (e.operation === recordCreate) this.track(this.afterAnswer(() => this.dispatch(pack.name, e.subjectId, 'first')));
+        for (const e of entries) if (e.operation === recordCreate) void this.track(this.afterAnswer(() => this.dispatch(pack.name, e.subjectId, 'first')));
       },
     });
   }
@@ -165,13 +165,13 @@ export class Dispatcher {
 
   /** Locates a delivery record across the registered packs. */
   find(deliveryId: string): { pack: Pack; twin: Twin; delivery: DeliveryFields } {
-    for (const pack of this.world.packs.values()) {
+    for (const pack of registeredPacks(this.world).values()) {
       if (pack.events === undefined) continue;
       const twin = this.world.twin(packTwinName(pack));
       const delivery = readDelivery(twin.state(), pack.events.recordType, deliveryId);
       if (delivery !== undefined) return { pack, twin, delivery };
     }
-    throw new TwinError('UNKNOWN_DELIVERY', `no delivery ${deliveryId} in packs ${[...this.world.packs.keys()].join(', ') || '(none registered)'}; list them with \`twinworld deliveries\``, { path: 'delivery' });
+    throw new TwinError('UNKNOWN_DELIVERY', `no delivery ${deliveryId} in packs ${[...registeredPacks(this.world).keys()].join(', ') || '(none registered)'}; list them with \`twinworld deliveries\``, { path: 'delivery' });
   }
 
   /**
@@ -184,7 +184,7 @@ export class Dispatcher {
     const markedUnknown: string[] = [];
     const queued: Promise<AttemptResult | undefined>[] = [];
     let scheduledRetries = 0;
-    for (const pack of this.world.packs.values()) {
+    for (const pack of registeredPacks(this.world).values()) {
       const decl = pack.events;
       if (decl === undefined) continue;
       const twin = this.world.twin(packTwinName(pack));

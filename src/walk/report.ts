@@ -2,7 +2,7 @@
 // the trigger decisions, and each twin's state hash — all read from the log and the world clock,
 // so two runs of one walk give the same report. Wall-clock timings sit apart, under `wall`.
 import { attemptId, attemptType, type DeliveryFields } from '../events/records.js';
-import { packTwinName } from '../world/pack.js';
+import { packTwinName, registeredPacks } from '../events/pack-registry.js';
 import type { World } from '../world/world.js';
 import type { FaultReceiver } from './fault-receiver.js';
 import { RECEIVERS_PREFIX } from './receiver-transport.js';
@@ -76,7 +76,7 @@ function header(headers: unknown, name: string): string | null {
 export function deliveryReports(world: World): DeliveryReport[] {
   const out: (DeliveryReport & { seq: number; order: number })[] = [];
   let order = 0;
-  for (const pack of world.packs.values()) {
+  for (const pack of registeredPacks(world).values()) {
     order++;
     const decl = pack.events;
     if (decl === undefined) continue;

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TwinError } from '../errors.js';
-import type { Pack } from '../world/pack.js';
+import type { Pack } from '../events/pack-registry.js';
 import { openWalk, type Walk } from './walk.js';
 
 /** The function a walk module exports. `packs` is the `twinworld/packs` module (stripe, github, slack, …). */

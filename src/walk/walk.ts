@@ -8,7 +8,7 @@ import { Dispatcher, type SignedPacket } from '../events/dispatcher.js';
 import { withTraceContext } from '../events/trace.js';
 import type { OutgoingRequest, Transport } from '../events/transports/transport.js';
 import { isoAt } from '../world/clock.js';
-import { packTwinName, registerPack, type Pack } from '../world/pack.js';
+import { packTwinName, registerPack, registeredPacks, type Pack } from '../events/pack-registry.js';
 import type { Twin } from '../world/twin.js';
 import { openWorld, type World } from '../world/world.js';
 import { exportWorldLines, worldHashes } from './export-log.js';
@@ -84,9 +84,9 @@ export class Walk {
 
   /** The twin of a registered pack, by the pack's name. */
   twin(packName: string): Twin {
-    const pack = this.world.packs.get(packName);
+    const pack = registeredPacks(this.world).get(packName);
     if (pack === undefined) {
-      throw new TwinError('UNKNOWN_PACK', `this walk has no pack "${packName}"; it has: ${[...this.world.packs.keys()].join(', ') || 'none'} (pass packs to openWalk)`, { path: 'pack' });
+      throw new TwinError('UNKNOWN_PACK', `this walk has no pack "${packName}"; it has: ${[...registeredPacks(this.world).keys()].join(', ') || 'none'} (pass packs to openWalk)`, { path: 'pack' });
     }
     return this.world.twin(packTwinName(pack));
   }

@@ -6,9 +6,9 @@ import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { foldEntry, resourceKey, type Resource } from '../state/resource.js';
-import { commit } from '../world/decision.js';
+import { commit } from './decision.js';
 import type { Entry } from '../log/write.js';
-import type { Twin } from '../world/twin.js';
+import type { Twin } from './twin.js';
 
 export interface Decided<T> {
   readonly writes: readonly Write[];

@@ -3,7 +3,7 @@
 // entry any process appended.
 import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
-import type { TwinStore } from '../log/storage.js';
+import type { TwinStore } from '../storage/port.js';
 import { buildEntry, validateEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { indexKeys, indexSignature, validateIndex, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
@@ -11,7 +11,9 @@ import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/
 import { stateHash } from '../state/state-hash.js';
 import { isoAt } from './clock.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
-import type { World } from './world.js';
+import type { Clock } from './clock.js';
+import type { IdSource } from './ids.js';
+import type { SecretStore } from './secrets.js';
 
 export interface AtomicResult<T> {
   readonly result: T;
@@ -36,6 +38,16 @@ export interface ImportProgress {
   readonly skipped: number;
 }
 
+/** What a twin needs of the world that opened it (World implements it). */
+export interface TwinHost {
+  readonly root: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly secrets: SecretStore;
+  twin(name: string): Twin;
+  reportError(error: unknown, where: string): void;
+}
+
 const CACHE_LIMIT = 20_000;
 const IMPORT_BATCH = 1_000;
 
@@ -54,7 +66,7 @@ export class Twin {
 
   constructor(
     readonly name: string,
-    readonly world: World,
+    readonly world: TwinHost,
     private readonly store: TwinStore,
   ) {
     this.knownHead = store.head();

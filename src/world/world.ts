@@ -3,15 +3,14 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TwinError } from '../errors.js';
-import { MemoryBackend } from '../log/memory-store.js';
-import { SqliteBackend, type SqliteOptions } from '../log/sqlite-store.js';
-import type { StorageBackend } from '../log/storage.js';
+import { MemoryBackend } from '../storage/memory/memory-backend.js';
+import { SqliteBackend, type SqliteOptions } from '../storage/sqlite/sqlite-backend.js';
+import type { StorageBackend } from '../storage/port.js';
 import { RealClock, VirtualClock, type Clock } from './clock.js';
 import { RandomIds, SeededIds, type IdSource } from './ids.js';
-import { runInWorld } from './scope.js';
-import { Twin } from './twin.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Twin, type TwinHost } from './twin.js';
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets.js';
-import type { Pack } from './pack.js';
 
 export interface WorldOptions {
   /** A folder (created if missing), or ':memory:' for a world that lives only in this process. */
@@ -36,15 +35,13 @@ export function validateTwinName(name: unknown): string {
   return name;
 }
 
-export class World {
+export class World implements TwinHost {
   readonly root: string;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly backend: StorageBackend;
   /** Endpoint secrets, kept outside every log. */
   readonly secrets: SecretStore;
-  /** Packs registered with registerPack, by name. */
-  readonly packs = new Map<string, Pack>();
   private readonly twins = new Map<string, Twin>();
   private readonly onError: (error: unknown, where: string) => void;
   private readonly closers: (() => void | Promise<void>)[] = [];
@@ -117,3 +114,21 @@ export function openWorld(options: WorldOptions): World {
 }
 
 export { VirtualClock, RealClock };
+
+// Which world a call runs in, carried with AsyncLocalStorage so work scheduled for later (a
+// dispatch after a write's answer, a timer) keeps its world even if another became active.
+const scope = new AsyncLocalStorage<World>();
+
+export function runInWorld<T>(world: World, fn: () => T): T {
+  return scope.run(world, fn);
+}
+
+export function currentWorld(): World {
+  const world = scope.getStore();
+  if (world === undefined) throw new TwinError('NO_WORLD', 'no world is active here; call world.run(() => …) or pass the world explicitly');
+  return world;
+}
+
+export function maybeCurrentWorld(): World | undefined {
+  return scope.getStore();
+}

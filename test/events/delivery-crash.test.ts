@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { openWorld } from '../../src/world/world.js';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/events/pack-registry.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import { replayLines } from '../../src/world/replay.js';
 import { SeededIds } from '../../src/world/ids.js';

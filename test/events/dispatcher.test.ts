@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { VirtualClock } from '../../src/world/clock.js';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/events/pack-registry.js';
 import { openWorld } from '../../src/world/world.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import { InProcessTransport, type InProcessRequest } from '../../src/events/transports/in-process-transport.js';

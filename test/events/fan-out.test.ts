@@ -1,7 +1,7 @@
 // Fan-out in the same commit: one queued record per (event type, taking endpoint).
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/world/clock.js';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/events/pack-registry.js';
 import { openWorld } from '../../src/world/world.js';
 import { filterKeysFor, filterTakes } from '../../src/events/filter.js';
 import { acmePack } from '../support/acme-pack.js';

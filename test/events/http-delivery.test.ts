@@ -7,7 +7,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/events/pack-registry.js';
 import { openWorld } from '../../src/world/world.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import { HttpTransport } from '../../src/events/transports/http-transport.js';

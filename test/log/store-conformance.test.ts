@@ -1,7 +1,7 @@
 // One conformance suite for the storage port, run unchanged against every backend.
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
-import type { StorageBackend, TwinStore } from '../../src/log/storage.js';
+import type { StorageBackend, TwinStore } from '../../src/storage/port.js';
 import type { Entry } from '../../src/log/write.js';
 import type { Resource } from '../../src/state/resource.js';
 import { backends } from '../support/backends.js';

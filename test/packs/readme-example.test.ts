@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { getScheme } from '../../src/index.js';
+import { getScheme } from '../../src/events/signing/index.js';
 import type { VendorPack } from '../../packs/kit/vendor-pack.js';
 import { runConformance } from './conformance.js';
 import type { OfficialVerifier } from './verifiers.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openWorld, VirtualClock } from '../../src/index.js';
+import { openWorld, registeredPacks, VirtualClock } from '../../src/index.js';
 import { builtInPacks } from '../../packs/index.js';
 import { listSendable, sendEvent } from '../../packs/send.js';
 import { createStandardWebhooksPack } from '../../packs/standard-webhooks/pack.js';
@@ -60,7 +60,7 @@ describe('sendEvent', () => {
     expect((unknownType as Error).message).toContain('customer.created, customer.deleted, customer.updated, payment_intent.canceled');
     await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'not a url', secret: 's' })).rejects.toMatchObject({ path: 'to' });
     await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'http://127.0.0.1:1', secret: ' ' })).rejects.toMatchObject({ path: 'secret' });
-    expect(world.packs.size).toBe(0);
+    expect(registeredPacks(world).size).toBe(0);
     await world.close();
   });
 

@@ -1,5 +1,5 @@
 // A small vendor pack for kernel tests: customers and webhook endpoints, Standard Webhooks signing.
-import type { Pack } from '../../src/world/pack.js';
+import type { Pack } from '../../src/events/pack-registry.js';
 import type { RetryPolicy } from '../../src/events/retry.js';
 
 export function acmePack(retry?: RetryPolicy, name = 'acme'): Pack {

@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryBackend } from '../../src/log/memory-store.js';
-import { SqliteBackend } from '../../src/log/sqlite-store.js';
-import type { StorageBackend } from '../../src/log/storage.js';
+import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
+import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
+import type { StorageBackend } from '../../src/storage/port.js';
 
 export interface BackendCase {
   readonly name: string;

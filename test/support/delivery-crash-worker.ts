@@ -1,7 +1,7 @@
 // Child process for the delivery crash test: writes customers (each fans out to one delivery)
 // and dispatches them to a loopback receiver, printing each committed write, until killed.
 import { openWorld } from '../../src/world/world.js';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/events/pack-registry.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import { ACME_SECRET, acmePack } from './acme-pack.js';
 

@@ -2,7 +2,7 @@
 // fail on purpose so retries, unknown outcomes and redeliveries are in the log. Saved as
 // fixtures/walk-*.jsonl by write-walk-fixtures.ts; tests check a rerun writes the same bytes.
 import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
-import { runDemoWalk } from '../../src/walk/demo-walk.js';
+import { runDemoWalk } from '../../src/cli/demo-walk.js';
 import { openWalk, type Walk } from '../../src/walk/index.js';
 
 export interface GoldenWalk {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runDemoWalk } from '../../src/walk/demo-walk.js';
+import { runDemoWalk } from '../../src/cli/demo-walk.js';
 import type { WalkReport } from '../../src/walk/index.js';
 
 const BIN = resolve('dist/src/cli/main.js');

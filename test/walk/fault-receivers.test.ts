@@ -3,7 +3,8 @@
 // timeouts, resets and accept-then-crash, Retry-After, 410, and recovery after a crashed claim.
 import { describe, expect, it } from 'vitest';
 import { slack, standardWebhooks, stripe } from '../../packs/index.js';
-import { decideClaim, isoAt, isTwinError, type Pack } from '../../src/index.js';
+import { isoAt, isTwinError, type Pack } from '../../src/index.js';
+import { decideClaim } from '../../src/events/records.js';
 import { checkDeliveryInvariants, openWalk, validateFaultProfile } from '../../src/walk/index.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import KSUID from 'ksuid';
 import { isTwinError } from '../../src/errors.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { currentWorld, maybeCurrentWorld } from '../../src/world/scope.js';
+import { currentWorld, maybeCurrentWorld } from '../../src/world/world.js';
 import { openWorld } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
 

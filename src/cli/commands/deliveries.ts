@@ -2,7 +2,7 @@
 // state through their index, and the numbered attempts of one delivery with the headers sent.
 import { TwinError } from '../../errors.js';
 import { DELIVERY_STATES, STATE_INDEX, attemptId, attemptType, type DeliveryFields, type DeliveryState } from '../../events/records.js';
-import { packTwinName } from '../../world/pack.js';
+import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
 import type { Resource } from '../../state/resource.js';
 import { stringOption, type Command } from '../command.js';
 import { printJson, Table, write } from '../output.js';
@@ -36,7 +36,7 @@ export const deliveriesCommand: Command = {
     }
     return withPackWorld(args.root, async (world) => {
       const rows: Record<string, unknown>[] = [];
-      for (const pack of world.packs.values()) {
+      for (const pack of registeredPacks(world).values()) {
         if (pack.events === undefined || (packName !== undefined && pack.name !== packName)) continue;
         if (!world.twinNames().includes(packTwinName(pack))) continue;
         const twin = world.twin(packTwinName(pack));

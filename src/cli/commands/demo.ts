@@ -1,7 +1,7 @@
 // `twinworld demo`: the whole loop in seconds on an embedded world — vendor twins send signed
 // webhooks to the ingress host on 127.0.0.1, routines run, a receiver fails once, a New York
 // calendar fires — then every delivery, attempt, trigger decision, trace id and state hash.
-import { runDemoWalk } from '../../walk/demo-walk.js';
+import { runDemoWalk } from '../demo-walk.js';
 import { type Command } from '../command.js';
 import { printWalkReport, ROOT_NOTE, walkSeed, withWalkRoot } from './walk.js';
 

@@ -3,7 +3,6 @@
 export {
   DEFAULT_TOLERANCE_SEC,
   SCHEME_NAMES,
-  getScheme,
   isSchemeName,
   type SchemeName,
   type SignRequest,
@@ -11,6 +10,7 @@ export {
   type VerifiedPacket,
   type VerifyRequest,
 } from './scheme.js';
+export { getScheme } from './registry.js';
 export { stripeScheme } from './stripe.js';
 export { githubScheme } from './github.js';
 export { slackScheme } from './slack.js';

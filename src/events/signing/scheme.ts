@@ -4,11 +4,6 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { TwinError } from '../../errors.js';
-import { githubScheme } from './github.js';
-import { hmacSha256Scheme } from './hmac-sha256.js';
-import { slackScheme } from './slack.js';
-import { standardWebhooksScheme } from './standard-webhooks.js';
-import { stripeScheme } from './stripe.js';
 
 export interface SignRequest {
   /** The exact bytes (as a UTF-8 string) that will be POSTed; never re-serialise after signing. */
@@ -60,29 +55,6 @@ export const DEFAULT_TOLERANCE_SEC = 300;
 
 export function isSchemeName(value: unknown): value is SchemeName {
   return typeof value === 'string' && (SCHEME_NAMES as readonly string[]).includes(value);
-}
-
-export function getScheme(name: string): SigningScheme {
-  // Resolved at call time, not in a module-level table: the scheme modules import this one, and a
-  // table built during evaluation would hit uninitialised bindings when a scheme is imported first.
-  switch (name) {
-    case 'stripe':
-      return stripeScheme;
-    case 'github':
-      return githubScheme;
-    case 'slack':
-      return slackScheme;
-    case 'standard-webhooks':
-      return standardWebhooksScheme;
-    case 'hmac-sha256':
-      return hmacSha256Scheme;
-    default:
-      throw new TwinError(
-        'INVALID_CONFIG',
-        `Unknown signing scheme ${JSON.stringify(name)}; valid schemes are: ${SCHEME_NAMES.join(', ')}.`,
-        { path: 'scheme', details: { scheme: name, validSchemes: [...SCHEME_NAMES] } },
-      );
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

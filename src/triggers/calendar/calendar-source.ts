@@ -8,7 +8,7 @@ import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
 import type { IngestStatus } from '../answer.js';
-import type { TriggerEngine } from '../engine.js';
+import type { SourceHost } from '../source.js';
 import { checkTenantId, createTriggerEnvelope, type TriggerEnvelope } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
 import { DST_RULES, nextOccurrence, occurrencesBetween, planCatchUp, type Occurrence } from './occurrences.js';
@@ -247,7 +247,7 @@ export const DEFAULT_PENDING_LEASE_MS = 60_000;
 export class CalendarSource implements TriggerSource {
   readonly name: string;
   readonly pendingLeaseMs: number;
-  private engine: TriggerEngine | undefined;
+  private engine: SourceHost | undefined;
 
   constructor(options: { name?: string; pendingLeaseMs?: number } = {}) {
     this.name = options.name ?? 'calendar';
@@ -256,7 +256,7 @@ export class CalendarSource implements TriggerSource {
     this.pendingLeaseMs = lease;
   }
 
-  connect(engine: TriggerEngine): void {
+  connect(engine: SourceHost): void {
     this.engine = engine;
     engine.twin.declareIndex({ type: SUBSCRIPTION_TYPE, name: BY_TENANT_INDEX, field: 'tenantId' });
     engine.twin.declareIndex({ type: OCCURRENCE_TYPE, name: PENDING_INDEX, field: 'pending' });
@@ -266,7 +266,7 @@ export class CalendarSource implements TriggerSource {
     this.engine = undefined;
   }
 
-  private connected(what: string): TriggerEngine {
+  private connected(what: string): SourceHost {
     if (this.engine === undefined) {
       throw new TwinError('ENGINE_STOPPED', `calendar.${what}: register this source with engine.registerSource() and start the engine first`);
     }
@@ -350,7 +350,7 @@ export class CalendarSource implements TriggerSource {
    * A pending occurrence whose lease ran out: the tick that decided it crashed (or is very slow).
    * Claimed with a fresh lease in an atomic action, so two recovering ticks fire it once.
    */
-  private reclaim(engine: TriggerEngine, id: string, nowMs: number): OccurrenceFields | undefined {
+  private reclaim(engine: SourceHost, id: string, nowMs: number): OccurrenceFields | undefined {
     return engine.twin.applyAtomic((view) => {
       const r = view.get(OCCURRENCE_TYPE, id);
       const o = r?.fields as unknown as OccurrenceFields | undefined;
@@ -364,7 +364,7 @@ export class CalendarSource implements TriggerSource {
     }).result;
   }
 
-  private async fire(engine: TriggerEngine, id: string, o: OccurrenceFields): Promise<FiredOccurrence> {
+  private async fire(engine: SourceHost, id: string, o: OccurrenceFields): Promise<FiredOccurrence> {
     let status: FiredOccurrence['status'];
     let error: string | null = null;
     let recordId: string | null = null;

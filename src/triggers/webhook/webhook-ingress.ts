@@ -7,7 +7,7 @@ import { getScheme, isSchemeName, SCHEME_NAMES, DEFAULT_TOLERANCE_SEC, type Sche
 import type { JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
 import type { IngestAnswer } from '../answer.js';
-import type { TriggerEngine } from '../engine.js';
+import type { SourceHost } from '../source.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId, createTriggerEnvelope } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
 import { deliveryIdentity } from './delivery-id.js';
@@ -50,7 +50,7 @@ export class WebhookIngress implements TriggerSource {
   readonly name: string;
   readonly maxBodyBytes: number;
   private readonly endpoints = new Map<string, WebhookEndpoint>();
-  private engine: TriggerEngine | undefined;
+  private engine: SourceHost | undefined;
 
   constructor(options: WebhookIngressOptions = {}) {
     this.name = options.name ?? 'webhook';
@@ -88,7 +88,7 @@ export class WebhookIngress implements TriggerSource {
     return this.endpoints.get(endpointKey(tenantId, provider)) ?? this.endpoints.get(endpointKey(undefined, provider));
   }
 
-  connect(engine: TriggerEngine): void {
+  connect(engine: SourceHost): void {
     this.engine = engine;
   }
 

@@ -2,7 +2,7 @@
 // Every backend (SQLite file, in-memory, …) passes one conformance suite in test/log/.
 import type { IndexKey } from '../state/indexes.js';
 import type { Resource } from '../state/resource.js';
-import type { Entry } from './write.js';
+import type { Entry } from '../log/write.js';
 
 export interface IndexDelta {
   readonly remove: readonly IndexKey[];

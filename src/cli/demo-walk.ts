@@ -4,9 +4,9 @@
 import { github, slack, stripe } from '../../packs/index.js';
 import type { JsonObject, JsonValue } from '../log/json-value.js';
 import type { RoutineFn } from '../triggers/in-process-runner.js';
-import { mountPrefix } from './mount-transport.js';
-import { openWalk, type Walk } from './walk.js';
-import { startWalkTriggers, type WalkTriggers } from './walk-triggers.js';
+import { mountPrefix } from '../walk/mount-transport.js';
+import { openWalk, type Walk } from '../walk/walk.js';
+import { startWalkTriggers, type WalkTriggers } from '../walk/walk-triggers.js';
 
 export const DEMO_START = '2026-03-02T14:00:00.000Z';
 export const DEMO_TENANT = 'demo';

@@ -7,13 +7,14 @@
 // rendered webhook or an envelope run to kilobytes, and WITHOUT ROWID rows that large spill to
 // overflow pages on every rewrite (measured: +30% trigger ingest, +40% deliveries, with the
 // cost of one write in a 1M-resource twin still within 1.5x of a 1k one).
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Resource } from '../state/resource.js';
-import type { IndexDelta, StorageBackend, TwinStore } from './storage.js';
-import type { Entry } from './write.js';
-import { TwinError } from '../errors.js';
+import type { Resource } from '../../state/resource.js';
+import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import type { Entry } from '../../log/write.js';
+import { TwinError } from '../../errors.js';
 
 export interface SqliteOptions {
   /** `NORMAL` (default) survives a process crash at any point; `FULL` also survives power loss. */
@@ -60,13 +61,22 @@ function toResource(row: ResourceRow): Resource {
   return { type: row.type, id: row.id, version: row.version, deleted: row.deleted === 1, fields: JSON.parse(row.fields) };
 }
 
+// Loaded on the first SQLite twin, not on import: a world on another backend never loads the
+// native driver.
+let driver: typeof Database | undefined;
+function loadDriver(): typeof Database {
+  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return driver;
+}
+
 class SqliteTwinStore implements TwinStore {
   private readonly db: Database.Database;
   private readonly run: Database.Transaction<(fn: () => unknown) => unknown>;
   private readonly stmt;
 
   constructor(readonly name: string, file: string, options: SqliteOptions) {
-    this.db = new Database(file);
+    const Driver = loadDriver();
+    this.db = new Driver(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 30_000}`);

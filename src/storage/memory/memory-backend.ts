@@ -1,11 +1,11 @@
 // In-memory backend: one process, no file. Used by tests, replay and `:memory:` worlds.
 // Rollback is an undo journal, so a throwing section leaves no trace, as on SQLite.
-import { TwinError } from '../errors.js';
-import type { Resource } from '../state/resource.js';
-import { resourceKey } from '../state/resource.js';
-import { compareKeys, compareResources } from '../state/state-hash.js';
-import type { IndexDelta, StorageBackend, TwinStore } from './storage.js';
-import type { Entry } from './write.js';
+import { TwinError } from '../../errors.js';
+import type { Resource } from '../../state/resource.js';
+import { resourceKey } from '../../state/resource.js';
+import { compareKeys, compareResources } from '../../state/state-hash.js';
+import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import type { Entry } from '../../log/write.js';
 
 class MemoryTwinStore implements TwinStore {
   private readonly entries: { entry: Entry; body: string }[] = [];

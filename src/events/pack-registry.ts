@@ -2,12 +2,11 @@
 // user can ask of it. registerPack wires it into a world: indexes declared, fan-out installed.
 import { TwinError } from '../errors.js';
 import type { IndexDeclaration } from '../state/indexes.js';
-import type { EventsDeclaration } from '../events/declaration.js';
-import { validateEventsDeclaration } from '../events/declaration.js';
-import { installFanOut, EVENTS_INDEX } from '../events/fan-out.js';
-import { STATE_INDEX } from '../events/records.js';
-import type { Twin } from './twin.js';
-import type { World } from './world.js';
+import type { EventsDeclaration } from './declaration.js';
+import { validateEventsDeclaration } from './declaration.js';
+import { installFanOut, EVENTS_INDEX } from './fan-out.js';
+import { STATE_INDEX } from './records.js';
+import type { Twin, TwinHost } from '../world/twin.js';
 
 export interface Pack {
   /** The vendor, e.g. "stripe"; also the default twin name. */
@@ -18,15 +17,24 @@ export interface Pack {
   readonly events?: EventsDeclaration;
 }
 
+const registries = new WeakMap<TwinHost, Map<string, Pack>>();
+
+/** The packs registered in a world, by name, in registration order. */
+export function registeredPacks(world: TwinHost): ReadonlyMap<string, Pack> {
+  return registries.get(world) ?? new Map();
+}
+
 export function packTwinName(pack: Pack): string {
   return pack.twin ?? pack.name;
 }
 
-export function registerPack(world: World, pack: Pack): Twin {
+export function registerPack(world: TwinHost, pack: Pack): Twin {
   if (pack === null || typeof pack !== 'object' || typeof pack.name !== 'string' || pack.name === '') {
     throw new TwinError('INVALID_CONFIG', 'a pack needs a non-empty name', { path: 'pack.name' });
   }
-  const existing = world.packs.get(pack.name);
+  let packs = registries.get(world);
+  if (packs === undefined) registries.set(world, (packs = new Map()));
+  const existing = packs.get(pack.name);
   if (existing !== undefined) {
     if (existing === pack) return world.twin(packTwinName(pack));
     throw new TwinError('INVALID_CONFIG', `a different pack named "${pack.name}" is already registered in this world`, { path: 'pack.name' });
@@ -39,14 +47,14 @@ export function registerPack(world: World, pack: Pack): Twin {
     twin.declareIndex({ type: pack.events.recordType, name: STATE_INDEX, field: 'state' });
     installFanOut(twin, pack.name, pack.events);
   }
-  world.packs.set(pack.name, pack);
+  packs.set(pack.name, pack);
   return twin;
 }
 
-export function getPack(world: World, name: string): Pack {
-  const pack = world.packs.get(name);
+export function getPack(world: TwinHost, name: string): Pack {
+  const pack = registeredPacks(world).get(name);
   if (pack === undefined) {
-    throw new TwinError('UNKNOWN_PACK', `no pack "${name}" is registered; registered: ${[...world.packs.keys()].join(', ') || 'none'}`, { path: 'pack' });
+    throw new TwinError('UNKNOWN_PACK', `no pack "${name}" is registered; registered: ${[...registeredPacks(world).keys()].join(', ') || 'none'}`, { path: 'pack' });
   }
   return pack;
 }
