@@ -39,16 +39,16 @@ export const bench: Benchmark = {
     const world = openWorld({ root: join(dir, 'world') });
     try {
       const twin = world.twin('bench');
-      const step = (): void => {
-        twin.applyAtomic((view) => {
+      const step = async (): Promise<void> => {
+        await twin.applyAtomic((view) => {
           const value = (view.get('counter', 'c1')?.fields as JsonObject | undefined)?.value;
           return { operation: 'counter.increment', subjectType: 'counter', subjectId: 'c1', fields: { value: (typeof value === 'number' ? value : 0) + 1 } };
         });
       };
-      for (let i = 0; i < WARMUP; i++) step();
-      const twinRound = (): number => {
+      for (let i = 0; i < WARMUP; i++) await step();
+      const twinRound = async (): Promise<number> => {
         const start = nowNs();
-        for (let i = 0; i < OPS; i++) step();
+        for (let i = 0; i < OPS; i++) await step();
         return OPS / (sinceNs(start) / 1e9);
       };
       const rawAuto = rawRate(join(dir, 'raw-auto.db'), false);
@@ -62,12 +62,12 @@ export const bench: Benchmark = {
         await settle();
         txRates.push(rawTx.round());
         await settle();
-        twinRates.push(twinRound());
+        twinRates.push(await twinRound());
       }
       const twinOps = median(twinRates);
       const autoOps = median(autoRates);
       const txOps = median(txRates);
-      const value = (twin.get('counter', 'c1')?.fields as JsonObject).value;
+      const value = ((await twin.get('counter', 'c1'))?.fields as JsonObject).value;
       if (value !== WARMUP + ROUNDS * OPS) throw new Error(`counter is ${String(value)}, expected ${WARMUP + ROUNDS * OPS}`);
       rawAuto.close();
       rawTx.close();

@@ -126,7 +126,7 @@ async function kernelRate(receiver: ReceiverProcess): Promise<{ rate: number; p5
   const twin = registerPack(world, pack);
   const dispatcher = new Dispatcher(world, { concurrency: CONCURRENCY });
   world.secrets.set('ep', SECRET);
-  twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/k`, secret_ref: 'ep', events: ['*'] } });
+  await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/k`, secret_ref: 'ep', events: ['*'] } });
   const latencies: number[] = [];
   let round = 0;
   const one = async (): Promise<number> => {
@@ -136,7 +136,7 @@ async function kernelRate(receiver: ReceiverProcess): Promise<{ rate: number; p5
     const t0 = performance.now();
     // Writes arrive the way a busy API's would: a few per turn of the event loop, never waiting for delivery.
     for (let i = 0; i < N; i++) {
-      const { entries } = twin.applyAtomic(() => [{ operation: 'customer.create', subjectType: 'customer', subjectId: `cus_${round}_${i}`, fields: { i } }]);
+      const { entries } = await twin.applyAtomic(() => [{ operation: 'customer.create', subjectType: 'customer', subjectId: `cus_${round}_${i}`, fields: { i } }]);
       const record = entries[1];
       if (record !== undefined) writtenAt.set(String(record.fields?.messageId), performance.timeOrigin + performance.now());
       if (i % 8 === 7) await new Promise((r) => setImmediate(r));
@@ -153,7 +153,7 @@ async function kernelRate(receiver: ReceiverProcess): Promise<{ rate: number; p5
     await settle();
     rates.push(await one());
   }
-  const states = new Set(twin.list('delivery').map((d) => d.fields.state));
+  const states = new Set((await twin.list('delivery')).map((d) => d.fields.state));
   if (states.size !== 1 || !states.has('succeeded')) throw new Error(`deliveries did not all succeed: ${[...states].join(', ')}`);
   await world.close();
   removeTemp(dir);

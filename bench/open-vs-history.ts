@@ -10,7 +10,7 @@ const ROUNDS = 21;
 async function openAndRead(root: string, twinName: string, id: string): Promise<number> {
   const start = nowNs();
   const world = openWorld({ root });
-  const resource = world.twin(twinName).get('customer', id);
+  const resource = await world.twin(twinName).get('customer', id);
   const ns = sinceNs(start);
   await world.close();
   if (resource === undefined) throw new Error(`bench: ${twinName} has no customer ${id}`);

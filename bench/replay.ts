@@ -26,8 +26,9 @@ export const bench: Benchmark = {
       try {
         const twin = world.twin('log');
         await twin.importLines(mixedLines('log', ENTRIES, RESOURCES));
-        lines = [...twin.exportLines()];
-        expectedHash = twin.hash();
+        lines = [];
+        for await (const line of twin.exportLines()) lines.push(line);
+        expectedHash = await twin.hash();
       } finally {
         await world.close();
       }

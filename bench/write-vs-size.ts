@@ -21,8 +21,8 @@ function randomIds(size: number, count: number, seed: number): string[] {
   return out;
 }
 
-function update(twin: Twin, id: string): void {
-  twin.applyAtomic((view) => {
+async function update(twin: Twin, id: string): Promise<void> {
+  await twin.applyAtomic((view) => {
     const current = view.get('customer', id);
     if (current === undefined || current.deleted) throw new Error(`bench: customer ${id} should exist`);
     const n = (current.fields as JsonObject).n;
@@ -31,9 +31,9 @@ function update(twin: Twin, id: string): void {
 }
 
 /** µs per write over `ids`. */
-function round(twin: Twin, ids: readonly string[]): number {
+async function round(twin: Twin, ids: readonly string[]): Promise<number> {
   const start = nowNs();
-  for (const id of ids) update(twin, id);
+  for (const id of ids) await update(twin, id);
   return sinceNs(start) / 1e3 / ids.length;
 }
 
@@ -49,15 +49,15 @@ export const bench: Benchmark = {
     try {
       const small = world.twin(sized.small);
       const big = world.twin(sized.big);
-      round(small, randomIds(sized.smallSize, WARMUP, 7));
-      round(big, randomIds(sized.bigSize, WARMUP, 7));
+      await round(small, randomIds(sized.smallSize, WARMUP, 7));
+      await round(big, randomIds(sized.bigSize, WARMUP, 7));
       const smallUs: number[] = [];
       const bigUs: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         await settle();
-        smallUs.push(round(small, randomIds(sized.smallSize, WRITES, 100 + r)));
+        smallUs.push(await round(small, randomIds(sized.smallSize, WRITES, 100 + r)));
         await settle();
-        bigUs.push(round(big, randomIds(sized.bigSize, WRITES, 100 + r)));
+        bigUs.push(await round(big, randomIds(sized.bigSize, WRITES, 100 + r)));
       }
       const s = median(smallUs);
       const b = median(bigUs);

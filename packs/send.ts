@@ -77,10 +77,10 @@ function dispatcherFor(world: World): Dispatcher {
 }
 
 /** Endpoints written after `head`, as subjects or as projected creates (Slack's app install). */
-function endpointsCreatedSince(twin: Twin, head: number, pack: VendorPack): { type: string; id: string }[] {
+async function endpointsCreatedSince(twin: Twin, head: number, pack: VendorPack): Promise<{ type: string; id: string }[]> {
   const kinds = new Set(pack.events.endpoints.map((k) => k.type));
   const out: { type: string; id: string }[] = [];
-  for (const entry of twin.entries({ after: head })) {
+  for (const entry of await twin.entries({ after: head })) {
     if (kinds.has(entry.subjectType) && entry.operation.endsWith('.create')) out.push({ type: entry.subjectType, id: entry.subjectId });
     for (const p of entry.projection?.creates ?? []) if (kinds.has(p.type)) out.push({ type: p.type, id: p.id });
   }
@@ -89,7 +89,7 @@ function endpointsCreatedSince(twin: Twin, head: number, pack: VendorPack): { ty
 
 async function settled(twin: Twin, recordType: string, id: string, withinMs: number): Promise<void> {
   for (let waited = 0; waited < withinMs; waited += 10) {
-    const state = twin.get(recordType, id)?.fields.state;
+    const state = (await twin.get(recordType, id))?.fields.state;
     if (state !== 'queued' && state !== 'sending') return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -110,22 +110,20 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
   return world.run(async () => {
     const twin = registerPack(world, pack);
     const dispatcher = options.dispatcher ?? dispatcherFor(world);
-    const head = twin.head();
+    const head = await twin.head();
     let made: ScenarioResult;
     try {
-      made = scenario({ twin, target: { url: to, secret }, data });
+      made = await scenario({ twin, target: { url: to, secret }, data });
     } catch (error) {
       // A scenario refused halfway (say, bad --data) may already have subscribed the target.
-      for (const endpoint of endpointsCreatedSince(twin, head, pack)) pack.retireEndpoint(twin, endpoint.type, endpoint.id);
+      for (const endpoint of await endpointsCreatedSince(twin, head, pack)) await pack.retireEndpoint(twin, endpoint.type, endpoint.id);
       throw error;
     }
     const { endpointKind, endpointId } = made;
     const recordCreate = `${pack.events.recordType}.create`;
-    const record = twin
-      .entries({ after: head })
-      .find((e) => e.operation === recordCreate && e.fields?.endpointId === endpointId && e.fields?.eventType === options.eventType);
+    const record = (await twin.entries({ after: head })).find((e) => e.operation === recordCreate && e.fields?.endpointId === endpointId && e.fields?.eventType === options.eventType);
     // Later sends to this world must not reach the endpoint this one made.
-    pack.retireEndpoint(twin, endpointKind, endpointId);
+    await pack.retireEndpoint(twin, endpointKind, endpointId);
     if (record === undefined) {
       throw new TwinError('INVALID_CONFIG', `pack "${pack.name}": the ${options.eventType} scenario produced no delivery to its endpoint; its scenario and event rules disagree`, { path: 'scenarios' });
     }
@@ -133,8 +131,8 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
     const attempt = await dispatcher.dispatch(pack.name, deliveryId, 'first');
     // undefined: another dispatcher of this world claimed the record first; wait for its attempt.
     if (attempt === undefined) await settled(twin, pack.events.recordType, deliveryId, (pack.events.timeoutMs ?? 10_000) + 5_000);
-    const delivery = twin.get(pack.events.recordType, deliveryId)!.fields;
-    const last = twin.get(`${pack.events.recordType}_attempt`, `${deliveryId}.${String(delivery.attempts)}`)?.fields;
+    const delivery = (await twin.get(pack.events.recordType, deliveryId))!.fields;
+    const last = (await twin.get(`${pack.events.recordType}_attempt`, `${deliveryId}.${String(delivery.attempts)}`))?.fields;
     return {
       pack: pack.name,
       eventType: options.eventType,

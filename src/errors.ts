@@ -11,6 +11,7 @@ export type TwinErrorCode =
   | 'WORLD_CLOSED'
   | 'NO_WORLD'
   | 'ASYNC_DECIDE'
+  | 'UNSTABLE_DECIDE'
   | 'PAYLOAD_CONFLICT'
   | 'STALE_OWNER'
   | 'REVISION_MISMATCH'

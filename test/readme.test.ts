@@ -17,8 +17,8 @@ it('the concept example in README.md runs and does what its comments say', async
   try {
     const { shop, upgraded } = await import(pathToFileURL(file).href);
     expect(upgraded.result).toBe(true);
-    expect(shop.lookup('customer', 'byPlan', 'pro').map((r: { id: string }) => r.id)).toEqual(['cus_1']);
-    expect(shop.hash()).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect((await shop.lookup('customer', 'byPlan', 'pro')).map((r: { id: string }) => r.id)).toEqual(['cus_1']);
+    expect(await shop.hash()).toMatch(/^sha256:[0-9a-f]{64}$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

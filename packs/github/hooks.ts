@@ -58,7 +58,7 @@ function checkEvents(value: unknown): string[] {
   return events;
 }
 
-function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view: ReadView) => { api: string; fields: JsonObject }): GitHubHook {
+async function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view: ReadView) => { api: string; fields: JsonObject }): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
   const url = check.url(input?.url, 'config.url');
   const secret = check.secret(input.secret, 'config.secret');
@@ -68,8 +68,8 @@ function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view: Read
   }
   const id = githubIds.numeric(twin.world.ids);
   const ref = secretRefFor(twin, `${kind}/${id}`);
-  return withStoredSecret(twin, ref, secret, () =>
-    twin.applyAtomic((view) => {
+  return withStoredSecret(twin, ref, secret, async () =>
+    (await twin.applyAtomic((view) => {
       const { api, fields } = scope(view);
       const now = githubTime(twin.world.clock.now());
       const hookUrl = `${api}/hooks/${id}`;
@@ -92,25 +92,25 @@ function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view: Read
         event_filter: eventFilter(events),
       };
       return commit({ operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook }, hook);
-    }).result,
+    })).result,
   );
 }
 
-export function createRepositoryHook(twin: Twin, input: HookInput & { repository: string }): GitHubHook {
+export function createRepositoryHook(twin: Twin, input: HookInput & { repository: string }): Promise<GitHubHook> {
   return create(twin, 'repository_hook', input, (view) => {
     const repo = findRepository(view, input.repository);
     return { api: repo.url, fields: { repository_id: repo.id } };
   });
 }
 
-export function createOrganizationHook(twin: Twin, input: HookInput & { organization: string }): GitHubHook {
+export function createOrganizationHook(twin: Twin, input: HookInput & { organization: string }): Promise<GitHubHook> {
   return create(twin, 'organization_hook', input, (view) => {
     const org = findOrganization(view, input.organization);
     return { api: org.url, fields: { organization_id: org.id } };
   });
 }
 
-export function updateHook(twin: Twin, kind: HookKind, id: number, input: { active?: boolean; events?: string[]; url?: string }): GitHubHook {
+export async function updateHook(twin: Twin, kind: HookKind, id: number, input: { active?: boolean; events?: string[]; url?: string }): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
   const fields: JsonObject = {};
   if (input.active !== undefined) fields.active = check.boolean(input.active, 'active');
@@ -119,7 +119,7 @@ export function updateHook(twin: Twin, kind: HookKind, id: number, input: { acti
     fields.events = events;
     fields.event_filter = eventFilter(events);
   }
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
     const current = r.fields as unknown as GitHubHook;
@@ -130,12 +130,12 @@ export function updateHook(twin: Twin, kind: HookKind, id: number, input: { acti
     }
     fields.updated_at = githubTime(twin.world.clock.now());
     return commit({ operation: `${kind}.update`, subjectType: kind, subjectId: String(id), fields }, { ...current, ...fields } as GitHubHook);
-  }).result;
+  })).result;
 }
 
-export function deleteHook(twin: Twin, kind: HookKind, id: number): void {
+export async function deleteHook(twin: Twin, kind: HookKind, id: number): Promise<void> {
   requirePackTwin(twin, 'github');
-  twin.applyAtomic((view) => {
+  await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
     return commit({ operation: `${kind}.delete`, subjectType: kind, subjectId: String(id), delete: true });

@@ -54,5 +54,5 @@ export const githubPack: VendorPack = {
   events: githubEvents,
   scenarios,
   idShapes: githubIdShapes,
-  retireEndpoint: (twin, kind, id) => void updateHook(twin, kind as HookKind, Number(id), { active: false }),
+  retireEndpoint: (twin, kind, id) => updateHook(twin, kind as HookKind, Number(id), { active: false }),
 };

@@ -67,11 +67,11 @@ function livePull(view: ReadView, repository: string, number: number): { repo: G
   return { repo, pull: r.fields as unknown as GitHubPullRequest };
 }
 
-export function openPullRequest(twin: Twin, input: OpenPullRequestInput): GitHubPullRequest {
+export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): Promise<GitHubPullRequest> {
   requirePackTwin(twin, 'github');
   if (typeof input?.title !== 'string' || input.title.trim() === '') throw validationFailed('title is required', 'title');
   if (typeof input.head !== 'string' || input.head === '') throw validationFailed('head must name a branch', 'head');
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const base = input.base ?? repo.default_branch;
@@ -122,13 +122,13 @@ export function openPullRequest(twin: Twin, input: OpenPullRequestInput): GitHub
       { operation: 'pull_request.open', subjectType: 'pull_request', subjectId: issueKey(repo.id, number), fields: pull, actor: actorOf(sender), projection: { updates: [projection, openCountChange(repo, 1)] } },
       pull,
     );
-  }).result;
+  })).result;
 }
 
 /** Closes an open pull request, merging it when `merge` is true (payload action is still "closed"). */
-export function closePullRequest(twin: Twin, input: { repository: string; number: number; sender: string; merge?: boolean }): GitHubPullRequest {
+export async function closePullRequest(twin: Twin, input: { repository: string; number: number; sender: string; merge?: boolean }): Promise<GitHubPullRequest> {
   requirePackTwin(twin, 'github');
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const { repo, pull } = livePull(view, input.repository, input.number);
     const sender = findUser(view, input.sender);
     if (pull.state === 'closed') return skip(pull);
@@ -147,5 +147,5 @@ export function closePullRequest(twin: Twin, input: { repository: string; number
       { operation: 'pull_request.close', subjectType: 'pull_request', subjectId: issueKey(repo.id, pull.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
       { ...pull, ...fields } as GitHubPullRequest,
     );
-  }).result;
+  })).result;
 }

@@ -13,10 +13,10 @@ export function secretRefFor(twin: Twin, endpointId: string): string {
 }
 
 /** Stores the secret, runs the write, and takes the secret back out if the write was refused. */
-export function withStoredSecret<T>(twin: Twin, ref: string, secret: string, write: () => T): T {
+export async function withStoredSecret<T>(twin: Twin, ref: string, secret: string, write: () => Promise<T>): Promise<T> {
   twin.world.secrets.set(ref, secret);
   try {
-    return write();
+    return await write();
   } catch (error) {
     twin.world.secrets.delete(ref);
     throw error;

@@ -52,7 +52,7 @@ export interface CreateAppInput {
 }
 
 /** Creates and installs the app; answers it with its signing secret (shown once, as in app settings). */
-export function createApp(twin: Twin, input: CreateAppInput): { app: SlackApp; subscription: EventSubscription; signingSecret: string } {
+export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ app: SlackApp; subscription: EventSubscription; signingSecret: string }> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const url = check.url(input.request_url, 'request_url');
@@ -61,8 +61,8 @@ export function createApp(twin: Twin, input: CreateAppInput): { app: SlackApp; s
   const secret = input.signing_secret === undefined ? slackIds.signingSecret(ids) : check.secret(input.signing_secret, 'signing_secret');
   const appId = slackIds.app(ids);
   const ref = secretRefFor(twin, appId);
-  return withStoredSecret(twin, ref, secret, () =>
-    twin.applyAtomic((view) => {
+  return withStoredSecret(twin, ref, secret, async () =>
+    (await twin.applyAtomic((view) => {
       getTeam(view, input.team);
       if (appOfTeam(view, input.team) !== undefined) {
         throw slackError('app_already_installed', `workspace ${input.team} already has an app; this twin renders each event for one app per workspace`, 'team', 'conflict');
@@ -85,19 +85,19 @@ export function createApp(twin: Twin, input: CreateAppInput): { app: SlackApp; s
         },
         { app, subscription, signingSecret: secret },
       );
-    }).result,
+    })).result,
   );
 }
 
-export function updateEventSubscription(twin: Twin, appId: string, input: { request_url?: string; bot_events?: string[]; enabled?: boolean }): EventSubscription {
+export async function updateEventSubscription(twin: Twin, appId: string, input: { request_url?: string; bot_events?: string[]; enabled?: boolean }): Promise<EventSubscription> {
   requirePackTwin(twin, 'slack');
   const fields: JsonObject = {};
   if (input.request_url !== undefined) fields.request_url = check.url(input.request_url, 'request_url');
   if (input.bot_events !== undefined) Object.assign(fields, eventFilter(input.bot_events));
   if (input.enabled !== undefined) fields.enabled = check.boolean(input.enabled, 'enabled');
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const r = view.get('event_subscription', appId);
     if (r === undefined || r.deleted) throw slackError('app_not_found', `no app ${appId}`, 'app');
     return commit({ operation: 'event_subscription.update', subjectType: 'event_subscription', subjectId: appId, fields }, { ...(r.fields as unknown as EventSubscription), ...fields } as EventSubscription);
-  }).result;
+  })).result;
 }

@@ -37,11 +37,11 @@ export function mention(userId: string): string {
   return `<@${userId}>`;
 }
 
-export function postMessage(twin: Twin, input: PostMessageInput): SlackMessage {
+export async function postMessage(twin: Twin, input: PostMessageInput): Promise<SlackMessage> {
   requirePackTwin(twin, 'slack');
   const text = check.string(input?.text, 'text');
   if (text.length > 40_000) throw slackError('msg_too_long', 'text is longer than 40,000 characters', 'text', 'invalid_input');
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
     if (user.team_id !== channel.team_id) throw slackError('not_in_channel', `user ${user.id} is not in the workspace of channel ${channel.id}`, 'user', 'invalid_input');
@@ -64,5 +64,5 @@ export function postMessage(twin: Twin, input: PostMessageInput): SlackMessage {
       ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
     };
     return commit({ operation: 'message.post', subjectType: 'message', subjectId: messageKey(channel.id, ts), fields: message }, message);
-  }).result;
+  })).result;
 }

@@ -60,5 +60,5 @@ export const slackPack: VendorPack = {
   events: slackEvents,
   scenarios,
   idShapes: slackIdShapes,
-  retireEndpoint: (twin, _kind, id) => void updateEventSubscription(twin, id, { enabled: false }),
+  retireEndpoint: (twin, _kind, id) => updateEventSubscription(twin, id, { enabled: false }),
 };

@@ -7,26 +7,26 @@ import { createApp } from './apps.js';
 import { mention, postMessage } from './messages.js';
 import { createChannel, createTeam, createUser } from './workspace.js';
 
-function workspace(ctx: ScenarioContext, botEvents: string[]) {
+async function workspace(ctx: ScenarioContext, botEvents: string[]) {
   const twin: Twin = ctx.twin;
-  const team = createTeam(twin, { name: 'Twinworld' });
-  const user = createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
-  const channel = createChannel(twin, { team: team.id, name: 'general', creator: user.id });
-  const { app } = createApp(twin, { team: team.id, name: 'Twin App', request_url: ctx.target.url, signing_secret: ctx.target.secret, bot_events: botEvents });
+  const team = await createTeam(twin, { name: 'Twinworld' });
+  const user = await createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
+  const channel = await createChannel(twin, { team: team.id, name: 'general', creator: user.id });
+  const { app } = await createApp(twin, { team: team.id, name: 'Twin App', request_url: ctx.target.url, signing_secret: ctx.target.secret, bot_events: botEvents });
   return { team, user, channel, app };
 }
 
 export const scenarios: Readonly<Record<string, Scenario>> = {
-  message: (ctx) => {
-    const w = workspace(ctx, ['message.channels']);
-    postMessage(ctx.twin, { channel: w.channel.id, user: w.user.id, text: 'Hello from twinworld', ...(ctx.data as { text?: string } | undefined) });
+  message: async (ctx) => {
+    const w = await workspace(ctx, ['message.channels']);
+    await postMessage(ctx.twin, { channel: w.channel.id, user: w.user.id, text: 'Hello from twinworld', ...(ctx.data as { text?: string } | undefined) });
     return { endpointKind: 'event_subscription', endpointId: w.app.id };
   },
-  app_mention: (ctx) => {
-    const w = workspace(ctx, ['app_mention']);
+  app_mention: async (ctx) => {
+    const w = await workspace(ctx, ['app_mention']);
     const data = ctx.data as { text?: string } | undefined;
     // The mention is what makes this an app_mention, so it leads whatever text is given.
-    postMessage(ctx.twin, { channel: w.channel.id, user: w.user.id, ...data, text: `${mention(w.app.bot_user_id)} ${data?.text ?? 'can you help?'}` });
+    await postMessage(ctx.twin, { channel: w.channel.id, user: w.user.id, ...data, text: `${mention(w.app.bot_user_id)} ${data?.text ?? 'can you help?'}` });
     return { endpointKind: 'event_subscription', endpointId: w.app.id };
   },
 };

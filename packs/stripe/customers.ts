@@ -59,15 +59,15 @@ function live(view: ReadView, id: string): StripeCustomer {
   return r.fields as unknown as StripeCustomer;
 }
 
-export function getCustomer(twin: Twin, id: string): StripeCustomer {
-  return live(twin.state(), id);
+export function getCustomer(twin: Twin, id: string): Promise<StripeCustomer> {
+  return twin.read((view) => live(view, id));
 }
 
-export function createCustomer(twin: Twin, input: CustomerInput = {}, options: RequestOptions = {}): StripeCustomer {
+export async function createCustomer(twin: Twin, input: CustomerInput = {}, options: RequestOptions = {}): Promise<StripeCustomer> {
   requirePackTwin(twin, 'stripe');
   const p = params(input);
   const call = { method: 'POST', path: '/v1/customers', params: p } as const;
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(live(view, prior.id));
     const ids = twin.world.ids;
@@ -97,14 +97,14 @@ export function createCustomer(twin: Twin, input: CustomerInput = {}, options: R
       { operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: customer, projection: { creates: [requestProjection(twin, call, options, { type: 'customer', id })] } },
       customer,
     );
-  }).result;
+  })).result;
 }
 
-export function updateCustomer(twin: Twin, id: string, patch: CustomerInput, options: RequestOptions = {}): StripeCustomer {
+export async function updateCustomer(twin: Twin, id: string, patch: CustomerInput, options: RequestOptions = {}): Promise<StripeCustomer> {
   requirePackTwin(twin, 'stripe');
   const p = params(patch);
   const call = { method: 'POST', path: `/v1/customers/${id}`, params: p } as const;
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(live(view, prior.id));
     const current = live(view, id);
@@ -117,19 +117,19 @@ export function updateCustomer(twin: Twin, id: string, patch: CustomerInput, opt
       { operation: 'customer.update', subjectType: 'customer', subjectId: id, fields, projection: { creates: [requestProjection(twin, call, options, { type: 'customer', id })] } },
       next,
     );
-  }).result;
+  })).result;
 }
 
-export function deleteCustomer(twin: Twin, id: string, options: RequestOptions = {}): { id: string; object: 'customer'; deleted: true } {
+export async function deleteCustomer(twin: Twin, id: string, options: RequestOptions = {}): Promise<{ id: string; object: 'customer'; deleted: true }> {
   requirePackTwin(twin, 'stripe');
   const call = { method: 'DELETE', path: `/v1/customers/${id}`, params: {} } as const;
   const answer = { id, object: 'customer', deleted: true } as const;
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     if (priorRequest(view, call, options) !== undefined) return skip(answer);
     live(view, id);
     return commit(
       { operation: 'customer.delete', subjectType: 'customer', subjectId: id, delete: true, projection: { creates: [requestProjection(twin, call, options, { type: 'customer', id })] } },
       answer,
     );
-  }).result;
+  })).result;
 }

@@ -66,5 +66,5 @@ export const stripePack: VendorPack = {
   events: stripeEvents,
   scenarios,
   idShapes: stripeIdShapes,
-  retireEndpoint: (twin, _kind, id) => void updateWebhookEndpoint(twin, id, { disabled: true }),
+  retireEndpoint: (twin, _kind, id) => updateWebhookEndpoint(twin, id, { disabled: true }),
 };

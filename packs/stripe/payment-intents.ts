@@ -73,11 +73,11 @@ function live(view: ReadView, id: string): StripePaymentIntent {
   return r.fields as unknown as StripePaymentIntent;
 }
 
-export function getPaymentIntent(twin: Twin, id: string): StripePaymentIntent {
-  return live(twin.state(), id);
+export function getPaymentIntent(twin: Twin, id: string): Promise<StripePaymentIntent> {
+  return twin.read((view) => live(view, id));
 }
 
-export function createPaymentIntent(twin: Twin, input: CreatePaymentIntentInput, options: RequestOptions = {}): StripePaymentIntent {
+export async function createPaymentIntent(twin: Twin, input: CreatePaymentIntentInput, options: RequestOptions = {}): Promise<StripePaymentIntent> {
   requirePackTwin(twin, 'stripe');
   for (const key of Object.keys(input ?? {})) if (!(CREATE_KEYS as readonly string[]).includes(key)) throw unknownParameter(key, CREATE_KEYS);
   const amount = check.integer(input?.amount, 'amount', 1);
@@ -88,7 +88,7 @@ export function createPaymentIntent(twin: Twin, input: CreatePaymentIntentInput,
   const metadata = mergeMetadata({}, input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'));
   const params: JsonObject = { amount, currency, customer, description, metadata };
   const call: RequestCall = { method: 'POST', path: '/v1/payment_intents', params };
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(live(view, prior.id));
     if (customer !== null) {
@@ -122,7 +122,7 @@ export function createPaymentIntent(twin: Twin, input: CreatePaymentIntentInput,
       { operation: 'payment_intent.create', subjectType: 'payment_intent', subjectId: id, fields: intent, projection: { creates: [requestProjection(twin, call, options, { type: 'payment_intent', id })] } },
       intent,
     );
-  }).result;
+  })).result;
 }
 
 function charge(twin: Twin, intent: StripePaymentIntent, id: string, paymentMethod: string, failure: LastPaymentError | null): ProjectedResource {
@@ -149,11 +149,11 @@ function charge(twin: Twin, intent: StripePaymentIntent, id: string, paymentMeth
 }
 
 /** Confirms with a test payment method: payment_intent.succeeded, or payment_intent.payment_failed. */
-export function confirmPaymentIntent(twin: Twin, id: string, input: ConfirmPaymentIntentInput = {}, options: RequestOptions = {}): StripePaymentIntent {
+export async function confirmPaymentIntent(twin: Twin, id: string, input: ConfirmPaymentIntentInput = {}, options: RequestOptions = {}): Promise<StripePaymentIntent> {
   requirePackTwin(twin, 'stripe');
   const method = input.payment_method === undefined ? 'pm_card_visa' : check.string(input.payment_method, 'payment_method');
   const call: RequestCall = { method: 'POST', path: `/v1/payment_intents/${id}/confirm`, params: { payment_method: method } };
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(live(view, prior.id));
     const intent = live(view, id);
@@ -182,17 +182,17 @@ export function confirmPaymentIntent(twin: Twin, id: string, input: ConfirmPayme
       },
       next,
     );
-  }).result;
+  })).result;
 }
 
-export function cancelPaymentIntent(twin: Twin, id: string, input: { cancellation_reason?: string } = {}, options: RequestOptions = {}): StripePaymentIntent {
+export async function cancelPaymentIntent(twin: Twin, id: string, input: { cancellation_reason?: string } = {}, options: RequestOptions = {}): Promise<StripePaymentIntent> {
   requirePackTwin(twin, 'stripe');
   const reason = check.optionalString(input.cancellation_reason, 'cancellation_reason');
   if (reason !== null && !CANCELLATION_REASONS.includes(reason)) {
     throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `cancellation_reason must be one of: ${CANCELLATION_REASONS.join(', ')}`, { path: 'cancellation_reason' });
   }
   const call: RequestCall = { method: 'POST', path: `/v1/payment_intents/${id}/cancel`, params: { cancellation_reason: reason } };
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(live(view, prior.id));
     const intent = live(view, id);
@@ -202,5 +202,5 @@ export function cancelPaymentIntent(twin: Twin, id: string, input: { cancellatio
       { operation: 'payment_intent.cancel', subjectType: 'payment_intent', subjectId: id, fields, projection: { creates: [requestProjection(twin, call, options, { type: 'payment_intent', id })] } },
       { ...intent, ...fields } as StripePaymentIntent,
     );
-  }).result;
+  })).result;
 }

@@ -68,7 +68,7 @@ function live(view: ReadView, id: string): StripeWebhookEndpoint {
 }
 
 /** Creates the endpoint and answers it with its `secret`, as Stripe does only on creation. */
-export function createWebhookEndpoint(twin: Twin, input: CreateWebhookEndpointInput): StripeWebhookEndpoint & { secret: string } {
+export async function createWebhookEndpoint(twin: Twin, input: CreateWebhookEndpointInput): Promise<StripeWebhookEndpoint & { secret: string }> {
   requirePackTwin(twin, 'stripe');
   const url = check.url(input?.url, 'url');
   const events = enabledEvents(input.enabled_events);
@@ -91,11 +91,11 @@ export function createWebhookEndpoint(twin: Twin, input: CreateWebhookEndpointIn
     url,
     secret_ref: ref,
   };
-  withStoredSecret(twin, ref, secret, () => twin.applyWrite({ operation: 'webhook_endpoint.create', subjectType: 'webhook_endpoint', subjectId: id, fields: endpoint }));
+  await withStoredSecret(twin, ref, secret, () => twin.applyWrite({ operation: 'webhook_endpoint.create', subjectType: 'webhook_endpoint', subjectId: id, fields: endpoint }));
   return { ...endpoint, secret };
 }
 
-export function updateWebhookEndpoint(twin: Twin, id: string, input: UpdateWebhookEndpointInput): StripeWebhookEndpoint {
+export async function updateWebhookEndpoint(twin: Twin, id: string, input: UpdateWebhookEndpointInput): Promise<StripeWebhookEndpoint> {
   requirePackTwin(twin, 'stripe');
   const fields: JsonObject = {};
   for (const [key, value] of Object.entries(input ?? {})) {
@@ -106,16 +106,16 @@ export function updateWebhookEndpoint(twin: Twin, id: string, input: UpdateWebho
     else if (key === 'description') fields.description = check.optionalString(value, 'description');
     else if (key === 'disabled') fields.status = check.boolean(value, 'disabled') ? 'disabled' : 'enabled';
   }
-  return twin.applyAtomic((view) => {
+  return (await twin.applyAtomic((view) => {
     const current = live(view, id);
     if (input.metadata !== undefined) fields.metadata = mergeMetadata(current.metadata, check.object(input.metadata, 'metadata'));
     return commit({ operation: 'webhook_endpoint.update', subjectType: 'webhook_endpoint', subjectId: id, fields }, { ...current, ...fields } as StripeWebhookEndpoint);
-  }).result;
+  })).result;
 }
 
-export function deleteWebhookEndpoint(twin: Twin, id: string): { id: string; object: 'webhook_endpoint'; deleted: true } {
+export async function deleteWebhookEndpoint(twin: Twin, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   requirePackTwin(twin, 'stripe');
-  twin.applyAtomic((view) => {
+  await twin.applyAtomic((view) => {
     live(view, id);
     return commit({ operation: 'webhook_endpoint.delete', subjectType: 'webhook_endpoint', subjectId: id, delete: true });
   });

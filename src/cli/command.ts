@@ -106,8 +106,9 @@ export async function withWorld<T>(root: string, fn: (world: World) => Promise<T
 export async function withTwin<T>(args: ParsedArgs, name: string, options: { mustExist: boolean }, fn: (twin: Twin) => Promise<T> | T): Promise<T> {
   validateTwinName(name);
   if (options.mustExist && !existsSync(args.root)) throw unknownTwin(name, args.root);
-  return withWorld(args.root, (world) => {
-    if (options.mustExist && !world.twinNames().includes(name)) throw unknownTwin(name, world.root, world.twinNames());
+  return withWorld(args.root, async (world) => {
+    const known = await world.twinNames();
+    if (options.mustExist && !known.includes(name)) throw unknownTwin(name, world.root, known);
     return fn(world.twin(name));
   });
 }

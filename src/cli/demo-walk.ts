@@ -44,21 +44,21 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
 
     // Vendors, each with an endpoint at the ingress; the secrets live in world.secrets only.
     const stripeTwin = walk.twin('stripe');
-    const stripeEndpoint = stripe.createWebhookEndpoint(stripeTwin, { url: ingressUrl('stripe'), enabled_events: ['*'], description: 'trigger ingress' });
+    const stripeEndpoint = await stripe.createWebhookEndpoint(stripeTwin, { url: ingressUrl('stripe'), enabled_events: ['*'], description: 'trigger ingress' });
     const ledger = walk.receiver('ledger', { script: [503], verify: { scheme: 'stripe', secrets: [stripeEndpoint.secret] } });
-    stripe.createWebhookEndpoint(stripeTwin, { url: ledger.url, enabled_events: ['payment_intent.succeeded'], secret: stripeEndpoint.secret, description: 'ledger app (fails once)' });
+    await stripe.createWebhookEndpoint(stripeTwin, { url: ledger.url, enabled_events: ['payment_intent.succeeded'], secret: stripeEndpoint.secret, description: 'ledger app (fails once)' });
 
     const githubTwin = walk.twin('github');
-    github.createOrganization(githubTwin, { login: 'octo-org' });
-    github.createUser(githubTwin, { login: 'octocat' });
-    github.createRepository(githubTwin, { owner: 'octo-org', name: 'hello-world' });
-    const hook = github.createRepositoryHook(githubTwin, { repository: 'octo-org/hello-world', url: ingressUrl('github'), secret: world.ids.vendorId('ghsec', 32), events: ['issues'] });
+    await github.createOrganization(githubTwin, { login: 'octo-org' });
+    await github.createUser(githubTwin, { login: 'octocat' });
+    await github.createRepository(githubTwin, { owner: 'octo-org', name: 'hello-world' });
+    const hook = await github.createRepositoryHook(githubTwin, { repository: 'octo-org/hello-world', url: ingressUrl('github'), secret: world.ids.vendorId('ghsec', 32), events: ['issues'] });
 
     const slackTwin = walk.twin('slack');
-    const team = slack.createTeam(slackTwin, { name: 'Twinworld' });
-    const ada = slack.createUser(slackTwin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
-    const general = slack.createChannel(slackTwin, { team: team.id, name: 'general', creator: ada.id });
-    const { app } = slack.createApp(slackTwin, { team: team.id, name: 'Twin Bot', request_url: ingressUrl('slack'), bot_events: ['message.channels', 'app_mention'] });
+    const team = await slack.createTeam(slackTwin, { name: 'Twinworld' });
+    const ada = await slack.createUser(slackTwin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
+    const general = await slack.createChannel(slackTwin, { team: team.id, name: 'general', creator: ada.id });
+    const { app } = await slack.createApp(slackTwin, { team: team.id, name: 'Twin Bot', request_url: ingressUrl('slack'), bot_events: ['message.channels', 'app_mention'] });
 
     const routines: Record<string, RoutineFn> = {
       billing: (input) => {
@@ -77,9 +77,9 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
         return { reply: `on it: ${String(event?.text ?? '').replace(/<@\w+>\s*/, '')}` };
       },
       // The calendar's routine writes to a twin: its Slack post goes out as one more webhook.
-      standup: (input) => {
+      standup: async (input) => {
         const wall = String((input as JsonObject | null)?.wallTime ?? '');
-        const posted = slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `Stand-up time (${wall} in New York)` });
+        const posted = await slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `Stand-up time (${wall} in New York)` });
         return { posted: posted.ts };
       },
     };
@@ -101,14 +101,14 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
     });
 
     // The walk's writes, under one trace: every delivery they cause continues it.
-    walk.traced(() => {
-      const customer = stripe.createCustomer(stripeTwin, { email: 'ada@example.com', name: 'Ada Lovelace' });
-      stripe.createCustomer(stripeTwin, { email: 'grace@example.com', name: 'Grace Hopper' });
-      const payment = stripe.createPaymentIntent(stripeTwin, { amount: 4200, currency: 'usd', customer: customer.id, description: 'Analytical Engine, 1 unit' });
-      stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_chargeDeclined' });
-      stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_visa' });
-      github.openIssue(githubTwin, { repository: 'octo-org/hello-world', title: 'Engine crashes on negative numbers', body: 'Steps to reproduce: …', sender: 'octocat' });
-      slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy the fix please` });
+    await walk.traced(async () => {
+      const customer = await stripe.createCustomer(stripeTwin, { email: 'ada@example.com', name: 'Ada Lovelace' });
+      await stripe.createCustomer(stripeTwin, { email: 'grace@example.com', name: 'Grace Hopper' });
+      const payment = await stripe.createPaymentIntent(stripeTwin, { amount: 4200, currency: 'usd', customer: customer.id, description: 'Analytical Engine, 1 unit' });
+      await stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_chargeDeclined' });
+      await stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_visa' });
+      await github.openIssue(githubTwin, { repository: 'octo-org/hello-world', title: 'Engine crashes on negative numbers', body: 'Steps to reproduce: …', sender: 'octocat' });
+      await slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy the fix please` });
     });
     await walk.settle();
     // An hour passes in milliseconds: the ledger's retry (~15 min), then 09:30 in New York.

@@ -10,9 +10,9 @@ export async function write(stream: Writable, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
-export async function writeLines(stream: Writable, lines: Iterable<string>): Promise<number> {
+export async function writeLines(stream: Writable, lines: Iterable<string> | AsyncIterable<string>): Promise<number> {
   let count = 0;
-  for (const line of lines) {
+  for await (const line of lines) {
     await write(stream, `${line}\n`);
     count++;
   }

@@ -155,7 +155,7 @@ export class Dispatcher {
 
   /** An operator's explicit new attempt: allowed in any state but while an attempt is in flight. */
   async redeliver(deliveryId: string): Promise<AttemptResult> {
-    const { pack, delivery } = this.find(deliveryId);
+    const { pack, delivery } = await this.find(deliveryId);
     const result = await this.dispatch(pack.name, deliveryId, 'redeliver');
     if (result === undefined) {
       throw new TwinError('NOT_CLAIMABLE', `delivery ${deliveryId} has an attempt in flight (state ${delivery.state}); wait for it, or run recover if its sender crashed`, { path: 'delivery' });
@@ -164,11 +164,12 @@ export class Dispatcher {
   }
 
   /** Locates a delivery record across the registered packs. */
-  find(deliveryId: string): { pack: Pack; twin: Twin; delivery: DeliveryFields } {
+  async find(deliveryId: string): Promise<{ pack: Pack; twin: Twin; delivery: DeliveryFields }> {
     for (const pack of registeredPacks(this.world).values()) {
       if (pack.events === undefined) continue;
       const twin = this.world.twin(packTwinName(pack));
-      const delivery = readDelivery(twin.state(), pack.events.recordType, deliveryId);
+      const recordType = pack.events.recordType;
+      const delivery = await twin.read((view) => readDelivery(view, recordType, deliveryId));
       if (delivery !== undefined) return { pack, twin, delivery };
     }
     throw new TwinError('UNKNOWN_DELIVERY', `no delivery ${deliveryId} in packs ${[...registeredPacks(this.world).keys()].join(', ') || '(none registered)'}; list them with \`twinworld deliveries\``, { path: 'delivery' });
@@ -188,20 +189,20 @@ export class Dispatcher {
       const decl = pack.events;
       if (decl === undefined) continue;
       const twin = this.world.twin(packTwinName(pack));
-      for (const record of twin.lookup(decl.recordType, STATE_INDEX, 'sending')) {
+      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'sending')) {
         const d = record.fields as unknown as DeliveryFields;
         const claim: Claim = { attemptId: d.currentAttempt ?? attemptId(record.id, d.attempts), number: d.attempts, kind: 'first' };
-        const started = twin.get(attemptType(decl.recordType), claim.attemptId)?.fields.startedAt;
+        const started = (await twin.get(attemptType(decl.recordType), claim.attemptId))?.fields.startedAt;
         const now = this.world.clock.now();
         if (typeof started === 'string' && Date.parse(started) + staleAfterMs > now) continue;
         const finish: Finish = { outcome: 'unknown', status: null, reason: 'recovered_after_crash', headers: null };
-        const state = twin.applyAtomic((view) => decideFinish(view, decl.recordType, record.id, claim, finish, isoAt(now))).result;
+        const state = (await twin.applyAtomic((view) => decideFinish(view, decl.recordType, record.id, claim, finish, isoAt(now)))).result;
         if (state !== undefined) markedUnknown.push(record.id);
       }
-      for (const record of twin.lookup(decl.recordType, STATE_INDEX, 'queued')) {
+      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'queued')) {
         queued.push(this.track(this.dispatch(pack.name, record.id, 'first')));
       }
-      for (const record of twin.lookup(decl.recordType, STATE_INDEX, 'retrying')) {
+      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'retrying')) {
         const at = (record.fields as unknown as DeliveryFields).nextAttemptAt;
         this.scheduleRetry(pack.name, record.id, at === null ? this.world.clock.now() : Date.parse(at));
         scheduledRetries++;
@@ -238,7 +239,7 @@ export class Dispatcher {
   }
 
   private async sendAndFinish(pack: Pack, twin: Twin, decl: EventsDeclaration, deliveryId: string, claim: Claim): Promise<AttemptResult> {
-    const record = readDelivery(twin.state(), decl.recordType, deliveryId)!;
+    const record = (await twin.read((view) => readDelivery(view, decl.recordType, deliveryId)))!;
     const transport = this.transportFor(record.url);
     const sentAt = transport.now();
     const timestampSec = Math.floor(sentAt / 1000);
@@ -254,7 +255,7 @@ export class Dispatcher {
       reason = 'missing_secret';
       this.world.reportError(new TwinError('INVALID_CONFIG', `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`), 'dispatch');
     } else {
-      const previous = claim.number > 1 ? twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1))?.fields : undefined;
+      const previous = claim.number > 1 ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))?.fields : undefined;
       const trace = continueTrace(record.traceparent === null ? undefined : { traceparent: record.traceparent, ...(record.tracestate ? { tracestate: record.tracestate } : {}) }, () => this.world.ids.bytes(8).toString('hex'));
       try {
         headers = {

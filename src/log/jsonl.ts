@@ -17,10 +17,10 @@ export function readLines(file: string): AsyncIterable<string> {
   })();
 }
 
-export async function writeLines(file: string, lines: Iterable<string>): Promise<number> {
+export async function writeLines(file: string, lines: Iterable<string> | AsyncIterable<string>): Promise<number> {
   const out = createWriteStream(file, { encoding: 'utf8' });
   let count = 0;
-  for (const line of lines) {
+  for await (const line of lines) {
     if (!out.write(`${line}\n`)) await once(out, 'drain');
     count++;
   }

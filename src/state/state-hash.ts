@@ -4,14 +4,23 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../log/canonical-json.js';
 import type { Resource } from './resource.js';
 
-export function stateHash(liveInOrder: Iterable<Resource>): string {
+export function stateHash(liveInOrder: Iterable<Resource>): string;
+export function stateHash(liveInOrder: AsyncIterable<Resource>): Promise<string>;
+export function stateHash(liveInOrder: Iterable<Resource> | AsyncIterable<Resource>): string | Promise<string> {
   const hash = createHash('sha256');
-  for (const r of liveInOrder) {
-    if (r.deleted) continue;
+  const add = (r: Resource): void => {
+    if (r.deleted) return;
     hash.update(canonicalJson({ type: r.type, id: r.id, version: r.version, fields: r.fields }));
     hash.update('\n');
+  };
+  if (Symbol.iterator in liveInOrder) {
+    for (const r of liveInOrder) add(r);
+    return `sha256:${hash.digest('hex')}`;
   }
-  return `sha256:${hash.digest('hex')}`;
+  return (async () => {
+    for await (const r of liveInOrder) add(r);
+    return `sha256:${hash.digest('hex')}`;
+  })();
 }
 
 /**

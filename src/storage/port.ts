@@ -1,57 +1,78 @@
 // The storage port: what the kernel needs from a backend, and nothing about how it is kept.
-// Every backend (SQLite file, in-memory, …) passes one conformance suite in test/log/.
+// Asynchronous, so a network database can stand behind it; a section's reads may still answer
+// synchronously (SQLite, memory), which the kernel uses to decide in one pass. Every backend
+// passes one conformance suite (test/storage/).
 import type { IndexKey } from '../state/indexes.js';
 import type { Resource } from '../state/resource.js';
 import type { Entry } from '../log/write.js';
+
+export type Awaitable<T> = T | Promise<T>;
 
 export interface IndexDelta {
   readonly remove: readonly IndexKey[];
   readonly add: readonly IndexKey[];
 }
 
+/** What one section or read may see and do. */
+export interface StoreScope {
+  /** The tenant whose rows it may see (row-level security on PostgreSQL). */
+  readonly tenant?: string;
+  /** A consistent read without the twin's write lock; writing through it is an error. */
+  readonly readOnly?: boolean;
+}
+
+/**
+ * A section's handle. Reads may answer synchronously (SQLite) or asynchronously (PostgreSQL).
+ * The kernel never reads back inside a section what it wrote there, so a backend may buffer
+ * writes and send them at commit.
+ */
+export interface StoreTx {
+  /** The head as of taking the lock. */
+  head(): Awaitable<number>;
+  /** Entries with seq in (afterSeq, afterSeq + limit], ascending. */
+  readEntries(afterSeq: number, limit: number): Awaitable<Entry[]>;
+  /** The resource, tombstone included. */
+  getResource(type: string, id: string): Awaitable<Resource | undefined>;
+  /** Live resources of one type, ordered by id. */
+  listResources(type: string): Awaitable<Resource[]>;
+  /** Live resources of a type whose declared index holds `key`, ordered by id. */
+  lookup(type: string, index: string, key: string): Awaitable<Resource[]>;
+  /** Every resource of a type, tombstones included (index rebuilds). */
+  allResources(type: string): Awaitable<Resource[]>;
+  getMeta(key: string): Awaitable<string | undefined>;
+  /** `entry.seq` must follow the head and this section's earlier appends; `body` is its canonical JSON. */
+  append(entry: Entry, body: string): void;
+  /** `subjectOf` is the seq of the entry just appended when this resource is its subject. */
+  putResource(resource: Resource, delta: IndexDelta, subjectOf?: number): void;
+  setMeta(key: string, value: string): void;
+  /** Drops one index's keys for a type so they can be rebuilt. */
+  clearIndex(type: string, index: string): void;
+}
+
 /** One twin's log and its folded state, kept side by side so opening never replays. */
 export interface TwinStore {
   readonly name: string;
   /**
-   * Runs `fn` synchronously with exclusive write access across every process sharing the store;
-   * everything `fn` appended or put commits together, or nothing does if it throws.
+   * Runs `section` with exclusive write access to this twin across every process and host
+   * sharing the store (or, with `readOnly`, a consistent snapshot). What it wrote commits when
+   * its result settles, nothing if it throws or rejects. Sections do not nest.
    */
-  exclusive<T>(fn: () => T): T;
+  transact<T>(section: (tx: StoreTx) => Awaitable<T>, scope?: StoreScope): Promise<T>;
   /** seq of the newest entry, 0 for an empty log. */
-  head(): number;
-  /** Only inside `exclusive`: `entry.seq` must be head() + 1. `body` is the entry's canonical JSON. */
-  append(entry: Entry, body: string): void;
-  /**
-   * Only inside `exclusive`. `subjectOf` is the seq of the entry just appended when this resource
-   * is that entry's subject (backends may chain a subject's entries through it).
-   */
-  putResource(resource: Resource, delta: IndexDelta, subjectOf?: number): void;
-  getResource(type: string, id: string): Resource | undefined;
-  /** Live resources of one type, by id. */
-  listResources(type: string): Resource[];
-  lookup(type: string, index: string, key: string): Resource[];
-  /** Every live resource in (type, id) order, streamed. */
-  liveResources(): Iterable<Resource>;
-  /** Entries with seq in (afterSeq, afterSeq + limit], ascending. */
-  readEntries(afterSeq: number, limit: number): Entry[];
+  head(): Promise<number>;
   /** Raw canonical lines in (afterSeq, …], ascending, streamed: for export and replay. */
-  entryBodies(afterSeq: number): Iterable<string>;
+  entryBodies(afterSeq: number): AsyncIterable<string>;
+  /** Every live resource in (type, id) order (UTF-8 byte order), streamed. */
+  liveResources(): AsyncIterable<Resource>;
   /** Entries whose subject is (type, id), ascending. */
-  entriesBySubject(type: string, id: string): Entry[];
-  getMeta(key: string): string | undefined;
-  /** Only inside `exclusive`. */
-  setMeta(key: string, value: string): void;
-  /** Only inside `exclusive`: drops one index's keys for a type so they can be rebuilt. */
-  clearIndex(type: string, index: string): void;
-  /** Every resource of a type, tombstones included, streamed (index rebuilds). */
-  allResources(type: string): Iterable<Resource>;
-  close(): void;
+  entriesBySubject(type: string, id: string): Promise<Entry[]>;
+  close(): Promise<void>;
 }
 
 export interface StorageBackend {
   readonly kind: string;
-  openTwin(name: string): TwinStore;
+  openTwin(name: string): Promise<TwinStore>;
   /** Names of the twins this backend already holds. */
-  listTwins(): string[];
-  close(): void;
+  listTwins(): Promise<string[]>;
+  close(): Promise<void>;
 }

@@ -204,8 +204,8 @@ export class TriggerEngine {
   // ---- reads ---------------------------------------------------------------------------------
 
   /** The record of one key, found by its derived id. */
-  record(tenantId: string, dedupeKey: string): RecordFields | undefined {
-    return readRecord(this.twin.state(), recordId(tenantId, dedupeKey));
+  record(tenantId: string, dedupeKey: string): Promise<RecordFields | undefined> {
+    return this.twin.read((view) => readRecord(view, recordId(tenantId, dedupeKey)));
   }
 
   // ---- ingest --------------------------------------------------------------------------------
@@ -308,7 +308,7 @@ export class TriggerEngine {
   private async recoverNow(tenantId: string, staleAfterMs: number): Promise<TriggerRecoveryReport> {
     const report: TriggerRecoveryReport = { tenantId, recovered: [], skipped: [] };
     for (const from of ['processing', 'failed'] as const) {
-      for (const resource of this.twin.lookup(RECORD_TYPE, RECOVERY_INDEX, recoveryKey(from, tenantId))) {
+      for (const resource of await this.twin.lookup(RECORD_TYPE, RECOVERY_INDEX, recoveryKey(from, tenantId))) {
         const seen = resource.fields as unknown as RecordFields;
         const route = this.routes.get(seen.envelope.triggerId);
         if (route === undefined) {

@@ -77,18 +77,18 @@ function fromReceipt(r: Resource): TriggerListing {
 }
 
 /** Lists trigger records and receipts, newest first; an absent trigger twin lists nothing. */
-export function listTriggerRecords(world: World, options: ListOptions = {}): TriggerListing[] {
+export async function listTriggerRecords(world: World, options: ListOptions = {}): Promise<TriggerListing[]> {
   const limit = options.limit ?? 100;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });
   if (options.tenant !== undefined) checkTenantId(options.tenant, 'tenant', 'INVALID_ARGUMENT');
   const name = options.twin ?? DEFAULT_TRIGGER_TWIN;
-  if (!world.twinNames().includes(name)) return [];
+  if (!(await world.twinNames()).includes(name)) return [];
   const twin = world.twin(name);
   twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
   twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
   const t = options.tenant;
-  const records = t === undefined ? twin.list(RECORD_TYPE) : twin.lookup(RECORD_TYPE, TENANT_INDEX, t);
-  const receipts = t === undefined ? twin.list(RECEIPT_TYPE) : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t);
+  const records = await (t === undefined ? twin.list(RECORD_TYPE) : twin.lookup(RECORD_TYPE, TENANT_INDEX, t));
+  const receipts = await (t === undefined ? twin.list(RECEIPT_TYPE) : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t));
   const rows = [...records.map(fromRecord), ...receipts.map(fromReceipt)];
   rows.sort((a, b) => b.seq - a.seq);
   return rows.slice(0, limit);

@@ -9,10 +9,10 @@ interface Keyed {
   readonly line: string;
 }
 
-export function exportWorldLines(world: World): string[] {
+export async function exportWorldLines(world: World): Promise<string[]> {
   const all: Keyed[] = [];
-  for (const name of world.twinNames()) {
-    for (const line of world.twin(name).exportLines()) {
+  for (const name of await world.twinNames()) {
+    for await (const line of world.twin(name).exportLines()) {
       const { recordedAt, seq } = JSON.parse(line) as { recordedAt: string; seq: number };
       all.push({ recordedAt, twin: name, seq, line });
     }
@@ -22,11 +22,11 @@ export function exportWorldLines(world: World): string[] {
 }
 
 /** State hash of every twin that holds at least one entry (a replay knows no empty twins). */
-export function worldHashes(world: World): Record<string, string> {
+export async function worldHashes(world: World): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of world.twinNames()) {
+  for (const name of await world.twinNames()) {
     const twin = world.twin(name);
-    if (twin.head() > 0) out[name] = twin.hash();
+    if ((await twin.head()) > 0) out[name] = await twin.hash();
   }
   return out;
 }

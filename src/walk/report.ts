@@ -73,7 +73,7 @@ function header(headers: unknown, name: string): string | null {
 }
 
 /** Every delivery of every pack, in world-clock order of their records. */
-export function deliveryReports(world: World): DeliveryReport[] {
+export async function deliveryReports(world: World): Promise<DeliveryReport[]> {
   const out: (DeliveryReport & { seq: number; order: number })[] = [];
   let order = 0;
   for (const pack of registeredPacks(world).values()) {
@@ -81,17 +81,17 @@ export function deliveryReports(world: World): DeliveryReport[] {
     const decl = pack.events;
     if (decl === undefined) continue;
     const twinName = packTwinName(pack);
-    if (!world.twinNames().includes(twinName)) continue;
+    if (!(await world.twinNames()).includes(twinName)) continue;
     const twin = world.twin(twinName);
     const create = `${decl.recordType}.create`;
-    for (const entry of twin.entries()) {
+    for (const entry of await twin.entries()) {
       if (entry.operation !== create || entry.subjectType !== decl.recordType) continue;
-      const record = twin.get(decl.recordType, entry.subjectId);
+      const record = await twin.get(decl.recordType, entry.subjectId);
       if (record === undefined || record.deleted) continue;
       const d = record.fields as unknown as DeliveryFields;
       const attempts: AttemptReport[] = [];
       for (let n = 1; n <= d.attempts; n++) {
-        const a = twin.get(attemptType(decl.recordType), attemptId(record.id, n))?.fields;
+        const a = (await twin.get(attemptType(decl.recordType), attemptId(record.id, n)))?.fields;
         if (a === undefined) continue;
         attempts.push({
           number: n,

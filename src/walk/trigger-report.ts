@@ -50,11 +50,11 @@ function eventTypeOf(payload: JsonValue): string | null {
   return typeof t === 'string' ? t : null;
 }
 
-export function triggerReport(world: World, twinName = DEFAULT_TRIGGER_TWIN): TriggerReport {
-  if (!world.twinNames().includes(twinName)) return { decisions: [], occurrences: [] };
+export async function triggerReport(world: World, twinName = DEFAULT_TRIGGER_TWIN): Promise<TriggerReport> {
+  if (!(await world.twinNames()).includes(twinName)) return { decisions: [], occurrences: [] };
   const twin = world.twin(twinName);
   const decisions: TriggerDecision[] = [];
-  for (const r of twin.list(RECORD_TYPE)) {
+  for (const r of await twin.list(RECORD_TYPE)) {
     if (r.deleted) continue;
     const f = r.fields as unknown as RecordFields;
     decisions.push({
@@ -71,7 +71,7 @@ export function triggerReport(world: World, twinName = DEFAULT_TRIGGER_TWIN): Tr
       error: f.error,
     });
   }
-  for (const r of twin.list(RECEIPT_TYPE)) {
+  for (const r of await twin.list(RECEIPT_TYPE)) {
     if (r.deleted) continue;
     const f = r.fields as unknown as ReceiptFields;
     decisions.push({
@@ -89,8 +89,7 @@ export function triggerReport(world: World, twinName = DEFAULT_TRIGGER_TWIN): Tr
     });
   }
   decisions.sort((a, b) => a.seq - b.seq);
-  const occurrences = twin
-    .list(OCCURRENCE_TYPE)
+  const occurrences = (await twin.list(OCCURRENCE_TYPE))
     .filter((r) => !r.deleted)
     .map((r) => r.fields as Record<string, JsonValue>)
     .map((o) => ({

@@ -8,7 +8,7 @@ import { isoAt, VirtualClock, type Task } from '../world/clock.js';
 export interface Ticker {
   readonly name: string;
   /** Epoch ms of the next thing due after the last tick, if any. */
-  nextAt(): number | undefined;
+  nextAt(): number | undefined | Promise<number | undefined>;
   /** Runs what is due at `now` (the clock already reads `now`). */
   tick(now: number): Promise<unknown>;
 }
@@ -54,10 +54,9 @@ export class WalkClock extends VirtualClock {
     return this.tasks.length;
   }
 
-  /** The earliest scheduled task or ticker occurrence. */
-  override nextAt(): number | undefined {
-    const next = this.next(Infinity);
-    return next?.at;
+  /** The earliest scheduled task or ticker occurrence (tickers read their state from the store). */
+  async nextDue(): Promise<number | undefined> {
+    return (await this.next(Infinity))?.at;
   }
 
   /**
@@ -76,7 +75,7 @@ export class WalkClock extends VirtualClock {
         if (steps >= MAX_STEPS_PER_MOVE) {
           throw new TwinError('INVALID_ARGUMENT', `the walk clock ran ${MAX_STEPS_PER_MOVE} steps before reaching ${isoAt(target)}; a task or ticker keeps falling due (check its nextAt)`);
         }
-        const next = this.next(target);
+        const next = await this.next(target);
         if (next === undefined) break;
         if (next.at > this.now()) await super.set(next.at);
         if ('task' in next) {
@@ -93,14 +92,14 @@ export class WalkClock extends VirtualClock {
     }
   }
 
-  private next(limit: number): ({ at: number; task: Scheduled } | { at: number; ticker: Ticker }) | undefined {
+  private async next(limit: number): Promise<({ at: number; task: Scheduled } | { at: number; ticker: Ticker }) | undefined> {
     let task: Scheduled | undefined;
     for (const t of this.tasks) {
       if (t.at <= limit && (task === undefined || t.at < task.at || (t.at === task.at && t.order < task.order))) task = t;
     }
     let ticker: { at: number; ticker: Ticker } | undefined;
     for (const k of this.tickers) {
-      const at = k.nextAt();
+      const at = await k.nextAt();
       if (at !== undefined && at <= limit && (ticker === undefined || at < ticker.at)) ticker = { at, ticker: k };
     }
     if (task !== undefined && (ticker === undefined || task.at <= ticker.at)) return { at: task.at, task };

@@ -72,26 +72,25 @@ export async function startWalkTriggers(walk: Walk, options: WalkTriggersOptions
   const calendar = new CalendarSource();
   engine.registerSource(ingress).registerSource(calendar);
   await engine.start();
-  for (const sub of options.calendars ?? []) calendar.configure(sub);
+  for (const sub of options.calendars ?? []) await calendar.configure(sub);
 
-  const subscriptions = (): SubscriptionFields[] =>
-    engine.twin
-      .list(SUBSCRIPTION_TYPE)
+  const subscriptions = async (): Promise<SubscriptionFields[]> =>
+    (await engine.twin.list(SUBSCRIPTION_TYPE))
       .filter((r) => !r.deleted)
       .map((r) => r.fields as unknown as SubscriptionFields)
       .filter((s) => s.enabled);
   walk.addTicker({
     name: 'calendar',
-    nextAt: () => {
+    nextAt: async () => {
       let next: number | undefined;
-      for (const s of subscriptions()) {
+      for (const s of await subscriptions()) {
         const at = nextOccurrence({ cron: s.cron, timezone: s.timezone }, Date.parse(s.cursor))?.nominalAt;
         if (at !== undefined && (next === undefined || at < next)) next = at;
       }
       return next;
     },
     tick: async (now) => {
-      for (const tenant of [...new Set(subscriptions().map((s) => s.tenantId))].sort()) await calendar.tick(tenant, now);
+      for (const tenant of [...new Set((await subscriptions()).map((s) => s.tenantId))].sort()) await calendar.tick(tenant, now);
     },
   });
 

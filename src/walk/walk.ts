@@ -174,36 +174,36 @@ export class Walk {
   async runUntilIdle(horizonMs = 30 * 24 * 3600_000): Promise<void> {
     const limit = this.clock.now() + horizonMs;
     await this.settle();
-    for (let next = this.clock.nextAt(); next !== undefined && next <= limit; next = this.clock.nextAt()) await this.clock.set(Math.max(next, this.clock.now()));
+    for (let next = await this.clock.nextDue(); next !== undefined && next <= limit; next = await this.clock.nextDue()) await this.clock.set(Math.max(next, this.clock.now()));
   }
 
   /** Every twin's log as one JSONL stream in world-clock order. */
-  exportLog(): string[] {
+  exportLog(): Promise<string[]> {
     return exportWorldLines(this.world);
   }
 
-  hashes(): Record<string, string> {
+  hashes(): Promise<Record<string, string>> {
     return worldHashes(this.world);
   }
 
-  report(): WalkReport {
-    const lines = this.exportLog();
+  async report(): Promise<WalkReport> {
+    const lines = await this.exportLog();
     return {
       seed: this.seed,
       clock: { start: this.start, now: isoAt(this.clock.now()) },
-      deliveries: deliveryReports(this.world),
+      deliveries: await deliveryReports(this.world),
       receivers: receiverReports(this.receivers.values()),
-      triggers: triggerReport(this.world),
-      hashes: this.hashes(),
+      triggers: await triggerReport(this.world),
+      hashes: await this.hashes(),
       entries: lines.length,
       wall: { totalMs: round(performance.now() - this.startedWall), attemptMs: { ...this.attemptWallMs } },
     };
   }
 
   /** Writes fixtures/<name>.jsonl and fixtures/<name>.json ({hashes, entries, seed, start}). */
-  saveFixture(name: string, options: { dir?: string } = {}): { jsonl: string; json: string } {
-    const lines = this.exportLog();
-    return writeFixture(options.dir ?? 'fixtures', name, lines, { walk: name, seed: this.seed, start: this.start, entries: lines.length, hashes: this.hashes() });
+  async saveFixture(name: string, options: { dir?: string } = {}): Promise<{ jsonl: string; json: string }> {
+    const lines = await this.exportLog();
+    return writeFixture(options.dir ?? 'fixtures', name, lines, { walk: name, seed: this.seed, start: this.start, entries: lines.length, hashes: await this.hashes() });
   }
 
   async close(): Promise<void> {

@@ -40,31 +40,30 @@ export class GroupCommit {
       if (!this.scheduled) {
         this.scheduled = true;
         // setImmediate, not a microtask: requests read in the same poll phase join one batch.
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     this.scheduled = false;
     const items = this.queue;
     this.queue = [];
     if (items.length === 0) return;
     try {
-      this.commitBatch(items);
+      await this.commitBatch(items);
     } catch {
       // One bad batch (a write refused by validation, a busy store) must not fail its
       // neighbours: each decision is tried again in an action of its own.
-      if (items.length === 1) return this.commitBatch(items, true);
-      for (const item of items) this.commitBatch([item], true);
+      for (const item of items) await this.commitBatch([item], true);
     }
   }
 
   /** Decides every item inside one atomic action; with `settleErrors`, a failed commit rejects instead of throwing. */
-  private commitBatch(items: readonly Item[], settleErrors = false): void {
+  private async commitBatch(items: readonly Item[], settleErrors = false): Promise<void> {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
-      this.twin.applyAtomic((view) => {
+      await this.twin.applyAtomic((view) => {
         outcomes.length = 0;
         const overlay = new Overlay(view);
         const writes: Write[] = [];

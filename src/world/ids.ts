@@ -36,7 +36,6 @@ export function encodeKsuid(ms: number, payload: Buffer): string {
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export interface IdSource {
-  readonly seeded: boolean;
   /** 27-character KSUID whose time part is the world clock's. */
   ksuid(): string;
   /** `prefix_` + base62, e.g. vendorId('cus') → "cus_Q8h3…" (24 characters by default). */
@@ -46,12 +45,16 @@ export interface IdSource {
   /** Uniform in [0, 1): for seeded jitter. */
   random(): number;
   bytes(n: number): Buffer;
+  /** A point to rewind to: a decide run again over an asynchronous store redraws the same ids. */
+  mark(): unknown;
+  reset(mark: unknown): void;
 }
 
 abstract class BaseIds implements IdSource {
-  abstract readonly seeded: boolean;
   constructor(protected readonly clock: Clock) {}
   abstract bytes(n: number): Buffer;
+  abstract mark(): unknown;
+  abstract reset(mark: unknown): void;
 
   ksuid(): string {
     return encodeKsuid(this.clock.now(), this.bytes(16));
@@ -78,7 +81,6 @@ abstract class BaseIds implements IdSource {
 }
 
 export class RandomIds extends BaseIds {
-  readonly seeded = false;
   // One large draw serves many ids: a randomBytes call per id costs more than the id itself.
   private pool = Buffer.alloc(0);
 
@@ -88,13 +90,19 @@ export class RandomIds extends BaseIds {
     this.pool = this.pool.subarray(n);
     return out;
   }
+
+  // Random ids need no rewinding: a re-run draws fresh ones, as a first run would have.
+  mark(): unknown {
+    return undefined;
+  }
+
+  reset(): void {}
 }
 
 /** SHA-256 in counter mode over the seed: slower than a toy PRNG, but well distributed and portable. */
 export class SeededIds extends BaseIds {
-  readonly seeded = true;
   private counter = 0;
-  private pool = Buffer.alloc(0);
+  private pool: Buffer<ArrayBuffer> = Buffer.alloc(0);
   private readonly seed: string;
 
   constructor(clock: Clock, seed: string | number) {
@@ -110,5 +118,15 @@ export class SeededIds extends BaseIds {
     const out = this.pool.subarray(0, n);
     this.pool = this.pool.subarray(n);
     return Buffer.from(out);
+  }
+
+  mark(): unknown {
+    return { counter: this.counter, pool: this.pool };
+  }
+
+  reset(mark: unknown): void {
+    const m = mark as { counter: number; pool: Buffer<ArrayBuffer> };
+    this.counter = m.counter;
+    this.pool = m.pool;
   }
 }

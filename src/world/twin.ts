@@ -1,19 +1,29 @@
 // A twin: one log, its folded resources, and the atomic action that appends to it. The action
-// is exclusive across processes; decide() is synchronous and sees state caught up with every
-// entry any process appended.
+// is exclusive across processes and hosts; decide() is synchronous and sees state caught up with
+// every entry anyone appended. Over an asynchronous store, a decide that reads something not yet
+// loaded is run again once it is (a read-set restart: decide is pure, so re-running is safe).
 import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
-import type { TwinStore } from '../storage/port.js';
 import { buildEntry, validateEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { indexKeys, indexSignature, validateIndex, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { stateHash } from '../state/state-hash.js';
-import { isoAt } from './clock.js';
+import type { Awaitable, IndexDelta, StoreScope, StoreTx, TwinStore } from '../storage/port.js';
+import { isoAt, type Clock } from './clock.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
-import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { SecretStore } from './secrets.js';
+
+/** What a twin needs of the world that opened it (World implements it). */
+export interface TwinHost {
+  readonly root: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly secrets: SecretStore;
+  twin(name: string): Twin;
+  reportError(error: unknown, where: string): void;
+}
 
 export interface AtomicResult<T> {
   readonly result: T;
@@ -24,7 +34,8 @@ export interface AtomicResult<T> {
 /**
  * Extensions that ride on every commit. `withinCommit` sees the entries a decide appended and
  * may add writes to the same commit (the transactional outbox: delivery records); its writes are
- * not fed back into hooks. `afterCommit` runs once the commit is durable, in the world's scope.
+ * not fed back into hooks, and like decide it must be pure and synchronous. `afterCommit` runs
+ * once the commit is durable.
  */
 export interface CommitHooks {
   readonly name: string;
@@ -38,50 +49,108 @@ export interface ImportProgress {
   readonly skipped: number;
 }
 
-/** What a twin needs of the world that opened it (World implements it). */
-export interface TwinHost {
-  readonly root: string;
-  readonly clock: Clock;
-  readonly ids: IdSource;
-  readonly secrets: SecretStore;
-  twin(name: string): Twin;
-  reportError(error: unknown, where: string): void;
-}
-
 const CACHE_LIMIT = 20_000;
 const IMPORT_BATCH = 1_000;
+const MAX_RESTARTS = 10_000;
+
+/** Thrown through decide when it read something the store answers asynchronously. */
+const MISS: unique symbol = Symbol('twinworld.read-miss');
+
+function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
+  return value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function';
+}
+
+/** One run of a section: what it loaded asynchronously, and what it will write. */
+class Section {
+  readonly loaded = new Map<string, unknown>();
+  loads: Promise<void>[] = [];
+  missed = false;
+  /** decide called applyAtomic: refused, even if decide caught the refusal. */
+  nested = false;
+  appends: { entry: Entry; body: string }[] = [];
+  puts: { resource: Resource; delta: IndexDelta; subjectOf: number | undefined }[] = [];
+  readonly staged = new Map<string, Resource>();
+  readonly beforeImages = new Map<number, Resource | undefined>();
+
+  constructor(readonly tx: StoreTx) {}
+
+  /** A store read: its value if the store answered at once or it was loaded before; else MISS. */
+  read<T>(key: string, load: () => Awaitable<T>): T {
+    if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    const value = load();
+    if (!isPromise(value)) return value;
+    this.missed = true;
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
+    throw MISS;
+  }
+
+  /** Forgets what the last run decided, keeping what it loaded. */
+  reset(): void {
+    this.missed = false;
+    this.appends = [];
+    this.puts = [];
+    this.staged.clear();
+    this.beforeImages.clear();
+  }
+}
+
+interface SectionOutcome<T> {
+  readonly result: T;
+  readonly skipped: boolean;
+  readonly entries: Entry[];
+  readonly staged: Map<string, Resource>;
+}
 
 export class Twin {
+  private store: TwinStore | undefined;
+  /** Opening the store and building declared indexes: every operation waits for it. */
+  private init: Promise<void> | undefined;
   private readonly cache = new Map<string, Resource | null>();
   private knownHead = 0;
   private indexes: IndexDeclaration[] = [];
   private readonly indexesByType = new Map<string, IndexDeclaration[]>();
   private readonly hooks: CommitHooks[] = [];
-  private pending: Map<string, Resource> | undefined;
-  /** Entries appended so far in the open section: the next seq is knownHead + this + 1. */
-  private sectionAppends = 0;
-  /** Each appended entry's subject as it was just before that entry, for hooks that render changes. */
-  private readonly beforeImages = new Map<number, Resource | undefined>();
+  private section: Section | undefined;
   private closed = false;
 
   constructor(
     readonly name: string,
     readonly world: TwinHost,
-    private readonly store: TwinStore,
+    open: () => Promise<TwinStore>,
   ) {
-    this.knownHead = store.head();
+    this.init = open().then((store) => {
+      this.store = store;
+    });
+    this.settleInit();
+  }
+
+  private settleInit(): void {
+    const current = this.init;
+    void current?.then(
+      () => {
+        if (this.init === current) this.init = undefined;
+      },
+      () => undefined,
+    );
+  }
+
+  private async opened(): Promise<TwinStore> {
+    this.assertOpen();
+    while (this.init !== undefined) await this.init;
+    return this.store!;
   }
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  /** Entries other processes appended since we last looked evict what they touched from the cache. */
-  private catchUp(): number {
-    const head = this.store.head();
+  /** Entries appended elsewhere since we last looked evict what they touched from the cache. */
+  private catchUp(s: Section): number {
+    const head = s.read('head', () => s.tx.head());
     if (head === this.knownHead) return head;
     if (head < this.knownHead || head - this.knownHead > CACHE_LIMIT) {
       this.cache.clear();
     } else {
-      for (const e of this.store.readEntries(this.knownHead, head - this.knownHead)) {
+      const from = this.knownHead;
+      for (const e of s.read(`entries:${from}`, () => s.tx.readEntries(from, head - from))) {
         this.cache.delete(resourceKey(e.subjectType, e.subjectId));
         const p = e.projection;
         if (p !== undefined) for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])]) this.cache.delete(resourceKey(r.type, r.id));
@@ -91,14 +160,14 @@ export class Twin {
     return head;
   }
 
-  private read(type: string, id: string): Resource | undefined {
+  private resource(s: Section, type: string, id: string): Resource | undefined {
     const key = resourceKey(type, id);
-    const staged = this.pending?.get(key);
+    const staged = s.staged.get(key);
     if (staged !== undefined) return staged;
     const cached = this.cache.get(key);
     // Evicted in insertion order (FIFO): re-ordering on every hit cost more than the misses it saves.
     if (cached !== undefined) return cached ?? undefined;
-    const stored = this.store.getResource(type, id);
+    const stored = s.read(`get:${key}`, () => s.tx.getResource(type, id));
     const value = stored === undefined ? null : freezeResource(stored);
     this.remember(key, value);
     return value ?? undefined;
@@ -109,73 +178,76 @@ export class Twin {
     if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
   }
 
-  private view(head: number): ReadView {
+  private view(s: Section, head: number): ReadView {
     return {
       head,
-      get: (type, id) => this.read(type, id),
-      list: (type) => this.store.listResources(type).map(freezeResource),
+      get: (type, id) => this.resource(s, type, id),
+      list: (type) => s.read(`list:${type}`, () => s.tx.listResources(type)).map(freezeResource),
       lookup: (type, index, key) => {
         if (!this.indexesByType.get(type)?.some((d) => d.name === index)) {
           throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`, { path: 'index' });
         }
-        return this.store.lookup(type, index, key).map(freezeResource);
+        return s.read(`lookup:${type}\u0000${index}\u0000${key}`, () => s.tx.lookup(type, index, key)).map(freezeResource);
       },
     };
   }
 
-  /** A view of the latest state, caught up with every process's appends. */
-  state(): ReadView {
-    this.assertOpen();
-    return this.view(this.catchUp());
+  /**
+   * Runs a pure, synchronous read over a consistent view of the latest state (caught up with
+   * every process's appends), without taking the write lock.
+   */
+  async read<T>(fn: (view: ReadView) => T, scope: StoreScope = {}): Promise<T> {
+    const store = await this.opened();
+    return store.transact((tx) => this.run(tx, (s) => fn(this.view(s, this.catchUp(s)))), { ...scope, readOnly: true });
   }
 
-  get(type: string, id: string): Resource | undefined {
-    return this.state().get(type, id);
+  get(type: string, id: string): Promise<Resource | undefined> {
+    return this.read((view) => view.get(type, id));
   }
 
-  list(type: string): Resource[] {
-    return this.state().list(type);
+  list(type: string): Promise<Resource[]> {
+    return this.read((view) => view.list(type));
   }
 
-  lookup(type: string, index: string, key: string): Resource[] {
-    return this.state().lookup(type, index, key);
+  lookup(type: string, index: string, key: string): Promise<Resource[]> {
+    return this.read((view) => view.lookup(type, index, key));
   }
 
-  head(): number {
-    this.assertOpen();
-    return this.store.head();
+  async head(): Promise<number> {
+    return (await this.opened()).head();
   }
 
-  entries(options: { after?: number; limit?: number } = {}): Entry[] {
-    this.assertOpen();
-    return this.store.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER);
+  async entries(options: { after?: number; limit?: number } = {}): Promise<Entry[]> {
+    const store = await this.opened();
+    return store.transact((tx) => tx.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER), { readOnly: true });
   }
 
-  entriesFor(type: string, id: string): Entry[] {
-    this.assertOpen();
-    return this.store.entriesBySubject(type, id);
+  async entriesFor(type: string, id: string): Promise<Entry[]> {
+    return (await this.opened()).entriesBySubject(type, id);
   }
 
   /** Every live resource in (type, id) order, streamed: one pass, for dumps and hashes. */
-  *liveResources(): Iterable<Resource> {
-    this.assertOpen();
-    for (const r of this.store.liveResources()) yield freezeResource(r);
+  async *liveResources(): AsyncIterable<Resource> {
+    const store = await this.opened();
+    for await (const r of store.liveResources()) yield freezeResource(r);
   }
 
-  hash(): string {
-    this.assertOpen();
-    return stateHash(this.store.liveResources());
+  async hash(): Promise<string> {
+    return stateHash((await this.opened()).liveResources());
   }
 
   /** Canonical JSONL lines of the whole log, streamed. */
-  exportLines(after = 0): Iterable<string> {
-    this.assertOpen();
-    return this.store.entryBodies(after);
+  async *exportLines(after = 0): AsyncIterable<string> {
+    const store = await this.opened();
+    yield* store.entryBodies(after);
   }
 
   // ---- configuration -------------------------------------------------------------------------
 
-  /** Declares an indexed lookup; keys for existing resources are built once, when first declared. */
+  /**
+   * Declares an indexed lookup. Keys for existing resources are built once, when first declared;
+   * the build runs before this twin's next operation, which reports its failure.
+   */
   declareIndex(input: IndexDeclaration): void {
     const decl = validateIndex(input);
     const existing = this.indexes.find((d) => d.type === decl.type && d.name === decl.name);
@@ -187,15 +259,25 @@ export class Twin {
     }
     this.indexes = [...this.indexes, decl];
     this.indexesByType.set(decl.type, [...(this.indexesByType.get(decl.type) ?? []), decl]);
+    const before = this.init ?? Promise.resolve();
+    this.init = before.then(() => this.buildIndex(decl));
+    this.settleInit();
+  }
+
+  private async buildIndex(decl: IndexDeclaration): Promise<void> {
     const metaKey = `index:${decl.type}:${decl.name}`;
     const signature = indexSignature([decl]);
-    if (this.store.getMeta(metaKey) === signature) return;
-    this.store.exclusive(() => {
-      if (this.store.getMeta(metaKey) === signature) return;
-      this.store.clearIndex(decl.type, decl.name);
-      for (const r of this.store.allResources(decl.type)) this.store.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
-      this.store.setMeta(metaKey, signature);
-    });
+    // Synchronous where the store is: a section that awaits while holding SQLite's write lock
+    // would block every other connection of this process on the busy timeout.
+    await this.store!.transact((tx) =>
+      this.run(tx, (s) => {
+        if (s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature) return;
+        const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
+        tx.clearIndex(decl.type, decl.name);
+        for (const r of all) tx.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
+        tx.setMeta(metaKey, signature);
+      }),
+    );
   }
 
   use(hooks: CommitHooks): () => void {
@@ -211,84 +293,120 @@ export class Twin {
 
   // ---- writes --------------------------------------------------------------------------------
 
-  applyWrite(write: Write): Entry {
-    return this.applyAtomic(() => [write]).entries[0]!;
+  applyWrite(write: Write): Promise<Entry> {
+    return this.applyAtomic(() => [write]).then((r) => r.entries[0]!);
   }
 
   /**
-   * Brings state up to date, calls `decide` once inside the twin's exclusive section and commits
-   * what it returns, all or nothing. `decide` must be synchronous: no await, no I/O.
+   * Brings state up to date, calls `decide` inside the twin's exclusive section and commits what
+   * it returns, all or nothing. `decide` must be pure and synchronous: no await, no I/O. Over an
+   * asynchronous store it may run more than once; only its last run's writes commit.
    */
-  applyAtomic<T = undefined>(decide: (view: ReadView) => Decision<T>): AtomicResult<T> {
-    this.assertOpen();
-    if (typeof decide !== 'function') throw new TwinError('INVALID_ARGUMENT', 'applyAtomic(decide): decide must be a function (view) => writes | commit(...) | skip()', { path: 'decide' });
-    if (this.pending !== undefined) {
+  applyAtomic<T = undefined>(decide: (view: ReadView) => Decision<T>, scope: StoreScope = {}): Promise<AtomicResult<T>> {
+    // Thrown, not rejected: called from inside a decide, it must fail that decide, whose caller
+    // would otherwise drop the promise and commit without the nested writes.
+    if (this.section !== undefined) {
+      this.section.nested = true;
       throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`);
     }
-    let appended: Entry[] = [];
-    let outcome: { result: T; skipped: boolean } | undefined;
-    const pending = new Map<string, Resource>();
-    try {
-      this.store.exclusive(() => {
-        this.pending = pending;
-        this.sectionAppends = 0;
-        appended = [];
-        const head = this.catchUp();
-        const view = this.view(head);
-        const decision = decide(view) as Decision<T> | PromiseLike<unknown>;
-        if (decision !== null && typeof decision === 'object' && typeof (decision as PromiseLike<unknown>).then === 'function') {
-          throw new TwinError('ASYNC_DECIDE', `twin "${this.name}": decide returned a promise; decide must be synchronous — do the async work first, then decide`);
-        }
-        const { writes, result, skipped } = normalize(decision as Decision<T>);
-        outcome = { result, skipped };
-        if (skipped) return;
-        const decided = writes.map((w, i) => this.appendOne(w, writes.length === 1 ? 'write' : `writes[${i}]`));
-        appended.push(...decided);
-        for (const hook of this.hooks) {
-          if (hook.withinCommit === undefined) continue;
-          const extra = hook.withinCommit(decided, this.view(this.knownHead + appended.length), this, (e) => this.beforeImages.get(e.seq));
-          extra.forEach((w, i) => appended.push(this.appendOne(w, `${hook.name}[${i}]`)));
-        }
-      });
-    } finally {
-      this.pending = undefined;
-      this.sectionAppends = 0;
-      this.beforeImages.clear();
-    }
-    if (appended.length > 0) {
-      this.knownHead += appended.length;
-      for (const [key, value] of pending) this.remember(key, value);
+    return this.atomic(decide, scope);
+  }
+
+  private async atomic<T>(decide: (view: ReadView) => Decision<T>, scope: StoreScope): Promise<AtomicResult<T>> {
+    if (typeof decide !== 'function') throw new TwinError('INVALID_ARGUMENT', 'applyAtomic(decide): decide must be a function (view) => writes | commit(...) | skip()', { path: 'decide' });
+    const store = await this.opened();
+    const outcome = await store.transact((tx) => this.run(tx, (s) => this.decideAndFold(s, decide)), scope);
+    if (outcome.entries.length > 0) {
+      this.knownHead += outcome.entries.length;
+      for (const [key, value] of outcome.staged) this.remember(key, value);
       for (const hook of this.hooks) {
         if (hook.afterCommit === undefined) continue;
         try {
-          hook.afterCommit(appended, this);
+          hook.afterCommit(outcome.entries, this);
         } catch (error) {
           // The commit is durable: a failing observer must not turn it into an error for the writer.
           this.world.reportError(error, `afterCommit hook "${hook.name}" of twin "${this.name}"`);
         }
       }
     }
-    return { result: outcome!.result, entries: appended, skipped: outcome!.skipped };
+    return { result: outcome.result, entries: outcome.entries, skipped: outcome.skipped };
   }
 
-  private appendOne(input: Write, path: string): Entry {
+  /**
+   * Runs `body` inside a store section: at once when every read answers synchronously, else again
+   * after each round of loads. The id source is rewound before a re-run, so ids drawn by the
+   * final run are the ones a synchronous store would have drawn.
+   */
+  private run<T>(tx: StoreTx, body: (s: Section) => T): Awaitable<T> {
+    const s = new Section(tx);
+    const mark = this.world.ids.mark();
+    const once = (): T | typeof MISS => {
+      this.section = s;
+      try {
+        const value = body(s);
+        if (s.nested) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`);
+        if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
+        for (const a of s.appends) tx.append(a.entry, a.body);
+        for (const p of s.puts) tx.putResource(p.resource, p.delta, p.subjectOf);
+        return value;
+      } catch (error) {
+        if (error !== MISS && !s.missed) throw error;
+        this.world.ids.reset(mark);
+        s.reset();
+        return MISS;
+      } finally {
+        this.section = undefined;
+      }
+    };
+    const first = once();
+    if (first !== MISS) return first;
+    return (async () => {
+      for (let i = 0; i < MAX_RESTARTS; i++) {
+        const loads = s.loads;
+        s.loads = [];
+        await Promise.all(loads);
+        const next = once();
+        if (next !== MISS) return next;
+      }
+      throw new TwinError('UNSTABLE_DECIDE', `twin "${this.name}": decide read new keys on each of ${MAX_RESTARTS} runs; a decide must be pure, so the same state gives the same reads`);
+    })();
+  }
+
+  private decideAndFold<T>(s: Section, decide: (view: ReadView) => Decision<T>): SectionOutcome<T> {
+    const head = this.catchUp(s);
+    const decision = decide(this.view(s, head)) as Decision<T> | PromiseLike<unknown>;
+    if (decision !== null && typeof decision === 'object' && typeof (decision as PromiseLike<unknown>).then === 'function') {
+      throw new TwinError('ASYNC_DECIDE', `twin "${this.name}": decide returned a promise; decide must be synchronous — do the async work first, then decide`);
+    }
+    if (s.missed) throw MISS;
+    const { writes, result, skipped } = normalize(decision as Decision<T>);
+    if (skipped) return { result, skipped, entries: [], staged: s.staged };
+    const decided = writes.map((w, i) => this.appendOne(s, head, w, writes.length === 1 ? 'write' : `writes[${i}]`));
+    const entries = [...decided];
+    for (const hook of this.hooks) {
+      if (hook.withinCommit === undefined) continue;
+      const extra = hook.withinCommit(decided, this.view(s, head + entries.length), this, (e) => s.beforeImages.get(e.seq));
+      extra.forEach((w, i) => entries.push(this.appendOne(s, head, w, `${hook.name}[${i}]`)));
+    }
+    return { result, skipped, entries, staged: s.staged };
+  }
+
+  private appendOne(s: Section, head: number, input: Write, path: string): Entry {
     const write = validateWrite(input, path);
-    const { entry, line } = buildEntry(write, { seq: this.knownHead + this.sectionAppends + 1, writeId: this.world.ids.ksuid(), twin: this.name, recordedAt: isoAt(this.world.clock.now()) }, path);
-    this.commitEntry(entry, line);
+    const { entry, line } = buildEntry(write, { seq: head + s.appends.length + 1, writeId: this.world.ids.ksuid(), twin: this.name, recordedAt: isoAt(this.world.clock.now()) }, path);
+    this.stageEntry(s, entry, line);
     return entry;
   }
 
-  private commitEntry(entry: Entry, body: string): void {
-    const pending = this.pending!;
-    this.store.append(entry, body);
-    this.sectionAppends++;
-    if (this.hooks.length > 0) this.beforeImages.set(entry.seq, this.read(entry.subjectType, entry.subjectId));
-    foldEntry(entry, (t, i) => this.read(t, i)).forEach((next, i) => {
+  private stageEntry(s: Section, entry: Entry, body: string): void {
+    s.appends.push({ entry, body });
+    if (this.hooks.length > 0) s.beforeImages.set(entry.seq, this.resource(s, entry.subjectType, entry.subjectId));
+    foldEntry(entry, (t, i) => this.resource(s, t, i)).forEach((next, i) => {
       const decls = this.indexesByType.get(next.type) ?? [];
-      const delta = decls.length === 0 ? NO_DELTA : diffKeys(indexKeys(this.read(next.type, next.id), decls), indexKeys(next, decls));
+      const delta = decls.length === 0 ? NO_DELTA : diffKeys(indexKeys(this.resource(s, next.type, next.id), decls), indexKeys(next, decls));
       // foldEntry yields the subject first
-      this.store.putResource(next, delta, i === 0 ? entry.seq : undefined);
-      pending.set(resourceKey(next.type, next.id), next);
+      s.puts.push({ resource: next, delta, subjectOf: i === 0 ? entry.seq : undefined });
+      s.staged.set(resourceKey(next.type, next.id), next);
     });
   }
 
@@ -300,32 +418,28 @@ export class Twin {
    * its number; every line before it stays committed. Commit hooks do not run: this is history.
    */
   async importLines(lines: Iterable<string> | AsyncIterable<string>, onProgress?: (p: ImportProgress) => void): Promise<ImportProgress> {
-    this.assertOpen();
+    const store = await this.opened();
     let lineNo = 0;
     let appended = 0;
     let skippedCount = 0;
     let batch: { entry: Entry; body: string }[] = [];
-    const flush = (): void => {
+    const flush = async (): Promise<void> => {
       if (batch.length === 0) return;
       const items = batch;
       batch = [];
-      this.store.exclusive(() => {
-        this.pending = new Map();
-        try {
-          this.catchUp();
-          this.sectionAppends = 0;
-          for (const item of items) this.commitEntry(item.entry, item.body);
-          for (const [key, value] of this.pending) this.remember(key, value);
-        } finally {
-          this.pending = undefined;
-          this.sectionAppends = 0;
-          this.beforeImages.clear();
-        }
-      });
+      const staged = await store.transact((tx) =>
+        this.run(tx, (s) => {
+          this.catchUp(s);
+          for (const item of items) this.stageEntry(s, item.entry, item.body);
+          return s.staged;
+        }),
+      );
+      for (const [key, value] of staged) this.remember(key, value);
       this.knownHead += items.length;
       appended += items.length;
     };
-    let expected = this.store.head() + 1;
+    const entryAt = async (seq: number): Promise<Entry | undefined> => (await store.transact((tx) => tx.readEntries(seq - 1, 1), { readOnly: true }))[0];
+    let expected = (await store.head()) + 1;
     for await (const raw of lines) {
       lineNo++;
       const line = raw.trim();
@@ -334,7 +448,7 @@ export class Twin {
       try {
         entry = validateEntry(JSON.parse(line), `line ${lineNo}`);
       } catch (error) {
-        flush();
+        await flush();
         const reason = error instanceof TwinError ? error.message : `it is not valid JSON (${(error as Error).message})`;
         throw new TwinError('IMPORT_MALFORMED_LINE', `import into twin "${this.name}" stopped at line ${lineNo}: ${reason}; lines before it were kept (${appended} appended)`, {
           path: error instanceof TwinError && error.path !== undefined ? error.path : `line ${lineNo}`,
@@ -342,9 +456,9 @@ export class Twin {
         });
       }
       if (entry.seq < expected) {
-        const [existing] = this.store.readEntries(entry.seq - 1, 1);
+        const existing = await entryAt(entry.seq);
         if (existing?.writeId !== entry.writeId) {
-          flush();
+          await flush();
           throw new TwinError('IMPORT_CONFLICT', `import into twin "${this.name}" stopped at line ${lineNo}: seq ${entry.seq} is already taken by a different entry (writeId ${existing?.writeId ?? '?'}); import into an empty twin instead`, {
             path: `line ${lineNo}.seq`,
             details: { line: lineNo, appended },
@@ -354,7 +468,7 @@ export class Twin {
         continue;
       }
       if (entry.seq !== expected) {
-        flush();
+        await flush();
         throw new TwinError('IMPORT_MALFORMED_LINE', `import into twin "${this.name}" stopped at line ${lineNo}: seq ${entry.seq} leaves a gap after ${expected - 1}; entries must be dense`, {
           path: `line ${lineNo}.seq`,
           details: { line: lineNo, appended },
@@ -364,11 +478,11 @@ export class Twin {
       batch.push({ entry: own, body: own === entry ? canonicalJson(entry) : canonicalJson(own) });
       expected++;
       if (batch.length >= IMPORT_BATCH) {
-        flush();
+        await flush();
         onProgress?.({ line: lineNo, appended, skipped: skippedCount });
       }
     }
-    flush();
+    await flush();
     const progress = { line: lineNo, appended, skipped: skippedCount };
     onProgress?.(progress);
     return progress;
@@ -380,15 +494,17 @@ export class Twin {
     if (this.closed) throw new TwinError('WORLD_CLOSED', `twin "${this.name}" is closed; open the world again to use it`);
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    this.store.close();
+    await this.init?.catch(() => undefined);
+    await this.store?.close();
   }
 }
 
-const NO_DELTA = { remove: [], add: [] };
+const NO_DELTA: IndexDelta = { remove: [], add: [] };
 
-function diffKeys(before: IndexKey[], after: IndexKey[]): { remove: IndexKey[]; add: IndexKey[] } {
+function diffKeys(before: IndexKey[], after: IndexKey[]): IndexDelta {
   const id = (k: IndexKey): string => `${k.name}\u0000${k.key}`;
   const b = new Set(before.map(id));
   const a = new Set(after.map(id));

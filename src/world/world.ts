@@ -70,15 +70,15 @@ export class World implements TwinHost {
     let twin = this.twins.get(name);
     if (twin === undefined) {
       validateTwinName(name);
-      twin = new Twin(name, this, this.backend.openTwin(name));
+      twin = new Twin(name, this, () => this.backend.openTwin(name));
       this.twins.set(name, twin);
     }
     return twin;
   }
 
   /** Twins that exist in this world's storage, opened or not. */
-  twinNames(): string[] {
-    return [...new Set([...this.backend.listTwins(), ...this.twins.keys()])].sort();
+  async twinNames(): Promise<string[]> {
+    return [...new Set([...(await this.backend.listTwins()), ...this.twins.keys()])].sort();
   }
 
   /** Runs `fn` with this world as the current one, for it and all work it schedules. */
@@ -103,9 +103,9 @@ export class World implements TwinHost {
     if (this.closed) return;
     this.closed = true;
     for (const fn of this.closers.reverse()) await fn();
-    for (const twin of this.twins.values()) twin.close();
+    for (const twin of this.twins.values()) await twin.close();
     this.twins.clear();
-    this.backend.close();
+    await this.backend.close();
   }
 }
 

@@ -31,11 +31,11 @@ describe('entry points', () => {
     const out = runNode(`${driverLoaded}
       const tw = await import('./dist/src/index.js');
       const before = loaded();
-      const mem = tw.openWorld({ root: ':memory:' }); mem.twin('t'); await mem.close();
+      const mem = tw.openWorld({ root: ':memory:' }); await mem.twin('t').head(); await mem.close();
       const afterMemory = loaded();
       const { mkdtempSync } = await import('node:fs');
       const { tmpdir } = await import('node:os');
-      const w = tw.openWorld({ root: mkdtempSync(tmpdir() + '/tw-lazy-') }); w.twin('t');
+      const w = tw.openWorld({ root: mkdtempSync(tmpdir() + '/tw-lazy-') }); await w.twin('t').head();
       console.log(JSON.stringify({ before, afterMemory, afterSqlite: loaded() }));
       await w.close();`);
     expect(JSON.parse(out)).toEqual({ before: false, afterMemory: false, afterSqlite: true });

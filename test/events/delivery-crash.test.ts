@@ -53,9 +53,9 @@ describe('delivery crash recovery', () => {
       await dispatcher.idle();
 
       // no write the child saw committed is lost, and each has its delivery record (same commit)
-      const customers = twin.list('customer');
+      const customers = await twin.list('customer');
       expect(customers.length).toBeGreaterThanOrEqual(acknowledged + 1);
-      const deliveries = twin.list('delivery');
+      const deliveries = await twin.list('delivery');
       expect(deliveries).toHaveLength(customers.length);
       const byCustomer = new Set(deliveries.map((d) => JSON.parse(String(d.fields.body)).data.object.i));
       for (const c of customers) expect(byCustomer.has(c.fields.i)).toBe(true);
@@ -75,11 +75,11 @@ describe('delivery crash recovery', () => {
       }
       expect([...perMessage.values()].every((n) => n === 1)).toBe(true);
       // every attempt the log holds was claimed once and finished once
-      const attempts = twin.list('delivery_attempt');
+      const attempts = await twin.list('delivery_attempt');
       expect(attempts.every((a) => a.fields.number === 1 && a.fields.state !== 'sending')).toBe(true);
       expect(attempts.length).toBe(deliveries.length);
 
-      expect((await replayLines(twin.exportLines())).hash).toBe(twin.hash());
+      expect((await replayLines(twin.exportLines())).hash).toBe(await twin.hash());
       await world.close();
       await receiver.close();
     });

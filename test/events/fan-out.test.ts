@@ -25,16 +25,16 @@ describe('event filters', () => {
 });
 
 describe('fan-out', () => {
-  it('appends one queued record per taking endpoint in the same commit as the write', () => {
+  it('appends one queued record per taking endpoint in the same commit as the write', async () => {
     const { twin, endpoint } = setup();
-    endpoint('ep_all', ['*']);
-    endpoint('ep_family', ['customer.*']);
-    endpoint('ep_exact', ['customer.updated']);
-    endpoint('ep_off', ['*'], 'disabled');
-    endpoint('ep_other', ['order.placed']);
-    const out = twin.applyAtomic(() => [{ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'a@example.com' } }]);
+    await endpoint('ep_all', ['*']);
+    await endpoint('ep_family', ['customer.*']);
+    await endpoint('ep_exact', ['customer.updated']);
+    await endpoint('ep_off', ['*'], 'disabled');
+    await endpoint('ep_other', ['order.placed']);
+    const out = await twin.applyAtomic(() => [{ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'a@example.com' } }]);
     expect(out.entries.map((e) => e.operation)).toEqual(['customer.create', 'delivery.create', 'delivery.create']);
-    const records = twin.list('delivery').map((r) => r.fields);
+    const records = (await twin.list('delivery')).map((r) => r.fields);
     expect(records.map((r) => r.endpointId).sort()).toEqual(['ep_all', 'ep_family']);
     for (const r of records) {
       expect(r).toMatchObject({ state: 'queued', attempts: 0, currentAttempt: null, eventType: 'customer.created', endpointKind: 'endpoint', acceptedAt: null });
@@ -45,36 +45,36 @@ describe('fan-out', () => {
     expect(new Set(records.map((r) => r.messageId)).size).toBe(2);
   });
 
-  it('renders previous attributes on an update, and nothing for an unchanged field', () => {
+  it('renders previous attributes on an update, and nothing for an unchanged field', async () => {
     const { twin, endpoint } = setup();
-    endpoint('ep', ['customer.updated']);
-    twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'old@example.com', name: 'A' } });
-    twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'new@example.com', name: 'A' } });
-    const body = JSON.parse(String(twin.list('delivery')[0]!.fields.body));
+    await endpoint('ep', ['customer.updated']);
+    await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'old@example.com', name: 'A' } });
+    await twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'new@example.com', name: 'A' } });
+    const body = JSON.parse(String((await twin.list('delivery'))[0]!.fields.body));
     expect(body.data).toEqual({ object: { email: 'new@example.com', name: 'A' }, previous: { email: 'old@example.com' } });
   });
 
-  it('one write may produce several event types, each filtered on its own', () => {
+  it('one write may produce several event types, each filtered on its own', async () => {
     const { twin, endpoint } = setup();
-    endpoint('ep', ['order.*']);
-    twin.applyWrite({ operation: 'order.place', subjectType: 'order', subjectId: 'o1', fields: { audit: true } });
-    twin.applyWrite({ operation: 'order.place', subjectType: 'order', subjectId: 'o2', fields: { audit: false } });
-    expect(twin.list('delivery').map((r) => `${r.fields.eventType}`).sort()).toEqual(['order.audit', 'order.placed', 'order.placed']);
+    await endpoint('ep', ['order.*']);
+    await twin.applyWrite({ operation: 'order.place', subjectType: 'order', subjectId: 'o1', fields: { audit: true } });
+    await twin.applyWrite({ operation: 'order.place', subjectType: 'order', subjectId: 'o2', fields: { audit: false } });
+    expect((await twin.list('delivery')).map((r) => `${r.fields.eventType}`).sort()).toEqual(['order.audit', 'order.placed', 'order.placed']);
   });
 
-  it('writes that produce no event, or reach no endpoint, append no record', () => {
+  it('writes that produce no event, or reach no endpoint, append no record', async () => {
     const { twin, endpoint } = setup();
-    twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1' });
-    endpoint('ep', ['order.placed']);
-    twin.applyWrite({ operation: 'customer.note', subjectType: 'customer', subjectId: 'cus_1', fields: { note: 'x' } });
-    expect(twin.list('delivery')).toEqual([]);
+    await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1' });
+    await endpoint('ep', ['order.placed']);
+    await twin.applyWrite({ operation: 'customer.note', subjectType: 'customer', subjectId: 'cus_1', fields: { note: 'x' } });
+    expect(await twin.list('delivery')).toEqual([]);
   });
 
-  it('a write that fails validation leaves neither the write nor its records', () => {
+  it('a write that fails validation leaves neither the write nor its records', async () => {
     const { twin, endpoint } = setup();
-    endpoint('ep', ['*']);
-    expect(() => twin.applyAtomic(() => [{ operation: 'customer.create', subjectType: 'customer', subjectId: 'c', fields: {} }, { operation: 'x', subjectType: '', subjectId: 'y' }])).toThrow();
-    expect(twin.list('delivery')).toEqual([]);
-    expect(twin.get('customer', 'c')).toBeUndefined();
+    await endpoint('ep', ['*']);
+    await expect(twin.applyAtomic(() => [{ operation: 'customer.create', subjectType: 'customer', subjectId: 'c', fields: {} }, { operation: 'x', subjectType: '', subjectId: 'y' }])).rejects.toThrow();
+    expect(await twin.list('delivery')).toEqual([]);
+    expect(await twin.get('customer', 'c')).toBeUndefined();
   });
 });

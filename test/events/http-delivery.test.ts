@@ -28,7 +28,7 @@ async function setup(answer?: Parameters<typeof startReceiver>[0], timeoutMs?: n
   const twin = registerPack(world, timeoutMs === undefined ? pack : { ...pack, events: { ...pack.events!, timeoutMs } });
   const dispatcher = new Dispatcher(world);
   world.secrets.set('ep', ACME_SECRET);
-  twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/hooks`, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
+  await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/hooks`, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
   return { receiver, world, twin, dispatcher };
 }
 
@@ -37,7 +37,7 @@ describe('HTTP delivery', () => {
     const s = await setup();
     const sockets = new Set<string>();
     const t0 = performance.now();
-    for (let i = 0; i < 50; i++) s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: `cus_${i}`, fields: { i } });
+    for (let i = 0; i < 50; i++) await s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: `cus_${i}`, fields: { i } });
     await s.dispatcher.idle();
     console.log('50 deliveries ms', performance.now() - t0);
     expect(s.receiver.requests).toHaveLength(50);
@@ -48,25 +48,25 @@ describe('HTTP delivery', () => {
     }
     // at most `concurrency` (32) connections for 50 requests: the rest reused a kept-alive socket
     expect(sockets.size).toBeLessThanOrEqual(32);
-    expect(s.twin.list('delivery').every((d) => d.fields.state === 'succeeded')).toBe(true);
+    expect((await s.twin.list('delivery')).every((d) => d.fields.state === 'succeeded')).toBe(true);
     await s.world.close();
   });
 
   it('a receiver slower than the timeout gives an unknown attempt', async () => {
     const s = await setup(() => new Promise((r) => setTimeout(() => r(200), 800)), 100);
-    s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_slow' });
+    await s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_slow' });
     await s.dispatcher.idle();
-    expect(s.twin.list('delivery')[0]?.fields).toMatchObject({ state: 'unknown', lastOutcome: 'unknown' });
-    expect(s.twin.list('delivery_attempt')[0]?.fields).toMatchObject({ reason: 'timeout' });
+    expect((await s.twin.list('delivery'))[0]?.fields).toMatchObject({ state: 'unknown', lastOutcome: 'unknown' });
+    expect((await s.twin.list('delivery_attempt'))[0]?.fields).toMatchObject({ reason: 'timeout' });
     await s.world.close();
   });
 
   it('a refused connection is unknown with reason connection_error', async () => {
     const s = await setup();
-    s.twin.applyWrite({ operation: 'endpoint.update', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'http://127.0.0.1:9/closed' } });
-    s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_x' });
+    await s.twin.applyWrite({ operation: 'endpoint.update', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'http://127.0.0.1:9/closed' } });
+    await s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_x' });
     await s.dispatcher.idle();
-    expect(s.twin.list('delivery_attempt')[0]?.fields).toMatchObject({ state: 'unknown', reason: 'connection_error' });
+    expect((await s.twin.list('delivery_attempt'))[0]?.fields).toMatchObject({ state: 'unknown', reason: 'connection_error' });
     await s.world.close();
   });
 
@@ -85,7 +85,7 @@ describe('HTTP delivery', () => {
       await tracer.startActiveSpan('api.request', async (span) => {
         writerTraceId = span.spanContext().traceId;
         writerSpanId = span.spanContext().spanId;
-        s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_traced' });
+        await s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_traced' });
         span.end();
       });
       // the write's answer is long gone when the packet is sent
@@ -110,14 +110,14 @@ describe('HTTP delivery', () => {
   it('without any SDK, an explicit incoming traceparent is still continued as a child hop', async () => {
     const s = await setup();
     const incoming = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=abc' };
-    withTraceContext(incoming, () => s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_t' }));
+    await withTraceContext(incoming, () => s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_t' }));
     await s.dispatcher.idle();
     const h = s.receiver.requests[0]!.headers;
     expect(h.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
     expect(h.traceparent).not.toContain('00f067aa0ba902b7');
     expect(h.tracestate).toBe('vendor=abc');
     // no context at all: no trace headers, never all-zero ids
-    s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_u' });
+    await s.twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_u' });
     await s.dispatcher.idle();
     expect(s.receiver.requests[1]!.headers.traceparent).toBeUndefined();
     await s.world.close();

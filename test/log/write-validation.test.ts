@@ -3,17 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { isTwinError } from '../../src/errors.js';
 import { MAX_WRITE_BYTES, type Write } from '../../src/log/write.js';
 import { openWorld } from '../../src/world/world.js';
+import { collect } from '../support/backends.js';
 
 const base = { operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1' };
 
-function refusal(write: unknown): { code: string; path: string | undefined; message: string; head: number } {
+async function refusal(write: unknown): Promise<{ code: string; path: string | undefined; message: string; head: number }> {
   const world = openWorld({ root: ':memory:', seed: 1 });
   const twin = world.twin('t');
   try {
-    twin.applyWrite(write as Write);
+    await twin.applyWrite(write as Write);
   } catch (error) {
     if (!isTwinError(error)) throw error;
-    return { code: error.code, path: error.path, message: error.message, head: twin.head() };
+    return { code: error.code, path: error.path, message: error.message, head: await twin.head() };
   }
   throw new Error('write was accepted');
 }
@@ -47,8 +48,8 @@ describe('write validation', () => {
     ['not an object', 'customer.create', 'write', /must be an object/],
   ];
   for (const [name, write, path, message] of cases) {
-    it(`refuses ${name}`, () => {
-      const r = refusal(write);
+    it(`refuses ${name}`, async () => {
+      const r = await refusal(write);
       expect(r.code).toBe('INVALID_WRITE');
       expect(r.path).toBe(path);
       expect(r.message).toMatch(message);
@@ -56,36 +57,36 @@ describe('write validation', () => {
     });
   }
 
-  it(`refuses a payload over ${MAX_WRITE_BYTES} bytes with its size`, () => {
-    const r = refusal({ ...base, fields: { blob: 'x'.repeat(MAX_WRITE_BYTES) } });
+  it(`refuses a payload over ${MAX_WRITE_BYTES} bytes with its size`, async () => {
+    const r = await refusal({ ...base, fields: { blob: 'x'.repeat(MAX_WRITE_BYTES) } });
     expect(r.code).toBe('PAYLOAD_TOO_LARGE');
     expect(r.message).toMatch(/over the 1048576-byte limit/);
     expect(r.head).toBe(0);
   });
 
-  it('accepts a payload just under the limit', () => {
+  it('accepts a payload just under the limit', async () => {
     const world = openWorld({ root: ':memory:', seed: 1 });
-    const entry = world.twin('t').applyWrite({ ...base, fields: { blob: 'x'.repeat(MAX_WRITE_BYTES - 1000) } });
+    const entry = await world.twin('t').applyWrite({ ...base, fields: { blob: 'x'.repeat(MAX_WRITE_BYTES - 1000) } });
     expect(entry.seq).toBe(1);
   });
 
-  it('refuses a bad write among several and appends none of them', () => {
+  it('refuses a bad write among several and appends none of them', async () => {
     const world = openWorld({ root: ':memory:', seed: 1 });
     const twin = world.twin('t');
-    expect(() => twin.applyAtomic(() => [base, { ...base, subjectId: 'cus_2', fields: { x: NaN } }])).toThrow(/writes\[1\]\.fields\.x/);
-    expect(twin.head()).toBe(0);
-    expect(twin.get('customer', 'cus_1')).toBeUndefined();
+    await expect(twin.applyAtomic(() => [base, { ...base, subjectId: 'cus_2', fields: { x: NaN } }])).rejects.toThrow(/writes\[1\]\.fields\.x/);
+    expect(await twin.head()).toBe(0);
+    expect(await twin.get('customer', 'cus_1')).toBeUndefined();
   });
 
-  it('does not let a caller change history by mutating its object afterwards', () => {
+  it('does not let a caller change history by mutating its object afterwards', async () => {
     const world = openWorld({ root: ':memory:', seed: 1 });
     const twin = world.twin('t');
     const fields = { name: 'Ada', tags: ['a'] };
-    twin.applyWrite({ ...base, fields });
+    await twin.applyWrite({ ...base, fields });
     fields.name = 'Eve';
     fields.tags.push('b');
-    expect(twin.get('customer', 'cus_1')?.fields).toEqual({ name: 'Ada', tags: ['a'] });
-    expect(twin.entries()[0]?.fields).toEqual({ name: 'Ada', tags: ['a'] });
+    expect((await twin.get('customer', 'cus_1'))?.fields).toEqual({ name: 'Ada', tags: ['a'] });
+    expect((await twin.entries())[0]?.fields).toEqual({ name: 'Ada', tags: ['a'] });
   });
 });
 
@@ -101,9 +102,9 @@ describe('entry lines', () => {
       { ...base, projection: { updates: [{ type: 'x', id: '1', fields: { b: 1, a: 2 } }], deletes: [{ type: 'y', id: '2' }] } },
       { operation: 'a.b', subjectType: 'a', subjectId: 'quote"and\\slash' },
     ];
-    for (const w of writes) twin.applyWrite(w);
-    const lines = [...twin.exportLines()];
-    twin.entries().forEach((entry, i) => expect(lines[i]).toBe(canonicalJson(entry)));
-    expect(twin.entries()[1]).not.toHaveProperty('fields');
+    for (const w of writes) await twin.applyWrite(w);
+    const lines = await collect(twin.exportLines());
+    (await twin.entries()).forEach((entry, i) => expect(lines[i]).toBe(canonicalJson(entry)));
+    expect((await twin.entries())[1]).not.toHaveProperty('fields');
   });
 });

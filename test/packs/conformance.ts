@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWorld, packTwinName, replayLines } from '../../src/index.js';
 import type { VendorPack } from '../../packs/kit/vendor-pack.js';
 import { sendEvent } from '../../packs/send.js';
+import { collect } from '../support/backends.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import type { OfficialVerifier } from './verifiers.js';
 
@@ -49,23 +50,23 @@ export function runConformance(subject: ConformanceSubject): void {
           expect(verifier.eventType(req, body)).toBe(eventType);
 
           const twin = world.twin(packTwinName(pack));
-          const delivery = twin.get(pack.events.recordType, result.deliveryId)!.fields;
+          const delivery = (await twin.get(pack.events.recordType, result.deliveryId))!.fields;
           expect(delivery.eventId).toMatch(pack.idShapes.eventId);
           expect(delivery.messageId).toMatch(pack.idShapes.messageId);
           expect(result.eventId).toBe(delivery.eventId);
           let checked = 0;
           for (const [type, shape] of Object.entries(pack.idShapes.resources)) {
-            for (const r of twin.list(type)) {
+            for (const r of await twin.list(type)) {
               expect(r.id, `${type} id`).toMatch(shape);
               checked++;
             }
           }
           expect(checked).toBeGreaterThan(0);
 
-          const lines = [...twin.exportLines()];
+          const lines = await collect(twin.exportLines());
           const replay = await replayLines(lines);
           expect(replay.entries).toBe(lines.length);
-          expect(replay.hash).toBe(twin.hash());
+          expect(replay.hash).toBe(await twin.hash());
 
           const log = lines.join('\n');
           for (const form of [secret, ...(subject.secretForms?.(secret) ?? [])]) expect(log).not.toContain(form);

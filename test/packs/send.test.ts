@@ -9,6 +9,7 @@ import { openWorld, registeredPacks, VirtualClock } from '../../src/index.js';
 import { builtInPacks } from '../../packs/index.js';
 import { listSendable, sendEvent } from '../../packs/send.js';
 import { createStandardWebhooksPack } from '../../packs/standard-webhooks/pack.js';
+import { collect } from '../support/backends.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { secrets } from './support.js';
 import { standardWebhooksVerifier, stripeVerifier } from './verifiers.js';
@@ -87,7 +88,7 @@ describe('sendEvent', () => {
     expect(second.requests).toHaveLength(1);
     const event = (await stripeVerifier.verify(first.requests[0]!, secret)) as { data: { object: { email: string; name: string } } };
     expect(event.data.object).toMatchObject({ email: 'grace@example.com', name: 'Grace Hopper' });
-    expect(world.twin('stripe').list('webhook_endpoint').map((e) => e.fields.status)).toEqual(['disabled', 'disabled']);
+    expect((await world.twin('stripe').list('webhook_endpoint')).map((e) => e.fields.status)).toEqual(['disabled', 'disabled']);
     await world.close();
   });
 
@@ -102,7 +103,7 @@ describe('sendEvent', () => {
     await sendEvent(world, { pack: 'slack', eventType: 'message', to: second.url, secret });
     expect(first.requests).toHaveLength(0);
     expect(second.requests).toHaveLength(2);
-    expect(world.twin('slack').list('event_subscription').map((e) => e.fields.enabled)).toEqual([false, false]);
+    expect((await world.twin('slack').list('event_subscription')).map((e) => e.fields.enabled)).toEqual([false, false]);
     await world.close();
   });
 
@@ -114,7 +115,7 @@ describe('sendEvent', () => {
       const world = openWorld({ root });
       const result = await sendEvent(world, { pack: 'slack', eventType: 'message', to: r.url, secret, data: { text: 'from disk' } });
       expect(result).toMatchObject({ outcome: 'succeeded', status: 200 });
-      const log = [...world.twin('slack').exportLines()].join('\n');
+      const log = (await collect(world.twin('slack').exportLines())).join('\n');
       await world.close();
       expect(log).not.toContain(secret);
       expect(readFileSync(join(root, 'secrets.json'), 'utf8')).toContain(secret);
@@ -142,7 +143,9 @@ describe('sendEvent', () => {
     for (let run = 0; run < 2; run++) {
       const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-02-02T02:02:02Z'), seed: 'same' });
       for (const s of listSendable()) await sendEvent(world, { pack: s.pack, eventType: s.eventType, to: r.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
-      bodies.push(builtInPacks.flatMap((p) => world.twin(p.name).list(p.events.recordType).map((d) => String(d.fields.body))));
+      const sent: string[] = [];
+      for (const p of builtInPacks) sent.push(...(await world.twin(p.name).list(p.events.recordType)).map((d) => String(d.fields.body)));
+      bodies.push(sent);
       await world.close();
     }
     expect(bodies[0]).toHaveLength(listSendable().length);

@@ -4,17 +4,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
 import * as slack from '../../packs/slack/index.js';
+import { collect } from '../support/backends.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { header, slackVerifier } from './verifiers.js';
 import { secrets, virtualWorld } from './support.js';
 
 type Envelope = Record<string, any>;
 
-function workspace(twin: ReturnType<typeof registerPack>, requestUrl = 'https://app.example.com/slack/events', botEvents?: string[], signingSecret?: string) {
-  const team = slack.createTeam(twin, { name: 'Twinworld' });
-  const ada = slack.createUser(twin, { team: team.id, name: 'ada' });
-  const general = slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
-  const installed = slack.createApp(twin, { team: team.id, name: 'Helper', request_url: requestUrl, ...(botEvents ? { bot_events: botEvents } : {}), ...(signingSecret ? { signing_secret: signingSecret } : {}) });
+async function workspace(twin: ReturnType<typeof registerPack>, requestUrl = 'https://app.example.com/slack/events', botEvents?: string[], signingSecret?: string) {
+  const team = await slack.createTeam(twin, { name: 'Twinworld' });
+  const ada = await slack.createUser(twin, { team: team.id, name: 'ada' });
+  const general = await slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
+  const installed = await slack.createApp(twin, { team: team.id, name: 'Helper', request_url: requestUrl, ...(botEvents ? { bot_events: botEvents } : {}), ...(signingSecret ? { signing_secret: signingSecret } : {}) });
   return { team, ada, general, ...installed };
 }
 
@@ -24,24 +25,24 @@ afterAll(async () => {
 });
 
 describe('slack events', () => {
-  it('a plain message is one `message` event; a mention of the bot adds `app_mention` from the same write', () => {
+  it('a plain message is one `message` event; a mention of the bot adds `app_mention` from the same write', async () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-06-01T09:00:00Z'), seed: 'slack' });
     const twin = registerPack(world, slack.pack);
-    const w = workspace(twin);
-    const rendered = (post: () => unknown) => {
-      const head = twin.head();
-      post();
+    const w = await workspace(twin);
+    const rendered = async (post: () => Promise<unknown>) => {
+      const head = await twin.head();
+      await post();
       // the post and its deliveries are one commit: consecutive entries after the head
-      return twin.entries({ after: head }).map((e) => (e.operation === 'event_delivery.create' ? String(e.fields!.eventType) : e.operation));
+      return (await twin.entries({ after: head })).map((e) => (e.operation === 'event_delivery.create' ? String(e.fields!.eventType) : e.operation));
     };
-    expect(rendered(() => slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: 'hello everyone' }))).toEqual(['message.post', 'message']);
+    expect(await rendered(() => slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: 'hello everyone' }))).toEqual(['message.post', 'message']);
     let mentionMsg!: slack.SlackMessage;
-    expect(rendered(() => (mentionMsg = slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} summarise this` })))).toEqual([
+    expect(await rendered(async () => (mentionMsg = await slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} summarise this` })))).toEqual([
       'message.post',
       'message',
       'app_mention',
     ]);
-    const deliveries = twin.list('event_delivery').sort((a, b) => a.version - b.version);
+    const deliveries = (await twin.list('event_delivery')).sort((a, b) => a.version - b.version);
     const mention = JSON.parse(String(deliveries[2]!.fields.body)) as Envelope;
     expect(mention).toMatchObject({
       token: w.app.verification_token,
@@ -59,31 +60,31 @@ describe('slack events', () => {
     expect(message.event).toMatchObject({ type: 'message', channel_type: 'channel', ts: mentionMsg.ts });
     expect(message.event_id).not.toBe(mention.event_id);
     // two posts in one millisecond still get distinct ts
-    expect(new Set(twin.list('message').map((m) => m.fields.ts)).size).toBe(2);
+    expect(new Set((await twin.list('message')).map((m) => m.fields.ts)).size).toBe(2);
   });
 
-  it('a subscription takes only its bot events; a disabled one nothing; mentions of other users are not app_mentions', () => {
+  it('a subscription takes only its bot events; a disabled one nothing; mentions of other users are not app_mentions', async () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock(), seed: 'slack-2' });
     const twin = registerPack(world, slack.pack);
-    const w = workspace(twin, undefined, ['app_mention']);
-    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.ada.id)} hi` });
-    expect(twin.list('event_delivery')).toHaveLength(0);
-    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} hi` });
-    expect(twin.list('event_delivery').map((d) => d.fields.eventType)).toEqual(['app_mention']);
-    slack.updateEventSubscription(twin, w.app.id, { enabled: false });
-    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} again` });
-    expect(twin.list('event_delivery')).toHaveLength(1);
+    const w = await workspace(twin, undefined, ['app_mention']);
+    await slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.ada.id)} hi` });
+    expect(await twin.list('event_delivery')).toHaveLength(0);
+    await slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} hi` });
+    expect((await twin.list('event_delivery')).map((d) => d.fields.eventType)).toEqual(['app_mention']);
+    await slack.updateEventSubscription(twin, w.app.id, { enabled: false });
+    await slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} again` });
+    expect(await twin.list('event_delivery')).toHaveLength(1);
   });
 
-  it('refuses what Slack refuses, with Slack error codes', () => {
+  it('refuses what Slack refuses, with Slack error codes', async () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock(), seed: 'slack-3' });
     const twin = registerPack(world, slack.pack);
-    const w = workspace(twin);
-    expect(() => slack.postMessage(twin, { channel: 'C0000000000', user: w.ada.id, text: 'x' })).toThrow(expect.objectContaining({ vendorCode: 'channel_not_found' }));
-    expect(() => slack.createApp(twin, { team: w.team.id, name: 'Second', request_url: 'https://x.example.com' })).toThrow(expect.objectContaining({ kind: 'conflict' }));
-    expect(() => slack.createApp(twin, { team: w.team.id, name: 'x', request_url: 'https://x.example.com', bot_events: ['reaction_added'] })).toThrow(/reaction_added/);
+    const w = await workspace(twin);
+    await expect(slack.postMessage(twin, { channel: 'C0000000000', user: w.ada.id, text: 'x' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'channel_not_found' }));
+    await expect(slack.createApp(twin, { team: w.team.id, name: 'Second', request_url: 'https://x.example.com' })).rejects.toThrow(expect.objectContaining({ kind: 'conflict' }));
+    await expect(slack.createApp(twin, { team: w.team.id, name: 'x', request_url: 'https://x.example.com', bot_events: ['reaction_added'] })).rejects.toThrow(/reaction_added/);
     expect(w.signingSecret).toMatch(/^[0-9a-f]{32}$/);
-    expect([...twin.exportLines()].join('\n')).not.toContain(w.signingSecret);
+    expect((await collect(twin.exportLines())).join('\n')).not.toContain(w.signingSecret);
   });
 
   it('names the retry reason after the attempt before', () => {
@@ -103,8 +104,8 @@ describe('slack delivery over HTTP', () => {
     const fastPack = { ...slack.pack, events: { ...slack.pack.events, timeoutMs: 200 } };
     const { clock, world, twin, dispatcher } = virtualWorld(fastPack);
     const secret = secrets.slack();
-    const w = workspace(twin, `${receiver.url}/slack/events`, ['app_mention'], secret);
-    slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} ping` });
+    const w = await workspace(twin, `${receiver.url}/slack/events`, ['app_mention'], secret);
+    await slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: `${slack.mention(w.app.bot_user_id)} ping` });
     await dispatcher.idle();
     await clock.advance(0); // the first retry is immediate
     await dispatcher.idle();
@@ -134,7 +135,7 @@ describe('slack delivery over HTTP', () => {
     }
     expect(eventIds.size).toBe(1); // the same event_id on every retry
     await expect(slackVerifier.verify(first!, secrets.slack())).rejects.toThrow();
-    expect(twin.list('event_delivery')[0]!.fields).toMatchObject({ state: 'succeeded', attempts: 4 });
+    expect((await twin.list('event_delivery'))[0]!.fields).toMatchObject({ state: 'succeeded', attempts: 4 });
     await world.close();
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
 import { isVendorError } from '../../packs/kit/errors.js';
 import * as stripe from '../../packs/stripe/index.js';
+import { collect } from '../support/backends.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { secrets, virtualWorld } from './support.js';
 import { stripeVerifier } from './verifiers.js';
@@ -14,9 +15,8 @@ type StripeEvent = { id: string; type: string; data: { object: Record<string, un
 function setup() {
   const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-03-01T00:00:00Z'), seed: 'stripe' });
   const twin = registerPack(world, stripe.pack);
-  const events = (endpointId?: string): StripeEvent[] =>
-    twin
-      .list('webhook_delivery')
+  const events = async (endpointId?: string): Promise<StripeEvent[]> =>
+    (await twin.list('webhook_delivery'))
       .filter((d) => endpointId === undefined || d.fields.endpointId === endpointId)
       .sort((a, b) => a.version - b.version)
       .map((d) => JSON.parse(String(d.fields.body)) as StripeEvent);
@@ -29,14 +29,14 @@ afterAll(async () => {
 });
 
 describe('stripe customers', () => {
-  it('create/update/delete send customer.* Events; previous_attributes only on updates', () => {
+  it('create/update/delete send customer.* Events; previous_attributes only on updates', async () => {
     const s = setup();
-    const ep = stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
-    const c = stripe.createCustomer(s.twin, { email: 'ada@example.com', metadata: { tier: 'free' } });
+    const ep = await stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    const c = await stripe.createCustomer(s.twin, { email: 'ada@example.com', metadata: { tier: 'free' } });
     expect(c.id).toMatch(/^cus_[0-9A-Za-z]{14}$/);
-    stripe.updateCustomer(s.twin, c.id, { name: 'Ada', metadata: { tier: 'pro', region: 'eu' } });
-    stripe.deleteCustomer(s.twin, c.id);
-    const [created, updated, deleted] = s.events(ep.id);
+    await stripe.updateCustomer(s.twin, c.id, { name: 'Ada', metadata: { tier: 'pro', region: 'eu' } });
+    await stripe.deleteCustomer(s.twin, c.id);
+    const [created, updated, deleted] = await s.events(ep.id);
     expect(created).toMatchObject({ object: 'event', api_version: stripe.STRIPE_API_VERSION, livemode: false, pending_webhooks: 1, type: 'customer.created' });
     expect(Object.keys(created!)).toEqual(['id', 'object', 'api_version', 'created', 'data', 'livemode', 'pending_webhooks', 'request', 'type']);
     expect(created!.data.previous_attributes).toBeUndefined();
@@ -48,116 +48,116 @@ describe('stripe customers', () => {
     expect(updated!.data.previous_attributes).toEqual({ name: null, metadata: { tier: 'free', region: null } });
     expect(deleted).toMatchObject({ type: 'customer.deleted', data: { object: { id: c.id, object: 'customer' } } });
     expect(deleted!.data.previous_attributes).toBeUndefined();
-    expect(() => stripe.updateCustomer(s.twin, c.id, { name: 'x' })).toThrow(/No such customer/);
+    await expect(stripe.updateCustomer(s.twin, c.id, { name: 'x' })).rejects.toThrow(/No such customer/);
   });
 
-  it('an update that changes nothing writes nothing and sends nothing', () => {
+  it('an update that changes nothing writes nothing and sends nothing', async () => {
     const s = setup();
-    stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['customer.updated'] });
-    const c = stripe.createCustomer(s.twin, { email: 'a@example.com' });
-    const head = s.twin.head();
-    stripe.updateCustomer(s.twin, c.id, { email: 'a@example.com' });
-    expect(s.twin.head()).toBe(head);
-    expect(s.events()).toHaveLength(0);
+    await stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['customer.updated'] });
+    const c = await stripe.createCustomer(s.twin, { email: 'a@example.com' });
+    const head = await s.twin.head();
+    await stripe.updateCustomer(s.twin, c.id, { email: 'a@example.com' });
+    expect(await s.twin.head()).toBe(head);
+    expect(await s.events()).toHaveLength(0);
   });
 
-  it('refuses unknown parameters and non-string metadata with typed errors', () => {
+  it('refuses unknown parameters and non-string metadata with typed errors', async () => {
     const s = setup();
-    expect(() => stripe.createCustomer(s.twin, { emial: 'x' } as never)).toThrow(expect.objectContaining({ vendorCode: 'parameter_unknown', path: 'emial' }));
-    expect(() => stripe.createCustomer(s.twin, { metadata: { n: 1 } } as never)).toThrow(expect.objectContaining({ vendorCode: 'parameter_invalid' }));
-    expect(() => stripe.getCustomer(s.twin, 'cus_nope')).toThrow(expect.objectContaining({ kind: 'not_found', vendorCode: 'resource_missing' }));
+    await expect(stripe.createCustomer(s.twin, { emial: 'x' } as never)).rejects.toThrow(expect.objectContaining({ vendorCode: 'parameter_unknown', path: 'emial' }));
+    await expect(stripe.createCustomer(s.twin, { metadata: { n: 1 } } as never)).rejects.toThrow(expect.objectContaining({ vendorCode: 'parameter_invalid' }));
+    await expect(stripe.getCustomer(s.twin, 'cus_nope')).rejects.toThrow(expect.objectContaining({ kind: 'not_found', vendorCode: 'resource_missing' }));
   });
 
-  it('idempotency keys answer the first result; reused with other parameters they are refused', () => {
+  it('idempotency keys answer the first result; reused with other parameters they are refused', async () => {
     const s = setup();
-    stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['customer.created'] });
-    const a = stripe.createCustomer(s.twin, { email: 'a@example.com' }, { idempotencyKey: 'key-1' });
-    const b = stripe.createCustomer(s.twin, { email: 'a@example.com' }, { idempotencyKey: 'key-1' });
+    await stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['customer.created'] });
+    const a = await stripe.createCustomer(s.twin, { email: 'a@example.com' }, { idempotencyKey: 'key-1' });
+    const b = await stripe.createCustomer(s.twin, { email: 'a@example.com' }, { idempotencyKey: 'key-1' });
     expect(b.id).toBe(a.id);
-    expect(s.twin.list('customer')).toHaveLength(1);
-    expect(s.events()).toHaveLength(1);
-    expect(s.events()[0]!.request.idempotency_key).toBe('key-1');
-    expect(() => stripe.createCustomer(s.twin, { email: 'b@example.com' }, { idempotencyKey: 'key-1' })).toThrow(expect.objectContaining({ kind: 'conflict', vendorCode: 'idempotency_key_in_use' }));
+    expect(await s.twin.list('customer')).toHaveLength(1);
+    expect(await s.events()).toHaveLength(1);
+    expect((await s.events())[0]!.request.idempotency_key).toBe('key-1');
+    await expect(stripe.createCustomer(s.twin, { email: 'b@example.com' }, { idempotencyKey: 'key-1' })).rejects.toThrow(expect.objectContaining({ kind: 'conflict', vendorCode: 'idempotency_key_in_use' }));
   });
 });
 
 describe('stripe webhook endpoints', () => {
-  it('enabled_events: "*" takes everything, exact types only theirs, disabled endpoints nothing; pending_webhooks counts takers', () => {
+  it('enabled_events: "*" takes everything, exact types only theirs, disabled endpoints nothing; pending_webhooks counts takers', async () => {
     const s = setup();
-    const all = stripe.createWebhookEndpoint(s.twin, { url: 'https://a.example.com', enabled_events: ['*'] });
-    const some = stripe.createWebhookEndpoint(s.twin, { url: 'https://b.example.com', enabled_events: ['payment_intent.succeeded'] });
-    const off = stripe.createWebhookEndpoint(s.twin, { url: 'https://c.example.com', enabled_events: ['*'] });
-    stripe.updateWebhookEndpoint(s.twin, off.id, { disabled: true });
-    const pi = stripe.createPaymentIntent(s.twin, { amount: 500, currency: 'eur' });
-    stripe.confirmPaymentIntent(s.twin, pi.id);
-    expect(s.events(all.id).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
-    expect(s.events(some.id).map((e) => e.type)).toEqual(['payment_intent.succeeded']);
-    expect(s.events(off.id)).toEqual([]);
-    expect(s.events(some.id)[0]!.pending_webhooks).toBe(2);
+    const all = await stripe.createWebhookEndpoint(s.twin, { url: 'https://a.example.com', enabled_events: ['*'] });
+    const some = await stripe.createWebhookEndpoint(s.twin, { url: 'https://b.example.com', enabled_events: ['payment_intent.succeeded'] });
+    const off = await stripe.createWebhookEndpoint(s.twin, { url: 'https://c.example.com', enabled_events: ['*'] });
+    await stripe.updateWebhookEndpoint(s.twin, off.id, { disabled: true });
+    const pi = await stripe.createPaymentIntent(s.twin, { amount: 500, currency: 'eur' });
+    await stripe.confirmPaymentIntent(s.twin, pi.id);
+    expect((await s.events(all.id)).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    expect((await s.events(some.id)).map((e) => e.type)).toEqual(['payment_intent.succeeded']);
+    expect(await s.events(off.id)).toEqual([]);
+    expect((await s.events(some.id))[0]!.pending_webhooks).toBe(2);
   });
 
-  it('returns the whsec_ secret once; the log keeps only a reference; world.secrets holds it', () => {
+  it('returns the whsec_ secret once; the log keeps only a reference; world.secrets holds it', async () => {
     const s = setup();
-    const ep = stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    const ep = await stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
     expect(ep.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
-    expect(s.twin.get('webhook_endpoint', ep.id)!.fields).not.toHaveProperty('secret');
+    expect((await s.twin.get('webhook_endpoint', ep.id))!.fields).not.toHaveProperty('secret');
     expect(s.world.secrets.resolve(ep.secret_ref, s.world.clock.now())).toEqual([ep.secret]);
-    expect([...s.twin.exportLines()].join('\n')).not.toContain(ep.secret);
-    stripe.deleteWebhookEndpoint(s.twin, ep.id);
+    expect((await collect(s.twin.exportLines())).join('\n')).not.toContain(ep.secret);
+    await stripe.deleteWebhookEndpoint(s.twin, ep.id);
     expect(s.world.secrets.resolve(ep.secret_ref, s.world.clock.now())).toEqual([]);
   });
 
-  it('refuses event types it does not send and non-HTTP URLs', () => {
+  it('refuses event types it does not send and non-HTTP URLs', async () => {
     const s = setup();
-    expect(() => stripe.createWebhookEndpoint(s.twin, { url: 'https://x.example.com', enabled_events: ['invoice.paid'] })).toThrow(/invoice.paid/);
-    expect(() => stripe.createWebhookEndpoint(s.twin, { url: 'ftp://x', enabled_events: ['*'] })).toThrow(expect.objectContaining({ path: 'url' }));
+    await expect(stripe.createWebhookEndpoint(s.twin, { url: 'https://x.example.com', enabled_events: ['invoice.paid'] })).rejects.toThrow(/invoice.paid/);
+    await expect(stripe.createWebhookEndpoint(s.twin, { url: 'ftp://x', enabled_events: ['*'] })).rejects.toThrow(expect.objectContaining({ path: 'url' }));
   });
 });
 
 describe('stripe payment intents', () => {
-  it('created → payment_failed → succeeded, with a charge per attempt', () => {
+  it('created → payment_failed → succeeded, with a charge per attempt', async () => {
     const s = setup();
-    const ep = stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
-    const c = stripe.createCustomer(s.twin, {});
-    const pi = stripe.createPaymentIntent(s.twin, { amount: 2000, currency: 'usd', customer: c.id });
+    const ep = await stripe.createWebhookEndpoint(s.twin, { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    const c = await stripe.createCustomer(s.twin, {});
+    const pi = await stripe.createPaymentIntent(s.twin, { amount: 2000, currency: 'usd', customer: c.id });
     expect(pi).toMatchObject({ object: 'payment_intent', status: 'requires_payment_method', amount_received: 0 });
-    const failed = stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' });
+    const failed = await stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' });
     expect(failed).toMatchObject({ status: 'requires_payment_method', last_payment_error: { code: 'card_declined', decline_code: 'insufficient_funds' } });
-    const ok = stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_visa' });
+    const ok = await stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_visa' });
     expect(ok).toMatchObject({ status: 'succeeded', amount_received: 2000, last_payment_error: null });
     expect(ok.payment_method).toMatch(/^pm_/);
-    const types = s.events(ep.id).map((e) => e.type);
+    const types = (await s.events(ep.id)).map((e) => e.type);
     expect(types).toEqual(['customer.created', 'payment_intent.created', 'payment_intent.payment_failed', 'payment_intent.succeeded']);
-    expect(s.events(ep.id)[3]!.data.previous_attributes).toBeUndefined();
-    expect(s.twin.list('charge').map((ch) => ch.fields.status).sort()).toEqual(['failed', 'succeeded']);
+    expect((await s.events(ep.id))[3]!.data.previous_attributes).toBeUndefined();
+    expect((await s.twin.list('charge')).map((ch) => ch.fields.status).sort()).toEqual(['failed', 'succeeded']);
   });
 
-  it('decide refuses invalid transitions with payment_intent_unexpected_state and appends nothing', () => {
+  it('decide refuses invalid transitions with payment_intent_unexpected_state and appends nothing', async () => {
     const s = setup();
-    const pi = stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
-    stripe.confirmPaymentIntent(s.twin, pi.id);
-    const head = s.twin.head();
+    const pi = await stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
+    await stripe.confirmPaymentIntent(s.twin, pi.id);
+    const head = await s.twin.head();
     let caught: unknown;
     try {
-      stripe.confirmPaymentIntent(s.twin, pi.id);
+      await stripe.confirmPaymentIntent(s.twin, pi.id);
     } catch (error) {
       caught = error;
     }
     expect(isVendorError(caught, 'invalid_state')).toBe(true);
     expect(caught).toMatchObject({ code: 'INVALID_ARGUMENT', vendorCode: 'payment_intent_unexpected_state', details: { status: 'succeeded' } });
-    expect(() => stripe.cancelPaymentIntent(s.twin, pi.id)).toThrow(/status of succeeded/);
-    expect(s.twin.head()).toBe(head);
+    await expect(stripe.cancelPaymentIntent(s.twin, pi.id)).rejects.toThrow(/status of succeeded/);
+    expect(await s.twin.head()).toBe(head);
 
-    const other = stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
-    expect(stripe.cancelPaymentIntent(s.twin, other.id, { cancellation_reason: 'abandoned' })).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
-    expect(() => stripe.confirmPaymentIntent(s.twin, other.id)).toThrow(expect.objectContaining({ vendorCode: 'payment_intent_unexpected_state' }));
+    const other = await stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
+    expect(await stripe.cancelPaymentIntent(s.twin, other.id, { cancellation_reason: 'abandoned' })).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+    await expect(stripe.confirmPaymentIntent(s.twin, other.id)).rejects.toThrow(expect.objectContaining({ vendorCode: 'payment_intent_unexpected_state' }));
   });
 
-  it('validates amounts, currencies and customers', () => {
+  it('validates amounts, currencies and customers', async () => {
     const s = setup();
-    expect(() => stripe.createPaymentIntent(s.twin, { amount: 0, currency: 'usd' })).toThrow(expect.objectContaining({ path: 'amount' }));
-    expect(() => stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'USD' })).toThrow(expect.objectContaining({ path: 'currency' }));
-    expect(() => stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'usd', customer: 'cus_missing' })).toThrow(/No such customer/);
+    await expect(stripe.createPaymentIntent(s.twin, { amount: 0, currency: 'usd' })).rejects.toThrow(expect.objectContaining({ path: 'amount' }));
+    await expect(stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'USD' })).rejects.toThrow(expect.objectContaining({ path: 'currency' }));
+    await expect(stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'usd', customer: 'cus_missing' })).rejects.toThrow(/No such customer/);
   });
 });
 
@@ -168,10 +168,10 @@ describe('stripe delivery over HTTP', () => {
     receivers.push(receiver);
     const { clock, world, twin, dispatcher } = virtualWorld(stripe.pack);
     const secret = secrets.stripe();
-    stripe.createWebhookEndpoint(twin, { url: `${receiver.url}/stripe`, enabled_events: ['customer.created'], secret });
-    stripe.createCustomer(twin, { email: 'retry@example.com' });
+    await stripe.createWebhookEndpoint(twin, { url: `${receiver.url}/stripe`, enabled_events: ['customer.created'], secret });
+    await stripe.createCustomer(twin, { email: 'retry@example.com' });
     await dispatcher.idle();
-    const record = twin.list('webhook_delivery')[0]!;
+    const record = (await twin.list('webhook_delivery'))[0]!;
     expect(record.fields).toMatchObject({ state: 'retrying', attempts: 1, lastStatus: 500 });
     const due = Date.parse(String(record.fields.nextAttemptAt)) - clock.now();
     expect(due).toBeGreaterThanOrEqual(15 * 60_000 * 0.9);
@@ -183,8 +183,8 @@ describe('stripe delivery over HTTP', () => {
     expect(second!.body).toBe(first!.body);
     for (const req of receiver.requests) expect((await stripeVerifier.verify(req, secret)).type).toBe('customer.created');
     await expect(stripeVerifier.verify(second!, secrets.stripe())).rejects.toThrow();
-    expect(twin.get('webhook_delivery', record.id)!.fields).toMatchObject({ state: 'succeeded', attempts: 2 });
-    expect(twin.list('webhook_delivery_attempt').map((a) => [a.fields.number, a.fields.kind, a.fields.status])).toEqual([
+    expect((await twin.get('webhook_delivery', record.id))!.fields).toMatchObject({ state: 'succeeded', attempts: 2 });
+    expect((await twin.list('webhook_delivery_attempt')).map((a) => [a.fields.number, a.fields.kind, a.fields.status])).toEqual([
       [1, 'first', 500],
       [2, 'retry', 200],
     ]);
@@ -195,13 +195,13 @@ describe('stripe delivery over HTTP', () => {
     const receiver = await startReceiver(() => 503);
     receivers.push(receiver);
     const { clock, world, twin, dispatcher } = virtualWorld(stripe.pack);
-    stripe.createWebhookEndpoint(twin, { url: receiver.url, enabled_events: ['*'], secret: secrets.stripe() });
-    stripe.createCustomer(twin, {});
+    await stripe.createWebhookEndpoint(twin, { url: receiver.url, enabled_events: ['*'], secret: secrets.stripe() });
+    await stripe.createCustomer(twin, {});
     await dispatcher.idle();
     await clock.advance(3 * 24 * 3600_000);
     await dispatcher.idle();
     expect(receiver.requests).toHaveLength(4);
-    expect(twin.list('webhook_delivery')[0]!.fields).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
+    expect((await twin.list('webhook_delivery'))[0]!.fields).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
     await world.close();
   });
 });

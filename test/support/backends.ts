@@ -1,4 +1,5 @@
-// The backends every conformance suite runs against, each with a fresh home.
+// The backends every conformance suite runs against, each with a fresh home; and the small helpers
+// tests over them share (a temporary folder, draining a streamed read).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,8 @@ import type { StorageBackend } from '../../src/storage/port.js';
 
 export interface BackendCase {
   readonly name: string;
+  /** Whether a second backend on the same home (`reopen`) is another handle, not the same object. */
+  readonly durable: boolean;
   /** A fresh backend; `reopen` gives a second handle on the same storage where that exists. */
   create(): { backend: StorageBackend; reopen: () => StorageBackend; cleanup: () => void };
 }
@@ -16,9 +19,17 @@ export function tempDir(prefix = 'twinworld-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Drains a streamed read (Node 20 has no Array.fromAsync). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
 export const backends: BackendCase[] = [
   {
     name: 'memory',
+    durable: false,
     create() {
       const backend = new MemoryBackend();
       return { backend, reopen: () => backend, cleanup: () => {} };
@@ -26,6 +37,7 @@ export const backends: BackendCase[] = [
   },
   {
     name: 'sqlite',
+    durable: true,
     create() {
       const dir = tempDir();
       return {

@@ -3,6 +3,7 @@
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import type { Twin } from '../../src/world/twin.js';
+import { collect } from './backends.js';
 
 export interface GoldenLog {
   readonly name: string;
@@ -16,8 +17,8 @@ async function record(name: string, seed: string, drive: (twin: Twin, clock: Vir
   const world = openWorld({ root: ':memory:', clock, seed });
   const twin = world.twin(name);
   await drive(twin, clock);
-  const lines = [...twin.exportLines()];
-  const out = { name, lines, hash: twin.hash(), entries: lines.length };
+  const lines = await collect(twin.exportLines());
+  const out = { name, lines, hash: await twin.hash(), entries: lines.length };
   await world.close();
   return out;
 }
@@ -26,17 +27,17 @@ export function kernelGoldenLogs(): Promise<GoldenLog[]> {
   return Promise.all([
     record('crm', 'golden-crm', async (twin, clock) => {
       for (const [id, name] of [['cus_ada', 'Ada'], ['cus_bob', 'Bob'], ['cus_cy', 'Cy']] as const) {
-        twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { name, plan: 'free', tags: [] } });
+        await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { name, plan: 'free', tags: [] } });
         await clock.advance(60_000);
       }
-      twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_ada', fields: { plan: 'pro', tags: ['vip'] }, actor: 'operator' });
+      await twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_ada', fields: { plan: 'pro', tags: ['vip'] }, actor: 'operator' });
       await clock.advance(3600_000);
-      twin.applyWrite({ operation: 'customer.delete', subjectType: 'customer', subjectId: 'cus_bob', delete: true });
-      twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_cy', fields: { address: { city: 'Bergen', zip: null } } });
+      await twin.applyWrite({ operation: 'customer.delete', subjectType: 'customer', subjectId: 'cus_bob', delete: true });
+      await twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_cy', fields: { address: { city: 'Bergen', zip: null } } });
     }),
     record('billing', 'golden-billing', async (twin, clock) => {
-      twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { balance: 0 } });
-      twin.applyAtomic(() => [
+      await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { balance: 0 } });
+      await twin.applyAtomic(() => [
         {
           operation: 'invoice.finalize',
           subjectType: 'invoice',
@@ -52,7 +53,7 @@ export function kernelGoldenLogs(): Promise<GoldenLog[]> {
         },
       ]);
       await clock.advance(86_400_000);
-      twin.applyWrite({
+      await twin.applyWrite({
         operation: 'invoice.pay',
         subjectType: 'invoice',
         subjectId: 'in_1',

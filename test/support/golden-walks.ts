@@ -21,14 +21,14 @@ async function stripeWalk(): Promise<Walk> {
   const twin = walk.twin('stripe');
   const shop = walk.receiver('shop', { script: [500, 'timeout'], verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } });
   const down = walk.receiver('down', { mix: [{ answer: 503, weight: 1 }] });
-  stripe.createWebhookEndpoint(twin, { url: shop.url, enabled_events: ['*'], secret: STRIPE_SECRET });
-  stripe.createWebhookEndpoint(twin, { url: down.url, enabled_events: ['payment_intent.succeeded'], secret: STRIPE_SECRET });
-  walk.traced(() => {
-    const ada = stripe.createCustomer(twin, { email: 'ada@example.com', name: 'Ada Lovelace' });
-    stripe.createCustomer(twin, { email: 'grace@example.com', name: 'Grace Hopper' });
-    const pi = stripe.createPaymentIntent(twin, { amount: 2000, currency: 'usd', customer: ada.id });
-    stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_chargeDeclined' });
-    stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_visa' });
+  await stripe.createWebhookEndpoint(twin, { url: shop.url, enabled_events: ['*'], secret: STRIPE_SECRET });
+  await stripe.createWebhookEndpoint(twin, { url: down.url, enabled_events: ['payment_intent.succeeded'], secret: STRIPE_SECRET });
+  await walk.traced(async () => {
+    const ada = await stripe.createCustomer(twin, { email: 'ada@example.com', name: 'Ada Lovelace' });
+    await stripe.createCustomer(twin, { email: 'grace@example.com', name: 'Grace Hopper' });
+    const pi = await stripe.createPaymentIntent(twin, { amount: 2000, currency: 'usd', customer: ada.id });
+    await stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_chargeDeclined' });
+    await stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_visa' });
   });
   await walk.settle();
   await walk.runUntilIdle();
@@ -41,20 +41,20 @@ async function githubWalk(): Promise<Walk> {
   const twin = walk.twin('github');
   const ci = walk.receiver('ci', { script: [502], verify: { scheme: 'github', secrets: [GITHUB_SECRET] } });
   const audit = walk.receiver('audit', { script: ['accept-then-crash'] });
-  github.createOrganization(twin, { login: 'octo-org' });
-  github.createUser(twin, { login: 'octocat' });
-  github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
-  github.createRepositoryHook(twin, { repository: 'octo-org/hello-world', url: ci.url, secret: GITHUB_SECRET, events: ['issues', 'pull_request'] });
-  github.createOrganizationHook(twin, { organization: 'octo-org', url: audit.url, secret: GITHUB_SECRET, events: ['issues'] });
-  walk.traced(() => {
-    const issue = github.openIssue(twin, { repository: 'octo-org/hello-world', title: 'Found a bug', body: 'It crashes.', sender: 'octocat' });
-    github.closeIssue(twin, { repository: 'octo-org/hello-world', number: issue.number, sender: 'octocat' });
-    github.openPullRequest(twin, { repository: 'octo-org/hello-world', title: 'Fix the bug', head: 'fix-bug', sender: 'octocat' });
+  await github.createOrganization(twin, { login: 'octo-org' });
+  await github.createUser(twin, { login: 'octocat' });
+  await github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
+  await github.createRepositoryHook(twin, { repository: 'octo-org/hello-world', url: ci.url, secret: GITHUB_SECRET, events: ['issues', 'pull_request'] });
+  await github.createOrganizationHook(twin, { organization: 'octo-org', url: audit.url, secret: GITHUB_SECRET, events: ['issues'] });
+  await walk.traced(async () => {
+    const issue = await github.openIssue(twin, { repository: 'octo-org/hello-world', title: 'Found a bug', body: 'It crashes.', sender: 'octocat' });
+    await github.closeIssue(twin, { repository: 'octo-org/hello-world', number: issue.number, sender: 'octocat' });
+    await github.openPullRequest(twin, { repository: 'octo-org/hello-world', title: 'Fix the bug', head: 'fix-bug', sender: 'octocat' });
   });
   await walk.settle();
   await walk.advance(10 * 60_000);
   // GitHub never retries: the operator redelivers what did not succeed, keeping X-GitHub-Delivery.
-  for (const d of walk.report().deliveries) if (d.state !== 'succeeded') await walk.dispatcher.redeliver(d.id);
+  for (const d of (await walk.report()).deliveries) if (d.state !== 'succeeded') await walk.dispatcher.redeliver(d.id);
   await walk.settle();
   return walk;
 }
@@ -64,16 +64,16 @@ async function slackWalk(): Promise<Walk> {
   const walk = await openWalk({ seed: 'walk-slack', start: '2026-03-02T11:00:00.000Z', packs: [slack.pack] });
   const twin = walk.twin('slack');
   const bot = walk.receiver('bot', { script: ['timeout', 500, 'reset'], verify: { scheme: 'slack', secrets: [SLACK_SECRET] } });
-  const team = slack.createTeam(twin, { name: 'Twinworld' });
-  const ada = slack.createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
-  const general = slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
-  const { app } = slack.createApp(twin, { team: team.id, name: 'Twin App', request_url: bot.url, signing_secret: SLACK_SECRET, bot_events: ['message.channels', 'app_mention'] });
-  walk.traced(() => {
-    slack.postMessage(twin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy please` });
+  const team = await slack.createTeam(twin, { name: 'Twinworld' });
+  const ada = await slack.createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
+  const general = await slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
+  const { app } = await slack.createApp(twin, { team: team.id, name: 'Twin App', request_url: bot.url, signing_secret: SLACK_SECRET, bot_events: ['message.channels', 'app_mention'] });
+  await walk.traced(async () => {
+    await slack.postMessage(twin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy please` });
   });
   await walk.settle();
   await walk.runUntilIdle();
-  slack.postMessage(twin, { channel: general.id, user: ada.id, text: 'thanks!' });
+  await slack.postMessage(twin, { channel: general.id, user: ada.id, text: 'thanks!' });
   await walk.settle();
   return walk;
 }
@@ -84,15 +84,15 @@ async function standardWebhooksWalk(): Promise<Walk> {
   const twin = walk.twin('standard-webhooks');
   const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 120 }], verify: { scheme: 'standard-webhooks', secrets: () => walk.world.secrets.resolve(`standard-webhooks/${endpoint.id}`, walk.clock.now()) } });
   const gone = walk.receiver('gone', { mix: [{ answer: 410, weight: 1 }] });
-  const endpoint = standardWebhooks.createEndpoint(twin, { url: crm.url, secret: SW_SECRET, filterTypes: null });
-  standardWebhooks.createEndpoint(twin, { url: gone.url, filterTypes: ['invoice.paid'] });
-  walk.traced(() => {
-    standardWebhooks.sendMessage(twin, { eventType: 'contact.created', payload: { id: 'contact_01', name: 'Ada Lovelace' } });
+  const endpoint = await standardWebhooks.createEndpoint(twin, { url: crm.url, secret: SW_SECRET, filterTypes: null });
+  await standardWebhooks.createEndpoint(twin, { url: gone.url, filterTypes: ['invoice.paid'] });
+  await walk.traced(async () => {
+    await standardWebhooks.sendMessage(twin, { eventType: 'contact.created', payload: { id: 'contact_01', name: 'Ada Lovelace' } });
   });
   await walk.settle();
   await walk.advance(5 * 60_000);
-  standardWebhooks.rotateEndpointSecret(twin, endpoint.id, { graceMs: 3600_000 });
-  standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_01', amount_paid: 2000, currency: 'usd' } });
+  await standardWebhooks.rotateEndpointSecret(twin, endpoint.id, { graceMs: 3600_000 });
+  await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_01', amount_paid: 2000, currency: 'usd' } });
   await walk.settle();
   await walk.runUntilIdle();
   return walk;

@@ -45,7 +45,7 @@ if (mode === 'crash') {
   const [label, countText] = rest;
   const side = world.twin('side');
   const runner = new InProcessRunner(world).register('work', async (input, ctx) => {
-    side.applyWrite({ operation: 'ran', subjectType: 'ran', subjectId: `${ctx.runKey}/${label}/${ctx.attempt}`, fields: { key: ctx.runKey, by: label!, input } });
+    await side.applyWrite({ operation: 'ran', subjectType: 'ran', subjectId: `${ctx.runKey}/${label}/${ctx.attempt}`, fields: { key: ctx.runKey, by: label!, input } });
     await new Promise((r) => setTimeout(r, 2));
     return { by: label! };
   });

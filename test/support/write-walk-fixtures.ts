@@ -6,8 +6,8 @@ import { goldenWalks } from './golden-walks.js';
 const dir = process.argv[2] ?? 'fixtures';
 for (const golden of goldenWalks) {
   const walk = await golden.run();
-  const { jsonl } = walk.saveFixture(golden.name, { dir });
-  const hashes = walk.hashes();
+  const { jsonl } = await walk.saveFixture(golden.name, { dir });
+  const hashes = await walk.hashes();
   await walk.close();
   process.stdout.write(`${jsonl}  ${Object.entries(hashes).map(([t, h]) => `${t} ${h.slice(0, 19)}…`).join('  ')}\n`);
 }

@@ -10,7 +10,7 @@ import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner, RUN_TYPE } from '../../src/triggers/in-process-runner.js';
 import { RECEIPT_TYPE, RECORD_TYPE, recordId, type RecordFields } from '../../src/triggers/records.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';
-import { envelope, expectRefusal, harness, operations, T0 } from './support.js';
+import { collect, envelope, expectRefusal, harness, operations, T0 } from './support.js';
 
 describe('ingest: the answer contract', () => {
   it('triggers the routed routine once and answers its result, recording receive, start and finish', async () => {
@@ -29,12 +29,12 @@ describe('ingest: the answer contract', () => {
       routineResult: { fulfilled: 'ord_1' },
     });
     expect(calls).toEqual([{ routineId: 'fulfil', input: { order: 'ord_1', total: 4200 }, runKey: 'order:ord_1', attempt: 1 }]);
-    expect(operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.finish']);
-    const record = engine.record('acme', 'order:ord_1')!;
+    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.finish']);
+    const record = (await engine.record('acme', 'order:ord_1'))!;
     expect(record).toMatchObject({ state: 'triggered', attempts: 1, currentAttempt: null, result: { fulfilled: 'ord_1' }, error: null, recovery: null });
     expect(record.envelope.payload).toEqual({ order: 'ord_1', total: 4200 });
     // the built-in runner's run, recorded on the same writes
-    const run = world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`)!;
+    const run = (await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`))!;
     expect(run.fields).toMatchObject({ routineId: 'fulfil', runKey: 'order:ord_1', attempt: 1, state: 'succeeded', result: { fulfilled: 'ord_1' } });
     await world.close();
   });
@@ -47,9 +47,9 @@ describe('ingest: the answer contract', () => {
     const answer = await engine.ingest(retry);
     expect(answer).toMatchObject({ status: 'duplicate', original: 'triggered', routineResult: { fulfilled: 'ord_1' }, scheduledAt: T0 });
     expect(calls).toHaveLength(1);
-    expect(engine.record('acme', 'order:ord_1')!.envelope.scheduledAt).toBe(T0);
-    expect(operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.finish', 'trigger.duplicate']);
-    const receipt = world.twin('triggers').list(RECEIPT_TYPE)[0]!;
+    expect((await engine.record('acme', 'order:ord_1'))!.envelope.scheduledAt).toBe(T0);
+    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.finish', 'trigger.duplicate']);
+    const receipt = (await world.twin('triggers').list(RECEIPT_TYPE))[0]!;
     expect(receipt.fields).toMatchObject({ status: 'duplicate', dedupeKey: 'order:ord_1', recordId: answer.recordId, receivedAt: '2026-03-01T12:01:00.000Z' });
     await world.close();
   });
@@ -73,9 +73,9 @@ describe('ingest: the answer contract', () => {
     const answer = await engine.ingest(envelope());
     expect(answer).toMatchObject({ status: 'filtered', routineId: 'fulfil', recordId: recordId('acme', 'order:ord_1') });
     expect(run).not.toHaveBeenCalled();
-    expect(engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'filtered', attempts: 0 });
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'filtered', attempts: 0 });
     expect(await engine.ingest(envelope())).toMatchObject({ status: 'duplicate', original: 'filtered', routineResult: null });
-    expect(operations(world)).toEqual(['trigger.receive', 'trigger.filter', 'trigger.duplicate']);
+    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.filter', 'trigger.duplicate']);
     expect((await engine.ingest(envelope({ dedupeKey: 'order:big', payload: { total: 9000 } }))).status).toBe('triggered');
     await world.close();
   });
@@ -95,11 +95,11 @@ describe('ingest: the answer contract', () => {
     await new Promise((r) => setTimeout(r, 20));
     const second = await engine.ingest(envelope());
     expect(second).toMatchObject({ status: 'in_progress', attempt: 1, scheduledAt: T0 });
-    expect(engine.record('acme', 'order:ord_1')!.state).toBe('processing');
+    expect((await engine.record('acme', 'order:ord_1'))!.state).toBe('processing');
     release();
     expect(await first).toMatchObject({ status: 'triggered', routineResult: 'done' });
     expect(await engine.ingest(envelope())).toMatchObject({ status: 'duplicate' });
-    expect(operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.in_progress', 'trigger.finish', 'trigger.duplicate']);
+    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.in_progress', 'trigger.finish', 'trigger.duplicate']);
     await world.close();
   });
 
@@ -119,7 +119,7 @@ describe('ingest: the answer contract', () => {
     expect(second).toMatchObject({ status: 'rejected', reason: { code: 'PAYLOAD_CONFLICT', path: 'payload' } });
     expect(calls).toHaveLength(1);
     // both decisions went into one commit, in order
-    expect(operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.conflict', 'trigger.finish']);
+    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.conflict', 'trigger.finish']);
     await world.close();
   });
 
@@ -149,13 +149,13 @@ describe('ingest: refusals, each recorded', () => {
     const { world, engine, calls } = await harness();
     engine.registerRoute({ triggerId: 'order.cancelled', routineId: 'fulfil', buildInput: (e) => e.payload });
     await engine.ingest(envelope());
-    const before = world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'));
+    const before = await world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'));
     const e = await expectRefusal(() => engine.ingest(envelope(overrides)), 'PAYLOAD_CONFLICT', path);
     expect(e.details).toMatchObject({ recordId: recordId('acme', 'order:ord_1'), dedupeKey: 'order:ord_1', differs: path });
     expect(calls).toHaveLength(1);
-    expect(world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'))).toEqual(before);
-    expect(operations(world).at(-1)).toBe('trigger.conflict');
-    const receipt = world.twin('triggers').list(RECEIPT_TYPE)[0]!.fields;
+    expect(await world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'))).toEqual(before);
+    expect((await operations(world)).at(-1)).toBe('trigger.conflict');
+    const receipt = (await world.twin('triggers').list(RECEIPT_TYPE))[0]!.fields;
     expect(receipt).toMatchObject({ status: 'refused', code: 'PAYLOAD_CONFLICT', path, dedupeKey: 'order:ord_1' });
     // the original still answers duplicate
     expect((await engine.ingest(envelope())).status).toBe('duplicate');
@@ -182,9 +182,9 @@ describe('ingest: refusals, each recorded', () => {
     const e = await expectRefusal(() => engine.ingest(envelope({ triggerId: 'nobody.listens' })), 'UNKNOWN_TRIGGER', 'triggerId');
     expect(e.message).toContain('registerRoute');
     expect(calls).toHaveLength(0);
-    expect(engine.record('acme', 'order:ord_1')).toBeUndefined();
-    expect(operations(world)).toEqual(['trigger.refuse']);
-    expect(world.twin('triggers').list(RECEIPT_TYPE)[0]!.fields).toMatchObject({ status: 'refused', code: 'UNKNOWN_TRIGGER', triggerId: 'nobody.listens', dedupeKey: 'order:ord_1', provider: 'shop' });
+    expect(await engine.record('acme', 'order:ord_1')).toBeUndefined();
+    expect(await operations(world)).toEqual(['trigger.refuse']);
+    expect((await world.twin('triggers').list(RECEIPT_TYPE))[0]!.fields).toMatchObject({ status: 'refused', code: 'UNKNOWN_TRIGGER', triggerId: 'nobody.listens', dedupeKey: 'order:ord_1', provider: 'shop' });
     // once a route exists, the same delivery goes through
     engine.registerRoute({ triggerId: 'nobody.listens', routineId: 'fulfil', buildInput: (x) => x.payload });
     expect((await engine.ingest(envelope({ triggerId: 'nobody.listens' }))).status).toBe('triggered');
@@ -196,7 +196,7 @@ describe('ingest: refusals, each recorded', () => {
     const bad = { ...JSON.parse(JSON.stringify(envelope())), dedupeKey: '' };
     await expectRefusal(() => engine.ingest(bad), 'INVALID_ENVELOPE', 'dedupeKey');
     await expectRefusal(() => engine.ingest({ ...JSON.parse(JSON.stringify(envelope())), payload: { tampered: true } }), 'INVALID_ENVELOPE', 'payloadHash');
-    expect(operations(world)).toEqual([]);
+    expect(await operations(world)).toEqual([]);
     await world.close();
   });
 
@@ -207,7 +207,7 @@ describe('ingest: refusals, each recorded', () => {
     await engine.stop();
     await expectRefusal(() => engine.ingest(envelope()), 'ENGINE_STOPPED');
     await expectRefusal(() => engine.start(), 'ENGINE_STOPPED');
-    expect(operations(world)).toEqual([]);
+    expect(await operations(world)).toEqual([]);
     await world.close();
   });
 });
@@ -232,9 +232,9 @@ describe('routines that do not finish', () => {
     const e = await expectRefusal(() => engine.ingest(envelope()), 'ROUTINE_FAILED');
     expect(e.details).toMatchObject({ recordId: recordId('acme', 'order:ord_1'), attempt: 1, error: 'TypeError' });
     expect(e.cause).toBeInstanceOf(TypeError);
-    expect(engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'failed', error: 'TypeError', recovery: 'failed/acme' });
-    expect(operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.fail']);
-    expect([...world.twin('triggers').exportLines()].join('\n')).not.toContain('secret-ish');
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'failed', error: 'TypeError', recovery: 'failed/acme' });
+    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.fail']);
+    expect((await collect(world.twin('triggers').exportLines())).join('\n')).not.toContain('secret-ish');
     await world.close();
   });
 
@@ -246,8 +246,8 @@ describe('routines that do not finish', () => {
     const answer = await engine.ingest(envelope({ scheduledAt: '2026-03-01T13:00:00.000Z' }));
     expect(answer).toMatchObject({ status: 'triggered', attempt: 2, scheduledAt: T0, routineResult: { ok: true } });
     expect(attempts).toEqual([1, 2]);
-    expect(world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`)!.fields).toMatchObject({ state: 'failed', error: 'TypeError' });
-    expect(world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.2`)!.fields).toMatchObject({ state: 'succeeded' });
+    expect((await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`))!.fields).toMatchObject({ state: 'failed', error: 'TypeError' });
+    expect((await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.2`))!.fields).toMatchObject({ state: 'succeeded' });
     await world.close();
   });
 
@@ -278,7 +278,7 @@ describe('records: found by key, never by scanning', () => {
     for (let i = 0; i < 5; i++) await engine.ingest(envelope({ dedupeKey: `k${i % 3}`, eventId: `e${i % 3}` }));
     expect(list).not.toHaveBeenCalled();
     expect(lookup).not.toHaveBeenCalled();
-    expect(twin.get(RECORD_TYPE, recordId('acme', 'k1'))!.fields).toMatchObject({ state: 'triggered' } satisfies Partial<RecordFields>);
+    expect((await twin.get(RECORD_TYPE, recordId('acme', 'k1')))!.fields).toMatchObject({ state: 'triggered' } satisfies Partial<RecordFields>);
     expect(recordId('acme', 'k1')).toMatch(/^trg_[0-9a-f]{64}$/);
     expect(recordId('acme', 'k1')).not.toBe(recordId('acm', 'ek1'));
     await world.close();
@@ -291,8 +291,8 @@ describe('records: found by key, never by scanning', () => {
     await expectRefusal(() => engine.ingest(envelope({ payload: 1 })), 'PAYLOAD_CONFLICT');
     const { replayLines } = await import('../../src/world/replay.js');
     const twin = world.twin('triggers');
-    const replay = await replayLines([...twin.exportLines()]);
-    expect(replay.hash).toBe(twin.hash());
+    const replay = await replayLines((await collect(twin.exportLines())));
+    expect(replay.hash).toBe(await twin.hash());
     await world.close();
   });
 });
@@ -342,7 +342,7 @@ describe('engine configuration refusals', () => {
     await running;
     await stopped;
     expect(events).toEqual(['connect a', 'connect b', 'routine done', 'disconnect b', 'disconnect a', 'stopped']);
-    expect(engine.record('acme', 'order:ord_1')!.state).toBe('triggered');
+    expect((await engine.record('acme', 'order:ord_1'))!.state).toBe('triggered');
     await world.close();
   });
 

@@ -111,7 +111,7 @@ describe('POST /ingress/<tenant>/<provider>', () => {
     const reply = await post(`${h.host.url}/ingress/acme/stripe`, headers(), payload);
     expect(reply.status).toBe(status);
     expect(reply.body).toMatchObject({ error: code });
-    expect(h.world.twin('triggers').list(RECEIPT_TYPE).map((r) => r.fields.code)).toEqual([code]);
+    expect((await h.world.twin('triggers').list(RECEIPT_TYPE)).map((r) => r.fields.code)).toEqual([code]);
     expect(h.received).toEqual([]);
     await h.host.close();
   });
@@ -140,7 +140,7 @@ describe('POST /ingress/<tenant>/<provider>', () => {
     const get = await post(`${h.host.url}/ingress/acme/stripe`, {}, '', { method: 'GET' });
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');
-    expect(h.world.twin('triggers').head()).toBe(0);
+    expect(await h.world.twin('triggers').head()).toBe(0);
     await h.host.close();
   });
 
@@ -151,7 +151,7 @@ describe('POST /ingress/<tenant>/<provider>', () => {
     expect(reply.status).toBe(413);
     expect(reply.body).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', details: { limit: 1024 } });
     expect(reply.headers.connection).toBe('close');
-    expect(h.world.twin('triggers').list(RECEIPT_TYPE).map((r) => [r.fields.code, r.fields.bodyBytes])).toEqual([['PAYLOAD_TOO_LARGE', Buffer.byteLength(big)]]);
+    expect((await h.world.twin('triggers').list(RECEIPT_TYPE)).map((r) => [r.fields.code, r.fields.bodyBytes])).toEqual([['PAYLOAD_TOO_LARGE', Buffer.byteLength(big)]]);
     // a chunked upload (no Content-Length) over the limit is cut off as well
     const chunked = await new Promise<number>((resolve, reject) => {
       const req = http.request(`${h.host.url}/ingress/acme/stripe`, { method: 'POST', headers: { ...stripePacket(big), 'transfer-encoding': 'chunked' }, agent: false }, (res) => {

@@ -35,7 +35,7 @@ describe('packets from the twin packs', () => {
     const result = await sendEvent(sender, { pack, eventType, to: `${host.url}/ingress/acme/${pack}`, secret });
     expect(result).toMatchObject({ status: 200, outcome: 'succeeded' });
     expect(got).toHaveLength(1);
-    const [row] = listTriggerRecords(world);
+    const [row] = await listTriggerRecords(world);
     expect(row).toMatchObject({ status: 'triggered', provider: pack, sourceKind: 'webhook' });
     expect(row!.dedupeKey).toMatch(key);
     await sender.close();

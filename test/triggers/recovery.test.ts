@@ -50,8 +50,8 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
     // Let the finishing and failing runs commit their finish, then kill while the rest hang.
     const world0 = openWorld({ root });
     const engine0 = new TriggerEngine({ world: world0, runner: { run: async () => null } });
-    await vi.waitFor(() => {
-      const states = Array.from({ length: COUNT }, (_, i) => engine0.record('acme', `order:${i}`)?.state);
+    await vi.waitFor(async () => {
+      const states = await Promise.all(Array.from({ length: COUNT }, async (_, i) => (await engine0.record('acme', `order:${i}`))?.state));
       expect(states.filter((s) => s === 'processing')).toHaveLength(COUNT / 3);
     }, { timeout: 20_000 });
     await world0.close();
@@ -90,11 +90,11 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
     for (const r of ran) expect(r.input).toEqual({ i: Number(r.key.split(':')[1]) });
 
     for (let i = 0; i < COUNT; i++) {
-      const rec = engine.record('acme', `order:${i}`)!;
+      const rec = (await engine.record('acme', `order:${i}`))!;
       expect(rec.state).toBe('triggered');
       expect(rec.attempts).toBe(i % 3 === 0 ? 1 : 2);
       expect(rec.recovery).toBeNull();
-      if (i % 3 === 2) expect(twin.get(RUN_TYPE, `${recordId('acme', `order:${i}`)}.1`)!.fields.state).toBe('running');
+      if (i % 3 === 2) expect((await twin.get(RUN_TYPE, `${recordId('acme', `order:${i}`)}.1`))!.fields.state).toBe('running');
     }
     // nothing left to recover; a late retry of a recovered delivery is a duplicate
     expect(await engine.recoverIncomplete('acme')).toEqual({ tenantId: 'acme', recovered: [], skipped: [] });
@@ -119,10 +119,10 @@ describe('claims across processes', () => {
     expect(answers.filter((s) => s === 'triggered')).toHaveLength(40);
     expect(answers.every((s) => ['triggered', 'in_progress', 'duplicate'].includes(s))).toBe(true);
     const world = openWorld({ root });
-    const ran = world.twin('side').list('ran');
+    const ran = await world.twin('side').list('ran');
     expect(ran).toHaveLength(40);
     expect(new Set(ran.map((r) => r.fields.key)).size).toBe(40);
-    expect(world.twin('triggers').list(RECORD_TYPE).every((r) => r.fields.state === 'triggered' && r.fields.attempts === 1)).toBe(true);
+    expect((await world.twin('triggers').list(RECORD_TYPE)).every((r) => r.fields.state === 'triggered' && r.fields.attempts === 1)).toBe(true);
     await world.close();
   });
 });
@@ -137,13 +137,13 @@ describe('recoverIncomplete in one process', () => {
     stuck.registerRoute({ triggerId: 'order.placed', routineId: 'fulfil', buildInput: (e) => e.payload });
     await stuck.start();
     void stuck.ingest(envelope());
-    await vi.waitFor(() => expect(h.engine.record('acme', 'order:ord_1')?.state).toBe('processing'));
+    await vi.waitFor(async () => expect((await h.engine.record('acme', 'order:ord_1'))?.state).toBe('processing'));
     const other = await harness({ root, clock });
     const [a, b] = await Promise.all([h.engine.recoverIncomplete('acme'), other.engine.recoverIncomplete('acme')]);
     expect(a.recovered.length + b.recovered.length).toBe(1);
     expect([...a.skipped, ...b.skipped]).toEqual([{ recordId: recordId('acme', 'order:ord_1'), reason: 'claimed_elsewhere' }]);
     expect(h.calls.length + other.calls.length).toBe(1);
-    expect(h.engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'triggered', attempts: 2 });
+    expect(await h.engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'triggered', attempts: 2 });
     await other.world.close();
     await h.world.close();
   });
@@ -171,8 +171,8 @@ describe('recoverIncomplete in one process', () => {
     expect(report.recovered).toMatchObject([{ attempt: 2, status: 'triggered', routineResult: 'recovered' }]);
     release();
     expect(await first).toMatchObject({ status: 'triggered', attempt: 1, routineResult: 'late' });
-    expect(engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'triggered', attempts: 2, result: 'recovered', lastSupersededAttempt: 1 });
-    expect(world.twin('triggers').get(RUN_TYPE, `${recordId('acme', 'order:ord_1')}.1`)!.fields).toMatchObject({ state: 'succeeded', result: 'late' });
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'triggered', attempts: 2, result: 'recovered', lastSupersededAttempt: 1 });
+    expect((await world.twin('triggers').get(RUN_TYPE, `${recordId('acme', 'order:ord_1')}.1`))!.fields).toMatchObject({ state: 'succeeded', result: 'late' });
     await world.close();
   });
 

@@ -12,7 +12,7 @@ import { recordId } from '../../src/triggers/records.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import { NOW, SECRETS, stripePacket, T } from './packets.js';
-import { expectRefusal } from './support.js';
+import { collect, expectRefusal } from './support.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -158,11 +158,11 @@ describe('the serve host', () => {
     expect(await (await send('globex', created)).json()).toMatchObject({ status: 'triggered', triggerId: 'stripe.webhook' });
     expect((await send('initech', created)).status).toBe(404);
 
-    const received = world.twin('triggers').get(RECEIVED_TYPE, recordId('acme', 'stripe:evt_s1'))!.fields;
+    const received = (await world.twin('triggers').get(RECEIVED_TYPE, recordId('acme', 'stripe:evt_s1')))!.fields;
     expect(received).toMatchObject({ routineId: 'record', tenantId: 'acme', provider: 'stripe', triggerId: 'stripe.events', input: { eventType: 'customer.created', body: JSON.parse(created) } });
-    expect(world.twin('triggers').get(RECEIVED_TYPE, recordId('globex', 'stripe:evt_s1'))!.fields.scopeId).toBe('globex-eu');
+    expect((await world.twin('triggers').get(RECEIVED_TYPE, recordId('globex', 'stripe:evt_s1')))!.fields.scopeId).toBe('globex-eu');
 
-    const rows = listTriggerRecords(world);
+    const rows = await listTriggerRecords(world);
     expect(rows.map((r) => [r.tenantId, r.provider, r.status, r.code])).toEqual([
       ['globex', 'stripe', 'triggered', null],
       ['acme', 'stripe', 'refused', 'BAD_SIGNATURE'],
@@ -170,12 +170,12 @@ describe('the serve host', () => {
       ['acme', 'stripe', 'filtered', null],
       ['acme', 'stripe', 'triggered', null],
     ]);
-    expect(listTriggerRecords(world, { tenant: 'acme', limit: 2 }).map((r) => r.status)).toEqual(['refused', 'duplicate']);
-    expect(listTriggerRecords(world, { tenant: 'initech' })).toEqual([]);
-    expect([...world.twin('triggers').exportLines()].join('\n')).not.toContain(SECRETS.stripe);
+    expect((await listTriggerRecords(world, { tenant: 'acme', limit: 2 })).map((r) => r.status)).toEqual(['refused', 'duplicate']);
+    expect(await listTriggerRecords(world, { tenant: 'initech' })).toEqual([]);
+    expect((await collect(world.twin('triggers').exportLines())).join('\n')).not.toContain(SECRETS.stripe);
 
     // calendars: stored at startup, ticked by the host
-    expect(serve.calendar.subscription('acme', 'nightly')).toMatchObject({ cron: '0 3 * * *', revision: 1 });
+    expect(await serve.calendar.subscription('acme', 'nightly')).toMatchObject({ cron: '0 3 * * *', revision: 1 });
     await clock.set('2026-03-02T03:00:00.000Z');
     const [tick] = await serve.tick();
     expect(tick!.fired).toMatchObject([{ triggerId: 'nightly', nominalAt: '2026-03-02T03:00:00.000Z', status: 'triggered' }]);
@@ -189,19 +189,19 @@ describe('the serve host', () => {
     const config = validateServeConfig({ tenants: [{ id: 'acme', calendars: [{ triggerId: 'hourly', cron: '0 * * * *', timezone: 'UTC', catchUp: { kind: 'all', max: 10 } }] }] }, ENV);
     const first = openWorld({ root, clock });
     const runtime = await startTriggerRuntime(first, config, { env: ENV });
-    expect(runtime.calendar.subscription('acme', 'hourly')!.revision).toBe(1);
+    expect((await runtime.calendar.subscription('acme', 'hourly'))!.revision).toBe(1);
     await runtime.engine.stop();
     await first.close();
 
     await clock.set('2026-03-01T15:00:00.000Z'); // three occurrences fell due while down
     const world = openWorld({ root, clock });
     const serve = await startServe({ world, config, env: ENV, tickEveryMs: 20 });
-    expect(serve.calendar.subscription('acme', 'hourly')).toMatchObject({ revision: 1, cursor: NOW });
+    expect(await serve.calendar.subscription('acme', 'hourly')).toMatchObject({ revision: 1, cursor: NOW });
     expect(serve.recovered).toEqual([{ tenantId: 'acme', recovered: [], skipped: [] }]);
-    await expect.poll(() => serve.calendar.subscription('acme', 'hourly')!.occurrences, { timeout: 5_000 }).toBe(3);
+    await expect.poll(async () => (await serve.calendar.subscription('acme', 'hourly'))!.occurrences, { timeout: 5_000 }).toBe(3);
     await serve.close();
     const reopened = openWorld({ root });
-    expect(listTriggerRecords(reopened).map((r) => [r.sourceKind, r.provider, r.status])).toEqual([
+    expect((await listTriggerRecords(reopened)).map((r) => [r.sourceKind, r.provider, r.status])).toEqual([
       ['calendar', 'cron', 'triggered'],
       ['calendar', 'cron', 'triggered'],
       ['calendar', 'cron', 'triggered'],
@@ -211,10 +211,10 @@ describe('the serve host', () => {
 
   it('listTriggerRecords refuses bad arguments and lists nothing for a world without triggers', async () => {
     const world = openWorld({ root: ':memory:' });
-    expect(listTriggerRecords(world)).toEqual([]);
-    expect(world.twinNames()).toEqual([]);
-    await expectRefusal(() => listTriggerRecords(world, { limit: 0 }), 'INVALID_ARGUMENT', 'limit');
-    await expectRefusal(() => listTriggerRecords(world, { tenant: 'a b' }), 'INVALID_ARGUMENT', 'tenant');
+    expect(await listTriggerRecords(world)).toEqual([]);
+    expect(await world.twinNames()).toEqual([]);
+    await expectRefusal(async () => await listTriggerRecords(world, { limit: 0 }), 'INVALID_ARGUMENT', 'limit');
+    await expectRefusal(async () => await listTriggerRecords(world, { tenant: 'a b' }), 'INVALID_ARGUMENT', 'tenant');
     await expectRefusal(() => startServe({ world, config: configFromFlags(['stripe=STRIPE_SECRET'], ENV), tickEveryMs: -1 }), 'INVALID_ARGUMENT', 'tickEveryMs');
     await world.close();
   });

@@ -70,6 +70,13 @@ export async function expectRefusal(fn: () => unknown, code: TwinErrorCode, path
 }
 
 /** The operations of the trigger twin's log, in order. */
-export function operations(world: World, twin = 'triggers'): string[] {
-  return world.twin(twin).entries().map((e) => e.operation);
+export async function operations(world: World, twin = 'triggers'): Promise<string[]> {
+  return (await world.twin(twin).entries()).map((e) => e.operation);
+}
+
+/** Everything an async iterable yields (Node 20 has no Array.fromAsync). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }

@@ -9,7 +9,7 @@ import type { World } from '../../src/world/world.js';
 import { RECEIPT_TYPE, recordId, type ReceiptFields } from '../../src/triggers/records.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { githubPacket, ingressHarness, NOW, ownPacket, SECRETS, slackPacket, stdPacket, stripePacket, T, type IngressHarness } from './packets.js';
-import { expectRefusal } from './support.js';
+import { collect, expectRefusal } from './support.js';
 
 const STRIPE_BODY = JSON.stringify({ id: 'evt_1Ingress', object: 'event', type: 'customer.created', created: T - 5, data: { object: { id: 'cus_1', email: 'ada@example.com' } } });
 const GITHUB_BODY = JSON.stringify({ action: 'opened', issue: { number: 7, title: 'Bug' } });
@@ -17,14 +17,12 @@ const SLACK_BODY = JSON.stringify({ type: 'event_callback', team_id: 'T0TWIN001'
 const STD_BODY = JSON.stringify({ type: 'invoice.paid', timestamp: NOW, data: { invoice: 'inv_1' } });
 const HMAC_BODY = JSON.stringify({ type: 'thing.happened', n: 1 });
 
-function exported(world: World): string {
-  return [...world.twin('triggers').exportLines()].join('\n');
+async function exported(world: World): Promise<string> {
+  return (await collect(world.twin('triggers').exportLines())).join('\n');
 }
 
-function receipts(world: World): ReceiptFields[] {
-  return world
-    .twin('triggers')
-    .list(RECEIPT_TYPE)
+async function receipts(world: World): Promise<ReceiptFields[]> {
+  return (await world.twin('triggers').list(RECEIPT_TYPE))
     .map((r) => r.fields as unknown as ReceiptFields);
 }
 
@@ -34,7 +32,7 @@ describe('accepted packets, from the vendors’ own libraries', () => {
     const answer = await h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: stripePacket(STRIPE_BODY), rawBody: Buffer.from(STRIPE_BODY) });
     expect(answer).toMatchObject({ status: 'triggered', dedupeKey: 'stripe:evt_1Ingress', triggerId: 'stripe.events', scheduledAt: NOW });
     expect(h.received).toEqual([{ triggerId: 'stripe.events', input: { eventType: 'customer.created', body: JSON.parse(STRIPE_BODY) } }]);
-    const env = h.engine.record('acme', 'stripe:evt_1Ingress')!.envelope;
+    const env = (await h.engine.record('acme', 'stripe:evt_1Ingress'))!.envelope;
     expect(env).toMatchObject({ source: { kind: 'webhook', provider: 'stripe' }, eventId: 'evt_1Ingress', occurredAt: new Date((T - 5) * 1000).toISOString(), scopeId: 'acme' });
     expect(h.resolved).toEqual([['acme', 'acme']]);
     // Stripe re-signs every retry with a new timestamp; the event id makes it the same event
@@ -131,14 +129,14 @@ describe('refused packets: typed, recorded without the body, never ingested', ()
     const h = await ingressHarness();
     await expectRefusal(() => make(h), code as never, path);
     expect(h.received).toEqual([]);
-    const all = receipts(h.world);
+    const all = await receipts(h.world);
     expect(all).toHaveLength(1);
     const receipt = all[0]!;
     expect(receipt).toMatchObject({ status: 'refused', code, tenantId: 'acme', sourceKind: 'webhook', recordId: null });
-    const log = exported(h.world);
+    const log = await exported(h.world);
     expect(log).not.toContain(MARKER);
     for (const s of Object.values(SECRETS)) expect(log).not.toContain(s);
-    expect(h.world.twin('triggers').entries().map((e) => e.operation)).toEqual(['trigger.refuse']);
+    expect((await h.world.twin('triggers').entries()).map((e) => e.operation)).toEqual(['trigger.refuse']);
     return { h, receipt };
   }
 
@@ -198,9 +196,9 @@ describe('refused packets: typed, recorded without the body, never ingested', ()
   it('PAYLOAD_TOO_LARGE: a body over the ingress limit is refused before verification', async () => {
     const h = await ingressHarness([], { maxBodyBytes: 64 });
     await expectRefusal(() => stripeReq(h, stripePacket(body)), 'PAYLOAD_TOO_LARGE', 'body');
-    expect(receipts(h.world)).toMatchObject([{ status: 'refused', code: 'PAYLOAD_TOO_LARGE', bodyBytes: Buffer.byteLength(body) }]);
+    expect(await receipts(h.world)).toMatchObject([{ status: 'refused', code: 'PAYLOAD_TOO_LARGE', bodyBytes: Buffer.byteLength(body) }]);
     expect(h.resolved).toEqual([]);
-    expect(exported(h.world)).not.toContain(MARKER);
+    expect(await exported(h.world)).not.toContain(MARKER);
     await h.world.close();
   });
 });
@@ -215,7 +213,7 @@ describe('other refusals', () => {
     const h = await ingressHarness();
     await expectRefusal(() => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'paypal', headers: {}, rawBody: '{}' }), 'UNKNOWN_ENDPOINT', 'provider');
     await expectRefusal(() => h.ingress.handle({ tenantId: 'bad tenant', scopeId: 'x', provider: 'paypal', headers: {}, rawBody: '{}' }), 'UNKNOWN_ENDPOINT');
-    expect(h.world.twin('triggers').head()).toBe(0);
+    expect(await h.world.twin('triggers').head()).toBe(0);
     await h.world.close();
   });
 
@@ -224,8 +222,8 @@ describe('other refusals', () => {
     await h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: stripePacket(STRIPE_BODY), rawBody: STRIPE_BODY });
     const other = STRIPE_BODY.replace('ada@example.com', 'eve@example.com');
     await expectRefusal(() => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: stripePacket(other), rawBody: other }), 'PAYLOAD_CONFLICT', 'payload');
-    expect(receipts(h.world)).toMatchObject([{ status: 'refused', code: 'PAYLOAD_CONFLICT', recordId: recordId('acme', 'stripe:evt_1Ingress') }]);
-    expect(exported(h.world)).not.toContain('eve@example.com');
+    expect(await receipts(h.world)).toMatchObject([{ status: 'refused', code: 'PAYLOAD_CONFLICT', recordId: recordId('acme', 'stripe:evt_1Ingress') }]);
+    expect(await exported(h.world)).not.toContain('eve@example.com');
     await h.world.close();
   });
 
@@ -248,7 +246,7 @@ describe('other refusals', () => {
       expect(e.message).not.toContain('not base64!!');
       expect(e.message).not.toContain('oops');
     }
-    expect(h.world.twin('triggers').head()).toBe(0);
+    expect(await h.world.twin('triggers').head()).toBe(0);
     await h.world.close();
   });
 
@@ -260,7 +258,7 @@ describe('other refusals', () => {
     await expectRefusal(() => h.ingress.handle({ tenantId: 'acme', scopeId: 'has space', provider: 'stripe', headers: {}, rawBody: '{}' }), 'INVALID_ARGUMENT', 'scopeId');
     await expectRefusal(() => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: null as never, rawBody: '{}' }), 'INVALID_ARGUMENT', 'headers');
     await expectRefusal(() => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: {}, rawBody: { parsed: true } as never }), 'INVALID_ARGUMENT', 'rawBody');
-    expect(h.world.twin('triggers').head()).toBe(0);
+    expect(await h.world.twin('triggers').head()).toBe(0);
     await h.world.close();
   });
 

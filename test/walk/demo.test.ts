@@ -103,7 +103,7 @@ describe('twinworld demo', () => {
 
   it('no secret of any endpoint reaches the log', async () => {
     const { walk } = await runDemoWalk({ seed: 'secrets' });
-    const log = walk.exportLog().join('\n');
+    const log = (await walk.exportLog()).join('\n');
     const refs = [...log.matchAll(/"secret_?[rR]ef":"([^"]+)"/g)].map((m) => m[1]!);
     expect(new Set(refs).size).toBeGreaterThanOrEqual(4);
     for (const ref of new Set(refs)) {

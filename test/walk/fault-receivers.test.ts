@@ -19,8 +19,8 @@ async function stripeWalk(profile: Parameters<Awaited<ReturnType<typeof openWalk
   const walk = await openWalk({ seed, start: '2026-05-04T08:00:00Z', packs: [stripe.pack] });
   const twin = walk.twin('stripe');
   const receiver = walk.receiver('app', profile);
-  stripe.createWebhookEndpoint(twin, { url: receiver.url, enabled_events: ['customer.created'], secret: STRIPE_SECRET });
-  stripe.createCustomer(twin, { email: 'ada@example.com' });
+  await stripe.createWebhookEndpoint(twin, { url: receiver.url, enabled_events: ['customer.created'], secret: STRIPE_SECRET });
+  await stripe.createCustomer(twin, { email: 'ada@example.com' });
   await walk.settle();
   return { walk, twin, receiver };
 }
@@ -30,7 +30,7 @@ describe('fault-injecting receivers', () => {
     const started = performance.now();
     const { walk, receiver } = await stripeWalk({ mix: [{ answer: 500, weight: 1 }] });
     await walk.runUntilIdle();
-    const [d] = walk.report().deliveries;
+    const [d] = (await walk.report()).deliveries;
     expect(d).toMatchObject({ state: 'failed', acceptedAt: null, nextAttemptAt: null });
     expect(d!.attempts.map((a) => [a.kind, a.state, a.status])).toEqual([
       ['first', 'failed', 500],
@@ -44,11 +44,11 @@ describe('fault-injecting receivers', () => {
       expect(g[i]).toBeGreaterThanOrEqual(base * 0.9);
       expect(g[i]).toBeLessThanOrEqual(base * 1.1);
     });
-    expect(Date.parse(walk.report().clock.now) - Date.parse(walk.start)).toBeGreaterThan(3.5 * HOUR);
+    expect(Date.parse((await walk.report()).clock.now) - Date.parse(walk.start)).toBeGreaterThan(3.5 * HOUR);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(receiver.stats()).toEqual({ requests: 4, accepted: 0, unanswered: 0, acceptedButUnknown: 0 });
     expect(walk.clock.pending()).toBe(0);
-    expect(checkDeliveryInvariants(walk.exportLog()).violations).toEqual([]);
+    expect(checkDeliveryInvariants(await walk.exportLog()).violations).toEqual([]);
     await walk.close();
   });
 
@@ -56,13 +56,13 @@ describe('fault-injecting receivers', () => {
     const walk = await openWalk({ seed: 'slack-faults', start: '2026-05-04T08:00:00Z', packs: [slack.pack] });
     const twin = walk.twin('slack');
     const bot = walk.receiver('bot', { script: ['timeout', 503, 'refused'], mix: [{ answer: 503, weight: 1 }], verify: { scheme: 'slack', secrets: ['slack-signing-secret-0001'] } });
-    const team = slack.createTeam(twin, { name: 'T' });
-    const user = slack.createUser(twin, { team: team.id, name: 'ada' });
-    const channel = slack.createChannel(twin, { team: team.id, name: 'general', creator: user.id });
-    slack.createApp(twin, { team: team.id, name: 'Bot', request_url: bot.url, signing_secret: 'slack-signing-secret-0001', bot_events: ['message.channels'] });
-    slack.postMessage(twin, { channel: channel.id, user: user.id, text: 'hello' });
+    const team = await slack.createTeam(twin, { name: 'T' });
+    const user = await slack.createUser(twin, { team: team.id, name: 'ada' });
+    const channel = await slack.createChannel(twin, { team: team.id, name: 'general', creator: user.id });
+    await slack.createApp(twin, { team: team.id, name: 'Bot', request_url: bot.url, signing_secret: 'slack-signing-secret-0001', bot_events: ['message.channels'] });
+    await slack.postMessage(twin, { channel: channel.id, user: user.id, text: 'hello' });
     await walk.runUntilIdle();
-    const [d] = walk.report().deliveries;
+    const [d] = (await walk.report()).deliveries;
     expect(d!.state).toBe('failed');
     expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual(['unknown:timeout', 'failed:http_status', 'unknown:connection_error', 'failed:http_status']);
     expect(gaps(d!.attempts.map((a) => a.startedAt))).toEqual([0, 60_000, 300_000]);
@@ -82,7 +82,7 @@ describe('fault-injecting receivers', () => {
   it('turn timeouts, resets and accept-then-crash into unknown; the retry reaches a receiver that already has it', async () => {
     const { walk, receiver } = await stripeWalk({ script: ['accept-then-crash', 'reset', 'timeout'] });
     await walk.runUntilIdle();
-    const [d] = walk.report().deliveries;
+    const [d] = (await walk.report()).deliveries;
     expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual(['unknown:connection_reset', 'unknown:connection_reset', 'unknown:timeout', 'succeeded:http_status']);
     expect(d!.state).toBe('succeeded');
     // The first attempt was in fact accepted: the receiver holds the same event twice (at least once).
@@ -94,12 +94,12 @@ describe('fault-injecting receivers', () => {
 
   it('compare virtual latency with the sender timeout: too slow is a timeout, though the receiver processed it', async () => {
     const { walk, receiver } = await stripeWalk({ latencyMs: 30_000 });
-    const [first] = walk.report().deliveries[0]!.attempts;
+    const [first] = (await walk.report()).deliveries[0]!.attempts;
     expect(first).toMatchObject({ state: 'unknown', reason: 'timeout' });
     expect(receiver.requests[0]).toMatchObject({ latencyMs: 30_000, senderSaw: 'timeout', accepted: true });
     await walk.close();
     const fast = await stripeWalk({ latencyMs: [10, 200] });
-    expect(fast.walk.report().deliveries[0]!.state).toBe('succeeded');
+    expect((await fast.walk.report()).deliveries[0]!.state).toBe('succeeded');
     expect(fast.receiver.requests[0]!.latencyMs).toBeGreaterThanOrEqual(10);
     await fast.walk.close();
   });
@@ -108,10 +108,10 @@ describe('fault-injecting receivers', () => {
     const walk = await openWalk({ seed: '429', start: '2026-05-04T08:00:00Z', packs: [standardWebhooks.pack] });
     const twin = walk.twin('standard-webhooks');
     const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 600 }] });
-    standardWebhooks.createEndpoint(twin, { url: crm.url });
-    standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
+    await standardWebhooks.createEndpoint(twin, { url: crm.url });
+    await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
     await walk.runUntilIdle();
-    const [d] = walk.report().deliveries;
+    const [d] = (await walk.report()).deliveries;
     expect(d!.attempts.map((a) => a.status)).toEqual([429, 200]);
     // Svix would retry after ~5 s; the receiver asked for 600 s and got them.
     expect(gaps(d!.attempts.map((a) => a.startedAt))).toEqual([600_000]);
@@ -122,10 +122,10 @@ describe('fault-injecting receivers', () => {
     const gone = acme.receiver('gone', { script: [410] });
     acme.world.secrets.set('ep', ACME_SECRET);
     const t = acme.twin('acme');
-    t.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: gone.url, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
-    t.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: {} });
+    await t.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: gone.url, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
+    await t.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: {} });
     await acme.runUntilIdle();
-    expect(acme.report().deliveries[0]).toMatchObject({ state: 'failed', nextAttemptAt: null, attempts: [{ status: 410 }] });
+    expect((await acme.report()).deliveries[0]).toMatchObject({ state: 'failed', nextAttemptAt: null, attempts: [{ status: 410 }] });
     await acme.close();
   });
 
@@ -139,8 +139,8 @@ describe('fault-injecting receivers', () => {
       const walk = await openWalk({ seed, packs: [stripe.pack] });
       const r = walk.receiver('app', { mix, seed: 'fixed-receiver-seed' });
       const twin = walk.twin('stripe');
-      stripe.createWebhookEndpoint(twin, { url: r.url, enabled_events: ['*'], secret: STRIPE_SECRET });
-      for (let i = 0; i < 20; i++) stripe.createCustomer(twin, { name: `c${i}` });
+      await stripe.createWebhookEndpoint(twin, { url: r.url, enabled_events: ['*'], secret: STRIPE_SECRET });
+      for (let i = 0; i < 20; i++) await stripe.createCustomer(twin, { name: `c${i}` });
       await walk.settle();
       await walk.close();
       return r.requests.map((q) => q.answer);
@@ -152,24 +152,24 @@ describe('fault-injecting receivers', () => {
 
   it('recovery after a crashed claim: the record is marked unknown, never resent blindly; the operator redelivers', async () => {
     const { walk, twin, receiver } = await stripeWalk({});
-    stripe.createCustomer(twin, { email: 'bob@example.com' });
+    await stripe.createCustomer(twin, { email: 'bob@example.com' });
     // A process claims the new record, then dies before sending: the claim is all that is left.
-    const record = twin.list('webhook_delivery').find((r) => r.fields.state === 'queued')!;
+    const record = (await twin.list('webhook_delivery')).find((r) => r.fields.state === 'queued')!;
     const now = walk.clock.now();
-    twin.applyAtomic((view) => decideClaim(view, 'webhook_delivery', record.id, 'first', isoAt(now), now));
+    await twin.applyAtomic((view) => decideClaim(view, 'webhook_delivery', record.id, 'first', isoAt(now), now));
     await walk.settle();
-    expect(twin.get('webhook_delivery', record.id)!.fields.state).toBe('sending');
+    expect((await twin.get('webhook_delivery', record.id))!.fields.state).toBe('sending');
     expect(receiver.requests).toHaveLength(1);
     await walk.advance(60_000);
     const recovered = await walk.dispatcher.recover({ staleAfterMs: 30_000 });
     expect(recovered.markedUnknown).toEqual([record.id]);
-    expect(twin.get('webhook_delivery', record.id)!.fields).toMatchObject({ state: 'unknown', attempts: 1 });
+    expect((await twin.get('webhook_delivery', record.id))!.fields).toMatchObject({ state: 'unknown', attempts: 1 });
     await walk.advance(24 * HOUR);
     expect(receiver.requests).toHaveLength(1);
     const again = await walk.dispatcher.redeliver(record.id);
     expect(again).toMatchObject({ number: 2, kind: 'redeliver', outcome: 'succeeded' });
     expect(receiver.requests).toHaveLength(2);
-    const report = checkDeliveryInvariants(walk.exportLog());
+    const report = checkDeliveryInvariants(await walk.exportLog());
     expect(report.violations).toEqual([]);
     expect(report.claims).toBe(3);
     await walk.close();
@@ -198,7 +198,7 @@ describe('fault-injecting receivers', () => {
   it('a receiver that verifies refuses a packet signed with another secret (401, not accepted)', async () => {
     const { walk, receiver } = await stripeWalk({ verify: { scheme: 'stripe', secrets: ['whsec_someone_else'] } });
     expect(receiver.requests[0]).toMatchObject({ signature: 'invalid', senderSaw: 401, accepted: false });
-    expect(walk.report().deliveries[0]!.attempts[0]).toMatchObject({ state: 'failed', status: 401 });
+    expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({ state: 'failed', status: 401 });
     await walk.close();
   });
 });

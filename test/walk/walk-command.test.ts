@@ -17,10 +17,10 @@ export const options = { seed: 'from-module', start: '2026-02-02T10:00:00Z' };
 export default async function (walk, packs) {
   const twin = walk.twin('stripe');
   const app = walk.receiver('my-app', { script: [500] });
-  packs.stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['customer.created'], secret: 'whsec_user_walk_secret_123456' });
-  walk.traced(() => {
-    packs.stripe.createCustomer(twin, { email: 'ada@example.com' });
-    packs.stripe.createCustomer(twin, { email: 'grace@example.com' });
+  await packs.stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['customer.created'], secret: 'whsec_user_walk_secret_123456' });
+  await walk.traced(async () => {
+    await packs.stripe.createCustomer(twin, { email: 'ada@example.com' });
+    await packs.stripe.createCustomer(twin, { email: 'grace@example.com' });
   });
   await walk.advance(2 * 3600_000);
 }
@@ -34,7 +34,7 @@ function tw(args: string[]) {
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'twinworld-walk-cmd-'));
   writeFileSync(join(dir, 'my-walk.mjs'), WALK);
-  writeFileSync(join(dir, 'named.mjs'), 'export async function walk(walk) { walk.world.twin("notes").applyWrite({ operation: "note.add", subjectType: "note", subjectId: "n1", fields: {} }); }\n');
+  writeFileSync(join(dir, 'named.mjs'), 'export async function walk(walk) { await walk.world.twin("notes").applyWrite({ operation: "note.add", subjectType: "note", subjectId: "n1", fields: {} }); }\n');
   writeFileSync(join(dir, 'empty.mjs'), 'export const nothing = 1;\n');
   writeFileSync(join(dir, 'throws.mjs'), 'export default async () => { throw new Error("walk went wrong"); };\n');
 });

@@ -15,10 +15,10 @@ async function shop(seed: string) {
   const walk = await openWalk({ seed, start: '2026-06-01T12:00:00Z', packs: [stripe.pack] });
   const twin = walk.twin('stripe');
   const app = walk.receiver('app', { script: [500] });
-  stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['*'], secret: SECRET });
-  walk.traced(() => {
-    const c = stripe.createCustomer(twin, { email: 'ada@example.com' });
-    stripe.updateCustomer(twin, c.id, { name: 'Ada' });
+  await stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['*'], secret: SECRET });
+  await walk.traced(async () => {
+    const c = await stripe.createCustomer(twin, { email: 'ada@example.com' });
+    await stripe.updateCustomer(twin, c.id, { name: 'Ada' });
   });
   await walk.runUntilIdle();
   return walk;
@@ -27,19 +27,19 @@ async function shop(seed: string) {
 describe('walks', () => {
   it('the same walk twice writes byte-identical logs, hashes and reports', async () => {
     const [a, b] = [await shop('same'), await shop('same')];
-    expect(a.exportLog().join('\n')).toBe(b.exportLog().join('\n'));
-    expect(a.hashes()).toEqual(b.hashes());
-    const { wall: _a, ...ra } = a.report();
-    const { wall: _b, ...rb } = b.report();
+    expect((await a.exportLog()).join('\n')).toBe((await b.exportLog()).join('\n'));
+    expect(await a.hashes()).toEqual(await b.hashes());
+    const { wall: _a, ...ra } = await a.report();
+    const { wall: _b, ...rb } = await b.report();
     expect(ra).toEqual(rb);
     const c = await shop('other');
-    expect(c.hashes()).not.toEqual(a.hashes());
+    expect(await c.hashes()).not.toEqual(await a.hashes());
     await Promise.all([a.close(), b.close(), c.close()]);
   });
 
   it('settles after each step: a retry and what it causes are done before the next step runs', async () => {
     const walk = await shop('steps');
-    const [d] = walk.report().deliveries;
+    const [d] = (await walk.report()).deliveries;
     expect(d!.attempts.map((a) => a.state)).toEqual(['failed', 'succeeded']);
     expect(walk.clock).toBeInstanceOf(WalkClock);
     expect(walk.clock.pending()).toBe(0);
@@ -62,7 +62,7 @@ describe('walks', () => {
 
   it('carries the walk trace on every attempt as a new hop of the same trace', async () => {
     const walk = await shop('trace');
-    const deliveries = walk.report().deliveries;
+    const deliveries = (await walk.report()).deliveries;
     const traceIds = new Set(deliveries.map((d) => d.traceId));
     expect(traceIds.size).toBe(1);
     const [traceId] = traceIds;
@@ -75,15 +75,15 @@ describe('walks', () => {
 
   it('exports every twin in world-clock order, replaying to the same hashes; saves a fixture that checks out', async () => {
     const walk = await shop('export');
-    walk.world.twin('notes').applyWrite({ operation: 'note.add', subjectType: 'note', subjectId: 'n1', fields: { text: 'hi' } });
-    const lines = walk.exportLog();
+    await walk.world.twin('notes').applyWrite({ operation: 'note.add', subjectType: 'note', subjectId: 'n1', fields: { text: 'hi' } });
+    const lines = await walk.exportLog();
     const times = lines.map((l) => JSON.parse(l).recordedAt as string);
     expect([...times].sort()).toEqual(times);
-    expect((await replayLines(lines)).hashes).toEqual(walk.hashes());
-    expect(Object.keys(walk.hashes()).sort()).toEqual(['notes', 'stripe']);
+    expect((await replayLines(lines)).hashes).toEqual(await walk.hashes());
+    expect(Object.keys(await walk.hashes()).sort()).toEqual(['notes', 'stripe']);
     const dir = mkdtempSync(join(tmpdir(), 'walk-fixture-'));
     try {
-      walk.saveFixture('my-walk', { dir });
+      await walk.saveFixture('my-walk', { dir });
       expect(readFileSync(join(dir, 'my-walk.jsonl'), 'utf8')).toBe(`${lines.join('\n')}\n`);
       const check = await checkFixture(dir, 'my-walk');
       expect(check).toMatchObject({ hashesMatch: true, violations: [], entries: lines.length });
@@ -95,14 +95,14 @@ describe('walks', () => {
 
   it('keeps wall-clock times beside the log: in the report, never in an entry', async () => {
     const walk = await shop('wall');
-    const report = walk.report();
+    const report = await walk.report();
     expect(Object.keys(report.wall.attemptMs)).toHaveLength(3);
     expect(report.wall.totalMs).toBeGreaterThan(0);
     const text = formatReport(report, { title: 'test walk' });
     expect(text).toContain('test walk — seed wall');
     expect(text).toContain('#2 retry');
     expect(text).toContain(report.hashes.stripe);
-    expect(walk.exportLog().join('\n')).not.toMatch(/durationMs|wallMs/);
+    expect((await walk.exportLog()).join('\n')).not.toMatch(/durationMs|wallMs/);
     await walk.close();
   });
 
@@ -113,15 +113,15 @@ describe('walks', () => {
       const base = walk.mount('app', server.url);
       expect(base).toBe('http://app.walk.invalid/');
       const twin = walk.twin('stripe');
-      stripe.createWebhookEndpoint(twin, { url: `${base}hooks/stripe`, enabled_events: ['*'], secret: SECRET });
-      stripe.createCustomer(twin, {});
+      await stripe.createWebhookEndpoint(twin, { url: `${base}hooks/stripe`, enabled_events: ['*'], secret: SECRET });
+      await stripe.createCustomer(twin, {});
       await walk.settle();
       expect(server.requests.map((r) => r.url)).toEqual(['/hooks/stripe']);
       // Signed on the world clock (2026-01-01), which is the clock the walk's receivers check.
       expect(server.requests[0]!.headers['stripe-signature']).toMatch(/^t=1767225600,v1=/);
-      expect(walk.report().deliveries[0]).toMatchObject({ state: 'succeeded', attempts: [{ status: 204 }] });
+      expect((await walk.report()).deliveries[0]).toMatchObject({ state: 'succeeded', attempts: [{ status: 204 }] });
       const port = new URL(server.url).port;
-      expect(walk.exportLog().join('\n')).not.toContain(`:${port}`);
+      expect((await walk.exportLog()).join('\n')).not.toContain(`:${port}`);
     } finally {
       await walk.close();
       await server.close();
@@ -155,10 +155,10 @@ describe('walks', () => {
   it('a packet to a receiver that does not exist is a refused connection (unknown), never sent anywhere', async () => {
     const walk = await openWalk({ seed: 'nobody', packs: [stripe.pack] });
     const twin = walk.twin('stripe');
-    stripe.createWebhookEndpoint(twin, { url: 'http://receivers.walk.invalid/nobody', enabled_events: ['*'], secret: SECRET });
-    stripe.createCustomer(twin, {});
+    await stripe.createWebhookEndpoint(twin, { url: 'http://receivers.walk.invalid/nobody', enabled_events: ['*'], secret: SECRET });
+    await stripe.createCustomer(twin, {});
     await walk.settle();
-    expect(walk.report().deliveries[0]!.attempts[0]).toMatchObject({ state: 'unknown', reason: 'connection_error' });
+    expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({ state: 'unknown', reason: 'connection_error' });
     await walk.close();
   });
 });

@@ -21,16 +21,16 @@ for (const backendCase of backends) {
       cleanup();
     });
 
-    it('skip appends nothing and returns the result', () => {
+    it('skip appends nothing and returns the result', async () => {
       const twin = open().twin('t');
-      const out = twin.applyAtomic((view) => (view.get('x', '1') ? commit({ operation: 'x.touch', subjectType: 'x', subjectId: '1' }) : skip('absent')));
+      const out = await twin.applyAtomic((view) => (view.get('x', '1') ? commit({ operation: 'x.touch', subjectType: 'x', subjectId: '1' }) : skip('absent')));
       expect(out).toEqual({ result: 'absent', entries: [], skipped: true });
-      expect(twin.head()).toBe(0);
+      expect(await twin.head()).toBe(0);
     });
 
-    it('commits several writes together with consecutive seqs, each folded on the one before', () => {
+    it('commits several writes together with consecutive seqs, each folded on the one before', async () => {
       const twin = open().twin('t');
-      const out = twin.applyAtomic(() =>
+      const out = await twin.applyAtomic(() =>
         commit(
           [
             { operation: 'order.create', subjectType: 'order', subjectId: 'o1', fields: { status: 'open', total: 5 } },
@@ -42,35 +42,45 @@ for (const backendCase of backends) {
       );
       expect(out.result).toBe('ok');
       expect(out.entries.map((e) => e.seq)).toEqual([1, 2, 3]);
-      expect(twin.get('order', 'o1')).toMatchObject({ version: 2, deleted: false, fields: { status: 'paid', total: 5 } });
+      expect(await twin.get('order', 'o1')).toMatchObject({ version: 2, deleted: false, fields: { status: 'paid', total: 5 } });
       expect(out.entries[0]?.occurredAt).toBe('2026-03-01T00:00:00.000Z');
     });
 
-    it('a throwing decide or a bad second write appends nothing', () => {
+    it('a throwing decide or a bad second write appends nothing', async () => {
       const twin = open().twin('t');
-      expect(() => twin.applyAtomic(() => { throw new Error('business rule'); })).toThrow('business rule');
-      expect(() => twin.applyAtomic(() => [{ operation: 'a.b', subjectType: 'a', subjectId: '1' }, { operation: 'a.b', subjectType: 'a' } as never])).toThrow(/subjectId/);
-      expect(twin.head()).toBe(0);
-      expect(twin.get('a', '1')).toBeUndefined();
+      await expect(twin.applyAtomic(() => { throw new Error('business rule'); })).rejects.toThrow('business rule');
+      await expect(twin.applyAtomic(() => [{ operation: 'a.b', subjectType: 'a', subjectId: '1' }, { operation: 'a.b', subjectType: 'a' } as never])).rejects.toThrow(/subjectId/);
+      expect(await twin.head()).toBe(0);
+      expect(await twin.get('a', '1')).toBeUndefined();
       // and the twin still works afterwards
-      expect(twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' }).seq).toBe(1);
+      expect((await twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' })).seq).toBe(1);
     });
 
-    it('refuses an async decide and a nested action', () => {
+    it('refuses an async decide and a nested action', async () => {
       const twin = open().twin('t');
       try {
-        twin.applyAtomic((async () => [{ operation: 'a.b', subjectType: 'a', subjectId: '1' }]) as never);
+        await twin.applyAtomic((async () => [{ operation: 'a.b', subjectType: 'a', subjectId: '1' }]) as never);
         expect.unreachable();
       } catch (error) {
         expect(isTwinError(error, 'ASYNC_DECIDE')).toBe(true);
       }
-      expect(() => twin.applyAtomic(() => { twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' }); return skip(); })).toThrow(/inside a decide/);
-      expect(twin.head()).toBe(0);
+      // A decide cannot await, so a nested call is a promise it drops: the outer action must fail,
+      // and the nested one must be refused rather than left to run after it.
+      const nested: unknown[] = [];
+      await expect(
+        twin.applyAtomic(() => {
+          void twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' }).catch((error: unknown) => nested.push(error));
+          return skip();
+        }),
+      ).rejects.toThrow(/inside a decide/);
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const error of nested) expect(error).toMatchObject({ message: expect.stringMatching(/inside a decide/) });
+      expect(await twin.head()).toBe(0);
     });
 
-    it('folds deletes and projections; tombstones stay readable, lists show only live resources', () => {
+    it('folds deletes and projections; tombstones stay readable, lists show only live resources', async () => {
       const twin = open().twin('t');
-      twin.applyWrite({
+      await twin.applyWrite({
         operation: 'invoice.finalize',
         subjectType: 'invoice',
         subjectId: 'in_1',
@@ -80,42 +90,42 @@ for (const backendCase of backends) {
           updates: [{ type: 'customer', id: 'c1', fields: { balance: 3 } }],
         },
       });
-      twin.applyWrite({ operation: 'line.void', subjectType: 'line', subjectId: 'l1', delete: true, projection: { deletes: [{ type: 'line', id: 'l2' }] } });
-      expect(twin.list('line')).toEqual([]);
-      expect(twin.get('line', 'l1')).toMatchObject({ deleted: true, version: 2, fields: { amount: 1 } });
-      expect(twin.get('customer', 'c1')?.fields).toEqual({ balance: 3 });
-      twin.applyWrite({ operation: 'line.create', subjectType: 'line', subjectId: 'l1', fields: { amount: 9 } });
-      expect(twin.get('line', 'l1')).toMatchObject({ deleted: false, version: 3, fields: { amount: 9 } });
-      expect(twin.entriesFor('line', 'l1').map((e) => e.seq)).toEqual([2, 3]);
+      await twin.applyWrite({ operation: 'line.void', subjectType: 'line', subjectId: 'l1', delete: true, projection: { deletes: [{ type: 'line', id: 'l2' }] } });
+      expect(await twin.list('line')).toEqual([]);
+      expect(await twin.get('line', 'l1')).toMatchObject({ deleted: true, version: 2, fields: { amount: 1 } });
+      expect((await twin.get('customer', 'c1'))?.fields).toEqual({ balance: 3 });
+      await twin.applyWrite({ operation: 'line.create', subjectType: 'line', subjectId: 'l1', fields: { amount: 9 } });
+      expect(await twin.get('line', 'l1')).toMatchObject({ deleted: false, version: 3, fields: { amount: 9 } });
+      expect((await twin.entriesFor('line', 'l1')).map((e) => e.seq)).toEqual([2, 3]);
     });
 
-    it('resources are frozen and unchanged parts are shared between versions', () => {
+    it('resources are frozen and unchanged parts are shared between versions', async () => {
       const twin = open().twin('t');
-      twin.applyWrite({ operation: 'c.create', subjectType: 'c', subjectId: '1', fields: { address: { city: 'Oslo' }, name: 'A' } });
-      const before = twin.get('c', '1')!;
-      twin.applyWrite({ operation: 'c.update', subjectType: 'c', subjectId: '1', fields: { name: 'B' } });
-      const after = twin.get('c', '1')!;
+      await twin.applyWrite({ operation: 'c.create', subjectType: 'c', subjectId: '1', fields: { address: { city: 'Oslo' }, name: 'A' } });
+      const before = (await twin.get('c', '1'))!;
+      await twin.applyWrite({ operation: 'c.update', subjectType: 'c', subjectId: '1', fields: { name: 'B' } });
+      const after = (await twin.get('c', '1'))!;
       expect(Object.isFrozen(after)).toBe(true);
       expect(Object.isFrozen(after.fields.address)).toBe(true);
       expect(after.fields.address).toBe(before.fields.address);
       expect(before.fields.name).toBe('A');
     });
 
-    it('declared indexes answer lookups, follow updates and are built for existing resources', () => {
+    it('declared indexes answer lookups, follow updates and are built for existing resources', async () => {
       const twin = open().twin('t');
-      twin.applyWrite({ operation: 'e.create', subjectType: 'endpoint', subjectId: 'we_1', fields: { events: ['*'] } });
+      await twin.applyWrite({ operation: 'e.create', subjectType: 'endpoint', subjectId: 'we_1', fields: { events: ['*'] } });
       twin.declareIndex({ type: 'endpoint', name: 'byEvent', field: 'events' });
-      twin.applyWrite({ operation: 'e.create', subjectType: 'endpoint', subjectId: 'we_2', fields: { events: ['a.b', 'a.*'] } });
-      expect(twin.lookup('endpoint', 'byEvent', '*').map((r) => r.id)).toEqual(['we_1']);
-      expect(twin.lookup('endpoint', 'byEvent', 'a.*').map((r) => r.id)).toEqual(['we_2']);
-      twin.applyWrite({ operation: 'e.update', subjectType: 'endpoint', subjectId: 'we_2', fields: { events: ['c'] } });
-      expect(twin.lookup('endpoint', 'byEvent', 'a.*')).toEqual([]);
-      twin.applyWrite({ operation: 'e.delete', subjectType: 'endpoint', subjectId: 'we_1', delete: true });
-      expect(twin.lookup('endpoint', 'byEvent', '*')).toEqual([]);
-      expect(() => twin.lookup('endpoint', 'byUrl', 'x')).toThrow(/no index "byUrl"/);
+      await twin.applyWrite({ operation: 'e.create', subjectType: 'endpoint', subjectId: 'we_2', fields: { events: ['a.b', 'a.*'] } });
+      expect((await twin.lookup('endpoint', 'byEvent', '*')).map((r) => r.id)).toEqual(['we_1']);
+      expect((await twin.lookup('endpoint', 'byEvent', 'a.*')).map((r) => r.id)).toEqual(['we_2']);
+      await twin.applyWrite({ operation: 'e.update', subjectType: 'endpoint', subjectId: 'we_2', fields: { events: ['c'] } });
+      expect(await twin.lookup('endpoint', 'byEvent', 'a.*')).toEqual([]);
+      await twin.applyWrite({ operation: 'e.delete', subjectType: 'endpoint', subjectId: 'we_1', delete: true });
+      expect(await twin.lookup('endpoint', 'byEvent', '*')).toEqual([]);
+      await expect(twin.lookup('endpoint', 'byUrl', 'x')).rejects.toThrow(/no index "byUrl"/);
     });
 
-    it('commit hooks add writes to the same commit and run afterCommit once it is durable', () => {
+    it('commit hooks add writes to the same commit and run afterCommit once it is durable', async () => {
       const twin = open().twin('t');
       const seen: number[][] = [];
       twin.use({
@@ -123,13 +133,13 @@ for (const backendCase of backends) {
         withinCommit: (entries) => entries.filter((e) => e.subjectType === 'customer').map((e) => ({ operation: 'record.create', subjectType: 'record', subjectId: `r_${e.seq}`, fields: { of: e.seq } })),
         afterCommit: (entries) => seen.push(entries.map((e) => e.seq)),
       });
-      twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'c1' });
-      expect(twin.get('record', 'r_1')?.fields).toEqual({ of: 1 });
+      await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'c1' });
+      expect((await twin.get('record', 'r_1'))?.fields).toEqual({ of: 1 });
       expect(seen).toEqual([[1, 2]]);
       twin.use({ name: 'failing', withinCommit: () => { throw new Error('hook broke'); } });
-      expect(() => twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'c2' })).toThrow('hook broke');
-      expect(twin.head()).toBe(2);
-      expect(twin.get('customer', 'c2')).toBeUndefined();
+      await expect(twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'c2' })).rejects.toThrow('hook broke');
+      expect(await twin.head()).toBe(2);
+      expect(await twin.get('customer', 'c2')).toBeUndefined();
     });
   });
 }

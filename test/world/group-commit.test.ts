@@ -16,8 +16,8 @@ describe('GroupCommit', () => {
     const commits = new GroupCommit(twin, () => '2026-01-01T00:00:00.000Z');
     const results = await Promise.all([commits.submit(bump('a')), commits.submit(bump('a')), commits.submit(bump('b')), commits.submit(bump('a'))]);
     expect(results).toEqual([1, 2, 1, 3]);
-    expect(twin.get('counter', 'a')!.fields.n).toBe(3);
-    expect(twin.entries().map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((await twin.get('counter', 'a'))!.fields.n).toBe(3);
+    expect((await twin.entries()).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     // a later turn is a later commit, reading the committed state
     expect(await commits.submit(bump('a'))).toBe(4);
     await world.close();
@@ -37,8 +37,8 @@ describe('GroupCommit', () => {
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'INVALID_WRITE' });
-    expect(twin.get('counter', 'a')!.fields.n).toBe(2);
-    expect(twin.get('counter', 'x')).toBeUndefined();
+    expect((await twin.get('counter', 'a'))!.fields.n).toBe(2);
+    expect(await twin.get('counter', 'x')).toBeUndefined();
     await world.close();
   });
 });

@@ -18,11 +18,13 @@ describe('world', () => {
     expect(existsSync(join(root, 'twins', 'stripe.db'))).toBe(false);
     const twin = world.twin('stripe');
     expect(world.twin('stripe')).toBe(twin);
+    // the store opens in the background; the twin's first operation waits for it
+    expect(await twin.head()).toBe(0);
     expect(existsSync(join(root, 'twins', 'stripe.db'))).toBe(true);
-    expect(world.twinNames()).toContain('stripe');
+    expect(await world.twinNames()).toContain('stripe');
     await world.close();
     expect(() => world.twin('stripe')).toThrow(/closed/);
-    expect(() => twin.head()).toThrow(/closed/);
+    await expect(twin.head()).rejects.toThrow(/closed/);
   });
 
   it('refuses bad twin names and a missing root', () => {
@@ -42,9 +44,9 @@ describe('world', () => {
     const clock = new VirtualClock('2026-02-03T04:05:06.007Z');
     const world = openWorld({ root: ':memory:', clock });
     const twin = world.twin('t');
-    expect(twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' }).recordedAt).toBe('2026-02-03T04:05:06.007Z');
+    expect((await twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' })).recordedAt).toBe('2026-02-03T04:05:06.007Z');
     await clock.advance(60_000);
-    const e = twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1', occurredAt: '2025-12-31T23:59:59.000Z' });
+    const e = await twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1', occurredAt: '2025-12-31T23:59:59.000Z' });
     expect(e.recordedAt).toBe('2026-02-03T04:06:06.007Z');
     expect(e.occurredAt).toBe('2025-12-31T23:59:59.000Z');
   });

@@ -38,9 +38,9 @@ export const deliveriesCommand: Command = {
       const rows: Record<string, unknown>[] = [];
       for (const pack of registeredPacks(world).values()) {
         if (pack.events === undefined || (packName !== undefined && pack.name !== packName)) continue;
-        if (!world.twinNames().includes(packTwinName(pack))) continue;
+        if (!(await world.twinNames()).includes(packTwinName(pack))) continue;
         const twin = world.twin(packTwinName(pack));
-        const records = state === undefined ? twin.list(pack.events.recordType) : twin.lookup(pack.events.recordType, STATE_INDEX, state);
+        const records = await (state === undefined ? twin.list(pack.events.recordType) : twin.lookup(pack.events.recordType, STATE_INDEX, state));
         rows.push(...records.map(deliveryRow));
       }
       rows.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || String(a.id).localeCompare(String(b.id)));
@@ -67,9 +67,9 @@ export const attemptsCommand: Command = {
   async run(args, io) {
     const [id] = args.positionals as [string];
     return withPackWorld(args.root, async (_world, dispatcher) => {
-      const { pack, twin, delivery } = dispatcher.find(id);
+      const { pack, twin, delivery } = await dispatcher.find(id);
       const type = attemptType(pack.events!.recordType);
-      const attempts = Array.from({ length: delivery.attempts }, (_, i) => twin.get(type, attemptId(id, i + 1))).filter((a): a is Resource => a !== undefined);
+      const attempts = (await Promise.all(Array.from({ length: delivery.attempts }, (_, i) => twin.get(type, attemptId(id, i + 1))))).filter((a): a is Resource => a !== undefined);
       if (args.json) await printJson(io, attempts.map((a) => ({ id: a.id, ...a.fields })));
       else if (attempts.length === 0) await write(io.stdout, `delivery ${id} (${delivery.state}) has no attempts yet\n`);
       else {

@@ -11,7 +11,7 @@ import { printJson, write, writeLines } from '../output.js';
  * Writes beside the target and renames at the end, so an interrupted export never leaves a
  * file that looks like a complete (shorter) log.
  */
-async function exportToFile(file: string, lines: () => Iterable<string>): Promise<number> {
+async function exportToFile(file: string, lines: () => AsyncIterable<string>): Promise<number> {
   const temp = `${file}.${process.pid}.partial`;
   const out = createWriteStream(temp, { encoding: 'utf8' });
   try {

@@ -19,8 +19,8 @@ export const hashCommand: Command = {
   async run(args, io) {
     const [name] = args.positionals as [string];
     return withTwin(args, name, { mustExist: true }, async (twin) => {
-      const hash = twin.hash();
-      if (args.json) await printJson(io, { twin: name, hash, entries: twin.head() });
+      const hash = await twin.hash();
+      if (args.json) await printJson(io, { twin: name, hash, entries: await twin.head() });
       else await write(io.stdout, `${hash}\n`);
       return 0;
     });

@@ -39,7 +39,7 @@ export const importCommand: Command = {
       } finally {
         progress.done();
       }
-      const summary = { twin: name, lines: result.line, appended: result.appended, skipped: result.skipped, head: twin.head(), hash: twin.hash() };
+      const summary = { twin: name, lines: result.line, appended: result.appended, skipped: result.skipped, head: await twin.head(), hash: await twin.hash() };
       if (args.json) await printJson(io, summary);
       else {
         const skipped = summary.skipped > 0 ? ` (${summary.skipped} already present, skipped)` : '';

@@ -44,7 +44,7 @@ export const logCommand: Command = {
       let first = true;
       if (args.json) await write(io.stdout, '[');
       while (left > 0) {
-        const page = twin.entries({ after, limit: Math.min(PAGE, left) });
+        const page = await twin.entries({ after, limit: Math.min(PAGE, left) });
         if (page.length === 0) break;
         if (args.json) {
           await write(io.stdout, page.map((e, i) => `${first && i === 0 ? '' : ','}\n${JSON.stringify(e)}`).join(''));

@@ -23,7 +23,7 @@ export const stateCommand: Command = {
     const [name] = args.positionals as [string];
     const only = stringOption(args, 'type');
     return withTwin(args, name, { mustExist: true }, async (twin) => {
-      const resources: Resource[] = only === undefined ? [...twin.liveResources()] : twin.list(only);
+      const resources: Resource[] = only === undefined ? await collect(twin.liveResources()) : await twin.list(only);
       if (args.json) {
         await printJson(io, resources);
       } else if (resources.length === 0) {
@@ -36,3 +36,9 @@ export const stateCommand: Command = {
     });
   },
 };
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}

@@ -22,7 +22,7 @@ async function storedRuntime(world: World, tenant: string): Promise<{ calendar: 
   const calendar = new CalendarSource();
   engine.registerSource(calendar);
   await engine.start();
-  for (const sub of engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant)) {
+  for (const sub of await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant)) {
     const triggerId = String(sub.fields.triggerId);
     if (!engine.hasRoute(triggerId)) engine.registerRoute({ triggerId, routineId: RECORD_ROUTINE, buildInput: (e) => e.payload });
   }

@@ -50,7 +50,7 @@ export function walkSeed(args: ParsedArgs, fallback: string | number | undefined
 
 /** Prints the walk's report as text, or as one JSON object with `extra` merged in. */
 export async function printWalkReport(io: CliIO, args: ParsedArgs, walk: Walk, format: FormatOptions, extra: Record<string, unknown> = {}): Promise<void> {
-  const report = walk.report();
+  const report = await walk.report();
   if (args.json) await printJson(io, { ...extra, ...report });
   else await write(io.stdout, formatReport(report, format));
 }
@@ -87,7 +87,7 @@ export const walkCommand: Command = {
         let saved: string | null = null;
         if (save !== undefined) {
           const name = basename(save).replace(/\.jsonl?$/, '');
-          saved = walk.saveFixture(name, { dir: dirname(save) }).jsonl;
+          saved = (await walk.saveFixture(name, { dir: dirname(save) })).jsonl;
         }
         const notes = [...(kept ? [`world kept at ${root}`] : []), ...(saved === null ? [] : [`log saved to ${saved}`])];
         await printWalkReport(io, args, walk, { title: `twinworld walk ${basename(file)}`, notes }, { file: loaded.file, root: kept ? root : null, saved });

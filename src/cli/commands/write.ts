@@ -47,7 +47,7 @@ export const writeCommand: Command = {
     // Checked before the world opens, so a refused first write does not leave an empty twin behind.
     writes.forEach((w, i) => validateWrite(w, many ? `writes[${i}]` : 'write'));
     return withTwin(args, name, { mustExist: false }, async (twin) => {
-      const { entries } = twin.applyAtomic(() => writes);
+      const { entries } = await twin.applyAtomic(() => writes);
       if (args.json) await printJson(io, many ? entries : entries[0]);
       else await write(io.stdout, entryTable().render(entries.map(entryRow)));
       return 0;

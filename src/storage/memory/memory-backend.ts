@@ -1,13 +1,14 @@
-// In-memory backend: one process, no file. Used by tests, replay and `:memory:` worlds.
-// Rollback is an undo journal, so a throwing section leaves no trace, as on SQLite.
+// In-memory backend: one process, no file. Used by tests and `:memory:` worlds. Rollback is an
+// undo journal, so a throwing section leaves no trace, as on SQLite.
 import { TwinError } from '../../errors.js';
 import type { Resource } from '../../state/resource.js';
 import { resourceKey } from '../../state/resource.js';
 import { compareKeys, compareResources } from '../../state/state-hash.js';
 import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
 import type { Entry } from '../../log/write.js';
 
-class MemoryTwinStore implements TwinStore {
+class MemoryTwin implements SyncEngine, SyncTx {
   private readonly entries: { entry: Entry; body: string }[] = [];
   private readonly resources = new Map<string, Resource>();
   private readonly byType = new Map<string, Set<string>>();
@@ -15,26 +16,35 @@ class MemoryTwinStore implements TwinStore {
   private readonly lookups = new Map<string, Set<string>>();
   private readonly meta = new Map<string, string>();
   private undo: (() => void)[] | undefined;
+  private reading = false;
 
   constructor(readonly name: string) {}
 
-  exclusive<T>(fn: () => T): T {
-    if (this.undo !== undefined) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": an exclusive section is already open; sections do not nest`);
-    this.undo = [];
-    try {
-      const result = fn();
-      this.undo = undefined;
-      return result;
-    } catch (error) {
-      const journal = this.undo ?? [];
-      this.undo = undefined;
-      for (let i = journal.length - 1; i >= 0; i--) journal[i]!();
-      throw error;
-    }
+  get tx(): SyncTx {
+    return this;
+  }
+
+  begin(readOnly: boolean): void {
+    if (this.undo !== undefined || this.reading) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": a section is already open; sections do not nest`);
+    if (readOnly) this.reading = true;
+    else this.undo = [];
+  }
+
+  commit(): void {
+    this.undo = undefined;
+    this.reading = false;
+  }
+
+  rollback(): void {
+    const journal = this.undo ?? [];
+    this.undo = undefined;
+    this.reading = false;
+    for (let i = journal.length - 1; i >= 0; i--) journal[i]!();
   }
 
   private journal(): (() => void)[] {
-    if (this.undo === undefined) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": writes must happen inside exclusive()`);
+    if (this.reading) throw readOnlyError(this.name);
+    if (this.undo === undefined) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": writes must happen inside a section`);
     return this.undo;
   }
 
@@ -107,16 +117,25 @@ class MemoryTwinStore implements TwinStore {
     return out.sort(compareResources);
   }
 
-  *liveResources(): Iterable<Resource> {
-    for (const type of [...this.byType.keys()].sort(compareKeys)) yield* this.listResources(type);
+  livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {
+    const out: Resource[] = [];
+    for (const type of [...this.byType.keys()].sort(compareKeys)) {
+      if (after !== undefined && compareKeys(type, after.type) < 0) continue;
+      for (const r of this.listResources(type)) {
+        if (after !== undefined && type === after.type && compareKeys(r.id, after.id) <= 0) continue;
+        out.push(r);
+        if (out.length === limit) return out;
+      }
+    }
+    return out;
   }
 
   readEntries(afterSeq: number, limit: number): Entry[] {
     return this.entries.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map((e) => e.entry);
   }
 
-  *entryBodies(afterSeq: number): Iterable<string> {
-    for (let i = Math.max(0, afterSeq); i < this.entries.length; i++) yield this.entries[i]!.body;
+  bodyPage(afterSeq: number, limit: number): string[] {
+    return this.entries.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map((e) => e.body);
   }
 
   entriesBySubject(type: string, id: string): Entry[] {
@@ -145,8 +164,8 @@ class MemoryTwinStore implements TwinStore {
     }
   }
 
-  *allResources(type: string): Iterable<Resource> {
-    for (const id of this.byType.get(type) ?? []) yield this.resources.get(resourceKey(type, id))!;
+  allResources(type: string): Resource[] {
+    return [...(this.byType.get(type) ?? [])].map((id) => this.resources.get(resourceKey(type, id))!);
   }
 
   close(): void {}
@@ -154,17 +173,17 @@ class MemoryTwinStore implements TwinStore {
 
 export class MemoryBackend implements StorageBackend {
   readonly kind = 'memory';
-  private readonly twins = new Map<string, MemoryTwinStore>();
+  private readonly twins = new Map<string, TwinStore>();
 
-  openTwin(name: string): TwinStore {
+  async openTwin(name: string): Promise<TwinStore> {
     let store = this.twins.get(name);
-    if (store === undefined) this.twins.set(name, (store = new MemoryTwinStore(name)));
+    if (store === undefined) this.twins.set(name, (store = new SyncTwinStore(new MemoryTwin(name))));
     return store;
   }
 
-  listTwins(): string[] {
+  async listTwins(): Promise<string[]> {
     return [...this.twins.keys()].sort();
   }
 
-  close(): void {}
+  async close(): Promise<void> {}
 }

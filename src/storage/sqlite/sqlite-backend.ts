@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Resource } from '../../state/resource.js';
 import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
 
@@ -69,10 +70,10 @@ function loadDriver(): typeof Database {
   return driver;
 }
 
-class SqliteTwinStore implements TwinStore {
+class SqliteTwin implements SyncEngine, SyncTx {
   private readonly db: Database.Database;
-  private readonly run: Database.Transaction<(fn: () => unknown) => unknown>;
   private readonly stmt;
+  private reading = false;
 
   constructor(readonly name: string, file: string, options: SqliteOptions) {
     const Driver = loadDriver();
@@ -81,9 +82,12 @@ class SqliteTwinStore implements TwinStore {
     this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 30_000}`);
     this.db.exec(SCHEMA);
-    this.run = this.db.transaction((fn: () => unknown) => fn());
     const db = this.db;
     this.stmt = {
+      beginWrite: db.prepare('BEGIN IMMEDIATE'),
+      beginRead: db.prepare('BEGIN DEFERRED'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
       head: db.prepare('SELECT COALESCE(MAX(seq), 0) AS head FROM entries').pluck(),
       append: db.prepare('INSERT INTO entries (seq, subject_prev, body) VALUES (?, NULL, ?)'),
       put: db.prepare(
@@ -103,7 +107,8 @@ class SqliteTwinStore implements TwinStore {
       get: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND id = ?'),
       list: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND deleted = 0 ORDER BY id'),
       all: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ?'),
-      live: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 ORDER BY type, id'),
+      liveFirst: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 ORDER BY type, id LIMIT ?'),
+      liveAfter: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 AND (type, id) > (?, ?) ORDER BY type, id LIMIT ?'),
       lookup: db.prepare(
         'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
           'WHERE l.type = ? AND l.name = ? AND l.key = ? AND r.deleted = 0 ORDER BY r.id',
@@ -112,15 +117,29 @@ class SqliteTwinStore implements TwinStore {
       removeKey: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?'),
       clearIndex: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ?'),
       range: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq LIMIT ?').pluck(),
-      bodies: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
   }
 
-  exclusive<T>(fn: () => T): T {
-    if (this.db.inTransaction) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": an exclusive section is already open; sections do not nest`);
-    return this.run.immediate(fn) as T;
+  get tx(): SyncTx {
+    return this;
+  }
+
+  begin(readOnly: boolean): void {
+    if (this.db.inTransaction) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": a section is already open; sections do not nest`);
+    (readOnly ? this.stmt.beginRead : this.stmt.beginWrite).run();
+    this.reading = readOnly;
+  }
+
+  commit(): void {
+    this.reading = false;
+    if (this.db.inTransaction) this.stmt.commit.run();
+  }
+
+  rollback(): void {
+    this.reading = false;
+    if (this.db.inTransaction) this.stmt.rollback.run();
   }
 
   head(): number {
@@ -128,10 +147,12 @@ class SqliteTwinStore implements TwinStore {
   }
 
   append(entry: Entry, body: string): void {
+    if (this.reading) throw readOnlyError(this.name);
     this.stmt.append.run(entry.seq, body);
   }
 
   putResource(r: Resource, delta: IndexDelta, subjectOf?: number): void {
+    if (this.reading) throw readOnlyError(this.name);
     if (subjectOf === undefined) this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields));
     else {
       const prev = this.stmt.putSubject.get(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields), subjectOf) as number | null;
@@ -154,16 +175,17 @@ class SqliteTwinStore implements TwinStore {
     return (this.stmt.lookup.all(type, index, key) as ResourceRow[]).map(toResource);
   }
 
-  *liveResources(): Iterable<Resource> {
-    for (const row of this.stmt.live.iterate() as Iterable<ResourceRow>) yield toResource(row);
+  livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {
+    const rows = (after === undefined ? this.stmt.liveFirst.all(limit) : this.stmt.liveAfter.all(after.type, after.id, limit)) as ResourceRow[];
+    return rows.map(toResource);
   }
 
   readEntries(afterSeq: number, limit: number): Entry[] {
     return (this.stmt.range.all(afterSeq, limit) as string[]).map((body) => JSON.parse(body) as Entry);
   }
 
-  entryBodies(afterSeq: number): Iterable<string> {
-    return this.stmt.bodies.iterate(afterSeq) as Iterable<string>;
+  bodyPage(afterSeq: number, limit: number): string[] {
+    return this.stmt.range.all(afterSeq, limit) as string[];
   }
 
   entriesBySubject(type: string, id: string): Entry[] {
@@ -182,17 +204,17 @@ class SqliteTwinStore implements TwinStore {
   }
 
   setMeta(key: string, value: string): void {
+    if (this.reading) throw readOnlyError(this.name);
     this.stmt.setMeta.run(key, value);
   }
 
   clearIndex(type: string, index: string): void {
+    if (this.reading) throw readOnlyError(this.name);
     this.stmt.clearIndex.run(type, index);
   }
 
-  *allResources(type: string): Iterable<Resource> {
-    // Materialized first: the caller writes index keys while walking, and a connection cannot
-    // write while one of its statements is still iterating.
-    for (const row of this.stmt.all.all(type) as ResourceRow[]) yield toResource(row);
+  allResources(type: string): Resource[] {
+    return (this.stmt.all.all(type) as ResourceRow[]).map(toResource);
   }
 
   close(): void {
@@ -203,31 +225,31 @@ class SqliteTwinStore implements TwinStore {
 export class SqliteBackend implements StorageBackend {
   readonly kind = 'sqlite';
   private readonly dir: string;
-  private readonly open = new Map<string, SqliteTwinStore>();
+  private readonly open = new Map<string, TwinStore>();
 
   constructor(root: string, private readonly options: SqliteOptions = {}) {
     this.dir = join(root, 'twins');
     mkdirSync(this.dir, { recursive: true });
   }
 
-  openTwin(name: string): TwinStore {
+  async openTwin(name: string): Promise<TwinStore> {
     let store = this.open.get(name);
     if (store === undefined) {
-      store = new SqliteTwinStore(name, join(this.dir, `${name}.db`), this.options);
+      store = new SyncTwinStore(new SqliteTwin(name, join(this.dir, `${name}.db`), this.options));
       this.open.set(name, store);
     }
     return store;
   }
 
-  listTwins(): string[] {
+  async listTwins(): Promise<string[]> {
     return readdirSync(this.dir)
       .filter((f) => f.endsWith('.db'))
       .map((f) => f.slice(0, -3))
       .sort();
   }
 
-  close(): void {
-    for (const store of this.open.values()) store.close();
+  async close(): Promise<void> {
+    for (const store of this.open.values()) await store.close();
     this.open.clear();
   }
 }

@@ -278,13 +278,13 @@ export class CalendarSource implements TriggerSource {
    * world clock): occurrences at or before `now` are not fired. Call it when the subscription
    * changes, not before every tick, or the cursor keeps jumping to the present.
    */
-  configure(subscription: CalendarSubscription, now?: number): ConfigureAnswer {
+  async configure(subscription: CalendarSubscription, now?: number): Promise<ConfigureAnswer> {
     const engine = this.connected('configure');
     const sub = validateSubscription(subscription);
     const nowMs = checkNow(now, () => engine.world.clock.now());
     const id = subscriptionId(sub.tenantId, sub.triggerId);
     const cursor = isoAt(nowMs);
-    const { result } = engine.twin.applyAtomic((view) => {
+    const { result } = await engine.twin.applyAtomic((view) => {
       const prev = view.get(SUBSCRIPTION_TYPE, id);
       const before = prev === undefined || prev.deleted ? undefined : (prev.fields as unknown as SubscriptionFields);
       const revision = (before?.revision ?? 0) + 1;
@@ -309,8 +309,8 @@ export class CalendarSource implements TriggerSource {
   }
 
   /** The stored subscription of one trigger, if any. */
-  subscription(tenantId: string, triggerId: string): SubscriptionFields | undefined {
-    const r = this.connected('subscription').twin.get(SUBSCRIPTION_TYPE, subscriptionId(tenantId, triggerId));
+  async subscription(tenantId: string, triggerId: string): Promise<SubscriptionFields | undefined> {
+    const r = await this.connected('subscription').twin.get(SUBSCRIPTION_TYPE, subscriptionId(tenantId, triggerId));
     return r === undefined || r.deleted ? undefined : (r.fields as unknown as SubscriptionFields);
   }
 
@@ -325,19 +325,19 @@ export class CalendarSource implements TriggerSource {
     const nowMs = checkNow(now, () => engine.world.clock.now());
     const nowIso = isoAt(nowMs);
     const answer: TickAnswer = { tenantId, now: nowIso, fired: [], missed: [] };
-    for (const leftover of engine.twin.lookup(OCCURRENCE_TYPE, PENDING_INDEX, tenantId)) {
-      const claimed = this.reclaim(engine, leftover.id, nowMs);
+    for (const leftover of await engine.twin.lookup(OCCURRENCE_TYPE, PENDING_INDEX, tenantId)) {
+      const claimed = await this.reclaim(engine, leftover.id, nowMs);
       if (claimed !== undefined) answer.fired.push(await this.fire(engine, leftover.id, claimed));
     }
-    const subs = engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenantId);
+    const subs = await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenantId);
     const triggerOf = (r: (typeof subs)[number]): string => String(r.fields.triggerId);
     subs.sort((a, b) => (triggerOf(a) < triggerOf(b) ? -1 : triggerOf(a) > triggerOf(b) ? 1 : 0));
     for (const sub of subs) {
       for (let catchingUp = false; ; catchingUp = true) {
-        const plan = engine.twin.applyAtomic((view) => {
+        const plan = (await engine.twin.applyAtomic((view) => {
           const { writes, result } = decideDue(view, sub.id, nowMs, nowIso, catchingUp, this.pendingLeaseMs);
           return { kind: 'commit' as const, writes, result };
-        }).result;
+        })).result;
         for (const m of plan.missed) answer.missed.push({ triggerId: m.triggerId, number: m.number, nominalAt: m.nominalAt, wallTime: m.wallTime, dst: m.dst, reason: m.reason! });
         for (const f of plan.fire) answer.fired.push(await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f));
         if (!plan.more) break;
@@ -350,8 +350,8 @@ export class CalendarSource implements TriggerSource {
    * A pending occurrence whose lease ran out: the tick that decided it crashed (or is very slow).
    * Claimed with a fresh lease in an atomic action, so two recovering ticks fire it once.
    */
-  private reclaim(engine: SourceHost, id: string, nowMs: number): OccurrenceFields | undefined {
-    return engine.twin.applyAtomic((view) => {
+  private async reclaim(engine: SourceHost, id: string, nowMs: number): Promise<OccurrenceFields | undefined> {
+    const { result } = await engine.twin.applyAtomic((view) => {
       const r = view.get(OCCURRENCE_TYPE, id);
       const o = r?.fields as unknown as OccurrenceFields | undefined;
       if (o === undefined || o.state !== 'pending' || (o.leaseUntil !== null && Date.parse(o.leaseUntil) > nowMs)) return { kind: 'skip' as const, result: undefined };
@@ -361,7 +361,8 @@ export class CalendarSource implements TriggerSource {
         writes: [{ operation: 'calendar.reclaim', subjectType: OCCURRENCE_TYPE, subjectId: id, fields: { leaseUntil }, actor: 'system' }],
         result: { ...o, leaseUntil },
       };
-    }).result;
+    });
+    return result;
   }
 
   private async fire(engine: SourceHost, id: string, o: OccurrenceFields): Promise<FiredOccurrence> {
@@ -382,7 +383,7 @@ export class CalendarSource implements TriggerSource {
       recordId = typeof e.details?.recordId === 'string' ? e.details.recordId : null;
     }
     const firedAt = isoAt(engine.world.clock.now());
-    engine.twin.applyWrite({
+    await engine.twin.applyWrite({
       operation: 'calendar.fire',
       subjectType: OCCURRENCE_TYPE,
       subjectId: id,

@@ -7,10 +7,10 @@ import { recordId } from '../records.js';
 export const RECEIVED_TYPE = 'received_event';
 
 export function recordRoutine(twinName: string): RoutineFn {
-  return (input: JsonValue, ctx: RoutineContext): JsonValue => {
+  return async (input: JsonValue, ctx: RoutineContext): Promise<JsonValue> => {
     const e = ctx.envelope;
     const id = recordId(e.tenantId, e.dedupeKey);
-    ctx.world.twin(twinName).applyWrite({
+    await ctx.world.twin(twinName).applyWrite({
       operation: 'routine.record',
       subjectType: RECEIVED_TYPE,
       subjectId: id,

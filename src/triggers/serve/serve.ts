@@ -61,11 +61,11 @@ export async function startTriggerRuntime(world: World, config: ServeConfig, opt
   await engine.start();
   for (const tenant of config.tenants) {
     for (const sub of tenant.calendars) {
-      const stored = calendar.subscription(sub.tenantId, sub.triggerId);
+      const stored = await calendar.subscription(sub.tenantId, sub.triggerId);
       const same =
         stored !== undefined &&
         canonicalJson([stored.scopeId, stored.cron, stored.timezone, stored.catchUp, stored.enabled]) === canonicalJson([sub.scopeId, sub.cron, sub.timezone, sub.catchUp, sub.enabled]);
-      if (!same) calendar.configure(sub);
+      if (!same) await calendar.configure(sub);
     }
   }
   return { engine, runner, ingress, calendar };
