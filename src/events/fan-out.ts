@@ -103,6 +103,7 @@ export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: 
     currentAttempt: null,
     nextAttemptAt: null,
     acceptedAt: null,
+    finishedAt: null,
     lastStatus: null,
     lastOutcome: null,
     pack,
