@@ -161,7 +161,7 @@ export class Dispatcher {
     const { pack, delivery } = this.find(deliveryId);
     const result = await this.dispatch(pack.name, deliveryId, 'redeliver');
     if (result === undefined) {
-      const now = readDelivery(await this.world.twin(packTwinName(pack)).state(), pack.events!.recordType, deliveryId);
+      const now = readDelivery(this.world.twin(packTwinName(pack)).state(), pack.events!.recordType, deliveryId);
       if (now?.state === 'refused') {
         throw new TwinError('NOT_CLAIMABLE', `delivery ${deliveryId} was refused (${now.reason ?? 'incomplete_packet'}): the record does not hold a whole packet, so no attempt can be made; fix the endpoint and let the event fire again`, { path: 'delivery' });
       }

@@ -6,7 +6,7 @@ import { isTwinError } from '../../src/errors.js';
 import type { EndpointMatch } from '../../src/events/endpoint-match.js';
 import { endpointMatches } from '../../src/events/endpoint-match.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { registerPack, type Pack } from '../../src/world/pack.js';
+import { registerPack, type Pack } from '../../src/index.js'; // the root entry: registerPack's module moves in issue 9
 import { openWorld } from '../../src/world/world.js';
 import { acmePack } from '../support/acme-pack.js';
 

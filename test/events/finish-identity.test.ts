@@ -5,7 +5,7 @@ import { Dispatcher } from '../../src/events/dispatcher.js';
 import { decideClaim, decideFinish, type Claim, type Finish } from '../../src/events/records.js';
 import { InProcessTransport } from '../../src/events/transports/in-process-transport.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/index.js'; // the root entry: registerPack's module moves in issue 9
 import { openWorld } from '../../src/world/world.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 

@@ -6,7 +6,7 @@ import { Dispatcher, type SignedPacket } from '../../src/events/dispatcher.js';
 import { packetGap } from '../../src/events/packet.js';
 import { InProcessTransport, type InProcessRequest } from '../../src/events/transports/in-process-transport.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { registerPack } from '../../src/world/pack.js';
+import { registerPack } from '../../src/index.js'; // the root entry: registerPack's module moves in issue 9
 import { openWorld } from '../../src/world/world.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 
