@@ -173,7 +173,7 @@ export class TriggerEngine {
    * `stop(options?)` or, as the trigger guide writes it, `stop(context, options?)`.
    */
   stop(contextOrOptions?: TriggerContext | StopOptions, maybeOptions?: StopOptions): Promise<void> {
-    const options = isTriggerContext(contextOrOptions) ? (maybeOptions ?? {}) : (contextOrOptions ?? {});
+    const options = (isTriggerContext(contextOrOptions) ? maybeOptions : (contextOrOptions ?? maybeOptions)) ?? {};
     checkOptions(options, ['graceMs'], 'stop options');
     const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
     if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new TwinError('INVALID_ARGUMENT', 'graceMs must be a non-negative integer number of milliseconds', { path: 'graceMs' });
@@ -320,7 +320,7 @@ export class TriggerEngine {
     try {
       checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
       const withContext = isTriggerContext(contextOrOptions);
-      const options = (withContext ? maybeOptions : (contextOrOptions as RecoveryOptions | undefined)) ?? {};
+      const options = (withContext ? maybeOptions : ((contextOrOptions as RecoveryOptions | undefined) ?? maybeOptions)) ?? {};
       authorize(withContext ? contextOrOptions : contextArgument(undefined), tenantId, 'recover', 'recover the records');
       checkOptions(options, ['staleAfterMs'], 'recoverIncomplete options');
       const staleAfterMs = options.staleAfterMs ?? 0;

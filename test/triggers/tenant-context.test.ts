@@ -120,6 +120,8 @@ describe('recovery and reads under a tenant context', () => {
     expect(h.engine.record('acme', 'sync:1')).toMatchObject({ state: 'failed' });
     expect((await h.engine.recoverIncomplete('globex', { staleAfterMs: 0 })).recovered).toHaveLength(1);
     await expectRefusal(() => h.engine.recoverIncomplete('acme', ACME_ALL(), { staleAfterMs: -1 }), 'INVALID_ARGUMENT', 'staleAfterMs');
+    // an explicit "no context" still reads the options after it
+    await expectRefusal(() => h.engine.recoverIncomplete('acme', undefined, { staleAfterMs: -1 }), 'INVALID_ARGUMENT', 'staleAfterMs');
     await h.world.close();
   });
 
