@@ -30,7 +30,8 @@ export type TwinErrorCode =
   | 'UNKNOWN_ENDPOINT'
   | 'UNKNOWN_ROUTINE'
   | 'ROUTINE_FAILED'
-  | 'ENGINE_STOPPED';
+  | 'ENGINE_STOPPED'
+  | 'TENANT_FORBIDDEN';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue } from '../log/json-value.js';
 import type { Entry } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
+import { validateEndpointMatches, type EndpointMatch } from './endpoint-match.js';
 import { isSchemeName, type SchemeName } from './signing/index.js';
 import { validateRetryPolicy, type RetryPolicy } from './retry.js';
 
@@ -42,8 +43,13 @@ export interface EndpointKind {
   readonly eventsField: string;
   /** The endpoint takes deliveries only when this field equals `value` (e.g. status = "enabled"). */
   readonly enabledWhen?: { readonly field: string; readonly value: JsonValue };
-  /** The endpoint field must equal the value at `bodyPath` in the rendered event (e.g. a repo hook's repository). */
-  readonly match?: readonly { readonly field: string; readonly bodyPath: string }[];
+  /**
+   * The endpoint takes an event only when one of these matches holds (any of them): a match is
+   * one {field, bodyPath} or an array of them that must all hold; a condition holds when the
+   * endpoint's field equals the value at `bodyPath` in the rendered event or, being a list,
+   * holds it (e.g. a repo hook's repository, an org hook listing several).
+   */
+  readonly match?: readonly EndpointMatch[];
 }
 
 export interface HeaderContext {
@@ -102,6 +108,7 @@ export function validateEventsDeclaration(decl: EventsDeclaration, path = 'event
   if (!Array.isArray(decl.endpoints) || decl.endpoints.length === 0) bad(`${path}.endpoints`, `${path}.endpoints must list at least one endpoint kind`);
   decl.endpoints.forEach((kind, i) => {
     for (const key of ['type', 'urlField', 'secretRefField', 'eventsField'] as const) nonEmpty(kind[key], `${path}.endpoints[${i}].${key}`);
+    validateEndpointMatches(kind.match, `${path}.endpoints[${i}].match`);
   });
   if (decl.retry !== undefined) validateRetryPolicy(decl.retry, `${path}.retry`);
   return decl;

@@ -137,7 +137,10 @@ export class Dispatcher {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
-  /** Runs one attempt of one delivery if it can be claimed; undefined when there was nothing to claim. */
+  /**
+   * Runs one attempt of one delivery if it can be claimed; undefined when there was nothing to
+   * claim, or when the record lacked part of its packet and was refused instead (state `refused`).
+   */
   async dispatch(packName: string, deliveryId: string, kind: ClaimKind = 'first'): Promise<AttemptResult | undefined> {
     const pack = getPack(this.world, packName);
     const decl = pack.events!;
@@ -158,6 +161,11 @@ export class Dispatcher {
     const { pack, delivery } = await this.find(deliveryId);
     const result = await this.dispatch(pack.name, deliveryId, 'redeliver');
     if (result === undefined) {
+      const recordType = pack.events!.recordType;
+      const now = await this.world.twin(packTwinName(pack)).read((view) => readDelivery(view, recordType, deliveryId));
+      if (now?.state === 'refused') {
+        throw new TwinError('NOT_CLAIMABLE', `delivery ${deliveryId} was refused (${now.reason ?? 'incomplete_packet'}): the record does not hold a whole packet, so no attempt can be made; fix the endpoint and let the event fire again`, { path: 'delivery' });
+      }
       throw new TwinError('NOT_CLAIMABLE', `delivery ${deliveryId} has an attempt in flight (state ${delivery.state}); wait for it, or run recover if its sender crashed`, { path: 'delivery' });
     }
     return result;

@@ -10,9 +10,10 @@ import { isoAt } from '../world/clock.js';
 import type { IdSource } from '../world/ids.js';
 import type { Twin } from '../world/twin.js';
 import type { EndpointKind, EventRule, EventsDeclaration, RenderContext } from './declaration.js';
+import { endpointMatches } from './endpoint-match.js';
 import { filterKeysFor, filterTakes } from './filter.js';
 import type { DeliveryFields } from './records.js';
-import { renderTemplate, valueAt } from './render.js';
+import { renderTemplate } from './render.js';
 import { captureTrace } from './trace.js';
 
 /** Index on each endpoint kind's event filter field. */
@@ -102,6 +103,7 @@ export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: 
     currentAttempt: null,
     nextAttemptAt: null,
     acceptedAt: null,
+    finishedAt: null,
     lastStatus: null,
     lastOutcome: null,
     pack,
@@ -118,15 +120,6 @@ export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: 
     tracestate: trace?.tracestate ?? null,
   };
   return { operation: `${decl.recordType}.create`, subjectType: decl.recordType, subjectId: newId(ids, 'dlv_'), fields: fields as unknown as JsonObject, actor };
-}
-
-/** True for an endpoint matching every declared field match against the rendered body. */
-function matches(taking: TakingEndpoint, body: unknown): boolean {
-  for (const m of taking.kind.match ?? []) {
-    const want = taking.endpoint.fields[m.field];
-    if (want === undefined || canonicalJson(want) !== canonicalJson(valueAt(body, m.bodyPath) ?? null)) return false;
-  }
-  return true;
 }
 
 export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration): void {
@@ -146,7 +139,7 @@ export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration)
         for (const event of renderEvents(entry, before(entry), view, decl, twin.world.ids, now, rules)) {
           const parsed = JSON.parse(event.body) as unknown;
           for (const taking of event.endpoints) {
-            if (!matches(taking, parsed)) continue;
+            if (!endpointMatches(taking.kind.match, taking.endpoint.fields, parsed)) continue;
             writes.push(deliveryRecordWrite(decl, pack, twin.world.ids, event, taking, nowIso, trace ?? undefined));
           }
         }

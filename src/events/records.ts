@@ -4,10 +4,12 @@ import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { commit, skip, type Decision } from '../world/decision.js';
+import { incompleteReason, packetGap } from './packet.js';
 import type { AttemptOutcome } from './retry.js';
 
-export type DeliveryState = 'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown';
-export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'sending', 'retrying', 'succeeded', 'failed', 'unknown'];
+/** `refused`: the record never held a whole packet (see packet.ts); terminal, nothing was sent. */
+export type DeliveryState = 'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown' | 'refused';
+export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'sending', 'retrying', 'succeeded', 'failed', 'unknown', 'refused'];
 
 /** Index every delivery record type carries, so recovery finds records by state, never by scan. */
 export const STATE_INDEX = 'twinworld:state';
@@ -18,6 +20,8 @@ export interface DeliveryFields {
   currentAttempt: string | null;
   nextAttemptAt: string | null;
   acceptedAt: string | null;
+  /** When the last attempt finished; null before the first and while one is in flight. */
+  finishedAt: string | null;
   lastStatus: number | null;
   lastOutcome: AttemptOutcome | null;
   pack: string;
@@ -32,6 +36,8 @@ export interface DeliveryFields {
   createdAt: string;
   traceparent: string | null;
   tracestate: string | null;
+  /** Why a `refused` record was refused, e.g. "incomplete_packet: url"; absent otherwise. */
+  reason?: string;
 }
 
 export type ClaimKind = 'first' | 'retry' | 'redeliver';
@@ -82,6 +88,12 @@ export function decideClaim(
         ? d.state === 'retrying' && d.currentAttempt === null && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= nowMs
         : d.state !== 'sending' && d.currentAttempt === null;
   if (!eligible) return skip(undefined);
+  const gap = packetGap(d as unknown as Record<string, unknown>);
+  if (gap !== undefined) {
+    // Refused before the claim: no attempt comes into being and nothing is sent.
+    if (d.state === 'refused') return skip(undefined);
+    return commit({ operation: `${recordType}.refuse`, subjectType: recordType, subjectId: id, fields: { state: 'refused', reason: incompleteReason(gap), nextAttemptAt: null }, actor: 'system' }, undefined);
+  }
   const number = d.attempts + 1;
   const aid = attemptId(id, number);
   const writes: Write[] = [
@@ -89,9 +101,9 @@ export function decideClaim(
       operation: `${recordType}.claim`,
       subjectType: recordType,
       subjectId: id,
-      fields: { state: 'sending', attempts: number, currentAttempt: aid, nextAttemptAt: null },
+      fields: { state: 'sending', attempts: number, currentAttempt: aid, nextAttemptAt: null, finishedAt: null },
       projection: {
-        creates: [{ type: attemptType(recordType), id: aid, fields: { delivery: id, number, kind, state: 'sending', startedAt: nowIso, finishedAt: null, status: null, reason: null, headers: null } }],
+        creates: [{ type: attemptType(recordType), id: aid, fields: { recordType, delivery: id, number, kind, state: 'sending', startedAt: nowIso, finishedAt: null, status: null, reason: null, headers: null } }],
       },
       actor: kind === 'redeliver' ? 'operator' : 'system',
     },
@@ -110,12 +122,22 @@ export interface Finish {
 }
 
 /**
- * The finish. The attempt always records its outcome; the record follows only if that attempt is
- * still its current one, and `acceptedAt` is set on the first success and never erased.
+ * Whether an attempt was claimed for this record. Attempts claimed before attempts named their
+ * record type carry only the delivery id; their resource type already names the record type.
+ */
+function attemptBelongs(fields: Readonly<JsonObject>, recordType: string, id: string): boolean {
+  return fields.delivery === id && (fields.recordType === undefined || fields.recordType === recordType);
+}
+
+/**
+ * The finish. It finishes only an attempt still `sending` that was claimed for this record (type
+ * and id): anything else finishes nothing. The attempt always records its outcome; the record
+ * follows only if that attempt is still its current one, takes the attempt's `finishedAt`, and
+ * `acceptedAt` is set on the first success and never erased.
  */
 export function decideFinish(view: ReadView, recordType: string, id: string, claim: Claim, finish: Finish, nowIso: string): Decision<DeliveryState | undefined> {
   const attempt = view.get(attemptType(recordType), claim.attemptId);
-  if (attempt === undefined || attempt.fields.state !== 'sending') return skip(undefined);
+  if (attempt === undefined || attempt.deleted || attempt.fields.state !== 'sending' || !attemptBelongs(attempt.fields, recordType, id)) return skip(undefined);
   const d = readDelivery(view, recordType, id);
   const attemptFields: JsonObject = { state: finish.outcome, finishedAt: nowIso, status: finish.status, reason: finish.reason, headers: finish.headers as JsonObject | null };
   if (d === undefined || d.currentAttempt !== claim.attemptId) {
@@ -128,6 +150,7 @@ export function decideFinish(view: ReadView, recordType: string, id: string, cla
     lastStatus: finish.status,
     lastOutcome: finish.outcome,
     nextAttemptAt: finish.retryAt !== undefined ? new Date(finish.retryAt).toISOString() : null,
+    finishedAt: nowIso,
   };
   if (finish.outcome === 'succeeded' && d.acceptedAt === null) fields.acceptedAt = nowIso;
   return commit(

@@ -29,6 +29,7 @@ import {
 } from './records.js';
 import type { RoutineRunner, RunOutcome, RunStartInfo } from './runner.js';
 import type { TriggerSource } from './source.js';
+import { authorize, contextArgument, isTriggerContext, type TriggerContext } from './tenant-context.js';
 
 export const DEFAULT_TRIGGER_TWIN = 'triggers';
 /** A routine result is stored on its record: it must fit comfortably in one write. */
@@ -49,6 +50,11 @@ export interface TriggerEngineOptions {
   /** The twin every decision is written to; default "triggers". */
   readonly twin?: string;
   readonly runner: RoutineRunner;
+}
+
+export interface StopOptions {
+  /** How long to wait for work in flight, wall time (default 30 s). */
+  readonly graceMs?: number;
 }
 
 export interface RecoveryOptions {
@@ -148,8 +154,12 @@ export class TriggerEngine {
     return this;
   }
 
-  /** Connects the registered sources. Starts no timer: ticks and recovery are the host's to schedule. */
-  async start(): Promise<void> {
+  /**
+   * Connects the registered sources. Starts no timer: ticks and recovery are the host's to
+   * schedule. A context may be passed, as the trigger guide does; starting acts for no one tenant.
+   */
+  async start(context?: TriggerContext): Promise<void> {
+    contextArgument(context);
     if (this.state === 'running') return;
     if (this.state !== 'new') throw new TwinError('ENGINE_STOPPED', 'this engine was stopped; create a new TriggerEngine to start again');
     this.state = 'running';
@@ -159,9 +169,12 @@ export class TriggerEngine {
   /**
    * Refuses new work, waits up to `graceMs` (default 30 s, wall time) for what is in flight, then
    * disconnects the sources. Work still running after the grace period is abandoned exactly as a
-   * crash would abandon it: its records stay `processing` for recoverIncomplete.
+   * crash would abandon it: its records stay `processing` for recoverIncomplete. Takes
+   * `stop(options?)` or, as the trigger guide writes it, `stop(context, options?)`.
    */
-  stop(options: { graceMs?: number } = {}): Promise<void> {
+  stop(contextOrOptions?: TriggerContext | StopOptions, maybeOptions?: StopOptions): Promise<void> {
+    const options = (isTriggerContext(contextOrOptions) ? maybeOptions : (contextOrOptions ?? maybeOptions)) ?? {};
+    checkOptions(options, ['graceMs'], 'stop options');
     const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
     if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new TwinError('INVALID_ARGUMENT', 'graceMs must be a non-negative integer number of milliseconds', { path: 'graceMs' });
     return (this.stopping ??= this.stopNow(graceMs));
@@ -203,8 +216,9 @@ export class TriggerEngine {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  /** The record of one key, found by its derived id. */
-  record(tenantId: string, dedupeKey: string): Promise<RecordFields | undefined> {
+  /** The record of one key, found by its derived id; a tenant context needs `read` for that tenant. */
+  record(tenantId: string, dedupeKey: string, context?: TriggerContext): Promise<RecordFields | undefined> {
+    authorize(contextArgument(context), tenantId, 'read', 'read the records');
     return this.twin.read((view) => readRecord(view, recordId(tenantId, dedupeKey)));
   }
 
@@ -213,13 +227,17 @@ export class TriggerEngine {
   /**
    * Dedupes, routes and runs one envelope. Answers triggered / filtered / duplicate / in_progress;
    * throws PAYLOAD_CONFLICT, UNKNOWN_TRIGGER (both recorded), ROUTINE_FAILED (the record is
-   * `failed`: a retry of the same delivery or recoverIncomplete runs it again), INVALID_ENVELOPE.
+   * `failed`: a retry of the same delivery or recoverIncomplete runs it again), INVALID_ENVELOPE,
+   * and TENANT_FORBIDDEN (not recorded) when `context` may not ingest for the envelope's tenant.
+   * Without a context the call acts as host code for every tenant (SYSTEM_CONTEXT).
    */
-  ingest(envelope: TriggerEnvelope): Promise<IngestAnswer> {
+  ingest(envelope: TriggerEnvelope, context?: TriggerContext): Promise<IngestAnswer> {
     // Refusals of the call itself reject too, so `.catch` sees every error.
     try {
       this.assertRunning('ingest');
-      return this.track(this.ingestNow(checkEnvelope(envelope)));
+      const env = checkEnvelope(envelope);
+      authorize(contextArgument(context), env.tenantId, 'ingest', 'ingest events');
+      return this.track(this.ingestNow(env));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -280,7 +298,12 @@ export class TriggerEngine {
   }
 
   /** Records a refused envelope or packet (for sources: bad signature, invalid body…), never its body. */
-  recordRefusal(refusal: Refusal): Promise<void> {
+  recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void> {
+    try {
+      authorize(contextArgument(context), refusal.tenantId, 'ingest', 'record refused packets');
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.commits.submit((view, now) => ({ writes: [refusalWrite(view, now, refusal)], result: undefined }));
   }
 
@@ -289,11 +312,17 @@ export class TriggerEngine {
   /**
    * Re-runs the tenant's `processing` and `failed` records from their stored envelopes, one at a
    * time, each claimed with an atomic action (so racing recoveries run each record once). Starts
-   * no background worker: the host decides when — typically at startup after a crash.
+   * no background worker: the host decides when — typically at startup after a crash. Takes
+   * `(tenantId, options?)` or, as the trigger guide writes it, `(tenantId, context, options?)`;
+   * a tenant context needs `recover` for that tenant (else TENANT_FORBIDDEN, nothing re-run).
    */
-  recoverIncomplete(tenantId: string, options: RecoveryOptions = {}): Promise<TriggerRecoveryReport> {
+  recoverIncomplete(tenantId: string, contextOrOptions?: TriggerContext | RecoveryOptions, maybeOptions?: RecoveryOptions): Promise<TriggerRecoveryReport> {
     try {
       checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+      const withContext = isTriggerContext(contextOrOptions);
+      const options = (withContext ? maybeOptions : ((contextOrOptions as RecoveryOptions | undefined) ?? maybeOptions)) ?? {};
+      authorize(withContext ? contextOrOptions : contextArgument(undefined), tenantId, 'recover', 'recover the records');
+      checkOptions(options, ['staleAfterMs'], 'recoverIncomplete options');
       const staleAfterMs = options.staleAfterMs ?? 0;
       if (typeof staleAfterMs !== 'number' || !Number.isSafeInteger(staleAfterMs) || staleAfterMs < 0) {
         throw new TwinError('INVALID_ARGUMENT', 'staleAfterMs must be a non-negative integer number of milliseconds', { path: 'staleAfterMs' });
@@ -334,6 +363,21 @@ export class TriggerEngine {
       }
     }
     return report;
+  }
+}
+
+/**
+ * Options beside an optional context: an unknown key is refused, so a look-alike context (a
+ * plain object, not made by tenantContext) is never silently read as options and run unscoped.
+ */
+function checkOptions(options: unknown, keys: readonly string[], what: string): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TwinError('INVALID_ARGUMENT', `${what} must be an object with ${keys.join(', ')}`, { path: 'options' });
+  }
+  for (const key of Object.keys(options)) {
+    if (!keys.includes(key)) {
+      throw new TwinError('INVALID_ARGUMENT', `${what} has an unknown key "${key}" (allowed: ${keys.join(', ')}); a context must be made by tenantContext({tenantId, may})`, { path: `options.${key}` });
+    }
   }
 }
 

@@ -1,15 +1,16 @@
 // Durable trigger ingress: envelopes, the engine, routines, and the calendar and webhook sources.
 export * from './answer.js';
 export * from './envelope.js';
-export { TriggerEngine, DEFAULT_TRIGGER_TWIN, DEFAULT_STOP_GRACE_MS, MAX_RESULT_BYTES, type TriggerRoute, type TriggerEngineOptions, type RecoveryOptions, type TriggerRecoveryReport, type RecoveredRun } from './engine.js';
+export { TriggerEngine, DEFAULT_TRIGGER_TWIN, DEFAULT_STOP_GRACE_MS, MAX_RESULT_BYTES, type TriggerRoute, type TriggerEngineOptions, type RecoveryOptions, type StopOptions, type TriggerRecoveryReport, type RecoveredRun } from './engine.js';
+export { tenantContext, SYSTEM_CONTEXT, TENANT_PERMISSIONS, isTriggerContext, tenantOf, type TenantContext, type SystemContext, type TriggerContext, type TenantPermission } from './tenant-context.js';
 export type { RoutineRunner, RoutineRunRequest, RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
 export { InProcessRunner, RUN_TYPE, runId, type RoutineFn, type RoutineContext } from './in-process-runner.js';
 export type { TriggerSource } from './source.js';
 export { RECORD_TYPE, RECEIPT_TYPE, RECOVERY_INDEX, TENANT_INDEX, recordId, type RecordFields, type RecordState, type ReceiptFields, type ReceiptStatus } from './records.js';
 export { CalendarSource, DEFAULT_PENDING_LEASE_MS, type TickAnswer, type FiredOccurrence, type MissedOccurrence, type ConfigureAnswer, type OccurrenceFields } from './calendar/calendar-source.js';
-export { SUBSCRIPTION_TYPE, OCCURRENCE_TYPE, MAX_CATCH_UP_FIRES, DEFAULT_CATCH_UP, subscriptionId, occurrenceId, occurrenceDedupeKey, validateSubscription, type CalendarSubscription, type SubscriptionFields } from './calendar/subscription.js';
+export { SUBSCRIPTION_TYPE, OCCURRENCE_TYPE, MAX_CATCH_UP_FIRES, DEFAULT_CATCH_UP, subscriptionId, occurrenceId, occurrenceDedupeKey, validateSubscription, CALENDAR_KINDS, type CalendarSubscription, type ValidSubscription, type SubscriptionFields } from './calendar/subscription.js';
 export * from './calendar/occurrences.js';
-export { WebhookIngress, DEFAULT_MAX_BODY_BYTES, type WebhookEndpoint, type WebhookRequest, type WebhookIngressOptions } from './webhook/webhook-ingress.js';
+export { WebhookIngress, DEFAULT_MAX_BODY_BYTES, type WebhookEndpoint, type ConfiguredEndpoint, type WebhookRequest, type WebhookIngressOptions } from './webhook/webhook-ingress.js';
 export { HMAC_DELIVERY_HEADER, GITHUB_DELIVERY_HEADER, GITHUB_EVENT_HEADER } from './webhook/delivery-id.js';
 export { startIngressHost, type IngressHost, type IngressHostOptions } from './http/ingress-host.js';
 export { answerStatus, errorStatus, type HttpAnswer } from './http/status.js';

@@ -7,6 +7,7 @@ import type { World } from '../world/world.js';
 import { DEFAULT_TRIGGER_TWIN } from './engine.js';
 import { checkTenantId } from './envelope.js';
 import { RECEIPT_TYPE, RECORD_TYPE, TENANT_INDEX, type ReceiptFields, type RecordFields } from './records.js';
+import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
 
 export type ListedStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused';
 
@@ -30,7 +31,10 @@ export interface TriggerListing {
 }
 
 export interface ListOptions {
+  /** One tenant's rows; with a tenant context, defaults to (and must be) the context's tenant. */
   readonly tenant?: string;
+  /** Who is reading: a tenant context needs `read` and sees only its own tenant's rows. */
+  readonly context?: TriggerContext;
   /** Newest first, at most this many (default 100). */
   readonly limit?: number;
   readonly twin?: string;
@@ -81,12 +85,15 @@ export async function listTriggerRecords(world: World, options: ListOptions = {}
   const limit = options.limit ?? 100;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });
   if (options.tenant !== undefined) checkTenantId(options.tenant, 'tenant', 'INVALID_ARGUMENT');
+  const context = contextArgument(options.context, 'context');
+  const tenant = options.tenant ?? (context.kind === 'tenant' ? context.tenantId : undefined);
+  if (tenant !== undefined) authorize(context, tenant, 'read', 'list the trigger records');
   const name = options.twin ?? DEFAULT_TRIGGER_TWIN;
   if (!(await world.twinNames()).includes(name)) return [];
   const twin = world.twin(name);
   twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
   twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
-  const t = options.tenant;
+  const t = tenant;
   const records = await (t === undefined ? twin.list(RECORD_TYPE) : twin.lookup(RECORD_TYPE, TENANT_INDEX, t));
   const receipts = await (t === undefined ? twin.list(RECEIPT_TYPE) : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t));
   const rows = [...records.map(fromRecord), ...receipts.map(fromReceipt)];

@@ -6,6 +6,7 @@ import type { Twin, TwinHost } from '../world/twin.js';
 import type { IngestAnswer } from './answer.js';
 import type { TriggerEnvelope } from './envelope.js';
 import type { Refusal } from './records.js';
+import type { TriggerContext } from './tenant-context.js';
 
 /** What a connected source may use of the engine. */
 export interface SourceHost {
@@ -13,8 +14,8 @@ export interface SourceHost {
   /** The trigger twin every decision is written to. */
   readonly twin: Twin;
   readonly running: boolean;
-  ingest(envelope: TriggerEnvelope): Promise<IngestAnswer>;
-  recordRefusal(refusal: Refusal): Promise<void>;
+  ingest(envelope: TriggerEnvelope, context?: TriggerContext): Promise<IngestAnswer>;
+  recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void>;
 }
 
 export interface TriggerSource {

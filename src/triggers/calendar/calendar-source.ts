@@ -11,6 +11,7 @@ import type { IngestStatus } from '../answer.js';
 import type { SourceHost } from '../source.js';
 import { checkTenantId, createTriggerEnvelope, type TriggerEnvelope } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
+import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
 import { DST_RULES, nextOccurrence, occurrencesBetween, planCatchUp, type Occurrence } from './occurrences.js';
 import {
   BY_TENANT_INDEX,
@@ -276,11 +277,13 @@ export class CalendarSource implements TriggerSource {
   /**
    * Creates or changes a subscription and resets its cursor to `now` (epoch ms; default the
    * world clock): occurrences at or before `now` are not fired. Call it when the subscription
-   * changes, not before every tick, or the cursor keeps jumping to the present.
+   * changes, not before every tick, or the cursor keeps jumping to the present. A tenant
+   * context needs `configure` for the subscription's tenant.
    */
-  async configure(subscription: CalendarSubscription, now?: number): Promise<ConfigureAnswer> {
+  async configure(subscription: CalendarSubscription, now?: number, context?: TriggerContext): Promise<ConfigureAnswer> {
     const engine = this.connected('configure');
     const sub = validateSubscription(subscription);
+    authorize(contextArgument(context), sub.tenantId, 'configure', 'configure calendars');
     const nowMs = checkNow(now, () => engine.world.clock.now());
     const id = subscriptionId(sub.tenantId, sub.triggerId);
     const cursor = isoAt(nowMs);
@@ -309,7 +312,8 @@ export class CalendarSource implements TriggerSource {
   }
 
   /** The stored subscription of one trigger, if any. */
-  async subscription(tenantId: string, triggerId: string): Promise<SubscriptionFields | undefined> {
+  async subscription(tenantId: string, triggerId: string, context?: TriggerContext): Promise<SubscriptionFields | undefined> {
+    authorize(contextArgument(context), tenantId, 'read', 'read the calendars');
     const r = await this.connected('subscription').twin.get(SUBSCRIPTION_TYPE, subscriptionId(tenantId, triggerId));
     return r === undefined || r.deleted ? undefined : (r.fields as unknown as SubscriptionFields);
   }
@@ -317,17 +321,20 @@ export class CalendarSource implements TriggerSource {
   /**
    * Fires what is due for `tenantId` at `now` (epoch ms; default the world clock) and answers what
    * it fired and what it recorded as missed. First re-fires occurrences an interrupted tick
-   * decided but never got to ingest (ingest dedupes, so that is safe).
+   * decided but never got to ingest (ingest dedupes, so that is safe). A tenant context needs
+   * `ingest` for `tenantId`; it is passed on to every ingest the tick makes.
    */
-  async tick(tenantId: string, now?: number): Promise<TickAnswer> {
+  async tick(tenantId: string, now?: number, context?: TriggerContext): Promise<TickAnswer> {
     const engine = this.connected('tick');
     checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+    const acting = contextArgument(context);
+    authorize(acting, tenantId, 'ingest', 'fire the calendars');
     const nowMs = checkNow(now, () => engine.world.clock.now());
     const nowIso = isoAt(nowMs);
     const answer: TickAnswer = { tenantId, now: nowIso, fired: [], missed: [] };
     for (const leftover of await engine.twin.lookup(OCCURRENCE_TYPE, PENDING_INDEX, tenantId)) {
       const claimed = await this.reclaim(engine, leftover.id, nowMs);
-      if (claimed !== undefined) answer.fired.push(await this.fire(engine, leftover.id, claimed));
+      if (claimed !== undefined) answer.fired.push(await this.fire(engine, leftover.id, claimed, acting));
     }
     const subs = await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenantId);
     const triggerOf = (r: (typeof subs)[number]): string => String(r.fields.triggerId);
@@ -339,7 +346,7 @@ export class CalendarSource implements TriggerSource {
           return { kind: 'commit' as const, writes, result };
         })).result;
         for (const m of plan.missed) answer.missed.push({ triggerId: m.triggerId, number: m.number, nominalAt: m.nominalAt, wallTime: m.wallTime, dst: m.dst, reason: m.reason! });
-        for (const f of plan.fire) answer.fired.push(await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f));
+        for (const f of plan.fire) answer.fired.push(await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f, acting));
         if (!plan.more) break;
       }
     }
@@ -365,13 +372,13 @@ export class CalendarSource implements TriggerSource {
     return result;
   }
 
-  private async fire(engine: SourceHost, id: string, o: OccurrenceFields): Promise<FiredOccurrence> {
+  private async fire(engine: SourceHost, id: string, o: OccurrenceFields, context: TriggerContext): Promise<FiredOccurrence> {
     let status: FiredOccurrence['status'];
     let error: string | null = null;
     let recordId: string | null = null;
     let routineResult: JsonValue = null;
     try {
-      const a = await engine.ingest(envelopeOf(o));
+      const a = await engine.ingest(envelopeOf(o), context);
       status = a.status;
       recordId = a.recordId;
       if (a.status === 'triggered' || a.status === 'duplicate') routineResult = a.routineResult;

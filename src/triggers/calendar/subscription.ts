@@ -18,6 +18,11 @@ export const DEFAULT_CATCH_UP: CatchUpPolicy = Object.freeze({ kind: 'latest' })
 
 export interface CalendarSubscription {
   readonly tenantId: string;
+  /**
+   * The calendar's kind, as the trigger guide writes it: only 'cron' exists. Optional and not
+   * stored — every subscription is a cron calendar.
+   */
+  readonly kind?: 'cron';
   /** Default: the tenant id. */
   readonly scopeId?: string;
   readonly triggerId: string;
@@ -51,7 +56,8 @@ export interface SubscriptionFields {
   readonly dstRules: { readonly gap: DstGapRule; readonly fold: DstFoldRule };
 }
 
-const KEYS = ['tenantId', 'scopeId', 'triggerId', 'cron', 'timezone', 'catchUp', 'enabled'];
+const KEYS = ['tenantId', 'scopeId', 'kind', 'triggerId', 'cron', 'timezone', 'catchUp', 'enabled'];
+export const CALENDAR_KINDS = ['cron'] as const;
 
 export function subscriptionId(tenantId: string, triggerId: string): string {
   return `cal_${sha256Hex(`${tenantId}\u0000${triggerId}`)}`;
@@ -70,13 +76,19 @@ function refuse(path: string, message: string): never {
   throw new TwinError('INVALID_CONFIG', message, { path });
 }
 
+/** A subscription as stored: `kind` is checked, not kept (there is one kind). */
+export type ValidSubscription = Required<Omit<CalendarSubscription, 'kind'>>;
+
 /** Checks a subscription; INVALID_CONFIG naming the field. Answers it with defaults filled in. */
-export function validateSubscription(input: unknown): Required<CalendarSubscription> {
+export function validateSubscription(input: unknown): ValidSubscription {
   if (!isPlainObject(input)) {
     refuse('', "a calendar subscription is an object such as { tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'Europe/London' }");
   }
   for (const key of Object.keys(input)) {
     if (!KEYS.includes(key)) refuse(key, `subscription has an unknown key "${key}"; allowed: ${KEYS.join(', ')}`);
+  }
+  if (input.kind !== undefined && !(CALENDAR_KINDS as readonly unknown[]).includes(input.kind)) {
+    refuse('kind', `kind ${JSON.stringify(input.kind)} is not a calendar kind; calendars are ${CALENDAR_KINDS.map((k) => `'${k}'`).join(', ')} (or omit kind)`);
   }
   const tenantId = checkTenantId(input.tenantId, 'tenantId', 'INVALID_CONFIG');
   const scopeId = input.scopeId === undefined ? tenantId : checkScopeId(input.scopeId, 'scopeId', 'INVALID_CONFIG');

@@ -1,12 +1,14 @@
 // The ingress host as a library: a node:http server exposing POST /ingress/<tenant>/<provider>
 // that hands the raw bytes to the webhook ingress and answers with the answer contract's
 // statuses. close() follows the design's order: stop intake, wait for in-flight work, stop the
-// engine, close the store.
+// engine, close the store. The tenant comes from the endpoint the URL names (its secrets belong
+// to that tenant), and every packet is handled under a context for that tenant alone.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
 import type { TriggerEngine } from '../engine.js';
+import { tenantContext, type TenantContext } from '../tenant-context.js';
 import type { WebhookIngress } from '../webhook/webhook-ingress.js';
 import { answerStatus, errorStatus, type HttpAnswer } from './status.js';
 
@@ -111,18 +113,25 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
     const [tenantId, provider] = target;
     const endpoint = ingress.endpointFor(tenantId, provider);
     if (endpoint === undefined) return send(res, notFound(`no webhook endpoint for provider "${provider.slice(0, 64)}" of tenant "${tenantId.slice(0, 128)}"`));
+    let context: TenantContext;
+    try {
+      // A packet acts for the tenant its endpoint serves, and may only ingest there.
+      context = tenantContext({ tenantId: endpoint.tenantId ?? tenantId, may: ['ingest'] });
+    } catch (error) {
+      return send(res, notFound(`no webhook endpoint for tenant "${tenantId.slice(0, 128)}": ${error instanceof TwinError ? error.message : 'unusable tenant id'}`));
+    }
     const declared = Number(req.headers['content-length'] ?? 0);
     const body = declared > ingress.maxBodyBytes ? undefined : await readBody(req, ingress.maxBodyBytes);
     if (body === undefined) {
       // Recorded like every refusal (never the body); the rest of the upload is not read, so
       // this connection cannot be reused.
       const error = new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is over this ingress's ${ingress.maxBodyBytes}-byte limit`, { path: 'body', details: { limit: ingress.maxBodyBytes } });
-      await engine.recordRefusal({ tenantId, scopeId: scopeFor(tenantId), sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: Number.isFinite(declared) && declared > 0 ? declared : null, error }).catch(report);
+      await engine.recordRefusal({ tenantId, scopeId: scopeFor(tenantId), sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: Number.isFinite(declared) && declared > 0 ? declared : null, error }, context).catch(report);
       return send(res, errorStatus(error), true);
     }
     let answer: HttpAnswer;
     try {
-      answer = answerStatus(await ingress.handle({ tenantId, scopeId: scopeFor(tenantId), provider, headers: req.headers, rawBody: body }));
+      answer = answerStatus(await ingress.handle({ tenantId, scopeId: scopeFor(tenantId), provider, headers: req.headers, rawBody: body }, context));
     } catch (error) {
       answer = errorStatus(error);
       if (answer.status === 500 && !(error instanceof TwinError && error.code === 'ROUTINE_FAILED')) report(error);

@@ -4,10 +4,11 @@
 // naming the field.
 import { readFileSync } from 'node:fs';
 import { TwinError } from '../../errors.js';
-import { isSchemeName, SCHEME_NAMES, type SchemeName } from '../../events/signing/index.js';
+import { isSchemeName, type SchemeName } from '../../events/signing/index.js';
 import { isPlainObject } from '../../log/json-value.js';
-import { validateSubscription, type CalendarSubscription } from '../calendar/subscription.js';
+import { validateSubscription, type CalendarSubscription, type ValidSubscription } from '../calendar/subscription.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
+import { endpointScheme } from '../webhook/scheme-key.js';
 
 export const DEFAULT_TENANT = 'default';
 /** The only built-in routine: records what it received (see record-routine.ts). */
@@ -26,7 +27,7 @@ export interface TenantConfig {
   readonly id: string;
   readonly scopeId: string;
   readonly endpoints: readonly EndpointConfig[];
-  readonly calendars: readonly Required<CalendarSubscription>[];
+  readonly calendars: readonly ValidSubscription[];
 }
 
 export interface RouteConfig {
@@ -82,12 +83,10 @@ function envNames(value: unknown, path: string, env: Env | undefined): string[] 
 }
 
 function endpoint(value: unknown, path: string, env: Env | undefined): EndpointConfig {
-  const e = object(value, path, ['provider', 'scheme', 'secretEnv', 'triggerId', 'toleranceSec'], '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }');
+  const e = object(value, path, ['provider', 'scheme', 'signatureScheme', 'secretEnv', 'triggerId', 'toleranceSec'], '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }');
   const provider = checkProvider(e.provider, `${path}.provider`, 'INVALID_CONFIG');
-  const scheme = e.scheme ?? (isSchemeName(provider) ? provider : undefined);
-  if (!isSchemeName(scheme)) {
-    refuse(`${path}.scheme`, `${path}.scheme ${scheme === undefined ? 'is missing (provider "' + provider + '" is not a scheme name)' : JSON.stringify(scheme) + ' is not known'}; use one of ${SCHEME_NAMES.join(', ')}`);
-  }
+  // A provider named after a scheme ("stripe") signs with it unless told otherwise.
+  const scheme = endpointScheme(e, path, isSchemeName(provider) ? provider : undefined);
   const secretEnv = envNames(e.secretEnv, `${path}.secretEnv`, env);
   const triggerId = e.triggerId === undefined ? `${provider}.webhook` : checkTriggerId(e.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
   const tol = e.toleranceSec;
@@ -95,8 +94,8 @@ function endpoint(value: unknown, path: string, env: Env | undefined): EndpointC
   return { provider, scheme, secretEnv, triggerId, toleranceSec: typeof tol === 'number' ? tol : null };
 }
 
-function calendar(value: unknown, path: string, tenantId: string, scopeId: string): Required<CalendarSubscription> {
-  const c = object(value, path, ['triggerId', 'cron', 'timezone', 'catchUp', 'enabled'], '{ "triggerId": "nightly", "cron": "0 3 * * *", "timezone": "Europe/London" }');
+function calendar(value: unknown, path: string, tenantId: string, scopeId: string): ValidSubscription {
+  const c = object(value, path, ['triggerId', 'kind', 'cron', 'timezone', 'catchUp', 'enabled'], '{ "triggerId": "nightly", "cron": "0 3 * * *", "timezone": "Europe/London" }');
   try {
     return validateSubscription({ ...c, tenantId, scopeId } as unknown as CalendarSubscription);
   } catch (error) {

@@ -3,30 +3,40 @@
 // Refused packets are recorded without their body; secrets are resolved per call, never stored.
 import { withTraceContext } from '../../events/trace.js';
 import { TwinError } from '../../errors.js';
-import { getScheme, isSchemeName, SCHEME_NAMES, DEFAULT_TOLERANCE_SEC, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
+import { getScheme, DEFAULT_TOLERANCE_SEC, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
 import type { JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
 import type { IngestAnswer } from '../answer.js';
 import type { SourceHost } from '../source.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId, createTriggerEnvelope } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
+import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
 import { deliveryIdentity } from './delivery-id.js';
+import { endpointScheme } from './scheme-key.js';
 
 /** Default largest raw body accepted (vendors' payloads are far smaller). */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export interface WebhookEndpoint {
+interface EndpointSettings {
   /** The tenant this endpoint serves; omit to serve every tenant. */
   readonly tenantId?: string;
   /** Path segment and source.provider, e.g. "stripe". */
   readonly provider: string;
   readonly triggerId: string;
-  readonly scheme: SchemeName;
-  /** Current secrets (several while one rotates). Called per packet; the answer is never stored. */
-  readonly resolveSecrets: (tenantId: string, scopeId: string) => readonly string[] | Promise<readonly string[]>;
+  /**
+   * Current secrets (several while one rotates). Called per packet with the context the packet
+   * is handled under; the answer is never stored.
+   */
+  readonly resolveSecrets: (tenantId: string, scopeId: string, context: TriggerContext) => readonly string[] | Promise<readonly string[]>;
   /** Allowed clock distance of a signed timestamp, both ways; default 300 s. */
   readonly toleranceSec?: number;
 }
+
+/** An endpoint names its signature scheme as `scheme` or, as the trigger guide does, `signatureScheme`. */
+export type WebhookEndpoint = EndpointSettings & ({ readonly scheme: SchemeName; readonly signatureScheme?: SchemeName } | { readonly signatureScheme: SchemeName; readonly scheme?: SchemeName });
+
+/** An endpoint as the ingress keeps it: its scheme resolved from either key. */
+export type ConfiguredEndpoint = EndpointSettings & { readonly scheme: SchemeName };
 
 export interface WebhookRequest {
   readonly tenantId: string;
@@ -49,7 +59,7 @@ const REFUSED = new Set(['MISSING_HEADER', 'BAD_SIGNATURE', 'STALE_TIMESTAMP', '
 export class WebhookIngress implements TriggerSource {
   readonly name: string;
   readonly maxBodyBytes: number;
-  private readonly endpoints = new Map<string, WebhookEndpoint>();
+  private readonly endpoints = new Map<string, ConfiguredEndpoint>();
   private engine: SourceHost | undefined;
 
   constructor(options: WebhookIngressOptions = {}) {
@@ -65,9 +75,7 @@ export class WebhookIngress implements TriggerSource {
     if (endpoint.tenantId !== undefined) checkTenantId(endpoint.tenantId, `${path}.tenantId`, 'INVALID_CONFIG');
     checkProvider(endpoint.provider, `${path}.provider`, 'INVALID_CONFIG');
     checkTriggerId(endpoint.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
-    if (!isSchemeName(endpoint.scheme)) {
-      throw new TwinError('INVALID_CONFIG', `${path}.scheme ${JSON.stringify(endpoint.scheme)} is not one of ${SCHEME_NAMES.join(', ')}`, { path: `${path}.scheme` });
-    }
+    const scheme = endpointScheme(endpoint, path);
     if (typeof endpoint.resolveSecrets !== 'function') {
       throw new TwinError('INVALID_CONFIG', `${path}.resolveSecrets must be a function (tenantId, scopeId) => secrets`, { path: `${path}.resolveSecrets` });
     }
@@ -79,12 +87,12 @@ export class WebhookIngress implements TriggerSource {
     if (this.endpoints.has(key)) {
       throw new TwinError('INVALID_CONFIG', `${path}: provider "${endpoint.provider}" already has an endpoint${endpoint.tenantId === undefined ? '' : ` for tenant "${endpoint.tenantId}"`}`, { path: `${path}.provider` });
     }
-    this.endpoints.set(key, endpoint);
+    this.endpoints.set(key, { ...endpoint, scheme });
     return this;
   }
 
   /** The tenant's own endpoint for a provider, else the one serving every tenant. */
-  endpointFor(tenantId: string, provider: string): WebhookEndpoint | undefined {
+  endpointFor(tenantId: string, provider: string): ConfiguredEndpoint | undefined {
     return this.endpoints.get(endpointKey(tenantId, provider)) ?? this.endpoints.get(endpointKey(undefined, provider));
   }
 
@@ -101,8 +109,13 @@ export class WebhookIngress implements TriggerSource {
    * body): MISSING_HEADER, BAD_SIGNATURE, STALE_TIMESTAMP, INVALID_BODY, INVALID_ENVELOPE,
    * PAYLOAD_TOO_LARGE. UNKNOWN_ENDPOINT (no such tenant/provider) is refused but not recorded:
    * there is no tenant to record it for. Otherwise answers what engine.ingest answers.
+   *
+   * `context` is the authority the host acts under: a tenant context must be for the request's
+   * tenant and allow `ingest` (else TENANT_FORBIDDEN, not recorded); it is handed to
+   * resolveSecrets and to the ingest. Without one the call acts as host code (SYSTEM_CONTEXT).
    */
-  async handle(request: WebhookRequest): Promise<IngestAnswer> {
+  async handle(request: WebhookRequest, context?: TriggerContext): Promise<IngestAnswer> {
+    const acting = contextArgument(context);
     const engine = this.engine;
     if (engine === undefined || !engine.running) {
       throw new TwinError('ENGINE_STOPPED', 'webhook ingress: register this source with engine.registerSource() and start the engine first');
@@ -114,17 +127,19 @@ export class WebhookIngress implements TriggerSource {
       throw new TwinError('UNKNOWN_ENDPOINT', `no webhook endpoint for provider ${JSON.stringify(String(provider).slice(0, 64))} of tenant ${JSON.stringify(String(tenantId).slice(0, 128))}`, { path: 'provider' });
     }
     checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+    // Signature verification is no tenant authorization: the context must allow this tenant.
+    authorize(acting, tenantId, 'ingest', 'take webhooks');
     const scopeId = checkScopeId(request.scopeId, 'scopeId', 'INVALID_ARGUMENT');
     if (request.headers === null || typeof request.headers !== 'object') throw new TwinError('INVALID_ARGUMENT', 'headers must be an object of header name to value', { path: 'headers' });
     const raw = toBuffer(request.rawBody);
     const refuse = async (error: TwinError): Promise<never> => {
-      await engine.recordRefusal({ tenantId, scopeId, sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: raw.length, error });
+      await engine.recordRefusal({ tenantId, scopeId, sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: raw.length, error }, acting);
       throw error;
     };
     if (raw.length > this.maxBodyBytes) {
       return refuse(new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is ${raw.length} bytes, over this ingress's ${this.maxBodyBytes}-byte limit`, { path: 'body', details: { bytes: raw.length, limit: this.maxBodyBytes } }));
     }
-    const secrets = await resolve(endpoint, tenantId, scopeId);
+    const secrets = await resolve(endpoint, tenantId, scopeId, acting);
     let verified: VerifiedPacket;
     try {
       verified = getScheme(endpoint.scheme).verify({
@@ -166,9 +181,9 @@ export class WebhookIngress implements TriggerSource {
     // Conflicts and unknown triggers are recorded by the engine itself. The sender's trace goes
     // on into the routine, so what the routine writes (and the webhooks that sends) continues it.
     const traceparent = headerValue(request.headers, 'traceparent');
-    if (traceparent === undefined) return engine.ingest(envelope);
+    if (traceparent === undefined) return engine.ingest(envelope, acting);
     const tracestate = headerValue(request.headers, 'tracestate');
-    return withTraceContext({ traceparent, ...(tracestate === undefined ? {} : { tracestate }) }, () => engine.ingest(envelope));
+    return withTraceContext({ traceparent, ...(tracestate === undefined ? {} : { tracestate }) }, () => engine.ingest(envelope, acting));
   }
 }
 
@@ -189,8 +204,8 @@ function toBuffer(raw: unknown): Buffer {
   throw new TwinError('INVALID_ARGUMENT', 'rawBody must be the received bytes (Buffer, Uint8Array or string); a parsed body cannot be verified', { path: 'rawBody' });
 }
 
-async function resolve(endpoint: WebhookEndpoint, tenantId: string, scopeId: string): Promise<readonly string[]> {
-  const secrets: unknown = await endpoint.resolveSecrets(tenantId, scopeId);
+async function resolve(endpoint: ConfiguredEndpoint, tenantId: string, scopeId: string, context: TriggerContext): Promise<readonly string[]> {
+  const secrets: unknown = await endpoint.resolveSecrets(tenantId, scopeId, context);
   if (!Array.isArray(secrets) || secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.trim() !== '')) {
     // Never echo what came back: it may be a secret in the wrong shape.
     throw new TwinError('INVALID_CONFIG', `resolveSecrets for provider "${endpoint.provider}" of tenant "${tenantId}" must answer a non-empty array of non-empty strings`, { path: 'resolveSecrets' });

@@ -1,0 +1,23 @@
+// Whether a delivery record holds a whole packet. A record without a url, a body, or what its
+// signed headers are made from (the message id and the secret reference) can never be sent
+// as the vendor would send it, so it is refused before any claim: no attempt, no request.
+
+/** The part of a packet a record lacks; the refusal reason is `incomplete_packet: <part>`. */
+export type PacketPart = 'url' | 'body' | 'headers';
+
+function text(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+/** The first missing part, or undefined for a complete packet. */
+export function packetGap(record: Readonly<Record<string, unknown>>): PacketPart | undefined {
+  if (!text(record.url)) return 'url';
+  // An empty body is a body (some vendors send one); a missing one is not.
+  if (typeof record.body !== 'string') return 'body';
+  if (!text(record.messageId) || !text(record.secretRef)) return 'headers';
+  return undefined;
+}
+
+export function incompleteReason(part: PacketPart): string {
+  return `incomplete_packet: ${part}`;
+}
