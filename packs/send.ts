@@ -113,10 +113,10 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
     const head = twin.head();
     let made: ScenarioResult;
     try {
-      made = scenario({ twin, target: { url: to, secret }, data });
+      made = await scenario({ twin, target: { url: to, secret }, data });
     } catch (error) {
       // A scenario refused halfway (say, bad --data) may already have subscribed the target.
-      for (const endpoint of endpointsCreatedSince(twin, head, pack)) pack.retireEndpoint(twin, endpoint.type, endpoint.id);
+      for (const endpoint of endpointsCreatedSince(twin, head, pack)) await pack.retireEndpoint(twin, endpoint.type, endpoint.id);
       throw error;
     }
     const { endpointKind, endpointId } = made;
@@ -125,7 +125,7 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
       .entries({ after: head })
       .find((e) => e.operation === recordCreate && e.fields?.endpointId === endpointId && e.fields?.eventType === options.eventType);
     // Later sends to this world must not reach the endpoint this one made.
-    pack.retireEndpoint(twin, endpointKind, endpointId);
+    await pack.retireEndpoint(twin, endpointKind, endpointId);
     if (record === undefined) {
       throw new TwinError('INVALID_CONFIG', `pack "${pack.name}": the ${options.eventType} scenario produced no delivery to its endpoint; its scenario and event rules disagree`, { path: 'scenarios' });
     }

@@ -65,10 +65,10 @@ function checkTitle(title: unknown): string {
   return title;
 }
 
-export function openIssue(twin: Twin, input: { repository: string; title: string; body?: string; sender: string }): GitHubIssue {
+export async function openIssue(twin: Twin, input: { repository: string; title: string; body?: string; sender: string }): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   const title = checkTitle(input?.title);
-  return twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const { number, projection } = nextNumber(view, repo);
@@ -108,14 +108,15 @@ export function openIssue(twin: Twin, input: { repository: string; title: string
       { operation: 'issue.open', subjectType: 'issue', subjectId: issueKey(repo.id, number), fields: issue, actor: actorOf(sender), projection: { updates: [projection, openCountChange(repo, 1)] } },
       issue,
     );
-  }).result;
+  });
+  return done.result;
 }
 
 /** Edits title and/or body; an edit that changes nothing writes nothing and sends nothing. */
-export function editIssue(twin: Twin, input: IssueRef & { title?: string; body?: string | null }): GitHubIssue {
+export async function editIssue(twin: Twin, input: IssueRef & { title?: string; body?: string | null }): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   if (input.title !== undefined) checkTitle(input.title);
-  return twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const { repo, issue } = liveIssue(view, input);
     const sender = findUser(view, input.sender);
     const fields: JsonObject = {};
@@ -127,15 +128,16 @@ export function editIssue(twin: Twin, input: IssueRef & { title?: string; body?:
       ...issue,
       ...fields,
     } as GitHubIssue);
-  }).result;
+  });
+  return done.result;
 }
 
 /** Closes an open issue; closing a closed one is a no-op, as on GitHub. */
-export function closeIssue(twin: Twin, input: IssueRef & { state_reason?: 'completed' | 'not_planned' }): GitHubIssue {
+export async function closeIssue(twin: Twin, input: IssueRef & { state_reason?: 'completed' | 'not_planned' }): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   const reason = input.state_reason ?? 'completed';
   if (reason !== 'completed' && reason !== 'not_planned') throw validationFailed('state_reason must be "completed" or "not_planned"', 'state_reason');
-  return twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const { repo, issue } = liveIssue(view, input);
     const sender = findUser(view, input.sender);
     if (issue.state === 'closed') return skip(issue);
@@ -145,5 +147,6 @@ export function closeIssue(twin: Twin, input: IssueRef & { state_reason?: 'compl
       { operation: 'issue.close', subjectType: 'issue', subjectId: issueKey(repo.id, issue.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
       { ...issue, ...fields } as GitHubIssue,
     );
-  }).result;
+  });
+  return done.result;
 }

@@ -12,13 +12,20 @@ export function secretRefFor(twin: Twin, endpointId: string): string {
   return `${twin.name}/${endpointId}`;
 }
 
-/** Stores the secret, runs the write, and takes the secret back out if the write was refused. */
+/**
+ * Stores the secret, runs the write, and takes the secret back out if the write was refused —
+ * thrown at once or, for an asynchronous write, rejected later.
+ */
 export function withStoredSecret<T>(twin: Twin, ref: string, secret: string, write: () => T): T {
   twin.world.secrets.set(ref, secret);
-  try {
-    return write();
-  } catch (error) {
+  const refused = (error: unknown): never => {
     twin.world.secrets.delete(ref);
     throw error;
+  };
+  try {
+    const result = write();
+    return (result instanceof Promise ? result.catch(refused) : result) as T;
+  } catch (error) {
+    return refused(error);
   }
 }

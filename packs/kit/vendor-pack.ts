@@ -24,7 +24,7 @@ export interface ScenarioResult {
 }
 
 /** Builds what the event needs, subscribes the target endpoint, then performs the causing write. */
-export type Scenario = (ctx: ScenarioContext) => ScenarioResult;
+export type Scenario = (ctx: ScenarioContext) => ScenarioResult | Promise<ScenarioResult>;
 
 export interface IdShapes {
   /** The shape of the vendor's event ids (evt_…, Ev…, GUIDs). */
@@ -41,5 +41,5 @@ export interface VendorPack extends Pack {
   readonly scenarios: Readonly<Record<string, Scenario>>;
   readonly idShapes: IdShapes;
   /** Stops an endpoint from taking new events (deliveries already recorded still run). */
-  retireEndpoint(twin: Twin, endpointKind: string, endpointId: string): void;
+  retireEndpoint(twin: Twin, endpointKind: string, endpointId: string): void | Promise<void>;
 }

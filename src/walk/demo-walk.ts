@@ -49,10 +49,10 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
     stripe.createWebhookEndpoint(stripeTwin, { url: ledger.url, enabled_events: ['payment_intent.succeeded'], secret: stripeEndpoint.secret, description: 'ledger app (fails once)' });
 
     const githubTwin = walk.twin('github');
-    github.createOrganization(githubTwin, { login: 'octo-org' });
-    github.createUser(githubTwin, { login: 'octocat' });
-    github.createRepository(githubTwin, { owner: 'octo-org', name: 'hello-world' });
-    const hook = github.createRepositoryHook(githubTwin, { repository: 'octo-org/hello-world', url: ingressUrl('github'), secret: world.ids.vendorId('ghsec', 32), events: ['issues'] });
+    await github.createOrganization(githubTwin, { login: 'octo-org' });
+    await github.createUser(githubTwin, { login: 'octocat' });
+    await github.createRepository(githubTwin, { owner: 'octo-org', name: 'hello-world' });
+    const hook = await github.createRepositoryHook(githubTwin, { repository: 'octo-org/hello-world', url: ingressUrl('github'), secret: world.ids.vendorId('ghsec', 32), events: ['issues'] });
 
     const slackTwin = walk.twin('slack');
     const team = slack.createTeam(slackTwin, { name: 'Twinworld' });
@@ -101,13 +101,13 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
     });
 
     // The walk's writes, under one trace: every delivery they cause continues it.
-    walk.traced(() => {
+    await walk.traced(async () => {
       const customer = stripe.createCustomer(stripeTwin, { email: 'ada@example.com', name: 'Ada Lovelace' });
       stripe.createCustomer(stripeTwin, { email: 'grace@example.com', name: 'Grace Hopper' });
       const payment = stripe.createPaymentIntent(stripeTwin, { amount: 4200, currency: 'usd', customer: customer.id, description: 'Analytical Engine, 1 unit' });
       stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_chargeDeclined' });
       stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_visa' });
-      github.openIssue(githubTwin, { repository: 'octo-org/hello-world', title: 'Engine crashes on negative numbers', body: 'Steps to reproduce: …', sender: 'octocat' });
+      await github.openIssue(githubTwin, { repository: 'octo-org/hello-world', title: 'Engine crashes on negative numbers', body: 'Steps to reproduce: …', sender: 'octocat' });
       slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy the fix please` });
     });
     await walk.settle();

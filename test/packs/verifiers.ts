@@ -37,7 +37,8 @@ export const githubVerifier: OfficialVerifier = {
     if (!(await octokitVerify(secret, req.body, header(req, 'x-hub-signature-256')))) throw new Error('octokit rejected the signature');
     return JSON.parse(req.body) as Record<string, unknown>;
   },
-  eventType: (req, body) => `${header(req, 'x-github-event')}.${String(body.action)}`,
+  // push and ping have no action: their kernel type is the bare event name.
+  eventType: (req, body) => (body.action === undefined ? header(req, 'x-github-event') : `${header(req, 'x-github-event')}.${String(body.action)}`),
 };
 
 export const slackVerifier: OfficialVerifier = {

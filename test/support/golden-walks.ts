@@ -41,15 +41,15 @@ async function githubWalk(): Promise<Walk> {
   const twin = walk.twin('github');
   const ci = walk.receiver('ci', { script: [502], verify: { scheme: 'github', secrets: [GITHUB_SECRET] } });
   const audit = walk.receiver('audit', { script: ['accept-then-crash'] });
-  github.createOrganization(twin, { login: 'octo-org' });
-  github.createUser(twin, { login: 'octocat' });
-  github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
-  github.createRepositoryHook(twin, { repository: 'octo-org/hello-world', url: ci.url, secret: GITHUB_SECRET, events: ['issues', 'pull_request'] });
-  github.createOrganizationHook(twin, { organization: 'octo-org', url: audit.url, secret: GITHUB_SECRET, events: ['issues'] });
-  walk.traced(() => {
-    const issue = github.openIssue(twin, { repository: 'octo-org/hello-world', title: 'Found a bug', body: 'It crashes.', sender: 'octocat' });
-    github.closeIssue(twin, { repository: 'octo-org/hello-world', number: issue.number, sender: 'octocat' });
-    github.openPullRequest(twin, { repository: 'octo-org/hello-world', title: 'Fix the bug', head: 'fix-bug', sender: 'octocat' });
+  await github.createOrganization(twin, { login: 'octo-org' });
+  await github.createUser(twin, { login: 'octocat' });
+  await github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
+  await github.createRepositoryHook(twin, { repository: 'octo-org/hello-world', url: ci.url, secret: GITHUB_SECRET, events: ['issues', 'pull_request'] });
+  await github.createOrganizationHook(twin, { organization: 'octo-org', url: audit.url, secret: GITHUB_SECRET, events: ['issues'] });
+  await walk.traced(async () => {
+    const issue = await github.openIssue(twin, { repository: 'octo-org/hello-world', title: 'Found a bug', body: 'It crashes.', sender: 'octocat' });
+    await github.closeIssue(twin, { repository: 'octo-org/hello-world', number: issue.number, sender: 'octocat' });
+    await github.openPullRequest(twin, { repository: 'octo-org/hello-world', title: 'Fix the bug', head: 'fix-bug', sender: 'octocat' });
   });
   await walk.settle();
   await walk.advance(10 * 60_000);
