@@ -200,7 +200,7 @@ export async function setAppWebhook(twin: Twin, slug: string, input: { url: stri
   requirePackTwin(twin, 'github');
   const url = check.url(input?.url, 'webhook_url');
   const secret = check.secret(input.secret, 'webhook_secret');
-  const app = findApp(twin.state(), slug);
+  const app = findApp(await twin.state(), slug);
   const ref = secretRefFor(twin, `app/${app.id}`);
   const done = await withStoredSecret(twin, ref, secret, () =>
     twin.applyAtomic((view) => {

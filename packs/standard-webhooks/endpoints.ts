@@ -1,7 +1,7 @@
 // Endpoints of a Standard Webhooks sender (Svix's shape: url, filterTypes, disabled), and secret
 // rotation: the new secret signs at once, the old one keeps signing for a grace period, so every
 // packet carries both `v1,` signatures until the old one expires.
-import { commit, decodeStandardWebhooksSecret, isTwinError, type JsonObject, type Twin } from '../../src/index.js';
+import { commit, decodeStandardWebhooksSecret, isTwinError, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
@@ -66,7 +66,7 @@ function isoNow(twin: Twin): string {
 }
 
 /** Creates the endpoint; answers its signing secret alongside (kept in world.secrets only). */
-export function createEndpoint(twin: Twin, input: CreateEndpointInput): SwEndpoint & { secret: string } {
+export async function createEndpoint(twin: Twin, input: CreateEndpointInput): Promise<SwEndpoint & { secret: string }> {
   owningPack(twin);
   const url = check.url(input?.url, 'url');
   const filters = filterTypes(twin, input.filterTypes);
@@ -86,17 +86,17 @@ export function createEndpoint(twin: Twin, input: CreateEndpointInput): SwEndpoi
     secretRef: secretRefFor(twin, id),
     eventFilter: filters.eventFilter,
   };
-  withStoredSecret(twin, endpoint.secretRef, secret, () => twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: id, fields: endpoint }));
+  await withStoredSecret(twin, endpoint.secretRef, secret, () => twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: id, fields: endpoint }));
   return { ...endpoint, secret };
 }
 
-function current(twin: Twin, id: string): SwEndpoint {
-  const r = twin.get('endpoint', id);
+function current(view: ReadView, id: string): SwEndpoint {
+  const r = view.get('endpoint', id);
   if (r === undefined || r.deleted) throw new VendorError('standard-webhooks', 'not_found', 'not_found', `no endpoint ${id}`, { path: 'endpoint' });
   return r.fields as unknown as SwEndpoint;
 }
 
-export function updateEndpoint(twin: Twin, id: string, input: { url?: string; disabled?: boolean; filterTypes?: string[] | null; description?: string }): SwEndpoint {
+export async function updateEndpoint(twin: Twin, id: string, input: { url?: string; disabled?: boolean; filterTypes?: string[] | null; description?: string }): Promise<SwEndpoint> {
   owningPack(twin);
   const fields: JsonObject = {};
   if (input.url !== undefined) fields.url = check.url(input.url, 'url');
@@ -104,19 +104,20 @@ export function updateEndpoint(twin: Twin, id: string, input: { url?: string; di
   if (input.description !== undefined) fields.description = check.optionalString(input.description, 'description') ?? '';
   if ('filterTypes' in input) Object.assign(fields, filterTypes(twin, input.filterTypes));
   fields.updatedAt = isoNow(twin);
-  return twin.applyAtomic(() => {
-    const before = current(twin, id);
+  const done = await twin.applyAtomic((view) => {
+    const before = current(view, id);
     return commit({ operation: 'endpoint.update', subjectType: 'endpoint', subjectId: id, fields }, { ...before, ...fields } as SwEndpoint);
-  }).result;
+  });
+  return done.result;
 }
 
 /**
  * Rotates the endpoint's secret: the new one is current at once and the old one stays active for
  * `graceMs`; the log records that a rotation happened, never either secret.
  */
-export function rotateEndpointSecret(twin: Twin, id: string, input: { secret?: string; graceMs?: number } = {}): { secret: string; oldSecretExpiresAt: string } {
+export async function rotateEndpointSecret(twin: Twin, id: string, input: { secret?: string; graceMs?: number } = {}): Promise<{ secret: string; oldSecretExpiresAt: string }> {
   owningPack(twin);
-  const endpoint = current(twin, id);
+  const endpoint = current(await twin.state(), id);
   const secret = input.secret === undefined ? swIds.secret(twin.world.ids) : checkSecret(input.secret, 'secret');
   const graceMs = input.graceMs ?? DEFAULT_ROTATION_GRACE_MS;
   if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > 7 * 24 * 3600_000) {
@@ -124,6 +125,6 @@ export function rotateEndpointSecret(twin: Twin, id: string, input: { secret?: s
   }
   const now = twin.world.clock.now();
   twin.world.secrets.rotate(endpoint.secretRef, secret, now, graceMs);
-  twin.applyWrite({ operation: 'endpoint.rotate_secret', subjectType: 'endpoint', subjectId: id, fields: { updatedAt: new Date(now).toISOString() } });
+  await twin.applyWrite({ operation: 'endpoint.rotate_secret', subjectType: 'endpoint', subjectId: id, fields: { updatedAt: new Date(now).toISOString() } });
   return { secret, oldSecretExpiresAt: new Date(now + graceMs).toISOString() };
 }

@@ -10,7 +10,7 @@ export type SwMessage = { id: string; eventType: string; payload: JsonObject; ti
 
 const check = checker('standard-webhooks');
 
-export function sendMessage(twin: Twin, input: { eventType: string; payload: JsonObject }): SwMessage {
+export async function sendMessage(twin: Twin, input: { eventType: string; payload: JsonObject }): Promise<SwMessage> {
   const known = eventTypesOf(owningPack(twin));
   const eventType = check.string(input?.eventType, 'eventType');
   if (!known.includes(eventType)) {
@@ -18,5 +18,6 @@ export function sendMessage(twin: Twin, input: { eventType: string; payload: Jso
   }
   const payload = check.object(input.payload ?? {}, 'payload');
   const message: SwMessage = { id: swIds.message(twin.world.ids), eventType, payload, timestamp: new Date(twin.world.clock.now()).toISOString() };
-  return twin.applyAtomic(() => commit({ operation: 'message.create', subjectType: 'message', subjectId: message.id, fields: message }, message)).result;
+  const done = await twin.applyAtomic(() => commit({ operation: 'message.create', subjectType: 'message', subjectId: message.id, fields: message }, message));
+  return done.result;
 }

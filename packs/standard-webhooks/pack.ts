@@ -29,9 +29,9 @@ export interface StandardWebhooksPackOptions {
 }
 
 function scenario(type: string, example: JsonObject | undefined): Scenario {
-  return (ctx) => {
-    const endpoint = createEndpoint(ctx.twin, { url: ctx.target.url, secret: ctx.target.secret, filterTypes: [type], description: `twinworld send ${type}` });
-    sendMessage(ctx.twin, { eventType: type, payload: ctx.data ?? example ?? {} });
+  return async (ctx) => {
+    const endpoint = await createEndpoint(ctx.twin, { url: ctx.target.url, secret: ctx.target.secret, filterTypes: [type], description: `twinworld send ${type}` });
+    await sendMessage(ctx.twin, { eventType: type, payload: ctx.data ?? example ?? {} });
     return { endpointKind: 'endpoint', endpointId: endpoint.id };
   };
 }
@@ -63,7 +63,7 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
     },
     scenarios: Object.fromEntries(types.map((t) => [t, scenario(t, options.examples?.[t])])),
     idShapes: swIdShapes,
-    retireEndpoint: (twin, _kind, id) => void updateEndpoint(twin, id, { disabled: true }),
+    retireEndpoint: async (twin, _kind, id) => void (await updateEndpoint(twin, id, { disabled: true })),
   };
 }
 

@@ -55,10 +55,10 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
     const hook = await github.createRepositoryHook(githubTwin, { repository: 'octo-org/hello-world', url: ingressUrl('github'), secret: world.ids.vendorId('ghsec', 32), events: ['issues'] });
 
     const slackTwin = walk.twin('slack');
-    const team = slack.createTeam(slackTwin, { name: 'Twinworld' });
-    const ada = slack.createUser(slackTwin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
-    const general = slack.createChannel(slackTwin, { team: team.id, name: 'general', creator: ada.id });
-    const { app } = slack.createApp(slackTwin, { team: team.id, name: 'Twin Bot', request_url: ingressUrl('slack'), bot_events: ['message.channels', 'app_mention'] });
+    const team = await slack.createTeam(slackTwin, { name: 'Twinworld' });
+    const ada = await slack.createUser(slackTwin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
+    const general = await slack.createChannel(slackTwin, { team: team.id, name: 'general', creator: ada.id });
+    const { app } = await slack.createApp(slackTwin, { team: team.id, name: 'Twin Bot', request_url: ingressUrl('slack'), bot_events: ['message.channels', 'app_mention'] });
 
     const routines: Record<string, RoutineFn> = {
       billing: (input) => {
@@ -77,9 +77,9 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
         return { reply: `on it: ${String(event?.text ?? '').replace(/<@\w+>\s*/, '')}` };
       },
       // The calendar's routine writes to a twin: its Slack post goes out as one more webhook.
-      standup: (input) => {
+      standup: async (input) => {
         const wall = String((input as JsonObject | null)?.wallTime ?? '');
-        const posted = slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `Stand-up time (${wall} in New York)` });
+        const posted = await slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `Stand-up time (${wall} in New York)` });
         return { posted: posted.ts };
       },
     };
@@ -108,7 +108,7 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
       stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_chargeDeclined' });
       stripe.confirmPaymentIntent(stripeTwin, payment.id, { payment_method: 'pm_card_visa' });
       await github.openIssue(githubTwin, { repository: 'octo-org/hello-world', title: 'Engine crashes on negative numbers', body: 'Steps to reproduce: …', sender: 'octocat' });
-      slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy the fix please` });
+      await slack.postMessage(slackTwin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy the fix please` });
     });
     await walk.settle();
     // An hour passes in milliseconds: the ledger's retry (~15 min), then 09:30 in New York.

@@ -21,17 +21,17 @@ afterEach(() => {
 });
 
 describe('standard-webhooks sender', () => {
-  it('sends {type, timestamp, data} to endpoints whose filterTypes take the type (null = all), not to disabled ones', () => {
+  it('sends {type, timestamp, data} to endpoints whose filterTypes take the type (null = all), not to disabled ones', async () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-07-01T00:00:00Z'), seed: 'sw' });
     const twin = registerPack(world, acme);
-    const all = sw.createEndpoint(twin, { url: 'https://all.example.com' });
-    const invoices = sw.createEndpoint(twin, { url: 'https://inv.example.com', filterTypes: ['invoice.paid'] });
-    const off = sw.createEndpoint(twin, { url: 'https://off.example.com' });
-    sw.updateEndpoint(twin, off.id, { disabled: true });
+    const all = await sw.createEndpoint(twin, { url: 'https://all.example.com' });
+    const invoices = await sw.createEndpoint(twin, { url: 'https://inv.example.com', filterTypes: ['invoice.paid'] });
+    const off = await sw.createEndpoint(twin, { url: 'https://off.example.com' });
+    await sw.updateEndpoint(twin, off.id, { disabled: true });
     expect(all.id).toMatch(/^ep_[0-9A-Za-z]{27}$/);
     expect(all.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    const msg = sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1', amount: 10 } });
-    sw.sendMessage(twin, { eventType: 'user.created', payload: { id: 'u_1' } });
+    const msg = await sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1', amount: 10 } });
+    await sw.sendMessage(twin, { eventType: 'user.created', payload: { id: 'u_1' } });
     expect(msg.id).toMatch(/^msg_[0-9A-Za-z]{27}$/);
     const byEndpoint = (id: string) => twin.list('delivery').filter((d) => d.fields.endpointId === id).map((d) => JSON.parse(String(d.fields.body)) as { type: string });
     expect(byEndpoint(all.id).map((b) => b.type).sort()).toEqual(['invoice.paid', 'user.created']);
@@ -39,18 +39,18 @@ describe('standard-webhooks sender', () => {
     expect(byEndpoint(off.id)).toEqual([]);
   });
 
-  it('refuses undeclared event types, malformed secrets and unregistered twins', () => {
+  it('refuses undeclared event types, malformed secrets and unregistered twins', async () => {
     const world = openWorld({ root: ':memory:', seed: 'sw-2' });
     const twin = registerPack(world, acme);
-    expect(() => sw.sendMessage(twin, { eventType: 'invoice.lost', payload: {} })).toThrow(/invoice.paid, invoice.voided, user.created/);
-    expect(() => sw.createEndpoint(twin, { url: 'https://x.example.com', filterTypes: ['nope'] })).toThrow(expect.objectContaining({ vendorCode: 'unknown_event_type' }));
-    expect(() => sw.createEndpoint(twin, { url: 'https://x.example.com', secret: 'whsec_short' })).toThrow(expect.objectContaining({ vendorCode: 'invalid_secret' }));
-    expect(() => sw.createEndpoint(twin, { url: 'https://x.example.com', secret: 'not-a-whsec' })).toThrow(expect.objectContaining({ path: 'secret' }));
-    expect(() => sw.sendMessage(world.twin('other'), { eventType: 'invoice.paid', payload: {} })).toThrow(/not a Standard Webhooks sender/);
+    await expect(sw.sendMessage(twin, { eventType: 'invoice.lost', payload: {} })).rejects.toThrow(/invoice.paid, invoice.voided, user.created/);
+    await expect(sw.createEndpoint(twin, { url: 'https://x.example.com', filterTypes: ['nope'] })).rejects.toThrow(expect.objectContaining({ vendorCode: 'unknown_event_type' }));
+    await expect(sw.createEndpoint(twin, { url: 'https://x.example.com', secret: 'whsec_short' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'invalid_secret' }));
+    await expect(sw.createEndpoint(twin, { url: 'https://x.example.com', secret: 'not-a-whsec' })).rejects.toThrow(expect.objectContaining({ path: 'secret' }));
+    await expect(sw.sendMessage(world.twin('other'), { eventType: 'invoice.paid', payload: {} })).rejects.toThrow(/not a Standard Webhooks sender/);
     expect(() => sw.createStandardWebhooksPack({ name: 'x', eventTypes: [] })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
   });
 
-  it('uses the Svix schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±20% jitter', () => {
+  it('uses the Svix schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±20% jitter', async () => {
     expect(sw.SVIX_RETRY).toMatchObject({ delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], jitter: 0.2 });
     expect(acme.events.retry).toBe(sw.SVIX_RETRY);
   });
@@ -73,14 +73,14 @@ describe('standard-webhooks delivery over HTTP', () => {
       await dispatcher.idle();
     };
     const oldSecret = secrets.standardWebhooks();
-    const endpoint = sw.createEndpoint(twin, { url: `${receiver.url}/hooks`, secret: oldSecret });
-    sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
+    const endpoint = await sw.createEndpoint(twin, { url: `${receiver.url}/hooks`, secret: oldSecret });
+    await sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
     await dispatcher.idle();
     expect(receiver.requests).toHaveLength(1);
     expect(header(receiver.requests[0]!, 'webhook-signature').split(' ')).toHaveLength(1);
 
     const newSecret = secrets.standardWebhooks();
-    const rotated = sw.rotateEndpointSecret(twin, endpoint.id, { secret: newSecret, graceMs: 3600_000 });
+    const rotated = await sw.rotateEndpointSecret(twin, endpoint.id, { secret: newSecret, graceMs: 3600_000 });
     expect(rotated.oldSecretExpiresAt).toBe(new Date(clock.now() + 3600_000).toISOString());
     await advance(7_000); // 5 s ± 20%
     expect(receiver.requests).toHaveLength(2);
@@ -94,7 +94,7 @@ describe('standard-webhooks delivery over HTTP', () => {
     expect(twin.list('delivery')[0]!.fields).toMatchObject({ state: 'succeeded', attempts: 2 });
 
     await advance(3600_000);
-    sw.sendMessage(twin, { eventType: 'user.created', payload: { id: 'u_1' } });
+    await sw.sendMessage(twin, { eventType: 'user.created', payload: { id: 'u_1' } });
     await dispatcher.idle();
     const later = receiver.requests[2]!;
     expect(header(later, 'webhook-signature').split(' ')).toHaveLength(1);

@@ -64,16 +64,16 @@ async function slackWalk(): Promise<Walk> {
   const walk = await openWalk({ seed: 'walk-slack', start: '2026-03-02T11:00:00.000Z', packs: [slack.pack] });
   const twin = walk.twin('slack');
   const bot = walk.receiver('bot', { script: ['timeout', 500, 'reset'], verify: { scheme: 'slack', secrets: [SLACK_SECRET] } });
-  const team = slack.createTeam(twin, { name: 'Twinworld' });
-  const ada = slack.createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
-  const general = slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
-  const { app } = slack.createApp(twin, { team: team.id, name: 'Twin App', request_url: bot.url, signing_secret: SLACK_SECRET, bot_events: ['message.channels', 'app_mention'] });
-  walk.traced(() => {
-    slack.postMessage(twin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy please` });
+  const team = await slack.createTeam(twin, { name: 'Twinworld' });
+  const ada = await slack.createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
+  const general = await slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
+  const { app } = await slack.createApp(twin, { team: team.id, name: 'Twin App', request_url: bot.url, signing_secret: SLACK_SECRET, bot_events: ['message.channels', 'app_mention'] });
+  await walk.traced(async () => {
+    await slack.postMessage(twin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy please` });
   });
   await walk.settle();
   await walk.runUntilIdle();
-  slack.postMessage(twin, { channel: general.id, user: ada.id, text: 'thanks!' });
+  await slack.postMessage(twin, { channel: general.id, user: ada.id, text: 'thanks!' });
   await walk.settle();
   return walk;
 }
@@ -84,15 +84,15 @@ async function standardWebhooksWalk(): Promise<Walk> {
   const twin = walk.twin('standard-webhooks');
   const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 120 }], verify: { scheme: 'standard-webhooks', secrets: () => walk.world.secrets.resolve(`standard-webhooks/${endpoint.id}`, walk.clock.now()) } });
   const gone = walk.receiver('gone', { mix: [{ answer: 410, weight: 1 }] });
-  const endpoint = standardWebhooks.createEndpoint(twin, { url: crm.url, secret: SW_SECRET, filterTypes: null });
-  standardWebhooks.createEndpoint(twin, { url: gone.url, filterTypes: ['invoice.paid'] });
-  walk.traced(() => {
-    standardWebhooks.sendMessage(twin, { eventType: 'contact.created', payload: { id: 'contact_01', name: 'Ada Lovelace' } });
+  const endpoint = await standardWebhooks.createEndpoint(twin, { url: crm.url, secret: SW_SECRET, filterTypes: null });
+  await standardWebhooks.createEndpoint(twin, { url: gone.url, filterTypes: ['invoice.paid'] });
+  await walk.traced(async () => {
+    await standardWebhooks.sendMessage(twin, { eventType: 'contact.created', payload: { id: 'contact_01', name: 'Ada Lovelace' } });
   });
   await walk.settle();
   await walk.advance(5 * 60_000);
-  standardWebhooks.rotateEndpointSecret(twin, endpoint.id, { graceMs: 3600_000 });
-  standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_01', amount_paid: 2000, currency: 'usd' } });
+  await standardWebhooks.rotateEndpointSecret(twin, endpoint.id, { graceMs: 3600_000 });
+  await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_01', amount_paid: 2000, currency: 'usd' } });
   await walk.settle();
   await walk.runUntilIdle();
   return walk;

@@ -55,11 +55,11 @@ describe('fault-injecting receivers', () => {
     const walk = await openWalk({ seed: 'slack-faults', start: '2026-05-04T08:00:00Z', packs: [slack.pack] });
     const twin = walk.twin('slack');
     const bot = walk.receiver('bot', { script: ['timeout', 503, 'refused'], mix: [{ answer: 503, weight: 1 }], verify: { scheme: 'slack', secrets: ['slack-signing-secret-0001'] } });
-    const team = slack.createTeam(twin, { name: 'T' });
-    const user = slack.createUser(twin, { team: team.id, name: 'ada' });
-    const channel = slack.createChannel(twin, { team: team.id, name: 'general', creator: user.id });
-    slack.createApp(twin, { team: team.id, name: 'Bot', request_url: bot.url, signing_secret: 'slack-signing-secret-0001', bot_events: ['message.channels'] });
-    slack.postMessage(twin, { channel: channel.id, user: user.id, text: 'hello' });
+    const team = await slack.createTeam(twin, { name: 'T' });
+    const user = await slack.createUser(twin, { team: team.id, name: 'ada' });
+    const channel = await slack.createChannel(twin, { team: team.id, name: 'general', creator: user.id });
+    await slack.createApp(twin, { team: team.id, name: 'Bot', request_url: bot.url, signing_secret: 'slack-signing-secret-0001', bot_events: ['message.channels'] });
+    await slack.postMessage(twin, { channel: channel.id, user: user.id, text: 'hello' });
     await walk.runUntilIdle();
     const [d] = walk.report().deliveries;
     expect(d!.state).toBe('failed');
@@ -107,8 +107,8 @@ describe('fault-injecting receivers', () => {
     const walk = await openWalk({ seed: '429', start: '2026-05-04T08:00:00Z', packs: [standardWebhooks.pack] });
     const twin = walk.twin('standard-webhooks');
     const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 600 }] });
-    standardWebhooks.createEndpoint(twin, { url: crm.url });
-    standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
+    await standardWebhooks.createEndpoint(twin, { url: crm.url });
+    await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
     await walk.runUntilIdle();
     const [d] = walk.report().deliveries;
     expect(d!.attempts.map((a) => a.status)).toEqual([429, 200]);
