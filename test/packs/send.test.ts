@@ -1,6 +1,7 @@
 // sendEvent / listSendable, the library behind `twinworld send`: what can be sent, refusals that
 // list the valid choices, outcomes for accepting, failing and absent receivers, --data, retired
 // endpoints, an on-disk world, and deterministic bodies for a seeded virtual world.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,17 @@ describe('listSendable', () => {
       'stripe payment_intent.succeeded',
     ]);
     expect(builtInPacks.map((p) => p.name).sort()).toEqual(['github', 'slack', 'standard-webhooks', 'stripe']);
+  });
+});
+
+describe('twinworld send --list', () => {
+  it('shows the GitHub, Slack and Standard Webhooks event types', () => {
+    const run = spawnSync(process.execPath, ['dist/src/cli/main.js', 'send', '--list'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    const rows = run.stdout.split('\n').map((line) => line.trim().split(/\s+/).join(' '));
+    for (const row of ['github ping', 'github push', 'github pull_request.synchronize', 'github check_suite.completed', 'github workflow_run.completed', 'github installation.created', 'github release.published', 'github star.created', 'slack url_verification', 'slack block_actions', 'slack slash_command', 'slack app_home_opened', 'standard-webhooks invoice.paid']) {
+      expect(rows, row).toContain(row);
+    }
   });
 });
 
