@@ -14,6 +14,12 @@ export const SUITE_INDEX = 'check_suite_id';
 
 export type CheckConclusion = 'success' | 'failure' | 'neutral' | 'cancelled' | 'timed_out' | 'action_required' | 'skipped';
 const CONCLUSIONS: readonly CheckConclusion[] = ['success', 'failure', 'neutral', 'cancelled', 'timed_out', 'action_required', 'skipped'];
+
+/** A conclusion GitHub accepts for a check run or a workflow run, or a typed refusal. */
+export function checkConclusion(value: unknown): CheckConclusion {
+  if (!CONCLUSIONS.includes(value as CheckConclusion)) throw validationFailed(`conclusion must be one of ${CONCLUSIONS.join(', ')}`, 'conclusion');
+  return value as CheckConclusion;
+}
 // Worst first: a suite concludes with the worst conclusion among its runs.
 const SEVERITY: readonly string[] = ['action_required', 'cancelled', 'timed_out', 'failure', 'neutral', 'success', 'skipped'];
 
@@ -154,7 +160,7 @@ export interface CompleteCheckRunInput {
 
 export async function completeCheckRun(twin: Twin, input: CompleteCheckRunInput): Promise<GitHubCheckRun> {
   requirePackTwin(twin, 'github');
-  if (!CONCLUSIONS.includes(input?.conclusion)) throw validationFailed(`conclusion must be one of ${CONCLUSIONS.join(', ')}`, 'conclusion');
+  checkConclusion(input?.conclusion);
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);

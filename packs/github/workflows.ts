@@ -5,7 +5,7 @@ import { commit, type JsonObject, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { findBranch, gitActor, type GitCommit } from './branches.js';
-import { type CheckConclusion } from './checks.js';
+import { checkConclusion, type CheckConclusion } from './checks.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
@@ -49,8 +49,6 @@ export interface RequestWorkflowRunInput {
   event?: string;
   sender: string;
 }
-
-const CONCLUSIONS: readonly CheckConclusion[] = ['success', 'failure', 'neutral', 'cancelled', 'timed_out', 'action_required', 'skipped'];
 
 export async function requestWorkflowRun(twin: Twin, input: RequestWorkflowRunInput): Promise<GitHubWorkflowRun> {
   requirePackTwin(twin, 'github');
@@ -130,8 +128,8 @@ export function startWorkflowRun(twin: Twin, input: { repository: string; run_id
   });
 }
 
-export function completeWorkflowRun(twin: Twin, input: { repository: string; run_id: number; conclusion: CheckConclusion; sender: string }): Promise<GitHubWorkflowRun> {
-  if (!CONCLUSIONS.includes(input?.conclusion)) return Promise.reject(validationFailed(`conclusion must be one of ${CONCLUSIONS.join(', ')}`, 'conclusion'));
+export async function completeWorkflowRun(twin: Twin, input: { repository: string; run_id: number; conclusion: CheckConclusion; sender: string }): Promise<GitHubWorkflowRun> {
+  checkConclusion(input?.conclusion);
   return moveRun(twin, input, 'workflow_run.complete', (run, now) => {
     if (run.status === 'completed') throw validationFailed(`workflow run ${run.id} is already completed`, 'run_id');
     return { status: 'completed', conclusion: input.conclusion, updated_at: now };
