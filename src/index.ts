@@ -17,7 +17,7 @@ export type { Twin, TwinHost, AtomicResult } from './world/twin.js';
 export { openWorld, currentWorld, runInWorld, type World, type WorldOptions } from './world/world.js';
 export { replayLines, type ReplayResult } from './world/replay.js';
 export { registerPack, registeredPacks, getPack, packTwinName, type Pack } from './events/pack-registry.js';
-export type { EventsDeclaration, RenderContext, HeaderContext } from './events/declaration.js';
+export type { EventsDeclaration, EndpointKind, RenderContext, HeaderContext } from './events/declaration.js';
 export type { RetryPolicy, AttemptOutcome } from './events/retry.js';
 export { Dispatcher, type DispatcherOptions, type SignedPacket } from './events/dispatcher.js';
 export { HttpTransport } from './events/transports/http-transport.js';

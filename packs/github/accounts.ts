@@ -79,7 +79,7 @@ export function summary(account: GitHubUser | GitHubOrganization): AccountSummar
 export async function createUser(twin: Twin, input: { login: string }): Promise<GitHubUser> {
   requirePackTwin(twin, 'github');
   const login = checkLogin(input?.login);
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     if (takenLogin(view, login)) throw validationFailed(`login "${login}" is already taken`, 'login');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);
@@ -95,13 +95,14 @@ export async function createUser(twin: Twin, input: { login: string }): Promise<
       site_admin: false,
     };
     return commit({ operation: 'user.create', subjectType: 'user', subjectId: String(id), fields: user }, user);
-  })).result;
+  });
+  return done.result;
 }
 
 export async function createOrganization(twin: Twin, input: { login: string; description?: string }): Promise<GitHubOrganization> {
   requirePackTwin(twin, 'github');
   const login = checkLogin(input?.login);
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     if (takenLogin(view, login)) throw validationFailed(`login "${login}" is already taken`, 'login');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);
@@ -122,7 +123,8 @@ export async function createOrganization(twin: Twin, input: { login: string; des
       created_at: githubTime(twin.world.clock.now()),
     };
     return commit({ operation: 'organization.create', subjectType: 'organization', subjectId: String(id), fields: org }, org);
-  })).result;
+  });
+  return done.result;
 }
 
 /** The `actor` of a write a user made: how the payload finds its `sender`. */

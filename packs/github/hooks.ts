@@ -1,7 +1,8 @@
 // Webhooks at two levels: repository hooks (matched on the payload's repository) and
 // organization hooks (matched on its organization), so one write to an organization's
-// repository reaches both when both subscribe. Secrets go to world.secrets; the hook keeps a
-// reference, and the API answers "********" for it, as GitHub does.
+// repository reaches both when both subscribe. Creating a hook (or pinging it) sends `ping` to
+// that hook alone. Secrets go to world.secrets; the hook keeps a reference, and the API answers
+// "********" for it, as GitHub does.
 import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
@@ -30,8 +31,13 @@ export type GitHubHook = {
   organization_id?: number;
   delivery_url: string;
   secret_ref: string;
-  /** `events` as kernel filters: "issues" takes issues.opened, issues.closed, … */
+  /** `events` as kernel filters: "issues" takes issues.opened, issues.closed, …; every hook takes "ping". */
   event_filter: string[];
+  /**
+   * Always null. The repository/organization endpoint kinds match it against the body's `hook_id`,
+   * which only a ping has: so a ping reaches its own hook (matched on `id`) and no other.
+   */
+  ping_guard: null;
 };
 
 export interface HookInput {
@@ -47,8 +53,12 @@ export interface HookInput {
 
 const check = checker('github');
 
+/** GitHub event names whose payload has no `action`: their kernel type is the bare name. */
+const ACTIONLESS = new Set(['push', 'ping']);
+
 function eventFilter(events: readonly string[]): string[] {
-  return events.map((e) => (e === '*' ? '*' : `${e}.*`));
+  const filter = events.map((e) => (e === '*' || ACTIONLESS.has(e) ? e : `${e}.*`));
+  return filter.includes('*') || filter.includes('ping') ? filter : [...filter, 'ping'];
 }
 
 function checkEvents(value: unknown): string[] {
@@ -68,8 +78,8 @@ async function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view
   }
   const id = githubIds.numeric(twin.world.ids);
   const ref = secretRefFor(twin, `${kind}/${id}`);
-  return withStoredSecret(twin, ref, secret, async () =>
-    (await twin.applyAtomic((view) => {
+  const done = await withStoredSecret(twin, ref, secret, () =>
+    twin.applyAtomic((view) => {
       const { api, fields } = scope(view);
       const now = githubTime(twin.world.clock.now());
       const hookUrl = `${api}/hooks/${id}`;
@@ -90,10 +100,12 @@ async function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view
         delivery_url: url,
         secret_ref: ref,
         event_filter: eventFilter(events),
+        ping_guard: null,
       };
       return commit({ operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook }, hook);
-    })).result,
+    }),
   );
+  return done.result;
 }
 
 export function createRepositoryHook(twin: Twin, input: HookInput & { repository: string }): Promise<GitHubHook> {
@@ -119,7 +131,7 @@ export async function updateHook(twin: Twin, kind: HookKind, id: number, input: 
     fields.events = events;
     fields.event_filter = eventFilter(events);
   }
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
     const current = r.fields as unknown as GitHubHook;
@@ -130,7 +142,18 @@ export async function updateHook(twin: Twin, kind: HookKind, id: number, input: 
     }
     fields.updated_at = githubTime(twin.world.clock.now());
     return commit({ operation: `${kind}.update`, subjectType: kind, subjectId: String(id), fields }, { ...current, ...fields } as GitHubHook);
-  })).result;
+  });
+  return done.result;
+}
+
+/** POST /hooks/{id}/pings: sends the hook a new `ping`. */
+export async function pingHook(twin: Twin, kind: HookKind, id: number): Promise<void> {
+  requirePackTwin(twin, 'github');
+  await twin.applyAtomic((view) => {
+    const r = view.get(kind, String(id));
+    if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
+    return commit({ operation: `${kind}.ping`, subjectType: kind, subjectId: String(id), fields: {} });
+  });
 }
 
 export async function deleteHook(twin: Twin, kind: HookKind, id: number): Promise<void> {

@@ -6,8 +6,8 @@ import type { IdShapes } from '../kit/vendor-pack.js';
 
 export const githubIds = {
   numeric: numericId,
-  /** New-style global node ids: a type prefix, then kgDO/kwDO and base62. */
-  node: (ids: IdSource, prefix: 'U' | 'O' | 'R' | 'I' | 'PR') => `${prefix}_${prefix === 'I' || prefix === 'PR' ? 'kwDO' : 'kgDO'}${ids.vendorId('', 12)}`,
+  /** New-style global node ids: a type prefix (U, O, R, I, PR, IC, CR, CS, WFR, W, RE, A, MDQ…), then kgDO/kwDO and base62. */
+  node: (ids: IdSource, prefix: string) => `${prefix}_${prefix === 'U' || prefix === 'O' || prefix === 'R' || prefix === 'A' ? 'kgDO' : 'kwDO'}${ids.vendorId('', 12)}`,
   sha: (ids: IdSource) => hexToken(ids, 20),
 };
 
@@ -28,5 +28,15 @@ export const githubIdShapes: IdShapes = {
     organization_hook: INT,
     issue: /^[1-9][0-9]{8}#[1-9][0-9]*$/,
     pull_request: /^[1-9][0-9]{8}#[1-9][0-9]*$/,
+    branch: /^[1-9][0-9]{8}:[^\s:]+$/,
+    issue_comment: INT,
+    app: INT,
+    installation: INT,
+    check_suite: INT,
+    check_run: INT,
+    workflow: /^[1-9][0-9]{8}:\.github\/workflows\/[^/]+\.ya?ml$/,
+    workflow_run: INT,
+    release: INT,
+    star: /^[1-9][0-9]{8}:[1-9][0-9]{8}$/,
   },
 };

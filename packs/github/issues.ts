@@ -68,7 +68,7 @@ function checkTitle(title: unknown): string {
 export async function openIssue(twin: Twin, input: { repository: string; title: string; body?: string; sender: string }): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   const title = checkTitle(input?.title);
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const { number, projection } = nextNumber(view, repo);
@@ -108,14 +108,15 @@ export async function openIssue(twin: Twin, input: { repository: string; title: 
       { operation: 'issue.open', subjectType: 'issue', subjectId: issueKey(repo.id, number), fields: issue, actor: actorOf(sender), projection: { updates: [projection, openCountChange(repo, 1)] } },
       issue,
     );
-  })).result;
+  });
+  return done.result;
 }
 
 /** Edits title and/or body; an edit that changes nothing writes nothing and sends nothing. */
 export async function editIssue(twin: Twin, input: IssueRef & { title?: string; body?: string | null }): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   if (input.title !== undefined) checkTitle(input.title);
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const { repo, issue } = liveIssue(view, input);
     const sender = findUser(view, input.sender);
     const fields: JsonObject = {};
@@ -127,7 +128,8 @@ export async function editIssue(twin: Twin, input: IssueRef & { title?: string; 
       ...issue,
       ...fields,
     } as GitHubIssue);
-  })).result;
+  });
+  return done.result;
 }
 
 /** Closes an open issue; closing a closed one is a no-op, as on GitHub. */
@@ -135,7 +137,7 @@ export async function closeIssue(twin: Twin, input: IssueRef & { state_reason?: 
   requirePackTwin(twin, 'github');
   const reason = input.state_reason ?? 'completed';
   if (reason !== 'completed' && reason !== 'not_planned') throw validationFailed('state_reason must be "completed" or "not_planned"', 'state_reason');
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const { repo, issue } = liveIssue(view, input);
     const sender = findUser(view, input.sender);
     if (issue.state === 'closed') return skip(issue);
@@ -145,5 +147,6 @@ export async function closeIssue(twin: Twin, input: IssueRef & { state_reason?: 
       { operation: 'issue.close', subjectType: 'issue', subjectId: issueKey(repo.id, issue.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
       { ...issue, ...fields } as GitHubIssue,
     );
-  })).result;
+  });
+  return done.result;
 }

@@ -1,9 +1,13 @@
-// The GitHub pack as data: payloads with action/repository/organization/sender, hooks at two
-// endpoint kinds, X-Hub-Signature-256 and GitHub's delivery headers, and no automatic retries —
-// GitHub never retries; a redelivery is an operator's act and keeps X-GitHub-Delivery.
-import type { EventsDeclaration } from '../../src/index.js';
+// The GitHub pack as data: whole payloads (payload.ts), hooks at two levels plus GitHub Apps'
+// webhooks, X-Hub-Signature-256 and X-Hub-Signature with GitHub's delivery headers, and no
+// automatic retries — GitHub never retries; a redelivery is an operator's act and keeps
+// X-GitHub-Delivery.
+import type { EndpointKind, EventsDeclaration } from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { LOGIN_INDEX } from './accounts.js';
+import { setAppWebhookActive, SLUG_INDEX } from './apps.js';
+import { HEAD_INDEX } from './branches.js';
+import { SUITE_INDEX } from './checks.js';
 import { GITHUB_EVENT_RULES } from './event-types.js';
 import { updateHook, type HookKind } from './hooks.js';
 import { githubIdShapes } from './ids.js';
@@ -11,31 +15,36 @@ import { githubHeaders, payloadValues } from './payload.js';
 import { FULL_NAME_INDEX } from './repositories.js';
 import { scenarios } from './scenarios.js';
 
-const hookKind = (type: HookKind, field: 'repository_id' | 'organization_id', bodyPath: string) => ({
+const hook = (type: HookKind, match: EndpointKind['match']): EndpointKind => ({
   type,
   urlField: 'delivery_url',
   secretRefField: 'secret_ref',
   eventsField: 'event_filter',
   enabledWhen: { field: 'active', value: true },
-  match: [{ field, bodyPath }],
+  match,
 });
+
+// Each hook type is declared twice: once for every event of its repository or organization (a
+// ping's hook_id fails the null ping_guard), once for a ping to that very hook. Each match is one
+// group whose fields must all hold (`match` takes any one of its groups).
+const repositoryHooks = hook('repository_hook', [[{ field: 'repository_id', bodyPath: 'repository.id' }, { field: 'ping_guard', bodyPath: 'hook_id' }]]);
+const organizationHooks = hook('organization_hook', [[{ field: 'organization_id', bodyPath: 'organization.id' }, { field: 'ping_guard', bodyPath: 'hook_id' }]]);
+const pinged = (type: HookKind) => hook(type, [[{ field: 'id', bodyPath: 'hook_id' }, { field: 'type', bodyPath: 'hook.type' }]]);
 
 export const githubEvents: EventsDeclaration = {
   rules: GITHUB_EVENT_RULES,
-  envelope: {
-    action: '$action',
-    number: '$number',
-    issue: '$issue',
-    pull_request: '$pullRequest',
-    changes: '$changes',
-    repository: '$repository',
-    organization: '$organization',
-    sender: '$sender',
-  },
+  envelope: '$payload',
   values: payloadValues,
   eventIdPrefix: 'uuid',
   messageIdPrefix: 'uuid',
-  endpoints: [hookKind('repository_hook', 'repository_id', 'repository.id'), hookKind('organization_hook', 'organization_id', 'organization.id')],
+  endpoints: [
+    repositoryHooks,
+    pinged('repository_hook'),
+    organizationHooks,
+    pinged('organization_hook'),
+    // A GitHub App's webhook takes its own installations' events.
+    { type: 'app', urlField: 'delivery_url', secretRefField: 'secret_ref', eventsField: 'event_filter', enabledWhen: { field: 'active', value: true }, match: [{ field: 'id', bodyPath: 'installation.app_id' }] },
+  ],
   signing: 'github',
   recordType: 'hook_delivery',
   headers: ({ record }) => githubHeaders(record),
@@ -45,14 +54,20 @@ export const githubEvents: EventsDeclaration = {
 
 export const githubPack: VendorPack = {
   name: 'github',
-  description: 'GitHub: repositories, issues and pull requests, with repository and organization webhooks',
+  description: 'GitHub: repositories, pushes, issues, pull requests, checks, workflow runs, releases, stars and app installations, with repository, organization and app webhooks',
   indexes: [
     { type: 'user', name: LOGIN_INDEX, field: 'login' },
     { type: 'organization', name: LOGIN_INDEX, field: 'login' },
     { type: 'repository', name: FULL_NAME_INDEX, field: 'full_name' },
+    { type: 'pull_request', name: HEAD_INDEX, field: 'head_key' },
+    { type: 'check_run', name: SUITE_INDEX, field: 'check_suite_id' },
+    { type: 'app', name: SLUG_INDEX, field: 'slug' },
   ],
   events: githubEvents,
   scenarios,
   idShapes: githubIdShapes,
-  retireEndpoint: (twin, kind, id) => updateHook(twin, kind as HookKind, Number(id), { active: false }),
+  retireEndpoint: async (twin, kind, id) => {
+    if (kind === 'app') await setAppWebhookActive(twin, Number(id), false);
+    else await updateHook(twin, kind as HookKind, Number(id), { active: false });
+  },
 };

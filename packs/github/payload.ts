@@ -1,44 +1,149 @@
-// Renders GitHub webhook payloads: `action`, the issue or pull request, `changes` on edits,
-// `repository`, `organization` (for organization-owned repositories) and `sender`, with keys in
-// GitHub's order rather than the log's sorted order.
-import type { JsonObject, JsonValue, RenderContext } from '../../src/index.js';
+// Renders GitHub webhook payloads, whole and in GitHub's key order: each event family's objects
+// (render-*.ts), then `repository`, `organization` (for organization-owned repositories) and
+// `sender` (the user behind the write). Everything is derived from the twin's state as it is
+// after the write, so a payload always agrees with what the API would answer.
+import type { JsonObject, JsonValue, ReadView, RenderContext } from '../../src/index.js';
 import { ordered } from '../kit/ordered.js';
-import { summary, type GitHubUser } from './accounts.js';
+import type { GitHubUser } from './accounts.js';
+import type { GitHubApp, GitHubInstallation } from './apps.js';
+import type { GitHubBranch, GitPush } from './branches.js';
+import { HEAD_INDEX } from './branches.js';
+import type { GitHubCheckRun, GitHubCheckSuite } from './checks.js';
+import type { GitHubIssueComment } from './comments.js';
+import type { GitHubHook } from './hooks.js';
+import type { GitHubIssue } from './issues.js';
+import type { GitHubPullRequest } from './pull-requests.js';
+import type { GitHubRelease } from './releases.js';
+import { reactions, renderAccount } from './render-account.js';
+import { installationRepository, renderCheckRun, renderCheckSuite, renderInstallation, renderSimpleCommit, renderWorkflow, renderWorkflowRun } from './render-checks.js';
+import { renderComment, renderIssue, renderPullRequestIssue } from './render-issue.js';
+import { pullRequestRef, renderPullRequest } from './render-pull-request.js';
+import { renderRepository } from './render-repository.js';
+import type { GitHubRepository } from './repositories.js';
+import type { GitHubStar } from './stars.js';
+import type { GitHubWorkflow, GitHubWorkflowRun } from './workflows.js';
 
-const ACCOUNT_KEYS = ['login', 'id', 'node_id', 'avatar_url', 'gravatar_id', 'url', 'html_url', 'type', 'site_admin'];
-const REPOSITORY_KEYS = [
-  'id', 'node_id', 'name', 'full_name', 'private', 'owner', 'html_url', 'description', 'fork', 'url', 'created_at', 'updated_at', 'pushed_at',
-  'homepage', 'size', 'stargazers_count', 'watchers_count', 'language', 'has_issues', 'forks_count', 'archived', 'disabled', 'open_issues_count',
-  'license', 'visibility', 'forks', 'open_issues', 'watchers', 'default_branch',
-];
-const ISSUE_KEYS = [
-  'url', 'repository_url', 'labels_url', 'comments_url', 'events_url', 'html_url', 'id', 'node_id', 'number', 'title', 'user', 'labels', 'state',
-  'locked', 'assignee', 'assignees', 'milestone', 'comments', 'created_at', 'updated_at', 'closed_at', 'author_association', 'active_lock_reason',
-  'body', 'timeline_url', 'performed_via_github_app', 'state_reason',
-];
-const PULL_KEYS = [
-  'url', 'id', 'node_id', 'html_url', 'diff_url', 'patch_url', 'issue_url', 'number', 'state', 'locked', 'title', 'user', 'body', 'created_at',
-  'updated_at', 'closed_at', 'merged_at', 'merge_commit_sha', 'assignee', 'assignees', 'requested_reviewers', 'labels', 'draft', 'head', 'base',
-  'author_association', 'merged', 'mergeable', 'merged_by', 'comments', 'commits', 'additions', 'deletions', 'changed_files',
-];
 const ORGANIZATION_KEYS = ['login', 'id', 'node_id', 'url', 'repos_url', 'events_url', 'hooks_url', 'issues_url', 'members_url', 'public_members_url', 'avatar_url', 'description'];
 
-function account(value: JsonValue | undefined): JsonValue {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? ordered(value, ACCOUNT_KEYS) : null;
+// GitHub's zen lines: a ping carries one.
+const ZEN = [
+  'Design for failure.', 'Keep it logically awesome.', 'Speak like a human.', 'Half measures are as bad as nothing at all.', 'Encourage flow.',
+  'Non-blocking is better than blocking.', 'Favor focus over features.', 'Mind your words, they are important.', 'Anything added dilutes everything else.',
+  'Practicality beats purity.', 'Approachable is better than simple.', 'Avoid administrative distraction.', "It's not fully shipped until it's fast.", 'Responsive is better than fast.',
+];
+
+type Fields = Record<string, unknown>;
+
+function fieldsOf<T>(view: ReadView, type: string, id: string | number | undefined): T | undefined {
+  if (id === undefined) return undefined;
+  const r = view.get(type, String(id));
+  return r === undefined || r.deleted ? undefined : (r.fields as unknown as T);
 }
 
-function withAccounts(object: JsonObject, keys: readonly string[]): JsonObject {
-  const out = { ...object };
-  for (const key of keys) if (key in out && out[key] !== null) out[key] = account(out[key]);
+/** The subject as the event describes it: after the write, or as it was before a delete. */
+function subjectFields(ctx: RenderContext): Fields {
+  if (ctx.subject !== undefined && !ctx.subject.deleted) return ctx.subject.fields as Fields;
+  return (ctx.previous ?? {}) as Fields;
+}
+
+function repositoryIdOf(ctx: RenderContext, fields: Fields): string | undefined {
+  switch (ctx.entry.subjectType) {
+    case 'issue':
+    case 'pull_request':
+      return ctx.entry.subjectId.split('#')[0];
+    case 'issue_comment':
+      return String(fields.issue_key).split('#')[0];
+    default:
+      return fields.repository_id === undefined ? undefined : String(fields.repository_id);
+  }
+}
+
+function senderOf(ctx: RenderContext): JsonObject | undefined {
+  const match = /^user:(\d+)$/.exec(ctx.entry.actor);
+  const user = match === null ? undefined : fieldsOf<GitHubUser>(ctx.view, 'user', match[1]);
+  return user === undefined ? undefined : renderAccount(user);
+}
+
+function organizationOf(view: ReadView, id: number | undefined): JsonObject | undefined {
+  const org = fieldsOf<JsonObject>(view, 'organization', id);
+  // GitHub's payload organization has no created_at.
+  return org === undefined ? undefined : ordered(org, ORGANIZATION_KEYS, ['created_at']);
+}
+
+/** Open pull requests whose head is `sha` on `branch`: what checks and workflow runs list. */
+function pullRequestsAt(view: ReadView, repo: GitHubRepository, branch: string | null, sha: string): JsonObject[] {
+  if (branch === null) return [];
+  return view
+    .lookup('pull_request', HEAD_INDEX, `${repo.id}:${branch}`)
+    .map((r) => r.fields as unknown as GitHubPullRequest)
+    .filter((p) => p.state === 'open' && p.head.sha === sha)
+    .map((p) => pullRequestRef(p, repo));
+}
+
+function renderPush(push: GitPush, repo: GitHubRepository): JsonObject {
+  const commits = push.commits.map((c) => ({ id: c.id, tree_id: c.tree_id, distinct: true, message: c.message, timestamp: c.timestamp, url: `${repo.html_url}/commit/${c.id}`, author: c.author, committer: c.committer, added: c.added, removed: c.removed, modified: c.modified }));
+  const name = push.ref.replace(/^refs\/heads\//, '');
+  return {
+    ref: push.ref,
+    before: push.before,
+    after: push.after,
+    pusher: push.pusher,
+    created: push.created,
+    deleted: false,
+    forced: push.forced,
+    base_ref: null,
+    compare: push.created ? `${repo.html_url}/compare/${name}` : `${repo.html_url}/compare/${push.before.slice(0, 12)}...${push.after.slice(0, 12)}`,
+    commits,
+    head_commit: commits[commits.length - 1] ?? null,
+  };
+}
+
+function renderRelease(release: GitHubRelease, repo: GitHubRepository): JsonObject {
+  const url = `${repo.url}/releases/${release.id}`;
+  return {
+    url,
+    assets_url: `${url}/assets`,
+    upload_url: `https://uploads.github.com/repos/${repo.full_name}/releases/${release.id}/assets{?name,label}`,
+    html_url: `${repo.html_url}/releases/tag/${release.tag_name}`,
+    id: release.id,
+    author: renderAccount(release.author),
+    node_id: release.node_id,
+    tag_name: release.tag_name,
+    target_commitish: release.target_commitish,
+    name: release.name,
+    draft: release.draft,
+    prerelease: release.prerelease,
+    created_at: release.created_at,
+    published_at: release.published_at,
+    assets: [],
+    tarball_url: `${repo.url}/tarball/${release.tag_name}`,
+    zipball_url: `${repo.url}/zipball/${release.tag_name}`,
+    body: release.body,
+    reactions: reactions(url),
+  };
+}
+
+function renderHook(hook: GitHubHook): JsonObject {
+  const out: JsonObject = {
+    type: hook.type,
+    id: hook.id,
+    name: hook.name,
+    active: hook.active,
+    events: hook.events,
+    config: { content_type: hook.config.content_type, insecure_ssl: hook.config.insecure_ssl, url: hook.config.url },
+    updated_at: hook.updated_at,
+    created_at: hook.created_at,
+    url: hook.url,
+  };
+  if (hook.type === 'Repository') out.test_url = `${hook.url}/test`;
+  out.ping_url = hook.ping_url;
+  out.deliveries_url = hook.deliveries_url;
+  out.last_response = hook.last_response;
   return out;
 }
 
-function renderRepository(repo: Readonly<JsonObject>): JsonObject {
-  return ordered(withAccounts({ ...repo }, ['owner']), REPOSITORY_KEYS);
-}
-
 /** Old values of the edited fields, as GitHub's `changes: {title: {from}}`. */
-function changes(ctx: Pick<RenderContext, 'previous' | 'entry'>): JsonObject | undefined {
+function changes(ctx: RenderContext): JsonObject | undefined {
   const out: JsonObject = {};
   for (const key of ['title', 'body']) {
     if (ctx.entry.fields !== undefined && key in ctx.entry.fields) out[key] = { from: (ctx.previous?.[key] ?? null) as JsonValue };
@@ -46,59 +151,114 @@ function changes(ctx: Pick<RenderContext, 'previous' | 'entry'>): JsonObject | u
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
-function sender(ctx: RenderContext): JsonValue | undefined {
-  const match = /^user:(\d+)$/.exec(ctx.entry.actor);
-  const user = match === null ? undefined : ctx.view.get('user', match[1]!);
-  return user === undefined ? undefined : ordered(summary(user.fields as unknown as GitHubUser), ACCOUNT_KEYS);
+/** The family-specific part of the payload (before repository/organization/sender), in GitHub's order. */
+function body(ctx: RenderContext, family: string, action: string | undefined, fields: Fields, repo: GitHubRepository | undefined): JsonObject | undefined {
+  const view = ctx.view;
+  switch (family) {
+    case 'issues': {
+      const out: JsonObject = { action: action!, issue: renderIssue(fields as unknown as GitHubIssue) };
+      if (action === 'edited') out.changes = changes(ctx) ?? {};
+      return out;
+    }
+    case 'pull_request': {
+      const pull = fields as unknown as GitHubPullRequest;
+      const out: JsonObject = { action: action!, number: pull.number };
+      if (action === 'synchronize') {
+        out.before = ((ctx.previous?.head as JsonObject | undefined)?.sha ?? null) as JsonValue;
+        out.after = pull.head.sha;
+      }
+      out.pull_request = renderPullRequest(pull, repo!);
+      return out;
+    }
+    case 'issue_comment': {
+      const comment = fields as unknown as GitHubIssueComment;
+      const target = fieldsOf<GitHubIssue & GitHubPullRequest>(view, comment.on, comment.issue_key)!;
+      const issue = comment.on === 'issue' ? renderIssue(target) : renderPullRequestIssue(target, repo!);
+      return { action: action!, issue, comment: renderComment(comment, repo!, target.number, target.html_url) };
+    }
+    case 'check_run': {
+      const run = fields as unknown as GitHubCheckRun;
+      const suite = fieldsOf<GitHubCheckSuite>(view, 'check_suite', run.check_suite_id)!;
+      const app = fieldsOf<GitHubApp>(view, 'app', run.app_id)!;
+      return { action: action!, check_run: renderCheckRun(run, suite, repo!, app, pullRequestsAt(view, repo!, run.head_branch, run.head_sha)) };
+    }
+    case 'check_suite': {
+      const suite = fields as unknown as GitHubCheckSuite;
+      const app = fieldsOf<GitHubApp>(view, 'app', suite.app_id)!;
+      const branch = suite.head_branch === null ? undefined : fieldsOf<GitHubBranch>(view, 'branch', `${repo!.id}:${suite.head_branch}`);
+      const head = branch?.last_push?.commits.find((c) => c.id === suite.head_sha);
+      const headCommit = renderSimpleCommit(head ?? { id: suite.head_sha, tree_id: suite.head_sha, message: '', timestamp: suite.created_at.replace(/Z$/, '+00:00'), author: { name: repo!.owner.login, email: '' }, committer: { name: repo!.owner.login, email: '' } });
+      return { action: action!, check_suite: renderCheckSuite(suite, repo!, app, pullRequestsAt(view, repo!, suite.head_branch, suite.head_sha), headCommit) };
+    }
+    case 'workflow_run': {
+      const run = fields as unknown as GitHubWorkflowRun;
+      const workflow = fieldsOf<GitHubWorkflow>(view, 'workflow', `${repo!.id}:${run.path}`)!;
+      return { action: action!, workflow: renderWorkflow(workflow, repo!), workflow_run: renderWorkflowRun(run, repo!, pullRequestsAt(view, repo!, run.head_branch, run.head_sha)) };
+    }
+    case 'installation': {
+      const inst = fields as unknown as GitHubInstallation;
+      const repos =
+        inst.repository_selection === 'selected'
+          ? inst.repository_ids.map((id) => fieldsOf<GitHubRepository>(view, 'repository', id)).filter((r): r is GitHubRepository => r !== undefined)
+          : view.list('repository').map((r) => r.fields as unknown as GitHubRepository).filter((r) => r.owner.id === inst.account.id).sort((a, b) => a.id - b.id);
+      return { action: action!, installation: renderInstallation(inst), repositories: repos.map(installationRepository) };
+    }
+    case 'release':
+      return { action: action!, release: renderRelease(fields as unknown as GitHubRelease, repo!) };
+    case 'star': {
+      const star = fields as unknown as GitHubStar;
+      return { action: action!, starred_at: action === 'deleted' ? null : star.starred_at };
+    }
+    case 'push':
+      return renderPush((fields as unknown as GitHubBranch).last_push!, repo!);
+    case 'ping': {
+      const hook = fields as unknown as GitHubHook;
+      return { zen: ZEN[hook.id % ZEN.length]!, hook_id: hook.id, hook: renderHook(hook) };
+    }
+    default:
+      return undefined;
+  }
 }
 
 export function payloadValues(ctx: RenderContext): Record<string, JsonValue | undefined> {
-  const [family, action] = ctx.eventType.split('.') as [string, string];
-  const fields = (ctx.subject?.fields ?? {}) as JsonObject;
-  const repoId = ctx.entry.subjectId.split('#')[0]!;
-  const repoFields = ctx.view.get('repository', repoId)?.fields;
-  const repo = repoFields === undefined ? undefined : renderRepository(repoFields);
-  const owner = repoFields?.owner as { type?: string; id?: number } | undefined;
-  const org = owner?.type === 'Organization' ? ctx.view.get('organization', String(owner.id))?.fields : undefined;
-  const values: Record<string, JsonValue | undefined> = {
-    action,
-    repository: repo,
-    // GitHub's payload organization has no created_at.
-    organization: org === undefined ? undefined : ordered(org, ORGANIZATION_KEYS, ['created_at']),
-    sender: sender(ctx),
-    issue: undefined,
-    pullRequest: undefined,
-    number: undefined,
-    changes: undefined,
-  };
-  if (family === 'issues') {
-    values.issue = ordered(withAccounts(fields, ['user']), ISSUE_KEYS);
-    if (action === 'edited') values.changes = changes(ctx);
-  } else if (family === 'pull_request') {
-    const pull = withAccounts(fields, ['user', 'merged_by']);
-    // head and base carry the repository as it is now, like GitHub's rendering.
-    for (const side of ['head', 'base']) {
-      const ref = pull[side] as JsonObject | undefined;
-      if (ref !== undefined) pull[side] = { label: ref.label ?? null, ref: ref.ref ?? null, sha: ref.sha ?? null, user: account(ref.user), repo: repo ?? null };
-    }
-    values.number = fields.number;
-    values.pullRequest = ordered(pull, PULL_KEYS);
+  const [family, action] = ctx.eventType.split('.') as [string, string | undefined];
+  const fields = subjectFields(ctx);
+  const repoId = repositoryIdOf(ctx, fields);
+  const repo = fieldsOf<GitHubRepository>(ctx.view, 'repository', repoId);
+  const payload = body(ctx, family, action, fields, repo);
+  if (payload === undefined) return { payload: undefined };
+  const owner = repo?.owner;
+  const orgId = owner?.type === 'Organization' ? owner.id : ctx.entry.subjectType === 'organization_hook' ? (fields.organization_id as number) : undefined;
+  const organization = organizationOf(ctx.view, orgId);
+  const sender = senderOf(ctx);
+  if (family === 'push') {
+    // GitHub's push order: ref, before, after, repository, pusher, organization, sender, created, …
+    const { ref, before, after, pusher, ...rest } = payload;
+    return { payload: { ref: ref!, before: before!, after: after!, repository: renderRepository(repo!, 'push'), pusher: pusher!, ...(organization ? { organization } : {}), ...(sender ? { sender } : {}), ...rest } };
   }
-  return values;
+  if (family !== 'installation' && repo !== undefined) payload.repository = renderRepository(repo);
+  if (organization !== undefined) payload.organization = organization;
+  if (sender !== undefined) payload.sender = sender;
+  return { payload };
 }
 
-/** The delivery headers GitHub adds beside the signature. */
+/** The delivery headers GitHub adds beside the signatures. */
 export function githubHeaders(record: Readonly<JsonObject>): Record<string, string> {
   const kind = String(record.endpointKind);
-  const body = JSON.parse(String(record.body)) as { repository?: { id?: number }; organization?: { id?: number } };
-  const org = kind === 'organization_hook';
+  const body = JSON.parse(String(record.body)) as { repository?: { id?: number }; organization?: { id?: number }; installation?: { app_id?: number } };
+  const target =
+    kind === 'organization_hook'
+      ? { type: 'organization', id: body.organization?.id }
+      : kind === 'app'
+        ? { type: 'integration', id: body.installation?.app_id ?? Number(record.endpointId) }
+        : { type: 'repository', id: body.repository?.id };
   return {
     'User-Agent': 'GitHub-Hookshot/7a1c2f0',
     'X-GitHub-Event': String(record.eventType).split('.')[0]!,
     // The record's message id: minted once per delivery, so a redelivery carries the same GUID.
     'X-GitHub-Delivery': String(record.messageId),
     'X-GitHub-Hook-ID': String(record.endpointId),
-    'X-GitHub-Hook-Installation-Target-Type': org ? 'organization' : 'repository',
-    'X-GitHub-Hook-Installation-Target-ID': String((org ? body.organization?.id : body.repository?.id) ?? ''),
+    'X-GitHub-Hook-Installation-Target-Type': target.type,
+    'X-GitHub-Hook-Installation-Target-ID': String(target.id ?? ''),
   };
 }

@@ -1,10 +1,12 @@
-// Pull requests: opened and closed (merged or not). They take numbers from the repository's
-// issue sequence and count toward open_issues_count, as on GitHub.
-import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+// Pull requests: opened, synchronized by pushes to their head branch (see branches.ts), and
+// closed — merged or not; a merge pushes its merge commit to the base branch in the same commit.
+// They take numbers from the repository's issue sequence and count toward open_issues_count.
+import { commit, skip, type JsonObject, type ProjectedResource, type ReadView, type Twin, type Write } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
+import { branchKey, gitActor, pushWrites, tipOrCreate } from './branches.js';
 import { authorAssociation, issueKey } from './issues.js';
 import { findRepository, nextNumber, openCountChange, type GitHubRepository } from './repositories.js';
 
@@ -46,6 +48,8 @@ export type GitHubPullRequest = {
   additions: number;
   deletions: number;
   changed_files: number;
+  /** Twin bookkeeping (never rendered): `<repo id>:<head ref>`, indexed for synchronize. */
+  head_key: string;
 };
 
 export interface OpenPullRequestInput {
@@ -71,7 +75,7 @@ export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): 
   requirePackTwin(twin, 'github');
   if (typeof input?.title !== 'string' || input.title.trim() === '') throw validationFailed('title is required', 'title');
   if (typeof input.head !== 'string' || input.head === '') throw validationFailed('head must name a branch', 'head');
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const base = input.base ?? repo.default_branch;
@@ -81,7 +85,15 @@ export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): 
     const now = githubTime(twin.world.clock.now());
     const api = `${repo.url}/pulls/${number}`;
     const html = `${repo.html_url}/pull/${number}`;
-    const branch = (ref: string): BranchRef => ({ label: `${repo.owner.login}:${ref}`, ref, sha: githubIds.sha(ids), user: repo.owner });
+    // Branches the twin has not seen yet come into being with the pull request (pushed earlier).
+    const projected: ProjectedResource[] = [];
+    const branch = (ref: string): BranchRef => {
+      const tip = tipOrCreate(view, twin, repo, ref);
+      if (tip.projection !== undefined) projected.push(tip.projection);
+      return { label: `${repo.owner.login}:${ref}`, ref, sha: tip.sha, user: repo.owner };
+    };
+    const head = branch(input.head);
+    const baseRef = branch(base);
     const pull: GitHubPullRequest = {
       url: api,
       id: githubIds.numeric(ids),
@@ -106,46 +118,78 @@ export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): 
       requested_reviewers: [],
       labels: [],
       draft: input.draft ?? false,
-      head: branch(input.head),
-      base: branch(base),
+      head,
+      base: baseRef,
       author_association: authorAssociation(repo, sender.id),
       merged: false,
       mergeable: null,
       merged_by: null,
       comments: 0,
       commits: 1,
-      additions: 0,
+      additions: 1,
       deletions: 0,
-      changed_files: 0,
+      changed_files: 1,
+      head_key: branchKey(repo.id, input.head),
     };
     return commit(
-      { operation: 'pull_request.open', subjectType: 'pull_request', subjectId: issueKey(repo.id, number), fields: pull, actor: actorOf(sender), projection: { updates: [projection, openCountChange(repo, 1)] } },
+      {
+        operation: 'pull_request.open',
+        subjectType: 'pull_request',
+        subjectId: issueKey(repo.id, number),
+        fields: pull,
+        actor: actorOf(sender),
+        projection: { updates: [projection, openCountChange(repo, 1)], ...(projected.length === 0 ? {} : { creates: projected }) },
+      },
       pull,
     );
-  })).result;
+  });
+  return done.result;
 }
 
 /** Closes an open pull request, merging it when `merge` is true (payload action is still "closed"). */
 export async function closePullRequest(twin: Twin, input: { repository: string; number: number; sender: string; merge?: boolean }): Promise<GitHubPullRequest> {
   requirePackTwin(twin, 'github');
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const { repo, pull } = livePull(view, input.repository, input.number);
     const sender = findUser(view, input.sender);
     if (pull.state === 'closed') return skip(pull);
     const now = githubTime(twin.world.clock.now());
     const merged = input.merge === true;
+    // The merge commit is what lands on the base branch: one push, in the same commit as the close.
+    let pushed: Write[] = [];
+    let mergeSha: string | null = null;
+    if (merged) {
+      const ids = twin.world.ids;
+      const mergeCommit = {
+        id: githubIds.sha(ids),
+        tree_id: githubIds.sha(ids),
+        message: `Merge pull request #${pull.number} from ${pull.head.label.replace(':', '/')}\n\n${pull.title}`,
+        timestamp: now.replace(/Z$/, '+00:00'),
+        author: gitActor(sender),
+        committer: { name: 'GitHub', email: 'noreply@github.com', username: 'web-flow' },
+        added: [],
+        removed: [],
+        modified: ['README.md'],
+      };
+      mergeSha = mergeCommit.id;
+      pushed = pushWrites(view, repo, pull.base.ref, sender, [mergeCommit], now).writes;
+    }
     const fields: JsonObject = {
       state: 'closed',
       closed_at: now,
       updated_at: now,
       merged,
       merged_at: merged ? now : null,
-      merge_commit_sha: merged ? githubIds.sha(twin.world.ids) : null,
+      merge_commit_sha: mergeSha,
       merged_by: merged ? summary(sender) : null,
     };
     return commit(
-      { operation: 'pull_request.close', subjectType: 'pull_request', subjectId: issueKey(repo.id, pull.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
+      [
+        { operation: 'pull_request.close', subjectType: 'pull_request', subjectId: issueKey(repo.id, pull.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
+        ...pushed,
+      ],
       { ...pull, ...fields } as GitHubPullRequest,
     );
-  })).result;
+  });
+  return done.result;
 }

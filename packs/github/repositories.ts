@@ -65,7 +65,10 @@ export async function createRepository(twin: Twin, input: CreateRepositoryInput)
     throw validationFailed('name may hold only letters, digits, ".", "-" and "_" (1–100 characters)', 'name');
   }
   if (typeof input.owner !== 'string') throw validationFailed('owner must be a user or organization login', 'owner');
-  return (await twin.applyAtomic((view) => {
+  if (input.default_branch !== undefined && (typeof input.default_branch !== 'string' || !/^[^\s~^:?*[\]\\]{1,200}$/.test(input.default_branch))) {
+    throw validationFailed('default_branch must be a valid branch name, e.g. "main"', 'default_branch');
+  }
+  const done = await twin.applyAtomic((view) => {
     const owner = (view.lookup('user', LOGIN_INDEX, input.owner)[0] ?? view.lookup('organization', LOGIN_INDEX, input.owner)[0])?.fields as GitHubUser | GitHubOrganization | undefined;
     if (owner === undefined) throw notFound(`user or organization ${input.owner}`, 'owner');
     const fullName = `${owner.login}/${input.name}`;
@@ -104,8 +107,14 @@ export async function createRepository(twin: Twin, input: CreateRepositoryInput)
       watchers: 0,
       default_branch: input.default_branch ?? 'main',
     };
-    return commit({ operation: 'repository.create', subjectType: 'repository', subjectId: String(id), fields: repo }, repo);
-  })).result;
+    // Initialised with a README, as "Add a README file" does: the default branch exists at once.
+    const branch = { repository_id: id, name: repo.default_branch, sha: githubIds.sha(ids), last_push: null };
+    return commit(
+      { operation: 'repository.create', subjectType: 'repository', subjectId: String(id), fields: repo, projection: { creates: [{ type: 'branch', id: `${id}:${repo.default_branch}`, fields: branch }] } },
+      repo,
+    );
+  });
+  return done.result;
 }
 
 /** The next issue/PR number of a repository, and the projection that records it. */

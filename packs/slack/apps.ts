@@ -1,7 +1,8 @@
 // A Slack app installed in a workspace: its bot user, its signing secret (in world.secrets) and
 // its Events API subscription — the endpoint, with the Request URL and the bot events it wants.
-// One app per workspace: an event is rendered once, for the one app it is addressed to.
-import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+// Setting a new Request URL sends Slack's url_verification challenge to it. One app per
+// workspace: an event is rendered once, for the one app it is addressed to.
+import { commit, type JsonObject, type ProjectedResource, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
@@ -26,7 +27,16 @@ export type EventSubscription = {
 };
 
 /** Bot events this twin sends, and the kernel event type each one subscribes to. */
-export const BOT_EVENTS: Readonly<Record<string, string>> = { 'message.channels': 'message', app_mention: 'app_mention' };
+export const BOT_EVENTS: Readonly<Record<string, string>> = {
+  'message.channels': 'message',
+  app_mention: 'app_mention',
+  reaction_added: 'reaction_added',
+  app_home_opened: 'app_home_opened',
+  member_joined_channel: 'member_joined_channel',
+};
+
+/** The Interactivity Request URL: where block_actions payloads go (form-encoded). */
+export type Interactivity = { id: string; app_id: string; team_id: string; request_url: string; enabled: boolean; secret_ref: string; event_filter: string[] };
 
 const check = checker('slack');
 
@@ -49,20 +59,30 @@ export interface CreateAppInput {
   bot_events?: string[];
   /** Defaults to 32 hex characters drawn from the world's id source. */
   signing_secret?: string;
+  /** Where interactive payloads (block_actions) go; none when omitted. */
+  interactivity_url?: string;
 }
 
-/** Creates and installs the app; answers it with its signing secret (shown once, as in app settings). */
+export function interactivityOf(appId: string, teamId: string, url: string, ref: string): Interactivity {
+  return { id: appId, app_id: appId, team_id: teamId, request_url: url, enabled: true, secret_ref: ref, event_filter: ['block_actions'] };
+}
+
+/**
+ * Creates and installs the app with its Request URL already verified (as an app made from a
+ * manifest); answers it with its signing secret (shown once, as in app settings).
+ */
 export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ app: SlackApp; subscription: EventSubscription; signingSecret: string }> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const url = check.url(input.request_url, 'request_url');
   const events = eventFilter(input.bot_events ?? ['message.channels', 'app_mention']);
+  const interactivityUrl = input.interactivity_url === undefined ? undefined : check.url(input.interactivity_url, 'interactivity_url');
   const ids = twin.world.ids;
   const secret = input.signing_secret === undefined ? slackIds.signingSecret(ids) : check.secret(input.signing_secret, 'signing_secret');
   const appId = slackIds.app(ids);
   const ref = secretRefFor(twin, appId);
-  return withStoredSecret(twin, ref, secret, async () =>
-    (await twin.applyAtomic((view) => {
+  const done = await withStoredSecret(twin, ref, secret, () =>
+    twin.applyAtomic((view) => {
       getTeam(view, input.team);
       if (appOfTeam(view, input.team) !== undefined) {
         throw slackError('app_already_installed', `workspace ${input.team} already has an app; this twin renders each event for one app per workspace`, 'team', 'conflict');
@@ -70,6 +90,7 @@ export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ ap
       const botUserId = slackIds.user(ids);
       const app: SlackApp = { id: appId, name, team_id: input.team, bot_id: slackIds.bot(ids), bot_user_id: botUserId, verification_token: slackIds.verificationToken(ids) };
       const subscription: EventSubscription = { id: appId, app_id: appId, team_id: input.team, request_url: url, ...events, enabled: true, secret_ref: ref };
+      const interactivity: ProjectedResource[] = interactivityUrl === undefined ? [] : [{ type: 'interactivity', id: appId, fields: interactivityOf(appId, input.team, interactivityUrl, ref) }];
       return commit(
         {
           operation: 'app.install',
@@ -80,24 +101,62 @@ export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ ap
             creates: [
               { type: 'user', id: botUserId, fields: { id: botUserId, team_id: input.team, name: name.toLowerCase().replace(/[^a-z0-9]+/g, '_'), real_name: name, is_bot: true, deleted: false } },
               { type: 'event_subscription', id: appId, fields: subscription },
+              ...interactivity,
             ],
           },
         },
         { app, subscription, signingSecret: secret },
       );
-    })).result,
+    }),
   );
+  return done.result;
 }
 
+/**
+ * Changes the Events API subscription. A new Request URL is verified as Slack does: the
+ * url_verification challenge goes to it, signed like every event (the subscription takes
+ * url_verification from then on).
+ */
 export async function updateEventSubscription(twin: Twin, appId: string, input: { request_url?: string; bot_events?: string[]; enabled?: boolean }): Promise<EventSubscription> {
   requirePackTwin(twin, 'slack');
   const fields: JsonObject = {};
   if (input.request_url !== undefined) fields.request_url = check.url(input.request_url, 'request_url');
   if (input.bot_events !== undefined) Object.assign(fields, eventFilter(input.bot_events));
   if (input.enabled !== undefined) fields.enabled = check.boolean(input.enabled, 'enabled');
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const r = view.get('event_subscription', appId);
     if (r === undefined || r.deleted) throw slackError('app_not_found', `no app ${appId}`, 'app');
-    return commit({ operation: 'event_subscription.update', subjectType: 'event_subscription', subjectId: appId, fields }, { ...(r.fields as unknown as EventSubscription), ...fields } as EventSubscription);
-  })).result;
+    const current = r.fields as unknown as EventSubscription;
+    if (fields.request_url !== undefined && fields.request_url !== current.request_url) {
+      const filter = (fields.event_filter as string[] | undefined) ?? current.event_filter;
+      fields.event_filter = filter.includes(URL_VERIFICATION) ? filter : [...filter, URL_VERIFICATION];
+      // Slack verifies the URL it is given: the subscription is on from the moment it answers.
+      if (input.enabled === undefined) fields.enabled = true;
+    } else if (fields.event_filter !== undefined && current.event_filter.includes(URL_VERIFICATION)) {
+      fields.event_filter = [...(fields.event_filter as string[]), URL_VERIFICATION];
+    }
+    return commit({ operation: 'event_subscription.update', subjectType: 'event_subscription', subjectId: appId, fields }, { ...current, ...fields } as EventSubscription);
+  });
+  return done.result;
+}
+
+export const URL_VERIFICATION = 'url_verification';
+
+/** Sets (or changes) the app's Interactivity Request URL, where block_actions payloads go. */
+export async function setInteractivityUrl(twin: Twin, appId: string, input: { request_url: string; enabled?: boolean }): Promise<Interactivity> {
+  requirePackTwin(twin, 'slack');
+  const url = check.url(input?.request_url, 'request_url');
+  const enabled = input.enabled === undefined ? true : check.boolean(input.enabled, 'enabled');
+  const done = await twin.applyAtomic((view) => {
+    const app = view.get('app', appId);
+    if (app === undefined || app.deleted) throw slackError('app_not_found', `no app ${appId}`, 'app');
+    const existing = view.get('interactivity', appId);
+    const fields = { ...interactivityOf(appId, String(app.fields.team_id), url, secretRefFor(twin, appId)), enabled };
+    const write =
+      existing === undefined
+        ? { operation: 'interactivity.create', subjectType: 'interactivity', subjectId: appId, fields }
+        : { operation: 'interactivity.update', subjectType: 'interactivity', subjectId: appId, fields: { request_url: url, enabled } };
+    return commit(write, fields);
+  });
+  return done.result;
 }

@@ -1,11 +1,17 @@
-// Events API `event_callback` envelopes: the inner event (message or app_mention) wrapped with
-// token, team_id, api_app_id, event_id, event_time, authorizations and event_context, rendered
-// for the workspace's app.
-import type { JsonObject, JsonValue, RenderContext } from '../../src/index.js';
-import { appOfTeam } from './apps.js';
-import { mention, type SlackMessage } from './messages.js';
+// What Slack sends, per event type. Events API events go in `event_callback` envelopes (token,
+// team_id, api_app_id, event_id, event_time, authorizations, event_context) around the inner
+// event; url_verification is its own small JSON body; block_actions and slash commands are the
+// interactivity payload and the command's fields, which `encodeSlackBody` form-encodes.
+import { createHash } from 'node:crypto';
+import type { JsonObject, JsonValue, ReadView, RenderContext } from '../../src/index.js';
+import type { AppHomeVisit, ChannelMember, SlackReaction } from './activity.js';
+import { appOfTeam, type EventSubscription, type SlackApp } from './apps.js';
+import type { BlockActionFields, CommandInvocation } from './interactivity.js';
+import { mention, messageKey, type SlackMessage } from './messages.js';
+import type { SlackChannel, SlackTeam, SlackUser } from './workspace.js';
 
-type Ctx = Pick<RenderContext, 'subject' | 'view' | 'eventType'>;
+/** Event types delivered as form bodies rather than JSON. */
+export const FORM_TYPES: ReadonlySet<string> = new Set(['block_actions', 'slash_command']);
 
 /** app_mention goes out only when the message mentions the workspace app's bot user. */
 export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boolean {
@@ -15,8 +21,10 @@ export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boole
   return app !== undefined && message.text.includes(mention(app.bot_user_id));
 }
 
-function innerEvent(message: SlackMessage, type: string): JsonObject {
+function messageEvent(message: SlackMessage, type: string): JsonObject {
   const event: JsonObject = { client_msg_id: message.client_msg_id, type, text: message.text, user: message.user, ts: message.ts, team: message.team };
+  if (message.bot_id !== undefined) Object.assign(event, { bot_id: message.bot_id, app_id: message.app_id ?? null });
+  if (message.blocks !== undefined) event.blocks = message.blocks;
   if (message.thread_ts !== undefined) event.thread_ts = message.thread_ts;
   event.channel = message.channel;
   event.event_ts = message.ts;
@@ -24,21 +32,149 @@ function innerEvent(message: SlackMessage, type: string): JsonObject {
   return event;
 }
 
+/** The inner event, the workspace it happened in, and the channel its context names. */
+function innerEvent(ctx: RenderContext): { event: JsonObject; team: string; channel: string } | undefined {
+  const fields = ctx.subject?.fields;
+  if (fields === undefined) return undefined;
+  switch (ctx.eventType) {
+    case 'message':
+    case 'app_mention': {
+      const m = fields as unknown as SlackMessage;
+      return { event: messageEvent(m, ctx.eventType), team: m.team, channel: m.channel };
+    }
+    case 'reaction_added': {
+      const r = fields as unknown as SlackReaction;
+      return { event: { type: 'reaction_added', user: r.user, reaction: r.reaction, item: r.item, item_user: r.item_user, event_ts: r.event_ts }, team: r.team, channel: r.item.channel };
+    }
+    case 'member_joined_channel': {
+      const m = fields as unknown as ChannelMember;
+      const event: JsonObject = { type: 'member_joined_channel', user: m.user, channel: m.channel, channel_type: 'C', team: m.team };
+      if (m.inviter !== undefined) event.inviter = m.inviter;
+      event.event_ts = m.event_ts;
+      return { event, team: m.team, channel: m.channel };
+    }
+    case 'app_home_opened': {
+      const v = fields as unknown as AppHomeVisit;
+      return { event: { type: 'app_home_opened', user: v.user, channel: v.channel, tab: v.tab, event_ts: v.event_ts }, team: v.team, channel: v.channel };
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Slack's opaque event_context: "4-" and base64url JSON naming event type, team, app, channel. */
 function eventContext(type: string, team: string, app: string, channel: string): string {
   return `4-${Buffer.from(JSON.stringify({ et: type, tid: team, aid: app, cid: channel })).toString('base64url')}`;
 }
 
-export function envelopeValues(ctx: Ctx): Record<string, JsonValue | undefined> {
-  const message = ctx.subject?.fields as SlackMessage | undefined;
-  if (message === undefined) return { token: undefined, teamId: undefined, appId: undefined, event: undefined, authorizations: undefined, eventContext: undefined };
-  const app = appOfTeam(ctx.view, message.team);
+function eventCallback(ctx: RenderContext): JsonObject | undefined {
+  const inner = innerEvent(ctx);
+  if (inner === undefined) return undefined;
+  const app = appOfTeam(ctx.view, inner.team);
+  // Keys whose value is undefined are dropped when the body is serialised, as the template did.
   return {
-    token: app?.verification_token,
-    teamId: message.team,
-    appId: app?.id,
-    event: innerEvent(message, ctx.eventType),
-    authorizations: app === undefined ? undefined : [{ enterprise_id: null, team_id: message.team, user_id: app.bot_user_id, is_bot: true, is_enterprise_install: false }],
-    eventContext: eventContext(ctx.eventType, message.team, app?.id ?? '', message.channel),
+    token: app?.verification_token as JsonValue,
+    team_id: inner.team,
+    context_team_id: inner.team,
+    context_enterprise_id: null,
+    api_app_id: app?.id as JsonValue,
+    event: inner.event,
+    type: 'event_callback',
+    event_id: ctx.eventId,
+    event_time: Math.floor(ctx.now / 1000),
+    authorizations: (app === undefined ? undefined : [{ enterprise_id: null, team_id: inner.team, user_id: app.bot_user_id, is_bot: true, is_enterprise_install: false }]) as JsonValue,
+    is_ext_shared_channel: false,
+    event_context: eventContext(ctx.eventType, inner.team, app?.id ?? '', inner.channel),
   };
+}
+
+function get<T>(view: ReadView, type: string, id: string): T | undefined {
+  const r = view.get(type, id);
+  return r === undefined || r.deleted ? undefined : (r.fields as unknown as T);
+}
+
+/** url_verification: {token, challenge, type}. `api_app_id` routes it and is not sent (encodeSlackBody). */
+function urlVerification(ctx: RenderContext): JsonObject | undefined {
+  const sub = ctx.subject?.fields as unknown as EventSubscription | undefined;
+  const app = sub === undefined ? undefined : get<SlackApp>(ctx.view, 'app', sub.app_id);
+  if (app === undefined) return undefined;
+  // A random-looking challenge, derived from the event id the world drew.
+  const challenge = createHash('sha256').update(`challenge:${ctx.eventId}`).digest('base64url').slice(0, 48);
+  return { token: app.verification_token, challenge, type: 'url_verification', api_app_id: app.id };
+}
+
+function blockActions(ctx: RenderContext): JsonObject | undefined {
+  const f = ctx.subject?.fields as unknown as BlockActionFields | undefined;
+  if (f === undefined) return undefined;
+  const app = get<SlackApp>(ctx.view, 'app', f.app_id)!;
+  const team = get<SlackTeam>(ctx.view, 'team', f.team)!;
+  const user = get<SlackUser>(ctx.view, 'user', f.user)!;
+  const channel = get<SlackChannel>(ctx.view, 'channel', f.channel)!;
+  const message = get<SlackMessage>(ctx.view, 'message', messageKey(f.channel, f.message_ts))!;
+  const { client_msg_id: _c, team: _t, channel: _ch, ...shown } = message;
+  return {
+    type: 'block_actions',
+    user: { id: user.id, username: user.name, name: user.name, team_id: user.team_id },
+    api_app_id: app.id,
+    token: app.verification_token,
+    container: { type: 'message', message_ts: f.message_ts, channel_id: f.channel, is_ephemeral: false },
+    trigger_id: f.trigger_id,
+    team: { id: team.id, domain: team.domain },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: channel.id, name: channel.name },
+    message: shown as unknown as JsonObject,
+    state: { values: {} },
+    response_url: f.response_url,
+    actions: [f.action as unknown as JsonObject],
+  };
+}
+
+function slashCommand(ctx: RenderContext): JsonObject | undefined {
+  const c = ctx.subject?.fields as unknown as CommandInvocation | undefined;
+  if (c === undefined) return undefined;
+  const app = get<SlackApp>(ctx.view, 'app', c.app_id)!;
+  const team = get<SlackTeam>(ctx.view, 'team', c.team_id)!;
+  const user = get<SlackUser>(ctx.view, 'user', c.user_id)!;
+  const channel = get<SlackChannel>(ctx.view, 'channel', c.channel_id)!;
+  // Slack's field order for a command's form body.
+  return {
+    token: app.verification_token,
+    team_id: team.id,
+    team_domain: team.domain,
+    channel_id: channel.id,
+    channel_name: channel.name,
+    user_id: user.id,
+    user_name: user.name,
+    command: c.command,
+    text: c.text,
+    api_app_id: app.id,
+    is_enterprise_install: 'false',
+    response_url: c.response_url,
+    trigger_id: c.trigger_id,
+  };
+}
+
+export function envelopeValues(ctx: RenderContext): Record<string, JsonValue | undefined> {
+  switch (ctx.eventType) {
+    case 'url_verification':
+      return { envelope: urlVerification(ctx) };
+    case 'block_actions':
+      return { envelope: blockActions(ctx) };
+    case 'slash_command':
+      return { envelope: slashCommand(ctx) };
+    default:
+      return { envelope: eventCallback(ctx) };
+  }
+}
+
+/** JSON for events; `payload=<JSON>` for interactivity; the fields themselves for a command. */
+export function encodeSlackBody(rendered: JsonValue | undefined, ctx: RenderContext): string {
+  if (ctx.eventType === 'block_actions') return new URLSearchParams({ payload: JSON.stringify(rendered) }).toString();
+  if (ctx.eventType === 'slash_command') return new URLSearchParams(rendered as Record<string, string>).toString();
+  if (ctx.eventType === 'url_verification') {
+    const { api_app_id: _routing, ...body } = rendered as JsonObject;
+    return JSON.stringify(body);
+  }
+  return JSON.stringify(rendered);
 }

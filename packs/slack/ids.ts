@@ -10,6 +10,8 @@ export const slackIds = {
   channel: (ids: IdSource) => upperId(ids, 'C'),
   app: (ids: IdSource) => upperId(ids, 'A'),
   bot: (ids: IdSource) => upperId(ids, 'B'),
+  /** A direct-message channel (the app's DM with a user). */
+  dm: (ids: IdSource) => upperId(ids, 'D'),
   signingSecret: (ids: IdSource) => hexToken(ids, 16),
   /** The legacy verification token every event_callback still carries. */
   verificationToken: (ids: IdSource) => ids.vendorId('', 24),
@@ -32,5 +34,12 @@ export const slackIdShapes: IdShapes = {
     app: /^A[0-9A-Z]{10}$/,
     event_subscription: /^A[0-9A-Z]{10}$/,
     message: /^C[0-9A-Z]{10}:\d{10}\.\d{6}$/,
+    interactivity: /^A[0-9A-Z]{10}$/,
+    slash_command: /^A[0-9A-Z]{10}:\/[a-z0-9_-]{1,31}$/,
+    reaction: /^C[0-9A-Z]{10}:\d{10}\.\d{6}:[a-z0-9_+'-]+(::skin-tone-[2-6])?:U[0-9A-Z]{10}$/,
+    channel_member: /^C[0-9A-Z]{10}:U[0-9A-Z]{10}$/,
+    app_home: /^A[0-9A-Z]{10}:U[0-9A-Z]{10}$/,
+    block_action: /^\d{13}\.\d{11}\.[0-9a-f]{32}$/,
+    command_invocation: /^\d{13}\.\d{11}\.[0-9a-f]{32}$/,
   },
 };

@@ -1,10 +1,12 @@
 // Messages posted to a channel. One post is one write; the pack renders it as a `message`
-// event and, when the text mentions the workspace app's bot user, also as `app_mention`.
-import { commit, type Twin } from '../../src/index.js';
+// event and, when the text mentions the workspace app's bot user, also as `app_mention`. A post
+// may carry Block Kit blocks (a bot's buttons, which users then click: interactivity.ts).
+import { commit, type JsonObject, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
+import { appOfTeam } from './apps.js';
 import { getChannel, getUser } from './workspace.js';
 
 export type SlackMessage = {
@@ -16,6 +18,11 @@ export type SlackMessage = {
   team: string;
   channel: string;
   thread_ts?: string;
+  /** Block Kit blocks, when the post has any. */
+  blocks?: JsonObject[];
+  /** Set when a bot user posted it. */
+  bot_id?: string;
+  app_id?: string;
 };
 
 export interface PostMessageInput {
@@ -24,6 +31,7 @@ export interface PostMessageInput {
   user: string;
   text: string;
   thread_ts?: string;
+  blocks?: JsonObject[];
 }
 
 const check = checker('slack');
@@ -41,7 +49,8 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
   requirePackTwin(twin, 'slack');
   const text = check.string(input?.text, 'text');
   if (text.length > 40_000) throw slackError('msg_too_long', 'text is longer than 40,000 characters', 'text', 'invalid_input');
-  return (await twin.applyAtomic((view) => {
+  const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
+  const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
     if (user.team_id !== channel.team_id) throw slackError('not_in_channel', `user ${user.id} is not in the workspace of channel ${channel.id}`, 'user', 'invalid_input');
@@ -62,7 +71,27 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
       team: channel.team_id,
       channel: channel.id,
       ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+      ...(blocks === undefined ? {} : { blocks }),
     };
-    return commit({ operation: 'message.post', subjectType: 'message', subjectId: messageKey(channel.id, ts), fields: message }, message);
-  })).result;
+    if (user.is_bot) {
+      const app = appOfTeam(view, channel.team_id);
+      if (app !== undefined && app.bot_user_id === user.id) Object.assign(message, { bot_id: app.bot_id, app_id: app.id });
+    }
+    return commit({ operation: 'message.post', subjectType: 'message', subjectId: messageKey(channel.id, ts), fields: message as unknown as JsonObject }, message);
+  });
+  return done.result;
+}
+
+/** Blocks must be Block Kit objects with a type; buttons need an action_id (what a click reports). */
+function checkBlocks(value: unknown): JsonObject[] {
+  const blocks = check.object({ blocks: value }, 'blocks').blocks;
+  if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50) throw slackError('invalid_blocks', 'blocks must be an array of 1 to 50 Block Kit blocks', 'blocks', 'invalid_input');
+  blocks.forEach((block, i) => {
+    if (block === null || typeof block !== 'object' || Array.isArray(block) || typeof block.type !== 'string') throw slackError('invalid_blocks', `blocks[${i}] must be an object with a type`, `blocks[${i}]`, 'invalid_input');
+    const elements = block.elements;
+    if (block.type === 'actions' && (!Array.isArray(elements) || elements.some((e) => e === null || typeof e !== 'object' || Array.isArray(e) || typeof e.action_id !== 'string' || typeof e.type !== 'string'))) {
+      throw slackError('invalid_blocks', `blocks[${i}].elements must be interactive elements, each with a type and an action_id`, `blocks[${i}].elements`, 'invalid_input');
+    }
+  });
+  return blocks as JsonObject[];
 }

@@ -1,11 +1,14 @@
-// The Slack pack as data: Events API event_callback envelopes, one message write rendering as
-// `message` and (when the app is mentioned) `app_mention`, Slack's v0 signature, and Slack's
-// retries — three, immediately, after about a minute, after about five — with retry headers.
-import type { EventsDeclaration, RetryPolicy } from '../../src/index.js';
+// The Slack pack as data: Events API event_callback envelopes (one message write rendering as
+// `message` and, when the app is mentioned, `app_mention`; reactions, channel joins, App Home
+// visits), url_verification when a Request URL is set, interactivity (block_actions) and slash
+// commands as signed form bodies; Slack's v0 signature, and Slack's retries — three,
+// immediately, after about a minute, after about five — with retry headers.
+import type { EndpointKind, EventsDeclaration, RetryPolicy } from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
-import { TEAM_INDEX, updateEventSubscription } from './apps.js';
-import { envelopeValues, mentionsApp } from './envelope.js';
+import { TEAM_INDEX, setInteractivityUrl, updateEventSubscription } from './apps.js';
+import { encodeSlackBody, envelopeValues, mentionsApp } from './envelope.js';
 import { slackIdShapes } from './ids.js';
+import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
 import { scenarios } from './scenarios.js';
 
@@ -14,36 +17,52 @@ export const SLACK_RETRY: RetryPolicy = {
   retryOn: ['failed', 'unknown'],
 };
 
-export const SLACK_EVENT_TYPES: readonly string[] = ['message', 'app_mention'];
+export const SLACK_EVENT_TYPES: readonly string[] = [
+  'message',
+  'app_mention',
+  'reaction_added',
+  'member_joined_channel',
+  'app_home_opened',
+  'url_verification',
+  'block_actions',
+  'slash_command',
+];
+
+const endpoint = (type: string, urlField: string, match: EndpointKind['match']) => ({
+  type,
+  urlField,
+  secretRefField: 'secret_ref',
+  eventsField: 'event_filter',
+  enabledWhen: { field: 'enabled', value: true },
+  match,
+});
 
 export const slackEvents: EventsDeclaration = {
-  rules: [{ operation: 'message.post', types: SLACK_EVENT_TYPES, when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx) }],
-  envelope: {
-    token: '$token',
-    team_id: '$teamId',
-    context_team_id: '$teamId',
-    context_enterprise_id: null,
-    api_app_id: '$appId',
-    event: '$event',
-    type: 'event_callback',
-    event_id: '$id',
-    event_time: '$created',
-    authorizations: '$authorizations',
-    is_ext_shared_channel: false,
-    event_context: '$eventContext',
-  },
+  rules: [
+    { operation: 'message.post', types: ['message', 'app_mention'], when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx) },
+    { operation: 'reaction.add', types: ['reaction_added'] },
+    { operation: 'channel_member.join', types: ['member_joined_channel'] },
+    { operation: 'app_home.open', types: ['app_home_opened'] },
+    // Only a write that changes the Request URL verifies it.
+    { operation: 'event_subscription.update', types: ['url_verification'], when: (_type, ctx) => typeof ctx.entry.fields?.request_url === 'string' && ctx.entry.fields.request_url !== ctx.previous?.request_url },
+    { operation: 'block_action.click', types: ['block_actions'] },
+    { operation: 'slash_command.run', types: ['slash_command'] },
+  ],
+  envelope: '$envelope',
   values: envelopeValues,
+  encodeBody: encodeSlackBody,
   eventIdPrefix: 'Ev',
   endpoints: [
-    {
-      type: 'event_subscription',
-      urlField: 'request_url',
-      secretRefField: 'secret_ref',
-      eventsField: 'event_filter',
-      enabledWhen: { field: 'enabled', value: true },
-      // Only the app the envelope was rendered for takes it.
-      match: [{ field: 'app_id', bodyPath: 'api_app_id' }],
-    },
+    // Only the app the envelope was rendered for takes it.
+    endpoint('event_subscription', 'request_url', [{ field: 'app_id', bodyPath: 'api_app_id' }]),
+    endpoint('interactivity', 'request_url', [{ field: 'app_id', bodyPath: 'api_app_id' }]),
+    // Both must hold: one group (a `match` takes any one of its groups).
+    endpoint('slash_command', 'url', [
+      [
+        { field: 'app_id', bodyPath: 'api_app_id' },
+        { field: 'command', bodyPath: 'command' },
+      ],
+    ]),
   ],
   signing: 'slack',
   recordType: 'event_delivery',
@@ -55,10 +74,16 @@ export const slackEvents: EventsDeclaration = {
 
 export const slackPack: VendorPack = {
   name: 'slack',
-  description: 'Slack: workspaces, channels and messages, delivered as Events API callbacks',
+  description: 'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
   indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }],
   events: slackEvents,
   scenarios,
   idShapes: slackIdShapes,
-  retireEndpoint: (twin, _kind, id) => updateEventSubscription(twin, id, { enabled: false }),
+  retireEndpoint: async (twin, kind, id) => {
+    if (kind === 'interactivity') {
+      const current = await twin.get('interactivity', id);
+      await setInteractivityUrl(twin, id, { request_url: String(current?.fields.request_url), enabled: false });
+    } else if (kind === 'slash_command') await updateSlashCommand(twin, id, { enabled: false });
+    else await updateEventSubscription(twin, id, { enabled: false });
+  },
 };

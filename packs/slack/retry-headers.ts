@@ -1,6 +1,8 @@
-// Slack's delivery headers: its user agent, and on every retried attempt X-Slack-Retry-Num
-// (1, 2, 3) and X-Slack-Retry-Reason, named after how the attempt before it went.
+// Slack's delivery headers: its user agent, the form content type of interactive payloads and
+// slash commands, and on every retried attempt X-Slack-Retry-Num (1, 2, 3) and
+// X-Slack-Retry-Reason, named after how the attempt before it went.
 import type { HeaderContext } from '../../src/index.js';
+import { FORM_TYPES } from './envelope.js';
 
 type PreviousOutcome = NonNullable<HeaderContext['previousOutcome']>;
 
@@ -24,6 +26,8 @@ export function slackRetryReason(previous: PreviousOutcome | undefined): string 
 
 export function slackHeaders(ctx: HeaderContext): Record<string, string> {
   const headers: Record<string, string> = { 'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)' };
+  // Lower-case, so it replaces the dispatcher's JSON default; exactly this value, which Bolt requires to parse a form.
+  if (FORM_TYPES.has(String(ctx.record.eventType))) headers['content-type'] = 'application/x-www-form-urlencoded';
   if (ctx.attempt > 1) {
     headers['X-Slack-Retry-Num'] = String(ctx.attempt - 1);
     headers['X-Slack-Retry-Reason'] = slackRetryReason(ctx.previousOutcome as PreviousOutcome | undefined);

@@ -41,22 +41,24 @@ export async function createTeam(twin: Twin, input: { name: string; domain?: str
 export async function createUser(twin: Twin, input: { team: string; name: string; real_name?: string }): Promise<SlackUser> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
     const user: SlackUser = { id: slackIds.user(twin.world.ids), team_id: input.team, name, real_name: input.real_name ?? name, is_bot: false, deleted: false };
     return commit({ operation: 'user.create', subjectType: 'user', subjectId: user.id, fields: user }, user);
-  })).result;
+  });
+  return done.result;
 }
 
 export async function createChannel(twin: Twin, input: { team: string; name: string; creator: string }): Promise<SlackChannel> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   if (!/^[a-z0-9_-]{1,80}$/.test(name)) throw slackError('invalid_name_specials', 'channel names hold lowercase letters, digits, "-" and "_" (at most 80)', 'name', 'invalid_input');
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
     const creator = getUser(view, input.creator, 'creator');
     if (creator.team_id !== input.team) throw slackError('user_not_found', `user ${creator.id} is not in workspace ${input.team}`, 'creator');
     const channel: SlackChannel = { id: slackIds.channel(twin.world.ids), name, team_id: input.team, created: Math.floor(twin.world.clock.now() / 1000), creator: creator.id, is_channel: true, is_private: false, is_archived: false };
     return commit({ operation: 'channel.create', subjectType: 'channel', subjectId: channel.id, fields: channel }, channel);
-  })).result;
+  });
+  return done.result;
 }

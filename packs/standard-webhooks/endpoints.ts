@@ -105,10 +105,11 @@ export async function updateEndpoint(twin: Twin, id: string, input: { url?: stri
   if (input.description !== undefined) fields.description = check.optionalString(input.description, 'description') ?? '';
   if ('filterTypes' in input) Object.assign(fields, filterTypes(twin, input.filterTypes));
   fields.updatedAt = isoNow(twin);
-  return (await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const before = current(view, id);
     return commit({ operation: 'endpoint.update', subjectType: 'endpoint', subjectId: id, fields }, { ...before, ...fields } as SwEndpoint);
-  })).result;
+  });
+  return done.result;
 }
 
 /**

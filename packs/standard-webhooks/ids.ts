@@ -11,8 +11,8 @@ export const swIds = {
 
 export const swIdShapes: IdShapes = {
   eventId: /^evt_[0-9A-Za-z]{24}$/,
-  // webhook-id: msg_…, the same on every retry of a delivery.
-  messageId: /^msg_[0-9A-Za-z]{24}$/,
+  // webhook-id: the message's id (msg_ + KSUID), the same on every endpoint and every retry.
+  messageId: /^msg_[0-9A-Za-z]{27}$/,
   resources: {
     endpoint: /^ep_[0-9A-Za-z]{27}$/,
     message: /^msg_[0-9A-Za-z]{27}$/,

@@ -18,5 +18,6 @@ export async function sendMessage(twin: Twin, input: { eventType: string; payloa
   }
   const payload = check.object(input.payload ?? {}, 'payload');
   const message: SwMessage = { id: swIds.message(twin.world.ids), eventType, payload, timestamp: new Date(twin.world.clock.now()).toISOString() };
-  return (await twin.applyAtomic(() => commit({ operation: 'message.create', subjectType: 'message', subjectId: message.id, fields: message }, message))).result;
+  const done = await twin.applyAtomic(() => commit({ operation: 'message.create', subjectType: 'message', subjectId: message.id, fields: message }, message));
+  return done.result;
 }

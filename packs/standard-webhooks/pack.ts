@@ -50,7 +50,9 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
       envelope: { type: '$type', timestamp: '$timestamp', data: '$data' },
       values: (ctx) => ({ timestamp: ctx.subject?.fields.timestamp, data: ctx.subject?.fields.payload }),
       eventIdPrefix: 'evt_',
-      messageIdPrefix: 'msg_',
+      // webhook-id is the message's own id (the one sendMessage answers): one id on every
+      // endpoint and every attempt, as the specification and Svix have it.
+      messageId: (ctx) => ctx.entry.subjectId,
       endpoints: [{ type: 'endpoint', urlField: 'url', secretRefField: 'secretRef', eventsField: 'eventFilter', enabledWhen: { field: 'disabled', value: false } }],
       signing: 'standard-webhooks',
       recordType: 'delivery',
@@ -61,7 +63,7 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
     },
     scenarios: Object.fromEntries(types.map((t) => [t, scenario(t, options.examples?.[t])])),
     idShapes: swIdShapes,
-    retireEndpoint: (twin, _kind, id) => updateEndpoint(twin, id, { disabled: true }),
+    retireEndpoint: async (twin, _kind, id) => void (await updateEndpoint(twin, id, { disabled: true })),
   };
 }
 

@@ -74,6 +74,13 @@ export interface EventsDeclaration {
   readonly eventIdPrefix: string;
   /** Stable per-delivery message id: "uuid" (GitHub's X-GitHub-Delivery) or a prefix such as "msg". */
   readonly messageIdPrefix?: string;
+  /**
+   * One message id for every delivery of an event instead of one per delivery record (Standard
+   * Webhooks: `webhook-id` is the message's id, the same on every endpoint and attempt).
+   */
+  readonly messageId?: (ctx: RenderContext) => string;
+  /** The request body from the rendered envelope; JSON when omitted (Slack's interactivity is form-encoded). */
+  readonly encodeBody?: (rendered: JsonValue | undefined, ctx: RenderContext) => string;
   readonly endpoints: readonly EndpointKind[];
   readonly signing: SchemeName;
   /** Resource type of delivery records; attempts are kept as `${recordType}_attempt`. */

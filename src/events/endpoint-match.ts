@@ -9,7 +9,7 @@ import { valueAt } from './render.js';
 /**
  * One condition: the endpoint's `field` equals the value at `bodyPath` in the rendered event,
  * or, when the field holds a list (an organization hook listing several repositories), the
- * list holds that value.
+ * list holds that value; a field that is null takes events that lack the value.
  */
 export interface FieldMatch {
   readonly field: string;
@@ -22,6 +22,9 @@ export type EndpointMatch = FieldMatch | readonly FieldMatch[];
 function conditionHolds(fields: Readonly<JsonObject>, condition: FieldMatch, body: unknown): boolean {
   const held = fields[condition.field];
   const value = valueAt(body, condition.bodyPath);
+  // A field explicitly null asks for events without the value (GitHub's hooks take every event
+  // of their repository but a ping, which names one hook).
+  if (held === null && (value === undefined || value === null)) return true;
   // An event without the value is not about any particular endpoint's subject.
   if (held === undefined || value === undefined) return false;
   const wanted = canonicalJson(value);

@@ -61,6 +61,10 @@ export interface RenderedEvent {
   readonly eventType: string;
   readonly eventId: string;
   readonly body: string;
+  /** The envelope as rendered, before `encodeBody`: what endpoint matches read. */
+  readonly rendered: JsonValue | undefined;
+  /** Set when the declaration ties the message id to the event rather than to each delivery. */
+  readonly messageId?: string;
   readonly endpoints: TakingEndpoint[];
 }
 
@@ -88,8 +92,10 @@ export function renderEvents(entry: Entry, before: Resource | undefined, view: R
         endpointCount: endpoints.length,
         ...(decl.values?.(ctx) ?? {}),
       };
-      const body = JSON.stringify(renderTemplate(decl.envelope, values));
-      out.push({ eventType, eventId, body, endpoints });
+      const rendered = renderTemplate(decl.envelope, values);
+      const body = decl.encodeBody === undefined ? JSON.stringify(rendered) : decl.encodeBody(rendered, ctx);
+      const messageId = decl.messageId?.(ctx);
+      out.push({ eventType, eventId, body, rendered, ...(messageId === undefined ? {} : { messageId }), endpoints });
     }
   }
   return out;
@@ -109,7 +115,7 @@ export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: 
     pack,
     eventType: event.eventType,
     eventId: event.eventId,
-    messageId: newId(ids, decl.messageIdPrefix ?? 'msg_'),
+    messageId: event.messageId ?? newId(ids, decl.messageIdPrefix ?? 'msg_'),
     endpointKind: kind.type,
     endpointId: endpoint.id,
     secretRef: String(endpoint.fields[kind.secretRefField] ?? endpoint.id),
@@ -137,9 +143,8 @@ export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration)
         if (rules === undefined) continue;
         if (trace === null) trace = captureTrace();
         for (const event of renderEvents(entry, before(entry), view, decl, twin.world.ids, now, rules)) {
-          const parsed = JSON.parse(event.body) as unknown;
           for (const taking of event.endpoints) {
-            if (!endpointMatches(taking.kind.match, taking.endpoint.fields, parsed)) continue;
+            if (!endpointMatches(taking.kind.match, taking.endpoint.fields, event.rendered)) continue;
             writes.push(deliveryRecordWrite(decl, pack, twin.world.ids, event, taking, nowIso, trace ?? undefined));
           }
         }

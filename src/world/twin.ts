@@ -8,7 +8,7 @@ import { buildEntry, validateEntry, validateWrite, type Entry, type Write } from
 import { indexKeys, indexSignature, validateIndex, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/resource.js';
-import { stateHash } from '../state/state-hash.js';
+import { compareKeys, stateHash } from '../state/state-hash.js';
 import type { Awaitable, IndexDelta, StoreScope, StoreTx, TwinStore } from '../storage/port.js';
 import { isoAt, type Clock } from './clock.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
@@ -182,12 +182,14 @@ export class Twin {
     return {
       head,
       get: (type, id) => this.resource(s, type, id),
-      list: (type) => s.read(`list:${type}`, () => s.tx.listResources(type)).map(freezeResource),
+      list: (type) => withStaged(s, type, s.read(`list:${type}`, () => s.tx.listResources(type)), () => true),
       lookup: (type, index, key) => {
-        if (!this.indexesByType.get(type)?.some((d) => d.name === index)) {
+        const decls = this.indexesByType.get(type)?.filter((d) => d.name === index) ?? [];
+        if (decls.length === 0) {
           throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`, { path: 'index' });
         }
-        return s.read(`lookup:${type}\u0000${index}\u0000${key}`, () => s.tx.lookup(type, index, key)).map(freezeResource);
+        const rows = s.read(`lookup:${type}\u0000${index}\u0000${key}`, () => s.tx.lookup(type, index, key));
+        return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
       },
     };
   }
@@ -503,6 +505,26 @@ export class Twin {
 }
 
 const NO_DELTA: IndexDelta = { remove: [], add: [] };
+
+/**
+ * A list or lookup as the store answered it, with what this section staged laid over it: the
+ * store may not hold a section's writes until commit, yet a commit hook must see the endpoint
+ * the same decide created (a new hook's ping).
+ */
+function withStaged(s: Section, type: string, stored: Resource[], keep: (r: Resource) => boolean): Resource[] {
+  const out = stored.map(freezeResource);
+  if (s.staged.size === 0) return out;
+  let changed = false;
+  const byId = new Map(out.map((r) => [r.id, r]));
+  for (const r of s.staged.values()) {
+    if (r.type !== type) continue;
+    changed = true;
+    if (!r.deleted && keep(r)) byId.set(r.id, r);
+    else byId.delete(r.id);
+  }
+  if (!changed) return out;
+  return [...byId.values()].sort((a, b) => compareKeys(a.id, b.id));
+}
 
 function diffKeys(before: IndexKey[], after: IndexKey[]): IndexDelta {
   const id = (k: IndexKey): string => `${k.name}\u0000${k.key}`;

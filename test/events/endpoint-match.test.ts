@@ -75,6 +75,14 @@ describe('endpoint match: any of several, list membership', () => {
     await s.world.close();
   });
 
+  it('a field explicitly null takes only events without the value', async () => {
+    const s = await setup([REGION]);
+    await s.endpoint('ep_null', { region: null });
+    expect(await s.takers('c1', { id: 'c1' })).toEqual(['ep_null']);
+    expect(await s.takers('c2', { id: 'c2', region: 'eu' })).toEqual([]);
+    await s.world.close();
+  });
+
   it('a match that is an array of conditions needs all of them', async () => {
     const s = await setup([[REGION, ACCOUNT]]);
     await s.endpoint('ep', { region: 'eu', account: ['a1', 'a2'] });

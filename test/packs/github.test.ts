@@ -1,10 +1,12 @@
 // GitHub pack: repository and organization hooks both reached by one write, payloads with
 // action/repository/organization/sender, GitHub's delivery headers, no automatic retries, and a
 // redelivery that keeps X-GitHub-Delivery — every packet verified by @octokit/webhooks-methods.
+import { createHmac } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
 import * as github from '../../packs/github/index.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { header, githubVerifier } from './verifiers.js';
 import { secrets, virtualWorld } from './support.js';
 
@@ -19,9 +21,10 @@ async function world() {
   await github.createUser(twin, { login: 'hubot' });
   await github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
   await github.createRepository(twin, { owner: 'octocat', name: 'dotfiles' });
+  // Deliveries other than the ping each new hook gets.
   const deliveries = async (kind?: string) =>
     (await twin.list('hook_delivery'))
-      .filter((d) => kind === undefined || d.fields.endpointKind === kind)
+      .filter((d) => d.fields.eventType !== 'ping' && (kind === undefined || d.fields.endpointKind === kind))
       .sort((a, b) => a.version - b.version || (a.id < b.id ? -1 : 1));
   return { world: w, twin, deliveries };
 }
@@ -116,12 +119,73 @@ describe('github payloads and hooks', () => {
     await expect(github.openIssue(s.twin, { repository: 'octo-org/hello-world', title: 'x', sender: 'ghost' })).rejects.toThrow(/user ghost/);
     await expect(github.createRepositoryHook(s.twin, { repository: 'octo-org/hello-world', url: 'https://x.example.com', secret: '' })).rejects.toThrow(expect.objectContaining({ path: 'config.secret' }));
     await expect(github.closePullRequest(s.twin, { repository: 'octo-org/hello-world', number: 99, sender: 'octocat' })).rejects.toThrow(/pull request #99/);
+    await expect(github.push(s.twin, { repository: 'octo-org/hello-world', branch: 'bad..name', sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ path: 'branch' }));
+    await expect(github.push(s.twin, { repository: 'octo-org/hello-world', branch: 'topic', sender: 'octocat', messages: [] })).rejects.toThrow(expect.objectContaining({ path: 'messages' }));
+    await expect(github.commentOnIssue(s.twin, { repository: 'octo-org/hello-world', number: 42, body: 'hi', sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ kind: 'not_found', path: 'number' }));
+    await expect(github.createCheckRun(s.twin, { repository: 'octo-org/hello-world', app: 'nope', name: 'build', sender: 'octocat' })).rejects.toThrow(/app nope/);
+    await github.createApp(s.twin, { owner: 'octo-org', name: 'Twin CI' });
+    await expect(github.createApp(s.twin, { owner: 'octo-org', name: 'Twin CI' })).rejects.toThrow(expect.objectContaining({ path: 'name' }));
+    await expect(github.createApp(s.twin, { owner: 'octo-org', name: 'Hooked', webhook_url: 'https://x.example.com' })).rejects.toThrow(expect.objectContaining({ path: 'webhook_secret' }));
+    await expect(github.createCheckRun(s.twin, { repository: 'octo-org/hello-world', app: 'twin-ci', name: 'build', head_branch: 'nope', sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ path: 'head_branch' }));
+    const run = await github.createCheckRun(s.twin, { repository: 'octo-org/hello-world', app: 'twin-ci', name: 'build', sender: 'octocat' });
+    await expect(github.completeCheckRun(s.twin, { repository: 'octo-org/hello-world', check_run_id: run.id, conclusion: 'great' as never, sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ path: 'conclusion' }));
+    await github.completeCheckRun(s.twin, { repository: 'octo-org/hello-world', check_run_id: run.id, conclusion: 'success', sender: 'octocat' });
+    await expect(github.completeCheckRun(s.twin, { repository: 'octo-org/hello-world', check_run_id: run.id, conclusion: 'success', sender: 'octocat' })).rejects.toThrow(/already completed/);
+    const wf = await github.requestWorkflowRun(s.twin, { repository: 'octo-org/hello-world', workflow: 'CI', sender: 'octocat' });
+    await expect(github.requestWorkflowRun(s.twin, { repository: 'octo-org/hello-world', workflow: 'CI', path: 'ci.yml', sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ path: 'path' }));
+    await github.completeWorkflowRun(s.twin, { repository: 'octo-org/hello-world', run_id: wf.id, conclusion: 'cancelled', sender: 'octocat' });
+    await expect(github.startWorkflowRun(s.twin, { repository: 'octo-org/hello-world', run_id: wf.id, sender: 'octocat' })).rejects.toThrow(/only a requested run can start/);
+    await github.publishRelease(s.twin, { repository: 'octo-org/hello-world', tag_name: 'v1.0.0', sender: 'octocat' });
+    await expect(github.publishRelease(s.twin, { repository: 'octo-org/hello-world', tag_name: 'v1.0.0', sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ path: 'tag_name' }));
+    await github.installApp(s.twin, { app: 'twin-ci', account: 'octo-org', sender: 'octocat' });
+    await expect(github.installApp(s.twin, { app: 'twin-ci', account: 'octo-org', sender: 'octocat' })).rejects.toThrow(/already installed/);
+    await expect(github.installApp(s.twin, { app: 'twin-ci', account: 'octocat', repositories: ['octo-org/hello-world'], sender: 'octocat' })).rejects.toThrow(expect.objectContaining({ path: 'repositories[0]' }));
+  });
+
+  it('a new hook gets a ping — it alone, whatever the other hooks subscribe to; pingHook sends another', async () => {
+    const s = await world();
+    const all = await github.createRepositoryHook(s.twin, { repository: 'octo-org/hello-world', url: 'https://all.example.com', secret: 'a', events: ['*'] });
+    const org = await github.createOrganizationHook(s.twin, { organization: 'octo-org', url: 'https://org.example.com', secret: 'o', events: ['*'] });
+    const pushes = await github.createRepositoryHook(s.twin, { repository: 'octo-org/hello-world', url: 'https://push.example.com', secret: 'p', events: ['push'] });
+    await github.pingHook(s.twin, 'repository_hook', all.id);
+    const pings = (await s.twin.list('hook_delivery')).filter((d) => d.fields.eventType === 'ping').sort((a, b) => a.version - b.version);
+    expect(pings.map((d) => d.fields.endpointId)).toEqual([all.id, org.id, pushes.id, all.id].map(String));
+    const body = JSON.parse(String(pings[1]!.fields.body)) as Payload;
+    expect(Object.keys(body)).toEqual(['zen', 'hook_id', 'hook', 'organization']);
+    expect(body).toMatchObject({ hook_id: org.id, hook: { type: 'Organization', id: org.id, events: ['*'], config: { url: 'https://org.example.com', content_type: 'json' } }, organization: { login: 'octo-org' } });
+    expect(JSON.parse(String(pings[2]!.fields.body))).toMatchObject({ hook: { type: 'Repository', events: ['push'] }, repository: { full_name: 'octo-org/hello-world' } });
+    // The push-only hook takes pushes, not issues; its filter took the ping.
+    await github.openIssue(s.twin, { repository: 'octo-org/hello-world', title: 'x', sender: 'octocat' });
+    await github.push(s.twin, { repository: 'octo-org/hello-world', branch: 'main', sender: 'octocat' });
+    const to = async (hook: { id: number }) => (await s.deliveries()).filter((d) => d.fields.endpointId === String(hook.id)).map((d) => d.fields.eventType);
+    expect(await to(pushes)).toEqual(['push']);
+    expect(await to(all)).toEqual(['issues.opened', 'push']);
+    expect(await to(org)).toEqual(['issues.opened', 'push']);
+  });
+
+  it('a push to the head of an open pull request synchronizes it in the same commit; a merge pushes to the base', async () => {
+    const s = await world();
+    await github.createRepositoryHook(s.twin, { repository: 'octo-org/hello-world', url: 'https://r.example.com', secret: 'r', events: ['push', 'pull_request'] });
+    await github.push(s.twin, { repository: 'octo-org/hello-world', branch: 'topic', sender: 'hubot', messages: ['one', 'two'] });
+    const pr = await github.openPullRequest(s.twin, { repository: 'octo-org/hello-world', title: 'Feature', head: 'topic', sender: 'hubot' });
+    const head = await s.twin.head();
+    const pushed = await github.push(s.twin, { repository: 'octo-org/hello-world', branch: 'topic', sender: 'hubot', messages: ['three'] });
+    expect((await s.twin.entries({ after: head })).filter((e) => !e.operation.startsWith('hook_delivery')).map((e) => e.operation)).toEqual(['branch.push', 'pull_request.synchronize']);
+    await github.closePullRequest(s.twin, { repository: 'octo-org/hello-world', number: pr.number, merge: true, sender: 'octocat' });
+    const bodies = (await s.deliveries()).map((d) => [d.fields.eventType, JSON.parse(String(d.fields.body))] as [string, Payload]);
+    expect(bodies.map(([t]) => t)).toEqual(['push', 'pull_request.opened', 'push', 'pull_request.synchronize', 'pull_request.closed', 'push']);
+    const [first, , second, sync, closed, merge] = bodies.map(([, b]) => b);
+    expect(first).toMatchObject({ ref: 'refs/heads/topic', created: true, before: '0'.repeat(40), commits: [{ message: 'one' }, { message: 'two' }], head_commit: { message: 'two' }, pusher: { name: 'hubot' }, sender: { login: 'hubot' } });
+    expect(first!.repository.created_at).toEqual(expect.any(Number)); // the push payload's repository has integer times, as GitHub's
+    expect(second).toMatchObject({ before: first!.after, after: pushed.after, created: false });
+    expect(sync).toMatchObject({ action: 'synchronize', before: first!.after, after: pushed.after, pull_request: { head: { sha: pushed.after }, commits: 2 } });
+    expect(merge).toMatchObject({ ref: 'refs/heads/main', after: closed!.pull_request.merge_commit_sha, head_commit: { message: expect.stringContaining(`Merge pull request #${pr.number}`) } });
   });
 });
 
 describe('github delivery over HTTP', () => {
   it('headers as GitHub sends them; no automatic retry; a redelivery keeps X-GitHub-Delivery and verifies', async () => {
-    const statuses = [500, 200, 200, 200];
+    const statuses = [200, 200, 200, 200];
     const receiver = await startReceiver(() => statuses.shift() ?? 200);
     receivers.push(receiver);
     const { clock, world: w, twin, dispatcher } = virtualWorld(github.pack);
@@ -131,6 +195,11 @@ describe('github delivery over HTTP', () => {
     const repo = await github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
     const repoHook = await github.createRepositoryHook(twin, { repository: repo.full_name, url: `${receiver.url}/repo`, secret: repoSecret, events: ['issues'] });
     const orgHook = await github.createOrganizationHook(twin, { organization: 'octo-org', url: `${receiver.url}/org`, secret: orgSecret, events: ['issues'] });
+    await dispatcher.idle();
+    // Each new hook got its ping.
+    expect(receiver.requests.map((r) => header(r, 'x-github-event'))).toEqual(['ping', 'ping']);
+    receiver.requests.length = 0;
+    statuses.unshift(500);
     await github.openIssue(twin, { repository: repo.full_name, title: 'Found a bug', sender: 'octocat' });
     await dispatcher.idle();
     expect(receiver.requests).toHaveLength(2);
@@ -138,7 +207,7 @@ describe('github delivery over HTTP', () => {
     await dispatcher.idle();
     expect(receiver.requests).toHaveLength(2); // GitHub never retries on its own
 
-    const failed = (await twin.list('hook_delivery')).find((d) => d.fields.state === 'failed')!;
+    const failed = (await twin.list('hook_delivery')).find((d) => d.fields.state === 'failed' && d.fields.eventType === 'issues.opened')!;
     const first = receiver.requests.find((r) => r.url === (failed.fields.endpointKind === 'repository_hook' ? '/repo' : '/org'))!;
     const again = await dispatcher.redeliver(failed.id);
     expect(again).toMatchObject({ number: 2, kind: 'redeliver', outcome: 'succeeded' });
@@ -156,9 +225,38 @@ describe('github delivery over HTTP', () => {
       expect(header(req, 'x-github-hook-id')).toBe(String(isRepo ? repoHook.id : orgHook.id));
       expect(header(req, 'x-github-hook-installation-target-type')).toBe(isRepo ? 'repository' : 'organization');
       expect(header(req, 'x-github-hook-installation-target-id')).toBe(String(isRepo ? repo.id : (body.organization as { id: number }).id));
+      // The legacy header, checked against an HMAC-SHA1 computed here, beside Octokit's check of the SHA-256 one.
+      expect(header(req, 'x-hub-signature')).toBe(`sha1=${createHmac('sha1', isRepo ? repoSecret : orgSecret).update(req.body).digest('hex')}`);
     }
     // each hook's secret signs only its own packets
     await expect(githubVerifier.verify(receiver.requests.find((r) => r.url === '/repo')!, orgSecret)).rejects.toThrow();
+    await w.close();
+  });
+
+  it("an app's webhook gets its installations, as an integration; every event's packet verifies both ways", async () => {
+    const receiver = await startReceiver(() => 200);
+    receivers.push(receiver);
+    const { world: w, twin, dispatcher } = virtualWorld(github.pack, 'github-app');
+    const secret = secrets.github();
+    await github.createOrganization(twin, { login: 'octo-org' });
+    await github.createUser(twin, { login: 'octocat' });
+    const repo = await github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
+    const app = await github.createApp(twin, { owner: 'octo-org', name: 'Deploy Bot', webhook_url: `${receiver.url}/app`, webhook_secret: secret });
+    await github.createRepositoryHook(twin, { repository: repo.full_name, url: `${receiver.url}/repo`, secret, events: ['*'] });
+    const inst = await github.installApp(twin, { app: app.slug, account: 'octo-org', repositories: [repo.full_name], sender: 'octocat' });
+    await github.uninstallApp(twin, { installation: inst.id, sender: 'octocat' });
+    await dispatcher.idle();
+    const byPath = (path: string) => receiver.requests.filter((r) => r.url === path);
+    expect(byPath('/app').map((r) => `${header(r, 'x-github-event')}.${JSON.parse(r.body).action}`)).toEqual(['installation.created', 'installation.deleted']);
+    expect(byPath('/repo').map((r) => header(r, 'x-github-event'))).toEqual(['ping']); // repository hooks do not get installations
+    for (const req of receiver.requests) {
+      expect(await octokitVerify(secret, req.body, header(req, 'x-hub-signature-256'))).toBe(true);
+      expect(header(req, 'x-hub-signature')).toBe(`sha1=${createHmac('sha1', secret).update(req.body).digest('hex')}`);
+    }
+    const created = JSON.parse(byPath('/app')[0]!.body) as Payload;
+    expect(created).toMatchObject({ installation: { id: inst.id, app_id: app.id, account: { login: 'octo-org', type: 'Organization' }, repository_selection: 'selected' }, repositories: [{ full_name: repo.full_name }], sender: { login: 'octocat' } });
+    expect(header(byPath('/app')[0]!, 'x-github-hook-installation-target-type')).toBe('integration');
+    expect(header(byPath('/app')[0]!, 'x-github-hook-installation-target-id')).toBe(String(app.id));
     await w.close();
   });
 });

@@ -2,9 +2,9 @@
 // inside event_callback envelopes; Slack's three retries carry X-Slack-Retry-Num and
 // X-Slack-Retry-Reason; every packet, retries included, passes Bolt's verifySlackRequest.
 import { afterAll, describe, expect, it } from 'vitest';
+import { collect } from '../support/backends.js';
 import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
 import * as slack from '../../packs/slack/index.js';
-import { collect } from '../support/backends.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { header, slackVerifier } from './verifiers.js';
 import { secrets, virtualWorld } from './support.js';
@@ -82,12 +82,68 @@ describe('slack events', () => {
     const w = await workspace(twin);
     await expect(slack.postMessage(twin, { channel: 'C0000000000', user: w.ada.id, text: 'x' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'channel_not_found' }));
     await expect(slack.createApp(twin, { team: w.team.id, name: 'Second', request_url: 'https://x.example.com' })).rejects.toThrow(expect.objectContaining({ kind: 'conflict' }));
-    await expect(slack.createApp(twin, { team: w.team.id, name: 'x', request_url: 'https://x.example.com', bot_events: ['reaction_added'] })).rejects.toThrow(/reaction_added/);
+    await expect(slack.createApp(twin, { team: w.team.id, name: 'x', request_url: 'https://x.example.com', bot_events: ['reaction_removed'] })).rejects.toThrow(/reaction_removed/);
     expect(w.signingSecret).toMatch(/^[0-9a-f]{32}$/);
     expect((await collect(twin.exportLines())).join('\n')).not.toContain(w.signingSecret);
   });
 
-  it('names the retry reason after the attempt before', () => {
+  it('a new Request URL gets url_verification (to it, and only when it changes); other changes send nothing', async () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-06-01T09:00:00Z'), seed: 'slack-url' });
+    const twin = registerPack(world, slack.pack);
+    const w = await workspace(twin, 'https://old.example.com/slack/events', ['message.channels']);
+    await slack.updateEventSubscription(twin, w.app.id, { bot_events: ['message.channels', 'app_mention'] });
+    expect(await twin.list('event_delivery')).toHaveLength(0);
+    await slack.updateEventSubscription(twin, w.app.id, { request_url: 'https://new.example.com/slack/events' });
+    await slack.updateEventSubscription(twin, w.app.id, { request_url: 'https://new.example.com/slack/events' });
+    const [challenge] = await twin.list('event_delivery');
+    expect(await twin.list('event_delivery')).toHaveLength(1);
+    expect(challenge!.fields).toMatchObject({ eventType: 'url_verification', url: 'https://new.example.com/slack/events' });
+    const body = JSON.parse(String(challenge!.fields.body)) as Envelope;
+    expect(Object.keys(body)).toEqual(['token', 'challenge', 'type']);
+    expect(body).toMatchObject({ token: w.app.verification_token, type: 'url_verification', challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    // A later change of bot events keeps the subscription able to take the next verification.
+    await slack.updateEventSubscription(twin, w.app.id, { bot_events: ['app_mention'] });
+    expect((await twin.get('event_subscription', w.app.id))!.fields.event_filter).toEqual(['app_mention', 'url_verification']);
+  });
+
+  it('reactions, joins, App Home, buttons and slash commands: refused as Slack refuses them', async () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-06-01T09:00:00Z'), seed: 'slack-more' });
+    const twin = registerPack(world, slack.pack);
+    const w = await workspace(twin);
+    const grace = await slack.createUser(twin, { team: w.team.id, name: 'grace' });
+    const post = await slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: 'hi' });
+    await slack.addReaction(twin, { channel: w.general.id, ts: post.ts, user: grace.id, name: 'wave' });
+    await expect(slack.addReaction(twin, { channel: w.general.id, ts: post.ts, user: grace.id, name: 'wave' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'already_reacted' }));
+    await expect(slack.addReaction(twin, { channel: w.general.id, ts: '1.000000', user: grace.id, name: 'wave' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'message_not_found' }));
+    await expect(slack.addReaction(twin, { channel: w.general.id, ts: post.ts, user: grace.id, name: 'Not An Emoji' })).rejects.toThrow(expect.objectContaining({ path: 'name' }));
+    await expect(slack.joinChannel(twin, { channel: w.general.id, user: w.ada.id })).rejects.toThrow(expect.objectContaining({ vendorCode: 'already_in_channel' }));
+    await slack.joinChannel(twin, { channel: w.general.id, user: grace.id });
+    await expect(slack.joinChannel(twin, { channel: w.general.id, user: grace.id })).rejects.toThrow(expect.objectContaining({ kind: 'conflict' }));
+    const home = await slack.openAppHome(twin, { app: w.app.id, user: grace.id });
+    expect((await slack.openAppHome(twin, { app: w.app.id, user: grace.id, tab: 'messages' })).channel).toBe(home.channel); // one DM per user
+    expect(home.channel).toMatch(/^D[0-9A-Z]{10}$/);
+    await expect(slack.openAppHome(twin, { app: w.app.id, user: grace.id, tab: 'about' as never })).rejects.toThrow(expect.objectContaining({ path: 'tab' }));
+    const prompt = await slack.postMessage(twin, { channel: w.general.id, user: w.app.bot_user_id, text: 'Deploy?', blocks: slack.APPROVE_BLOCKS });
+    expect(prompt).toMatchObject({ bot_id: w.app.bot_id, app_id: w.app.id });
+    await expect(slack.clickButton(twin, { channel: w.general.id, ts: prompt.ts, user: grace.id, action_id: 'approve' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'interactivity_disabled' }));
+    await slack.setInteractivityUrl(twin, w.app.id, { request_url: 'https://app.example.com/slack/actions' });
+    await expect(slack.clickButton(twin, { channel: w.general.id, ts: prompt.ts, user: grace.id, action_id: 'reject' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'action_not_found' }));
+    await expect(slack.postMessage(twin, { channel: w.general.id, user: w.ada.id, text: 'x', blocks: [{ type: 'actions', elements: [{ type: 'button' }] }] })).rejects.toThrow(expect.objectContaining({ vendorCode: 'invalid_blocks' }));
+    await expect(slack.createSlashCommand(twin, { team: w.team.id, command: 'deploy', url: 'https://x.example.com' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'invalid_command' }));
+    await slack.createSlashCommand(twin, { team: w.team.id, command: '/deploy', url: 'https://app.example.com/slack/commands' });
+    await expect(slack.createSlashCommand(twin, { team: w.team.id, command: '/deploy', url: 'https://x.example.com' })).rejects.toThrow(expect.objectContaining({ vendorCode: 'command_exists' }));
+    await expect(slack.runSlashCommand(twin, { team: w.team.id, command: '/ship', user: w.ada.id, channel: w.general.id })).rejects.toThrow(expect.objectContaining({ vendorCode: 'command_not_found' }));
+    await slack.clickButton(twin, { channel: w.general.id, ts: prompt.ts, user: grace.id, action_id: 'approve' });
+    await slack.runSlashCommand(twin, { team: w.team.id, command: '/deploy', text: 'v2 now', user: w.ada.id, channel: w.general.id });
+    const byType = async (t: string) => (await twin.list('event_delivery')).filter((d) => d.fields.eventType === t);
+    expect((await byType('block_actions')).map((d) => d.fields.url)).toEqual(['https://app.example.com/slack/actions']);
+    const form = new URLSearchParams(String((await byType('slash_command'))[0]!.fields.body));
+    expect(Object.fromEntries(form)).toMatchObject({ command: '/deploy', text: 'v2 now', user_id: w.ada.id, channel_id: w.general.id, team_domain: 'twinworld', api_app_id: w.app.id });
+    const payload = JSON.parse(new URLSearchParams(String((await byType('block_actions'))[0]!.fields.body)).get('payload')!) as Envelope;
+    expect(payload).toMatchObject({ type: 'block_actions', user: { id: grace.id }, container: { message_ts: prompt.ts }, message: { ts: prompt.ts, bot_id: w.app.bot_id }, actions: [{ action_id: 'approve', value: 'v1.2.0', block_id: 'decision', type: 'button' }] });
+  });
+
+  it('names the retry reason after the attempt before', async () => {
     expect(slack.slackRetryReason({ state: 'failed', status: 500, reason: 'http_status' })).toBe('http_error');
     expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'timeout' })).toBe('http_timeout');
     expect(slack.slackRetryReason({ state: 'unknown', status: null, reason: 'connection_error' })).toBe('connection_failed');

@@ -6,6 +6,8 @@ import { openWorld, registerPack, VirtualClock } from '../../src/index.js';
 import * as sw from '../../packs/standard-webhooks/index.js';
 import { collect } from '../support/backends.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { header, standardWebhooksVerifier } from './verifiers.js';
 import { secrets, virtualWorld } from './support.js';
 
@@ -49,7 +51,7 @@ describe('standard-webhooks sender', () => {
     expect(() => sw.createStandardWebhooksPack({ name: 'x', eventTypes: [] })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
   });
 
-  it('uses the Svix schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±20% jitter', () => {
+  it('uses the Svix schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±20% jitter', async () => {
     expect(sw.SVIX_RETRY).toMatchObject({ delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], jitter: 0.2 });
     expect(acme.events.retry).toBe(sw.SVIX_RETRY);
   });
@@ -86,7 +88,7 @@ describe('standard-webhooks delivery over HTTP', () => {
     const retry = receiver.requests[1]!;
     expect(header(retry, 'webhook-signature').split(' ')).toHaveLength(2);
     expect(header(retry, 'webhook-id')).toBe(header(receiver.requests[0]!, 'webhook-id'));
-    expect(header(retry, 'webhook-id')).toMatch(/^msg_[0-9A-Za-z]{24}$/);
+    expect(header(retry, 'webhook-id')).toMatch(/^msg_[0-9A-Za-z]{27}$/);
     expect(header(retry, 'webhook-timestamp')).not.toBe(header(receiver.requests[0]!, 'webhook-timestamp'));
     for (const secret of [oldSecret, newSecret]) expect(await standardWebhooksVerifier.verify(retry, secret)).toMatchObject({ type: 'invoice.paid', data: { id: 'inv_1' } });
     expect(await standardWebhooksVerifier.verify(receiver.requests[0]!, oldSecret)).toMatchObject({ type: 'invoice.paid' });
@@ -103,6 +105,39 @@ describe('standard-webhooks delivery over HTTP', () => {
     const log = (await collect(twin.exportLines())).join('\n');
     for (const s of [oldSecret, newSecret]) expect(log).not.toContain(s.slice('whsec_'.length));
     expect((await twin.entriesFor('endpoint', endpoint.id)).map((e) => e.operation)).toEqual(['endpoint.create', 'endpoint.rotate_secret']);
+    await world.close();
+  });
+
+  it('one message has one webhook-id — the id sendMessage answers — on two endpoints and on a retry', async () => {
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(start);
+    const statuses: Record<string, number[]> = { '/a': [503, 200], '/b': [200] };
+    const receiver = await startReceiver((req) => statuses[req.url]?.shift() ?? 200);
+    receivers.push(receiver);
+    const { clock, world, twin, dispatcher } = virtualWorld(acme, 'sw-one-id');
+    const [secretA, secretB] = [secrets.standardWebhooks(), secrets.standardWebhooks()];
+    await sw.createEndpoint(twin, { url: `${receiver.url}/a`, secret: secretA });
+    await sw.createEndpoint(twin, { url: `${receiver.url}/b`, secret: secretB, filterTypes: ['invoice.paid'] });
+    const msg = await sw.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_9' } });
+    await dispatcher.idle();
+    vi.setSystemTime(clock.now() + 7_000);
+    await clock.advance(7_000); // the Svix retry: 5 s ± 20%
+    await dispatcher.idle();
+
+    const byPath = (path: string) => receiver.requests.filter((r) => r.url === path);
+    expect(byPath('/a')).toHaveLength(2);
+    expect(byPath('/b')).toHaveLength(1);
+    for (const req of receiver.requests) expect(header(req, 'webhook-id')).toBe(msg.id);
+    // Each official library accepts every packet and reads the same id off it.
+    for (const [path, secret] of [['/a', secretA], ['/b', secretB]] as const) {
+      for (const req of byPath(path)) {
+        expect(new StandardWebhook(secret).verify(req.body, req.headers as Record<string, string>)).toMatchObject({ type: 'invoice.paid', data: { id: 'inv_9' } });
+        expect(new SvixWebhook(secret).verify(req.body, req.headers as Record<string, string>)).toMatchObject({ type: 'invoice.paid' });
+      }
+    }
+    const records = (await twin.list('delivery')).map((d) => d.fields);
+    expect(records.map((d) => d.messageId)).toEqual([msg.id, msg.id]);
     await world.close();
   });
 });

@@ -1,7 +1,7 @@
 // Each pack's official verifier, used unchanged: a packet counts as vendor-faithful only if the
 // vendor's own library accepts it. Each also reads the event type the vendor's way.
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { verifySlackRequest } from '@slack/bolt';
+import { HTTPModuleFunctions, verifySlackRequest } from '@slack/bolt';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
@@ -37,20 +37,27 @@ export const githubVerifier: OfficialVerifier = {
     if (!(await octokitVerify(secret, req.body, header(req, 'x-hub-signature-256')))) throw new Error('octokit rejected the signature');
     return JSON.parse(req.body) as Record<string, unknown>;
   },
-  eventType: (req, body) => `${header(req, 'x-github-event')}.${String(body.action)}`,
+  // push and ping have no action: their kernel type is the bare event name.
+  eventType: (req, body) => (body.action === undefined ? header(req, 'x-github-event') : `${header(req, 'x-github-event')}.${String(body.action)}`),
 };
 
 export const slackVerifier: OfficialVerifier = {
-  library: '@slack/bolt (verifySlackRequest)',
+  library: '@slack/bolt (verifySlackRequest, HTTPModuleFunctions.parseHTTPRequestBody)',
   async verify(req, secret) {
     verifySlackRequest({
       signingSecret: secret,
       body: req.body,
       headers: { 'x-slack-signature': header(req, 'x-slack-signature'), 'x-slack-request-timestamp': Number(header(req, 'x-slack-request-timestamp')) },
     });
-    return JSON.parse(req.body) as Record<string, unknown>;
+    // Read the way Bolt reads it: JSON, or by content type a form (`payload=<JSON>` or fields).
+    return HTTPModuleFunctions.parseHTTPRequestBody({ rawBody: Buffer.from(req.body), headers: req.headers } as never) as Record<string, unknown>;
   },
-  eventType: (_req, body) => String((body.event as { type?: string } | undefined)?.type),
+  // Events API: the inner event's type; url_verification and block_actions: the body's type; a slash command: its form.
+  eventType: (_req, body) => {
+    const inner = (body.event as { type?: string } | undefined)?.type;
+    if (inner !== undefined) return inner;
+    return typeof body.command === 'string' ? 'slash_command' : String(body.type);
+  },
 };
 
 /** Both libraries that speak Standard Webhooks must accept the packet. */

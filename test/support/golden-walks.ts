@@ -4,6 +4,7 @@
 import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { runDemoWalk } from '../../src/cli/demo-walk.js';
 import { openWalk, type Walk } from '../../src/walk/index.js';
+import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
 
 export interface GoldenWalk {
   readonly name: string;
@@ -105,4 +106,7 @@ export const goldenWalks: readonly GoldenWalk[] = [
   { name: 'walk-standard-webhooks', run: standardWebhooksWalk },
   // The trigger ingress: the demo walk (webhooks through the ingress host on 127.0.0.1, a calendar).
   { name: 'walk-triggers', run: async () => (await runDemoWalk({ seed: 'walk-triggers' })).walk },
+  // The packs' walk-callable scenarios: a pull request's life, a Slack conversation.
+  { name: 'walk-github-pull-request', run: githubPullRequestWalk },
+  { name: 'walk-slack-conversation', run: slackConversationWalk },
 ];

@@ -1,6 +1,8 @@
 // GitHub's webhook signature (`X-Hub-Signature-256: sha256=<hex>` over the body alone), so twin
-// deliveries pass @octokit/webhooks-methods. GitHub signs no timestamp, so there is no replay
-// window to check; dedupe on X-GitHub-Delivery is the receiver's job.
+// deliveries pass @octokit/webhooks-methods, and beside it the legacy `X-Hub-Signature:
+// sha1=<hex>` GitHub still sends whenever a hook has a secret. GitHub signs no timestamp, so
+// there is no replay window to check; dedupe on X-GitHub-Delivery is the receiver's job.
+import { createHmac } from 'node:crypto';
 
 import {
   anyMatch,
@@ -17,6 +19,7 @@ import {
 } from './scheme.js';
 
 const HEADER = 'X-Hub-Signature-256';
+const LEGACY_HEADER = 'X-Hub-Signature';
 
 function githubSignature(secret: string, body: string | Uint8Array): string {
   return `sha256=${hmacSha256(secret, body).toString('hex')}`;
@@ -27,7 +30,8 @@ export const githubScheme: SigningScheme = {
 
   sign(req: SignRequest): Record<string, string> {
     checkSignRequest('github', req);
-    return { [HEADER]: githubSignature(req.secrets[0] as string, req.body) };
+    const secret = req.secrets[0] as string;
+    return { [LEGACY_HEADER]: `sha1=${createHmac('sha1', secret).update(req.body).digest('hex')}`, [HEADER]: githubSignature(secret, req.body) };
   },
 
   verify(req: VerifyRequest): VerifiedPacket {

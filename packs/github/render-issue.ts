@@ -1,0 +1,96 @@
+// GitHub's issue and issue-comment objects, rendered whole. A pull request's conversation is an
+// issue too: commenting on one renders the issue GitHub shows for it, with `pull_request` links.
+import type { JsonObject } from '../../src/index.js';
+import type { GitHubIssueComment } from './comments.js';
+import type { GitHubIssue } from './issues.js';
+import type { GitHubPullRequest } from './pull-requests.js';
+import { accountOrNull, reactions, renderAccount } from './render-account.js';
+import type { GitHubRepository } from './repositories.js';
+
+export function renderIssue(issue: GitHubIssue): JsonObject {
+  return {
+    url: issue.url,
+    repository_url: issue.repository_url,
+    labels_url: issue.labels_url,
+    comments_url: issue.comments_url,
+    events_url: issue.events_url,
+    html_url: issue.html_url,
+    id: issue.id,
+    node_id: issue.node_id,
+    number: issue.number,
+    title: issue.title,
+    user: renderAccount(issue.user),
+    labels: [],
+    state: issue.state,
+    locked: issue.locked,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: issue.comments,
+    created_at: issue.created_at,
+    updated_at: issue.updated_at,
+    closed_at: issue.closed_at,
+    author_association: issue.author_association,
+    active_lock_reason: null,
+    body: issue.body,
+    reactions: reactions(issue.url),
+    timeline_url: issue.timeline_url,
+    performed_via_github_app: null,
+    state_reason: issue.state_reason,
+  };
+}
+
+/** The issue side of a pull request, as issue_comment payloads carry it. */
+export function renderPullRequestIssue(pull: GitHubPullRequest, repo: GitHubRepository): JsonObject {
+  const api = `${repo.url}/issues/${pull.number}`;
+  return {
+    url: api,
+    repository_url: repo.url,
+    labels_url: `${api}/labels{/name}`,
+    comments_url: `${api}/comments`,
+    events_url: `${api}/events`,
+    html_url: pull.html_url,
+    id: pull.id,
+    node_id: pull.node_id,
+    number: pull.number,
+    title: pull.title,
+    user: renderAccount(pull.user),
+    labels: [],
+    state: pull.state,
+    locked: pull.locked,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: pull.comments,
+    created_at: pull.created_at,
+    updated_at: pull.updated_at,
+    closed_at: pull.closed_at,
+    author_association: pull.author_association,
+    active_lock_reason: null,
+    draft: pull.draft,
+    pull_request: { url: pull.url, html_url: pull.html_url, diff_url: pull.diff_url, patch_url: pull.patch_url, merged_at: pull.merged_at },
+    body: pull.body,
+    reactions: reactions(api),
+    timeline_url: `${api}/timeline`,
+    performed_via_github_app: null,
+    state_reason: null,
+  };
+}
+
+export function renderComment(comment: GitHubIssueComment, repo: GitHubRepository, number: number, htmlBase: string): JsonObject {
+  const api = `${repo.url}/issues/comments/${comment.id}`;
+  return {
+    url: api,
+    html_url: `${htmlBase}#issuecomment-${comment.id}`,
+    issue_url: `${repo.url}/issues/${number}`,
+    id: comment.id,
+    node_id: comment.node_id,
+    user: accountOrNull(comment.user) ?? renderAccount(comment.user),
+    created_at: comment.created_at,
+    updated_at: comment.updated_at,
+    author_association: comment.author_association,
+    body: comment.body,
+    reactions: reactions(api),
+    performed_via_github_app: null,
+  };
+}
