@@ -79,7 +79,12 @@ export function connectError(error: unknown, at: Endpoint): TwinError {
     return storeError('INVALID_CONFIG', `PostgreSQL at ${where} has no database "${at.database}": create it (createdb ${at.database}) or fix the database in the store URL`, { path: 'store', details, cause: error });
   }
   if (e.code === '42501') {
-    return storeError('STORE_PERMISSION_DENIED', `user "${at.user}" lacks a permission on PostgreSQL at ${where}: ${reason}; see src/storage/postgres/README.md for the roles twinworld needs`, { details, cause: error });
+    return storeError(
+      'STORE_PERMISSION_DENIED',
+      `user "${at.user}" lacks a permission on PostgreSQL at ${where}: ${reason}; an application login must be a member of twinworld_app ` +
+        `(GRANT twinworld_app TO "${at.user}"), see src/storage/postgres/README.md for the roles twinworld needs`,
+      { details, cause: error },
+    );
   }
   if (e.code === '53300' || e.code === '57P03') {
     return storeError('STORE_UNREACHABLE', `PostgreSQL at ${where} is not accepting connections now: ${reason}`, { details, cause: error });
