@@ -8,6 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import postgres from 'postgres';
+import type { Entry } from '../src/log/write.js';
+import type { TwinStore } from '../src/storage/port.js';
+import { PostgresBackend } from '../src/storage/postgres/index.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import { entryLine } from './fixtures.js';
 import { fmt, median, method, note, nowNs, settle, sinceNs, type Benchmark } from './measure.js';
@@ -114,6 +117,28 @@ function pgPipelined(url: string, twin: string): Variant {
   };
 }
 
+/** The backend itself: transact, head + getResource together, append + putResource, commit. */
+function backendSection(url: string, twin: string): Variant {
+  const backend = new PostgresBackend(url, 'w');
+  let store: Promise<TwinStore> | undefined;
+  return {
+    name: 'twinworld PostgresBackend section (2 round trips)',
+    async one() {
+      const s = await (store ??= backend.openTwin(twin));
+      await s.transact(async (tx) => {
+        // issued together: BEGIN, the lock, the head and the read share one round trip
+        const [head, counter] = await Promise.all([tx.head(), tx.getResource('counter', 'c1')]);
+        const seq = head + 1;
+        const value = Number(counter?.fields.value ?? 0) + 1;
+        const body = entryLine(seq, twin, 'counter.increment', 'counter', 'c1', { value });
+        tx.append(JSON.parse(body) as Entry, body);
+        tx.putResource({ type: 'counter', id: 'c1', version: seq, deleted: false, fields: { value } }, { remove: [], add: [] }, seq);
+      });
+    },
+    close: () => backend.close(),
+  };
+}
+
 /** postgres, sql.begin with every statement awaited. */
 function pjsSequential(url: string, twin: string): Variant {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -173,7 +198,7 @@ export const bench: Benchmark = {
     method(
       `${OPS} actions per round, median of ${ROUNDS} rounds, rounds interleaved, one connection per variant, throwaway local server (fsync off). ` +
         'action: BEGIN; pg_advisory_xact_lock; read the counter row; insert an entry row (canonical entry line); upsert the counter row; COMMIT. ' +
-        'baseline: pg with every statement awaited in turn.',
+        'baseline: pg with every statement awaited in turn. Last line: the backend itself on the same shape (as twinworld_app, row-level security on).',
     );
     const server = await startPostgresServer();
     try {
@@ -183,7 +208,7 @@ export const bench: Benchmark = {
       await admin.end();
       note(`server: ${server.binaries}, running as ${server.runAs}; pg ${pgVersion()}, postgres ${pjsVersion()}`);
       // Each variant writes its own twin, so all share the tables and the lock key fairly.
-      const variants = [pgSequential(server.url, 'pg-seq'), pgBatched(server.url, 'pg-batch'), pgPipelined(server.url, 'pg-pipe'), pjsSequential(server.url, 'pjs-seq'), pjsPipelined(server.url, 'pjs-pipe')];
+      const variants = [pgSequential(server.url, 'pg-seq'), pgBatched(server.url, 'pg-batch'), pgPipelined(server.url, 'pg-pipe'), pjsSequential(server.url, 'pjs-seq'), pjsPipelined(server.url, 'pjs-pipe'), backendSection(server.url, 'twinworld')];
       try {
         for (const v of variants) for (let i = 0; i < WARMUP; i++) await v.one();
         const rates = variants.map(() => [] as number[]);

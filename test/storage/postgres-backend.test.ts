@@ -2,7 +2,7 @@
 // PostgreSQL has — migrations, the advisory lock across pools, typed connection refusals, tenant
 // row-level security.
 import pg from 'pg';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TwinError } from '../../src/errors.js';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import { PostgresBackend, SCHEMA_VERSION, twinLockKey } from '../../src/storage/postgres/index.js';
@@ -243,12 +243,18 @@ describe('PostgreSQL: the advisory lock', () => {
     try {
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const hasLock = new Promise<void>((r) => (locked = r));
       const holding = (await one.openTwin('t')).transact(async (tx) => {
+        // the transaction (and its lock) starts with the section's first read
+        expect(await tx.head()).toBe(0);
+        locked();
         await gate;
         const e = entry(1, 'counter', 'c', { value: 1 });
         tx.append(e, canonicalJson(e));
         tx.putResource(resource('counter', 'c', 1, { value: 1 }), { remove: [], add: [] }, 1);
       });
+      await hasLock;
       const waiting = increment(await two.openTwin('t'));
       await someoneWaitsOnAdvisoryLock(db.name);
       expect(await increment(await two.openTwin('u'))).toBe(1);
@@ -269,7 +275,14 @@ describe('PostgreSQL: the advisory lock', () => {
     try {
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
-      const holding = (await one.openTwin('t')).transact(() => gate);
+      let locked!: () => void;
+      const hasLock = new Promise<void>((r) => (locked = r));
+      const holding = (await one.openTwin('t')).transact(async (tx) => {
+        await tx.head();
+        locked();
+        await gate;
+      });
+      await hasLock;
       const error = await refusal(increment(await two.openTwin('t')));
       release();
       await holding;
@@ -326,3 +339,55 @@ async function twinHashOrder(store: Awaited<ReturnType<PostgresBackend['openTwin
   for (const t of types) for (const r of await store.listResources(t)) out.push(`${r.type}/${r.id}`);
   return out;
 }
+
+describe('PostgreSQL: round trips', () => {
+  it('a section whose reads go out together costs two queries; one that does nothing, none; blind writes, one', async () => {
+    const backend = await PostgresBackend.open(await sharedDatabase(), uniqueName('w'), { poolSize: 1 });
+    try {
+      const store = await backend.openTwin('t');
+      await increment(store); // the pooled session is set up
+      const queries = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        const value = await store.transact(async (tx) => {
+          // BEGIN, the lock, the head and all three reads: one multi-statement query
+          const [head, counter, meta] = await Promise.all([tx.head(), tx.getResource('counter', 'c'), tx.getMeta('m')]);
+          const next = Number(counter?.fields.value) + 1;
+          const e = entry(head + 1, 'counter', 'c', { value: next });
+          tx.append(e, canonicalJson(e));
+          tx.putResource(resource('counter', 'c', head + 1, { value: next }), { remove: [], add: [{ name: 'byValue', key: String(next) }] }, head + 1);
+          tx.setMeta('m', `${meta ?? ''}x`);
+          return next; // the writes and COMMIT: one more
+        });
+        expect(value).toBe(2);
+        expect(queries).toHaveBeenCalledTimes(2);
+        queries.mockClear();
+        expect(await store.transact(() => 'nothing')).toBe('nothing');
+        expect(queries).toHaveBeenCalledTimes(0);
+        await store.transact((tx) => tx.setMeta('blind', '1'));
+        expect(queries).toHaveBeenCalledTimes(1);
+      } finally {
+        queries.mockRestore();
+      }
+      expect(await store.getMeta('blind')).toBe('1');
+      expect(await store.getMeta('m')).toBe('x');
+      expect((await store.lookup('counter', 'byValue', '2')).map((r) => r.id)).toEqual(['c']);
+      expect(await store.head()).toBe(2);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('a section that appends without reading first still checks its entries against the head', async () => {
+    const backend = await PostgresBackend.open(await sharedDatabase(), uniqueName('w'));
+    try {
+      const store = await backend.openTwin('t');
+      await store.transact((tx) => tx.append(entry(1), canonicalJson(entry(1))));
+      const error = await refusal(store.transact((tx) => tx.append(entry(5), canonicalJson(entry(5)))));
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', path: 'entry.seq' });
+      expect(error.message).toContain('does not follow head 1');
+      expect(await store.head()).toBe(1);
+    } finally {
+      await backend.close();
+    }
+  });
+});

@@ -1,13 +1,15 @@
-// One section's handle on PostgreSQL. Reads go to the server on the section's own transaction (under
-// its tenant and its advisory lock); writes are buffered and leave at commit as a few multi-row
-// statements in one multi-statement query that ends in COMMIT: one round trip however much was written.
-// Buffering coalesces: the last value of a resource wins, an index key's last add or remove wins, and
-// clearIndex drops the keys buffered before it, then runs before the keys buffered after it.
+// One section's handle on PostgreSQL. The transaction starts lazily: the section's first read carries
+// BEGIN, the tenant, pg_advisory_xact_lock and the head in the same round trip, and reads the section
+// issues together (in one tick, e.g. through Promise.all) share one multi-statement query. Writes are
+// buffered and leave at commit as a few multi-row statements ending in COMMIT: one round trip however
+// much was written. Buffering coalesces: the last value of a resource wins, an index key's last add or
+// remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import type { IndexDelta, StoreTx } from '../port.js';
 import type { Client } from './connection.js';
-import { checkText, encodeKey, int, lit, litOrNull, toResource, type ResourceRow } from './sql-text.js';
+import { inline, Reads } from './reads.js';
+import { checkText, encodeKey, int, lit, litOrNull } from './sql-text.js';
 import { storeError } from './store-error.js';
 import { tenantOf, tenantOfFields } from './tenant.js';
 
@@ -15,83 +17,14 @@ import { tenantOf, tenantOfFields } from './tenant.js';
 const ROWS_PER_STATEMENT = 500;
 const CHARS_PER_ROUND_TRIP = 4_000_000;
 
-const COLUMNS = 'type, id, version, deleted, fields';
-
-export const READS = {
-  head: 'SELECT head FROM twinworld.twins WHERE world = $1 AND twin = $2',
-  range: 'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND seq > $3 ORDER BY seq LIMIT $4',
-  bySubject: 'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND subject_type = $3 AND subject_id = $4 ORDER BY seq',
-  get: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND id = $4`,
-  list: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND NOT deleted ORDER BY id`,
-  all: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 ORDER BY id`,
-  lookup:
-    `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l JOIN twinworld.resources r ` +
-    'ON r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id ' +
-    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key = $5 AND NOT r.deleted ORDER BY r.id',
-  meta: 'SELECT value FROM twinworld.meta WHERE world = $1 AND twin = $2 AND key = $3',
-} as const;
-
-/** Reads shared by sections and by reads outside them: named, so each session prepares them once. */
-export class Reads {
-  constructor(
-    private readonly world: string,
-    private readonly twin: string,
-    private readonly run: <R extends object>(config: { name: string; text: string; values: unknown[] }) => Promise<R[]>,
-  ) {}
-
-  async head(): Promise<number> {
-    const rows = await this.run<{ head: number }>({ name: 'tw_head', text: READS.head, values: [this.world, this.twin] });
-    return rows[0]?.head ?? 0;
-  }
-
-  async readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
-    const rows = await this.run<{ body: string }>({ name: 'tw_range', text: READS.range, values: [this.world, this.twin, afterSeq, Math.max(0, limit)] });
-    return rows.map((r) => JSON.parse(r.body) as Entry);
-  }
-
-  async entriesBySubject(type: string, id: string): Promise<Entry[]> {
-    const rows = await this.run<{ body: string }>({ name: 'tw_by_subject', text: READS.bySubject, values: [this.world, this.twin, type, id] });
-    return rows.map((r) => JSON.parse(r.body) as Entry);
-  }
-
-  async getResource(type: string, id: string): Promise<Resource | undefined> {
-    if (!safeKey(type) || !safeKey(id)) return undefined;
-    const rows = await this.run<ResourceRow>({ name: 'tw_get', text: READS.get, values: [this.world, this.twin, type, id] });
-    return rows[0] === undefined ? undefined : toResource(rows[0]);
-  }
-
-  async listResources(type: string): Promise<Resource[]> {
-    if (!safeKey(type)) return [];
-    return (await this.run<ResourceRow>({ name: 'tw_list', text: READS.list, values: [this.world, this.twin, type] })).map(toResource);
-  }
-
-  async allResources(type: string): Promise<Resource[]> {
-    if (!safeKey(type)) return [];
-    return (await this.run<ResourceRow>({ name: 'tw_all', text: READS.all, values: [this.world, this.twin, type] })).map(toResource);
-  }
-
-  async lookup(type: string, index: string, key: string): Promise<Resource[]> {
-    if (!safeKey(type) || !safeKey(index)) return [];
-    const rows = await this.run<ResourceRow>({ name: 'tw_lookup', text: READS.lookup, values: [this.world, this.twin, type, index, encodeKey(key)] });
-    return rows.map(toResource);
-  }
-
-  async getMeta(key: string): Promise<string | undefined> {
-    if (!safeKey(key)) return undefined;
-    const rows = await this.run<{ value: string }>({ name: 'tw_meta', text: READS.meta, values: [this.world, this.twin, key] });
-    return rows[0]?.value;
-  }
+/** A read waiting for the next round trip; `sql` undefined: only the transaction's start (head()). */
+interface Pending {
+  readonly sql: string | undefined;
+  resolve(rows: unknown[]): void;
+  reject(error: unknown): void;
 }
 
-/** Text PostgreSQL could not hold can name nothing stored: the answer is "nothing", not an error. */
-function safeKey(value: string): boolean {
-  try {
-    checkText(value, 'key');
-    return true;
-  } catch {
-    return false;
-  }
-}
+type QueryResults = { rows: unknown[] }[];
 
 interface BufferedEntry {
   readonly seq: number;
@@ -116,25 +49,72 @@ export class PostgresTx implements StoreTx {
   private readonly keys = new Map<string, KeyOp>();
   private readonly clears = new Map<string, { type: string; name: string }>();
   private readonly meta = new Map<string, string>();
-  private open = true;
   private readonly reads: Reads;
+  private pending: Pending[] = [];
+  private startHead: number | undefined;
+  private begun = false;
+  private open = true;
 
   constructor(
-    client: Client,
+    private readonly client: Client,
     private readonly world: string,
     private readonly twin: string,
-    private readonly startHead: number,
+    private readonly beginStatements: readonly string[],
     private readonly tenant: string | undefined,
+    private readonly mapError: (error: unknown) => unknown,
   ) {
-    this.reads = new Reads(world, twin, async (config) => (await client.query(config)).rows as never);
+    this.reads = new Reads(world, twin, (config) => this.enqueue(inline(config.text, config.values)) as Promise<never>);
   }
 
   get isOpen(): boolean {
     return this.open;
   }
 
-  head(): number {
-    return this.startHead;
+  /** Whether BEGIN was sent (and so a ROLLBACK is owed if the section fails). */
+  get started(): boolean {
+    return this.begun;
+  }
+
+  private enqueue(sql: string | undefined, internal = false): Promise<unknown[]> {
+    if (!this.open && !internal) return Promise.reject(storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section has ended; read only inside its callback`));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ sql, resolve, reject });
+      if (this.pending.length === 1) queueMicrotask(() => this.flush());
+    });
+  }
+
+  /** Sends the reads issued so far as one query (with the transaction's start, the first time). */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const begin = !this.begun;
+    this.begun = true;
+    const statements = [...(begin ? this.beginStatements : []), ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql]))];
+    this.client.query(statements.join(';\n')).then(
+      (result) => {
+        const results = (Array.isArray(result) ? result : [result]) as QueryResults;
+        if (begin) {
+          const head = (results[this.beginStatements.length - 1]?.rows[0] as { head?: number } | undefined)?.head;
+          if (head === undefined) {
+            const missing = storeError('STORE_FAILED', `twin "${this.twin}" has no row in twinworld.twins; open it through the backend first`);
+            for (const p of batch) p.reject(missing);
+            return;
+          }
+          this.startHead = head;
+        }
+        let i = begin ? this.beginStatements.length : 0;
+        for (const p of batch) p.resolve(p.sql === undefined ? [] : results[i++]!.rows);
+      },
+      (error: unknown) => {
+        const mapped = this.mapError(error);
+        for (const p of batch) p.reject(mapped);
+      },
+    );
+  }
+
+  head(): number | Promise<number> {
+    if (this.startHead !== undefined) return this.startHead;
+    return this.enqueue(undefined).then(() => this.startHead!);
   }
 
   readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
@@ -165,10 +145,15 @@ export class PostgresTx implements StoreTx {
     if (!this.open) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section has ended; write only inside its callback`);
   }
 
+  private checkSeq(seq: number, expected: number): void {
+    if (seq !== expected) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": entry seq ${seq} does not follow head ${expected - 1}`, { path: 'entry.seq' });
+  }
+
   append(entry: Entry, body: string): void {
     this.writable();
-    const expected = this.startHead + this.entries.length + 1;
-    if (entry.seq !== expected) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": entry seq ${entry.seq} does not follow head ${expected - 1}`, { path: 'entry.seq' });
+    // Dense: after the head when it is known, else after the entries before it (the head is checked at commit).
+    const first = this.entries[0]?.seq ?? (this.startHead === undefined ? entry.seq : this.startHead + 1);
+    this.checkSeq(entry.seq, first + this.entries.length);
     checkText(entry.subjectType, 'entry.subjectType');
     checkText(entry.subjectId, 'entry.subjectId');
     // Until its subject is put (the kernel puts it right after), an entry carries its own tenantId.
@@ -188,8 +173,8 @@ export class PostgresTx implements StoreTx {
       );
     }
     this.resources.set(`${resource.type}\u0000${resource.id}`, { resource, tenant });
-    if (subjectOf !== undefined) {
-      const entry = this.entries[subjectOf - this.startHead - 1];
+    if (subjectOf !== undefined && this.entries.length > 0) {
+      const entry = this.entries[subjectOf - this.entries[0]!.seq];
       if (entry !== undefined && entry.seq === subjectOf) entry.tenant = tenant;
     }
     for (const k of delta.remove) this.keyOp(resource, k.name, k.key, false, tenant);
@@ -218,13 +203,44 @@ export class PostgresTx implements StoreTx {
     this.clears.set(prefix, { type, name: index });
   }
 
-  /** Ends the section: no more writes. */
+  /** Ends the section: no more reads or writes. */
   close(): void {
     this.open = false;
   }
 
+  private get wrote(): boolean {
+    return this.entries.length + this.resources.size + this.keys.size + this.clears.size + this.meta.size > 0;
+  }
+
+  /**
+   * Commits what the section wrote. A section that neither read nor wrote never began a transaction
+   * and sends nothing; one that appended without reading first takes the lock (one round trip) so its
+   * entries can be checked against the head.
+   */
+  async commit(): Promise<void> {
+    if (!this.begun && !this.wrote) return;
+    // Blind writes (meta, resources, keys, no entries) need no head: the lock rides with the commit.
+    const blind = !this.begun && this.entries.length === 0;
+    if (!blind) {
+      if (this.startHead === undefined) await this.enqueue(undefined, true);
+      if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead! + 1);
+    }
+    const queries = this.commitQueries();
+    if (blind) {
+      this.begun = true;
+      queries[0] = `${this.beginStatements.join(';\n')};\n${queries[0]}`;
+    }
+    for (const text of queries) {
+      try {
+        await this.client.query(text);
+      } catch (error) {
+        throw this.mapError(error);
+      }
+    }
+  }
+
   /** The commit, as the query texts to send in order; the last ends with COMMIT. */
-  commitQueries(): string[] {
+  private commitQueries(): string[] {
     const w = lit(this.world);
     const t = lit(this.twin);
     const statements: string[] = [];
@@ -263,7 +279,7 @@ export class PostgresTx implements StoreTx {
       ' ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
     );
     if (this.entries.length > 0) {
-      statements.push(`UPDATE twinworld.twins SET head = ${int(this.startHead + this.entries.length)} WHERE world = ${w} AND twin = ${t}`);
+      statements.push(`UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`);
     }
     statements.push('COMMIT');
     const queries: string[] = [];

@@ -1,14 +1,16 @@
 // One twin on PostgreSQL: rows keyed by (world, twin) in the shared tables. A section is a transaction
-// that holds pg_advisory_xact_lock for (world, twin): taking the lock, setting the tenant and reading the
-// head share one round trip, the buffered writes and COMMIT another. Sections of this twin in this
-// process queue in memory first, so waiting for another host's section holds one connection, not many.
+// that holds pg_advisory_xact_lock for (world, twin); taking the lock, setting the tenant and reading the
+// head ride with the section's first reads, and the buffered writes and COMMIT share one more round
+// trip. Sections of this twin in this process queue in memory first, so waiting for another host's
+// section holds one connection, not one per caller.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import type { Awaitable, StoreScope, StoreTx, TwinStore } from '../port.js';
 import type { Client, Connection } from './connection.js';
 import { twinLockKey } from './lock-key.js';
-import { PostgresTx, Reads } from './section.js';
+import { Reads } from './reads.js';
+import { PostgresTx } from './section.js';
 import { lit, toResource, type ResourceRow } from './sql-text.js';
 import { operationError, storeError } from './store-error.js';
 import { scopeTenant } from './tenant.js';
@@ -63,30 +65,21 @@ export class PostgresTwinStore implements TwinStore {
 
   private async section<T>(section: (tx: StoreTx) => Awaitable<T>, tenant: string | undefined): Promise<T> {
     const client = await this.conn.acquire();
-    let inTransaction = false;
+    const tx = new PostgresTx(client, this.world, this.name, this.beginStatements(tenant), tenant, (error) => operationError(error, this.conn.endpoint, this.name, tenant));
     let broken = false;
     try {
-      const begin = await this.driver(tenant, () => {
-        inTransaction = true;
-        return client.query(this.beginText(tenant));
-      });
-      const results = begin as unknown as { rows: { head: number }[] }[];
-      const head = results[results.length - 1]?.rows[0]?.head;
-      if (head === undefined) throw storeError('STORE_FAILED', `twin "${this.name}" has no row in twinworld.twins; open it through the backend first`);
-      const tx = new PostgresTx(client, this.world, this.name, head, tenant);
       let value: T;
       try {
         value = await current.run({ store: this, tx }, () => section(tx));
       } finally {
         tx.close();
       }
-      await this.driver(tenant, async () => {
-        for (const text of tx.commitQueries()) await client.query(text);
-      });
-      inTransaction = false;
+      await tx.commit();
       return value;
     } catch (error) {
-      if (inTransaction) {
+      // Whatever the section or the commit left of the transaction goes; a session that cannot even
+      // roll back is closed rather than reused.
+      if (tx.started) {
         try {
           await client.query('ROLLBACK');
         } catch {
@@ -108,13 +101,14 @@ export class PostgresTwinStore implements TwinStore {
     }
   }
 
-  private beginText(tenant: string | undefined): string {
+  /** A section's start, sent with its first read: the head is the last statement's answer. */
+  private beginStatements(tenant: string | undefined): string[] {
     return [
       'BEGIN',
       ...(tenant === undefined ? [] : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
       `SELECT pg_advisory_xact_lock(${this.lockKey})`,
       `SELECT head FROM twinworld.twins WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)}`,
-    ].join('; ');
+    ];
   }
 
   head(): Promise<number> {
