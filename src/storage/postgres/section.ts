@@ -51,6 +51,8 @@ export class PostgresTx implements StoreTx {
   private readonly meta = new Map<string, string>();
   private readonly reads: Reads;
   private pending: Pending[] = [];
+  /** Settles after the last query sent for reads has been answered. */
+  private lastFlush: Promise<void> = Promise.resolve();
   private startHead: number | undefined;
   private begun = false;
   private open = true;
@@ -90,7 +92,17 @@ export class PostgresTx implements StoreTx {
     const begin = !this.begun;
     this.begun = true;
     const statements = [...(begin ? this.beginStatements : []), ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql]))];
-    this.client.query(statements.join(';\n')).then(
+    if (statements.length === 0) {
+      // Only head() again while the start is in flight: answer when it lands.
+      this.lastFlush = this.lastFlush.then(() => {
+        for (const p of batch) {
+          if (this.startHead === undefined) p.reject(storeError('STORE_FAILED', `twin "${this.twin}": the section's transaction did not start`));
+          else p.resolve([]);
+        }
+      });
+      return;
+    }
+    this.lastFlush = this.client.query(statements.join(';\n')).then(
       (result) => {
         const results = (Array.isArray(result) ? result : [result]) as QueryResults;
         if (begin) {
