@@ -5,6 +5,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TwinError } from '../../src/errors.js';
 import { canonicalJson } from '../../src/log/canonical-json.js';
+import { compareResources, stateHash } from '../../src/state/state-hash.js';
 import { PostgresBackend, SCHEMA_VERSION, twinLockKey } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
 import { startPostgresServer } from '../support/postgres-server.js';
@@ -327,6 +328,11 @@ describe('PostgreSQL: text it cannot hold, and byte order whatever the database 
       const bytes = (s: string): Buffer => Buffer.from(s);
       expect(live).toEqual(ids.map((id, i) => `${i % 2 === 0 ? 'T' : 't'}/${id}`).sort((p, q) => Buffer.compare(bytes(p), bytes(q))));
       expect(await twinHashOrder(store)).toEqual(live); // …but the backend's is
+      // and so the state hash is the one memory and SQLite compute from the same resources
+      const resources = [];
+      for await (const r of store.liveResources()) resources.push(r);
+      const expected = ids.map((id, i) => resource(i % 2 === 0 ? 'T' : 't', id, i + 1)).sort(compareResources);
+      expect(stateHash(resources)).toBe(stateHash(expected));
     } finally {
       await backend.close();
     }
