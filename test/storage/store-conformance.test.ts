@@ -223,7 +223,9 @@ for (const backendCase of backends) {
       };
       const first = store.transact(section('a', gate));
       const second = store.transact(section('b', Promise.resolve()));
-      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      // A network backend takes a connection first: wait for a to start, then give b time to barge in.
+      for (let i = 0; i < 2_000 && order.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(order).toEqual(['a:start']);
       openGate();
       expect(await Promise.all([first, second])).toEqual([1, 2]);
@@ -231,7 +233,7 @@ for (const backendCase of backends) {
       expect((await store.transact((tx) => tx.readEntries(0, 10), { readOnly: true })).map((e) => e.subjectId)).toEqual(['a', 'b']);
 
       // a section that fails hands the store on to the one waiting behind it
-      let failGate = (): void => {};
+      let failGate: (() => void) | undefined;
       const failing = store.transact(async () => {
         await new Promise<void>((resolve) => (failGate = resolve));
         throw new Error('first fails');
@@ -240,7 +242,8 @@ for (const backendCase of backends) {
         append(tx, entry((await tx.head()) + 1));
         return 'next ran';
       });
-      failGate();
+      for (let i = 0; i < 2_000 && failGate === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      failGate!();
       await expect(failing).rejects.toThrow('first fails');
       expect(await next).toBe('next ran');
       expect(await store.head()).toBe(3);

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
 import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
 import type { StorageBackend } from '../../src/storage/port.js';
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { postgresUrl } from '../storage/postgres-url.js';
 
 export interface BackendCase {
   readonly name: string;
@@ -47,4 +49,17 @@ export const backends: BackendCase[] = [
       };
     },
   },
+  {
+    // One throwaway server per run (test/storage/postgres.global-setup.ts); a fresh home is a
+    // fresh world name in its database.
+    name: 'postgres',
+    durable: true,
+    create() {
+      const world = `t${++worlds}_${process.pid}_${Date.now().toString(36)}`;
+      const url = postgresUrl();
+      return { backend: new PostgresBackend(url, world), reopen: () => new PostgresBackend(url, world), cleanup: () => {} };
+    },
+  },
 ];
+
+let worlds = 0;

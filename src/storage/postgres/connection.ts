@@ -1,0 +1,129 @@
+// The connection pool and what every pooled session is set up with before its first use: the app role
+// (so row-level security applies whoever logged in), standard strings (so literals are plain), the lock
+// timeout, and the kernel-wide tenant setting that a tenant-scoped section overrides for its transaction.
+import pg from 'pg';
+import { ALL_TENANTS } from './tenant.js';
+import { connectError, storeError, type Endpoint } from './store-error.js';
+import { lit } from './sql-text.js';
+
+export interface ConnectionOptions {
+  /** Connections per backend (default 10). Sections on different twins run side by side. */
+  readonly poolSize?: number;
+  /** How long a section waits for another host's section on the same twin (default 30 s). */
+  readonly lockTimeoutMs?: number;
+  /** How long opening a connection may take (default 10 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+export type Client = pg.PoolClient;
+
+/** bigint columns (seq, head, version) as numbers: sequences stay far below 2^53. */
+const INT8 = 20;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
+    if (oid === INT8 && format !== 'binary') return (value: string) => Number(value);
+    return (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
+  },
+};
+
+export function parseEndpoint(url: string): Endpoint {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw storeError('INVALID_CONFIG', 'the store URL is not a URL; give one like postgres://user:password@host:5432/database', { path: 'store' });
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw storeError('INVALID_CONFIG', `the store URL must start with postgres:// or postgresql://, not ${parsed.protocol}//`, { path: 'store' });
+  }
+  const user = decodeURIComponent(parsed.username) || process.env.PGUSER || 'postgres';
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
+  const port = parsed.port === '' ? 5432 : Number(parsed.port);
+  return { host: parsed.hostname.replace(/^\[|\]$/g, '') || 'localhost', port, database, user };
+}
+
+export class Connection {
+  readonly pool: pg.Pool;
+  private readonly ready = new WeakSet<pg.PoolClient>();
+  private readonly sessionSetup: string;
+
+  constructor(
+    readonly url: string,
+    readonly endpoint: Endpoint,
+    options: ConnectionOptions,
+  ) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      types: types as pg.CustomTypesConfig,
+    });
+    // An idle client whose server went away: dropped from the pool; the next checkout opens another.
+    this.pool.on('error', () => {});
+    this.sessionSetup =
+      `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(options.lockTimeoutMs ?? 30_000))}; ` +
+      `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false)`;
+  }
+
+  /** A pooled session, set up on its first checkout. Release it with `release`. */
+  async acquire(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw connectError(error, this.endpoint);
+    }
+    if (!this.ready.has(client)) {
+      try {
+        await client.query(this.sessionSetup);
+      } catch (error) {
+        client.release(true);
+        throw connectError(error, this.endpoint);
+      }
+      this.ready.add(client);
+    }
+    return client;
+  }
+
+  /** `broken`: the session's state is unknown (a failed rollback): close it instead of reusing it. */
+  release(client: pg.PoolClient, broken = false): void {
+    client.release(broken);
+  }
+
+  /** One statement on a pooled session, kernel-wide. */
+  async query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<R[]> {
+    const client = await this.acquire();
+    let broken = false;
+    try {
+      return (await client.query<R>(config)).rows;
+    } catch (error) {
+      broken = !isStatementError(error);
+      throw error;
+    } finally {
+      this.release(client, broken);
+    }
+  }
+
+  /** A connection of its own, outside the pool (migrations). */
+  async direct(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.url, types: types as pg.CustomTypesConfig, connectionTimeoutMillis: 10_000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw connectError(error, this.endpoint);
+    }
+    return client;
+  }
+
+  async end(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** A statement the server refused (the session is fine) rather than a broken connection. */
+export function isStatementError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && !error.code?.startsWith('08') && !error.code?.startsWith('57P');
+}

@@ -1,0 +1,15 @@
+// Stable 64-bit advisory-lock keys. Every host and every version of twinworld must compute the same key
+// for the same (world, twin), so it is the first 8 bytes of a SHA-256, never a runtime hash.
+import { createHash } from 'node:crypto';
+
+export function lockKey(...parts: readonly string[]): bigint {
+  const digest = createHash('sha256').update(['twinworld', ...parts].join('\u0000')).digest();
+  return digest.readBigInt64BE(0);
+}
+
+export function twinLockKey(world: string, twin: string): bigint {
+  return lockKey('twin', world, twin);
+}
+
+/** Held (per database) while migrating, so hosts starting at once migrate one after the other. */
+export const MIGRATION_LOCK_KEY = lockKey('migrate');

@@ -1,0 +1,61 @@
+// Brings a database's `twinworld` schema up to this version: one transaction, under an advisory lock,
+// so hosts that start at once migrate one after the other and the later ones find nothing to do. A
+// schema newer than this code knows is refused, never touched.
+import type pg from 'pg';
+import { MIGRATION_LOCK_KEY } from './lock-key.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { connectError, storeError, type Endpoint } from './store-error.js';
+import { int, lit } from './sql-text.js';
+
+export interface MigrationReport {
+  readonly from: number;
+  readonly to: number;
+}
+
+async function currentVersion(client: pg.Client): Promise<number> {
+  const present = await client.query<{ present: boolean }>(`SELECT to_regclass('twinworld.migrations') IS NOT NULL AS present`);
+  if (present.rows[0]?.present !== true) return 0;
+  const row = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM twinworld.migrations');
+  return row.rows[0]?.version ?? 0;
+}
+
+export async function migrate(client: pg.Client, at: Endpoint): Promise<MigrationReport> {
+  let from = 0;
+  let applying = false;
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    from = await currentVersion(client);
+    if (from > SCHEMA_VERSION) {
+      throw storeError(
+        'STORE_SCHEMA_TOO_NEW',
+        `the twinworld schema in database "${at.database}" at ${at.host}:${at.port} is at version ${from}, newer than this twinworld knows (up to ${SCHEMA_VERSION}); upgrade twinworld, or use another database`,
+        { details: { host: at.host, port: at.port, database: at.database, schemaVersion: from, knownVersion: SCHEMA_VERSION } },
+      );
+    }
+    applying = true;
+    for (const m of MIGRATIONS) {
+      if (m.version <= from) continue;
+      if (m.asConnectingUser !== undefined) await client.query(m.asConnectingUser);
+      await client.query('SET LOCAL ROLE twinworld_owner');
+      await client.query(m.asOwner);
+      await client.query(`INSERT INTO twinworld.migrations (version, name) VALUES (${int(m.version)}, ${lit(m.name)})`);
+      await client.query('RESET ROLE');
+    }
+    await client.query('COMMIT');
+    return { from, to: Math.max(from, SCHEMA_VERSION) };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    const mapped = connectError(error, at);
+    if (applying && mapped.code === ('STORE_PERMISSION_DENIED' as typeof mapped.code)) {
+      throw storeError(
+        'STORE_PERMISSION_DENIED',
+        `the twinworld schema in database "${at.database}" at ${at.host}:${at.port} is at version ${from} and needs version ${SCHEMA_VERSION}, but user "${at.user}" may not migrate it ` +
+          `(${String(mapped.details?.reason)}); connect once as a user that is a member of twinworld_owner and may create in the database ` +
+          '(and may create roles, if twinworld_owner and twinworld_app do not exist yet); see src/storage/postgres/README.md',
+        { details: { ...mapped.details, schemaVersion: from, knownVersion: SCHEMA_VERSION }, cause: error },
+      );
+    }
+    throw mapped;
+  }
+}

@@ -1,0 +1,92 @@
+// The reads of the port as SQL, and their answers parsed: named statements outside sections (each
+// session prepares them once), the same texts with literals inlined inside sections (so several reads,
+// and the section's BEGIN and lock, can share one multi-statement round trip).
+import type { Entry } from '../../log/write.js';
+import type { Resource } from '../../state/resource.js';
+import { checkText, encodeKey, int, lit, toResource, type ResourceRow } from './sql-text.js';
+
+const COLUMNS = 'type, id, version, deleted, fields';
+
+export const READS = {
+  head: 'SELECT head FROM twinworld.twins WHERE world = $1 AND twin = $2',
+  range: 'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND seq > $3 ORDER BY seq LIMIT $4',
+  bySubject: 'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND subject_type = $3 AND subject_id = $4 ORDER BY seq',
+  get: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND id = $4`,
+  list: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND NOT deleted ORDER BY id`,
+  all: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 ORDER BY id`,
+  lookup:
+    `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l JOIN twinworld.resources r ` +
+    'ON r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id ' +
+    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key = $5 AND NOT r.deleted ORDER BY r.id',
+  meta: 'SELECT value FROM twinworld.meta WHERE world = $1 AND twin = $2 AND key = $3',
+} as const;
+
+/** Reads shared by sections and by reads outside them: named, so each session prepares them once. */
+export class Reads {
+  constructor(
+    private readonly world: string,
+    private readonly twin: string,
+    private readonly run: <R extends object>(config: { name: string; text: string; values: unknown[] }) => Promise<R[]>,
+  ) {}
+
+  async head(): Promise<number> {
+    const rows = await this.run<{ head: number }>({ name: 'tw_head', text: READS.head, values: [this.world, this.twin] });
+    return rows[0]?.head ?? 0;
+  }
+
+  async readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
+    const rows = await this.run<{ body: string }>({ name: 'tw_range', text: READS.range, values: [this.world, this.twin, afterSeq, Math.max(0, limit)] });
+    return rows.map((r) => JSON.parse(r.body) as Entry);
+  }
+
+  async entriesBySubject(type: string, id: string): Promise<Entry[]> {
+    const rows = await this.run<{ body: string }>({ name: 'tw_by_subject', text: READS.bySubject, values: [this.world, this.twin, type, id] });
+    return rows.map((r) => JSON.parse(r.body) as Entry);
+  }
+
+  async getResource(type: string, id: string): Promise<Resource | undefined> {
+    if (!safeKey(type) || !safeKey(id)) return undefined;
+    const rows = await this.run<ResourceRow>({ name: 'tw_get', text: READS.get, values: [this.world, this.twin, type, id] });
+    return rows[0] === undefined ? undefined : toResource(rows[0]);
+  }
+
+  async listResources(type: string): Promise<Resource[]> {
+    if (!safeKey(type)) return [];
+    return (await this.run<ResourceRow>({ name: 'tw_list', text: READS.list, values: [this.world, this.twin, type] })).map(toResource);
+  }
+
+  async allResources(type: string): Promise<Resource[]> {
+    if (!safeKey(type)) return [];
+    return (await this.run<ResourceRow>({ name: 'tw_all', text: READS.all, values: [this.world, this.twin, type] })).map(toResource);
+  }
+
+  async lookup(type: string, index: string, key: string): Promise<Resource[]> {
+    if (!safeKey(type) || !safeKey(index)) return [];
+    const rows = await this.run<ResourceRow>({ name: 'tw_lookup', text: READS.lookup, values: [this.world, this.twin, type, index, encodeKey(key)] });
+    return rows.map(toResource);
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    if (!safeKey(key)) return undefined;
+    const rows = await this.run<{ value: string }>({ name: 'tw_meta', text: READS.meta, values: [this.world, this.twin, key] });
+    return rows[0]?.value;
+  }
+}
+
+/** Text PostgreSQL could not hold can name nothing stored: the answer is "nothing", not an error. */
+function safeKey(value: string): boolean {
+  try {
+    checkText(value, 'key');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `text` with its $n parameters spelled as literals (strings quoted, numbers checked integers). */
+export function inline(text: string, values: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = values[Number(n) - 1];
+    return typeof value === 'number' ? int(value) : lit(String(value));
+  });
+}

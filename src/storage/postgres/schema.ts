@@ -1,0 +1,130 @@
+// The versioned migrations of the `twinworld` schema. A migration is never edited once released: a
+// change is a new version appended here. The runner (migrate.ts) applies what a database lacks, in
+// order, in one transaction under an advisory lock.
+//
+// Roles: `twinworld_owner` (NOLOGIN) owns the schema and every table; `twinworld_app` (NOLOGIN) may read
+// and write rows but owns nothing, so row-level security always applies to it; the backend's sessions run
+// `SET ROLE twinworld_app` whatever they logged in as. Tenant rows carry `tenant`; their tables have
+// ENABLE + FORCE ROW LEVEL SECURITY and one policy on the `twinworld.tenant` setting.
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  /** Run as the connecting user: may create roles and the schema. */
+  readonly asConnectingUser?: string;
+  /** Run as twinworld_owner, so what it creates belongs to the owner role. */
+  readonly asOwner: string;
+}
+
+/** Who may see (and write) a row: a kernel-wide session every row, a tenant its own and shared rows. */
+const VISIBLE = `current_setting('twinworld.tenant', true) = '*' OR tenant IS NULL OR tenant = current_setting('twinworld.tenant', true)`;
+
+function tenantTable(table: string): string {
+  return `
+ALTER TABLE twinworld.${table} ENABLE ROW LEVEL SECURITY;
+ALTER TABLE twinworld.${table} FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_rows ON twinworld.${table} USING (${VISIBLE}) WITH CHECK (${VISIBLE});`;
+}
+
+const V1_ROLES = `
+DO $roles$
+BEGIN
+  -- Roles are cluster-wide: another database may be creating them at this moment.
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'twinworld_owner') THEN
+    BEGIN
+      CREATE ROLE twinworld_owner NOLOGIN;
+      EXECUTE format('GRANT twinworld_owner TO %I', current_user);
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+    END;
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'twinworld_app') THEN
+    BEGIN
+      CREATE ROLE twinworld_app NOLOGIN;
+      EXECUTE format('GRANT twinworld_app TO %I', current_user);
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+    END;
+  END IF;
+END
+$roles$;
+CREATE SCHEMA IF NOT EXISTS twinworld AUTHORIZATION twinworld_owner;`;
+
+const V1_TABLES = `
+CREATE TABLE twinworld.migrations (
+  version integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+-- One row per twin, shared by every tenant: the head moves with every append whoever's row it is,
+-- so the log stays dense and a tenant-scoped section still knows where the log ends.
+CREATE TABLE twinworld.twins (
+  world text COLLATE "C" NOT NULL,
+  twin text COLLATE "C" NOT NULL,
+  head bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (world, twin)
+);
+CREATE TABLE twinworld.entries (
+  world text COLLATE "C" NOT NULL,
+  twin text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  tenant text COLLATE "C",
+  subject_type text COLLATE "C" NOT NULL,
+  subject_id text COLLATE "C" NOT NULL,
+  body text NOT NULL,
+  PRIMARY KEY (world, twin, seq)
+);
+CREATE INDEX entries_by_subject ON twinworld.entries (world, twin, subject_type, subject_id, seq);
+-- COLLATE "C": (type, id) order is UTF-8 byte order, as on SQLite, so state hashes agree.
+CREATE TABLE twinworld.resources (
+  world text COLLATE "C" NOT NULL,
+  twin text COLLATE "C" NOT NULL,
+  type text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  tenant text COLLATE "C",
+  version bigint NOT NULL,
+  deleted boolean NOT NULL,
+  fields text NOT NULL,
+  PRIMARY KEY (world, twin, type, id)
+);
+CREATE TABLE twinworld.lookups (
+  world text COLLATE "C" NOT NULL,
+  twin text COLLATE "C" NOT NULL,
+  type text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  tenant text COLLATE "C",
+  PRIMARY KEY (world, twin, type, name, key, id)
+);
+CREATE TABLE twinworld.meta (
+  world text COLLATE "C" NOT NULL,
+  twin text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value text NOT NULL,
+  PRIMARY KEY (world, twin, key)
+);
+-- A resource that moves to another tenant takes its index keys along (rare: tenants are identities).
+CREATE FUNCTION twinworld.resource_tenant_moved() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  UPDATE twinworld.lookups SET tenant = NEW.tenant
+   WHERE world = NEW.world AND twin = NEW.twin AND type = NEW.type AND id = NEW.id;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER resources_tenant_moved AFTER UPDATE OF tenant ON twinworld.resources
+  FOR EACH ROW WHEN (OLD.tenant IS DISTINCT FROM NEW.tenant) EXECUTE FUNCTION twinworld.resource_tenant_moved();
+${tenantTable('entries')}
+${tenantTable('resources')}
+${tenantTable('lookups')}
+-- Least privilege: the log is append-only (no UPDATE or DELETE on entries), resources are tombstoned,
+-- never deleted, and nothing is granted TRUNCATE (which row-level security does not filter).
+GRANT USAGE ON SCHEMA twinworld TO twinworld_app;
+GRANT SELECT ON twinworld.migrations TO twinworld_app;
+GRANT SELECT, INSERT, UPDATE ON twinworld.twins TO twinworld_app;
+GRANT SELECT, INSERT ON twinworld.entries TO twinworld_app;
+GRANT SELECT, INSERT, UPDATE ON twinworld.resources TO twinworld_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.lookups TO twinworld_app;
+GRANT SELECT, INSERT, UPDATE ON twinworld.meta TO twinworld_app;`;
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'log, resources, lookups, meta; owner and app roles; tenant row-level security', asConnectingUser: V1_ROLES, asOwner: V1_TABLES }];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

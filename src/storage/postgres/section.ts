@@ -1,0 +1,311 @@
+// One section's handle on PostgreSQL. The transaction starts lazily: the section's first read carries
+// BEGIN, the tenant, pg_advisory_xact_lock and the head in the same round trip, and reads the section
+// issues together (in one tick, e.g. through Promise.all) share one multi-statement query. Writes are
+// buffered and leave at commit as a few multi-row statements ending in COMMIT: one round trip however
+// much was written. Buffering coalesces: the last value of a resource wins, an index key's last add or
+// remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
+import type { Entry } from '../../log/write.js';
+import type { Resource } from '../../state/resource.js';
+import type { IndexDelta, StoreTx } from '../port.js';
+import type { Client } from './connection.js';
+import { inline, Reads } from './reads.js';
+import { checkText, encodeKey, int, lit, litOrNull } from './sql-text.js';
+import { storeError } from './store-error.js';
+import { tenantOf, tenantOfFields } from './tenant.js';
+
+/** Rows per multi-row statement, and characters per round trip, before a commit is split. */
+const ROWS_PER_STATEMENT = 500;
+const CHARS_PER_ROUND_TRIP = 4_000_000;
+
+/** A read waiting for the next round trip; `sql` undefined: only the transaction's start (head()). */
+interface Pending {
+  readonly sql: string | undefined;
+  resolve(rows: unknown[]): void;
+  reject(error: unknown): void;
+}
+
+type QueryResults = { rows: unknown[] }[];
+
+interface BufferedEntry {
+  readonly seq: number;
+  tenant: string | null;
+  readonly type: string;
+  readonly id: string;
+  readonly body: string;
+}
+
+interface KeyOp {
+  readonly type: string;
+  readonly name: string;
+  readonly key: string;
+  readonly id: string;
+  readonly add: boolean;
+  readonly tenant: string | null;
+}
+
+export class PostgresTx implements StoreTx {
+  private readonly entries: BufferedEntry[] = [];
+  private readonly resources = new Map<string, { resource: Resource; tenant: string | null }>();
+  private readonly keys = new Map<string, KeyOp>();
+  private readonly clears = new Map<string, { type: string; name: string }>();
+  private readonly meta = new Map<string, string>();
+  private readonly reads: Reads;
+  private pending: Pending[] = [];
+  /** Settles after the last query sent for reads has been answered. */
+  private lastFlush: Promise<void> = Promise.resolve();
+  private startHead: number | undefined;
+  private begun = false;
+  private open = true;
+
+  constructor(
+    private readonly client: Client,
+    private readonly world: string,
+    private readonly twin: string,
+    private readonly beginStatements: readonly string[],
+    private readonly tenant: string | undefined,
+    private readonly mapError: (error: unknown) => unknown,
+    private readonly readOnly = false,
+  ) {
+    this.reads = new Reads(world, twin, (config) => this.enqueue(inline(config.text, config.values)) as Promise<never>);
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  /** Whether BEGIN was sent (and so a ROLLBACK is owed if the section fails). */
+  get started(): boolean {
+    return this.begun;
+  }
+
+  private enqueue(sql: string | undefined, internal = false): Promise<unknown[]> {
+    if (!this.open && !internal) return Promise.reject(storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section has ended; read only inside its callback`));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ sql, resolve, reject });
+      if (this.pending.length === 1) queueMicrotask(() => this.flush());
+    });
+  }
+
+  /** Sends the reads issued so far as one query (with the transaction's start, the first time). */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const begin = !this.begun;
+    this.begun = true;
+    const statements = [...(begin ? this.beginStatements : []), ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql]))];
+    if (statements.length === 0) {
+      // Only head() again while the start is in flight: answer when it lands.
+      this.lastFlush = this.lastFlush.then(() => {
+        for (const p of batch) {
+          if (this.startHead === undefined) p.reject(storeError('STORE_FAILED', `twin "${this.twin}": the section's transaction did not start`));
+          else p.resolve([]);
+        }
+      });
+      return;
+    }
+    this.lastFlush = this.client.query(statements.join(';\n')).then(
+      (result) => {
+        const results = (Array.isArray(result) ? result : [result]) as QueryResults;
+        if (begin) {
+          const head = (results[this.beginStatements.length - 1]?.rows[0] as { head?: number } | undefined)?.head;
+          if (head === undefined) {
+            const missing = storeError('STORE_FAILED', `twin "${this.twin}" has no row in twinworld.twins; open it through the backend first`);
+            for (const p of batch) p.reject(missing);
+            return;
+          }
+          this.startHead = head;
+        }
+        let i = begin ? this.beginStatements.length : 0;
+        for (const p of batch) p.resolve(p.sql === undefined ? [] : results[i++]!.rows);
+      },
+      (error: unknown) => {
+        const mapped = this.mapError(error);
+        for (const p of batch) p.reject(mapped);
+      },
+    );
+  }
+
+  head(): number | Promise<number> {
+    if (this.startHead !== undefined) return this.startHead;
+    return this.enqueue(undefined).then(() => this.startHead!);
+  }
+
+  readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
+    return this.reads.readEntries(afterSeq, limit);
+  }
+
+  getResource(type: string, id: string): Promise<Resource | undefined> {
+    return this.reads.getResource(type, id);
+  }
+
+  listResources(type: string): Promise<Resource[]> {
+    return this.reads.listResources(type);
+  }
+
+  lookup(type: string, index: string, key: string): Promise<Resource[]> {
+    return this.reads.lookup(type, index, key);
+  }
+
+  allResources(type: string): Promise<Resource[]> {
+    return this.reads.allResources(type);
+  }
+
+  getMeta(key: string): Promise<string | undefined> {
+    return this.reads.getMeta(key);
+  }
+
+  private writable(): void {
+    if (!this.open) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section has ended; write only inside its callback`);
+    if (this.readOnly) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section is read-only; write through applyAtomic`);
+  }
+
+  private checkSeq(seq: number, expected: number): void {
+    if (seq !== expected) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": entry seq ${seq} does not follow head ${expected - 1}`, { path: 'entry.seq' });
+  }
+
+  append(entry: Entry, body: string): void {
+    this.writable();
+    // Dense: after the head when it is known, else after the entries before it (the head is checked at commit).
+    const first = this.entries[0]?.seq ?? (this.startHead === undefined ? entry.seq : this.startHead + 1);
+    this.checkSeq(entry.seq, first + this.entries.length);
+    checkText(entry.subjectType, 'entry.subjectType');
+    checkText(entry.subjectId, 'entry.subjectId');
+    // Until its subject is put (the kernel puts it right after), an entry carries its own tenantId.
+    this.entries.push({ seq: entry.seq, tenant: tenantOfFields(entry.fields), type: entry.subjectType, id: entry.subjectId, body });
+  }
+
+  putResource(resource: Resource, delta: IndexDelta, subjectOf?: number): void {
+    this.writable();
+    checkText(resource.type, 'resource.type');
+    checkText(resource.id, 'resource.id');
+    const tenant = tenantOf(resource);
+    if (this.tenant !== undefined && tenant !== null && tenant !== this.tenant) {
+      throw storeError(
+        'TENANT_MISMATCH',
+        `twin "${this.twin}": ${resource.type} ${resource.id} belongs to tenant "${tenant}"; a section scoped to tenant "${this.tenant}" cannot write it`,
+        { path: 'resource.fields.tenantId' },
+      );
+    }
+    this.resources.set(`${resource.type}\u0000${resource.id}`, { resource, tenant });
+    if (subjectOf !== undefined && this.entries.length > 0) {
+      const entry = this.entries[subjectOf - this.entries[0]!.seq];
+      if (entry !== undefined && entry.seq === subjectOf) entry.tenant = tenant;
+    }
+    for (const k of delta.remove) this.keyOp(resource, k.name, k.key, false, tenant);
+    for (const k of delta.add) this.keyOp(resource, k.name, k.key, true, tenant);
+  }
+
+  private keyOp(resource: Resource, name: string, key: string, add: boolean, tenant: string | null): void {
+    checkText(name, 'index name');
+    const encoded = encodeKey(key);
+    this.keys.set(`${resource.type}\u0000${name}\u0000${encoded}\u0000${resource.id}`, { type: resource.type, name, key: encoded, id: resource.id, add, tenant });
+  }
+
+  setMeta(key: string, value: string): void {
+    this.writable();
+    checkText(key, 'meta key');
+    checkText(value, 'meta value');
+    this.meta.set(key, value);
+  }
+
+  clearIndex(type: string, index: string): void {
+    this.writable();
+    checkText(type, 'type');
+    checkText(index, 'index name');
+    const prefix = `${type}\u0000${index}\u0000`;
+    for (const k of this.keys.keys()) if (k.startsWith(prefix)) this.keys.delete(k);
+    this.clears.set(prefix, { type, name: index });
+  }
+
+  /** Ends the section: no more reads or writes. */
+  close(): void {
+    this.open = false;
+  }
+
+  private get wrote(): boolean {
+    return this.entries.length + this.resources.size + this.keys.size + this.clears.size + this.meta.size > 0;
+  }
+
+  /**
+   * Commits what the section wrote. A section that neither read nor wrote never began a transaction
+   * and sends nothing; one that appended without reading first takes the lock (one round trip) so its
+   * entries can be checked against the head.
+   */
+  async commit(): Promise<void> {
+    if (!this.begun && !this.wrote) return;
+    // Blind writes (meta, resources, keys, no entries) need no head: the lock rides with the commit.
+    const blind = !this.begun && this.entries.length === 0;
+    if (!blind) {
+      if (this.startHead === undefined) await this.enqueue(undefined, true);
+      if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead! + 1);
+    }
+    const queries = this.commitQueries();
+    if (blind) {
+      this.begun = true;
+      queries[0] = `${this.beginStatements.join(';\n')};\n${queries[0]}`;
+    }
+    for (const text of queries) {
+      try {
+        await this.client.query(text);
+      } catch (error) {
+        throw this.mapError(error);
+      }
+    }
+  }
+
+  /** The commit, as the query texts to send in order; the last ends with COMMIT. */
+  private commitQueries(): string[] {
+    const w = lit(this.world);
+    const t = lit(this.twin);
+    const statements: string[] = [];
+    const multiRow = (head: string, rows: string[], tail = ''): void => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) statements.push(`${head} ${rows.slice(i, i + ROWS_PER_STATEMENT).join(', ')}${tail}`);
+    };
+    multiRow(
+      'INSERT INTO twinworld.entries (world, twin, seq, tenant, subject_type, subject_id, body) VALUES',
+      this.entries.map((e) => `(${w}, ${t}, ${int(e.seq)}, ${litOrNull(e.tenant)}, ${lit(e.type)}, ${lit(e.id)}, ${lit(e.body)})`),
+    );
+    multiRow(
+      'INSERT INTO twinworld.resources (world, twin, type, id, tenant, version, deleted, fields) VALUES',
+      [...this.resources.values()].map(
+        ({ resource: r, tenant }) => `(${w}, ${t}, ${lit(r.type)}, ${lit(r.id)}, ${litOrNull(tenant)}, ${int(r.version)}, ${r.deleted}, ${lit(JSON.stringify(r.fields))})`,
+      ),
+      ' ON CONFLICT (world, twin, type, id) DO UPDATE SET tenant = excluded.tenant, version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
+    );
+    for (const c of this.clears.values()) statements.push(`DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND type = ${lit(c.type)} AND name = ${lit(c.name)}`);
+    const ops = [...this.keys.values()];
+    multiRow(
+      `DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND (type, name, key, id) IN (`,
+      ops.filter((k) => !k.add).map((k) => `(${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)})`),
+      ')',
+    );
+    multiRow(
+      'INSERT INTO twinworld.lookups (world, twin, type, name, key, id, tenant) VALUES',
+      ops
+        .filter((k) => k.add)
+        // a key belongs to the tenant of its resource's last value in this section
+        .map((k) => `(${w}, ${t}, ${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)}, ${litOrNull(this.resources.get(`${k.type}\u0000${k.id}`)?.tenant ?? k.tenant)})`),
+      ' ON CONFLICT DO NOTHING',
+    );
+    multiRow(
+      'INSERT INTO twinworld.meta (world, twin, key, value) VALUES',
+      [...this.meta].map(([k, v]) => `(${w}, ${t}, ${lit(k)}, ${lit(v)})`),
+      ' ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
+    );
+    if (this.entries.length > 0) {
+      statements.push(`UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`);
+    }
+    statements.push('COMMIT');
+    const queries: string[] = [];
+    let current = '';
+    for (const s of statements) {
+      if (current.length > 0 && current.length + s.length > CHARS_PER_ROUND_TRIP) {
+        queries.push(current);
+        current = '';
+      }
+      current = current.length === 0 ? s : `${current};\n${s}`;
+    }
+    queries.push(current);
+    return queries;
+  }
+}

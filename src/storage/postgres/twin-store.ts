@@ -1,0 +1,190 @@
+// One twin on PostgreSQL: rows keyed by (world, twin) in the shared tables. A section is a transaction
+// that holds pg_advisory_xact_lock for (world, twin); taking the lock, setting the tenant and reading the
+// head ride with the section's first reads, and the buffered writes and COMMIT share one more round
+// trip. Sections of this twin in this process queue in memory first, so waiting for another host's
+// section holds one connection, not one per caller.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Entry } from '../../log/write.js';
+import type { Resource } from '../../state/resource.js';
+import type { Awaitable, StoreScope, StoreTx, TwinStore } from '../port.js';
+import type { Client, Connection } from './connection.js';
+import { twinLockKey } from './lock-key.js';
+import { Reads } from './reads.js';
+import { PostgresTx } from './section.js';
+import { lit, toResource, type ResourceRow } from './sql-text.js';
+import { operationError, storeError } from './store-error.js';
+import { scopeTenant } from './tenant.js';
+
+const STREAM_BATCH = 500;
+
+/** The section running in this async context, to refuse nesting (which would wait on itself). */
+const current = new AsyncLocalStorage<{ store: PostgresTwinStore; tx: PostgresTx }>();
+
+export class PostgresTwinStore implements TwinStore {
+  private readonly reads: Reads;
+  private readonly lockKey: bigint;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly name: string,
+    private readonly world: string,
+    private readonly conn: Connection,
+    private readonly onClose: (store: PostgresTwinStore) => void,
+  ) {
+    this.lockKey = twinLockKey(world, name);
+    this.reads = new Reads(world, name, async (config) => {
+      this.usable();
+      try {
+        return (await this.conn.query(config)) as never;
+      } catch (error) {
+        throw operationError(error, this.conn.endpoint, this.name, undefined);
+      }
+    });
+  }
+
+  private usable(): void {
+    if (this.closed) throw storeError('INVALID_ARGUMENT', `twin "${this.name}" was closed; open it again from the backend`);
+  }
+
+  transact<T>(section: (tx: StoreTx) => Awaitable<T>, scope?: StoreScope): Promise<T> {
+    try {
+      this.usable();
+      const running = current.getStore();
+      if (running !== undefined && running.store === this && running.tx.isOpen) {
+        throw storeError('INVALID_ARGUMENT', `twin "${this.name}": a section is already open; sections do not nest`);
+      }
+      const tenant = scopeTenant(scope);
+      // A read-only section takes no lock and waits for no writer: it reads one snapshot.
+      if (scope?.readOnly === true) return this.section(section, tenant, true);
+      const run = this.queue.then(() => this.section(section, tenant, false));
+      this.queue = run.catch(() => {});
+      return run;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async section<T>(section: (tx: StoreTx) => Awaitable<T>, tenant: string | undefined, readOnly: boolean): Promise<T> {
+    const client = await this.conn.acquire();
+    const tx = new PostgresTx(client, this.world, this.name, this.beginStatements(tenant, readOnly), tenant, (error) => operationError(error, this.conn.endpoint, this.name, tenant), readOnly);
+    let broken = false;
+    try {
+      let value: T;
+      try {
+        value = await current.run({ store: this, tx }, () => section(tx));
+      } finally {
+        tx.close();
+      }
+      await tx.commit();
+      return value;
+    } catch (error) {
+      // Whatever the section or the commit left of the transaction goes; a session that cannot even
+      // roll back is closed rather than reused.
+      if (tx.started) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+      }
+      throw error;
+    } finally {
+      this.conn.release(client, broken);
+    }
+  }
+
+  /** Runs driver calls, mapping their failures; a section's own errors never pass through here. */
+  private async driver<R>(tenant: string | undefined, fn: () => Promise<R>): Promise<R> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw operationError(error, this.conn.endpoint, this.name, tenant);
+    }
+  }
+
+  /** A section's start, sent with its first read: the head is the last statement's answer. */
+  private beginStatements(tenant: string | undefined, readOnly: boolean): string[] {
+    return [
+      readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
+      ...(tenant === undefined ? [] : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
+      ...(readOnly ? [] : [`SELECT pg_advisory_xact_lock(${this.lockKey})`]),
+      `SELECT head FROM twinworld.twins WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)}`,
+    ];
+  }
+
+  head(): Promise<number> {
+    return this.reads.head();
+  }
+
+  getResource(type: string, id: string): Promise<Resource | undefined> {
+    return this.reads.getResource(type, id);
+  }
+
+  listResources(type: string): Promise<Resource[]> {
+    return this.reads.listResources(type);
+  }
+
+  lookup(type: string, index: string, key: string): Promise<Resource[]> {
+    return this.reads.lookup(type, index, key);
+  }
+
+  readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
+    return this.reads.readEntries(afterSeq, limit);
+  }
+
+  entriesBySubject(type: string, id: string): Promise<Entry[]> {
+    return this.reads.entriesBySubject(type, id);
+  }
+
+  getMeta(key: string): Promise<string | undefined> {
+    return this.reads.getMeta(key);
+  }
+
+  async *liveResources(): AsyncIterable<Resource> {
+    const query = `SELECT type, id, version, deleted, fields FROM twinworld.resources WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)} AND NOT deleted ORDER BY type, id`;
+    for await (const row of this.stream<ResourceRow>(query)) yield toResource(row);
+  }
+
+  async *entryBodies(afterSeq: number): AsyncIterable<string> {
+    const query = `SELECT body FROM twinworld.entries WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)} AND seq > ${Math.floor(afterSeq)} ORDER BY seq`;
+    for await (const row of this.stream<{ body: string }>(query)) yield row.body;
+  }
+
+  /**
+   * Rows of one snapshot, a batch at a time, through a cursor in a read-only repeatable-read
+   * transaction; the session goes back to the pool when the loop ends, breaks or throws.
+   */
+  private async *stream<R>(query: string): AsyncGenerator<R> {
+    this.usable();
+    const client: Client = await this.conn.acquire();
+    let open = true;
+    let broken = false;
+    try {
+      await this.driver(undefined, () => client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; DECLARE twinworld_stream NO SCROLL CURSOR FOR ${query}`));
+      for (;;) {
+        const rows = await this.driver(undefined, async () => (await client.query<R & object>(`FETCH ${STREAM_BATCH} FROM twinworld_stream`)).rows);
+        for (const row of rows) yield row;
+        if (rows.length < STREAM_BATCH) break;
+      }
+      await this.driver(undefined, () => client.query('COMMIT'));
+      open = false;
+    } finally {
+      if (open) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+      }
+      this.conn.release(client, broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue;
+    this.closed = true;
+    this.onClose(this);
+  }
+}
