@@ -113,7 +113,7 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
     const head = twin.head();
     let made: ScenarioResult;
     try {
-      made = scenario({ twin, target: { url: to, secret }, data });
+      made = await scenario({ twin, target: { url: to, secret }, data });
     } catch (error) {
       // A scenario refused halfway (say, bad --data) may already have subscribed the target.
       for (const endpoint of endpointsCreatedSince(twin, head, pack)) pack.retireEndpoint(twin, endpoint.type, endpoint.id);

@@ -24,7 +24,7 @@ export interface ScenarioResult {
 }
 
 /** Builds what the event needs, subscribes the target endpoint, then performs the causing write. */
-export type Scenario = (ctx: ScenarioContext) => ScenarioResult;
+export type Scenario = (ctx: ScenarioContext) => ScenarioResult | Promise<ScenarioResult>;
 
 export interface IdShapes {
   /** The shape of the vendor's event ids (evt_…, Ev…, GUIDs). */
