@@ -136,7 +136,10 @@ export function disputeObject(twin: Twin, id: string, charge: StripeCharge, reas
     livemode: false as const,
     metadata: {} as Metadata,
     payment_intent: charge.payment_intent,
-    payment_method_details: { card: { brand: charge.payment_method_details.type === 'card' ? charge.payment_method_details.card.brand : 'visa', case_type: 'chargeback' as const, network_reason_code: '10.4' }, type: 'card' as const },
+    payment_method_details: (() => {
+      const brand = charge.payment_method_details.type === 'card' ? charge.payment_method_details.card.brand : 'visa';
+      return { card: { brand, case_type: 'chargeback' as const, network: brand, network_reason_code: '10.4' }, type: 'card' as const };
+    })(),
     reason,
     status: 'needs_response' as const,
   };

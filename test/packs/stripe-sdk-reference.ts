@@ -74,7 +74,10 @@ export class SdkReference {
     return iface.properties.filter((p) => !p.optional).map((p) => p.name);
   }
 
-  /** Every required key missing from `value` (recursively), as paths like "invoice_settings.footer". */
+  /**
+   * What `value` gets wrong against `iface`, recursively: every required key it lacks ("missing
+   * invoice_settings.footer") and every null where the type allows none ("null lines").
+   */
   missingKeys(iface: SdkInterface, value: unknown, path = ''): string[] {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
     const record = value as Record<string, unknown>;
@@ -82,12 +85,28 @@ export class SdkReference {
     for (const p of iface.properties) {
       const at = path === '' ? p.name : `${path}.${p.name}`;
       if (!(p.name in record)) {
-        if (!p.optional) out.push(at);
+        if (!p.optional) out.push(`missing ${at}`);
         continue;
       }
+      if (record[p.name] === null && !/\bnull\b/.test(p.type)) out.push(`null ${at} (${p.type})`);
       out.push(...this.missingInType(iface.key, p.type, record[p.name], at));
     }
     return out;
+  }
+
+  /** The interface of `data.object` for an event type, as Stripe's Events.d.ts declares it. */
+  eventObject(eventType: string): SdkInterface {
+    const file = 'resources/Events.d.ts';
+    for (const iface of this.interfaces.values()) {
+      if (!iface.key.startsWith(`${file}#`)) continue;
+      if (!iface.properties.some((p) => p.name === 'type' && p.type === `'${eventType}'`)) continue;
+      const data = this.interfaces.get(`${iface.key}.Data`);
+      const object = data?.properties.find((p) => p.name === 'object');
+      const resolved = object === undefined ? undefined : this.resolve(data!.key, object.type);
+      if (resolved === undefined) throw new Error(`stripe's types give ${eventType} no resolvable data.object`);
+      return resolved;
+    }
+    throw new Error(`stripe's types declare no event "${eventType}"`);
   }
 
   private missingInType(context: string, type: string, value: unknown, path: string): string[] {
@@ -100,7 +119,7 @@ export class SdkReference {
     }
     if (refs.list !== undefined) {
       const list = value as Record<string, unknown>;
-      const out = ['object', 'data', 'has_more', 'url'].filter((k) => !(k in list)).map((k) => `${path}.${k}`);
+      const out = ['object', 'data', 'has_more', 'url'].filter((k) => !(k in list)).map((k) => `missing ${path}.${k}`);
       if (Array.isArray(list.data)) out.push(...list.data.flatMap((v, i) => this.missingInType(context, refs.list!, v, `${path}.data[${i}]`)));
       return out;
     }
@@ -138,8 +157,15 @@ export class SdkReference {
     }
     const [head, ...rest] = name.split('.');
     const imported = this.scopes.get(file)?.imports.get(head!);
-    if (imported === undefined) return undefined;
-    return this.interfaces.get([imported, ...rest].join('.'));
+    return imported === undefined ? undefined : this.resolveImported(imported, rest);
+  }
+
+  /** `Checkout.Session`: Checkout is a namespace file that imports Session from another file. */
+  private resolveImported(target: string, rest: readonly string[]): SdkInterface | undefined {
+    const found = this.interfaces.get([target, ...rest].join('.'));
+    if (found !== undefined || rest.length === 0) return found;
+    const next = this.scopes.get(target.split('#')[0]!)?.imports.get(rest[0]!);
+    return next === undefined ? undefined : this.resolveImported(next, rest.slice(1));
   }
 
   private parseFile(root: string, path: string): void {
