@@ -96,7 +96,8 @@ function renewDecision(twin: Twin, view: ReadView, id: string, nowSec: number): 
   const items = { ...sub.items, data: sub.items.data.map((item) => ({ ...item, current_period_start: next.start, current_period_end: next.end })) };
   const trialEnds = sub.status === 'trialing';
   const renewed: StripeSubscription = { ...sub, items, status: trialEnds ? 'active' : sub.status };
-  const { invoice, write } = draftInvoice(twin, view, renewed, 'subscription_cycle', period, false, nowSec + FINALIZE_AFTER_SEC);
+  // Finalized an hour after the period turned over (at once when billing runs later than that).
+  const { invoice, write } = draftInvoice(twin, view, renewed, 'subscription_cycle', period, false, period.end + FINALIZE_AFTER_SEC);
   const fields = asJson({ items, latest_invoice: invoice.id, ...(trialEnds ? { status: 'active' } : {}) });
   const writes: Write[] = [{ operation: 'subscription.renew', subjectType: 'subscription', subjectId: id, fields }, write];
   return commit(writes, true);

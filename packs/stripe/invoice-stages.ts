@@ -27,18 +27,20 @@ function subscriptionOf(view: ReadView, invoice: StripeInvoice): StripeSubscript
 export function finalizeDecision(twin: Twin, view: ReadView, id: string, nowSec: number, request?: ProjectedResource): Decision<boolean> {
   const invoice = view.get('invoice', id)?.fields as unknown as StripeInvoice | undefined;
   if (invoice === undefined || invoice.status !== 'draft' || invoice.automatically_finalizes_at === null || invoice.automatically_finalizes_at > nowSec) return skip(false);
+  // Stamped with the instant it fell due, so billing that runs late keeps Stripe's order and spacing.
+  const at = invoice.automatically_finalizes_at;
   const customer = liveFields<StripeCustomer>(view, 'customer', invoice.customer, 'customer');
   const sequence = customer.next_invoice_sequence ?? 1;
   const fields = {
     status: 'open' as const,
     number: `${customer.invoice_prefix}-${String(sequence).padStart(4, '0')}`,
-    effective_at: nowSec,
+    effective_at: at,
     ending_balance: 0,
     automatically_finalizes_at: null,
     hosted_invoice_url: `https://invoice.stripe.com/i/acct_twinworld/test_${id.slice(3)}`,
     invoice_pdf: `https://pay.stripe.com/invoice/acct_twinworld/test_${id.slice(3)}/pdf`,
-    next_payment_attempt: invoice.amount_due > 0 ? nowSec : null,
-    status_transitions: { ...invoice.status_transitions, finalized_at: nowSec },
+    next_payment_attempt: invoice.amount_due > 0 ? at : null,
+    status_transitions: { ...invoice.status_transitions, finalized_at: at },
   };
   const writes: Write[] = [];
   const creates: ProjectedResource[] = [];
@@ -118,7 +120,7 @@ export function collectDecision(twin: Twin, view: ReadView, id: string, nowSec: 
   const method = defaultPaymentMethod(view, sub);
   const attempts = invoice.attempt_count + 1;
   const retryDays = RETRY_SCHEDULE_DAYS[attempts - 1];
-  const retryAt = invoice.billing_reason === 'subscription_cycle' && retryDays !== undefined ? nowSec + DAYS(retryDays) : null;
+  const retryAt = invoice.billing_reason === 'subscription_cycle' && retryDays !== undefined ? (invoice.next_payment_attempt ?? nowSec) + DAYS(retryDays) : null;
   const failed = { attempted: true, attempt_count: attempts, next_payment_attempt: retryAt };
   const writes: Write[] = [];
   let ok = false;
