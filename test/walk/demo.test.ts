@@ -95,7 +95,7 @@ describe('twinworld demo', () => {
     expect(r.stdout).toMatch(/triggers\s+sha256:[0-9a-f]{64}/);
     expect(r.stdout).toContain(`World kept at ${root}`);
     const deliveries = spawnSync(process.execPath, [BIN, 'deliveries', '--root', root, '--json'], { encoding: 'utf8' });
-    expect(JSON.parse(deliveries.stdout)).toHaveLength(10);
+    expect(JSON.parse(deliveries.stdout)).toHaveLength(12); // the Stripe confirmations also send charge.failed and charge.succeeded
     const refused = demo(['--root', root]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('is not empty');
