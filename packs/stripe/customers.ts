@@ -1,6 +1,7 @@
 // Customers: create, update (metadata merged key by key, as Stripe does), delete. Each call is
 // one atomic write that the pack turns into customer.created / .updated / .deleted.
 import { canonicalJson, commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { upperId } from '../kit/ids.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
@@ -21,14 +22,25 @@ export type StripeCustomer = {
   description: string | null;
   email: string | null;
   invoice_prefix: string;
+  invoice_settings: InvoiceSettings;
   livemode: false;
   metadata: Metadata;
   name: string | null;
+  /** The number the customer's next finalized invoice gets (after invoice_prefix). */
+  next_invoice_sequence: number;
   phone: string | null;
   preferred_locales: string[];
   shipping: null;
   tax_exempt: 'none' | 'exempt' | 'reverse';
   test_clock: null;
+};
+
+export type InvoiceSettings = {
+  custom_fields: null;
+  /** The payment method invoices (and so subscription renewals) charge; one attached to this customer. */
+  default_payment_method: string | null;
+  footer: string | null;
+  rendering_options: null;
 };
 
 export interface CustomerInput {
@@ -37,9 +49,11 @@ export interface CustomerInput {
   description?: string | null;
   phone?: string | null;
   metadata?: Record<string, string>;
+  invoice_settings?: { default_payment_method?: string | null; footer?: string | null };
 }
 
-const KEYS = ['email', 'name', 'description', 'phone', 'metadata'] as const;
+const KEYS = ['email', 'name', 'description', 'phone', 'metadata', 'invoice_settings'] as const;
+const INVOICE_SETTINGS_KEYS = ['default_payment_method', 'footer'] as const;
 const check = checker('stripe');
 
 function params(input: CustomerInput): JsonObject {
@@ -48,9 +62,31 @@ function params(input: CustomerInput): JsonObject {
   for (const [key, value] of Object.entries(input)) {
     if (!(KEYS as readonly string[]).includes(key)) throw unknownParameter(key, KEYS);
     if (value === undefined) continue;
-    out[key] = key === 'metadata' ? check.object(value, key) : check.optionalString(value, key);
+    if (key === 'invoice_settings') {
+      const settings: JsonObject = {};
+      for (const [k, v] of Object.entries(check.object(value, key))) {
+        if (!(INVOICE_SETTINGS_KEYS as readonly string[]).includes(k)) throw unknownParameter(`invoice_settings.${k}`, INVOICE_SETTINGS_KEYS);
+        settings[k] = check.optionalString(v, `invoice_settings.${k}`);
+      }
+      out[key] = settings;
+    } else out[key] = key === 'metadata' ? check.object(value, key) : check.optionalString(value, key);
   }
   return out;
+}
+
+/** Stripe refuses a default payment method that is not attached to the customer. */
+function invoiceSettings(view: ReadView, customerId: string, current: InvoiceSettings, patch: JsonObject | undefined): InvoiceSettings {
+  const next = { ...current, ...((patch ?? {}) as Partial<InvoiceSettings>) };
+  const pm = next.default_payment_method;
+  if (patch?.default_payment_method !== undefined && pm !== null) {
+    const method = view.get('payment_method', pm);
+    if (method === undefined || method.deleted || method.fields.customer !== customerId) {
+      throw new VendorError('stripe', 'invalid_input', 'resource_missing', `The customer does not have a payment method with the ID ${pm}. The payment method must be attached to the customer (attachPaymentMethod).`, {
+        path: 'invoice_settings.default_payment_method',
+      });
+    }
+  }
+  return next;
 }
 
 function live(view: ReadView, id: string): StripeCustomer {
@@ -84,9 +120,11 @@ export async function createCustomer(twin: Twin, input: CustomerInput = {}, opti
       description: (p.description as string | null | undefined) ?? null,
       email: (p.email as string | null | undefined) ?? null,
       invoice_prefix: upperId(ids, '', 8),
+      invoice_settings: invoiceSettings(view, id, { custom_fields: null, default_payment_method: null, footer: null, rendering_options: null }, p.invoice_settings as JsonObject | undefined),
       livemode: false,
       metadata: mergeMetadata({}, p.metadata as JsonObject | undefined),
       name: (p.name as string | null | undefined) ?? null,
+      next_invoice_sequence: 1,
       phone: (p.phone as string | null | undefined) ?? null,
       preferred_locales: [],
       shipping: null,
@@ -110,6 +148,7 @@ export async function updateCustomer(twin: Twin, id: string, patch: CustomerInpu
     const current = live(view, id);
     const fields: JsonObject = { ...p };
     if (p.metadata !== undefined) fields.metadata = mergeMetadata(current.metadata, p.metadata as JsonObject);
+    if (p.invoice_settings !== undefined) fields.invoice_settings = invoiceSettings(view, id, current.invoice_settings, p.invoice_settings as JsonObject);
     const next = { ...current, ...fields } as StripeCustomer;
     // Stripe sends customer.updated only when something changed.
     if (canonicalJson(next) === canonicalJson(current)) return skip(current);

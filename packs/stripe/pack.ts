@@ -5,7 +5,9 @@ import { ordered } from '../kit/ordered.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { API_REQUEST, eventRequest, IDEMPOTENCY_INDEX } from './api-requests.js';
 import { STRIPE_EVENT_RULES } from './event-types.js';
+import { STATUS_INDEX } from './billing-clock.js';
 import { stripeIdShapes } from './ids.js';
+import { INVOICE_PAYMENT_INDEX } from './invoice-stages.js';
 import { previousAttributes } from './previous-attributes.js';
 import { scenarios } from './scenarios.js';
 import { updateWebhookEndpoint } from './webhook-endpoints.js';
@@ -40,7 +42,8 @@ export const stripeEvents: EventsDeclaration = {
   values: (ctx) => ({
     apiVersion: STRIPE_API_VERSION,
     // Stripe writes id and object first, then the other keys alphabetically (as the log keeps them).
-    stripeObject: ordered(ctx.subject?.fields ?? {}, ['id', 'object']),
+    // A deleted object (customer.deleted) is rendered as it was just before the delete.
+    stripeObject: ordered((ctx.subject?.deleted === true ? ctx.previous : ctx.subject?.fields) ?? {}, ['id', 'object']),
     // Only *.updated events carry previous_attributes; a payment intent's state change does not.
     previousAttributes: ctx.eventType.endsWith('.updated') ? previousAttributes(ctx.previous, ctx.entry.fields) : undefined,
     request: eventRequest(ctx.entry.projection),
@@ -61,8 +64,15 @@ export const stripeEvents: EventsDeclaration = {
 
 export const stripePack: VendorPack = {
   name: 'stripe',
-  description: 'Stripe: customers, webhook endpoints and payment intents, with signed Event objects',
-  indexes: [{ type: API_REQUEST, name: IDEMPOTENCY_INDEX, field: 'idempotency_key' }],
+  description: 'Stripe: customers, payments and charges, catalog, subscriptions and invoices on the world clock, Checkout, with signed Event objects',
+  indexes: [
+    { type: API_REQUEST, name: IDEMPOTENCY_INDEX, field: 'idempotency_key' },
+    // Billing on the clock finds its due work through these (billing-clock.ts).
+    { type: 'subscription', name: STATUS_INDEX, field: 'status' },
+    { type: 'invoice', name: STATUS_INDEX, field: 'status' },
+    { type: 'checkout_session', name: STATUS_INDEX, field: 'status' },
+    { type: 'invoice_payment', name: INVOICE_PAYMENT_INDEX, field: 'invoice' },
+  ],
   events: stripeEvents,
   scenarios,
   idShapes: stripeIdShapes,

@@ -62,13 +62,34 @@ describe('listSendable', () => {
       'standard-webhooks contact.updated',
       'standard-webhooks invoice.paid',
       'standard-webhooks invoice.payment_failed',
+      'stripe charge.dispute.created',
+      'stripe charge.failed',
+      'stripe charge.refunded',
+      'stripe charge.succeeded',
+      'stripe checkout.session.async_payment_failed',
+      'stripe checkout.session.async_payment_succeeded',
+      'stripe checkout.session.completed',
+      'stripe checkout.session.expired',
       'stripe customer.created',
       'stripe customer.deleted',
+      'stripe customer.subscription.created',
+      'stripe customer.subscription.deleted',
+      'stripe customer.subscription.trial_will_end',
+      'stripe customer.subscription.updated',
       'stripe customer.updated',
+      'stripe invoice.created',
+      'stripe invoice.finalized',
+      'stripe invoice.paid',
+      'stripe invoice.payment_failed',
+      'stripe invoice.payment_succeeded',
+      'stripe invoice.upcoming',
       'stripe payment_intent.canceled',
       'stripe payment_intent.created',
       'stripe payment_intent.payment_failed',
       'stripe payment_intent.succeeded',
+      'stripe payment_method.attached',
+      'stripe price.created',
+      'stripe product.created',
     ]);
     expect(builtInPacks.map((p) => p.name).sort()).toEqual(['github', 'slack', 'standard-webhooks', 'stripe']);
   });
@@ -90,9 +111,9 @@ describe('sendEvent', () => {
     const world = openWorld({ root: ':memory:' });
     const unknownPack = await sendEvent(world, { pack: 'paypal', eventType: 'x', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
     expect(unknownPack).toMatchObject({ code: 'UNKNOWN_PACK', message: 'unknown pack "paypal"; valid packs: github, slack, standard-webhooks, stripe', details: { valid: ['github', 'slack', 'standard-webhooks', 'stripe'] } });
-    const unknownType = await sendEvent(world, { pack: 'stripe', eventType: 'charge.refunded', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
+    const unknownType = await sendEvent(world, { pack: 'stripe', eventType: 'invoice.voided', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
     expect(unknownType).toMatchObject({ code: 'UNKNOWN_EVENT_TYPE', path: 'eventType' });
-    expect((unknownType as Error).message).toContain('customer.created, customer.deleted, customer.updated, payment_intent.canceled');
+    expect((unknownType as Error).message).toContain('charge.dispute.created, charge.failed, charge.refunded, charge.succeeded, checkout.session.async_payment_failed');
     await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'not a url', secret: 's' })).rejects.toMatchObject({ path: 'to' });
     await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'http://127.0.0.1:1', secret: ' ' })).rejects.toMatchObject({ path: 'secret' });
     expect(registeredPacks(world).size).toBe(0);

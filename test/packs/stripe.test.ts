@@ -90,7 +90,8 @@ describe('stripe webhook endpoints', () => {
     await stripe.updateWebhookEndpoint(s.twin, off.id, { disabled: true });
     const pi = await stripe.createPaymentIntent(s.twin, { amount: 500, currency: 'eur' });
     await stripe.confirmPaymentIntent(s.twin, pi.id);
-    expect((await s.events(all.id)).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    // A confirmation is a charge and the intent's change: charge.succeeded, then payment_intent.succeeded.
+    expect((await s.events(all.id)).map((e) => e.type)).toEqual(['payment_intent.created', 'charge.succeeded', 'payment_intent.succeeded']);
     expect((await s.events(some.id)).map((e) => e.type)).toEqual(['payment_intent.succeeded']);
     expect(await s.events(off.id)).toEqual([]);
     expect((await s.events(some.id))[0]!.pending_webhooks).toBe(2);
@@ -109,7 +110,7 @@ describe('stripe webhook endpoints', () => {
 
   it('refuses event types it does not send and non-HTTP URLs', async () => {
     const s = setup();
-    await expect(stripe.createWebhookEndpoint(s.twin, { url: 'https://x.example.com', enabled_events: ['invoice.paid'] })).rejects.toThrow(/invoice.paid/);
+    await expect(stripe.createWebhookEndpoint(s.twin, { url: 'https://x.example.com', enabled_events: ['invoice.voided'] })).rejects.toThrow(/invoice.voided/);
     await expect(stripe.createWebhookEndpoint(s.twin, { url: 'ftp://x', enabled_events: ['*'] })).rejects.toThrow(expect.objectContaining({ path: 'url' }));
   });
 });
@@ -127,9 +128,16 @@ describe('stripe payment intents', () => {
     expect(ok).toMatchObject({ status: 'succeeded', amount_received: 2000, last_payment_error: null });
     expect(ok.payment_method).toMatch(/^pm_/);
     const types = (await s.events(ep.id)).map((e) => e.type);
-    expect(types).toEqual(['customer.created', 'payment_intent.created', 'payment_intent.payment_failed', 'payment_intent.succeeded']);
-    expect((await s.events(ep.id))[3]!.data.previous_attributes).toBeUndefined();
+    expect(types).toEqual(['customer.created', 'payment_intent.created', 'charge.failed', 'payment_intent.payment_failed', 'charge.succeeded', 'payment_intent.succeeded']);
+    expect((await s.events(ep.id))[5]!.data.previous_attributes).toBeUndefined();
     expect((await s.twin.list('charge')).map((ch) => ch.fields.status).sort()).toEqual(['failed', 'succeeded']);
+    // Each charge event carries the charge, naming the intent and the request that confirmed it.
+    const [failedCharge, , okCharge, okIntent] = (await s.events(ep.id)).slice(2);
+    expect(failedCharge!.data.object).toMatchObject({ object: 'charge', status: 'failed', paid: false, payment_intent: pi.id, failure_code: 'card_declined', outcome: { reason: 'insufficient_funds' } });
+    expect(okCharge!.data.object).toMatchObject({ object: 'charge', status: 'succeeded', paid: true, captured: true, amount: 2000, payment_intent: pi.id, customer: c.id, payment_method: ok.payment_method });
+    expect(okIntent!.data.object).toMatchObject({ latest_charge: okCharge!.data.object.id, client_secret: expect.stringMatching(new RegExp(`^${pi.id}_secret_`)) });
+    expect(okCharge!.request.id).toBe(okIntent!.request.id);
+    expect(okCharge!.request.id).toMatch(/^req_/);
   });
 
   it('decide refuses invalid transitions with payment_intent_unexpected_state and appends nothing', async () => {

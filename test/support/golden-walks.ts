@@ -36,6 +36,21 @@ async function stripeWalk(): Promise<Walk> {
   return walk;
 }
 
+/**
+ * Stripe billing: a subscription month on the world clock, as a Stripe test clock runs it — one
+ * subscriber renews and pays; one with a card that declines leaves its trial, goes past_due,
+ * is retried on the schedule and canceled. The app's endpoint fails once.
+ */
+async function stripeBillingWalk(): Promise<Walk> {
+  const walk = await openWalk({ seed: 'walk-stripe-billing', start: '2026-03-02T09:00:00.000Z', packs: [stripe.pack] });
+  const twin = walk.twin('stripe');
+  const app = walk.receiver('billing', { script: [500], verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } });
+  await stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['*'], secret: STRIPE_SECRET });
+  await walk.traced(() => stripe.subscriptionMonth(walk, twin));
+  await walk.runUntilIdle();
+  return walk;
+}
+
 /** GitHub: no retries — a failed and an unknown attempt are redelivered by the operator. */
 async function githubWalk(): Promise<Walk> {
   const walk = await openWalk({ seed: 'walk-github', start: '2026-03-02T10:00:00.000Z', packs: [github.pack] });
@@ -101,6 +116,7 @@ async function standardWebhooksWalk(): Promise<Walk> {
 
 export const goldenWalks: readonly GoldenWalk[] = [
   { name: 'walk-stripe', run: stripeWalk },
+  { name: 'walk-stripe-billing', run: stripeBillingWalk },
   { name: 'walk-github', run: githubWalk },
   { name: 'walk-slack', run: slackWalk },
   { name: 'walk-standard-webhooks', run: standardWebhooksWalk },

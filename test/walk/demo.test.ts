@@ -95,8 +95,8 @@ describe('twinworld demo', () => {
     expect(r.stdout).toMatch(/triggers\s+sha256:[0-9a-f]{64}/);
     expect(r.stdout).toContain(`World kept at ${root}`);
     const deliveries = spawnSync(process.execPath, [BIN, 'deliveries', '--root', root, '--json'], { encoding: 'utf8' });
-    // Ten from the walk's writes, plus the ping GitHub sends when the demo's repository hook is created.
-    expect(JSON.parse(deliveries.stdout)).toHaveLength(11);
+    // The walk's writes (the Stripe confirmations also send charge.failed and charge.succeeded), plus the ping GitHub sends when the demo's repository hook is created.
+    expect(JSON.parse(deliveries.stdout)).toHaveLength(13);
     const refused = demo(['--root', root]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('is not empty');

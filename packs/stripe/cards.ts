@@ -1,0 +1,69 @@
+// Stripe's test cards, as the twin knows them: the test token (pm_card_visa), the card's brand
+// and last four digits, and how it behaves when charged. Behaviour follows the card number, as in
+// Stripe test mode, so a payment method attached today declines the same way next month.
+import { sha256Hex } from '../../src/index.js';
+
+export interface TestCard {
+  readonly brand: 'visa' | 'mastercard' | 'amex';
+  readonly last4: string;
+  readonly funding: 'credit' | 'debit';
+  /** Set for cards whose charges decline, with Stripe's decline code. */
+  readonly declineCode?: string;
+  /** Declined when attached to a customer, not only when charged (Stripe's charge-declined cards). */
+  readonly declinesOnAttach?: boolean;
+}
+
+export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
+  pm_card_visa: { brand: 'visa', last4: '4242', funding: 'credit' },
+  pm_card_visa_debit: { brand: 'visa', last4: '5556', funding: 'debit' },
+  pm_card_mastercard: { brand: 'mastercard', last4: '4444', funding: 'credit' },
+  pm_card_amex: { brand: 'amex', last4: '8431', funding: 'credit' },
+  // Attaches fine; every charge declines (4000 0000 0000 0341): how renewals fail in test mode.
+  pm_card_chargeCustomerFail: { brand: 'visa', last4: '0341', funding: 'credit', declineCode: 'generic_decline' },
+  pm_card_chargeDeclined: { brand: 'visa', last4: '0002', funding: 'credit', declineCode: 'generic_decline', declinesOnAttach: true },
+  pm_card_visa_chargeDeclined: { brand: 'visa', last4: '0002', funding: 'credit', declineCode: 'generic_decline', declinesOnAttach: true },
+  pm_card_chargeDeclinedInsufficientFunds: { brand: 'visa', last4: '9995', funding: 'credit', declineCode: 'insufficient_funds', declinesOnAttach: true },
+  pm_card_chargeDeclinedLostCard: { brand: 'visa', last4: '9987', funding: 'credit', declineCode: 'lost_card', declinesOnAttach: true },
+  pm_card_chargeDeclinedExpiredCard: { brand: 'visa', last4: '0069', funding: 'credit', declineCode: 'expired_card', declinesOnAttach: true },
+};
+
+/** Decline codes by last four digits: what a stored card does when charged. */
+const DECLINES_BY_LAST4: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(TEST_CARDS)
+    .filter((c) => c.declineCode !== undefined)
+    .map((c) => [c.last4, c.declineCode!]),
+);
+
+export function declineCodeFor(last4: string): string | undefined {
+  return DECLINES_BY_LAST4[last4];
+}
+
+/** The `card` hash of a card payment method; the fingerprint is the same for the same card. */
+export function cardDetails(card: TestCard, nowMs: number) {
+  const now = new Date(nowMs);
+  return {
+    brand: card.brand,
+    checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' },
+    country: 'US',
+    display_brand: card.brand === 'amex' ? 'american_express' : card.brand,
+    exp_month: now.getUTCMonth() + 1,
+    exp_year: now.getUTCFullYear() + 3,
+    fingerprint: fingerprint(card),
+    funding: card.funding,
+    generated_from: null,
+    last4: card.last4,
+    networks: { available: [card.brand], preferred: null },
+    regulated_status: 'unregulated' as const,
+    three_d_secure_usage: { supported: true },
+    wallet: null,
+  };
+}
+
+export type CardDetails = ReturnType<typeof cardDetails>;
+
+function fingerprint(card: TestCard): string {
+  const hex = sha256Hex(`${card.brand}:${card.last4}`);
+  let out = '';
+  for (let i = 0; i < 16; i++) out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 62];
+  return out;
+}
