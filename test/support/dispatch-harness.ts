@@ -1,0 +1,42 @@
+// A world on a virtual clock with the acme pack, one enabled endpoint routed to an in-process
+// receiver, and a dispatcher: the common ground of the send-once guard tests.
+import { Dispatcher } from '../../src/events/dispatcher.js';
+import type { RetryPolicy } from '../../src/events/retry.js';
+import type { SchemeName } from '../../src/events/signing/index.js';
+import { InProcessTransport, type InProcessRequest } from '../../src/events/transports/in-process-transport.js';
+import type { TransportResponse } from '../../src/events/transports/transport.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import { registerPack } from '../../src/world/pack.js';
+import { openWorld, type World } from '../../src/world/world.js';
+import { ACME_SECRET, acmePack } from './acme-pack.js';
+
+export type Handler = (req: InProcessRequest) => TransportResponse | number | Promise<TransportResponse | number>;
+
+export const DISPATCH_T0 = '2026-04-01T00:00:00.000Z';
+
+export function dispatchHarness(handler: Handler, options: { retry?: RetryPolicy; world?: World; clock?: VirtualClock; autoDispatch?: boolean; signing?: SchemeName } = {}) {
+  const clock = options.clock ?? new VirtualClock(DISPATCH_T0);
+  const world = options.world ?? openWorld({ root: ':memory:', clock, seed: 'guards' });
+  const pack = acmePack(options.retry);
+  const twin = registerPack(world, options.signing === undefined ? pack : { ...pack, events: { ...pack.events!, signing: options.signing } });
+  const received: InProcessRequest[] = [];
+  const transport = new InProcessTransport(clock, (req) => {
+    received.push(req);
+    return handler(req);
+  });
+  const newDispatcher = () => new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }], ...(options.autoDispatch === undefined ? {} : { autoDispatch: options.autoDispatch }) });
+  const dispatcher = newDispatcher();
+  if (world.secrets.resolve('ep', clock.now()).length === 0) world.secrets.set('ep', ACME_SECRET);
+  if (twin.get('endpoint', 'ep') === undefined) {
+    twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'inproc://ep/hook', secret_ref: 'ep', events: ['*'], status: 'enabled' } });
+  }
+  const create = (id = 'cus_1') => twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { email: `${id}@example.com` } });
+  const delivery = (id?: string) => (id === undefined ? twin.list('delivery')[0]! : twin.get('delivery', id)!);
+  const attempts = () => twin.list('delivery_attempt').map((a) => a.fields);
+  return { clock, world, twin, transport, dispatcher, newDispatcher, received, create, delivery, attempts };
+}
+
+/** Lets the dispatcher's deferred first attempt start (it waits for the writer's call stack to unwind). */
+export async function turns(n = 3): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
