@@ -16,7 +16,9 @@ const config = {
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: module.mutate,
-  testFiles: module.tests,
+  // TWINWORLD_MUTATE_TESTS (comma-separated) replaces the module's tests, e.g. to measure a score
+  // before new tests were written.
+  testFiles: process.env.TWINWORLD_MUTATE_TESTS?.split(',') ?? module.tests,
   coverageAnalysis: 'perTest',
   // TypeScript 7 has no JavaScript API for Stryker's tsconfig rewriting, and nothing here needs it:
   // vitest transpiles the sandbox's sources itself. A name that matches no file turns the step off.

@@ -15,7 +15,11 @@ export const MODULES = {
   retry: {
     mutate: ['src/events/retry.ts'],
     tests: ['test/events/dispatcher.test.ts', 'test/events/retry-policy.test.ts', 'test/events/send-once-promises.test.ts'],
-    equivalent: [],
+    equivalent: [
+      { mutator: 'ConditionalExpression', original: 'status !== null', replacement: 'true', reason: 'stopOnStatus holds validated integer statuses, so includes(null) is false with or without the guard' },
+      { mutator: 'ConditionalExpression', original: 'retryAfterSec !== undefined', replacement: 'true', reason: 'undefined * 1000 is NaN and NaN > delay is false: the guard changes nothing' },
+      { mutator: 'EqualityOperator', original: 'retryAfterSec * 1000 > delay', replacement: 'retryAfterSec * 1000 >= delay', reason: 'when they are equal, setting delay to retryAfterSec * 1000 leaves it unchanged' },
+    ],
   },
   'delivery-records': {
     mutate: ['src/events/records.ts'],
@@ -60,7 +64,9 @@ export const MODULES = {
   'state-hash': {
     mutate: ['src/state/state-hash.ts'],
     tests: ['test/log/store-conformance.test.ts', 'test/log/fixtures.test.ts', 'test/state/state-hash.test.ts'],
-    equivalent: [],
+    equivalent: [
+      { mutator: 'ConditionalExpression', original: 'a === b', replacement: 'false', reason: 'a fast path: for equal keys the loop finds no difference and the length difference is 0' },
+    ],
   },
   replay: {
     mutate: ['src/world/replay.ts'],
@@ -74,8 +80,10 @@ export const MODULES = {
   },
   'signing-stripe': {
     mutate: ['src/events/signing/stripe.ts'],
-    tests: ['test/events/signing/stripe.test.ts', 'test/events/signing/stripe-rotation.test.ts'],
-    equivalent: [],
+    tests: ['test/events/signing/stripe.test.ts', 'test/events/signing/stripe-rotation.test.ts', 'test/events/signing/stripe-refusals.test.ts'],
+    equivalent: [
+      { mutator: 'EqualityOperator', original: 'eq < 0', replacement: 'eq <= 0', reason: 'an element starting with "=" has an empty prefix, which is neither t nor v1, so it is skipped either way' },
+    ],
   },
   'signing-github': {
     mutate: ['src/events/signing/github.ts'],

@@ -27,7 +27,7 @@ function originalText(source, location) {
 export function summarize(name) {
   const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, 'utf8'));
   const equivalent = MODULES[name].equivalent ?? [];
-  const counts = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Equivalent: 0, other: 0 };
+  const counts = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Equivalent: 0, Ignored: 0, other: 0 };
   const open = [];
   for (const [file, result] of Object.entries(report.files)) {
     for (const m of result.mutants) {
