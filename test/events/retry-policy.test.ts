@@ -57,9 +57,11 @@ describe('validateRetryPolicy', () => {
 
   it('refuses stopOnStatus that is not a list of HTTP statuses, and a non-boolean honorRetryAfter', () => {
     for (const stopOnStatus of [410, '410', [410, 99], [600], [410.5], ['410']]) {
-      expect(refusal({ delaysMs: [1], retryOn: ['failed'], stopOnStatus }).path).toBe('retry.stopOnStatus');
+      expect(refusal({ delaysMs: [1], retryOn: ['failed'], stopOnStatus })).toMatchObject({ path: 'retry.stopOnStatus', message: 'retry.stopOnStatus must be an array of HTTP statuses (integers 100–599), e.g. [410]' });
     }
-    for (const honorRetryAfter of ['yes', 1, null]) expect(refusal({ delaysMs: [1], retryOn: ['failed'], honorRetryAfter }).path).toBe('retry.honorRetryAfter');
+    for (const honorRetryAfter of ['yes', 1, null]) {
+      expect(refusal({ delaysMs: [1], retryOn: ['failed'], honorRetryAfter })).toMatchObject({ path: 'retry.honorRetryAfter', message: 'retry.honorRetryAfter must be true or false' });
+    }
   });
 });
 

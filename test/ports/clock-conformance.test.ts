@@ -157,7 +157,7 @@ for (const c of cases) {
       const ran: [string, number][] = [];
       clock.schedule(now + U, () => {
         ran.push(['outer', clock.now()]);
-        clock.schedule(clock.now() + U, () => void ran.push(['inner', clock.now()]));
+        clock.schedule(now + 2 * U, () => void ran.push(['inner', clock.now()]));
       });
       clock.schedule(now + 3 * U, () => void ran.push(['later', clock.now()]));
       await c.pass(clock, 4 * U);
@@ -165,6 +165,9 @@ for (const c of cases) {
       if (c.exact) expect(ran.map(([, t]) => t - now)).toEqual([U, 2 * U, 3 * U]);
     });
 
+    // Whether the clock waits for an async task before starting the next is the implementation's
+    // choice (virtual clocks do, for determinism; a real clock cannot hold time still): only the
+    // start order and that everything runs are the contract.
     it('an async task is started when due; the ones after it still run', async () => {
       const clock = c.create();
       const now = clock.now();
@@ -176,7 +179,8 @@ for (const c of cases) {
       });
       clock.schedule(now + 2 * U, () => void ran.push('sync'));
       await c.pass(clock, 3 * U);
-      expect(ran).toEqual(['async-start', 'async-end', 'sync']);
+      expect(ran[0]).toBe('async-start');
+      expect([...ran].sort()).toEqual(['async-end', 'async-start', 'sync']);
     });
   });
 }
