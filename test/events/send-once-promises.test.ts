@@ -7,7 +7,7 @@ import { TransportFailure } from '../../src/events/transports/transport.js';
 import type { RetryPolicy } from '../../src/events/retry.js';
 import { isoAt, VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
-import { DISPATCH_T0, dispatchHarness, turns } from '../support/dispatch-harness.js';
+import { DISPATCH_T0, dispatchHarness, until } from '../support/dispatch-harness.js';
 
 const requeue = (id: string) => ({ operation: 'delivery.requeue', subjectType: 'delivery', subjectId: id, fields: { state: 'queued' }, actor: 'operator' });
 
@@ -131,7 +131,7 @@ describe('recovery leaves a young attempt in flight alone', () => {
     let release: (status: number) => void = () => {};
     const s = dispatchHarness(() => new Promise<number>((resolve) => (release = resolve)));
     s.create();
-    await turns();
+    await until(() => s.received.length === 1);
     expect(s.delivery().fields.state).toBe('sending');
     await s.clock.advance(5_000);
     const report = await s.newDispatcher().recover({ staleAfterMs: 60_000 });

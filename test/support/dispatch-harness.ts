@@ -36,7 +36,8 @@ export function dispatchHarness(handler: Handler, options: { retry?: RetryPolicy
   return { clock, world, twin, transport, dispatcher, newDispatcher, received, create, delivery, attempts };
 }
 
-/** Lets the dispatcher's deferred first attempt start (it waits for the writer's call stack to unwind). */
-export async function turns(n = 3): Promise<void> {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+/** Lets event-loop turns pass until `done()` holds (the dispatcher defers its first attempt past the writer's answer). */
+export async function until(done: () => boolean, maxTurns = 100): Promise<void> {
+  for (let i = 0; i < maxTurns && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  if (!done()) throw new Error(`condition not reached within ${maxTurns} event-loop turns`);
 }
