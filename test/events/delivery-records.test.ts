@@ -117,6 +117,9 @@ describe('decideClaim', () => {
     expect(claimOn({ state: 'failed', attempts: 1 }, 'retry', false)).toEqual(none);
     expect(claimOn({ state: 'failed', attempts: 1 }, 'redeliver', false)).toMatchObject({ result: { number: 2, kind: 'redeliver' } });
     expect(claimOn(due, 'retry', true)).toMatchObject({ result: { number: 2, kind: 'retry' } });
+    // an operator may still redeliver a retrying record to an endpoint since disabled; a first attempt never claims it
+    expect(claimOn(due, 'redeliver', false)).toMatchObject({ writes: [claimWrite(2, 'redeliver')], result: { number: 2, kind: 'redeliver' } });
+    expect(claimOn(due, 'first', false)).toEqual(none);
   });
 
   it('a redeliver: the operator\'s, from any state with no attempt in flight', () => {

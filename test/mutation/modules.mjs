@@ -24,7 +24,9 @@ export const MODULES = {
   'delivery-records': {
     mutate: ['src/events/records.ts'],
     tests: ['test/events/dispatcher.test.ts', 'test/events/send-once-promises.test.ts', 'test/events/delivery-records.test.ts'],
-    equivalent: [],
+    equivalent: [
+      { mutator: 'ConditionalExpression', original: 'd.nextAttemptAt !== null', replacement: 'true', reason: 'Date.parse(null) is NaN and NaN <= nowMs is false, so a retry without a time is refused either way' },
+    ],
   },
   dispatcher: {
     mutate: ['src/events/dispatcher.ts'],
