@@ -16,6 +16,7 @@ export const MODULES = {
     mutate: ['src/events/retry.ts'],
     tests: ['test/events/dispatcher.test.ts', 'test/events/retry-policy.test.ts', 'test/events/send-once-promises.test.ts'],
     equivalent: [
+      { mutator: 'ConditionalExpression', original: "typeof d !== 'number'", replacement: 'false', reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing' },
       { mutator: 'ConditionalExpression', original: 'status !== null', replacement: 'true', reason: 'stopOnStatus holds validated integer statuses, so includes(null) is false with or without the guard' },
       { mutator: 'ConditionalExpression', original: 'retryAfterSec !== undefined', replacement: 'true', reason: 'undefined * 1000 is NaN and NaN > delay is false: the guard changes nothing' },
       { mutator: 'EqualityOperator', original: 'retryAfterSec * 1000 > delay', replacement: 'retryAfterSec * 1000 >= delay', reason: 'when they are equal, setting delay to retryAfterSec * 1000 leaves it unchanged' },
