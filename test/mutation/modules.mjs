@@ -61,7 +61,7 @@ export const MODULES = {
   },
   fold: {
     mutate: ['src/state/resource.ts'],
-    tests: ['test/world/atomic.test.ts', 'test/world/durable-state.test.ts', 'test/log/store-conformance.test.ts', 'test/state/frozen-resources.test.ts'],
+    tests: ['test/world/atomic.test.ts', 'test/world/durable-state.test.ts', 'test/log/store-conformance.test.ts', 'test/state/frozen-resources.test.ts', 'test/state/fold.test.ts'],
     equivalent: [],
   },
   'state-hash': {
