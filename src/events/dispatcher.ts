@@ -31,8 +31,12 @@ export interface DispatcherOptions {
   readonly defaultTransport?: Transport;
   /** Deliveries in flight at once. */
   readonly concurrency?: number;
-  /** Dispatch new records right after their write commits (default true). */
-  readonly autoDispatch?: boolean;
+  /**
+   * When new records go out: `true` (default) right after their write's caller has its answer;
+   * `'on-flush'` only when `flush()` is called, in commit order — what a walk uses, so the order of
+   * sends does not depend on how long the store took to answer; `false` never by itself.
+   */
+  readonly autoDispatch?: boolean | 'on-flush';
 }
 
 /** A signed packet just before it is sent. Seeing it is not evidence of transport or acceptance. */
@@ -86,7 +90,9 @@ export class Dispatcher {
   private readonly defaultTransport: Transport;
   private readonly ownsDefault: boolean;
   private readonly concurrency: number;
-  private readonly autoDispatch: boolean;
+  private readonly autoDispatch: boolean | 'on-flush';
+  /** Records committed but not yet handed to dispatch, in commit order (`'on-flush'`). */
+  private unflushed: { pack: string; id: string }[] = [];
   private readonly observers = new Set<(packet: SignedPacket) => void>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly cancels = new Set<() => void>();
@@ -121,10 +127,21 @@ export class Dispatcher {
     this.world.twin(packTwinName(pack)).use({
       name: this.hookName,
       afterCommit: (entries) => {
-        if (!this.autoDispatch || this.closed) return;
-        for (const e of entries) if (e.operation === recordCreate) void this.track(this.afterAnswer(() => this.dispatch(pack.name, e.subjectId, 'first')));
+        if (this.autoDispatch === false || this.closed) return;
+        for (const e of entries) {
+          if (e.operation !== recordCreate) continue;
+          if (this.autoDispatch === 'on-flush') this.unflushed.push({ pack: pack.name, id: e.subjectId });
+          else void this.track(this.afterAnswer(() => this.dispatch(pack.name, e.subjectId, 'first')));
+        }
       },
     });
+  }
+
+  /** Hands the records committed since the last flush to dispatch, in commit order. */
+  flush(): void {
+    const due = this.unflushed;
+    this.unflushed = [];
+    for (const r of due) void this.track(this.dispatch(r.pack, r.id, 'first'));
   }
 
   observe(fn: (packet: SignedPacket) => void): () => void {

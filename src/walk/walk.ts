@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { TwinError } from '../errors.js';
+import type { StorageBackend } from '../storage/port.js';
 import { Dispatcher, type SignedPacket } from '../events/dispatcher.js';
 import { withTraceContext } from '../events/trace.js';
 import type { OutgoingRequest, Transport } from '../events/transports/transport.js';
@@ -30,6 +31,8 @@ export interface WalkOptions {
   readonly start?: string | number;
   /** A folder to keep the world in, or ':memory:' (default). */
   readonly root?: string;
+  /** Another storage backend (PostgreSQL, say): the same walk writes the same log on every one. */
+  readonly backend?: StorageBackend;
   /** Packs to register; their twins are what the walk drives. */
   readonly packs?: readonly Pack[];
   /** For URLs that are neither receivers nor mounts; default HTTP signed on the world clock. */
@@ -70,11 +73,11 @@ export class Walk {
     this.clock = new WalkClock(options.start ?? DEFAULT_WALK_START);
     this.start = isoAt(this.clock.now());
     const onError = options.onError ?? ((error: unknown, where: string) => void this.errors.push({ error, where }));
-    this.world = openWorld({ root: options.root ?? ':memory:', clock: this.clock, seed: this.seed, onError });
+    this.world = openWorld({ root: options.root ?? ':memory:', clock: this.clock, seed: this.seed, onError, ...(options.backend === undefined ? {} : { backend: options.backend }) });
     for (const pack of options.packs ?? []) registerPack(this.world, pack);
     this.router = new WalkRouter(this.clock, this.receivers, (headers, ms) => this.timed(headers, ms), options.transport);
     // One delivery at a time: claims, finishes and the ids they draw happen in one fixed order.
-    this.dispatcher = new Dispatcher(this.world, { defaultTransport: this.router, concurrency: 1 });
+    this.dispatcher = new Dispatcher(this.world, { defaultTransport: this.router, concurrency: 1, autoDispatch: 'on-flush' });
     this.dispatcher.observe((packet) => {
       this.packets.push(packet);
       this.identities.set(packet.headers, { pack: packet.pack, deliveryId: packet.deliveryId, attempt: packet.attempt, eventType: packet.eventType });
@@ -156,6 +159,7 @@ export class Walk {
     // Twice: work finishing in the first round (a routine's write) may queue more deliveries.
     for (let round = 0; round < 2; round++) {
       await new Promise((resolve) => setImmediate(resolve));
+      this.dispatcher.flush();
       await this.dispatcher.idle();
       for (const settle of this.settlers) await settle();
     }

@@ -16,15 +16,66 @@ export function isoAt(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * Wall time. Tasks wait in one queue ordered by (time, scheduling order) behind a single timer,
+ * so due tasks start earliest first and ties in scheduling order. A timer per task would not keep
+ * that order: Node orders timers by the delay each was given, and a delay computed a moment later
+ * is a millisecond shorter (test/ports/clock-conformance.test.ts caught it).
+ */
 export class RealClock implements Clock {
   readonly kind = 'real' as const;
+  private queue: Scheduled[] = [];
+  private order = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+
   now(): number {
     return Date.now();
   }
+
   schedule(at: number, task: Task): () => void {
-    const timer = setTimeout(() => void task(), Math.max(0, at - Date.now()));
-    timer.unref();
-    return () => clearTimeout(timer);
+    const item: Scheduled = { at, order: this.order++, task };
+    let i = this.queue.length;
+    while (i > 0 && this.queue[i - 1]!.at > at) i--;
+    this.queue.splice(i, 0, item);
+    this.arm();
+    return () => {
+      const j = this.queue.indexOf(item);
+      if (j < 0) return;
+      this.queue.splice(j, 1);
+      this.arm();
+    };
+  }
+
+  /** One timer, for the earliest task; unref'd, as each task's own timer was, so it never holds the process open. */
+  private arm(): void {
+    const next = this.queue[0];
+    if (next !== undefined && this.timer !== undefined && this.timerAt === next.at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    if (next === undefined) return;
+    this.timerAt = next.at;
+    this.timer = setTimeout(() => this.runDue(), Math.max(0, next.at - Date.now()));
+    this.timer.unref();
+  }
+
+  private runDue(): void {
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    // A task may schedule or cancel others: the queue is read afresh before each one.
+    for (let next = this.queue[0]; next !== undefined && next.at <= Date.now(); next = this.queue[0]) {
+      this.queue.shift();
+      try {
+        void next.task();
+      } catch (error) {
+        // As from its own timer: the error surfaces, and the tasks after it still run.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+    this.arm();
   }
 }
 

@@ -72,7 +72,11 @@ class Section {
   readonly staged = new Map<string, Resource>();
   readonly beforeImages = new Map<number, Resource | undefined>();
 
-  constructor(readonly tx: StoreTx) {}
+  /** `epoch` is the twin's cache epoch when the section began. */
+  constructor(
+    readonly tx: StoreTx,
+    readonly epoch: number,
+  ) {}
 
   /** A store read: its value if the store answered at once or it was loaded before; else MISS. */
   read<T>(key: string, load: () => Awaitable<T>): T {
@@ -107,6 +111,11 @@ export class Twin {
   private init: Promise<void> | undefined;
   private readonly cache = new Map<string, Resource | null>();
   private knownHead = 0;
+  /**
+   * Moves on every commit of this twin: a read section that began before it (over a store whose
+   * sections overlap, as on PostgreSQL) must not cache what it loaded, which may be older.
+   */
+  private epoch = 0;
   private indexes: IndexDeclaration[] = [];
   private readonly indexesByType = new Map<string, IndexDeclaration[]>();
   private readonly hooks: CommitHooks[] = [];
@@ -169,7 +178,7 @@ export class Twin {
     if (cached !== undefined) return cached ?? undefined;
     const stored = s.read(`get:${key}`, () => s.tx.getResource(type, id));
     const value = stored === undefined ? null : freezeResource(stored);
-    this.remember(key, value);
+    if (s.epoch === this.epoch) this.remember(key, value);
     return value ?? undefined;
   }
 
@@ -320,6 +329,7 @@ export class Twin {
     const outcome = await store.transact((tx) => this.run(tx, (s) => this.decideAndFold(s, decide)), scope);
     if (outcome.entries.length > 0) {
       this.knownHead += outcome.entries.length;
+      this.epoch++;
       for (const [key, value] of outcome.staged) this.remember(key, value);
       for (const hook of this.hooks) {
         if (hook.afterCommit === undefined) continue;
@@ -340,7 +350,7 @@ export class Twin {
    * final run are the ones a synchronous store would have drawn.
    */
   private run<T>(tx: StoreTx, body: (s: Section) => T): Awaitable<T> {
-    const s = new Section(tx);
+    const s = new Section(tx, this.epoch);
     const mark = this.world.ids.mark();
     const once = (): T | typeof MISS => {
       this.section = s;
@@ -436,6 +446,7 @@ export class Twin {
           return s.staged;
         }),
       );
+      this.epoch++;
       for (const [key, value] of staged) this.remember(key, value);
       this.knownHead += items.length;
       appended += items.length;

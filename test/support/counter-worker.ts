@@ -1,9 +1,12 @@
-// Child process for the cross-process lock test: N read-increment-write actions on one counter.
-import { openWorld } from '../../src/world/world.js';
+// Child process for the cross-process lock test: N read-increment-write actions on one counter,
+// in a SQLite root or, given postgres://URL#WORLD, a world on a shared PostgreSQL database.
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { commit } from '../../src/world/decision.js';
+import { openWorld } from '../../src/world/world.js';
 
-const [root, countText, label] = process.argv.slice(2);
-const world = openWorld({ root: root!, sqlite: { busyTimeoutMs: 60_000 } });
+const [where, countText, label] = process.argv.slice(2);
+const pg = where!.startsWith('postgres://') ? where!.split('#') : undefined;
+const world = pg === undefined ? openWorld({ root: where!, sqlite: { busyTimeoutMs: 60_000 } }) : openWorld({ root: ':memory:', backend: new PostgresBackend(pg[0]!, pg[1]!, { lockTimeoutMs: 120_000 }) });
 const twin = world.twin('counter');
 for (let i = 0; i < Number(countText); i++) {
   await twin.applyAtomic((view) => {

@@ -3,12 +3,13 @@
 // fixtures/walk-*.jsonl by write-walk-fixtures.ts; tests check a rerun writes the same bytes.
 import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { runDemoWalk } from '../../src/cli/demo-walk.js';
-import { openWalk, type Walk } from '../../src/walk/index.js';
+import { openWalk, type Walk, type WalkOptions } from '../../src/walk/index.js';
 import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
 
 export interface GoldenWalk {
   readonly name: string;
-  readonly run: () => Promise<Walk>;
+  /** `options` are added to the walk's (a storage backend, say); the log must not change. */
+  readonly run: (options?: Partial<WalkOptions>) => Promise<Walk>;
 }
 
 const STRIPE_SECRET = 'whsec_golden_stripe_0123456789abcdef';
@@ -17,8 +18,8 @@ const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const SW_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 /** Stripe: retries on the test-mode schedule (15 min, 1 h, 3 h ± 10%), one endpoint exhausted. */
-async function stripeWalk(): Promise<Walk> {
-  const walk = await openWalk({ seed: 'walk-stripe', start: '2026-03-02T09:00:00.000Z', packs: [stripe.pack] });
+async function stripeWalk(options: Partial<WalkOptions> = {}): Promise<Walk> {
+  const walk = await openWalk({ seed: 'walk-stripe', start: '2026-03-02T09:00:00.000Z', packs: [stripe.pack], ...options });
   const twin = walk.twin('stripe');
   const shop = walk.receiver('shop', { script: [500, 'timeout'], verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } });
   const down = walk.receiver('down', { mix: [{ answer: 503, weight: 1 }] });
