@@ -2,7 +2,8 @@
 // and the validation that refuses a bad write before anything is appended.
 import { TwinError } from '../errors.js';
 import { canonicalJson } from './canonical-json.js';
-import { assertJson, isPlainObject, type JsonObject } from './json-value.js';
+import { isoProblem } from './iso-time.js';
+import { assertJson, assertWellFormed, isPlainObject, type JsonObject, type SizeBound } from './json-value.js';
 
 /** Largest canonical JSON size of one write. Large enough for any vendor webhook body (Stripe caps
  * event payloads well below this), small enough that one runaway write cannot bloat a log. */
@@ -50,7 +51,6 @@ const WRITE_KEYS = new Set(['operation', 'subjectType', 'subjectId', 'fields', '
 const ENTRY_KEYS = new Set([...WRITE_KEYS, 'seq', 'writeId', 'twin', 'recordedAt']);
 const PROJECTION_KEYS = new Set(['creates', 'updates', 'deletes']);
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:\-]{0,127}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 function invalid(path: string, message: string): never {
   throw new TwinError('INVALID_WRITE', message, { path });
@@ -71,17 +71,32 @@ function requireId(value: unknown, path: string): string {
     invalid(path, `${path} is missing; give the resource's id as a non-empty string such as "cus_123"`);
   }
   if (value.length > 256) invalid(path, `${path} is ${value.length} characters long; ids are at most 256`);
+  assertWellFormed(value, path);
   return value;
 }
 
-/** `parsed`: the value came out of JSON.parse, so it is JSON by construction and needs no walk. */
-function requireFields(value: unknown, path: string, parsed: boolean): JsonObject {
+/**
+ * A value out of JSON.parse is JSON by construction, but not yet within limits: it may be nested
+ * too deep, hold a lone surrogate (`"\ud800"` parses to one), a number that overflowed to
+ * Infinity (`1e400`), or a `__proto__` key — so parsed values are walked too. `bound` collects an
+ * upper bound of the entry's size so that only large entries are measured exactly.
+ */
+function requireFields(value: unknown, path: string, bound: SizeBound | undefined): JsonObject {
   if (!isPlainObject(value)) invalid(path, `${path} must be a plain JSON object of the fields to set`);
-  if (!parsed) assertJson(value, path);
+  assertJson(value, path, {}, bound);
   return value as JsonObject;
 }
 
-function checkRefs(value: unknown, path: string, withFields: boolean, parsed: boolean): void {
+function requireTime(value: unknown, path: string, fix: string): void {
+  const problem = isoProblem(value);
+  if (problem === undefined) return;
+  if (problem === 'calendar') {
+    invalid(path, `${path} "${String(value)}" is not a real calendar time; give a month 1–12, a day that month has, hours 0–23, minutes and seconds 0–59${fix === '' ? '' : ` (${fix})`}`);
+  }
+  invalid(path, `${path} must be an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z"${fix === '' ? '' : ` (${fix})`}`);
+}
+
+function checkRefs(value: unknown, path: string, withFields: boolean, bound: SizeBound | undefined): void {
   if (!Array.isArray(value)) invalid(path, `${path} must be an array of {type, id${withFields ? ', fields' : ''}}`);
   value.forEach((item, i) => {
     const at = `${path}[${i}]`;
@@ -92,17 +107,17 @@ function checkRefs(value: unknown, path: string, withFields: boolean, parsed: bo
     }
     requireName(item.type, `${at}.type`, 'customer');
     requireId(item.id, `${at}.id`);
-    if (withFields) requireFields(item.fields ?? {}, `${at}.fields`, parsed);
+    if (withFields) requireFields(item.fields ?? {}, `${at}.fields`, bound);
   });
 }
 
 /** Validates shape and JSON-ness; throws INVALID_WRITE naming the path. */
 export function validateWrite(input: unknown, path = 'write'): Write {
   if (!isPlainObject(input)) invalid(path, `${path} must be an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`);
-  return checkWrite(input, path, WRITE_KEYS, false);
+  return checkWrite(input, path, WRITE_KEYS, undefined);
 }
 
-function checkWrite(input: Record<string, unknown>, path: string, keys: ReadonlySet<string>, parsed: boolean): Write {
+function checkWrite(input: Record<string, unknown>, path: string, keys: ReadonlySet<string>, bound: SizeBound | undefined): Write {
   for (const key of Object.keys(input)) {
     if (!keys.has(key)) {
       invalid(`${path}.${key}`, `${path} has an unknown key "${key}"; ${keys === WRITE_KEYS ? 'a write' : 'an entry'} may hold only ${[...keys].join(', ')}`);
@@ -111,7 +126,7 @@ function checkWrite(input: Record<string, unknown>, path: string, keys: Readonly
   requireName(input.operation, `${path}.operation`, 'customer.create');
   requireName(input.subjectType, `${path}.subjectType`, 'customer');
   requireId(input.subjectId, `${path}.subjectId`);
-  if (input.fields !== undefined) requireFields(input.fields, `${path}.fields`, parsed);
+  if (input.fields !== undefined) requireFields(input.fields, `${path}.fields`, bound);
   if (input.delete !== undefined && typeof input.delete !== 'boolean') invalid(`${path}.delete`, `${path}.delete must be true or false`);
   if (input.delete === true && input.fields !== undefined) {
     invalid(`${path}.fields`, `${path} both deletes its subject and sets fields; send the delete alone`);
@@ -123,28 +138,35 @@ function checkWrite(input: Record<string, unknown>, path: string, keys: Readonly
     for (const key of Object.keys(projection)) {
       if (!PROJECTION_KEYS.has(key)) invalid(`${at}.${key}`, `${at} has an unknown key "${key}"; allowed: creates, updates, deletes`);
     }
-    if (projection.creates !== undefined) checkRefs(projection.creates, `${at}.creates`, true, parsed);
-    if (projection.updates !== undefined) checkRefs(projection.updates, `${at}.updates`, true, parsed);
-    if (projection.deletes !== undefined) checkRefs(projection.deletes, `${at}.deletes`, false, parsed);
+    if (projection.creates !== undefined) checkRefs(projection.creates, `${at}.creates`, true, bound);
+    if (projection.updates !== undefined) checkRefs(projection.updates, `${at}.updates`, true, bound);
+    if (projection.deletes !== undefined) checkRefs(projection.deletes, `${at}.deletes`, false, bound);
   }
-  if (input.occurredAt !== undefined && (typeof input.occurredAt !== 'string' || !ISO.test(input.occurredAt))) {
-    invalid(`${path}.occurredAt`, `${path}.occurredAt must be an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z" (or omit it to use the world clock)`);
-  }
+  if (input.occurredAt !== undefined) requireTime(input.occurredAt, `${path}.occurredAt`, 'or omit it to use the world clock');
   if (input.actor !== undefined) requireName(input.actor, `${path}.actor`, 'api');
   return input as unknown as Write;
 }
 
-/** Validates an entry parsed from a file (JSON by construction): a write plus its log position. */
+/**
+ * Validates an entry parsed from a file: a write plus its log position, held to every limit a
+ * live write is held to — the 1 MiB size of its canonical line included — so an import can never
+ * put into a twin what a write could not.
+ */
 export function validateEntry(input: unknown, path = 'entry'): Entry {
   if (!isPlainObject(input)) invalid(path, `${path} must be a JSON object`);
   const { seq, writeId, twin, recordedAt } = input;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) invalid(`${path}.seq`, `${path}.seq must be a positive integer`);
   if (typeof writeId !== 'string' || writeId.length === 0) invalid(`${path}.writeId`, `${path}.writeId must be a non-empty string`);
+  assertWellFormed(writeId, `${path}.writeId`);
   if (typeof twin !== 'string' || twin.length === 0) invalid(`${path}.twin`, `${path}.twin must be a non-empty string`);
-  if (typeof recordedAt !== 'string' || !ISO.test(recordedAt)) invalid(`${path}.recordedAt`, `${path}.recordedAt must be an ISO 8601 timestamp`);
-  const checked = checkWrite(input, path, ENTRY_KEYS, true);
+  assertWellFormed(twin, `${path}.twin`);
+  requireTime(recordedAt, `${path}.recordedAt`, '');
+  // Everything outside fields and projections is short: ids, names, times (≤ 6 bytes a unit).
+  const bound: SizeBound = { bytes: 1024 + 6 * (writeId.length + twin.length + String(input.subjectId ?? '').length) };
+  const checked = checkWrite(input, path, ENTRY_KEYS, bound);
   if (checked.occurredAt === undefined) invalid(`${path}.occurredAt`, `${path}.occurredAt is missing`);
   if (checked.actor === undefined) invalid(`${path}.actor`, `${path}.actor is missing`);
+  if (bound.bytes > MAX_WRITE_BYTES) checkSize(canonicalJson(input), path);
   return input as unknown as Entry;
 }
 

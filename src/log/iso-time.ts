@@ -1,0 +1,38 @@
+// ISO 8601 instants as the log stores them: the shape a regex can check, plus the calendar
+// facts it cannot — a month 1–12, a day that month has (leap years included), hours 0–23,
+// minutes and seconds 0–59, an offset of at most ±23:59. Date.parse alone would roll
+// "2026-02-30" over into March and accept it.
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS[month - 1]!;
+}
+
+/** The decimal number in value[from, from + length): the regex has checked they are digits. */
+function digits(value: string, from: number, length: number): number {
+  let n = 0;
+  for (let i = from; i < from + length; i++) n = n * 10 + value.charCodeAt(i) - 48;
+  return n;
+}
+
+/** True when `value` is an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z" naming a real instant. */
+export function isIsoInstant(value: unknown): value is string {
+  if (typeof value !== 'string' || !ISO.test(value)) return false;
+  const month = digits(value, 5, 2);
+  const day = digits(value, 8, 2);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(digits(value, 0, 4), month)) return false;
+  if (digits(value, 11, 2) > 23 || digits(value, 14, 2) > 59 || digits(value, 17, 2) > 59) return false;
+  const zone = value.length - 6;
+  if (value.charCodeAt(value.length - 1) !== 90 /* Z */ && (digits(value, zone + 1, 2) > 23 || digits(value, zone + 4, 2) > 59)) return false;
+  return true;
+}
+
+/** Why `value` is not an instant, for messages: the shape, or the calendar. */
+export function isoProblem(value: unknown): 'shape' | 'calendar' | undefined {
+  if (typeof value !== 'string' || !ISO.test(value)) return 'shape';
+  return isIsoInstant(value) ? undefined : 'calendar';
+}
