@@ -125,7 +125,7 @@ async function kernelRate(receiver: ReceiverProcess): Promise<{ rate: number; p5
   const world = openWorld({ root: dir });
   const twin = registerPack(world, pack);
   const dispatcher = new Dispatcher(world, { concurrency: CONCURRENCY });
-  world.secrets.set('ep', SECRET);
+  await world.secrets.set('ep', SECRET);
   await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/k`, secret_ref: 'ep', events: ['*'] } });
   const latencies: number[] = [];
   let round = 0;

@@ -38,7 +38,12 @@ export type TwinErrorCode =
   | 'UNKNOWN_ROUTINE'
   | 'ROUTINE_FAILED'
   | 'ENGINE_STOPPED'
-  | 'TENANT_FORBIDDEN';
+  | 'TENANT_FORBIDDEN'
+  | 'SECRET_RETIRED'
+  | 'ROOT_NOT_FOUND'
+  | 'ROOT_NOT_A_FOLDER'
+  | 'ROOT_READ_ONLY'
+  | 'EXPORT_FAILED';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

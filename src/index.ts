@@ -11,7 +11,7 @@ export type { IndexDeclaration } from './state/indexes.js';
 export type { StorageBackend, TwinStore } from './storage/port.js';
 export { RealClock, VirtualClock, isoAt, type Clock } from './world/clock.js';
 export type { IdSource } from './world/ids.js';
-export type { SecretStore } from './world/secrets.js';
+export type { SecretStore, SecretResolver } from './world/secrets.js';
 export { commit, skip, type Decision } from './world/decision.js';
 export type { Twin, TwinHost, AtomicResult } from './world/twin.js';
 export { openWorld, currentWorld, runInWorld, type World, type WorldOptions } from './world/world.js';

@@ -163,5 +163,5 @@ export async function deleteHook(twin: Twin, kind: HookKind, id: number): Promis
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
     return commit({ operation: `${kind}.delete`, subjectType: kind, subjectId: String(id), delete: true });
   });
-  twin.world.secrets.delete(secretRefFor(twin, `${kind}/${id}`));
+  await twin.world.secrets.delete(secretRefFor(twin, `${kind}/${id}`));
 }

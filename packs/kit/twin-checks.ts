@@ -14,11 +14,11 @@ export function secretRefFor(twin: Twin, endpointId: string): string {
 
 /** Stores the secret, runs the write, and takes the secret back out if the write was refused. */
 export async function withStoredSecret<T>(twin: Twin, ref: string, secret: string, write: () => Promise<T>): Promise<T> {
-  twin.world.secrets.set(ref, secret);
+  await twin.world.secrets.set(ref, secret);
   try {
     return await write();
   } catch (error) {
-    twin.world.secrets.delete(ref);
+    await twin.world.secrets.delete(ref);
     throw error;
   }
 }

@@ -125,7 +125,7 @@ export async function rotateEndpointSecret(twin: Twin, id: string, input: { secr
     throw new VendorError('standard-webhooks', 'invalid_input', 'invalid_grace', 'graceMs must be between 0 and 7 days', { path: 'graceMs' });
   }
   const now = twin.world.clock.now();
-  twin.world.secrets.rotate(endpoint.secretRef, secret, now, graceMs);
+  await twin.world.secrets.rotate(endpoint.secretRef, secret, now, graceMs);
   await twin.applyWrite({ operation: 'endpoint.rotate_secret', subjectType: 'endpoint', subjectId: id, fields: { updatedAt: new Date(now).toISOString() } });
   return { secret, oldSecretExpiresAt: new Date(now + graceMs).toISOString() };
 }

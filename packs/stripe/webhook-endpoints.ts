@@ -119,6 +119,6 @@ export async function deleteWebhookEndpoint(twin: Twin, id: string): Promise<{ i
     live(view, id);
     return commit({ operation: 'webhook_endpoint.delete', subjectType: 'webhook_endpoint', subjectId: id, delete: true });
   });
-  twin.world.secrets.delete(secretRefFor(twin, id));
+  await twin.world.secrets.delete(secretRefFor(twin, id));
   return { id, object: 'webhook_endpoint', deleted: true };
 }

@@ -12,6 +12,7 @@ import type { EventsDeclaration } from './declaration.js';
 import { attemptId, attemptType, decideClaim, decideFinish, readDelivery, STATE_INDEX, type Claim, type ClaimKind, type DeliveryFields, type DeliveryState, type Finish } from './records.js';
 import { nextAttemptAt, type AttemptOutcome } from './retry.js';
 import { getScheme } from './signing/index.js';
+import { isPromise } from '../storage/secret-store.js';
 import { continueTrace } from './trace.js';
 import { HttpTransport } from './transports/http-transport.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transports/transport.js';
@@ -268,7 +269,17 @@ export class Dispatcher {
     const transport = this.transportFor(record.url);
     const sentAt = transport.now();
     const timestampSec = Math.floor(sentAt / 1000);
-    const secrets = this.world.secrets.resolve(record.secretRef, sentAt);
+    let secrets: readonly string[];
+    let secretError = false;
+    try {
+      // A vault resolver may answer with a promise; the built-in stores answer at once (no tick).
+      const found = this.world.secrets.resolve(record.secretRef, sentAt);
+      secrets = isPromise(found) ? await found : found;
+    } catch (error) {
+      secrets = [];
+      secretError = true;
+      this.world.reportError(error, `resolving the secret of delivery ${deliveryId}`);
+    }
     let response: TransportResponse | undefined;
     let outcome: AttemptOutcome;
     let reason: string;
@@ -277,8 +288,8 @@ export class Dispatcher {
     if (secrets.length === 0) {
       // Never send an unsigned packet: the attempt fails before any request is made.
       outcome = 'failed';
-      reason = 'missing_secret';
-      this.world.reportError(new TwinError('INVALID_CONFIG', `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`), 'dispatch');
+      reason = secretError ? 'secret_error' : 'missing_secret';
+      if (!secretError) this.world.reportError(new TwinError('INVALID_CONFIG', `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`), 'dispatch');
     } else {
       const previous = claim.number > 1 ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))?.fields : undefined;
       const trace = continueTrace(record.traceparent === null ? undefined : { traceparent: record.traceparent, ...(record.tracestate ? { tracestate: record.tracestate } : {}) }, () => this.world.ids.bytes(8).toString('hex'));

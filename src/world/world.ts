@@ -1,6 +1,5 @@
 // The world: a root folder (or `:memory:`), the twins opened in it, the clock every timestamp
 // comes from, and the id source every id comes from.
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TwinError } from '../errors.js';
 import { MemoryBackend } from '../storage/memory/memory-backend.js';
@@ -10,11 +9,17 @@ import { RealClock, VirtualClock, type Clock } from './clock.js';
 import { RandomIds, SeededIds, type IdSource } from './ids.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Twin, type TwinHost } from './twin.js';
-import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets.js';
+import { prepareRoot, storageRefusal } from './root.js';
+import { FileSecretStore, MemorySecretStore, ResolvingSecretStore, type SecretResolver, type SecretStore } from './secrets.js';
 
 export interface WorldOptions {
   /** A folder (created if missing), or ':memory:' for a world that lives only in this process. */
   readonly root: string;
+  /**
+   * false: the world is opened to read, so a missing root is refused (ROOT_NOT_FOUND) instead of
+   * created, and its writability is not checked up front. Default true.
+   */
+  readonly create?: boolean;
   readonly clock?: Clock;
   /** Seeds the id source: the same seed and clock give the same ids. */
   readonly seed?: string | number;
@@ -22,6 +27,8 @@ export interface WorldOptions {
   readonly backend?: StorageBackend;
   readonly sqlite?: SqliteOptions;
   readonly secrets?: SecretStore;
+  /** A vault of the caller's own, asked first for every secret the world resolves (see SecretResolver). */
+  readonly resolveSecret?: SecretResolver;
   /** Where errors nobody awaits (after-commit hooks, background dispatch) are reported. */
   readonly onError?: (error: unknown, where: string) => void;
 }
@@ -45,6 +52,7 @@ export class World implements TwinHost {
   private readonly twins = new Map<string, Twin>();
   private readonly onError: (error: unknown, where: string) => void;
   private readonly closers: (() => void | Promise<void>)[] = [];
+  private readonly ownsSecrets: boolean;
   private closed = false;
 
   constructor(options: WorldOptions) {
@@ -57,10 +65,16 @@ export class World implements TwinHost {
     if (options.backend !== undefined) this.backend = options.backend;
     else if (this.root === ':memory:') this.backend = new MemoryBackend();
     else {
-      mkdirSync(this.root, { recursive: true });
-      this.backend = new SqliteBackend(this.root, options.sqlite);
+      prepareRoot(this.root, options.create ?? true);
+      try {
+        this.backend = new SqliteBackend(this.root, options.sqlite);
+      } catch (error) {
+        throw storageRefusal(error, this.root) ?? error;
+      }
     }
-    this.secrets = options.secrets ?? (this.root === ':memory:' ? new MemorySecretStore() : new FileSecretStore(this.root));
+    this.ownsSecrets = options.secrets === undefined;
+    const store = options.secrets ?? (this.root === ':memory:' ? new MemorySecretStore() : new FileSecretStore(this.root));
+    this.secrets = options.resolveSecret === undefined ? store : new ResolvingSecretStore(store, options.resolveSecret);
     this.onError = options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
   }
 
@@ -70,7 +84,7 @@ export class World implements TwinHost {
     let twin = this.twins.get(name);
     if (twin === undefined) {
       validateTwinName(name);
-      twin = new Twin(name, this, () => this.backend.openTwin(name));
+      twin = new Twin(name, this, () => this.backend.openTwin(name).catch((error: unknown) => Promise.reject(storageRefusal(error, this.root) ?? error)));
       this.twins.set(name, twin);
     }
     return twin;
@@ -106,6 +120,7 @@ export class World implements TwinHost {
     for (const twin of this.twins.values()) await twin.close();
     this.twins.clear();
     await this.backend.close();
+    if (this.ownsSecrets) await this.secrets.close?.();
   }
 }
 

@@ -24,7 +24,7 @@ async function setup(handler: Handler, retry?: RetryPolicy) {
     return handler(req);
   });
   const dispatcher = new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }] });
-  world.secrets.set('ep', ACME_SECRET);
+  await world.secrets.set('ep', ACME_SECRET);
   await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'inproc://ep/hook', secret_ref: 'ep', events: ['*'], status: 'enabled' } });
   const create = (id = 'cus_1') => twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { email: `${id}@example.com` } });
   const delivery = async () => (await twin.list('delivery'))[0]!;
@@ -199,7 +199,7 @@ describe('send-once dispatcher', () => {
   it('a missing secret fails the attempt without sending an unsigned packet', async () => {
     const errors: unknown[] = [];
     const s = await setup(() => 200);
-    s.world.secrets.delete('ep');
+    await s.world.secrets.delete('ep');
     Object.assign(s.world, { onError: (e: unknown) => errors.push(e) });
     await s.create();
     await s.dispatcher.idle();
@@ -219,7 +219,7 @@ describe('send-once dispatcher', () => {
   it('no secret ever enters history: the whole exported log is scanned', async () => {
     const statuses = [500, 200];
     const s = await setup(() => statuses.shift() ?? 200, retry);
-    s.world.secrets.rotate('ep', 'whsec_dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==', s.clock.now(), 3600_000);
+    await s.world.secrets.rotate('ep', 'whsec_dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==', s.clock.now(), 3600_000);
     await s.create();
     await s.dispatcher.idle();
     await s.clock.advance(3600_000);

@@ -76,7 +76,7 @@ describe('finish identity', () => {
       return statuses.shift()!;
     });
     const dispatcher = new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }] });
-    world.secrets.set('ep', ACME_SECRET);
+    await world.secrets.set('ep', ACME_SECRET);
     await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' } });
     await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: {} });
     expect((await twin.list('delivery'))[0]!.fields.finishedAt).toBeNull();

@@ -27,7 +27,7 @@ async function setup(answer?: Parameters<typeof startReceiver>[0], timeoutMs?: n
   const pack = acmePack();
   const twin = registerPack(world, timeoutMs === undefined ? pack : { ...pack, events: { ...pack.events!, timeoutMs } });
   const dispatcher = new Dispatcher(world);
-  world.secrets.set('ep', ACME_SECRET);
+  await world.secrets.set('ep', ACME_SECRET);
   await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/hooks`, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
   return { receiver, world, twin, dispatcher };
 }

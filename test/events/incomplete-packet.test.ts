@@ -19,7 +19,7 @@ async function setup() {
   const transport = new InProcessTransport(clock, (req) => (received.push(req), 200));
   const dispatcher = new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }] });
   dispatcher.observe((p) => seen.push(p));
-  world.secrets.set('ep', ACME_SECRET);
+  await world.secrets.set('ep', ACME_SECRET);
   return { clock, world, twin, dispatcher, received, seen };
 }
 

@@ -88,8 +88,8 @@ function swVerifies(secret: string, req: InProcessRequest): boolean {
 describe('the dispatcher signs with every active secret, and stops using one when it expires', () => {
   it('standard-webhooks: both signatures during the grace period, only the new one after; receivers holding one secret agree', async () => {
     const s = await dispatchHarness(() => 200);
-    s.world.secrets.set('ep', OLD_SW);
-    s.world.secrets.rotate('ep', NEW_SW, s.clock.now(), HOUR);
+    await s.world.secrets.set('ep', OLD_SW);
+    await s.world.secrets.rotate('ep', NEW_SW, s.clock.now(), HOUR);
     await s.create();
     await s.dispatcher.idle();
     const id = (await s.delivery()).id;
@@ -111,8 +111,8 @@ describe('the dispatcher signs with every active secret, and stops using one whe
     const stripe = new Stripe('sk_test_x');
     const OLD = 'whsec_oldStripeRotationSecret0001';
     const NEW = 'whsec_newStripeRotationSecret0002';
-    world.secrets.set('ep', OLD);
-    world.secrets.rotate('ep', NEW, clock.now(), HOUR);
+    await world.secrets.set('ep', OLD);
+    await world.secrets.rotate('ep', NEW, clock.now(), HOUR);
     await s.create();
     await s.dispatcher.idle();
     await clock.advance(HOUR);

@@ -72,7 +72,7 @@ describe('trace context without an SDK', () => {
     const world = openWorld({ root: ':memory:' });
     const twin = registerPack(world, acmePack());
     const dispatcher = new Dispatcher(world);
-    world.secrets.set('ep', ACME_SECRET);
+    await world.secrets.set('ep', ACME_SECRET);
     await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/hooks`, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
     await withTraceContext(incoming, () => twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_http' }));
     await dispatcher.idle();

@@ -162,7 +162,7 @@ describe('sendEvent', () => {
     await world.close();
   });
 
-  it('sends from an on-disk world: the secret lives in secrets.json, never in the log', async () => {
+  it('sends from an on-disk world: the secret lives in secrets.db, never in the log', async () => {
     const root = mkdtempSync(join(tmpdir(), 'twinworld-send-'));
     try {
       const r = await receiver();
@@ -173,7 +173,7 @@ describe('sendEvent', () => {
       const log = (await collect(world.twin('slack').exportLines())).join('\n');
       await world.close();
       expect(log).not.toContain(secret);
-      expect(readFileSync(join(root, 'secrets.json'), 'utf8')).toContain(secret);
+      expect(readFileSync(join(root, 'secrets.db')).toString('latin1')).toContain(secret);
       expect(JSON.parse(r.requests[0]!.body).event.text).toBe('from disk');
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -9,7 +9,7 @@ const [root, receiverUrl, countText] = process.argv.slice(2);
 const world = openWorld({ root: root! });
 const twin = registerPack(world, acmePack());
 const dispatcher = new Dispatcher(world, { concurrency: 16 });
-world.secrets.set('ep', ACME_SECRET);
+await world.secrets.set('ep', ACME_SECRET);
 if ((await twin.get('endpoint', 'ep')) === undefined) {
   await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiverUrl}/hooks`, secret_ref: 'ep', events: ['customer.created'], status: 'enabled' } });
 }

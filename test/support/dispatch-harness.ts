@@ -26,7 +26,7 @@ export async function dispatchHarness(handler: Handler, options: { retry?: Retry
   });
   const newDispatcher = () => new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }], ...(options.autoDispatch === undefined ? {} : { autoDispatch: options.autoDispatch }) });
   const dispatcher = newDispatcher();
-  if (world.secrets.resolve('ep', clock.now()).length === 0) world.secrets.set('ep', ACME_SECRET);
+  if ((await world.secrets.resolve('ep', clock.now())).length === 0) await world.secrets.set('ep', ACME_SECRET);
   if ((await twin.get('endpoint', 'ep')) === undefined) {
     await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'inproc://ep/hook', secret_ref: 'ep', events: ['*'], status: 'enabled' } });
   }

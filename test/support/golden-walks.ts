@@ -99,7 +99,7 @@ async function slackWalk(): Promise<Walk> {
 async function standardWebhooksWalk(): Promise<Walk> {
   const walk = await openWalk({ seed: 'walk-standard-webhooks', start: '2026-03-02T12:00:00.000Z', packs: [standardWebhooks.pack] });
   const twin = walk.twin('standard-webhooks');
-  const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 120 }], verify: { scheme: 'standard-webhooks', secrets: () => walk.world.secrets.resolve(`standard-webhooks/${endpoint.id}`, walk.clock.now()) } });
+  const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 120 }], verify: { scheme: 'standard-webhooks', secrets: () => walk.world.secrets.resolve(`standard-webhooks/${endpoint.id}`, walk.clock.now()) as string[] } });
   const gone = walk.receiver('gone', { mix: [{ answer: 410, weight: 1 }] });
   const endpoint = await standardWebhooks.createEndpoint(twin, { url: crm.url, secret: SW_SECRET, filterTypes: null });
   await standardWebhooks.createEndpoint(twin, { url: gone.url, filterTypes: ['invoice.paid'] });

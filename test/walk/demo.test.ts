@@ -108,7 +108,7 @@ describe('twinworld demo', () => {
     const refs = [...log.matchAll(/"secret_?[rR]ef":"([^"]+)"/g)].map((m) => m[1]!);
     expect(new Set(refs).size).toBeGreaterThanOrEqual(4);
     for (const ref of new Set(refs)) {
-      const secrets = walk.world.secrets.resolve(ref, walk.clock.now());
+      const secrets = await walk.world.secrets.resolve(ref, walk.clock.now());
       expect(secrets.length).toBeGreaterThan(0);
       for (const s of secrets) expect(log).not.toContain(s);
     }

@@ -120,7 +120,7 @@ describe('fault-injecting receivers', () => {
     const retry = { delaysMs: [60_000, 60_000], retryOn: ['failed', 'unknown'] as const, stopOnStatus: [410] };
     const acme = await openWalk({ seed: '410', packs: [acmePack({ ...retry, retryOn: [...retry.retryOn] }) as Pack] });
     const gone = acme.receiver('gone', { script: [410] });
-    acme.world.secrets.set('ep', ACME_SECRET);
+    await acme.world.secrets.set('ep', ACME_SECRET);
     const t = acme.twin('acme');
     await t.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: gone.url, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
     await t.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: {} });

@@ -71,7 +71,7 @@ describe('twinworld walk', () => {
     expect(r.stdout).toMatch(/#2 retry\s+2026-02-02 10:1\d:\d\d\.\d{3}\s+succeeded 200/);
     expect(r.stdout).toMatch(/trace [0-9a-f]{32}/);
     expect(r.stdout).toContain(`world kept at ${root}`);
-    expect(existsSync(join(root, 'secrets.json'))).toBe(true);
+    expect(existsSync(join(root, 'secrets.db'))).toBe(true);
     const deliveries = tw(['deliveries', '--root', root, '--json']);
     expect(JSON.parse(deliveries.stdout)).toHaveLength(2);
     const check = await checkFixture(join(dir, 'golden'), 'my-walk');

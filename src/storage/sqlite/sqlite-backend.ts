@@ -65,7 +65,7 @@ function toResource(row: ResourceRow): Resource {
 // Loaded on the first SQLite twin, not on import: a world on another backend never loads the
 // native driver.
 let driver: typeof Database | undefined;
-function loadDriver(): typeof Database {
+export function loadDriver(): typeof Database {
   driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
   return driver;
 }

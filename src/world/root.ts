@@ -1,0 +1,102 @@
+// A world root on disk: checked before anything is opened in it, so that a mistyped, read-only
+// or wrong kind of path is a typed refusal that says what to do — never an errno (EEXIST,
+// ENOTDIR) or a driver code (SQLITE_CANTOPEN, SQLITE_READONLY_DIRECTORY) — and so that opening a
+// world only to read it never creates its folder.
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { TwinError } from '../errors.js';
+
+function errno(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function notAFolder(root: string, what: string): TwinError {
+  return new TwinError('ROOT_NOT_A_FOLDER', `the world root ${root} cannot be used: ${what} is a file, not a folder; pass a folder with --root (it is created if missing)`, { path: 'root' });
+}
+
+export function readOnly(root: string, cause: string, cause2?: unknown): TwinError {
+  return new TwinError(
+    'ROOT_READ_ONLY',
+    `cannot write in the world root ${root} (${cause}); SQLite keeps a write-ahead log beside each twin's file, so the folder must be writable even to read it — make it writable, or copy the root somewhere writable`,
+    { path: 'root', details: { cause }, ...(cause2 === undefined ? {} : { cause: cause2 }) },
+  );
+}
+
+function writable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return errno(error) ?? 'EACCES';
+  }
+}
+
+/** The nearest existing folder at or above `path` (for messages about why it cannot be made). */
+function nearestExisting(path: string): { path: string; isDirectory: boolean } | undefined {
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      return { path: at, isDirectory: statSync(at).isDirectory() };
+    } catch {
+      if (dirname(at) === at) return undefined;
+    }
+  }
+}
+
+/**
+ * Makes sure `root` is a folder this process can use. `create: false` (commands that only read)
+ * refuses a missing root with ROOT_NOT_FOUND instead of creating it; `create: true` creates it
+ * and checks that it is writable.
+ */
+export function prepareRoot(root: string, create: boolean): void {
+  let exists = false;
+  try {
+    const stat = statSync(root);
+    if (!stat.isDirectory()) throw notAFolder(root, 'it');
+    exists = true;
+  } catch (error) {
+    if (error instanceof TwinError) throw error;
+    const code = errno(error);
+    if (code === 'ENOTDIR') {
+      const near = nearestExisting(root);
+      throw notAFolder(root, near === undefined ? 'a part of its path' : near.path);
+    }
+    if (code !== 'ENOENT') throw readOnly(root, code ?? 'cannot access', error);
+  }
+  if (!exists) {
+    if (!create) {
+      throw new TwinError('ROOT_NOT_FOUND', `there is no world at ${root}: the folder does not exist; check --root (commands that write create it)`, { path: 'root' });
+    }
+    try {
+      mkdirSync(root, { recursive: true });
+    } catch (error) {
+      const near = nearestExisting(root);
+      if (near !== undefined && !near.isDirectory) throw notAFolder(root, near.path);
+      throw readOnly(root, (near === undefined ? undefined : writable(near.path)) ?? errno(error) ?? 'cannot create it', error);
+    }
+  }
+  if (create) {
+    const problem = writable(root);
+    if (problem !== undefined) throw readOnly(root, problem);
+    const twins = join(root, 'twins');
+    try {
+      if (statSync(twins).isDirectory() && writable(twins) !== undefined) throw readOnly(twins, writable(twins)!);
+    } catch (error) {
+      if (error instanceof TwinError) throw error;
+    }
+  }
+}
+
+const STORAGE_CODES = /^(SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM|SQLITE_AUTH|EACCES|EROFS|EPERM|ENOTDIR)/;
+
+/**
+ * A typed refusal for what the file system or the driver said about the root, or undefined when
+ * the error is about something else. Used where storage is opened and at the CLI's edge.
+ */
+export function storageRefusal(error: unknown, root: string): TwinError | undefined {
+  if (error instanceof TwinError) return undefined;
+  const code = errno(error);
+  if (code === undefined || !STORAGE_CODES.test(code)) return undefined;
+  if (code === 'ENOTDIR') return notAFolder(root, 'a part of its path');
+  return readOnly(root, code, error);
+}
