@@ -15,6 +15,11 @@ export const MAX_JSON_DEPTH = 64;
 export interface JsonCheckOptions {
   /** The code refusals carry: INVALID_WRITE (default), INVALID_ENVELOPE, INVALID_BODY, INVALID_CONFIG… */
   readonly code?: TwinErrorCode;
+  /**
+   * Deepest nesting allowed (default MAX_JSON_DEPTH). Values stored below the top of a write —
+   * a payload inside a trigger record — get less, so the write that holds them stays within it.
+   */
+  readonly maxDepth?: number;
 }
 
 /** Upper bound of the canonical JSON size of the values walked, in UTF-8 bytes. */
@@ -125,6 +130,7 @@ function cycleDepth(stack: readonly Frame[], depth: number): number {
  */
 export function assertJson(value: unknown, path: string, options: JsonCheckOptions = {}, bound?: SizeBound): asserts value is JsonValue {
   const code = options.code ?? 'INVALID_WRITE';
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const stack: Frame[] = [];
   if (typeof value !== 'object' || value === null) {
     const bytes = scalarBytes(value, code, path, stack, 0, undefined);
@@ -137,7 +143,7 @@ export function assertJson(value: unknown, path: string, options: JsonCheckOptio
   let via: string | number = '';
   for (;;) {
     // Enter `node`, reached from the frame below through `via`.
-    if (depth >= MAX_JSON_DEPTH) {
+    if (depth >= maxDepth) {
       stack[depth] = { node, keys: null, length: 0, i: 0, via };
       const j = cycleDepth(stack, depth + 1);
       if (j >= 0) {
@@ -145,9 +151,9 @@ export function assertJson(value: unknown, path: string, options: JsonCheckOptio
         throw new TwinError(code, `${at} refers back to one of its own ancestors (a cycle); JSON cannot hold cycles, store an id instead`, { path: at });
       }
       const at = pathOf(path, stack, depth, via);
-      throw new TwinError(code, `${at} is nested ${MAX_JSON_DEPTH + 1} levels deep, over the limit of ${MAX_JSON_DEPTH}; flatten the structure (or store it as a string)`, {
+      throw new TwinError(code, `${at} is nested ${maxDepth + 1} levels deep, over the limit of ${maxDepth}; flatten the structure (or store it as a string)`, {
         path: at,
-        details: { limit: MAX_JSON_DEPTH },
+        details: { limit: maxDepth },
       });
     }
     let frame: Frame;

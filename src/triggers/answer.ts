@@ -29,13 +29,21 @@ export interface FilteredAnswer extends AnswerBase {
   readonly routineId: string;
 }
 
-/** This key already has a terminal record; safe to acknowledge. */
+/**
+ * This key already has a terminal record — or, with `replayOf`, this packet's signed content was
+ * already received under another delivery id (a replay: never run); safe to acknowledge.
+ */
 export interface DuplicateAnswer extends AnswerBase {
   readonly status: 'duplicate';
-  /** What the first delivery answered. */
-  readonly original: 'triggered' | 'filtered';
+  /**
+   * What the first delivery answered. Only a replay can see the first one still in progress,
+   * failed, or its record already pruned by retention.
+   */
+  readonly original: 'triggered' | 'filtered' | 'in_progress' | 'failed' | 'pruned';
   /** The first run's result when it was triggered, else null. */
   readonly routineResult: JsonValue;
+  /** For a replay: the dedupe key the same signed content was first received under. */
+  readonly replayOf?: string;
 }
 
 /** Still running (here or in another process); keep the retry, or schedule recovery. */

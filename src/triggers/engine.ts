@@ -4,7 +4,7 @@
 // dedupeKey) or by a declared index, never by scanning.
 import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
-import { assertJson, type JsonValue } from '../log/json-value.js';
+import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../log/json-value.js';
 import { isoAt } from '../world/clock.js';
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
@@ -22,12 +22,14 @@ import {
   recordId,
   RECOVERY_INDEX,
   recoveryKey,
-  refusalWrite,
   TENANT_INDEX,
   type RecordFields,
   type Refusal,
+  type ReplayGuard,
+  refusalWrite,
 } from './records.js';
 import type { RoutineRunner, RunOutcome, RunStartInfo } from './runner.js';
+import { DEFAULT_REFUSAL_WINDOW_MS, RefusalCounter, REFUSALS_TYPE, refusalWindowWrites, type RefusalDelta } from './refusal-windows.js';
 import type { TriggerSource } from './source.js';
 import { authorize, contextArgument, isTriggerContext, type TriggerContext } from './tenant-context.js';
 
@@ -50,6 +52,17 @@ export interface TriggerEngineOptions {
   /** The twin every decision is written to; default "triggers". */
   readonly twin?: string;
   readonly runner: RoutineRunner;
+  /** Refusals are counted per source in windows this long of world time (default 60 s). */
+  readonly refusalWindowMs?: number;
+}
+
+export interface IngestOptions {
+  /**
+   * For sources whose delivery id is not signed: a key for what the signature does cover. A new
+   * key whose signed content was already received under another key within `windowMs` is
+   * answered `duplicate` (with `replayOf`) and never run.
+   */
+  readonly replayGuard?: ReplayGuard;
 }
 
 export interface StopOptions {
@@ -91,6 +104,7 @@ export class TriggerEngine {
   private readonly sources = new Map<string, TriggerSource>();
   private readonly commits: GroupCommit;
   private readonly inflight = new Set<Promise<unknown>>();
+  private readonly refusals: RefusalCounter;
   private state: EngineState = 'new';
   private stopping: Promise<void> | undefined;
 
@@ -105,12 +119,18 @@ export class TriggerEngine {
     if (runner === null || typeof runner !== 'object' || typeof runner.run !== 'function') {
       throw new TwinError('INVALID_ARGUMENT', 'TriggerEngine needs {runner}: an object with run({routineId, runKey, input, envelope}), e.g. new InProcessRunner(world)', { path: 'runner' });
     }
+    const windowMs = options.refusalWindowMs ?? DEFAULT_REFUSAL_WINDOW_MS;
+    if (!Number.isSafeInteger(windowMs) || windowMs < 1) {
+      throw new TwinError('INVALID_ARGUMENT', 'refusalWindowMs must be a positive integer number of milliseconds', { path: 'refusalWindowMs' });
+    }
+    this.refusals = new RefusalCounter(windowMs);
     this.world = world;
     this.runner = runner;
     this.twin = world.twin(options.twin ?? DEFAULT_TRIGGER_TWIN);
     this.twin.declareIndex({ type: RECORD_TYPE, name: RECOVERY_INDEX, field: 'recovery' });
     this.twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
     this.twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
+    this.twin.declareIndex({ type: REFUSALS_TYPE, name: TENANT_INDEX, field: 'tenantId' });
     this.commits = new GroupCommit(this.twin, () => isoAt(this.world.clock.now()));
     // The store is about to close: nothing in flight could record its finish anyway.
     world.onClose(() => this.stop({ graceMs: 0 }));
@@ -193,6 +213,7 @@ export class TriggerEngine {
     })();
     await Promise.race([drained, expired]);
     clearTimeout(timer);
+    await this.writeRefusals(this.refusals.drain());
     if (wasRunning) for (const source of [...this.sources.values()].reverse()) await source.disconnect?.();
     this.state = 'stopped';
   }
@@ -231,31 +252,33 @@ export class TriggerEngine {
    * and TENANT_FORBIDDEN (not recorded) when `context` may not ingest for the envelope's tenant.
    * Without a context the call acts as host code for every tenant (SYSTEM_CONTEXT).
    */
-  ingest(envelope: TriggerEnvelope, context?: TriggerContext): Promise<IngestAnswer> {
+  ingest(envelope: TriggerEnvelope, context?: TriggerContext, options: IngestOptions = {}): Promise<IngestAnswer> {
     // Refusals of the call itself reject too, so `.catch` sees every error.
     try {
       this.assertRunning('ingest');
       const env = checkEnvelope(envelope);
       authorize(contextArgument(context), env.tenantId, 'ingest', 'ingest events');
-      return this.track(this.ingestNow(env));
+      const guard = checkGuard(options?.replayGuard);
+      return this.track(this.ingestNow(env, guard));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  private async ingestNow(env: TriggerEnvelope): Promise<IngestAnswer> {
+  private async ingestNow(env: TriggerEnvelope, guard: ReplayGuard | undefined): Promise<IngestAnswer> {
     const route = this.routes.get(env.triggerId);
     if (route === undefined) {
       const error = new TwinError('UNKNOWN_TRIGGER', `no route for trigger "${env.triggerId}"; register one with engine.registerRoute({triggerId: "${env.triggerId}", routineId, buildInput})`, {
         path: 'triggerId',
         details: { triggerId: env.triggerId },
       });
-      await this.recordRefusal(refusalOf(env, error));
+      // A checked envelope with nowhere to go: kept with its key, it works once a route exists.
+      await this.commits.submit((view, now) => ({ writes: [refusalWrite(view, now, refusalOf(env, error))], result: undefined }));
       throw error;
     }
     const filtered = route.filter !== undefined && !route.filter(env);
     const recorder = this.runner.recorder;
-    const outcome = await this.commits.submit((view, now) => decideReceive(view, now, env, { routineId: route.routineId, filtered }, recorder));
+    const outcome = await this.commits.submit((view, now) => decideReceive(view, now, env, { routineId: route.routineId, filtered }, recorder, guard));
     if (outcome.kind === 'answered') return outcome.answer;
     if (outcome.kind === 'conflict') throw outcome.error;
     return this.runClaimed(route, outcome.run, outcome.scheduledAt);
@@ -267,7 +290,7 @@ export class TriggerEngine {
     let cause: unknown;
     try {
       const input = await route.buildInput(run.envelope);
-      assertJson(input, 'input');
+      assertJson(input, 'input', { maxDepth: MAX_JSON_DEPTH - 1 });
       const result = await this.runner.run({ ...run, input });
       outcome = { ok: true, result: checkResult(result) };
     } catch (error) {
@@ -297,14 +320,22 @@ export class TriggerEngine {
     };
   }
 
-  /** Records a refused envelope or packet (for sources: bad signature, invalid body…), never its body. */
+  /**
+   * Counts a refused envelope or packet (for sources: bad signature, invalid body…), never its
+   * body: per source and window, not one entry each (see refusal-windows.ts).
+   */
   recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void> {
     try {
       authorize(contextArgument(context), refusal.tenantId, 'ingest', 'record refused packets');
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.commits.submit((view, now) => ({ writes: [refusalWrite(view, now, refusal)], result: undefined }));
+    return this.writeRefusals(this.refusals.count(refusal, this.world.clock.now()));
+  }
+
+  private async writeRefusals(deltas: RefusalDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
+    await this.commits.submit((view) => ({ writes: refusalWindowWrites(view, deltas), result: undefined }));
   }
 
   // ---- recovery ------------------------------------------------------------------------------
@@ -381,13 +412,25 @@ function checkOptions(options: unknown, keys: readonly string[], what: string): 
   }
 }
 
+function checkGuard(guard: ReplayGuard | undefined): ReplayGuard | undefined {
+  if (guard === undefined) return undefined;
+  if (guard === null || typeof guard !== 'object' || typeof guard.key !== 'string' || guard.key === '' || guard.key.length > 512) {
+    throw new TwinError('INVALID_ARGUMENT', 'replayGuard.key must be a non-empty string of at most 512 characters naming the signed content', { path: 'replayGuard.key' });
+  }
+  if (!Number.isSafeInteger(guard.windowMs) || guard.windowMs < 1) {
+    throw new TwinError('INVALID_ARGUMENT', 'replayGuard.windowMs must be a positive integer number of milliseconds', { path: 'replayGuard.windowMs' });
+  }
+  return { key: guard.key, windowMs: guard.windowMs };
+}
+
 export function refusalOf(env: TriggerEnvelope, error: TwinError): Refusal {
   return { ...envelopeIdentity(env), error };
 }
 
 function checkResult(result: JsonValue): JsonValue {
   const value = result === undefined ? null : result;
-  assertJson(value, 'routineResult');
+  // Kept at fields.result of the record: one level below the write's own limit.
+  assertJson(value, 'routineResult', { maxDepth: MAX_JSON_DEPTH - 1 });
   const bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
   if (bytes > MAX_RESULT_BYTES) {
     throw new TwinError('PAYLOAD_TOO_LARGE', `routine result is ${bytes} bytes, over ${MAX_RESULT_BYTES}; answer a reference instead`, { path: 'routineResult' });

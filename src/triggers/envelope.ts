@@ -3,7 +3,7 @@
 // taken from the caller, so dedupe compares what was actually received.
 import { TwinError } from '../errors.js';
 import { canonicalJson, sha256Hex } from '../log/canonical-json.js';
-import { assertJson, isPlainObject, type JsonValue } from '../log/json-value.js';
+import { assertJson, isPlainObject, MAX_JSON_DEPTH, type JsonValue } from '../log/json-value.js';
 
 export type SourceKind = 'calendar' | 'webhook' | 'custom';
 export const SOURCE_KINDS: readonly SourceKind[] = ['calendar', 'webhook', 'custom'];
@@ -39,6 +39,8 @@ export type TriggerEnvelopeInput = Omit<TriggerEnvelope, 'payloadHash'>;
 
 /** Canonical payload size limit: a record holds the payload and must fit in one write. */
 export const MAX_PAYLOAD_BYTES = 512 * 1024;
+/** A record keeps the payload at fields.envelope.payload: two levels below the write's own limit. */
+export const MAX_PAYLOAD_DEPTH = MAX_JSON_DEPTH - 2;
 
 const KEYS = ['tenantId', 'scopeId', 'source', 'triggerId', 'eventId', 'dedupeKey', 'occurredAt', 'scheduledAt', 'payload'] as const;
 /** Tenants appear in ingress URLs (/ingress/<tenant>/<provider>): URL-safe, no separators. */
@@ -122,7 +124,7 @@ export function payloadHashOf(payload: JsonValue): { hash: string; bytes: number
 function checkPayload(value: unknown): { payload: JsonValue; hash: string } {
   if (value === undefined) refuse('payload', 'payload is missing; give a JSON value ({} when the event carries nothing)');
   try {
-    assertJson(value, 'payload');
+    assertJson(value, 'payload', { maxDepth: MAX_PAYLOAD_DEPTH });
   } catch (error) {
     const e = error as TwinError;
     refuse(e.path ?? 'payload', e.message);

@@ -1,6 +1,7 @@
 // Trigger history for people and the `twinworld triggers` command: every record (one per
-// dedupe key) and receipt (duplicates, in-progress answers, refusals), newest first, with the
-// answer each got and the provider it came from.
+// dedupe key), receipt (duplicates, in-progress answers, conflicts) and refusal window (refused
+// packets counted per source and minute), newest first, with the answer each got and the provider
+// it came from.
 import { TwinError } from '../errors.js';
 import type { Resource } from '../state/resource.js';
 import type { World } from '../world/world.js';
@@ -8,14 +9,18 @@ import { DEFAULT_TRIGGER_TWIN } from './engine.js';
 import { checkTenantId } from './envelope.js';
 import { RECEIPT_TYPE, RECORD_TYPE, TENANT_INDEX, type ReceiptFields, type RecordFields } from './records.js';
 import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
+import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
 
 export type ListedStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused';
 
 export interface TriggerListing {
-  /** A record holds the envelope of a key's first delivery; a receipt a later or refused one. */
-  readonly kind: 'record' | 'receipt';
+  /**
+   * A record holds the envelope of a key's first delivery; a receipt a later or conflicting one;
+   * a refusals row counts one source's refused packets in one window.
+   */
+  readonly kind: 'record' | 'receipt' | 'refusals';
   readonly id: string;
-  /** seq of the entry that received it. */
+  /** seq of the entry that received it (for refusals: that last counted into it). */
   readonly seq: number;
   readonly receivedAt: string;
   readonly tenantId: string;
@@ -28,6 +33,10 @@ export interface TriggerListing {
   /** The refusal's or failure's code (BAD_SIGNATURE, PAYLOAD_CONFLICT, ROUTINE error…). */
   readonly code: string | null;
   readonly attempts: number | null;
+  /** How many deliveries the row stands for: 1, or a refusal window's count. */
+  readonly count: number;
+  /** A refusal window's count by code; null for records and receipts. */
+  readonly byCode: Readonly<Record<string, number>> | null;
 }
 
 export interface ListOptions {
@@ -58,6 +67,8 @@ function fromRecord(r: Resource): TriggerListing {
     status,
     code: f.error,
     attempts: f.attempts,
+    count: 1,
+    byCode: null,
   };
 }
 
@@ -77,6 +88,29 @@ function fromReceipt(r: Resource): TriggerListing {
     status: f.status,
     code: f.code,
     attempts: null,
+    count: 1,
+    byCode: null,
+  };
+}
+
+function fromRefusals(r: Resource): TriggerListing {
+  const f = r.fields as unknown as RefusalWindowFields;
+  return {
+    kind: 'refusals',
+    id: r.id,
+    seq: r.version,
+    receivedAt: f.lastAt,
+    tenantId: f.tenantId,
+    scopeId: f.scopeId,
+    sourceKind: f.sourceKind,
+    provider: f.provider,
+    triggerId: f.triggerId,
+    dedupeKey: null,
+    status: 'refused',
+    code: f.lastCode,
+    attempts: null,
+    count: f.count,
+    byCode: f.byCode,
   };
 }
 
@@ -93,10 +127,12 @@ export async function listTriggerRecords(world: World, options: ListOptions = {}
   const twin = world.twin(name);
   twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
   twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
+  twin.declareIndex({ type: REFUSALS_TYPE, name: TENANT_INDEX, field: 'tenantId' });
   const t = tenant;
   const records = await (t === undefined ? twin.list(RECORD_TYPE) : twin.lookup(RECORD_TYPE, TENANT_INDEX, t));
   const receipts = await (t === undefined ? twin.list(RECEIPT_TYPE) : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t));
-  const rows = [...records.map(fromRecord), ...receipts.map(fromReceipt)];
+  const refusals = await (t === undefined ? twin.list(REFUSALS_TYPE) : twin.lookup(REFUSALS_TYPE, TENANT_INDEX, t));
+  const rows = [...records.map(fromRecord), ...receipts.map(fromReceipt), ...refusals.map(fromRefusals)];
   rows.sort((a, b) => b.seq - a.seq);
   return rows.slice(0, limit);
 }

@@ -10,9 +10,12 @@ import type { IngestAnswer } from './answer.js';
 import type { TriggerEnvelope } from './envelope.js';
 import type { Decided } from '../world/group-commit.js';
 import type { RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
+import { isoAt } from '../world/clock.js';
 
 export const RECORD_TYPE = 'trigger_record';
 export const RECEIPT_TYPE = 'trigger_receipt';
+/** What a key's signed content was first received as, while a replay of it counts as one. */
+export const REPLAY_GUARD_TYPE = 'trigger_replay_guard';
 /** Records in `processing` or `failed`, keyed "<state>/<tenant>": recovery finds them without a scan. */
 export const RECOVERY_INDEX = 'twinworld:recovery';
 export const TENANT_INDEX = 'twinworld:tenant';
@@ -66,6 +69,25 @@ export function recordId(tenantId: string, dedupeKey: string): string {
 /** Receipts are named after the seq of the entry that writes them: unique, ordered, no id draw. */
 export function receiptId(seq: number): string {
   return `rcpt_${String(seq).padStart(12, '0')}`;
+}
+
+export function replayGuardId(tenantId: string, key: string): string {
+  return `rpl_${sha256Hex(`${tenantId}\u0000${key}`)}`;
+}
+
+/** Signed content of a packet whose delivery id is not signed: a second id for it is a replay. */
+export interface ReplayGuard {
+  readonly key: string;
+  readonly windowMs: number;
+}
+
+export interface ReplayGuardFields {
+  readonly tenantId: string;
+  readonly key: string;
+  readonly recordId: string;
+  readonly dedupeKey: string;
+  readonly firstSeenAt: string;
+  readonly expiresAt: string;
 }
 
 export function recoveryKey(state: 'processing' | 'failed', tenantId: string): string {
@@ -142,6 +164,7 @@ export function decideReceive(
   env: TriggerEnvelope,
   route: RouteChoice,
   recorder: RunRecorder | undefined,
+  guard?: ReplayGuard,
 ): Decided<ReceiveOutcome> {
   const id = recordId(env.tenantId, env.dedupeKey);
   const record = readRecord(view, id);
@@ -162,7 +185,42 @@ export function decideReceive(
     subjectId: receiptId(seq),
   });
 
+  if (record === undefined && guard !== undefined) {
+    // Same signed content under another delivery id, inside the window: a replay. Answered as a
+    // duplicate of the first key — never run — whatever that key's record says meanwhile.
+    const guardId = replayGuardId(env.tenantId, guard.key);
+    const seen = view.get(REPLAY_GUARD_TYPE, guardId);
+    const g = seen === undefined || seen.deleted ? undefined : (seen.fields as unknown as ReplayGuardFields);
+    if (g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey) {
+      const original = readRecord(view, g.recordId);
+      const message = `the signed content of this packet was first received as dedupeKey "${g.dedupeKey}" at ${g.firstSeenAt}; a replay under another delivery id is not run again`;
+      return {
+        writes: [receipt('duplicate', { recordId: g.recordId, code: 'REPLAY', path: 'dedupeKey', message })],
+        result: {
+          kind: 'answered',
+          answer: {
+            status: 'duplicate',
+            ...base(env, g.recordId, original?.envelope.scheduledAt ?? env.scheduledAt),
+            original: original === undefined ? 'pruned' : original.state === 'received' || original.state === 'processing' ? 'in_progress' : original.state,
+            routineResult: original?.state === 'triggered' ? original.result : null,
+            replayOf: g.dedupeKey,
+          },
+        },
+      };
+    }
+  }
+
   if (record === undefined) {
+    const guardWrite: ProjectedResource[] =
+      guard === undefined
+        ? []
+        : [
+            {
+              type: REPLAY_GUARD_TYPE,
+              id: replayGuardId(env.tenantId, guard.key),
+              fields: json({ tenantId: env.tenantId, key: guard.key, recordId: id, dedupeKey: env.dedupeKey, firstSeenAt: nowIso, expiresAt: isoAt(Date.parse(nowIso) + guard.windowMs) } satisfies ReplayGuardFields),
+            },
+          ];
     const receive: Write = {
       operation: 'trigger.receive',
       subjectType: RECORD_TYPE,
@@ -182,6 +240,7 @@ export function decideReceive(
         error: null,
         recovery: null,
       } satisfies RecordFields),
+      ...(guardWrite.length === 0 ? {} : { projection: { creates: guardWrite } }),
       actor: 'system',
     };
     if (route.filtered) {
@@ -295,7 +354,10 @@ export interface Refusal {
   readonly error: TwinError;
 }
 
-/** A refused envelope or packet, recorded without its body. */
+/**
+ * A refused envelope that the source vouched for (a route missing for a verified packet), kept as
+ * a receipt with its key. Unauthenticated refusals are counted instead: refusal-windows.ts.
+ */
 export function refusalWrite(view: ReadView, nowIso: string, refusal: Refusal): Write {
   const e = refusal.error;
   return {

@@ -5,7 +5,7 @@
 import type { Twin, TwinHost } from '../world/twin.js';
 import type { IngestAnswer } from './answer.js';
 import type { TriggerEnvelope } from './envelope.js';
-import type { Refusal } from './records.js';
+import type { Refusal, ReplayGuard } from './records.js';
 import type { TriggerContext } from './tenant-context.js';
 
 /** What a connected source may use of the engine. */
@@ -14,7 +14,7 @@ export interface SourceHost {
   /** The trigger twin every decision is written to. */
   readonly twin: Twin;
   readonly running: boolean;
-  ingest(envelope: TriggerEnvelope, context?: TriggerContext): Promise<IngestAnswer>;
+  ingest(envelope: TriggerEnvelope, context?: TriggerContext, options?: { readonly replayGuard?: ReplayGuard }): Promise<IngestAnswer>;
   recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void>;
 }
 

@@ -213,7 +213,8 @@ describe('guide: webhooks and persistence', () => {
     const packets = [
       { provider: 'stripe', headers: stripePacket(stripeBody), rawBody: Buffer.from(stripeBody) },
       { provider: 'acme', headers: stdPacket(stdBody), rawBody: Buffer.from(stdBody) },
-      { provider: 'plain', headers: { ...ownPacket('hmac-sha256', SECRETS.hmac, hmacBody), 'x-delivery-id': 'd-1' }, rawBody: Buffer.from(hmacBody) },
+      // hmac-sha256 v2 signs its own X-Delivery-Id (with the timestamp and body).
+      { provider: 'plain', headers: ownPacket('hmac-sha256', SECRETS.hmac, hmacBody), rawBody: Buffer.from(hmacBody) },
     ];
     for (const { provider, headers, rawBody } of packets) {
       // The tenant and scope come from the host's authentication, never from the packet.

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startIngressHost, type IngressHost } from '../../src/triggers/http/ingress-host.js';
-import { RECEIPT_TYPE } from '../../src/triggers/records.js';
+import { REFUSALS_TYPE } from '../../src/triggers/refusal-windows.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
@@ -106,12 +106,12 @@ describe('POST /ingress/<tenant>/<provider>', () => {
     ['a missing signature header', 401, 'MISSING_HEADER', () => ({}), body()],
     ['a body that is not JSON', 400, 'INVALID_BODY', () => stripePacket('not json'), 'not json'],
     ['an event without an id', 400, 'INVALID_BODY', () => stripePacket('{"type":"x"}'), '{"type":"x"}'],
-  ])('refuses %s with %i and the error as JSON, recorded without the body', async (_what, status, code, headers, payload) => {
+  ])('refuses %s with %i and the error as JSON, counted without the body', async (_what, status, code, headers, payload) => {
     const h = await hosted();
     const reply = await post(`${h.host.url}/ingress/acme/stripe`, headers(), payload);
     expect(reply.status).toBe(status);
     expect(reply.body).toMatchObject({ error: code });
-    expect((await h.world.twin('triggers').list(RECEIPT_TYPE)).map((r) => r.fields.code)).toEqual([code]);
+    expect((await h.world.twin('triggers').list(REFUSALS_TYPE)).map((r) => r.fields.byCode)).toEqual([{ [code]: 1 }]);
     expect(h.received).toEqual([]);
     await h.host.close();
   });
@@ -151,7 +151,7 @@ describe('POST /ingress/<tenant>/<provider>', () => {
     expect(reply.status).toBe(413);
     expect(reply.body).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', details: { limit: 1024 } });
     expect(reply.headers.connection).toBe('close');
-    expect((await h.world.twin('triggers').list(RECEIPT_TYPE)).map((r) => [r.fields.code, r.fields.bodyBytes])).toEqual([['PAYLOAD_TOO_LARGE', Buffer.byteLength(big)]]);
+    expect((await h.world.twin('triggers').list(REFUSALS_TYPE)).map((r) => [r.fields.lastCode, r.fields.bodyBytes])).toEqual([['PAYLOAD_TOO_LARGE', Buffer.byteLength(big)]]);
     // a chunked upload (no Content-Length) over the limit is cut off as well
     const chunked = await new Promise<number>((resolve, reject) => {
       const req = http.request(`${h.host.url}/ingress/acme/stripe`, { method: 'POST', headers: { ...stripePacket(big), 'transfer-encoding': 'chunked' }, agent: false }, (res) => {

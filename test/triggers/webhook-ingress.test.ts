@@ -1,12 +1,13 @@
 // The webhook ingress source with packets made by the vendors' own libraries (stripe-node,
 // standardwebhooks, svix, @octokit/webhooks-methods, Slack's documented v0 scheme) and by our
 // own signing schemes: verified on raw bytes against the world clock, deduped on the vendor's
-// delivery id, refusals recorded without the body, secrets never stored.
+// delivery id, refusals counted without the body, secrets never stored.
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getScheme } from '../../src/events/signing/index.js';
 import type { World } from '../../src/world/world.js';
 import { RECEIPT_TYPE, recordId, type ReceiptFields } from '../../src/triggers/records.js';
+import { REFUSALS_TYPE, type RefusalWindowFields } from '../../src/triggers/refusal-windows.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { githubPacket, ingressHarness, NOW, ownPacket, SECRETS, slackPacket, stdPacket, stripePacket, T, type IngressHarness } from './packets.js';
 import { collect, expectRefusal } from './support.js';
@@ -24,6 +25,11 @@ async function exported(world: World): Promise<string> {
 async function receipts(world: World): Promise<ReceiptFields[]> {
   return (await world.twin('triggers').list(RECEIPT_TYPE))
     .map((r) => r.fields as unknown as ReceiptFields);
+}
+
+async function refusalWindows(world: World): Promise<RefusalWindowFields[]> {
+  return (await world.twin('triggers').list(REFUSALS_TYPE))
+    .map((r) => r.fields as unknown as RefusalWindowFields);
 }
 
 describe('accepted packets, from the vendors’ own libraries', () => {
@@ -93,20 +99,26 @@ describe('accepted packets, from the vendors’ own libraries', () => {
     await h.world.close();
   });
 
-  it('our own schemes for every provider format, including hmac-sha256 with and without X-Delivery-Id', async () => {
+  it('our own schemes for every provider format, including hmac-sha256 v2 (signed id) and v1 with and without X-Delivery-Id', async () => {
     const h = await ingressHarness();
     const handle = (provider: string, headers: Record<string, string>, body: string) => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider, headers, rawBody: body });
     expect((await handle('stripe', ownPacket('stripe', SECRETS.stripe, STRIPE_BODY), STRIPE_BODY)).status).toBe('triggered');
     expect((await handle('github', { ...ownPacket('github', SECRETS.github, GITHUB_BODY), 'X-GitHub-Delivery': 'd-1' }, GITHUB_BODY)).dedupeKey).toBe('github:d-1');
     expect((await handle('slack', ownPacket('slack', SECRETS.slack, SLACK_BODY), SLACK_BODY)).status).toBe('triggered');
     expect((await handle('acme', ownPacket('standard-webhooks', SECRETS.std, STD_BODY, T, 'msg_own_9'), STD_BODY)).dedupeKey).toBe('acme:msg_own_9');
-    const withId = await handle('plain', { ...ownPacket('hmac-sha256', SECRETS.hmac, HMAC_BODY), 'X-Delivery-Id': 'dlv_1' }, HMAC_BODY);
+    // v2 (what twinworld sends): the delivery id is signed and is the dedupe key
+    const signed = await handle('plain', ownPacket('hmac-sha256', SECRETS.hmac, HMAC_BODY, T, 'dlv_signed'), HMAC_BODY);
+    expect(signed.dedupeKey).toBe('plain:dlv_signed');
+    // v1 (a legacy sender): X-Delivery-Id when sent, else the body's hash
+    const v1Body = HMAC_BODY.replace('"n":1', '"n":2');
+    const withId = await handle('plain', { ...hmacHeadersFor(Buffer.from(v1Body)), 'X-Delivery-Id': 'dlv_1' }, v1Body);
     expect(withId.dedupeKey).toBe('plain:dlv_1');
-    const byHash = await handle('plain', ownPacket('hmac-sha256', SECRETS.hmac, HMAC_BODY), HMAC_BODY);
-    expect(byHash.dedupeKey).toBe(`plain:sha256:${createHash('sha256').update(HMAC_BODY).digest('hex')}`);
+    const v1Other = HMAC_BODY.replace('"n":1', '"n":3');
+    const byHash = await handle('plain', hmacHeadersFor(Buffer.from(v1Other)), v1Other);
+    expect(byHash.dedupeKey).toBe(`plain:sha256:${createHash('sha256').update(v1Other).digest('hex')}`);
     // the same bytes re-signed later hash to the same key: a duplicate
     await h.clock.advance(30_000);
-    expect((await handle('plain', ownPacket('hmac-sha256', SECRETS.hmac, HMAC_BODY, T + 30), HMAC_BODY)).status).toBe('duplicate');
+    expect((await handle('plain', hmacHeadersFor(Buffer.from(v1Other), T + 30), v1Other)).status).toBe('duplicate');
     await h.world.close();
   });
 
@@ -121,23 +133,24 @@ describe('accepted packets, from the vendors’ own libraries', () => {
 });
 
 
-describe('refused packets: typed, recorded without the body, never ingested', () => {
+describe('refused packets: typed, counted without the body, never ingested', () => {
   const MARKER = 'ada-lovelace-marker@example.com';
   const body = JSON.stringify({ id: 'evt_refused', object: 'event', type: 'customer.created', data: { object: { email: MARKER } } });
 
-  async function refused(make: (h: IngressHarness) => Promise<unknown>, code: string, path?: string): Promise<{ h: IngressHarness; receipt: ReceiptFields }> {
+  /** The refusal is counted in its source's window: one aggregate, written at its first refusal. */
+  async function refused(make: (h: IngressHarness) => Promise<unknown>, code: string, path?: string): Promise<{ h: IngressHarness; receipt: RefusalWindowFields & { path: string | null; message: string } }> {
     const h = await ingressHarness();
     await expectRefusal(() => make(h), code as never, path);
     expect(h.received).toEqual([]);
-    const all = await receipts(h.world);
+    const all = await refusalWindows(h.world);
     expect(all).toHaveLength(1);
-    const receipt = all[0]!;
-    expect(receipt).toMatchObject({ status: 'refused', code, tenantId: 'acme', sourceKind: 'webhook', recordId: null });
+    const window = all[0]!;
+    expect(window).toMatchObject({ count: 1, byCode: { [code]: 1 }, lastCode: code, tenantId: 'acme', sourceKind: 'webhook' });
     const log = await exported(h.world);
     expect(log).not.toContain(MARKER);
     for (const s of Object.values(SECRETS)) expect(log).not.toContain(s);
-    expect((await h.world.twin('triggers').entries()).map((e) => e.operation)).toEqual(['trigger.refuse']);
-    return { h, receipt };
+    expect((await h.world.twin('triggers').entries()).map((e) => e.operation)).toEqual(['trigger.refusals']);
+    return { h, receipt: { ...window, path: window.lastPath, message: window.lastMessage } };
   }
 
   const stripeReq = (h: IngressHarness, headers: Record<string, string>, raw: string | Buffer = body) => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers, rawBody: raw });
@@ -196,16 +209,17 @@ describe('refused packets: typed, recorded without the body, never ingested', ()
   it('PAYLOAD_TOO_LARGE: a body over the ingress limit is refused before verification', async () => {
     const h = await ingressHarness([], { maxBodyBytes: 64 });
     await expectRefusal(() => stripeReq(h, stripePacket(body)), 'PAYLOAD_TOO_LARGE', 'body');
-    expect(await receipts(h.world)).toMatchObject([{ status: 'refused', code: 'PAYLOAD_TOO_LARGE', bodyBytes: Buffer.byteLength(body) }]);
+    expect(await refusalWindows(h.world)).toMatchObject([{ count: 1, lastCode: 'PAYLOAD_TOO_LARGE', bodyBytes: Buffer.byteLength(body) }]);
     expect(h.resolved).toEqual([]);
     expect(await exported(h.world)).not.toContain(MARKER);
     await h.world.close();
   });
 });
 
-function hmacHeadersFor(raw: Buffer): Record<string, string> {
-  const sig = createHmac('sha256', SECRETS.hmac).update(`${T}.`).update(raw).digest('hex');
-  return { 'X-Signature': `sha256=${sig}`, 'X-Timestamp': String(T) };
+/** A v1 hmac-sha256 packet (timestamp and body signed, no id), as a legacy sender makes it. */
+function hmacHeadersFor(raw: Buffer, ts = T): Record<string, string> {
+  const sig = createHmac('sha256', SECRETS.hmac).update(`${ts}.`).update(raw).digest('hex');
+  return { 'X-Signature': `sha256=${sig}`, 'X-Timestamp': String(ts) };
 }
 
 describe('other refusals', () => {

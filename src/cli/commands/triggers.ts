@@ -5,8 +5,16 @@ import { listTriggerRecords, type TriggerListing } from '../../triggers/list.js'
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 
+function codes(r: TriggerListing): string {
+  if (r.byCode === null) return r.code ?? '';
+  return Object.entries(r.byCode)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([code, n]) => `${code}×${n}`)
+    .join(' ');
+}
+
 function row(r: TriggerListing): string[] {
-  return [String(r.seq), r.receivedAt, r.tenantId, `${r.sourceKind ?? '-'}/${r.provider ?? '-'}`, r.triggerId ?? '-', r.status, r.code ?? '', truncate(r.dedupeKey ?? '-', 60)];
+  return [String(r.seq), r.receivedAt, r.tenantId, `${r.sourceKind ?? '-'}/${r.provider ?? '-'}`, r.triggerId ?? '-', r.status, codes(r), truncate(r.dedupeKey ?? (r.kind === 'refusals' ? `(${r.count} in window)` : '-'), 60)];
 }
 
 export const triggersCommand: Command = {
@@ -16,7 +24,8 @@ export const triggersCommand: Command = {
   description: [
     'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
     'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
-    'refused with its code: BAD_SIGNATURE, STALE_TIMESTAMP, PAYLOAD_CONFLICT, …).',
+    'conflicting, with its code: PAYLOAD_CONFLICT, REPLAY, …), and one per source and minute of',
+    'refused packets, counted by code (BAD_SIGNATURE×3 STALE_TIMESTAMP×1).',
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
@@ -24,7 +33,7 @@ export const triggersCommand: Command = {
     tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T' },
     limit: { type: 'string', short: 'n', arg: 'N', description: 'at most N rows (default 100)' },
   },
-  jsonHelp: 'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts}',
+  jsonHelp: 'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts, count, byCode}',
   async run(args, io) {
     const tenant = stringOption(args, 'tenant');
     const limit = countOption(args, 'limit') ?? 100;

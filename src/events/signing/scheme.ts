@@ -31,6 +31,8 @@ export interface VerifyRequest {
 export interface VerifiedPacket {
   timestampSec?: number;
   messageId?: string;
+  /** The version of a versioned scheme that signed it (hmac-sha256: 1 signs no id, 2 does). */
+  version?: number;
 }
 
 export type SchemeName = 'stripe' | 'github' | 'slack' | 'standard-webhooks' | 'hmac-sha256';

@@ -1,5 +1,5 @@
-// The shape Slack's scheme and plain hmac-sha256 share: a timestamp header, and a signature
-// header `<prefix><hex HMAC over the timestamp and body>` — one implementation, two wire formats.
+// The shape of Slack's scheme (and of any like it): a timestamp header, and a signature
+// header `<prefix><hex HMAC over the timestamp and body>`.
 import {
   anyMatch,
   badSignature,

@@ -4,18 +4,20 @@
 import { withTraceContext } from '../../events/trace.js';
 import { TwinError } from '../../errors.js';
 import { getScheme, DEFAULT_TOLERANCE_SEC, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
-import type { JsonValue } from '../../log/json-value.js';
+import { assertJson, type JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
 import type { IngestAnswer } from '../answer.js';
 import type { SourceHost } from '../source.js';
-import { checkProvider, checkScopeId, checkTenantId, checkTriggerId, createTriggerEnvelope } from '../envelope.js';
+import { checkProvider, checkScopeId, checkTenantId, checkTriggerId, createTriggerEnvelope, MAX_PAYLOAD_DEPTH } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
 import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
-import { deliveryIdentity } from './delivery-id.js';
+import { deliveryIdentity, type DeliveryIdentity } from './delivery-id.js';
 import { endpointScheme } from './scheme-key.js';
 
 /** Default largest raw body accepted (vendors' payloads are far smaller). */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+/** The body is kept as payload.body: one level below the payload's own limit. */
+export const MAX_BODY_DEPTH = MAX_PAYLOAD_DEPTH - 1;
 
 interface EndpointSettings {
   /** The tenant this endpoint serves; omit to serve every tenant. */
@@ -30,6 +32,11 @@ interface EndpointSettings {
   readonly resolveSecrets: (tenantId: string, scopeId: string, context: TriggerContext) => readonly string[] | Promise<readonly string[]>;
   /** Allowed clock distance of a signed timestamp, both ways; default 300 s. */
   readonly toleranceSec?: number;
+  /**
+   * For schemes that sign neither an id nor a time (GitHub): how long a body is remembered, so
+   * the same signed body under a new delivery id is answered `duplicate`. Default 7 days.
+   */
+  readonly replayWindowSec?: number;
 }
 
 /** An endpoint names its signature scheme as `scheme` or, as the trigger guide does, `signatureScheme`. */
@@ -82,6 +89,10 @@ export class WebhookIngress implements TriggerSource {
     const tol = endpoint.toleranceSec;
     if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0)) {
       throw new TwinError('INVALID_CONFIG', `${path}.toleranceSec must be a non-negative number of seconds`, { path: `${path}.toleranceSec` });
+    }
+    const win = endpoint.replayWindowSec;
+    if (win !== undefined && (typeof win !== 'number' || !Number.isSafeInteger(win) || win < 1)) {
+      throw new TwinError('INVALID_CONFIG', `${path}.replayWindowSec must be a positive integer number of seconds`, { path: `${path}.replayWindowSec` });
     }
     const key = endpointKey(endpoint.tenantId, endpoint.provider);
     if (this.endpoints.has(key)) {
@@ -140,6 +151,7 @@ export class WebhookIngress implements TriggerSource {
       return refuse(new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is ${raw.length} bytes, over this ingress's ${this.maxBodyBytes}-byte limit`, { path: 'body', details: { bytes: raw.length, limit: this.maxBodyBytes } }));
     }
     const secrets = await resolve(endpoint, tenantId, scopeId, acting);
+    const toleranceSec = endpoint.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
     let verified: VerifiedPacket;
     try {
       verified = getScheme(endpoint.scheme).verify({
@@ -147,7 +159,7 @@ export class WebhookIngress implements TriggerSource {
         rawBody: raw,
         secrets,
         nowSec: Math.floor(engine.world.clock.now() / 1000),
-        toleranceSec: endpoint.toleranceSec ?? DEFAULT_TOLERANCE_SEC,
+        toleranceSec,
       });
     } catch (error) {
       if (error instanceof TwinError && REFUSED.has(error.code)) return refuse(error);
@@ -158,9 +170,14 @@ export class WebhookIngress implements TriggerSource {
       throw error;
     }
     let envelope;
+    let replay: DeliveryIdentity['replay'];
     try {
       const body = parseJson(raw, provider);
-      const id = deliveryIdentity(endpoint.scheme, request.headers, body, raw, verified);
+      const id = deliveryIdentity(endpoint.scheme, request.headers, body, raw, verified, {
+        toleranceSec,
+        ...(endpoint.replayWindowSec === undefined ? {} : { replayWindowSec: endpoint.replayWindowSec }),
+      });
+      replay = id.replay;
       const now = engine.world.clock.now();
       envelope = createTriggerEnvelope({
         tenantId,
@@ -180,10 +197,11 @@ export class WebhookIngress implements TriggerSource {
     }
     // Conflicts and unknown triggers are recorded by the engine itself. The sender's trace goes
     // on into the routine, so what the routine writes (and the webhooks that sends) continues it.
+    const options = replay === undefined ? {} : { replayGuard: { key: `${provider}:${replay.key}`, windowMs: replay.windowSec * 1000 } };
     const traceparent = headerValue(request.headers, 'traceparent');
-    if (traceparent === undefined) return engine.ingest(envelope, acting);
+    if (traceparent === undefined) return engine.ingest(envelope, acting, options);
     const tracestate = headerValue(request.headers, 'tracestate');
-    return withTraceContext({ traceparent, ...(tracestate === undefined ? {} : { tracestate }) }, () => engine.ingest(envelope, acting));
+    return withTraceContext({ traceparent, ...(tracestate === undefined ? {} : { tracestate }) }, () => engine.ingest(envelope, acting, options));
   }
 }
 
@@ -222,10 +240,15 @@ function parseJson(raw: Buffer, provider: string): JsonValue {
   } catch {
     throw new TwinError('INVALID_BODY', `${provider}: the body is not valid UTF-8; webhook bodies must be JSON`, { path: 'body' });
   }
+  let body: unknown;
   try {
-    return JSON.parse(text) as JsonValue;
+    body = JSON.parse(text);
   } catch {
     // The parser's message quotes the body: never put it in an error that is recorded.
     throw new TwinError('INVALID_BODY', `${provider}: the body is not JSON (${raw.length} bytes); this ingress takes JSON webhook bodies only`, { path: 'body' });
   }
+  // Signed is not the same as sane: a body nested past the limit, holding a lone surrogate
+  // escape, a number that overflows to Infinity or a __proto__ key is refused before it is stored.
+  assertJson(body, 'body', { code: 'INVALID_BODY', maxDepth: MAX_BODY_DEPTH });
+  return body;
 }
