@@ -1,8 +1,10 @@
 // `twinworld send` as a library call: like a vendor's own CLI trigger, it builds what an event
 // needs in the world, subscribes an endpoint for the target URL (its secret in world.secrets),
 // performs the causing write and waits for the dispatcher's first attempt. Everything — the
-// resources, the delivery record, the attempt — stays in the world's log.
-import { Dispatcher, registerPack, TwinError, type AttemptOutcome, type JsonObject, type Twin, type World } from '../src/index.js';
+// resources, the delivery record, the attempt — stays in the world's log. The scenario runs as
+// one send (runSending): the endpoint it subscribes is claimed for that send alone in the commit
+// that creates it, so a send killed at any moment leaves no endpoint later events go to.
+import { Dispatcher, registerPack, runSending, TwinError, type AttemptOutcome, type JsonObject, type Twin, type World } from '../src/index.js';
 import { checker } from './kit/input.js';
 import type { ScenarioResult, VendorPack } from './kit/vendor-pack.js';
 import { builtInPacks as BUILT_IN } from './built-in.js';
@@ -113,7 +115,7 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
     const head = await twin.head();
     let made: ScenarioResult;
     try {
-      made = await scenario({ twin, target: { url: to, secret }, data });
+      made = await runSending(() => scenario({ twin, target: { url: to, secret }, data }));
     } catch (error) {
       // A scenario refused halfway (say, bad --data) may already have subscribed the target.
       for (const endpoint of await endpointsCreatedSince(twin, head, pack)) await pack.retireEndpoint(twin, endpoint.type, endpoint.id);

@@ -23,4 +23,5 @@ export { Dispatcher, type DispatcherOptions, type SignedPacket } from './events/
 export { HttpTransport } from './events/transports/http-transport.js';
 export type { Transport } from './events/transports/transport.js';
 export { withTraceContext } from './events/trace.js';
+export { runSending } from './events/send-scope.js';
 export { openWalk, type Walk, type WalkOptions } from './walk/walk.js';

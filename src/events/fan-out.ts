@@ -15,6 +15,7 @@ import { filterKeysFor, filterTakes } from './filter.js';
 import type { DeliveryFields } from './records.js';
 import { renderTemplate } from './render.js';
 import { captureTrace } from './trace.js';
+import { claimWrites, mayTake } from './send-scope.js';
 
 /** Index on each endpoint kind's event filter field. */
 export const EVENTS_INDEX = 'twinworld:events';
@@ -50,6 +51,8 @@ export function endpointsFor(view: ReadView, decl: EventsDeclaration, eventType:
         seen.add(endpoint.id);
         if (kind.enabledWhen !== undefined && canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) !== canonicalJson(kind.enabledWhen.value)) continue;
         if (!filterTakes(endpoint.fields[kind.eventsField] as unknown[], eventType)) continue;
+        // An endpoint a send made takes only that send's own event (send-scope.ts).
+        if (!mayTake(view, kind, endpoint)) continue;
         out.push({ kind, endpoint });
       }
     }
@@ -134,10 +137,10 @@ export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration)
   twin.use({
     name: `fan-out:${pack}`,
     withinCommit(entries, view, _twin, before) {
-      const writes: Write[] = [];
       let trace: ReturnType<typeof captureTrace> | null = null;
       const now = twin.world.clock.now();
       const nowIso = isoAt(now);
+      const writes: Write[] = claimWrites(entries, decl.endpoints, before, nowIso);
       for (const entry of entries) {
         const rules = byOperation.get(entry.operation);
         if (rules === undefined) continue;

@@ -2,7 +2,7 @@
 // list the valid choices, outcomes for accepting, failing and absent receivers, --data, retired
 // endpoints, an on-disk world, and deterministic bodies for a seeded virtual world.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -162,7 +162,7 @@ describe('sendEvent', () => {
     await world.close();
   });
 
-  it('sends from an on-disk world: the secret lives in secrets.db, never in the log', async () => {
+  it('sends from an on-disk world: the secret lives in the root secret store, never in the log', async () => {
     const root = mkdtempSync(join(tmpdir(), 'twinworld-send-'));
     try {
       const r = await receiver();
@@ -173,7 +173,9 @@ describe('sendEvent', () => {
       const log = (await collect(world.twin('slack').exportLines())).join('\n');
       await world.close();
       expect(log).not.toContain(secret);
-      expect(readFileSync(join(root, 'secrets.db')).toString('latin1')).toContain(secret);
+      const again = openWorld({ root });
+      expect(await again.secrets.resolve(`slack/${result.endpointId}`, Date.now())).toEqual([secret]);
+      await again.close();
       expect(JSON.parse(r.requests[0]!.body).event.text).toBe('from disk');
     } finally {
       rmSync(root, { recursive: true, force: true });

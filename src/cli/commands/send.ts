@@ -16,7 +16,8 @@ export const sendCommand: Command = {
     "performs the write that causes the event, signs it with the vendor's scheme and secret S, and",
     'POSTs it to URL. Prints the attempt: status, outcome, duration and the delivery id; the',
     'resources, the delivery record and the attempt stay in the world (see `twinworld deliveries`).',
-    'The secret is kept in <root>/secrets.json, never in the log. Exit 1 unless the receiver answered 2xx.',
+    'The secret is kept in <root>/secrets.db, never in the log. A send killed at any moment leaves no',
+    'endpoint that later events go to. Exit 1 unless the receiver answered 2xx.',
   ].join('\n'),
   arguments: [
     ['<pack>', 'stripe, github, slack or standard-webhooks'],
