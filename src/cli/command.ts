@@ -8,6 +8,7 @@ import { TwinError } from '../errors.js';
 import { RealClock } from '../world/clock.js';
 import type { Twin } from '../world/twin.js';
 import { openWorld, validateTwinName, type World } from '../world/world.js';
+import { storageRefusal } from '../world/root.js';
 
 export interface CliIO {
   readonly stdin: Readable;
@@ -84,16 +85,20 @@ export function countOption(args: ParsedArgs, name: string): number | undefined 
   return Number(raw);
 }
 
-/** Opens the world with the real clock and the SQLite backend, and always closes it. */
-export async function withWorld<T>(root: string, fn: (world: World) => Promise<T> | T): Promise<T> {
-  const world = openWorld({ root, clock: new RealClock() });
+/**
+ * Opens the world with the real clock and the SQLite backend, and always closes it. Commands that
+ * only read pass `create: false`: a missing root is refused (ROOT_NOT_FOUND), never created.
+ * What the file system or the driver says about the root comes out as a typed refusal.
+ */
+export async function withWorld<T>(root: string, fn: (world: World) => Promise<T> | T, options: { create?: boolean } = {}): Promise<T> {
+  const world = openWorld({ root, clock: new RealClock(), create: options.create ?? true });
   let result: T;
   try {
     result = await fn(world);
   } catch (error) {
     // The command's own error is the one worth reporting, not a failure to close after it.
     await world.close().catch(() => {});
-    throw error;
+    throw storageRefusal(error, world.root) ?? error;
   }
   await world.close();
   return result;
@@ -106,11 +111,15 @@ export async function withWorld<T>(root: string, fn: (world: World) => Promise<T
 export async function withTwin<T>(args: ParsedArgs, name: string, options: { mustExist: boolean }, fn: (twin: Twin) => Promise<T> | T): Promise<T> {
   validateTwinName(name);
   if (options.mustExist && !existsSync(args.root)) throw unknownTwin(name, args.root);
-  return withWorld(args.root, async (world) => {
-    const known = await world.twinNames();
-    if (options.mustExist && !known.includes(name)) throw unknownTwin(name, world.root, known);
-    return fn(world.twin(name));
-  });
+  return withWorld(
+    args.root,
+    async (world) => {
+      const known = await world.twinNames();
+      if (options.mustExist && !known.includes(name)) throw unknownTwin(name, world.root, known);
+      return fn(world.twin(name));
+    },
+    { create: !options.mustExist },
+  );
 }
 
 function unknownTwin(name: string, root: string, known: string[] = []): TwinError {

@@ -6,8 +6,9 @@ import { registerPack } from '../events/pack-registry.js';
 import type { World } from '../world/world.js';
 import { withWorld } from './command.js';
 
-export function withPackWorld<T>(root: string, fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T): Promise<T> {
-  return withWorld(root, async (world) => {
+/** `create: false` for commands that only read (deliveries, attempts): a missing root is refused. */
+export function withPackWorld<T>(root: string, fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T, options: { create?: boolean } = {}): Promise<T> {
+  const run = async (world: World): Promise<T> => {
     for (const pack of builtInPacks) registerPack(world, pack);
     const dispatcher = new Dispatcher(world);
     try {
@@ -15,5 +16,6 @@ export function withPackWorld<T>(root: string, fn: (world: World, dispatcher: Di
     } finally {
       await dispatcher.close();
     }
-  });
+  };
+  return withWorld(root, run, options);
 }

@@ -29,6 +29,7 @@ import {
   refusalWrite,
 } from './records.js';
 import type { RoutineRunner, RunOutcome, RunStartInfo } from './runner.js';
+import { pruneTriggerHistory, type PruneOptions, type PruneReport } from './retention.js';
 import { DEFAULT_REFUSAL_WINDOW_MS, RefusalCounter, REFUSALS_TYPE, refusalWindowWrites, type RefusalDelta } from './refusal-windows.js';
 import type { TriggerSource } from './source.js';
 import { authorize, contextArgument, isTriggerContext, type TriggerContext } from './tenant-context.js';
@@ -336,6 +337,13 @@ export class TriggerEngine {
   private async writeRefusals(deltas: RefusalDelta[]): Promise<void> {
     if (deltas.length === 0) return;
     await this.commits.submit((view) => ({ writes: refusalWindowWrites(view, deltas), result: undefined }));
+  }
+
+  // ---- retention -----------------------------------------------------------------------------
+
+  /** Prunes this engine's settled history older than `olderThanMs` (see retention.ts). */
+  pruneSettled(options: Omit<PruneOptions, 'twin'>): Promise<PruneReport> {
+    return pruneTriggerHistory(this.world, { ...options, twin: this.twin.name });
   }
 
   // ---- recovery ------------------------------------------------------------------------------

@@ -18,3 +18,8 @@ export { loadServeConfig, configFromFlags, validateServeConfig, DEFAULT_TENANT, 
 export { startServe, startTriggerRuntime, type ServeOptions, type ServeHandle, type TriggerRuntime } from './serve/serve.js';
 export { RECEIVED_TYPE, recordRoutine } from './serve/record-routine.js';
 export { listTriggerRecords, type TriggerListing, type ListOptions, type ListedStatus } from './list.js';
+export { pruneTriggerHistory, RETENTION_TYPE, type PruneOptions, type PruneReport } from './retention.js';
+export { REFUSALS_TYPE, DEFAULT_REFUSAL_WINDOW_MS, type RefusalWindowFields } from './refusal-windows.js';
+export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './records.js';
+export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
+export type { IngestOptions } from './engine.js';

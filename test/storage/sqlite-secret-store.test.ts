@@ -31,18 +31,19 @@ describe('the SQLite secret file', () => {
     const root = freshRoot();
     const labels = ['a', 'b', 'c', 'd', 'e', 'f'];
     expect(await Promise.all(labels.map((l) => worker(root, 'set', l, 100)))).toEqual([0, 0, 0, 0, 0, 0]);
-    const store = new SqliteSecretStore(root);
+    // Read back through a world on the root, as the dispatcher resolves them.
+    const world = openWorld({ root });
     let kept = 0;
-    for (const l of labels) for (let i = 0; i < 100; i++) if ((store.resolve(`${l}/${i}`, 0)[0] ?? '') === `secret-${l}-${i}`) kept++;
+    for (const l of labels) for (let i = 0; i < 100; i++) if (((await world.secrets.resolve(`${l}/${i}`, 0))[0] ?? '') === `secret-${l}-${i}`) kept++;
     expect(kept).toBe(600);
-    store.close();
+    await world.close();
   });
 
   it('4 processes × 50 rotations of one ref keep every rotated secret: no rotation is lost', async () => {
     const root = freshRoot();
     expect(await Promise.all(['a', 'b', 'c', 'd'].map((l) => worker(root, 'rotate', l, 50)))).toEqual([0, 0, 0, 0]);
-    const store = new SqliteSecretStore(root);
-    const secrets = store.resolve('shared', 1_000);
+    const world = openWorld({ root });
+    const secrets = await world.secrets.resolve('shared', 1_000);
     expect(secrets).toHaveLength(200);
     expect(new Set(secrets).size).toBe(200);
     // each process's rotations appear in its own order, newest first
@@ -50,7 +51,7 @@ describe('the SQLite secret file', () => {
       const mine = secrets.filter((s) => s.startsWith(`rotated-${l}-`)).map((s) => Number(s.split('-')[2]));
       expect(mine).toEqual(Array.from({ length: 50 }, (_, i) => 49 - i));
     }
-    store.close();
+    await world.close();
   });
 
   it('a process SIGKILLed in the middle of changes leaves a whole file that others keep using', async () => {

@@ -22,7 +22,7 @@ function dir(): string {
   return d;
 }
 
-const ENV = { STRIPE_SECRET: SECRETS.stripe, GH_SECRET: SECRETS.github, OLD_STRIPE: SECRETS.stripeOld, EMPTY: '  ' };
+const ENV = { STRIPE_SECRET: SECRETS.stripe, GH_SECRET: SECRETS.github, OLD_STRIPE: SECRETS.stripeOld, STD_SECRET: SECRETS.std, EMPTY: '  ' };
 
 const FILE_CONFIG = {
   tenants: [
@@ -64,15 +64,15 @@ describe('serve configuration', () => {
   });
 
   it('builds the common case from flags: tenant "default", provider=ENV_VAR or provider:scheme=ENV_VAR', () => {
-    const config = configFromFlags(['stripe=STRIPE_SECRET', 'acme:standard-webhooks=GH_SECRET'], ENV);
+    const config = configFromFlags(['stripe=STRIPE_SECRET', 'acme:standard-webhooks=STD_SECRET'], ENV);
     expect(config.tenants).toEqual([
       {
         id: 'default',
         scopeId: 'default',
         calendars: [],
         endpoints: [
-          { provider: 'stripe', scheme: 'stripe', secretEnv: ['STRIPE_SECRET'], triggerId: 'stripe.webhook', toleranceSec: null },
-          { provider: 'acme', scheme: 'standard-webhooks', secretEnv: ['GH_SECRET'], triggerId: 'acme.webhook', toleranceSec: null },
+          { provider: 'stripe', scheme: 'stripe', secretEnv: ['STRIPE_SECRET'], triggerId: 'stripe.webhook', toleranceSec: null, replayWindowSec: null },
+          { provider: 'acme', scheme: 'standard-webhooks', secretEnv: ['STD_SECRET'], triggerId: 'acme.webhook', toleranceSec: null, replayWindowSec: null },
         ],
       },
     ]);

@@ -51,7 +51,7 @@ export const deliveriesCommand: Command = {
         await write(io.stdout, table.render(rows.map((r) => [String(r.id), String(r.eventType), String(r.endpoint), String(r.state), String(r.attempts), r.lastStatus === null ? '-' : String(r.lastStatus)])));
       }
       return 0;
-    });
+    }, { create: false });
   },
 };
 
@@ -77,6 +77,6 @@ export const attemptsCommand: Command = {
         await write(io.stdout, table.render(attempts.map((a) => [String(a.fields.number), String(a.fields.kind), String(a.fields.state), a.fields.status === null ? '-' : String(a.fields.status), String(a.fields.reason ?? '-'), String(a.fields.startedAt), String(a.fields.finishedAt ?? '-')])));
       }
       return 0;
-    });
+    }, { create: false });
   },
 };

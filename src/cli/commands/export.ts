@@ -1,27 +1,54 @@
 // `twinworld export`: a twin's whole log as JSONL, one canonical entry per line, streamed to
 // stdout (`twinworld export stripe > stripe.jsonl`) or to a file with --out.
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { TwinError } from '../../errors.js';
 import { stringOption, withTwin, type Command } from '../command.js';
 import { printJson, write, writeLines } from '../output.js';
 
+function code(error: unknown): string {
+  const c = (error as { code?: unknown } | null)?.code;
+  return typeof c === 'string' ? c : 'error';
+}
+
+/** Writes one line, waiting for 'drain' when asked; a stream error rejects instead of crashing. */
+function put(out: WriteStream, line: string, failed: () => Error | undefined): Promise<void> | undefined {
+  const error = failed();
+  if (error !== undefined) throw error;
+  if (out.write(line)) return undefined;
+  return once(out, 'drain').then(() => undefined);
+}
+
 /**
  * Writes beside the target and renames at the end, so an interrupted export never leaves a
- * file that looks like a complete (shorter) log.
+ * file that looks like a complete (shorter) log. A read or write that fails midway is an
+ * EXPORT_FAILED refusal that names where it stopped, and the temporary file is removed.
  */
-async function exportToFile(file: string, lines: () => AsyncIterable<string>): Promise<number> {
+async function exportToFile(twin: string, file: string, lines: () => AsyncIterable<string>): Promise<number> {
   const temp = `${file}.${process.pid}.partial`;
   const out = createWriteStream(temp, { encoding: 'utf8' });
+  let streamError: Error | undefined;
+  // Listened for from the start: an 'error' nobody listens to would crash the process.
+  out.on('error', (error) => (streamError ??= error));
   try {
     await once(out, 'open');
   } catch (error) {
-    throw new TwinError('INVALID_ARGUMENT', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; check that its folder exists and is writable`, { path: 'out' });
+    throw new TwinError('INVALID_ARGUMENT', `cannot write ${file} (${code(error)}); check that its folder exists and is writable`, { path: 'out' });
   }
+  let count = 0;
+  let reading = true;
   try {
     // Lines are started only now: an open SQLite statement would keep the world from closing.
-    const count = await writeLines(out, lines());
+    for await (const line of lines()) {
+      reading = false;
+      const wait = put(out, `${line}\n`, () => streamError);
+      if (wait !== undefined) await wait;
+      count++;
+      reading = true;
+    }
+    reading = false;
+    if (streamError !== undefined) throw streamError;
     out.end();
     await once(out, 'finish');
     await rename(temp, file);
@@ -29,7 +56,11 @@ async function exportToFile(file: string, lines: () => AsyncIterable<string>): P
   } catch (error) {
     out.destroy();
     await rm(temp, { force: true });
-    throw error;
+    const what = reading ? `reading the twin's log failed (${code(error)}; the database may be damaged)` : `writing ${file} failed (${code(error)}; is the disk full, or the file too large for this process?)`;
+    throw new TwinError('EXPORT_FAILED', `export of twin "${twin}" stopped after ${count} entries: ${what}; nothing was left at ${file}`, {
+      path: reading ? 'twin' : 'out',
+      details: { entries: count, cause: code(error) },
+    });
   }
 }
 
@@ -58,7 +89,7 @@ export const exportCommand: Command = {
         await writeLines(io.stdout, twin.exportLines());
         return 0;
       }
-      const entries = await exportToFile(file, () => twin.exportLines());
+      const entries = await exportToFile(name, file, () => twin.exportLines());
       if (args.json) await printJson(io, { twin: name, entries, file });
       else await write(io.stdout, `exported ${entries} entries of twin "${name}" to ${file}\n`);
       return 0;

@@ -2,13 +2,29 @@
 // present are skipped, so an interrupted import can simply be run again; a malformed line stops
 // the import at that line and keeps everything before it.
 import { createInterface } from 'node:readline';
+import { TwinError } from '../../errors.js';
 import { readLines } from '../../log/jsonl.js';
+import type { ImportProgress } from '../../world/twin.js';
 import { withTwin, type CliIO, type Command } from '../command.js';
 import { printJson, progressLine, write } from '../output.js';
 
 /** Lines of a log file, or of stdin for "-". */
 export function inputLines(file: string, io: CliIO): AsyncIterable<string> {
   return file === '-' ? createInterface({ input: io.stdin, crlfDelay: Infinity }) : readLines(file);
+}
+
+/**
+ * Another process appending to the twin while it imports makes the store refuse an entry whose
+ * seq was just taken: that is an import conflict to report as one, not a driver's constraint code.
+ */
+function raced(error: unknown, twin: string, last: ImportProgress): TwinError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_CONSTRAINT')) return undefined;
+  return new TwinError(
+    'IMPORT_CONFLICT',
+    `import into twin "${twin}" stopped: another process appended to it while the import ran, so the next entry's seq was taken; ${last.appended} entries were kept — import into a twin nothing else writes to (re-running skips what is already there, and stops where the histories differ)`,
+    { path: 'twin', details: { appended: last.appended, line: last.line } },
+  );
 }
 
 export const importCommand: Command = {
@@ -33,9 +49,15 @@ export const importCommand: Command = {
     const [name, file] = args.positionals as [string, string];
     return withTwin(args, name, { mustExist: false }, async (twin) => {
       const progress = progressLine(io, 'importing');
+      let last: ImportProgress = { line: 0, appended: 0, skipped: 0 };
       let result;
       try {
-        result = await twin.importLines(inputLines(file, io), progress.onProgress);
+        result = await twin.importLines(inputLines(file, io), (p) => {
+          last = p;
+          progress.onProgress?.(p);
+        });
+      } catch (error) {
+        throw raced(error, name, last) ?? error;
       } finally {
         progress.done();
       }

@@ -5,10 +5,26 @@ import { RealClock } from '../../world/clock.js';
 import { openWorld } from '../../world/world.js';
 import { configFromFlags, loadServeConfig } from '../../triggers/serve/config.js';
 import { startServe } from '../../triggers/serve/serve.js';
+import { checkLimits, type IngressLimits } from '../../triggers/http/connections.js';
+import type { ServeConfig } from '../../triggers/serve/config.js';
 import { countOption, stringOption, UsageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
 import { write } from '../output.js';
 
 const DEFAULT_TICK_SECONDS = 60;
+
+/** --max-connections, --headers-timeout, --body-timeout and --retention-days over the configuration. */
+function withFlags(config: ServeConfig, args: ParsedArgs): ServeConfig {
+  const limits: Partial<Record<keyof IngressLimits, number>> = {};
+  const maxConnections = countOption(args, 'max-connections');
+  const headers = countOption(args, 'headers-timeout');
+  const body = countOption(args, 'body-timeout');
+  if (maxConnections !== undefined) limits.maxConnections = maxConnections;
+  if (headers !== undefined) limits.headersTimeoutSec = headers;
+  if (body !== undefined) limits.bodyTimeoutSec = body;
+  const days = countOption(args, 'retention-days');
+  if (days === 0) throw new UsageError('--retention-days must be at least 1 (omit it to keep trigger history)');
+  return { ...config, limits: checkLimits({ ...config.limits, ...limits }), retentionDays: days ?? config.retentionDays };
+}
 
 function endpoints(args: ParsedArgs): string[] {
   const raw = args.values.endpoint as unknown;
@@ -36,7 +52,7 @@ async function line(io: CliIO, json: boolean, value: Record<string, unknown>, te
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Take webhooks in as durable, deduplicated triggers over HTTP',
-  usage: 'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--root DIR] [--json]',
+  usage: 'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--root DIR] [--json]',
   description: [
     'Serves POST /ingress/<tenant>/<provider> on 127.0.0.1: each packet is verified against its raw',
     "bytes with the provider's signature scheme and a 300 s timestamp window, then ingested with the",
@@ -50,6 +66,10 @@ export const serveCommand: Command = {
     'name. --config FILE holds tenants, endpoints, calendars and routes (see src/triggers/README.md).',
     'The first line printed names the URL. At startup, records a crash left processing or failed run',
     'again. On SIGINT/SIGTERM: stop intake, wait for in-flight work, stop the engine, close the store.',
+    'Bounded: at most --max-connections open (default 1024; at the cap the oldest idle one is closed),',
+    'headers within --headers-timeout seconds (10), bodies within --body-timeout (30). Every secret is',
+    'checked at startup. Refused packets are counted per source and minute, not kept one by one;',
+    'with --retention-days, settled trigger history older than that is pruned hourly.',
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
@@ -58,6 +78,10 @@ export const serveCommand: Command = {
     config: { type: 'string', short: 'c', arg: 'FILE', description: 'a JSON configuration file instead of --endpoint flags' },
     port: { type: 'string', short: 'p', arg: 'N', description: 'port on 127.0.0.1 (default 0: a free port, printed first)' },
     'tick-every': { type: 'string', arg: 'S', description: `tick calendars every S seconds (default ${DEFAULT_TICK_SECONDS}; 0: never)` },
+    'max-connections': { type: 'string', arg: 'N', description: 'open connections at most (default 1024)' },
+    'headers-timeout': { type: 'string', arg: 'S', description: 'seconds a connection has to send complete headers (default 10)' },
+    'body-timeout': { type: 'string', arg: 'S', description: 'seconds a request has to send its body (default 30)' },
+    'retention-days': { type: 'string', arg: 'D', description: 'prune settled trigger history older than D days (default: keep it)' },
   },
   jsonHelp: 'print one JSON object per line: {"event":"listening","url",...} first, then "stopping" and "stopped"',
   async run(args, io) {
@@ -69,7 +93,7 @@ export const serveCommand: Command = {
     if (port > 65535) throw new UsageError(`--port must be 0–65535, got ${port}`);
     const tickSeconds = countOption(args, 'tick-every') ?? DEFAULT_TICK_SECONDS;
     // Validated before the world opens: a bad configuration leaves no folder behind.
-    const config = file !== undefined ? loadServeConfig(file) : configFromFlags(flags);
+    const config = withFlags(file !== undefined ? loadServeConfig(file) : configFromFlags(flags), args);
     const world = openWorld({ root: args.root, clock: new RealClock() });
     let serve;
     try {

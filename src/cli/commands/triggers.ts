@@ -2,6 +2,7 @@
 // answers, refusals), newest first, with the answer each got and the provider it came from.
 import { existsSync } from 'node:fs';
 import { listTriggerRecords, type TriggerListing } from '../../triggers/list.js';
+import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 
@@ -20,27 +21,38 @@ function row(r: TriggerListing): string[] {
 export const triggersCommand: Command = {
   name: 'triggers',
   summary: 'List trigger records with their answer and provider',
-  usage: 'triggers [--tenant T] [--limit N] [--root DIR] [--json]',
+  usage: 'triggers [--tenant T] [--limit N] [--root DIR] [--json]\n       twinworld triggers --prune DAYS [--root DIR] [--json]',
   description: [
     'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
     'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
     'conflicting, with its code: PAYLOAD_CONFLICT, REPLAY, …), and one per source and minute of',
     'refused packets, counted by code (BAD_SIGNATURE×3 STALE_TIMESTAMP×1).',
+    'With --prune DAYS, removes settled history older than DAYS days instead (records that ended',
+    'triggered or filtered, receipts, closed refusal windows, expired replay guards) with one write',
+    'per batch; the log keeps every entry. Records still processing or failed are never pruned.',
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
     tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T' },
     limit: { type: 'string', short: 'n', arg: 'N', description: 'at most N rows (default 100)' },
+    prune: { type: 'string', arg: 'DAYS', description: 'prune settled trigger history older than DAYS days' },
   },
   jsonHelp: 'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts, count, byCode}',
   async run(args, io) {
+    const days = countOption(args, 'prune');
+    if (days !== undefined) {
+      const report = await withWorld(args.root, (world) => pruneTriggerHistory(world, { olderThanMs: days * 86_400_000 }), { create: false });
+      if (args.json) await printJson(io, report);
+      else await write(io.stdout, `pruned ${report.records} record(s), ${report.receipts} receipt(s), ${report.refusals} refusal window(s), ${report.guards} replay guard(s); retention has reached seq ${report.cursor}\n`);
+      return 0;
+    }
     const tenant = stringOption(args, 'tenant');
     const limit = countOption(args, 'limit') ?? 100;
     // Listing never creates a world folder where there was none.
     const rows = !existsSync(args.root)
       ? []
-      : await withWorld(args.root, (world) => listTriggerRecords(world, { ...(tenant === undefined ? {} : { tenant }), limit: Math.max(limit, 1) }));
+      : await withWorld(args.root, (world) => listTriggerRecords(world, { ...(tenant === undefined ? {} : { tenant }), limit: Math.max(limit, 1) }), { create: false });
     const shown = limit === 0 ? [] : rows;
     if (args.json) await printJson(io, shown);
     else if (shown.length === 0) await write(io.stdout, `no trigger records${tenant === undefined ? '' : ` for tenant "${tenant}"`}\n`);

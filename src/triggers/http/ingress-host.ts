@@ -1,10 +1,14 @@
 // The ingress host as a library: a node:http server exposing POST /ingress/<tenant>/<provider>
 // that hands the raw bytes to the webhook ingress and answers with the answer contract's
-// statuses. close() follows the design's order: stop intake, wait for in-flight work, stop the
-// engine, close the store. The tenant comes from the endpoint the URL names (its secrets belong
-// to that tenant), and every packet is handled under a context for that tenant alone.
+// statuses. It is bounded (connections.ts): a connection cap that evicts the oldest idle
+// connection first, deadlines in seconds for headers, bodies and keep-alive, a 413 the client
+// actually receives, and silence about clients that hang up. close() follows the design's order:
+// stop intake, wait for in-flight work, stop the engine, close the store. The tenant comes from
+// the endpoint the URL names (its secrets belong to that tenant), and every packet is handled
+// under a context for that tenant alone.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConnectionGuard, DEFAULT_LIMITS, checkLimits, type IngressLimits } from './connections.js';
 import { TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
 import type { TriggerEngine } from '../engine.js';
@@ -26,12 +30,17 @@ export interface IngressHostOptions {
   readonly closeWorld?: boolean;
   /** Where unexpected errors are reported; default world.reportError. */
   readonly onError?: (error: unknown) => void;
+  /** Connection cap and deadlines; see IngressLimits for the defaults. */
+  readonly limits?: Partial<IngressLimits>;
 }
 
 export interface IngressHost {
   readonly port: number;
   /** http://127.0.0.1:<port> */
   readonly url: string;
+  readonly limits: IngressLimits;
+  /** Open connections now, and how many were evicted or refused at the cap so far. */
+  connections(): { open: number; evicted: number; refused: number; timedOut: number };
   close(): Promise<void>;
 }
 
@@ -65,28 +74,68 @@ function route(url: string | undefined): [string, string] | undefined {
   }
 }
 
-/** Reads the body up to `limit` bytes; answers undefined (and stops reading) past it. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
+type Body = { kind: 'body'; bytes: Buffer } | { kind: 'too_large' } | { kind: 'aborted' };
+
+/** Reads the body up to `limit` bytes; past it, stops collecting (the caller answers 413). */
+function readBody(req: IncomingMessage, limit: number): Promise<Body> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
+    let settled = false;
+    const settle = (body: Body): void => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      resolve(body);
+    };
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) {
-        over = true;
-        req.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (size > limit) settle({ kind: 'too_large' });
+      else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => settle({ kind: 'body', bytes: Buffer.concat(chunks, size) }));
+    // A client that hangs up mid-upload is not an error of ours: nothing to answer, nothing to log.
+    req.on('error', () => settle({ kind: 'aborted' }));
+    req.on('close', () => {
+      if (!req.complete) settle({ kind: 'aborted' });
     });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks, size));
-    });
-    req.on('error', reject);
   });
+}
+
+/**
+ * Answers 413 and keeps reading (and discarding) the rest of the upload before closing, so the
+ * client is still reading when the answer arrives: closing on unread bytes would reset the
+ * connection and take the answer with it. Bounded in time and bytes; past either, it hangs up.
+ */
+function refuseUpload(req: IncomingMessage, res: ServerResponse, answer: HttpAnswer, limits: IngressLimits): void {
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...answer.headers, connection: 'close' });
+  res.write(text);
+  if (req.complete) {
+    res.end();
+    return;
+  }
+  let discarded = 0;
+  const done = (): void => {
+    clearTimeout(timer);
+    res.end();
+  };
+  const timer = setTimeout(() => {
+    done();
+    req.socket.destroy();
+  }, limits.lingerSec * 1000);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > limits.lingerBytes) {
+      done();
+      req.socket.destroy();
+    }
+  });
+  req.once('end', done);
+  req.once('error', done);
+  req.resume();
 }
 
 export function startIngressHost(options: IngressHostOptions): Promise<IngressHost> {
@@ -100,6 +149,7 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
   const host = options.host ?? '127.0.0.1';
   const scopeFor = options.scopeFor ?? ((tenantId: string) => tenantId);
   const report = options.onError ?? ((error: unknown) => world.reportError(error, 'ingress host'));
+  const limits = checkLimits({ ...DEFAULT_LIMITS, ...(options.limits ?? {}) });
   const inflight = new Set<Promise<void>>();
   let closing = false;
 
@@ -121,17 +171,18 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
       return send(res, notFound(`no webhook endpoint for tenant "${tenantId.slice(0, 128)}": ${error instanceof TwinError ? error.message : 'unusable tenant id'}`));
     }
     const declared = Number(req.headers['content-length'] ?? 0);
-    const body = declared > ingress.maxBodyBytes ? undefined : await readBody(req, ingress.maxBodyBytes);
-    if (body === undefined) {
-      // Recorded like every refusal (never the body); the rest of the upload is not read, so
-      // this connection cannot be reused.
+    const body: Body = declared > ingress.maxBodyBytes ? { kind: 'too_large' } : await readBody(req, ingress.maxBodyBytes);
+    if (body.kind === 'aborted') return;
+    if (body.kind === 'too_large') {
+      // Counted like every refusal (never the body).
       const error = new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is over this ingress's ${ingress.maxBodyBytes}-byte limit`, { path: 'body', details: { limit: ingress.maxBodyBytes } });
+      refuseUpload(req, res, errorStatus(error), limits);
       await engine.recordRefusal({ tenantId, scopeId: scopeFor(tenantId), sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: Number.isFinite(declared) && declared > 0 ? declared : null, error }, context).catch(report);
-      return send(res, errorStatus(error), true);
+      return;
     }
     let answer: HttpAnswer;
     try {
-      answer = answerStatus(await ingress.handle({ tenantId, scopeId: scopeFor(tenantId), provider, headers: req.headers, rawBody: body }, context));
+      answer = answerStatus(await ingress.handle({ tenantId, scopeId: scopeFor(tenantId), provider, headers: req.headers, rawBody: body.bytes }, context));
     } catch (error) {
       answer = errorStatus(error);
       if (answer.status === 500 && !(error instanceof TwinError && error.code === 'ROUTINE_FAILED')) report(error);
@@ -139,7 +190,11 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
     send(res, answer, closing);
   }
 
-  const server = createServer((req, res) => {
+  const guard = new ConnectionGuard(limits);
+  // Node's own timeouts answer 408 to headers or a body that trickle; the guard keeps the count
+  // (the cap) and the same deadlines on it, checked once a second.
+  const server = createServer({ requestTimeout: (limits.headersTimeoutSec + limits.bodyTimeoutSec) * 1000, headersTimeout: limits.headersTimeoutSec * 1000, connectionsCheckingInterval: 1000 }, (req, res) => {
+    guard.requestStarted(req, res);
     if (closing) {
       // Intake has stopped: refuse at once, retryably, and let the connection go.
       send(res, errorStatus(new TwinError('ENGINE_STOPPED', 'the ingress host is shutting down; retry later')), true);
@@ -147,6 +202,7 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
       return;
     }
     const work = handle(req, res).catch((error: unknown) => {
+      if (req.destroyed && !req.complete) return; // the client left; nothing to answer
       report(error);
       if (!res.headersSent) send(res, errorStatus(error), true);
       else res.destroy();
@@ -155,24 +211,38 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
     void work.finally(() => inflight.delete(work));
   });
 
+  server.keepAliveTimeout = limits.keepAliveTimeoutSec * 1000;
+  server.on('connection', (socket) => guard.accept(socket));
+  // Malformed requests and timeouts: answer if the socket still can, never log a stack.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    if (socket.writable && error.code !== 'ECONNRESET') socket.end(`HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.destroy();
+  });
+
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       const bound = (server.address() as AddressInfo).port;
+      guard.start();
       let closed: Promise<void> | undefined;
       resolve({
         port: bound,
         url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+        limits,
+        connections: () => guard.stats(),
         close: () =>
           (closed ??= (async () => {
             closing = true;
             const stopped = new Promise<void>((done) => server.close(() => done()));
             server.closeIdleConnections();
+            guard.closeIdle();
             while (inflight.size > 0) await Promise.allSettled([...inflight]);
             await engine.stop();
             if (options.closeWorld ?? true) await world.close();
             server.closeAllConnections();
+            guard.stop();
             await stopped;
           })()),
       });

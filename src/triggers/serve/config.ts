@@ -4,8 +4,9 @@
 // naming the field.
 import { readFileSync } from 'node:fs';
 import { TwinError } from '../../errors.js';
-import { isSchemeName, type SchemeName } from '../../events/signing/index.js';
-import { isPlainObject } from '../../log/json-value.js';
+import { getScheme, isSchemeName, type SchemeName } from '../../events/signing/index.js';
+import { assertJson, isPlainObject } from '../../log/json-value.js';
+import { checkLimits, DEFAULT_LIMITS, type IngressLimits } from '../http/connections.js';
 import { validateSubscription, type CalendarSubscription, type ValidSubscription } from '../calendar/subscription.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
 import { endpointScheme } from '../webhook/scheme-key.js';
@@ -21,6 +22,8 @@ export interface EndpointConfig {
   readonly secretEnv: readonly string[];
   readonly triggerId: string;
   readonly toleranceSec: number | null;
+  /** GitHub-style schemes: how long a body is remembered against replays (null: the default). */
+  readonly replayWindowSec: number | null;
 }
 
 export interface TenantConfig {
@@ -41,6 +44,10 @@ export interface ServeConfig {
   readonly tenants: readonly TenantConfig[];
   /** One per trigger used; triggers without an explicit route get the record routine. */
   readonly routes: readonly RouteConfig[];
+  /** The ingress host's connection cap and deadlines (defaults filled in). */
+  readonly limits: IngressLimits;
+  /** Settled trigger history older than this many days is pruned (null: kept forever). */
+  readonly retentionDays: number | null;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -70,7 +77,20 @@ function array(value: unknown, path: string): unknown[] {
   return value;
 }
 
-function envNames(value: unknown, path: string, env: Env | undefined): string[] {
+/**
+ * A secret the scheme cannot use (Standard Webhooks needs "whsec_" + base64) is refused now, naming
+ * the variable: at the first packet it would only be a 500. The value is never shown.
+ */
+function checkSchemeSecret(scheme: SchemeName, name: string, secret: string, at: string): void {
+  try {
+    getScheme(scheme).sign({ body: '{}', secrets: [secret], timestampSec: 0, messageId: 'startup-check' });
+  } catch (error) {
+    const why = error instanceof TwinError ? error.message.replace(/secrets\[0\]/g, name) : 'it cannot sign';
+    refuse(at, `environment variable ${name} (named by ${at}) does not hold a usable ${scheme} secret: ${why}`);
+  }
+}
+
+function envNames(value: unknown, path: string, env: Env | undefined, scheme: SchemeName): string[] {
   const names = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(names) || names.length === 0) refuse(path, `${path} must name the environment variable holding the secret, e.g. "STRIPE_WEBHOOK_SECRET" (or an array of names while a secret rotates)`);
   return names.map((name: unknown, i) => {
@@ -78,20 +98,23 @@ function envNames(value: unknown, path: string, env: Env | undefined): string[] 
     if (typeof name !== 'string' || !ENV_NAME.test(name)) refuse(at, `${at} must be an environment variable name such as "STRIPE_WEBHOOK_SECRET"`);
     // Checked now so a typo fails at startup, not at the first packet; the value is never kept.
     if (env !== undefined && (env[name] ?? '').trim() === '') refuse(at, `environment variable ${name} (named by ${at}) is not set or empty; export the endpoint's signing secret in it`);
+    if (env !== undefined) checkSchemeSecret(scheme, name, env[name]!, at);
     return name;
   });
 }
 
 function endpoint(value: unknown, path: string, env: Env | undefined): EndpointConfig {
-  const e = object(value, path, ['provider', 'scheme', 'signatureScheme', 'secretEnv', 'triggerId', 'toleranceSec'], '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }');
+  const e = object(value, path, ['provider', 'scheme', 'signatureScheme', 'secretEnv', 'triggerId', 'toleranceSec', 'replayWindowSec'], '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }');
   const provider = checkProvider(e.provider, `${path}.provider`, 'INVALID_CONFIG');
   // A provider named after a scheme ("stripe") signs with it unless told otherwise.
   const scheme = endpointScheme(e, path, isSchemeName(provider) ? provider : undefined);
-  const secretEnv = envNames(e.secretEnv, `${path}.secretEnv`, env);
+  const secretEnv = envNames(e.secretEnv, `${path}.secretEnv`, env, scheme);
   const triggerId = e.triggerId === undefined ? `${provider}.webhook` : checkTriggerId(e.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
   const tol = e.toleranceSec;
   if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0)) refuse(`${path}.toleranceSec`, `${path}.toleranceSec must be a non-negative number of seconds`);
-  return { provider, scheme, secretEnv, triggerId, toleranceSec: typeof tol === 'number' ? tol : null };
+  const win = e.replayWindowSec;
+  if (win !== undefined && (typeof win !== 'number' || !Number.isSafeInteger(win) || win < 1)) refuse(`${path}.replayWindowSec`, `${path}.replayWindowSec must be a positive integer number of seconds`);
+  return { provider, scheme, secretEnv, triggerId, toleranceSec: typeof tol === 'number' ? tol : null, replayWindowSec: typeof win === 'number' ? win : null };
 }
 
 function calendar(value: unknown, path: string, tenantId: string, scopeId: string): ValidSubscription {
@@ -138,9 +161,30 @@ function route(value: unknown, path: string): RouteConfig {
   return { triggerId, routine: RECORD_ROUTINE, eventTypes };
 }
 
+function limits(value: unknown): IngressLimits {
+  if (value === undefined) return DEFAULT_LIMITS;
+  const l = object(value, 'limits', Object.keys(DEFAULT_LIMITS), '{ "maxConnections": 1024, "headersTimeoutSec": 10, "bodyTimeoutSec": 30 }');
+  try {
+    return checkLimits({ ...DEFAULT_LIMITS, ...(l as Partial<IngressLimits>) });
+  } catch (error) {
+    const e = error as TwinError;
+    refuse(e.path ?? 'limits', e.message);
+  }
+}
+
+function retentionDays(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 36_500) {
+    refuse('retentionDays', 'retentionDays must be a positive number of days (settled trigger history older than that is pruned), or omitted to keep it');
+  }
+  return value;
+}
+
 /** Validates a parsed configuration (see README: "Serve configuration"). */
 export function validateServeConfig(value: unknown, env: Env = process.env, options: ConfigOptions = {}): ServeConfig {
-  const c = object(value, '', ['tenants', 'routes'], '{ "tenants": [...], "routes": [...] }');
+  // Nothing nested past the limit, no lone surrogates or __proto__ keys, before any field is read.
+  assertJson(value, 'config', { code: 'INVALID_CONFIG' });
+  const c = object(value, '', ['tenants', 'routes', 'limits', 'retentionDays'], '{ "tenants": [...], "routes": [...] }');
   const checked = options.checkSecrets === false ? undefined : env;
   const tenants = array(c.tenants, 'tenants').map((t, i) => tenant(t, `tenants[${i}]`, checked));
   if (tenants.length === 0) refuse('tenants', 'tenants is empty; configure at least one tenant with an endpoint or a calendar');
@@ -158,7 +202,7 @@ export function validateServeConfig(value: unknown, env: Env = process.env, opti
     routed.add(r.triggerId);
   });
   const routes = [...explicit, ...[...used].filter((t) => !routed.has(t)).sort().map((triggerId): RouteConfig => ({ triggerId, routine: RECORD_ROUTINE, eventTypes: null }))];
-  return { tenants, routes };
+  return { tenants, routes, limits: limits(c.limits), retentionDays: retentionDays(c.retentionDays) };
 }
 
 /** Reads and validates a JSON configuration file. */

@@ -11,6 +11,7 @@ import { InProcessRunner } from '../in-process-runner.js';
 import { startIngressHost, type IngressHost } from '../http/ingress-host.js';
 import { WebhookIngress } from '../webhook/webhook-ingress.js';
 import type { ServeConfig } from './config.js';
+import type { PruneReport } from '../retention.js';
 import { RECORD_ROUTINE } from './config.js';
 import { recordRoutine } from './record-routine.js';
 
@@ -52,6 +53,7 @@ export async function startTriggerRuntime(world: World, config: ServeConfig, opt
         triggerId: ep.triggerId,
         scheme: ep.scheme,
         ...(ep.toleranceSec === null ? {} : { toleranceSec: ep.toleranceSec }),
+        ...(ep.replayWindowSec === null ? {} : { replayWindowSec: ep.replayWindowSec }),
         resolveSecrets: () => ep.secretEnv.map((name) => env[name] ?? '').filter((s) => s.trim() !== ''),
       });
     }
@@ -80,8 +82,10 @@ export interface ServeOptions {
   readonly twin?: string;
   /** Tick every configured tenant's calendars this often; 0 or omitted: never (run `twinworld tick`). */
   readonly tickEveryMs?: number;
-  /** Reports a failed background tick; default world.reportError. */
+  /** Reports a failed background tick or prune; default world.reportError. */
   readonly onError?: (error: unknown) => void;
+  /** How often retention runs when the configuration sets retentionDays (default hourly). */
+  readonly pruneEveryMs?: number;
 }
 
 export interface ServeHandle extends TriggerRuntime {
@@ -90,6 +94,8 @@ export interface ServeHandle extends TriggerRuntime {
   readonly recovered: readonly TriggerRecoveryReport[];
   /** Ticks every configured tenant now. */
   tick(): Promise<TickAnswer[]>;
+  /** Applies the retention policy now (nothing when the configuration sets none). */
+  prune(): Promise<PruneReport | undefined>;
   /** Stops ticking, then the host's graceful close (intake, in-flight, engine, store). */
   close(): Promise<void>;
 }
@@ -103,10 +109,16 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   // At startup, before intake: anything a crashed predecessor left processing or failed runs again.
   for (const tenant of config.tenants) recovered.push(await runtime.engine.recoverIncomplete(tenant.id));
   const scopes = new Map(config.tenants.map((t) => [t.id, t.scopeId]));
+  const report = options.onError ?? ((error: unknown) => world.reportError(error, 'serve'));
+  const retention = config.retentionDays;
+  const prune = async (): Promise<PruneReport | undefined> =>
+    retention === null || !runtime.engine.running ? undefined : runtime.engine.pruneSettled({ olderThanMs: Math.round(retention * 86_400_000) });
+  await prune();
   const host = await startIngressHost({
     world,
     engine: runtime.engine,
     ingress: runtime.ingress,
+    limits: config.limits,
     scopeFor: (tenantId) => scopes.get(tenantId) ?? tenantId,
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.host === undefined ? {} : { host: options.host }),
@@ -117,7 +129,16 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     for (const tenant of config.tenants) if (tenant.calendars.length > 0) answers.push(await runtime.calendar.tick(tenant.id));
     return answers;
   };
-  const report = options.onError ?? ((error: unknown) => world.reportError(error, 'serve tick'));
+  let pruning: Promise<unknown> = Promise.resolve();
+  const pruneEvery = options.pruneEveryMs ?? 3_600_000;
+  if (!Number.isSafeInteger(pruneEvery) || pruneEvery < 1) throw new TwinError('INVALID_ARGUMENT', 'pruneEveryMs must be a positive integer number of milliseconds', { path: 'pruneEveryMs' });
+  const pruneTimer =
+    retention === null
+      ? undefined
+      : setInterval(() => {
+          pruning = pruning.then(prune).catch(report);
+        }, pruneEvery);
+  pruneTimer?.unref();
   const timer =
     every > 0 && config.tenants.some((t) => t.calendars.length > 0)
       ? setInterval(() => {
@@ -130,10 +151,13 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     host,
     recovered,
     tick,
+    prune,
     close: () =>
       (closed ??= (async () => {
         if (timer !== undefined) clearInterval(timer);
+        if (pruneTimer !== undefined) clearInterval(pruneTimer);
         await ticking;
+        await pruning;
         await host.close();
       })()),
   };
