@@ -1,7 +1,8 @@
 // Architecture rules, checked by `npm run lint` (DESIGN §1): layers import downward only,
 // no import circles, database drivers only in src/storage/, packs only through public entries.
 // The package's public entry points (package.json "exports"): all a pack may import.
-const PUBLIC_ENTRIES = '^src/(index|testing|events/signing/index|triggers/index|walk/index|storage/sqlite/index|storage/postgres/index)[.]ts$';
+const PUBLIC_ENTRIES =
+  '^src/(index|testing|events/signing/index|triggers/index|walk/index|storage/sqlite/index|storage/postgres/index)[.]ts$';
 
 const layers = ['log', 'state', 'storage', 'world', 'work', 'events', 'triggers', 'walk', 'cli'];
 
@@ -15,7 +16,13 @@ const upward = layers.slice(0, -1).map((layer, i) => ({
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'import circles hide layering mistakes', from: {}, to: { circular: true } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'import circles hide layering mistakes',
+      from: {},
+      to: { circular: true },
+    },
     ...upward,
     {
       name: 'driver-outside-storage',

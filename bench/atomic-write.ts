@@ -4,7 +4,19 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openWorld, type JsonObject } from '../src/index.js';
 import { entryLine } from './fixtures.js';
-import { compared, figure, median, method, nowNs, opsRate, removeTemp, settle, sinceNs, tempDir, type Benchmark } from './measure.js';
+import {
+  compared,
+  figure,
+  median,
+  method,
+  nowNs,
+  opsRate,
+  removeTemp,
+  settle,
+  sinceNs,
+  tempDir,
+  type Benchmark,
+} from './measure.js';
 
 const OPS = 4_000;
 const ROUNDS = 7;
@@ -14,9 +26,15 @@ function rawRate(file: string, explicitTx: boolean): { round: () => number; clos
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec('CREATE TABLE entries (seq INTEGER PRIMARY KEY, subject_type TEXT NOT NULL, subject_id TEXT NOT NULL, body TEXT NOT NULL)');
-  const insert = db.prepare('INSERT INTO entries (seq, subject_type, subject_id, body) VALUES (?, ?, ?, ?)');
-  const insertTx = db.transaction((seq: number, body: string) => insert.run(seq, 'counter', 'c1', body));
+  db.exec(
+    'CREATE TABLE entries (seq INTEGER PRIMARY KEY, subject_type TEXT NOT NULL, subject_id TEXT NOT NULL, body TEXT NOT NULL)',
+  );
+  const insert = db.prepare(
+    'INSERT INTO entries (seq, subject_type, subject_id, body) VALUES (?, ?, ?, ?)',
+  );
+  const insertTx = db.transaction((seq: number, body: string) =>
+    insert.run(seq, 'counter', 'c1', body),
+  );
   let seq = 0;
   const one = (): void => {
     seq++;
@@ -42,7 +60,12 @@ export const bench: Benchmark = {
       const step = async (): Promise<void> => {
         await twin.applyAtomic((view) => {
           const value = (view.get('counter', 'c1')?.fields as JsonObject | undefined)?.value;
-          return { operation: 'counter.increment', subjectType: 'counter', subjectId: 'c1', fields: { value: (typeof value === 'number' ? value : 0) + 1 } };
+          return {
+            operation: 'counter.increment',
+            subjectType: 'counter',
+            subjectId: 'c1',
+            fields: { value: (typeof value === 'number' ? value : 0) + 1 },
+          };
         });
       };
       for (let i = 0; i < WARMUP; i++) await step();
@@ -68,12 +91,28 @@ export const bench: Benchmark = {
       const autoOps = median(autoRates);
       const txOps = median(txRates);
       const value = ((await twin.get('counter', 'c1'))?.fields as JsonObject).value;
-      if (value !== WARMUP + ROUNDS * OPS) throw new Error(`counter is ${String(value)}, expected ${WARMUP + ROUNDS * OPS}`);
+      if (value !== WARMUP + ROUNDS * OPS)
+        throw new Error(`counter is ${String(value)}, expected ${WARMUP + ROUNDS * OPS}`);
       rawAuto.close();
       rawTx.close();
-      figure('atomic-write baseline: raw better-sqlite3 insert-per-tx (autocommit)', autoOps, 'ops/s');
-      figure('atomic-write baseline: raw better-sqlite3 insert-per-tx (BEGIN IMMEDIATE)', txOps, 'ops/s');
-      compared('atomic-write', twinOps, 'ops/s', twinOps / autoOps, 'raw better-sqlite3 insert-per-tx', { op: '>=', target: 0.5 });
+      figure(
+        'atomic-write baseline: raw better-sqlite3 insert-per-tx (autocommit)',
+        autoOps,
+        'ops/s',
+      );
+      figure(
+        'atomic-write baseline: raw better-sqlite3 insert-per-tx (BEGIN IMMEDIATE)',
+        txOps,
+        'ops/s',
+      );
+      compared(
+        'atomic-write',
+        twinOps,
+        'ops/s',
+        twinOps / autoOps,
+        'raw better-sqlite3 insert-per-tx',
+        { op: '>=', target: 0.5 },
+      );
     } finally {
       await world.close();
       removeTemp(dir);

@@ -20,7 +20,12 @@ function writeId(seq: number): string {
 
 export function customerFields(i: number, revision = 0): Record<string, string | number> {
   // keys in sorted order: the line is canonical JSON as long as every object is built sorted
-  return { email: `c${i}@example.com`, n: revision, name: `Customer ${i}`, plan: revision % 2 === 0 ? 'pro' : 'team' };
+  return {
+    email: `c${i}@example.com`,
+    n: revision,
+    name: `Customer ${i}`,
+    plan: revision % 2 === 0 ? 'pro' : 'team',
+  };
 }
 
 /**
@@ -28,7 +33,14 @@ export function customerFields(i: number, revision = 0): Record<string, string |
  * like validateEntry expects: seq, writeId, twin, recordedAt, occurredAt, actor, operation,
  * subjectType, subjectId and fields (or delete).
  */
-export function entryLine(seq: number, twin: string, operation: string, subjectType: string, subjectId: string, change: Record<string, unknown> | 'delete'): string {
+export function entryLine(
+  seq: number,
+  twin: string,
+  operation: string,
+  subjectType: string,
+  subjectId: string,
+  change: Record<string, unknown> | 'delete',
+): string {
   const at = new Date(BASE_MS + seq * 1000).toISOString();
   const entry: Record<string, unknown> = { actor: 'system' };
   if (change === 'delete') entry.delete = true;
@@ -46,7 +58,8 @@ export function entryLine(seq: number, twin: string, operation: string, subjectT
 
 /** `count` customer.create entries, one per resource: count live resources, count entries. */
 export function* createLines(twin: string, count: number): Generator<string> {
-  for (let i = 1; i <= count; i++) yield entryLine(i, twin, 'customer.create', 'customer', customerId(i), customerFields(i));
+  for (let i = 1; i <= count; i++)
+    yield entryLine(i, twin, 'customer.create', 'customer', customerId(i), customerFields(i));
 }
 
 /**
@@ -63,11 +76,23 @@ export function* mixedLines(twin: string, count: number, resources: number): Gen
   };
   for (let seq = 1; seq <= count; seq++) {
     if (seq <= resources) {
-      yield entryLine(seq, twin, 'customer.create', 'customer', customerId(seq), customerFields(seq));
+      yield entryLine(
+        seq,
+        twin,
+        'customer.create',
+        'customer',
+        customerId(seq),
+        customerFields(seq),
+      );
     } else {
       const i = next() + 1;
-      if (seq % 50 === 0) yield entryLine(seq, twin, 'customer.delete', 'customer', customerId(i), 'delete');
-      else yield entryLine(seq, twin, 'customer.update', 'customer', customerId(i), { n: seq, plan: seq % 3 === 0 ? 'team' : 'pro' });
+      if (seq % 50 === 0)
+        yield entryLine(seq, twin, 'customer.delete', 'customer', customerId(i), 'delete');
+      else
+        yield entryLine(seq, twin, 'customer.update', 'customer', customerId(i), {
+          n: seq,
+          plan: seq % 3 === 0 ? 'team' : 'pro',
+        });
     }
   }
 }
@@ -76,7 +101,8 @@ export function* mixedLines(twin: string, count: number, resources: number): Gen
 export function checkCanonical(lines: Iterable<string>, sample = 3): void {
   let i = 0;
   for (const line of lines) {
-    if (canonicalJson(JSON.parse(line)) !== line) throw new Error(`bench fixture line is not canonical JSON: ${line}`);
+    if (canonicalJson(JSON.parse(line)) !== line)
+      throw new Error(`bench fixture line is not canonical JSON: ${line}`);
     if (++i >= sample) return;
   }
 }
@@ -107,12 +133,15 @@ async function buildSizedWorld(): Promise<SizedWorld> {
     const start = nowNs();
     const progress = await world.twin('big').importLines(createLines('big', BIG));
     const ns = sinceNs(start);
-    if (progress.appended !== BIG) throw new Error(`big twin import appended ${progress.appended}, expected ${BIG}`);
+    if (progress.appended !== BIG)
+      throw new Error(`big twin import appended ${progress.appended}, expected ${BIG}`);
     figure(`write-vs-size build: ${count(BIG)}-resource twin via importLines`, ns / 1e9, 's');
     figure('write-vs-size build rate', BIG / (ns / 1e9), 'entries/s');
   } finally {
     await world.close();
   }
-  note(`sized world ready: twin "small" ${count(SMALL)} resources/entries, twin "big" ${count(BIG)} resources/entries (shared by write-vs-size and open-vs-history)`);
+  note(
+    `sized world ready: twin "small" ${count(SMALL)} resources/entries, twin "big" ${count(BIG)} resources/entries (shared by write-vs-size and open-vs-history)`,
+  );
   return { root, small: 'small', big: 'big', smallSize: SMALL, bigSize: BIG };
 }

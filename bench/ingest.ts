@@ -11,7 +11,20 @@ import { createTriggerEnvelope, type TriggerEnvelope } from '../src/triggers/env
 import { startIngressHost } from '../src/triggers/http/ingress-host.js';
 import { InProcessRunner } from '../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../src/triggers/webhook/webhook-ingress.js';
-import { compared, figure, median, method, note, nowNs, opsRate, removeTemp, settle, sinceNs, tempDir, type Benchmark } from './measure.js';
+import {
+  compared,
+  figure,
+  median,
+  method,
+  note,
+  nowNs,
+  opsRate,
+  removeTemp,
+  settle,
+  sinceNs,
+  tempDir,
+  type Benchmark,
+} from './measure.js';
 
 const OPS = 2_000;
 const ROUNDS = 5;
@@ -32,7 +45,12 @@ function envelopeFor(round: string, i: number): TriggerEnvelope {
     dedupeKey: `order:${round}:${i}`,
     occurredAt: NOW,
     scheduledAt: NOW,
-    payload: { order: `ord_${round}_${i}`, total: 4200 + i, currency: 'eur', lines: [{ sku: 'sku_1', qty: 2 }] },
+    payload: {
+      order: `ord_${round}_${i}`,
+      total: 4200 + i,
+      currency: 'eur',
+      lines: [{ sku: 'sku_1', qty: 2 }],
+    },
   });
 }
 
@@ -46,15 +64,22 @@ const LAG = IN_FLIGHT / 2;
 function workload(round: string, previous: readonly TriggerEnvelope[]): TriggerEnvelope[] {
   const fresh = Array.from({ length: OPS / 2 }, (_, i) => envelopeFor(round, i));
   const out: TriggerEnvelope[] = [];
-  fresh.forEach((e, i) => out.push(e, i >= LAG ? fresh[i - LAG]! : previous[previous.length - LAG + i]!));
+  fresh.forEach((e, i) =>
+    out.push(e, i >= LAG ? fresh[i - LAG]! : previous[previous.length - LAG + i]!),
+  );
   return out;
 }
 
-function rawRate(file: string, sample: TriggerEnvelope): { round: () => number; close: () => void } {
+function rawRate(
+  file: string,
+  sample: TriggerEnvelope,
+): { round: () => number; close: () => void } {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec('CREATE TABLE envelopes (seq INTEGER PRIMARY KEY, dedupe_key TEXT NOT NULL, body TEXT NOT NULL)');
+  db.exec(
+    'CREATE TABLE envelopes (seq INTEGER PRIMARY KEY, dedupe_key TEXT NOT NULL, body TEXT NOT NULL)',
+  );
   const insert = db.prepare('INSERT INTO envelopes (seq, dedupe_key, body) VALUES (?, ?, ?)');
   let seq = 0;
   const one = (): void => {
@@ -65,16 +90,26 @@ function rawRate(file: string, sample: TriggerEnvelope): { round: () => number; 
   return { round: opsRate(one, OPS, WARMUP), close: () => db.close() };
 }
 
-async function ingestRates(dir: string): Promise<{ sequential: () => Promise<number>; concurrent: () => Promise<number>; check: () => void; close: () => Promise<void> }> {
+async function ingestRates(dir: string): Promise<{
+  sequential: () => Promise<number>;
+  concurrent: () => Promise<number>;
+  check: () => void;
+  close: () => Promise<void>;
+}> {
   const world = openWorld({ root: join(dir, 'world'), clock: new VirtualClock(NOW) });
   let runs = 0;
   const runner = new InProcessRunner(world).register('fulfil', async () => (runs++, { ok: true }));
   const engine = new TriggerEngine({ world, runner });
-  engine.registerRoute({ triggerId: 'order.placed', routineId: 'fulfil', buildInput: (e) => e.payload });
+  engine.registerRoute({
+    triggerId: 'order.placed',
+    routineId: 'fulfil',
+    buildInput: (e) => e.payload,
+  });
   await engine.start();
   let rounds = 0;
   const statuses = new Map<string, number>();
-  const count = (a: { status: string }): void => void statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+  const count = (a: { status: string }): void =>
+    void statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
   let previous = Array.from({ length: LAG }, (_, i) => envelopeFor('warm', i));
   for (const e of previous) await engine.ingest(e);
   const next = (): TriggerEnvelope[] => {
@@ -93,25 +128,51 @@ async function ingestRates(dir: string): Promise<{ sequential: () => Promise<num
       const load = next();
       const start = nowNs();
       // IN_FLIGHT at a time, as a busy ingress host would have them.
-      for (let i = 0; i < load.length; i += IN_FLIGHT) (await Promise.all(load.slice(i, i + IN_FLIGHT).map((e) => engine.ingest(e)))).forEach(count);
+      for (let i = 0; i < load.length; i += IN_FLIGHT)
+        (await Promise.all(load.slice(i, i + IN_FLIGHT).map((e) => engine.ingest(e)))).forEach(
+          count,
+        );
       return OPS / (sinceNs(start) / 1e9);
     },
     check: () => {
       const expected = (OPS / 2) * rounds;
-      if (runs !== expected + LAG || statuses.get('triggered') !== expected || statuses.get('duplicate') !== expected) {
-        throw new Error(`expected ${expected} triggered and ${expected} duplicate, each key run once; got ${JSON.stringify([...statuses])}, ${runs} runs`);
+      if (
+        runs !== expected + LAG ||
+        statuses.get('triggered') !== expected ||
+        statuses.get('duplicate') !== expected
+      ) {
+        throw new Error(
+          `expected ${expected} triggered and ${expected} duplicate, each key run once; got ${JSON.stringify([...statuses])}, ${runs} runs`,
+        );
       }
     },
     close: () => world.close(),
   };
 }
 
-function post(agent: http.Agent, url: string, headers: Record<string, string>, body: string): Promise<number> {
+function post(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -122,16 +183,43 @@ async function httpRate(dir: string): Promise<{ rps: number; statuses: Map<numbe
   const world = openWorld({ root: join(dir, 'http-world'), clock });
   const runner = new InProcessRunner(world).register('inbox', async () => ({ ok: true }));
   const engine = new TriggerEngine({ world, runner });
-  engine.registerRoute({ triggerId: 'stripe.events', routineId: 'inbox', buildInput: (e) => e.payload });
-  const ingress = new WebhookIngress({ endpoints: [{ provider: 'stripe', triggerId: 'stripe.events', scheme: 'stripe', resolveSecrets: () => [SECRET] }] });
+  engine.registerRoute({
+    triggerId: 'stripe.events',
+    routineId: 'inbox',
+    buildInput: (e) => e.payload,
+  });
+  const ingress = new WebhookIngress({
+    endpoints: [
+      {
+        provider: 'stripe',
+        triggerId: 'stripe.events',
+        scheme: 'stripe',
+        resolveSecrets: () => [SECRET],
+      },
+    ],
+  });
   engine.registerSource(ingress);
   await engine.start();
   const host = await startIngressHost({ world, engine, ingress });
   const ts = Date.parse(NOW) / 1000;
   // Signed before timing starts: signing is the sender's cost, verifying is ours.
   const packets = Array.from({ length: HTTP_REQUESTS + 200 }, (_, i) => {
-    const body = JSON.stringify({ id: `evt_bench_${i}`, object: 'event', type: 'customer.created', created: ts, data: { object: { id: `cus_${i}`, email: `c${i}@example.com` } } });
-    return { body, headers: getScheme('stripe').sign({ body, secrets: [SECRET], timestampSec: ts, messageId: `evt_bench_${i}` }) };
+    const body = JSON.stringify({
+      id: `evt_bench_${i}`,
+      object: 'event',
+      type: 'customer.created',
+      created: ts,
+      data: { object: { id: `cus_${i}`, email: `c${i}@example.com` } },
+    });
+    return {
+      body,
+      headers: getScheme('stripe').sign({
+        body,
+        secrets: [SECRET],
+        timestampSec: ts,
+        messageId: `evt_bench_${i}`,
+      }),
+    };
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: HTTP_CLIENTS });
   const url = `${host.url}/ingress/acme/stripe`;
@@ -184,8 +272,22 @@ export const bench: Benchmark = {
       const seq = median(seqRates);
       const conc = median(concRates);
       figure('baseline raw better-sqlite3 insert-per-tx (autocommit)', rawOps, 'rows/s');
-      compared(`ingest with dedupe, ${IN_FLIGHT} in flight`, conc, 'envelopes/s', conc / rawOps, 'raw better-sqlite3 insert-per-tx', { op: '>=', target: 0.4 });
-      compared('ingest with dedupe, one at a time', seq, 'envelopes/s', seq / rawOps, 'raw better-sqlite3 insert-per-tx', { op: '>=', target: 0.4 });
+      compared(
+        `ingest with dedupe, ${IN_FLIGHT} in flight`,
+        conc,
+        'envelopes/s',
+        conc / rawOps,
+        'raw better-sqlite3 insert-per-tx',
+        { op: '>=', target: 0.4 },
+      );
+      compared(
+        'ingest with dedupe, one at a time',
+        seq,
+        'envelopes/s',
+        seq / rawOps,
+        'raw better-sqlite3 insert-per-tx',
+        { op: '>=', target: 0.4 },
+      );
 
       method(
         `${HTTP_REQUESTS} Stripe-signed packets (distinct event ids, signed beforehand) POSTed to /ingress/acme/stripe on 127.0.0.1 by ${HTTP_CLIENTS} concurrent keep-alive clients; ` +
@@ -193,8 +295,15 @@ export const bench: Benchmark = {
       );
       const http1 = await httpRate(dir);
       const ok = http1.statuses.get(200) ?? 0;
-      if (ok !== HTTP_REQUESTS) throw new Error(`expected ${HTTP_REQUESTS} × 200, got ${JSON.stringify([...http1.statuses])}`);
-      figure(`webhook ingress over loopback HTTP (${HTTP_CLIENTS} keep-alive clients, verified)`, http1.rps, 'requests/s');
+      if (ok !== HTTP_REQUESTS)
+        throw new Error(
+          `expected ${HTTP_REQUESTS} × 200, got ${JSON.stringify([...http1.statuses])}`,
+        );
+      figure(
+        `webhook ingress over loopback HTTP (${HTTP_CLIENTS} keep-alive clients, verified)`,
+        http1.rps,
+        'requests/s',
+      );
       note(`all ${ok} answered 200 triggered`);
     } finally {
       removeTemp(dir);

@@ -55,7 +55,10 @@ export function opsRate(one: () => void, ops: number, warmup: number): () => num
 }
 
 /** Runs `fn` `n` times (round index passed in) and returns the median of what it returned. */
-export async function medianOf(n: number, fn: (round: number) => number | Promise<number>): Promise<number> {
+export async function medianOf(
+  n: number,
+  fn: (round: number) => number | Promise<number>,
+): Promise<number> {
   const values: number[] = [];
   for (let i = 0; i < n; i++) values.push(await fn(i));
   return median(values);
@@ -95,10 +98,19 @@ export interface Goal {
 }
 
 /** A figure with its ratio against a baseline measured in the same run, and the goal verdict. */
-export function compared(name: string, value: number, unit: string, ratio: number, baseline: string, goal: Goal): boolean {
+export function compared(
+  name: string,
+  value: number,
+  unit: string,
+  ratio: number,
+  baseline: string,
+  goal: Goal,
+): boolean {
   const met = goal.op === '>=' ? ratio >= goal.target : ratio <= goal.target;
   const sign = goal.op === '>=' ? '≥' : '≤';
-  console.log(`${name}  ${fmt(value)} ${unit}  (${ratio.toFixed(2)}x ${baseline})  [goal ${sign} ${goal.target}x] ${met ? 'goal met' : 'goal NOT met'}`);
+  console.log(
+    `${name}  ${fmt(value)} ${unit}  (${ratio.toFixed(2)}x ${baseline})  [goal ${sign} ${goal.target}x] ${met ? 'goal met' : 'goal NOT met'}`,
+  );
   return met;
 }
 

@@ -3,7 +3,17 @@
 // so opening should never replay.
 import { openWorld } from '../src/index.js';
 import { BIG, customerId, SMALL, sizedWorld } from './fixtures.js';
-import { compared, count, figure, median, method, nowNs, settle, sinceNs, type Benchmark } from './measure.js';
+import {
+  compared,
+  count,
+  figure,
+  median,
+  method,
+  nowNs,
+  settle,
+  sinceNs,
+  type Benchmark,
+} from './measure.js';
 
 const ROUNDS = 21;
 
@@ -31,13 +41,24 @@ export const bench: Benchmark = {
     const bigNs: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       await settle();
-      smallNs.push(await openAndRead(sized.root, sized.small, customerId(((r * 7919) % sized.smallSize) + 1)));
+      smallNs.push(
+        await openAndRead(sized.root, sized.small, customerId(((r * 7919) % sized.smallSize) + 1)),
+      );
       await settle();
-      bigNs.push(await openAndRead(sized.root, sized.big, customerId(((r * 104_729) % sized.bigSize) + 1)));
+      bigNs.push(
+        await openAndRead(sized.root, sized.big, customerId(((r * 104_729) % sized.bigSize) + 1)),
+      );
     }
     const s = median(smallNs) / 1e6;
     const b = median(bigNs) / 1e6;
     figure(`open-vs-history baseline: ${count(sized.smallSize)}-entry twin`, s, 'ms');
-    compared('open-vs-history', b, 'ms', b / s, `${count(sized.smallSize)}-entry twin; this one has ${count(sized.bigSize)}`, { op: '<=', target: 2 });
+    compared(
+      'open-vs-history',
+      b,
+      'ms',
+      b / s,
+      `${count(sized.smallSize)}-entry twin; this one has ${count(sized.bigSize)}`,
+      { op: '<=', target: 2 },
+    );
   },
 };

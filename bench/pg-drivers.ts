@@ -37,9 +37,16 @@ interface Variant {
   close(): Promise<void>;
 }
 
-function nextWrite(twin: string, version: number | undefined): { seq: number; body: string; fields: string } {
+function nextWrite(
+  twin: string,
+  version: number | undefined,
+): { seq: number; body: string; fields: string } {
   const seq = (version ?? 0) + 1;
-  return { seq, body: entryLine(seq, twin, 'counter.increment', 'counter', 'c1', { value: seq }), fields: JSON.stringify({ value: seq }) };
+  return {
+    seq,
+    body: entryLine(seq, twin, 'counter.increment', 'counter', 'c1', { value: seq }),
+    fields: JSON.stringify({ value: seq }),
+  };
 }
 
 /** pg, one awaited statement per round trip (6 per action). */
@@ -107,7 +114,11 @@ function pgPipelined(url: string, twin: string): Variant {
       const row = read.rows[0];
       const w = nextWrite(twin, row === undefined ? undefined : Number(row.version));
       try {
-        await Promise.all([client.query(INSERT, ['w', twin, w.seq, w.body]), client.query(UPSERT, ['w', twin, w.seq, w.fields]), client.query('COMMIT')]);
+        await Promise.all([
+          client.query(INSERT, ['w', twin, w.seq, w.body]),
+          client.query(UPSERT, ['w', twin, w.seq, w.fields]),
+          client.query('COMMIT'),
+        ]);
       } catch (error) {
         await client.query('ROLLBACK');
         throw error;
@@ -132,7 +143,11 @@ function backendSection(url: string, twin: string): Variant {
         const value = Number(counter?.fields.value ?? 0) + 1;
         const body = entryLine(seq, twin, 'counter.increment', 'counter', 'c1', { value });
         tx.append(JSON.parse(body) as Entry, body);
-        tx.putResource({ type: 'counter', id: 'c1', version: seq, deleted: false, fields: { value } }, { remove: [], add: [] }, seq);
+        tx.putResource(
+          { type: 'counter', id: 'c1', version: seq, deleted: false, fields: { value } },
+          { remove: [], add: [] },
+          seq,
+        );
       });
     },
     close: () => backend.close(),
@@ -173,7 +188,11 @@ function pjsPipelined(url: string, twin: string): Variant {
       const row = rows[0];
       const w = nextWrite(twin, row === undefined ? undefined : Number(row.version));
       try {
-        await Promise.all([conn.unsafe(INSERT, ['w', twin, w.seq, w.body]), conn.unsafe(UPSERT, ['w', twin, w.seq, w.fields]), conn.unsafe('COMMIT')]);
+        await Promise.all([
+          conn.unsafe(INSERT, ['w', twin, w.seq, w.body]),
+          conn.unsafe(UPSERT, ['w', twin, w.seq, w.fields]),
+          conn.unsafe('COMMIT'),
+        ]);
       } catch (error) {
         await conn.unsafe('ROLLBACK');
         throw error;
@@ -206,9 +225,18 @@ export const bench: Benchmark = {
       await admin.connect();
       await admin.query(SCHEMA);
       await admin.end();
-      note(`server: ${server.binaries}, running as ${server.runAs}; pg ${pgVersion()}, postgres ${pjsVersion()}`);
+      note(
+        `server: ${server.binaries}, running as ${server.runAs}; pg ${pgVersion()}, postgres ${pjsVersion()}`,
+      );
       // Each variant writes its own twin, so all share the tables and the lock key fairly.
-      const variants = [pgSequential(server.url, 'pg-seq'), pgBatched(server.url, 'pg-batch'), pgPipelined(server.url, 'pg-pipe'), pjsSequential(server.url, 'pjs-seq'), pjsPipelined(server.url, 'pjs-pipe'), backendSection(server.url, 'twinworld')];
+      const variants = [
+        pgSequential(server.url, 'pg-seq'),
+        pgBatched(server.url, 'pg-batch'),
+        pgPipelined(server.url, 'pg-pipe'),
+        pjsSequential(server.url, 'pjs-seq'),
+        pjsPipelined(server.url, 'pjs-pipe'),
+        backendSection(server.url, 'twinworld'),
+      ];
       try {
         for (const v of variants) for (let i = 0; i < WARMUP; i++) await v.one();
         const rates = variants.map(() => [] as number[]);
@@ -222,7 +250,9 @@ export const bench: Benchmark = {
         const baseline = medians[0]!;
         variants.forEach((v, i) => {
           const m = medians[i]!;
-          console.log(`${v.name}  ${fmt(m)} actions/s  (${(m / baseline).toFixed(2)}x vs pg statement by statement)`);
+          console.log(
+            `${v.name}  ${fmt(m)} actions/s  (${(m / baseline).toFixed(2)}x vs pg statement by statement)`,
+          );
         });
       } finally {
         for (const v of variants) await v.close();
@@ -243,7 +273,14 @@ function pjsVersion(): string {
 
 function readVersion(pkg: string): string {
   try {
-    return (JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.resolve(pkg))), '..', 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(
+        readFileSync(
+          join(dirname(fileURLToPath(import.meta.resolve(pkg))), '..', 'package.json'),
+          'utf8',
+        ),
+      ) as { version: string }
+    ).version;
   } catch {
     return '?';
   }

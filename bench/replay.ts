@@ -4,7 +4,18 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openWorld, replayLines } from '../src/index.js';
 import { mixedLines } from './fixtures.js';
-import { compared, figure, median, method, nowNs, removeTemp, settle, sinceNs, type Benchmark, tempDir } from './measure.js';
+import {
+  compared,
+  figure,
+  median,
+  method,
+  nowNs,
+  removeTemp,
+  settle,
+  sinceNs,
+  type Benchmark,
+  tempDir,
+} from './measure.js';
 
 const ENTRIES = 100_000;
 const RESOURCES = 20_000;
@@ -32,7 +43,8 @@ export const bench: Benchmark = {
       } finally {
         await world.close();
       }
-      if (lines.length !== ENTRIES) throw new Error(`exported ${lines.length} lines, expected ${ENTRIES}`);
+      if (lines.length !== ENTRIES)
+        throw new Error(`exported ${lines.length} lines, expected ${ENTRIES}`);
       const db = new Database(join(dir, 'twins', 'log.db'), { readonly: true });
       const scan = db.prepare('SELECT body FROM entries ORDER BY seq').pluck();
       const rawRound = (): number => {
@@ -45,15 +57,20 @@ export const bench: Benchmark = {
           n++;
         }
         const ns = sinceNs(start);
-        if (n !== ENTRIES || check !== (ENTRIES * (ENTRIES + 1)) / 2) throw new Error('raw scan read the wrong rows');
+        if (n !== ENTRIES || check !== (ENTRIES * (ENTRIES + 1)) / 2)
+          throw new Error('raw scan read the wrong rows');
         return n / (ns / 1e9);
       };
       const replayRound = async (): Promise<number> => {
         const start = nowNs();
         const result = await replayLines(lines);
         const ns = sinceNs(start);
-        if (result.entries !== ENTRIES) throw new Error(`replay folded ${result.entries} entries, expected ${ENTRIES}`);
-        if (result.hash !== expectedHash) throw new Error(`replay hash ${result.hash} differs from the live state hash ${expectedHash}`);
+        if (result.entries !== ENTRIES)
+          throw new Error(`replay folded ${result.entries} entries, expected ${ENTRIES}`);
+        if (result.hash !== expectedHash)
+          throw new Error(
+            `replay hash ${result.hash} differs from the live state hash ${expectedHash}`,
+          );
         return result.entries / (ns / 1e9);
       };
       rawRound();
@@ -72,7 +89,10 @@ export const bench: Benchmark = {
       const raw = median(rawRates);
       const rep = median(replayRates);
       figure('replay baseline: raw SQLite scan + JSON.parse', raw, 'entries/s');
-      compared('replay', rep, 'entries/s', rep / raw, 'raw SQLite scan + JSON.parse', { op: '>=', target: 0.5 });
+      compared('replay', rep, 'entries/s', rep / raw, 'raw SQLite scan + JSON.parse', {
+        op: '>=',
+        target: 0.5,
+      });
     } finally {
       removeTemp(dir);
     }

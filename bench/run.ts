@@ -32,16 +32,21 @@ async function main(): Promise<number> {
   const asked = process.argv.slice(2);
   const unknown = asked.filter((name) => !available.has(name));
   if (unknown.length > 0) {
-    console.error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${[...available.keys()].join(', ')}`);
+    console.error(
+      `unknown benchmark(s): ${unknown.join(', ')}; choose from ${[...available.keys()].join(', ')}`,
+    );
     return 2;
   }
   const names = asked.length > 0 ? asked : [...available.keys()];
-  console.log(`# twinworld bench: node ${process.version}, ${cpus().length} cpu(s) ${cpus()[0]?.model ?? ''}`.trimEnd());
+  console.log(
+    `# twinworld bench: node ${process.version}, ${cpus().length} cpu(s) ${cpus()[0]?.model ?? ''}`.trimEnd(),
+  );
   const start = nowNs();
   try {
     for (const name of names) {
       const mod = (await import(pathToFileURL(available.get(name)!).href)) as { bench?: Benchmark };
-      if (mod.bench === undefined) throw new Error(`bench/${name} does not export a benchmark named "bench"`);
+      if (mod.bench === undefined)
+        throw new Error(`bench/${name} does not export a benchmark named "bench"`);
       console.log('');
       await mod.bench.run();
     }

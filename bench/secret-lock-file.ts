@@ -2,7 +2,17 @@
 // file rewritten under a lock file — O_EXCL create to take the lock, polling to wait for it, the
 // holder's pid inside so a lock left by a dead process can be broken, a temp file, fsync and
 // rename to publish. Kept only as the benchmark's baseline; the kernel uses SQLite.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -44,7 +54,8 @@ export class LockFileSecretStore {
         } catch {
           continue; // released meanwhile
         }
-        if (Number.isInteger(holder) && !alive(holder) && age > 10_000) rmSync(this.lock, { force: true });
+        if (Number.isInteger(holder) && !alive(holder) && age > 10_000)
+          rmSync(this.lock, { force: true });
         else Atomics.wait(pause, 0, 0, Math.min(1 + waited, 20));
       }
     }
@@ -56,7 +67,9 @@ export class LockFileSecretStore {
   }
 
   private read(): Record<string, { secret: string }[]> {
-    return existsSync(this.file) ? (JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, { secret: string }[]>) : {};
+    return existsSync(this.file)
+      ? (JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, { secret: string }[]>)
+      : {};
   }
 
   set(ref: string, secret: string): void {

@@ -8,7 +8,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteSecretStore } from '../src/storage/sqlite/sqlite-secret-store.js';
 import { LockFileSecretStore } from './secret-lock-file.js';
-import { compared, count, figure, medianOf, method, nowNs, removeTemp, sinceNs, tempDir, type Benchmark } from './measure.js';
+import {
+  compared,
+  count,
+  figure,
+  medianOf,
+  method,
+  nowNs,
+  removeTemp,
+  sinceNs,
+  tempDir,
+  type Benchmark,
+} from './measure.js';
 
 const PROCESSES = 6;
 const PER_PROCESS = 200;
@@ -24,9 +35,15 @@ function open(kind: Kind, root: string): SqliteSecretStore | LockFileSecretStore
 
 function writer(root: string, kind: Kind, label: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/bench/secret-writer.js', root, kind, label, String(PER_PROCESS)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['dist/bench/secret-writer.js', root, kind, label, String(PER_PROCESS)],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`secret writer exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`secret writer exited ${code}`)),
+    );
   });
 }
 
@@ -38,7 +55,10 @@ async function concurrent(kind: Kind): Promise<number> {
     await Promise.all(labels.map((l) => writer(root, kind, l)));
     const ns = sinceNs(start);
     const store = open(kind, root);
-    for (const l of labels) for (let i = 0; i < PER_PROCESS; i++) if (store.resolve(`${l}/${i}`, 0)[0] !== `secret-${l}-${i}`) throw new Error(`${kind}: lost ${l}/${i}`);
+    for (const l of labels)
+      for (let i = 0; i < PER_PROCESS; i++)
+        if (store.resolve(`${l}/${i}`, 0)[0] !== `secret-${l}-${i}`)
+          throw new Error(`${kind}: lost ${l}/${i}`);
     if (store instanceof SqliteSecretStore) store.close();
     return (PROCESSES * PER_PROCESS) / (ns / 1e9);
   } finally {
@@ -50,9 +70,18 @@ function prefilled(kind: Kind): number {
   const root = tempDir(`secrets-big-${kind}`);
   try {
     const store = open(kind, root);
-    if (store instanceof SqliteSecretStore) for (let i = 0; i < PREFILL; i++) store.set(`old/${i}`, `secret-${i}`);
+    if (store instanceof SqliteSecretStore)
+      for (let i = 0; i < PREFILL; i++) store.set(`old/${i}`, `secret-${i}`);
     // The JSON file is filled in one write: ${PREFILL} rewrites would time the filling, not the figure.
-    else writeFileSync(join(root, 'secrets.json'), JSON.stringify(Object.fromEntries(Array.from({ length: PREFILL }, (_, i) => [`old/${i}`, [{ secret: `secret-${i}` }]]))));
+    else
+      writeFileSync(
+        join(root, 'secrets.json'),
+        JSON.stringify(
+          Object.fromEntries(
+            Array.from({ length: PREFILL }, (_, i) => [`old/${i}`, [{ secret: `secret-${i}` }]]),
+          ),
+        ),
+      );
     const start = nowNs();
     for (let i = 0; i < SINGLE; i++) store.set(`new/${i}`, `secret-${i}`);
     const rate = SINGLE / (sinceNs(start) / 1e9);
@@ -74,10 +103,24 @@ export const bench: Benchmark = {
     const sqliteConcurrent = await medianOf(ROUNDS, () => concurrent('sqlite'));
     const lockConcurrent = await medianOf(ROUNDS, () => concurrent('lockfile'));
     figure('secret-store concurrent lockfile', lockConcurrent, 'sets/s');
-    compared('secret-store concurrent sqlite', sqliteConcurrent, 'sets/s', sqliteConcurrent / lockConcurrent, 'vs lockfile', { op: '>=', target: 1 });
+    compared(
+      'secret-store concurrent sqlite',
+      sqliteConcurrent,
+      'sets/s',
+      sqliteConcurrent / lockConcurrent,
+      'vs lockfile',
+      { op: '>=', target: 1 },
+    );
     const sqliteBig = await medianOf(ROUNDS, () => prefilled('sqlite'));
     const lockBig = await medianOf(ROUNDS, () => prefilled('lockfile'));
     figure(`secret-store prefilled ${count(PREFILL)} lockfile`, lockBig, 'sets/s');
-    compared(`secret-store prefilled ${count(PREFILL)} sqlite`, sqliteBig, 'sets/s', sqliteBig / lockBig, 'vs lockfile', { op: '>=', target: 1 });
+    compared(
+      `secret-store prefilled ${count(PREFILL)} sqlite`,
+      sqliteBig,
+      'sets/s',
+      sqliteBig / lockBig,
+      'vs lockfile',
+      { op: '>=', target: 1 },
+    );
   },
 };

@@ -3,7 +3,17 @@
 // should not grow with the twin.
 import { openWorld, type JsonObject, type Twin } from '../src/index.js';
 import { BIG, customerId, SMALL, sizedWorld } from './fixtures.js';
-import { compared, count, figure, median, method, nowNs, settle, sinceNs, type Benchmark } from './measure.js';
+import {
+  compared,
+  count,
+  figure,
+  median,
+  method,
+  nowNs,
+  settle,
+  sinceNs,
+  type Benchmark,
+} from './measure.js';
 
 const WRITES = 2_000;
 const ROUNDS = 9;
@@ -24,9 +34,15 @@ function randomIds(size: number, count: number, seed: number): string[] {
 async function update(twin: Twin, id: string): Promise<void> {
   await twin.applyAtomic((view) => {
     const current = view.get('customer', id);
-    if (current === undefined || current.deleted) throw new Error(`bench: customer ${id} should exist`);
+    if (current === undefined || current.deleted)
+      throw new Error(`bench: customer ${id} should exist`);
     const n = (current.fields as JsonObject).n;
-    return { operation: 'customer.update', subjectType: 'customer', subjectId: id, fields: { n: (typeof n === 'number' ? n : 0) + 1 } };
+    return {
+      operation: 'customer.update',
+      subjectType: 'customer',
+      subjectId: id,
+      fields: { n: (typeof n === 'number' ? n : 0) + 1 },
+    };
   });
 }
 
@@ -62,7 +78,14 @@ export const bench: Benchmark = {
       const s = median(smallUs);
       const b = median(bigUs);
       figure(`write-vs-size baseline: ${count(sized.smallSize)}-resource twin`, s, 'µs/write');
-      compared('write-vs-size', b, 'µs/write', b / s, `${count(sized.smallSize)}-resource twin; this one holds ${count(sized.bigSize)}`, { op: '<=', target: 1.5 });
+      compared(
+        'write-vs-size',
+        b,
+        'µs/write',
+        b / s,
+        `${count(sized.smallSize)}-resource twin; this one holds ${count(sized.bigSize)}`,
+        { op: '<=', target: 1.5 },
+      );
     } finally {
       await world.close();
     }

@@ -5,4 +5,9 @@ import { slackPack } from './slack/pack.js';
 import { standardWebhooksPack } from './standard-webhooks/pack.js';
 import { stripePack } from './stripe/pack.js';
 
-export const builtInPacks: readonly VendorPack[] = [githubPack, slackPack, standardWebhooksPack, stripePack];
+export const builtInPacks: readonly VendorPack[] = [
+  githubPack,
+  slackPack,
+  standardWebhooksPack,
+  stripePack,
+];

@@ -4,7 +4,16 @@
 // resources, the delivery record, the attempt — stays in the world's log. The scenario runs as
 // one send (runSending): the endpoint it subscribes is claimed for that send alone in the commit
 // that creates it, so a send killed at any moment leaves no endpoint later events go to.
-import { Dispatcher, registerPack, runSending, TwinError, type AttemptOutcome, type JsonObject, type Twin, type World } from '../src/index.js';
+import {
+  Dispatcher,
+  registerPack,
+  runSending,
+  TwinError,
+  type AttemptOutcome,
+  type JsonObject,
+  type Twin,
+  type World,
+} from '../src/index.js';
 import { checker } from './kit/input.js';
 import type { ScenarioResult, VendorPack } from './kit/vendor-pack.js';
 import { builtInPacks as BUILT_IN } from './built-in.js';
@@ -51,8 +60,16 @@ export interface Sendable {
 /** Every (pack, event type) `sendEvent` can send, sorted. */
 export function listSendable(packs: readonly VendorPack[] = BUILT_IN): Sendable[] {
   return packs
-    .flatMap((p) => Object.keys(p.scenarios).map((eventType) => ({ pack: p.name, eventType, description: p.description })))
-    .sort((a, b) => (a.pack === b.pack ? (a.eventType < b.eventType ? -1 : 1) : a.pack < b.pack ? -1 : 1));
+    .flatMap((p) =>
+      Object.keys(p.scenarios).map((eventType) => ({
+        pack: p.name,
+        eventType,
+        description: p.description,
+      })),
+    )
+    .sort((a, b) =>
+      a.pack === b.pack ? (a.eventType < b.eventType ? -1 : 1) : a.pack < b.pack ? -1 : 1,
+    );
 }
 
 function resolvePack(pack: string | VendorPack): VendorPack {
@@ -60,7 +77,11 @@ function resolvePack(pack: string | VendorPack): VendorPack {
   const found = BUILT_IN.find((p) => p.name === pack);
   if (found === undefined) {
     const valid = BUILT_IN.map((p) => p.name).sort();
-    throw new TwinError('UNKNOWN_PACK', `unknown pack "${pack}"; valid packs: ${valid.join(', ')}`, { path: 'pack', details: { valid } });
+    throw new TwinError(
+      'UNKNOWN_PACK',
+      `unknown pack "${pack}"; valid packs: ${valid.join(', ')}`,
+      { path: 'pack', details: { valid } },
+    );
   }
   return found;
 }
@@ -79,17 +100,28 @@ function dispatcherFor(world: World): Dispatcher {
 }
 
 /** Endpoints written after `head`, as subjects or as projected creates (Slack's app install). */
-async function endpointsCreatedSince(twin: Twin, head: number, pack: VendorPack): Promise<{ type: string; id: string }[]> {
+async function endpointsCreatedSince(
+  twin: Twin,
+  head: number,
+  pack: VendorPack,
+): Promise<{ type: string; id: string }[]> {
   const kinds = new Set(pack.events.endpoints.map((k) => k.type));
   const out: { type: string; id: string }[] = [];
   for (const entry of await twin.entries({ after: head })) {
-    if (kinds.has(entry.subjectType) && entry.operation.endsWith('.create')) out.push({ type: entry.subjectType, id: entry.subjectId });
-    for (const p of entry.projection?.creates ?? []) if (kinds.has(p.type)) out.push({ type: p.type, id: p.id });
+    if (kinds.has(entry.subjectType) && entry.operation.endsWith('.create'))
+      out.push({ type: entry.subjectType, id: entry.subjectId });
+    for (const p of entry.projection?.creates ?? [])
+      if (kinds.has(p.type)) out.push({ type: p.type, id: p.id });
   }
   return out;
 }
 
-async function settled(twin: Twin, recordType: string, id: string, withinMs: number): Promise<void> {
+async function settled(
+  twin: Twin,
+  recordType: string,
+  id: string,
+  withinMs: number,
+): Promise<void> {
   for (let waited = 0; waited < withinMs; waited += 10) {
     const state = (await twin.get(recordType, id))?.fields.state;
     if (state !== 'queued' && state !== 'sending') return;
@@ -99,10 +131,16 @@ async function settled(twin: Twin, recordType: string, id: string, withinMs: num
 
 export async function sendEvent(world: World, options: SendOptions): Promise<SendResult> {
   const pack = resolvePack(options.pack);
-  const scenario = Object.hasOwn(pack.scenarios, options.eventType) ? pack.scenarios[options.eventType] : undefined;
+  const scenario = Object.hasOwn(pack.scenarios, options.eventType)
+    ? pack.scenarios[options.eventType]
+    : undefined;
   if (scenario === undefined) {
     const valid = Object.keys(pack.scenarios).sort();
-    throw new TwinError('UNKNOWN_EVENT_TYPE', `pack "${pack.name}" cannot send "${options.eventType}"; valid event types: ${valid.join(', ')}`, { path: 'eventType', details: { pack: pack.name, valid } });
+    throw new TwinError(
+      'UNKNOWN_EVENT_TYPE',
+      `pack "${pack.name}" cannot send "${options.eventType}"; valid event types: ${valid.join(', ')}`,
+      { path: 'eventType', details: { pack: pack.name, valid } },
+    );
   }
   const check = checker('send');
   const to = check.url(options.to, 'to');
@@ -118,31 +156,52 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
       made = await runSending(() => scenario({ twin, target: { url: to, secret }, data }));
     } catch (error) {
       // A scenario refused halfway (say, bad --data) may already have subscribed the target.
-      for (const endpoint of await endpointsCreatedSince(twin, head, pack)) await pack.retireEndpoint(twin, endpoint.type, endpoint.id);
+      for (const endpoint of await endpointsCreatedSince(twin, head, pack))
+        await pack.retireEndpoint(twin, endpoint.type, endpoint.id);
       throw error;
     }
     const { endpointKind, endpointId } = made;
     const recordCreate = `${pack.events.recordType}.create`;
-    const record = (await twin.entries({ after: head })).find((e) => e.operation === recordCreate && e.fields?.endpointId === endpointId && e.fields?.eventType === options.eventType);
+    const record = (await twin.entries({ after: head })).find(
+      (e) =>
+        e.operation === recordCreate &&
+        e.fields?.endpointId === endpointId &&
+        e.fields?.eventType === options.eventType,
+    );
     // Later sends to this world must not reach the endpoint this one made.
     await pack.retireEndpoint(twin, endpointKind, endpointId);
     if (record === undefined) {
-      throw new TwinError('INVALID_CONFIG', `pack "${pack.name}": the ${options.eventType} scenario produced no delivery to its endpoint; its scenario and event rules disagree`, { path: 'scenarios' });
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `pack "${pack.name}": the ${options.eventType} scenario produced no delivery to its endpoint; its scenario and event rules disagree`,
+        { path: 'scenarios' },
+      );
     }
     const deliveryId = record.subjectId;
     const attempt = await dispatcher.dispatch(pack.name, deliveryId, 'first');
     // undefined: another dispatcher of this world claimed the record first; wait for its attempt.
-    if (attempt === undefined) await settled(twin, pack.events.recordType, deliveryId, (pack.events.timeoutMs ?? 10_000) + 5_000);
+    if (attempt === undefined)
+      await settled(
+        twin,
+        pack.events.recordType,
+        deliveryId,
+        (pack.events.timeoutMs ?? 10_000) + 5_000,
+      );
     const delivery = (await twin.get(pack.events.recordType, deliveryId))!.fields;
-    const last = (await twin.get(`${pack.events.recordType}_attempt`, `${deliveryId}.${String(delivery.attempts)}`))?.fields;
+    const last = (
+      await twin.get(
+        `${pack.events.recordType}_attempt`,
+        `${deliveryId}.${String(delivery.attempts)}`,
+      )
+    )?.fields;
     return {
       pack: pack.name,
       eventType: options.eventType,
       eventId: String(delivery.eventId),
       deliveryId,
       endpointId,
-      status: attempt?.status ?? ((last?.status as number | null | undefined) ?? null),
-      outcome: attempt?.outcome ?? ((last?.state as AttemptOutcome | undefined) ?? 'unknown'),
+      status: attempt?.status ?? (last?.status as number | null | undefined) ?? null,
+      outcome: attempt?.outcome ?? (last?.state as AttemptOutcome | undefined) ?? 'unknown',
       reason: attempt?.reason ?? String(last?.reason ?? 'unknown'),
       durationMs: attempt?.durationMs ?? 0,
       attempts: Number(delivery.attempts),

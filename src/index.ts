@@ -4,7 +4,14 @@
 export { TwinError, isTwinError, type TwinErrorCode } from './errors.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './log/json-value.js';
 export { canonicalJson, sha256Hex } from './log/canonical-json.js';
-export { MAX_WRITE_BYTES, type Write, type Entry, type Projection, type ResourceRef, type ProjectedResource } from './log/write.js';
+export {
+  MAX_WRITE_BYTES,
+  type Write,
+  type Entry,
+  type Projection,
+  type ResourceRef,
+  type ProjectedResource,
+} from './log/write.js';
 export type { Resource } from './state/resource.js';
 export type { ReadView } from './state/read-view.js';
 export type { IndexDeclaration } from './state/indexes.js';
@@ -14,10 +21,27 @@ export type { IdSource } from './world/ids.js';
 export type { SecretStore, SecretResolver } from './world/secrets.js';
 export { commit, skip, type Decision } from './world/decision.js';
 export type { Twin, TwinHost, AtomicResult } from './world/twin.js';
-export { openWorld, currentWorld, runInWorld, type World, type WorldOptions } from './world/world.js';
+export {
+  openWorld,
+  currentWorld,
+  runInWorld,
+  type World,
+  type WorldOptions,
+} from './world/world.js';
 export { replayLines, type ReplayResult } from './world/replay.js';
-export { registerPack, registeredPacks, getPack, packTwinName, type Pack } from './events/pack-registry.js';
-export type { EventsDeclaration, EndpointKind, RenderContext, HeaderContext } from './events/declaration.js';
+export {
+  registerPack,
+  registeredPacks,
+  getPack,
+  packTwinName,
+  type Pack,
+} from './events/pack-registry.js';
+export type {
+  EventsDeclaration,
+  EndpointKind,
+  RenderContext,
+  HeaderContext,
+} from './events/declaration.js';
 export type { RetryPolicy, AttemptOutcome } from './events/retry.js';
 export { Dispatcher, type DispatcherOptions, type SignedPacket } from './events/dispatcher.js';
 export { HttpTransport } from './events/transports/http-transport.js';

@@ -12,12 +12,17 @@ it('the concept example in README.md runs and does what its comments say', async
   expect(block).toBeDefined();
   const dir = tempDir('twinworld-readme-');
   const file = resolve(dir, 'example.mjs');
-  const source = block!.replace("from 'twinworld'", `from ${JSON.stringify(pathToFileURL(resolve('dist/src/index.js')).href)}`);
+  const source = block!.replace(
+    "from 'twinworld'",
+    `from ${JSON.stringify(pathToFileURL(resolve('dist/src/index.js')).href)}`,
+  );
   writeFileSync(file, `${source}\nexport { shop, upgraded };\n`);
   try {
     const { shop, upgraded } = await import(pathToFileURL(file).href);
     expect(upgraded.result).toBe(true);
-    expect((await shop.lookup('customer', 'byPlan', 'pro')).map((r: { id: string }) => r.id)).toEqual(['cus_1']);
+    expect(
+      (await shop.lookup('customer', 'byPlan', 'pro')).map((r: { id: string }) => r.id),
+    ).toEqual(['cus_1']);
     expect(await shop.hash()).toMatch(/^sha256:[0-9a-f]{64}$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

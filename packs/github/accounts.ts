@@ -41,12 +41,19 @@ export type AccountSummary = Omit<GitHubUser, 'type'> & { type: 'User' | 'Organi
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 
 function checkLogin(login: unknown): string {
-  if (typeof login !== 'string' || !LOGIN.test(login)) throw validationFailed('login may hold only alphanumerics and single hyphens, at most 39 characters, not starting or ending with a hyphen', 'login');
+  if (typeof login !== 'string' || !LOGIN.test(login))
+    throw validationFailed(
+      'login may hold only alphanumerics and single hyphens, at most 39 characters, not starting or ending with a hyphen',
+      'login',
+    );
   return login;
 }
 
 function takenLogin(view: ReadView, login: string): boolean {
-  return view.lookup('user', LOGIN_INDEX, login).length > 0 || view.lookup('organization', LOGIN_INDEX, login).length > 0;
+  return (
+    view.lookup('user', LOGIN_INDEX, login).length > 0 ||
+    view.lookup('organization', LOGIN_INDEX, login).length > 0
+  );
 }
 
 export function findUser(view: ReadView, login: string, path = 'sender'): GitHubUser {
@@ -55,7 +62,11 @@ export function findUser(view: ReadView, login: string, path = 'sender'): GitHub
   return user.fields as unknown as GitHubUser;
 }
 
-export function findOrganization(view: ReadView, login: string, path = 'organization'): GitHubOrganization {
+export function findOrganization(
+  view: ReadView,
+  login: string,
+  path = 'organization',
+): GitHubOrganization {
   const [org] = view.lookup('organization', LOGIN_INDEX, login);
   if (org === undefined) throw notFound(`organization ${login}`, path);
   return org.fields as unknown as GitHubOrganization;
@@ -80,7 +91,8 @@ export async function createUser(twin: Twin, input: { login: string }): Promise<
   requirePackTwin(twin, 'github');
   const login = checkLogin(input?.login);
   const done = await twin.applyAtomic((view) => {
-    if (takenLogin(view, login)) throw validationFailed(`login "${login}" is already taken`, 'login');
+    if (takenLogin(view, login))
+      throw validationFailed(`login "${login}" is already taken`, 'login');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);
     const user: GitHubUser = {
@@ -94,16 +106,23 @@ export async function createUser(twin: Twin, input: { login: string }): Promise<
       type: 'User',
       site_admin: false,
     };
-    return commit({ operation: 'user.create', subjectType: 'user', subjectId: String(id), fields: user }, user);
+    return commit(
+      { operation: 'user.create', subjectType: 'user', subjectId: String(id), fields: user },
+      user,
+    );
   });
   return done.result;
 }
 
-export async function createOrganization(twin: Twin, input: { login: string; description?: string }): Promise<GitHubOrganization> {
+export async function createOrganization(
+  twin: Twin,
+  input: { login: string; description?: string },
+): Promise<GitHubOrganization> {
   requirePackTwin(twin, 'github');
   const login = checkLogin(input?.login);
   const done = await twin.applyAtomic((view) => {
-    if (takenLogin(view, login)) throw validationFailed(`login "${login}" is already taken`, 'login');
+    if (takenLogin(view, login))
+      throw validationFailed(`login "${login}" is already taken`, 'login');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);
     const api = `https://api.github.com/orgs/${login}`;
@@ -122,7 +141,15 @@ export async function createOrganization(twin: Twin, input: { login: string; des
       description: input.description ?? null,
       created_at: githubTime(twin.world.clock.now()),
     };
-    return commit({ operation: 'organization.create', subjectType: 'organization', subjectId: String(id), fields: org }, org);
+    return commit(
+      {
+        operation: 'organization.create',
+        subjectType: 'organization',
+        subjectId: String(id),
+        fields: org,
+      },
+      org,
+    );
   });
   return done.result;
 }

@@ -4,7 +4,15 @@
 import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
-import { actorOf, findUser, LOGIN_INDEX, summary, type AccountSummary, type GitHubOrganization, type GitHubUser } from './accounts.js';
+import {
+  actorOf,
+  findUser,
+  LOGIN_INDEX,
+  summary,
+  type AccountSummary,
+  type GitHubOrganization,
+  type GitHubUser,
+} from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
@@ -62,7 +70,12 @@ export interface CreateAppInput {
 }
 
 const check = checker('github');
-const DEFAULT_PERMISSIONS = { checks: 'write', contents: 'read', metadata: 'read', pull_requests: 'write' };
+const DEFAULT_PERMISSIONS = {
+  checks: 'write',
+  contents: 'read',
+  metadata: 'read',
+  pull_requests: 'write',
+};
 
 export function findApp(view: ReadView, slug: string, path = 'app'): GitHubApp {
   const [app] = view.lookup('app', SLUG_INDEX, slug);
@@ -71,7 +84,9 @@ export function findApp(view: ReadView, slug: string, path = 'app'): GitHubApp {
 }
 
 function ownerOf(view: ReadView, login: string): GitHubUser | GitHubOrganization {
-  const found = (view.lookup('user', LOGIN_INDEX, login)[0] ?? view.lookup('organization', LOGIN_INDEX, login)[0])?.fields;
+  const found = (
+    view.lookup('user', LOGIN_INDEX, login)[0] ?? view.lookup('organization', LOGIN_INDEX, login)[0]
+  )?.fields;
   if (found === undefined) throw notFound(`user or organization ${login}`, 'owner');
   return found as unknown as GitHubUser | GitHubOrganization;
 }
@@ -80,17 +95,29 @@ function ownerOf(view: ReadView, login: string): GitHubUser | GitHubOrganization
 export async function createApp(twin: Twin, input: CreateAppInput): Promise<GitHubApp> {
   requirePackTwin(twin, 'github');
   const name = check.string(input?.name, 'name');
-  if (name.length > 34) throw validationFailed('name is too long (maximum is 34 characters)', 'name');
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  if (name.length > 34)
+    throw validationFailed('name is too long (maximum is 34 characters)', 'name');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   const url = input.webhook_url === undefined ? null : check.url(input.webhook_url, 'webhook_url');
-  if (url !== null && input.webhook_secret === undefined) throw validationFailed('webhook_secret is required with a webhook_url: the twin never sends an unsigned packet', 'webhook_secret');
-  const secret = input.webhook_secret === undefined ? undefined : check.secret(input.webhook_secret, 'webhook_secret');
+  if (url !== null && input.webhook_secret === undefined)
+    throw validationFailed(
+      'webhook_secret is required with a webhook_url: the twin never sends an unsigned packet',
+      'webhook_secret',
+    );
+  const secret =
+    input.webhook_secret === undefined
+      ? undefined
+      : check.secret(input.webhook_secret, 'webhook_secret');
   const events = input.events === undefined ? [] : check.stringArray(input.events, 'events');
   const id = githubIds.numeric(twin.world.ids);
   const ref = secretRefFor(twin, `app/${id}`);
   const write = () =>
     twin.applyAtomic((view) => {
-      if (view.lookup('app', SLUG_INDEX, slug).length > 0) throw validationFailed(`name "${name}" is already taken by another app`, 'name');
+      if (view.lookup('app', SLUG_INDEX, slug).length > 0)
+        throw validationFailed(`name "${name}" is already taken by another app`, 'name');
       const owner = ownerOf(view, input.owner);
       const ids = twin.world.ids;
       const now = githubTime(twin.world.clock.now());
@@ -113,9 +140,18 @@ export async function createApp(twin: Twin, input: CreateAppInput): Promise<GitH
         event_filter: url === null ? [] : ['installation.*'],
         active: url !== null,
       };
-      return commit({ operation: 'app.create', subjectType: 'app', subjectId: String(id), fields: app as unknown as JsonObject }, app);
+      return commit(
+        {
+          operation: 'app.create',
+          subjectType: 'app',
+          subjectId: String(id),
+          fields: app as unknown as JsonObject,
+        },
+        app,
+      );
     });
-  const done = secret === undefined ? await write() : await withStoredSecret(twin, ref, secret, write);
+  const done =
+    secret === undefined ? await write() : await withStoredSecret(twin, ref, secret, write);
   return done.result;
 }
 
@@ -136,10 +172,15 @@ export async function installApp(twin: Twin, input: InstallAppInput): Promise<Gi
     const account = ownerOf(view, input.account);
     const sender = findUser(view, input.sender);
     const key = `${app.id}:${account.id}`;
-    if (view.get('installation_key', key) !== undefined) throw validationFailed(`${app.slug} is already installed on ${account.login}`, 'account');
+    if (view.get('installation_key', key) !== undefined)
+      throw validationFailed(`${app.slug} is already installed on ${account.login}`, 'account');
     const repositoryIds = (input.repositories ?? []).map((fullName, i) => {
       const repo = findRepository(view, fullName, `repositories[${i}]`);
-      if (repo.owner.id !== account.id) throw validationFailed(`${fullName} does not belong to ${account.login}`, `repositories[${i}]`);
+      if (repo.owner.id !== account.id)
+        throw validationFailed(
+          `${fullName} does not belong to ${account.login}`,
+          `repositories[${i}]`,
+        );
       return repo.id;
     });
     const ids = twin.world.ids;
@@ -165,7 +206,11 @@ export async function installApp(twin: Twin, input: InstallAppInput): Promise<Gi
         subjectId: String(installation.id),
         fields: installation as unknown as JsonObject,
         actor: actorOf(sender),
-        projection: { creates: [{ type: 'installation_key', id: key, fields: { installation_id: installation.id } }] },
+        projection: {
+          creates: [
+            { type: 'installation_key', id: key, fields: { installation_id: installation.id } },
+          ],
+        },
       },
       installation,
     );
@@ -174,7 +219,10 @@ export async function installApp(twin: Twin, input: InstallAppInput): Promise<Gi
 }
 
 /** Uninstalls; uninstalling what is not installed changes nothing. */
-export async function uninstallApp(twin: Twin, input: { installation: number; sender: string }): Promise<void> {
+export async function uninstallApp(
+  twin: Twin,
+  input: { installation: number; sender: string },
+): Promise<void> {
   requirePackTwin(twin, 'github');
   await twin.applyAtomic((view) => {
     const r = view.get('installation', String(input.installation));
@@ -188,7 +236,9 @@ export async function uninstallApp(twin: Twin, input: { installation: number; se
         subjectId: r.id,
         delete: true,
         actor: actorOf(sender),
-        projection: { deletes: [{ type: 'installation_key', id: `${inst.app_id}:${inst.account.id}` }] },
+        projection: {
+          deletes: [{ type: 'installation_key', id: `${inst.app_id}:${inst.account.id}` }],
+        },
       },
       undefined,
     );
@@ -196,7 +246,11 @@ export async function uninstallApp(twin: Twin, input: { installation: number; se
 }
 
 /** Points the app's webhook at a URL with a secret (GitHub's app settings), and turns it on. */
-export async function setAppWebhook(twin: Twin, slug: string, input: { url: string; secret: string }): Promise<GitHubApp> {
+export async function setAppWebhook(
+  twin: Twin,
+  slug: string,
+  input: { url: string; secret: string },
+): Promise<GitHubApp> {
   requirePackTwin(twin, 'github');
   const url = check.url(input?.url, 'webhook_url');
   const secret = check.secret(input.secret, 'webhook_secret');
@@ -205,19 +259,44 @@ export async function setAppWebhook(twin: Twin, slug: string, input: { url: stri
   const done = await withStoredSecret(twin, ref, secret, () =>
     twin.applyAtomic((view) => {
       const current = findApp(view, slug);
-      const fields = { delivery_url: url, secret_ref: ref, hook_id: current.hook_id ?? githubIds.numeric(twin.world.ids), event_filter: ['installation.*'], active: true, updated_at: githubTime(twin.world.clock.now()) };
-      return commit({ operation: 'app.update', subjectType: 'app', subjectId: String(current.id), fields }, { ...current, ...fields } as GitHubApp);
+      const fields = {
+        delivery_url: url,
+        secret_ref: ref,
+        hook_id: current.hook_id ?? githubIds.numeric(twin.world.ids),
+        event_filter: ['installation.*'],
+        active: true,
+        updated_at: githubTime(twin.world.clock.now()),
+      };
+      return commit(
+        { operation: 'app.update', subjectType: 'app', subjectId: String(current.id), fields },
+        { ...current, ...fields } as GitHubApp,
+      );
     }),
   );
   return done.result;
 }
 
 /** Turns the app's webhook on or off (a retired send target). */
-export async function setAppWebhookActive(twin: Twin, appId: number, active: boolean): Promise<void> {
+export async function setAppWebhookActive(
+  twin: Twin,
+  appId: number,
+  active: boolean,
+): Promise<void> {
   requirePackTwin(twin, 'github');
   await twin.applyAtomic((view) => {
     const r = view.get('app', String(appId));
     if (r === undefined || r.deleted) throw notFound(`app ${appId}`, 'app');
-    return commit({ operation: 'app.update', subjectType: 'app', subjectId: r.id, fields: { active: active && r.fields.delivery_url !== null, updated_at: githubTime(twin.world.clock.now()) } }, undefined);
+    return commit(
+      {
+        operation: 'app.update',
+        subjectType: 'app',
+        subjectId: r.id,
+        fields: {
+          active: active && r.fields.delivery_url !== null,
+          updated_at: githubTime(twin.world.clock.now()),
+        },
+      },
+      undefined,
+    );
   });
 }

@@ -12,16 +12,34 @@ import { findRepository, type GitHubRepository } from './repositories.js';
 
 export const SUITE_INDEX = 'check_suite_id';
 
-export type CheckConclusion = 'success' | 'failure' | 'neutral' | 'cancelled' | 'timed_out' | 'action_required' | 'skipped';
-const CONCLUSIONS: readonly CheckConclusion[] = ['success', 'failure', 'neutral', 'cancelled', 'timed_out', 'action_required', 'skipped'];
+export type CheckConclusion =
+  'success' | 'failure' | 'neutral' | 'cancelled' | 'timed_out' | 'action_required' | 'skipped';
+const CONCLUSIONS: readonly CheckConclusion[] = [
+  'success',
+  'failure',
+  'neutral',
+  'cancelled',
+  'timed_out',
+  'action_required',
+  'skipped',
+];
 
 /** A conclusion GitHub accepts for a check run or a workflow run, or a typed refusal. */
 export function checkConclusion(value: unknown): CheckConclusion {
-  if (!CONCLUSIONS.includes(value as CheckConclusion)) throw validationFailed(`conclusion must be one of ${CONCLUSIONS.join(', ')}`, 'conclusion');
+  if (!CONCLUSIONS.includes(value as CheckConclusion))
+    throw validationFailed(`conclusion must be one of ${CONCLUSIONS.join(', ')}`, 'conclusion');
   return value as CheckConclusion;
 }
 // Worst first: a suite concludes with the worst conclusion among its runs.
-const SEVERITY: readonly string[] = ['action_required', 'cancelled', 'timed_out', 'failure', 'neutral', 'success', 'skipped'];
+const SEVERITY: readonly string[] = [
+  'action_required',
+  'cancelled',
+  'timed_out',
+  'failure',
+  'neutral',
+  'success',
+  'skipped',
+];
 
 export type GitHubCheckSuite = {
   id: number;
@@ -49,7 +67,12 @@ export type GitHubCheckRun = {
   conclusion: CheckConclusion | null;
   started_at: string;
   completed_at: string | null;
-  output: { title: string | null; summary: string | null; text: string | null; annotations_count: number };
+  output: {
+    title: string | null;
+    summary: string | null;
+    text: string | null;
+    annotations_count: number;
+  };
   check_suite_id: number;
   app_id: number;
   repository_id: number;
@@ -74,19 +97,33 @@ function suiteKey(repo: GitHubRepository, appId: number, sha: string): string {
   return `${repo.id}:${appId}:${sha}`;
 }
 
-export async function createCheckRun(twin: Twin, input: CreateCheckRunInput): Promise<GitHubCheckRun> {
+export async function createCheckRun(
+  twin: Twin,
+  input: CreateCheckRunInput,
+): Promise<GitHubCheckRun> {
   requirePackTwin(twin, 'github');
-  if (typeof input?.name !== 'string' || input.name.trim() === '') throw validationFailed('name is required', 'name');
-  if (input.status !== undefined && input.status !== 'queued' && input.status !== 'in_progress') throw validationFailed('status must be "queued" or "in_progress" (complete a run with completeCheckRun)', 'status');
+  if (typeof input?.name !== 'string' || input.name.trim() === '')
+    throw validationFailed('name is required', 'name');
+  if (input.status !== undefined && input.status !== 'queued' && input.status !== 'in_progress')
+    throw validationFailed(
+      'status must be "queued" or "in_progress" (complete a run with completeCheckRun)',
+      'status',
+    );
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const app = findApp(view, input.app);
     const sender = findUser(view, input.sender);
-    const branchName = input.head_branch ?? (input.head_sha === undefined ? repo.default_branch : null);
+    const branchName =
+      input.head_branch ?? (input.head_sha === undefined ? repo.default_branch : null);
     const branch = branchName === null ? undefined : findBranch(view, repo, branchName);
-    if (branchName !== null && branch === undefined) throw validationFailed(`head_branch "${branchName}" is not a branch of ${repo.full_name}`, 'head_branch');
+    if (branchName !== null && branch === undefined)
+      throw validationFailed(
+        `head_branch "${branchName}" is not a branch of ${repo.full_name}`,
+        'head_branch',
+      );
     const sha = input.head_sha ?? branch!.sha;
-    if (!/^[0-9a-f]{40}$/.test(sha)) throw validationFailed('head_sha must be a 40-character commit sha', 'head_sha');
+    if (!/^[0-9a-f]{40}$/.test(sha))
+      throw validationFailed('head_sha must be a 40-character commit sha', 'head_sha');
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());
     const writes: Write[] = [];
@@ -128,8 +165,23 @@ export async function createCheckRun(twin: Twin, input: CreateCheckRunInput): Pr
       repository_id: repo.id,
       head_branch: suite.head_branch,
     };
-    const suiteFields = { ...suite, status: run.status === 'in_progress' ? 'in_progress' : suite.status === 'completed' ? 'queued' : suite.status, conclusion: null, updated_at: now, latest_check_runs_count: suite.latest_check_runs_count + 1 };
-    const suiteResource = { type: 'check_suite', id: String(suite.id), fields: suiteFields as unknown as JsonObject };
+    const suiteFields = {
+      ...suite,
+      status:
+        run.status === 'in_progress'
+          ? 'in_progress'
+          : suite.status === 'completed'
+            ? 'queued'
+            : suite.status,
+      conclusion: null,
+      updated_at: now,
+      latest_check_runs_count: suite.latest_check_runs_count + 1,
+    };
+    const suiteResource = {
+      type: 'check_suite',
+      id: String(suite.id),
+      fields: suiteFields as unknown as JsonObject,
+    };
     writes.push({
       operation: 'check_run.create',
       subjectType: 'check_run',
@@ -138,7 +190,12 @@ export async function createCheckRun(twin: Twin, input: CreateCheckRunInput): Pr
       actor: actorOf(sender),
       projection:
         suiteId === undefined
-          ? { creates: [suiteResource, { type: 'check_suite_key', id: key, fields: { check_suite_id: suite.id } }] }
+          ? {
+              creates: [
+                suiteResource,
+                { type: 'check_suite_key', id: key, fields: { check_suite_id: suite.id } },
+              ],
+            }
           : { updates: [suiteResource] },
     });
     return commit(writes, run);
@@ -147,7 +204,9 @@ export async function createCheckRun(twin: Twin, input: CreateCheckRunInput): Pr
 }
 
 function runsOf(view: ReadView, suiteId: number): GitHubCheckRun[] {
-  return view.lookup('check_run', SUITE_INDEX, String(suiteId)).map((r) => r.fields as unknown as GitHubCheckRun);
+  return view
+    .lookup('check_run', SUITE_INDEX, String(suiteId))
+    .map((r) => r.fields as unknown as GitHubCheckRun);
 }
 
 export interface CompleteCheckRunInput {
@@ -158,27 +217,62 @@ export interface CompleteCheckRunInput {
   sender: string;
 }
 
-export async function completeCheckRun(twin: Twin, input: CompleteCheckRunInput): Promise<GitHubCheckRun> {
+export async function completeCheckRun(
+  twin: Twin,
+  input: CompleteCheckRunInput,
+): Promise<GitHubCheckRun> {
   requirePackTwin(twin, 'github');
   checkConclusion(input?.conclusion);
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const r = view.get('check_run', String(input.check_run_id));
-    if (r === undefined || r.deleted || r.fields.repository_id !== repo.id) throw notFound(`check run ${input.check_run_id} in ${repo.full_name}`, 'check_run_id');
+    if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
+      throw notFound(`check run ${input.check_run_id} in ${repo.full_name}`, 'check_run_id');
     const run = r.fields as unknown as GitHubCheckRun;
-    if (run.status === 'completed') throw validationFailed(`check run ${run.id} is already completed`, 'check_run_id');
+    if (run.status === 'completed')
+      throw validationFailed(`check run ${run.id} is already completed`, 'check_run_id');
     const now = githubTime(twin.world.clock.now());
-    const output = { title: input.output?.title ?? null, summary: input.output?.summary ?? null, text: input.output?.text ?? null, annotations_count: 0 };
+    const output = {
+      title: input.output?.title ?? null,
+      summary: input.output?.summary ?? null,
+      text: input.output?.text ?? null,
+      annotations_count: 0,
+    };
     const fields = { status: 'completed', conclusion: input.conclusion, completed_at: now, output };
-    const writes: Write[] = [{ operation: 'check_run.complete', subjectType: 'check_run', subjectId: r.id, fields, actor: actorOf(sender) }];
+    const writes: Write[] = [
+      {
+        operation: 'check_run.complete',
+        subjectType: 'check_run',
+        subjectId: r.id,
+        fields,
+        actor: actorOf(sender),
+      },
+    ];
     const others = runsOf(view, run.check_suite_id).filter((o) => o.id !== run.id);
     if (others.every((o) => o.status === 'completed')) {
       const conclusions = [input.conclusion, ...others.map((o) => o.conclusion ?? 'neutral')];
       const worst = SEVERITY.find((c) => conclusions.includes(c as CheckConclusion)) ?? 'success';
-      writes.push({ operation: 'check_suite.complete', subjectType: 'check_suite', subjectId: String(run.check_suite_id), fields: { status: 'completed', conclusion: worst, updated_at: now }, actor: actorOf(sender) });
+      writes.push({
+        operation: 'check_suite.complete',
+        subjectType: 'check_suite',
+        subjectId: String(run.check_suite_id),
+        fields: { status: 'completed', conclusion: worst, updated_at: now },
+        actor: actorOf(sender),
+      });
     } else {
-      writes[0] = { ...writes[0]!, projection: { updates: [{ type: 'check_suite', id: String(run.check_suite_id), fields: { status: 'in_progress', updated_at: now } }] } };
+      writes[0] = {
+        ...writes[0]!,
+        projection: {
+          updates: [
+            {
+              type: 'check_suite',
+              id: String(run.check_suite_id),
+              fields: { status: 'in_progress', updated_at: now },
+            },
+          ],
+        },
+      };
     }
     return commit(writes, { ...run, ...fields } as GitHubCheckRun);
   });

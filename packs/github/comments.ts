@@ -21,16 +21,27 @@ export type GitHubIssueComment = {
   on: 'issue' | 'pull_request';
 };
 
-export async function commentOnIssue(twin: Twin, input: { repository: string; number: number; body: string; sender: string }): Promise<GitHubIssueComment> {
+export async function commentOnIssue(
+  twin: Twin,
+  input: { repository: string; number: number; body: string; sender: string },
+): Promise<GitHubIssueComment> {
   requirePackTwin(twin, 'github');
-  if (typeof input?.body !== 'string' || input.body.trim() === '') throw validationFailed('body is required', 'body');
-  if (input.body.length > 65_536) throw validationFailed('body is too long (maximum is 65536 characters)', 'body');
+  if (typeof input?.body !== 'string' || input.body.trim() === '')
+    throw validationFailed('body is required', 'body');
+  if (input.body.length > 65_536)
+    throw validationFailed('body is too long (maximum is 65536 characters)', 'body');
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const key = issueKey(repo.id, input.number);
-    const target = ([['issue', view.get('issue', key)], ['pull_request', view.get('pull_request', key)]] as const).find(([, r]) => r !== undefined && !r.deleted);
-    if (target === undefined) throw notFound(`issue #${input.number} in ${input.repository}`, 'number');
+    const target = (
+      [
+        ['issue', view.get('issue', key)],
+        ['pull_request', view.get('pull_request', key)],
+      ] as const
+    ).find(([, r]) => r !== undefined && !r.deleted);
+    if (target === undefined)
+      throw notFound(`issue #${input.number} in ${input.repository}`, 'number');
     const [on, resource] = target;
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());
@@ -53,7 +64,9 @@ export async function commentOnIssue(twin: Twin, input: { repository: string; nu
         subjectId: String(comment.id),
         fields: comment,
         actor: actorOf(sender),
-        projection: { updates: [{ type: on, id: key, fields: { comments: count, updated_at: now } }] },
+        projection: {
+          updates: [{ type: on, id: key, fields: { comments: count, updated_at: now } }],
+        },
       },
       comment,
     );

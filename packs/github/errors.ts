@@ -6,5 +6,11 @@ export function notFound(what: string, path: string): VendorError {
 }
 
 export function validationFailed(message: string, path: string): VendorError {
-  return new VendorError('github', 'invalid_input', 'validation_failed', `Validation Failed: ${message}`, { path });
+  return new VendorError(
+    'github',
+    'invalid_input',
+    'validation_failed',
+    `Validation Failed: ${message}`,
+    { path },
+  );
 }

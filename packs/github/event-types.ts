@@ -26,4 +26,6 @@ export const GITHUB_EVENT_RULES = [
   { operation: 'star.delete', types: ['star.deleted'] },
 ] as const;
 
-export const GITHUB_EVENT_TYPES: readonly string[] = [...new Set(GITHUB_EVENT_RULES.flatMap((r) => r.types))];
+export const GITHUB_EVENT_TYPES: readonly string[] = [
+  ...new Set(GITHUB_EVENT_RULES.flatMap((r) => r.types)),
+];

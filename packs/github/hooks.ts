@@ -63,18 +63,31 @@ function eventFilter(events: readonly string[]): string[] {
 
 function checkEvents(value: unknown): string[] {
   const events = value === undefined ? ['push'] : check.stringArray(value, 'events');
-  for (const e of events) if (e !== '*' && !/^[a-z_]+$/.test(e)) throw validationFailed(`"${e}" is not a GitHub event name (e.g. issues, pull_request, or "*")`, 'events');
+  for (const e of events)
+    if (e !== '*' && !/^[a-z_]+$/.test(e))
+      throw validationFailed(
+        `"${e}" is not a GitHub event name (e.g. issues, pull_request, or "*")`,
+        'events',
+      );
   if (events.length === 0) throw validationFailed('events must name at least one event', 'events');
   return events;
 }
 
-async function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view: ReadView) => { api: string; fields: JsonObject }): Promise<GitHubHook> {
+async function create(
+  twin: Twin,
+  kind: HookKind,
+  input: HookInput,
+  scope: (view: ReadView) => { api: string; fields: JsonObject },
+): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
   const url = check.url(input?.url, 'config.url');
   const secret = check.secret(input.secret, 'config.secret');
   const events = checkEvents(input.events);
   if (input.content_type !== undefined && input.content_type !== 'json') {
-    throw validationFailed('content_type must be "json": form-encoded payloads are not modelled by this twin', 'config.content_type');
+    throw validationFailed(
+      'content_type must be "json": form-encoded payloads are not modelled by this twin',
+      'config.content_type',
+    );
   }
   const id = githubIds.numeric(twin.world.ids);
   const ref = secretRefFor(twin, `${kind}/${id}`);
@@ -89,7 +102,12 @@ async function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view
         name: 'web',
         active: input.active ?? true,
         events,
-        config: { content_type: 'json', insecure_ssl: input.insecure_ssl ?? '0', url, secret: '********' },
+        config: {
+          content_type: 'json',
+          insecure_ssl: input.insecure_ssl ?? '0',
+          url,
+          secret: '********',
+        },
         updated_at: now,
         created_at: now,
         url: hookUrl,
@@ -102,27 +120,41 @@ async function create(twin: Twin, kind: HookKind, input: HookInput, scope: (view
         event_filter: eventFilter(events),
         ping_guard: null,
       };
-      return commit({ operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook }, hook);
+      return commit(
+        { operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook },
+        hook,
+      );
     }),
   );
   return done.result;
 }
 
-export function createRepositoryHook(twin: Twin, input: HookInput & { repository: string }): Promise<GitHubHook> {
+export function createRepositoryHook(
+  twin: Twin,
+  input: HookInput & { repository: string },
+): Promise<GitHubHook> {
   return create(twin, 'repository_hook', input, (view) => {
     const repo = findRepository(view, input.repository);
     return { api: repo.url, fields: { repository_id: repo.id } };
   });
 }
 
-export function createOrganizationHook(twin: Twin, input: HookInput & { organization: string }): Promise<GitHubHook> {
+export function createOrganizationHook(
+  twin: Twin,
+  input: HookInput & { organization: string },
+): Promise<GitHubHook> {
   return create(twin, 'organization_hook', input, (view) => {
     const org = findOrganization(view, input.organization);
     return { api: org.url, fields: { organization_id: org.id } };
   });
 }
 
-export async function updateHook(twin: Twin, kind: HookKind, id: number, input: { active?: boolean; events?: string[]; url?: string }): Promise<GitHubHook> {
+export async function updateHook(
+  twin: Twin,
+  kind: HookKind,
+  id: number,
+  input: { active?: boolean; events?: string[]; url?: string },
+): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
   const fields: JsonObject = {};
   if (input.active !== undefined) fields.active = check.boolean(input.active, 'active');
@@ -141,7 +173,10 @@ export async function updateHook(twin: Twin, kind: HookKind, id: number, input: 
       fields.delivery_url = url;
     }
     fields.updated_at = githubTime(twin.world.clock.now());
-    return commit({ operation: `${kind}.update`, subjectType: kind, subjectId: String(id), fields }, { ...current, ...fields } as GitHubHook);
+    return commit(
+      { operation: `${kind}.update`, subjectType: kind, subjectId: String(id), fields },
+      { ...current, ...fields } as GitHubHook,
+    );
   });
   return done.result;
 }
@@ -152,7 +187,12 @@ export async function pingHook(twin: Twin, kind: HookKind, id: number): Promise<
   await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
-    return commit({ operation: `${kind}.ping`, subjectType: kind, subjectId: String(id), fields: {} });
+    return commit({
+      operation: `${kind}.ping`,
+      subjectType: kind,
+      subjectId: String(id),
+      fields: {},
+    });
   });
 }
 
@@ -161,7 +201,12 @@ export async function deleteHook(twin: Twin, kind: HookKind, id: number): Promis
   await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
-    return commit({ operation: `${kind}.delete`, subjectType: kind, subjectId: String(id), delete: true });
+    return commit({
+      operation: `${kind}.delete`,
+      subjectType: kind,
+      subjectId: String(id),
+      delete: true,
+    });
   });
   await twin.world.secrets.delete(secretRefFor(twin, `${kind}/${id}`));
 }

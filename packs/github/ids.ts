@@ -7,7 +7,8 @@ import type { IdShapes } from '../kit/vendor-pack.js';
 export const githubIds = {
   numeric: numericId,
   /** New-style global node ids: a type prefix (U, O, R, I, PR, IC, CR, CS, WFR, W, RE, A, MDQ…), then kgDO/kwDO and base62. */
-  node: (ids: IdSource, prefix: string) => `${prefix}_${prefix === 'U' || prefix === 'O' || prefix === 'R' || prefix === 'A' ? 'kgDO' : 'kwDO'}${ids.vendorId('', 12)}`,
+  node: (ids: IdSource, prefix: string) =>
+    `${prefix}_${prefix === 'U' || prefix === 'O' || prefix === 'R' || prefix === 'A' ? 'kgDO' : 'kwDO'}${ids.vendorId('', 12)}`,
   sha: (ids: IdSource) => hexToken(ids, 20),
 };
 

@@ -5,7 +5,12 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
-import { findRepository, nextNumber, openCountChange, type GitHubRepository } from './repositories.js';
+import {
+  findRepository,
+  nextNumber,
+  openCountChange,
+  type GitHubRepository,
+} from './repositories.js';
 
 export type GitHubIssue = {
   url: string;
@@ -56,16 +61,21 @@ export function authorAssociation(repo: GitHubRepository, userId: number): strin
 function liveIssue(view: ReadView, ref: IssueRef): { repo: GitHubRepository; issue: GitHubIssue } {
   const repo = findRepository(view, ref.repository);
   const r = view.get('issue', issueKey(repo.id, ref.number));
-  if (r === undefined || r.deleted) throw notFound(`issue #${ref.number} in ${ref.repository}`, 'number');
+  if (r === undefined || r.deleted)
+    throw notFound(`issue #${ref.number} in ${ref.repository}`, 'number');
   return { repo, issue: r.fields as unknown as GitHubIssue };
 }
 
 function checkTitle(title: unknown): string {
-  if (typeof title !== 'string' || title.trim() === '') throw validationFailed('title is required', 'title');
+  if (typeof title !== 'string' || title.trim() === '')
+    throw validationFailed('title is required', 'title');
   return title;
 }
 
-export async function openIssue(twin: Twin, input: { repository: string; title: string; body?: string; sender: string }): Promise<GitHubIssue> {
+export async function openIssue(
+  twin: Twin,
+  input: { repository: string; title: string; body?: string; sender: string },
+): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   const title = checkTitle(input?.title);
   const done = await twin.applyAtomic((view) => {
@@ -105,7 +115,14 @@ export async function openIssue(twin: Twin, input: { repository: string; title: 
       state_reason: null,
     };
     return commit(
-      { operation: 'issue.open', subjectType: 'issue', subjectId: issueKey(repo.id, number), fields: issue, actor: actorOf(sender), projection: { updates: [projection, openCountChange(repo, 1)] } },
+      {
+        operation: 'issue.open',
+        subjectType: 'issue',
+        subjectId: issueKey(repo.id, number),
+        fields: issue,
+        actor: actorOf(sender),
+        projection: { updates: [projection, openCountChange(repo, 1)] },
+      },
       issue,
     );
   });
@@ -113,7 +130,10 @@ export async function openIssue(twin: Twin, input: { repository: string; title: 
 }
 
 /** Edits title and/or body; an edit that changes nothing writes nothing and sends nothing. */
-export async function editIssue(twin: Twin, input: IssueRef & { title?: string; body?: string | null }): Promise<GitHubIssue> {
+export async function editIssue(
+  twin: Twin,
+  input: IssueRef & { title?: string; body?: string | null },
+): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   if (input.title !== undefined) checkTitle(input.title);
   const done = await twin.applyAtomic((view) => {
@@ -124,27 +144,52 @@ export async function editIssue(twin: Twin, input: IssueRef & { title?: string; 
     if (input.body !== undefined && input.body !== issue.body) fields.body = input.body;
     if (Object.keys(fields).length === 0) return skip(issue);
     fields.updated_at = githubTime(twin.world.clock.now());
-    return commit({ operation: 'issue.edit', subjectType: 'issue', subjectId: issueKey(repo.id, issue.number), fields, actor: actorOf(sender) }, {
-      ...issue,
-      ...fields,
-    } as GitHubIssue);
+    return commit(
+      {
+        operation: 'issue.edit',
+        subjectType: 'issue',
+        subjectId: issueKey(repo.id, issue.number),
+        fields,
+        actor: actorOf(sender),
+      },
+      {
+        ...issue,
+        ...fields,
+      } as GitHubIssue,
+    );
   });
   return done.result;
 }
 
 /** Closes an open issue; closing a closed one is a no-op, as on GitHub. */
-export async function closeIssue(twin: Twin, input: IssueRef & { state_reason?: 'completed' | 'not_planned' }): Promise<GitHubIssue> {
+export async function closeIssue(
+  twin: Twin,
+  input: IssueRef & { state_reason?: 'completed' | 'not_planned' },
+): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   const reason = input.state_reason ?? 'completed';
-  if (reason !== 'completed' && reason !== 'not_planned') throw validationFailed('state_reason must be "completed" or "not_planned"', 'state_reason');
+  if (reason !== 'completed' && reason !== 'not_planned')
+    throw validationFailed('state_reason must be "completed" or "not_planned"', 'state_reason');
   const done = await twin.applyAtomic((view) => {
     const { repo, issue } = liveIssue(view, input);
     const sender = findUser(view, input.sender);
     if (issue.state === 'closed') return skip(issue);
     const now = githubTime(twin.world.clock.now());
-    const fields: JsonObject = { state: 'closed', state_reason: reason, closed_at: now, updated_at: now };
+    const fields: JsonObject = {
+      state: 'closed',
+      state_reason: reason,
+      closed_at: now,
+      updated_at: now,
+    };
     return commit(
-      { operation: 'issue.close', subjectType: 'issue', subjectId: issueKey(repo.id, issue.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
+      {
+        operation: 'issue.close',
+        subjectType: 'issue',
+        subjectId: issueKey(repo.id, issue.number),
+        fields,
+        actor: actorOf(sender),
+        projection: { updates: [openCountChange(repo, -1)] },
+      },
       { ...issue, ...fields } as GitHubIssue,
     );
   });

@@ -29,29 +29,95 @@ export interface PullRequestLife {
   readonly between?: () => Promise<void> | void;
 }
 
-async function ci(twin: Twin, life: PullRequestLife, branch: string, conclusion: 'success' | 'failure'): Promise<void> {
-  const run = await createCheckRun(twin, { repository: life.repository, app: life.ciApp, name: 'build', head_branch: branch, status: 'in_progress', sender: life.author });
-  const workflow = await requestWorkflowRun(twin, { repository: life.repository, workflow: 'CI', branch, event: 'pull_request', sender: life.author });
-  await startWorkflowRun(twin, { repository: life.repository, run_id: workflow.id, sender: life.author });
+async function ci(
+  twin: Twin,
+  life: PullRequestLife,
+  branch: string,
+  conclusion: 'success' | 'failure',
+): Promise<void> {
+  const run = await createCheckRun(twin, {
+    repository: life.repository,
+    app: life.ciApp,
+    name: 'build',
+    head_branch: branch,
+    status: 'in_progress',
+    sender: life.author,
+  });
+  const workflow = await requestWorkflowRun(twin, {
+    repository: life.repository,
+    workflow: 'CI',
+    branch,
+    event: 'pull_request',
+    sender: life.author,
+  });
+  await startWorkflowRun(twin, {
+    repository: life.repository,
+    run_id: workflow.id,
+    sender: life.author,
+  });
   await life.between?.();
-  await completeCheckRun(twin, { repository: life.repository, check_run_id: run.id, conclusion, sender: life.author });
-  await completeWorkflowRun(twin, { repository: life.repository, run_id: workflow.id, conclusion, sender: life.author });
+  await completeCheckRun(twin, {
+    repository: life.repository,
+    check_run_id: run.id,
+    conclusion,
+    sender: life.author,
+  });
+  await completeWorkflowRun(twin, {
+    repository: life.repository,
+    run_id: workflow.id,
+    conclusion,
+    sender: life.author,
+  });
 }
 
-export async function pullRequestLife(twin: Twin, life: PullRequestLife): Promise<{ pull: GitHubPullRequest; release: GitHubRelease }> {
+export async function pullRequestLife(
+  twin: Twin,
+  life: PullRequestLife,
+): Promise<{ pull: GitHubPullRequest; release: GitHubRelease }> {
   await twin.read((view) => findApp(view, life.ciApp, 'ciApp'));
   const branch = life.branch ?? 'fix-parser';
   const repo = life.repository;
-  await push(twin, { repository: repo, branch, sender: life.author, messages: ['Fix the parser on negative numbers'] });
-  const opened = await openPullRequest(twin, { repository: repo, title: life.title ?? 'Fix the parser', head: branch, body: 'Negative numbers no longer crash the engine.', sender: life.author });
+  await push(twin, {
+    repository: repo,
+    branch,
+    sender: life.author,
+    messages: ['Fix the parser on negative numbers'],
+  });
+  const opened = await openPullRequest(twin, {
+    repository: repo,
+    title: life.title ?? 'Fix the parser',
+    head: branch,
+    body: 'Negative numbers no longer crash the engine.',
+    sender: life.author,
+  });
   await ci(twin, life, branch, 'failure');
   await life.between?.();
-  await commentOnIssue(twin, { repository: repo, number: opened.number, body: 'CI fails on the new test; can you take a look?', sender: life.reviewer });
-  await push(twin, { repository: repo, branch, sender: life.author, messages: ['Handle -0 as well'] });
+  await commentOnIssue(twin, {
+    repository: repo,
+    number: opened.number,
+    body: 'CI fails on the new test; can you take a look?',
+    sender: life.reviewer,
+  });
+  await push(twin, {
+    repository: repo,
+    branch,
+    sender: life.author,
+    messages: ['Handle -0 as well'],
+  });
   await ci(twin, life, branch, 'success');
   await life.between?.();
-  const merged = await closePullRequest(twin, { repository: repo, number: opened.number, merge: true, sender: life.author });
-  const release = await publishRelease(twin, { repository: repo, tag_name: life.tag ?? 'v1.0.1', body: `Includes #${opened.number}.`, sender: life.author });
+  const merged = await closePullRequest(twin, {
+    repository: repo,
+    number: opened.number,
+    merge: true,
+    sender: life.author,
+  });
+  const release = await publishRelease(twin, {
+    repository: repo,
+    tag_name: life.tag ?? 'v1.0.1',
+    body: `Includes #${opened.number}.`,
+    sender: life.author,
+  });
   await starRepository(twin, { repository: repo, sender: life.reviewer });
   return { pull: merged, release };
 }

@@ -27,9 +27,25 @@ const hook = (type: HookKind, match: EndpointKind['match']): EndpointKind => ({
 // Each hook type is declared twice: once for every event of its repository or organization (a
 // ping's hook_id fails the null ping_guard), once for a ping to that very hook. Each match is one
 // group whose fields must all hold (`match` takes any one of its groups).
-const repositoryHooks = hook('repository_hook', [[{ field: 'repository_id', bodyPath: 'repository.id' }, { field: 'ping_guard', bodyPath: 'hook_id' }]]);
-const organizationHooks = hook('organization_hook', [[{ field: 'organization_id', bodyPath: 'organization.id' }, { field: 'ping_guard', bodyPath: 'hook_id' }]]);
-const pinged = (type: HookKind) => hook(type, [[{ field: 'id', bodyPath: 'hook_id' }, { field: 'type', bodyPath: 'hook.type' }]]);
+const repositoryHooks = hook('repository_hook', [
+  [
+    { field: 'repository_id', bodyPath: 'repository.id' },
+    { field: 'ping_guard', bodyPath: 'hook_id' },
+  ],
+]);
+const organizationHooks = hook('organization_hook', [
+  [
+    { field: 'organization_id', bodyPath: 'organization.id' },
+    { field: 'ping_guard', bodyPath: 'hook_id' },
+  ],
+]);
+const pinged = (type: HookKind) =>
+  hook(type, [
+    [
+      { field: 'id', bodyPath: 'hook_id' },
+      { field: 'type', bodyPath: 'hook.type' },
+    ],
+  ]);
 
 export const githubEvents: EventsDeclaration = {
   rules: GITHUB_EVENT_RULES,
@@ -43,7 +59,14 @@ export const githubEvents: EventsDeclaration = {
     organizationHooks,
     pinged('organization_hook'),
     // A GitHub App's webhook takes its own installations' events.
-    { type: 'app', urlField: 'delivery_url', secretRefField: 'secret_ref', eventsField: 'event_filter', enabledWhen: { field: 'active', value: true }, match: [{ field: 'id', bodyPath: 'installation.app_id' }] },
+    {
+      type: 'app',
+      urlField: 'delivery_url',
+      secretRefField: 'secret_ref',
+      eventsField: 'event_filter',
+      enabledWhen: { field: 'active', value: true },
+      match: [{ field: 'id', bodyPath: 'installation.app_id' }],
+    },
   ],
   signing: 'github',
   recordType: 'hook_delivery',
@@ -54,7 +77,8 @@ export const githubEvents: EventsDeclaration = {
 
 export const githubPack: VendorPack = {
   name: 'github',
-  description: 'GitHub: repositories, pushes, issues, pull requests, checks, workflow runs, releases, stars and app installations, with repository, organization and app webhooks',
+  description:
+    'GitHub: repositories, pushes, issues, pull requests, checks, workflow runs, releases, stars and app installations, with repository, organization and app webhooks',
   indexes: [
     { type: 'user', name: LOGIN_INDEX, field: 'login' },
     { type: 'organization', name: LOGIN_INDEX, field: 'login' },

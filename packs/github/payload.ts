@@ -15,7 +15,15 @@ import type { GitHubIssue } from './issues.js';
 import type { GitHubPullRequest } from './pull-requests.js';
 import type { GitHubRelease } from './releases.js';
 import { reactions, renderAccount } from './render-account.js';
-import { installationRepository, renderCheckRun, renderCheckSuite, renderInstallation, renderSimpleCommit, renderWorkflow, renderWorkflowRun } from './render-checks.js';
+import {
+  installationRepository,
+  renderCheckRun,
+  renderCheckSuite,
+  renderInstallation,
+  renderSimpleCommit,
+  renderWorkflow,
+  renderWorkflowRun,
+} from './render-checks.js';
 import { renderComment, renderIssue, renderPullRequestIssue } from './render-issue.js';
 import { pullRequestRef, renderPullRequest } from './render-pull-request.js';
 import { renderRepository } from './render-repository.js';
@@ -23,13 +31,37 @@ import type { GitHubRepository } from './repositories.js';
 import type { GitHubStar } from './stars.js';
 import type { GitHubWorkflow, GitHubWorkflowRun } from './workflows.js';
 
-const ORGANIZATION_KEYS = ['login', 'id', 'node_id', 'url', 'repos_url', 'events_url', 'hooks_url', 'issues_url', 'members_url', 'public_members_url', 'avatar_url', 'description'];
+const ORGANIZATION_KEYS = [
+  'login',
+  'id',
+  'node_id',
+  'url',
+  'repos_url',
+  'events_url',
+  'hooks_url',
+  'issues_url',
+  'members_url',
+  'public_members_url',
+  'avatar_url',
+  'description',
+];
 
 // GitHub's zen lines: a ping carries one.
 const ZEN = [
-  'Design for failure.', 'Keep it logically awesome.', 'Speak like a human.', 'Half measures are as bad as nothing at all.', 'Encourage flow.',
-  'Non-blocking is better than blocking.', 'Favor focus over features.', 'Mind your words, they are important.', 'Anything added dilutes everything else.',
-  'Practicality beats purity.', 'Approachable is better than simple.', 'Avoid administrative distraction.', "It's not fully shipped until it's fast.", 'Responsive is better than fast.',
+  'Design for failure.',
+  'Keep it logically awesome.',
+  'Speak like a human.',
+  'Half measures are as bad as nothing at all.',
+  'Encourage flow.',
+  'Non-blocking is better than blocking.',
+  'Favor focus over features.',
+  'Mind your words, they are important.',
+  'Anything added dilutes everything else.',
+  'Practicality beats purity.',
+  'Approachable is better than simple.',
+  'Avoid administrative distraction.',
+  "It's not fully shipped until it's fast.",
+  'Responsive is better than fast.',
 ];
 
 type Fields = Record<string, unknown>;
@@ -71,7 +103,12 @@ function organizationOf(view: ReadView, id: number | undefined): JsonObject | un
 }
 
 /** Open pull requests whose head is `sha` on `branch`: what checks and workflow runs list. */
-function pullRequestsAt(view: ReadView, repo: GitHubRepository, branch: string | null, sha: string): JsonObject[] {
+function pullRequestsAt(
+  view: ReadView,
+  repo: GitHubRepository,
+  branch: string | null,
+  sha: string,
+): JsonObject[] {
   if (branch === null) return [];
   return view
     .lookup('pull_request', HEAD_INDEX, `${repo.id}:${branch}`)
@@ -81,7 +118,19 @@ function pullRequestsAt(view: ReadView, repo: GitHubRepository, branch: string |
 }
 
 function renderPush(push: GitPush, repo: GitHubRepository): JsonObject {
-  const commits = push.commits.map((c) => ({ id: c.id, tree_id: c.tree_id, distinct: true, message: c.message, timestamp: c.timestamp, url: `${repo.html_url}/commit/${c.id}`, author: c.author, committer: c.committer, added: c.added, removed: c.removed, modified: c.modified }));
+  const commits = push.commits.map((c) => ({
+    id: c.id,
+    tree_id: c.tree_id,
+    distinct: true,
+    message: c.message,
+    timestamp: c.timestamp,
+    url: `${repo.html_url}/commit/${c.id}`,
+    author: c.author,
+    committer: c.committer,
+    added: c.added,
+    removed: c.removed,
+    modified: c.modified,
+  }));
   const name = push.ref.replace(/^refs\/heads\//, '');
   return {
     ref: push.ref,
@@ -92,7 +141,9 @@ function renderPush(push: GitPush, repo: GitHubRepository): JsonObject {
     deleted: false,
     forced: push.forced,
     base_ref: null,
-    compare: push.created ? `${repo.html_url}/compare/${name}` : `${repo.html_url}/compare/${push.before.slice(0, 12)}...${push.after.slice(0, 12)}`,
+    compare: push.created
+      ? `${repo.html_url}/compare/${name}`
+      : `${repo.html_url}/compare/${push.before.slice(0, 12)}...${push.after.slice(0, 12)}`,
     commits,
     head_commit: commits[commits.length - 1] ?? null,
   };
@@ -130,7 +181,11 @@ function renderHook(hook: GitHubHook): JsonObject {
     name: hook.name,
     active: hook.active,
     events: hook.events,
-    config: { content_type: hook.config.content_type, insecure_ssl: hook.config.insecure_ssl, url: hook.config.url },
+    config: {
+      content_type: hook.config.content_type,
+      insecure_ssl: hook.config.insecure_ssl,
+      url: hook.config.url,
+    },
     updated_at: hook.updated_at,
     created_at: hook.created_at,
     url: hook.url,
@@ -146,17 +201,27 @@ function renderHook(hook: GitHubHook): JsonObject {
 function changes(ctx: RenderContext): JsonObject | undefined {
   const out: JsonObject = {};
   for (const key of ['title', 'body']) {
-    if (ctx.entry.fields !== undefined && key in ctx.entry.fields) out[key] = { from: (ctx.previous?.[key] ?? null) as JsonValue };
+    if (ctx.entry.fields !== undefined && key in ctx.entry.fields)
+      out[key] = { from: (ctx.previous?.[key] ?? null) as JsonValue };
   }
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /** The family-specific part of the payload (before repository/organization/sender), in GitHub's order. */
-function body(ctx: RenderContext, family: string, action: string | undefined, fields: Fields, repo: GitHubRepository | undefined): JsonObject | undefined {
+function body(
+  ctx: RenderContext,
+  family: string,
+  action: string | undefined,
+  fields: Fields,
+  repo: GitHubRepository | undefined,
+): JsonObject | undefined {
   const view = ctx.view;
   switch (family) {
     case 'issues': {
-      const out: JsonObject = { action: action!, issue: renderIssue(fields as unknown as GitHubIssue) };
+      const out: JsonObject = {
+        action: action!,
+        issue: renderIssue(fields as unknown as GitHubIssue),
+      };
       if (action === 'edited') out.changes = changes(ctx) ?? {};
       return out;
     }
@@ -172,36 +237,93 @@ function body(ctx: RenderContext, family: string, action: string | undefined, fi
     }
     case 'issue_comment': {
       const comment = fields as unknown as GitHubIssueComment;
-      const target = fieldsOf<GitHubIssue & GitHubPullRequest>(view, comment.on, comment.issue_key)!;
-      const issue = comment.on === 'issue' ? renderIssue(target) : renderPullRequestIssue(target, repo!);
-      return { action: action!, issue, comment: renderComment(comment, repo!, target.number, target.html_url) };
+      const target = fieldsOf<GitHubIssue & GitHubPullRequest>(
+        view,
+        comment.on,
+        comment.issue_key,
+      )!;
+      const issue =
+        comment.on === 'issue' ? renderIssue(target) : renderPullRequestIssue(target, repo!);
+      return {
+        action: action!,
+        issue,
+        comment: renderComment(comment, repo!, target.number, target.html_url),
+      };
     }
     case 'check_run': {
       const run = fields as unknown as GitHubCheckRun;
       const suite = fieldsOf<GitHubCheckSuite>(view, 'check_suite', run.check_suite_id)!;
       const app = fieldsOf<GitHubApp>(view, 'app', run.app_id)!;
-      return { action: action!, check_run: renderCheckRun(run, suite, repo!, app, pullRequestsAt(view, repo!, run.head_branch, run.head_sha)) };
+      return {
+        action: action!,
+        check_run: renderCheckRun(
+          run,
+          suite,
+          repo!,
+          app,
+          pullRequestsAt(view, repo!, run.head_branch, run.head_sha),
+        ),
+      };
     }
     case 'check_suite': {
       const suite = fields as unknown as GitHubCheckSuite;
       const app = fieldsOf<GitHubApp>(view, 'app', suite.app_id)!;
-      const branch = suite.head_branch === null ? undefined : fieldsOf<GitHubBranch>(view, 'branch', `${repo!.id}:${suite.head_branch}`);
+      const branch =
+        suite.head_branch === null
+          ? undefined
+          : fieldsOf<GitHubBranch>(view, 'branch', `${repo!.id}:${suite.head_branch}`);
       const head = branch?.last_push?.commits.find((c) => c.id === suite.head_sha);
-      const headCommit = renderSimpleCommit(head ?? { id: suite.head_sha, tree_id: suite.head_sha, message: '', timestamp: suite.created_at.replace(/Z$/, '+00:00'), author: { name: repo!.owner.login, email: '' }, committer: { name: repo!.owner.login, email: '' } });
-      return { action: action!, check_suite: renderCheckSuite(suite, repo!, app, pullRequestsAt(view, repo!, suite.head_branch, suite.head_sha), headCommit) };
+      const headCommit = renderSimpleCommit(
+        head ?? {
+          id: suite.head_sha,
+          tree_id: suite.head_sha,
+          message: '',
+          timestamp: suite.created_at.replace(/Z$/, '+00:00'),
+          author: { name: repo!.owner.login, email: '' },
+          committer: { name: repo!.owner.login, email: '' },
+        },
+      );
+      return {
+        action: action!,
+        check_suite: renderCheckSuite(
+          suite,
+          repo!,
+          app,
+          pullRequestsAt(view, repo!, suite.head_branch, suite.head_sha),
+          headCommit,
+        ),
+      };
     }
     case 'workflow_run': {
       const run = fields as unknown as GitHubWorkflowRun;
       const workflow = fieldsOf<GitHubWorkflow>(view, 'workflow', `${repo!.id}:${run.path}`)!;
-      return { action: action!, workflow: renderWorkflow(workflow, repo!), workflow_run: renderWorkflowRun(run, repo!, pullRequestsAt(view, repo!, run.head_branch, run.head_sha)) };
+      return {
+        action: action!,
+        workflow: renderWorkflow(workflow, repo!),
+        workflow_run: renderWorkflowRun(
+          run,
+          repo!,
+          pullRequestsAt(view, repo!, run.head_branch, run.head_sha),
+        ),
+      };
     }
     case 'installation': {
       const inst = fields as unknown as GitHubInstallation;
       const repos =
         inst.repository_selection === 'selected'
-          ? inst.repository_ids.map((id) => fieldsOf<GitHubRepository>(view, 'repository', id)).filter((r): r is GitHubRepository => r !== undefined)
-          : view.list('repository').map((r) => r.fields as unknown as GitHubRepository).filter((r) => r.owner.id === inst.account.id).sort((a, b) => a.id - b.id);
-      return { action: action!, installation: renderInstallation(inst), repositories: repos.map(installationRepository) };
+          ? inst.repository_ids
+              .map((id) => fieldsOf<GitHubRepository>(view, 'repository', id))
+              .filter((r): r is GitHubRepository => r !== undefined)
+          : view
+              .list('repository')
+              .map((r) => r.fields as unknown as GitHubRepository)
+              .filter((r) => r.owner.id === inst.account.id)
+              .sort((a, b) => a.id - b.id);
+      return {
+        action: action!,
+        installation: renderInstallation(inst),
+        repositories: repos.map(installationRepository),
+      };
     }
     case 'release':
       return { action: action!, release: renderRelease(fields as unknown as GitHubRelease, repo!) };
@@ -228,13 +350,29 @@ export function payloadValues(ctx: RenderContext): Record<string, JsonValue | un
   const payload = body(ctx, family, action, fields, repo);
   if (payload === undefined) return { payload: undefined };
   const owner = repo?.owner;
-  const orgId = owner?.type === 'Organization' ? owner.id : ctx.entry.subjectType === 'organization_hook' ? (fields.organization_id as number) : undefined;
+  const orgId =
+    owner?.type === 'Organization'
+      ? owner.id
+      : ctx.entry.subjectType === 'organization_hook'
+        ? (fields.organization_id as number)
+        : undefined;
   const organization = organizationOf(ctx.view, orgId);
   const sender = senderOf(ctx);
   if (family === 'push') {
     // GitHub's push order: ref, before, after, repository, pusher, organization, sender, created, …
     const { ref, before, after, pusher, ...rest } = payload;
-    return { payload: { ref: ref!, before: before!, after: after!, repository: renderRepository(repo!, 'push'), pusher: pusher!, ...(organization ? { organization } : {}), ...(sender ? { sender } : {}), ...rest } };
+    return {
+      payload: {
+        ref: ref!,
+        before: before!,
+        after: after!,
+        repository: renderRepository(repo!, 'push'),
+        pusher: pusher!,
+        ...(organization ? { organization } : {}),
+        ...(sender ? { sender } : {}),
+        ...rest,
+      },
+    };
   }
   if (family !== 'installation' && repo !== undefined) payload.repository = renderRepository(repo);
   if (organization !== undefined) payload.organization = organization;
@@ -245,7 +383,11 @@ export function payloadValues(ctx: RenderContext): Record<string, JsonValue | un
 /** The delivery headers GitHub adds beside the signatures. */
 export function githubHeaders(record: Readonly<JsonObject>): Record<string, string> {
   const kind = String(record.endpointKind);
-  const body = JSON.parse(String(record.body)) as { repository?: { id?: number }; organization?: { id?: number }; installation?: { app_id?: number } };
+  const body = JSON.parse(String(record.body)) as {
+    repository?: { id?: number };
+    organization?: { id?: number };
+    installation?: { app_id?: number };
+  };
   const target =
     kind === 'organization_hook'
       ? { type: 'organization', id: body.organization?.id }

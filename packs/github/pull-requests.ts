@@ -1,14 +1,27 @@
 // Pull requests: opened, synchronized by pushes to their head branch (see branches.ts), and
 // closed — merged or not; a merge pushes its merge commit to the base branch in the same commit.
 // They take numbers from the repository's issue sequence and count toward open_issues_count.
-import { commit, skip, type JsonObject, type ProjectedResource, type ReadView, type Twin, type Write } from '../../src/index.js';
+import {
+  commit,
+  skip,
+  type JsonObject,
+  type ProjectedResource,
+  type ReadView,
+  type Twin,
+  type Write,
+} from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { branchKey, gitActor, pushWrites, tipOrCreate } from './branches.js';
 import { authorAssociation, issueKey } from './issues.js';
-import { findRepository, nextNumber, openCountChange, type GitHubRepository } from './repositories.js';
+import {
+  findRepository,
+  nextNumber,
+  openCountChange,
+  type GitHubRepository,
+} from './repositories.js';
 
 /** A branch tip as kept; the payload adds the repository object when it renders `head`/`base`. */
 export type BranchRef = { label: string; ref: string; sha: string; user: AccountSummary };
@@ -64,22 +77,33 @@ export interface OpenPullRequestInput {
   sender: string;
 }
 
-function livePull(view: ReadView, repository: string, number: number): { repo: GitHubRepository; pull: GitHubPullRequest } {
+function livePull(
+  view: ReadView,
+  repository: string,
+  number: number,
+): { repo: GitHubRepository; pull: GitHubPullRequest } {
   const repo = findRepository(view, repository);
   const r = view.get('pull_request', issueKey(repo.id, number));
-  if (r === undefined || r.deleted) throw notFound(`pull request #${number} in ${repository}`, 'number');
+  if (r === undefined || r.deleted)
+    throw notFound(`pull request #${number} in ${repository}`, 'number');
   return { repo, pull: r.fields as unknown as GitHubPullRequest };
 }
 
-export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): Promise<GitHubPullRequest> {
+export async function openPullRequest(
+  twin: Twin,
+  input: OpenPullRequestInput,
+): Promise<GitHubPullRequest> {
   requirePackTwin(twin, 'github');
-  if (typeof input?.title !== 'string' || input.title.trim() === '') throw validationFailed('title is required', 'title');
-  if (typeof input.head !== 'string' || input.head === '') throw validationFailed('head must name a branch', 'head');
+  if (typeof input?.title !== 'string' || input.title.trim() === '')
+    throw validationFailed('title is required', 'title');
+  if (typeof input.head !== 'string' || input.head === '')
+    throw validationFailed('head must name a branch', 'head');
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const base = input.base ?? repo.default_branch;
-    if (base === input.head) throw validationFailed(`No commits between ${base} and ${input.head}`, 'head');
+    if (base === input.head)
+      throw validationFailed(`No commits between ${base} and ${input.head}`, 'head');
     const { number, projection } = nextNumber(view, repo);
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());
@@ -138,7 +162,10 @@ export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): 
         subjectId: issueKey(repo.id, number),
         fields: pull,
         actor: actorOf(sender),
-        projection: { updates: [projection, openCountChange(repo, 1)], ...(projected.length === 0 ? {} : { creates: projected }) },
+        projection: {
+          updates: [projection, openCountChange(repo, 1)],
+          ...(projected.length === 0 ? {} : { creates: projected }),
+        },
       },
       pull,
     );
@@ -147,7 +174,10 @@ export async function openPullRequest(twin: Twin, input: OpenPullRequestInput): 
 }
 
 /** Closes an open pull request, merging it when `merge` is true (payload action is still "closed"). */
-export async function closePullRequest(twin: Twin, input: { repository: string; number: number; sender: string; merge?: boolean }): Promise<GitHubPullRequest> {
+export async function closePullRequest(
+  twin: Twin,
+  input: { repository: string; number: number; sender: string; merge?: boolean },
+): Promise<GitHubPullRequest> {
   requirePackTwin(twin, 'github');
   const done = await twin.applyAtomic((view) => {
     const { repo, pull } = livePull(view, input.repository, input.number);
@@ -185,7 +215,14 @@ export async function closePullRequest(twin: Twin, input: { repository: string; 
     };
     return commit(
       [
-        { operation: 'pull_request.close', subjectType: 'pull_request', subjectId: issueKey(repo.id, pull.number), fields, actor: actorOf(sender), projection: { updates: [openCountChange(repo, -1)] } },
+        {
+          operation: 'pull_request.close',
+          subjectType: 'pull_request',
+          subjectId: issueKey(repo.id, pull.number),
+          fields,
+          actor: actorOf(sender),
+          projection: { updates: [openCountChange(repo, -1)] },
+        },
         ...pushed,
       ],
       { ...pull, ...fields } as GitHubPullRequest,

@@ -36,16 +36,25 @@ export interface PublishReleaseInput {
   sender: string;
 }
 
-export async function publishRelease(twin: Twin, input: PublishReleaseInput): Promise<GitHubRelease> {
+export async function publishRelease(
+  twin: Twin,
+  input: PublishReleaseInput,
+): Promise<GitHubRelease> {
   requirePackTwin(twin, 'github');
-  if (typeof input?.tag_name !== 'string' || !/^[^\s~^:?*[\]\\]{1,200}$/.test(input.tag_name)) throw validationFailed('tag_name must be a valid tag name, e.g. "v1.0.0"', 'tag_name');
+  if (typeof input?.tag_name !== 'string' || !/^[^\s~^:?*[\]\\]{1,200}$/.test(input.tag_name))
+    throw validationFailed('tag_name must be a valid tag name, e.g. "v1.0.0"', 'tag_name');
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
-    if (view.get('release_tag', `${repo.id}:${input.tag_name}`) !== undefined) throw validationFailed(`tag_name "${input.tag_name}" already has a release`, 'tag_name');
+    if (view.get('release_tag', `${repo.id}:${input.tag_name}`) !== undefined)
+      throw validationFailed(`tag_name "${input.tag_name}" already has a release`, 'tag_name');
     const target = input.target_commitish ?? repo.default_branch;
     const branch = findBranch(view, repo, target);
-    if (branch === undefined) throw validationFailed(`target_commitish "${target}" is not a branch of ${repo.full_name}`, 'target_commitish');
+    if (branch === undefined)
+      throw validationFailed(
+        `target_commitish "${target}" is not a branch of ${repo.full_name}`,
+        'target_commitish',
+      );
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());
     const release: GitHubRelease = {
@@ -70,7 +79,15 @@ export async function publishRelease(twin: Twin, input: PublishReleaseInput): Pr
         subjectId: String(release.id),
         fields: release,
         actor: actorOf(sender),
-        projection: { creates: [{ type: 'release_tag', id: `${repo.id}:${input.tag_name}`, fields: { release_id: release.id } }] },
+        projection: {
+          creates: [
+            {
+              type: 'release_tag',
+              id: `${repo.id}:${input.tag_name}`,
+              fields: { release_id: release.id },
+            },
+          ],
+        },
       },
       release,
     );

@@ -17,7 +17,10 @@ export function renderAccount(facts: AccountFacts): JsonObject {
     avatar_url: `https://avatars.githubusercontent.com/u/${facts.id}?v=4`,
     gravatar_id: '',
     url: api,
-    html_url: facts.type === 'Bot' ? `https://github.com/apps/${facts.login.replace(/\[bot\]$/, '')}` : `https://github.com/${facts.login}`,
+    html_url:
+      facts.type === 'Bot'
+        ? `https://github.com/apps/${facts.login.replace(/\[bot\]$/, '')}`
+        : `https://github.com/${facts.login}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,
@@ -34,13 +37,26 @@ export function renderAccount(facts: AccountFacts): JsonObject {
 
 /** Renders a kept account summary (or null); anything that is not one renders as null. */
 export function accountOrNull(value: JsonValue | undefined): JsonObject | null {
-  if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value)) return null;
+  if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value))
+    return null;
   const v = value as Partial<AccountFacts>;
-  if (typeof v.login !== 'string' || typeof v.id !== 'number' || typeof v.node_id !== 'string') return null;
+  if (typeof v.login !== 'string' || typeof v.id !== 'number' || typeof v.node_id !== 'string')
+    return null;
   return renderAccount(v as AccountFacts);
 }
 
 /** The empty reaction rollup GitHub attaches to issues, comments and releases. */
 export function reactions(apiUrl: string): JsonObject {
-  return { url: `${apiUrl}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
+  return {
+    url: `${apiUrl}/reactions`,
+    total_count: 0,
+    '+1': 0,
+    '-1': 0,
+    laugh: 0,
+    hooray: 0,
+    confused: 0,
+    heart: 0,
+    rocket: 0,
+    eyes: 0,
+  };
 }

@@ -53,14 +53,35 @@ export function renderInstallation(inst: GitHubInstallation): JsonObject {
 
 /** `{id, node_id, name, full_name, private}`: how installation events list repositories. */
 export function installationRepository(repo: GitHubRepository): JsonObject {
-  return { id: repo.id, node_id: repo.node_id, name: repo.name, full_name: repo.full_name, private: repo.private };
+  return {
+    id: repo.id,
+    node_id: repo.node_id,
+    name: repo.name,
+    full_name: repo.full_name,
+    private: repo.private,
+  };
 }
 
-export function renderSimpleCommit(c: Pick<GitCommit, 'id' | 'tree_id' | 'message' | 'timestamp' | 'author' | 'committer'>): JsonObject {
-  return { id: c.id, tree_id: c.tree_id, message: c.message, timestamp: c.timestamp, author: { name: c.author.name, email: c.author.email }, committer: { name: c.committer.name, email: c.committer.email } };
+export function renderSimpleCommit(
+  c: Pick<GitCommit, 'id' | 'tree_id' | 'message' | 'timestamp' | 'author' | 'committer'>,
+): JsonObject {
+  return {
+    id: c.id,
+    tree_id: c.tree_id,
+    message: c.message,
+    timestamp: c.timestamp,
+    author: { name: c.author.name, email: c.author.email },
+    committer: { name: c.committer.name, email: c.committer.email },
+  };
 }
 
-export function renderCheckSuite(suite: GitHubCheckSuite, repo: GitHubRepository, app: GitHubApp, pullRequests: JsonObject[], headCommit: JsonObject | null): JsonObject {
+export function renderCheckSuite(
+  suite: GitHubCheckSuite,
+  repo: GitHubRepository,
+  app: GitHubApp,
+  pullRequests: JsonObject[],
+  headCommit: JsonObject | null,
+): JsonObject {
   const out: JsonObject = {
     id: suite.id,
     node_id: suite.node_id,
@@ -84,9 +105,23 @@ export function renderCheckSuite(suite: GitHubCheckSuite, repo: GitHubRepository
   return out;
 }
 
-export function renderCheckRun(run: GitHubCheckRun, suite: GitHubCheckSuite, repo: GitHubRepository, app: GitHubApp, pullRequests: JsonObject[]): JsonObject {
+export function renderCheckRun(
+  run: GitHubCheckRun,
+  suite: GitHubCheckSuite,
+  repo: GitHubRepository,
+  app: GitHubApp,
+  pullRequests: JsonObject[],
+): JsonObject {
   const url = `${repo.url}/check-runs/${run.id}`;
-  const { head_commit: _omitted, rerequestable: _r, runs_rerequestable: _rr, latest_check_runs_count: _l, check_runs_url: _c, node_id: _n, ...suiteInRun } = renderCheckSuite(suite, repo, app, pullRequests, null);
+  const {
+    head_commit: _omitted,
+    rerequestable: _r,
+    runs_rerequestable: _rr,
+    latest_check_runs_count: _l,
+    check_runs_url: _c,
+    node_id: _n,
+    ...suiteInRun
+  } = renderCheckSuite(suite, repo, app, pullRequests, null);
   return {
     id: run.id,
     name: run.name,
@@ -122,7 +157,11 @@ export function renderWorkflow(workflow: GitHubWorkflow, repo: GitHubRepository)
   };
 }
 
-export function renderWorkflowRun(run: GitHubWorkflowRun, repo: GitHubRepository, pullRequests: JsonObject[]): JsonObject {
+export function renderWorkflowRun(
+  run: GitHubWorkflowRun,
+  repo: GitHubRepository,
+  pullRequests: JsonObject[],
+): JsonObject {
   const url = `${repo.url}/actions/runs/${run.id}`;
   return {
     id: run.id,

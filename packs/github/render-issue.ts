@@ -41,7 +41,10 @@ export function renderIssue(issue: GitHubIssue): JsonObject {
 }
 
 /** The issue side of a pull request, as issue_comment payloads carry it. */
-export function renderPullRequestIssue(pull: GitHubPullRequest, repo: GitHubRepository): JsonObject {
+export function renderPullRequestIssue(
+  pull: GitHubPullRequest,
+  repo: GitHubRepository,
+): JsonObject {
   const api = `${repo.url}/issues/${pull.number}`;
   return {
     url: api,
@@ -68,7 +71,13 @@ export function renderPullRequestIssue(pull: GitHubPullRequest, repo: GitHubRepo
     author_association: pull.author_association,
     active_lock_reason: null,
     draft: pull.draft,
-    pull_request: { url: pull.url, html_url: pull.html_url, diff_url: pull.diff_url, patch_url: pull.patch_url, merged_at: pull.merged_at },
+    pull_request: {
+      url: pull.url,
+      html_url: pull.html_url,
+      diff_url: pull.diff_url,
+      patch_url: pull.patch_url,
+      merged_at: pull.merged_at,
+    },
     body: pull.body,
     reactions: reactions(api),
     timeline_url: `${api}/timeline`,
@@ -77,7 +86,12 @@ export function renderPullRequestIssue(pull: GitHubPullRequest, repo: GitHubRepo
   };
 }
 
-export function renderComment(comment: GitHubIssueComment, repo: GitHubRepository, number: number, htmlBase: string): JsonObject {
+export function renderComment(
+  comment: GitHubIssueComment,
+  repo: GitHubRepository,
+  number: number,
+  htmlBase: string,
+): JsonObject {
   const api = `${repo.url}/issues/comments/${comment.id}`;
   return {
     url: api,

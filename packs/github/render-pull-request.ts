@@ -7,7 +7,13 @@ import { renderRepository } from './render-repository.js';
 import type { GitHubRepository } from './repositories.js';
 
 function side(ref: BranchRef, repo: GitHubRepository): JsonObject {
-  return { label: ref.label, ref: ref.ref, sha: ref.sha, user: renderAccount(ref.user), repo: renderRepository(repo) };
+  return {
+    label: ref.label,
+    ref: ref.ref,
+    sha: ref.sha,
+    user: renderAccount(ref.user),
+    repo: renderRepository(repo),
+  };
 }
 
 export function renderPullRequest(pull: GitHubPullRequest, repo: GitHubRepository): JsonObject {
@@ -76,5 +82,11 @@ export function renderPullRequest(pull: GitHubPullRequest, repo: GitHubRepositor
 /** `{url, id, number, head, base}`: how check runs, suites and workflow runs list pull requests. */
 export function pullRequestRef(pull: GitHubPullRequest, repo: GitHubRepository): JsonObject {
   const ref = { id: repo.id, url: repo.url, name: repo.name };
-  return { url: pull.url, id: pull.id, number: pull.number, head: { ref: pull.head.ref, sha: pull.head.sha, repo: ref }, base: { ref: pull.base.ref, sha: pull.base.sha, repo: ref } };
+  return {
+    url: pull.url,
+    id: pull.id,
+    number: pull.number,
+    head: { ref: pull.head.ref, sha: pull.head.sha, repo: ref },
+    base: { ref: pull.base.ref, sha: pull.base.sha, repo: ref },
+  };
 }

@@ -7,16 +7,42 @@ import type { GitHubRepository } from './repositories.js';
 
 /** GitHub's URL templates, in GitHub's order: [key, path after the repository's API URL]. */
 const URLS: readonly [string, string][] = [
-  ['forks_url', '/forks'], ['keys_url', '/keys{/key_id}'], ['collaborators_url', '/collaborators{/collaborator}'], ['teams_url', '/teams'],
-  ['hooks_url', '/hooks'], ['issue_events_url', '/issues/events{/number}'], ['events_url', '/events'], ['assignees_url', '/assignees{/user}'],
-  ['branches_url', '/branches{/branch}'], ['tags_url', '/tags'], ['blobs_url', '/git/blobs{/sha}'], ['git_tags_url', '/git/tags{/sha}'],
-  ['git_refs_url', '/git/refs{/sha}'], ['trees_url', '/git/trees{/sha}'], ['statuses_url', '/statuses/{sha}'], ['languages_url', '/languages'],
-  ['stargazers_url', '/stargazers'], ['contributors_url', '/contributors'], ['subscribers_url', '/subscribers'], ['subscription_url', '/subscription'],
-  ['commits_url', '/commits{/sha}'], ['git_commits_url', '/git/commits{/sha}'], ['comments_url', '/comments{/number}'],
-  ['issue_comment_url', '/issues/comments{/number}'], ['contents_url', '/contents/{+path}'], ['compare_url', '/compare/{base}...{head}'],
-  ['merges_url', '/merges'], ['archive_url', '/{archive_format}{/ref}'], ['downloads_url', '/downloads'], ['issues_url', '/issues{/number}'],
-  ['pulls_url', '/pulls{/number}'], ['milestones_url', '/milestones{/number}'], ['notifications_url', '/notifications{?since,all,participating}'],
-  ['labels_url', '/labels{/name}'], ['releases_url', '/releases{/id}'], ['deployments_url', '/deployments'],
+  ['forks_url', '/forks'],
+  ['keys_url', '/keys{/key_id}'],
+  ['collaborators_url', '/collaborators{/collaborator}'],
+  ['teams_url', '/teams'],
+  ['hooks_url', '/hooks'],
+  ['issue_events_url', '/issues/events{/number}'],
+  ['events_url', '/events'],
+  ['assignees_url', '/assignees{/user}'],
+  ['branches_url', '/branches{/branch}'],
+  ['tags_url', '/tags'],
+  ['blobs_url', '/git/blobs{/sha}'],
+  ['git_tags_url', '/git/tags{/sha}'],
+  ['git_refs_url', '/git/refs{/sha}'],
+  ['trees_url', '/git/trees{/sha}'],
+  ['statuses_url', '/statuses/{sha}'],
+  ['languages_url', '/languages'],
+  ['stargazers_url', '/stargazers'],
+  ['contributors_url', '/contributors'],
+  ['subscribers_url', '/subscribers'],
+  ['subscription_url', '/subscription'],
+  ['commits_url', '/commits{/sha}'],
+  ['git_commits_url', '/git/commits{/sha}'],
+  ['comments_url', '/comments{/number}'],
+  ['issue_comment_url', '/issues/comments{/number}'],
+  ['contents_url', '/contents/{+path}'],
+  ['compare_url', '/compare/{base}...{head}'],
+  ['merges_url', '/merges'],
+  ['archive_url', '/{archive_format}{/ref}'],
+  ['downloads_url', '/downloads'],
+  ['issues_url', '/issues{/number}'],
+  ['pulls_url', '/pulls{/number}'],
+  ['milestones_url', '/milestones{/number}'],
+  ['notifications_url', '/notifications{?since,all,participating}'],
+  ['labels_url', '/labels{/name}'],
+  ['releases_url', '/releases{/id}'],
+  ['deployments_url', '/deployments'],
 ];
 
 function urls(repo: GitHubRepository): JsonObject {
@@ -49,7 +75,10 @@ export function repoRef(repo: GitHubRepository): JsonObject {
   return { id: repo.id, url: repo.url, name: repo.name };
 }
 
-export function renderRepository(repo: GitHubRepository, variant: 'event' | 'push' = 'event'): JsonObject {
+export function renderRepository(
+  repo: GitHubRepository,
+  variant: 'event' | 'push' = 'event',
+): JsonObject {
   const push = variant === 'push';
   const out: JsonObject = {
     id: repo.id,
@@ -57,7 +86,9 @@ export function renderRepository(repo: GitHubRepository, variant: 'event' | 'pus
     name: repo.name,
     full_name: repo.full_name,
     private: repo.private,
-    owner: push ? { name: repo.owner.login, email: null, ...renderAccount(repo.owner) } : renderAccount(repo.owner),
+    owner: push
+      ? { name: repo.owner.login, email: null, ...renderAccount(repo.owner) }
+      : renderAccount(repo.owner),
     html_url: repo.html_url,
     description: repo.description,
     fork: repo.fork,

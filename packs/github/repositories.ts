@@ -2,7 +2,13 @@
 // sequence per repository, as on GitHub; open_issues_count follows them.
 import { commit, type ProjectedResource, type ReadView, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import { summary, type AccountSummary, type GitHubOrganization, type GitHubUser, LOGIN_INDEX } from './accounts.js';
+import {
+  summary,
+  type AccountSummary,
+  type GitHubOrganization,
+  type GitHubUser,
+  LOGIN_INDEX,
+} from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 
@@ -53,26 +59,53 @@ export interface CreateRepositoryInput {
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
-export function findRepository(view: ReadView, fullName: string, path = 'repository'): GitHubRepository {
+export function findRepository(
+  view: ReadView,
+  fullName: string,
+  path = 'repository',
+): GitHubRepository {
   const [repo] = view.lookup('repository', FULL_NAME_INDEX, fullName);
   if (repo === undefined) throw notFound(`repository ${fullName}`, path);
   return repo.fields as unknown as GitHubRepository;
 }
 
-export async function createRepository(twin: Twin, input: CreateRepositoryInput): Promise<GitHubRepository> {
+export async function createRepository(
+  twin: Twin,
+  input: CreateRepositoryInput,
+): Promise<GitHubRepository> {
   requirePackTwin(twin, 'github');
-  if (typeof input?.name !== 'string' || !NAME.test(input.name) || input.name === '.' || input.name === '..') {
-    throw validationFailed('name may hold only letters, digits, ".", "-" and "_" (1–100 characters)', 'name');
+  if (
+    typeof input?.name !== 'string' ||
+    !NAME.test(input.name) ||
+    input.name === '.' ||
+    input.name === '..'
+  ) {
+    throw validationFailed(
+      'name may hold only letters, digits, ".", "-" and "_" (1–100 characters)',
+      'name',
+    );
   }
-  if (typeof input.owner !== 'string') throw validationFailed('owner must be a user or organization login', 'owner');
-  if (input.default_branch !== undefined && (typeof input.default_branch !== 'string' || !/^[^\s~^:?*[\]\\]{1,200}$/.test(input.default_branch))) {
-    throw validationFailed('default_branch must be a valid branch name, e.g. "main"', 'default_branch');
+  if (typeof input.owner !== 'string')
+    throw validationFailed('owner must be a user or organization login', 'owner');
+  if (
+    input.default_branch !== undefined &&
+    (typeof input.default_branch !== 'string' ||
+      !/^[^\s~^:?*[\]\\]{1,200}$/.test(input.default_branch))
+  ) {
+    throw validationFailed(
+      'default_branch must be a valid branch name, e.g. "main"',
+      'default_branch',
+    );
   }
   const done = await twin.applyAtomic((view) => {
-    const owner = (view.lookup('user', LOGIN_INDEX, input.owner)[0] ?? view.lookup('organization', LOGIN_INDEX, input.owner)[0])?.fields as GitHubUser | GitHubOrganization | undefined;
+    const owner = (
+      view.lookup('user', LOGIN_INDEX, input.owner)[0] ??
+      view.lookup('organization', LOGIN_INDEX, input.owner)[0]
+    )?.fields as GitHubUser | GitHubOrganization | undefined;
     if (owner === undefined) throw notFound(`user or organization ${input.owner}`, 'owner');
     const fullName = `${owner.login}/${input.name}`;
-    if (view.lookup('repository', FULL_NAME_INDEX, fullName).length > 0) throw validationFailed(`name already exists on this account (${fullName})`, 'name');
+    if (view.lookup('repository', FULL_NAME_INDEX, fullName).length > 0)
+      throw validationFailed(`name already exists on this account (${fullName})`, 'name');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);
     const now = githubTime(twin.world.clock.now());
@@ -108,9 +141,22 @@ export async function createRepository(twin: Twin, input: CreateRepositoryInput)
       default_branch: input.default_branch ?? 'main',
     };
     // Initialised with a README, as "Add a README file" does: the default branch exists at once.
-    const branch = { repository_id: id, name: repo.default_branch, sha: githubIds.sha(ids), last_push: null };
+    const branch = {
+      repository_id: id,
+      name: repo.default_branch,
+      sha: githubIds.sha(ids),
+      last_push: null,
+    };
     return commit(
-      { operation: 'repository.create', subjectType: 'repository', subjectId: String(id), fields: repo, projection: { creates: [{ type: 'branch', id: `${id}:${repo.default_branch}`, fields: branch }] } },
+      {
+        operation: 'repository.create',
+        subjectType: 'repository',
+        subjectId: String(id),
+        fields: repo,
+        projection: {
+          creates: [{ type: 'branch', id: `${id}:${repo.default_branch}`, fields: branch }],
+        },
+      },
       repo,
     );
   });
@@ -118,14 +164,24 @@ export async function createRepository(twin: Twin, input: CreateRepositoryInput)
 }
 
 /** The next issue/PR number of a repository, and the projection that records it. */
-export function nextNumber(view: ReadView, repo: GitHubRepository): { number: number; projection: ProjectedResource } {
+export function nextNumber(
+  view: ReadView,
+  repo: GitHubRepository,
+): { number: number; projection: ProjectedResource } {
   const last = view.get(NUMBER_SEQUENCE, String(repo.id))?.fields.last;
   const number = (typeof last === 'number' ? last : 0) + 1;
-  return { number, projection: { type: NUMBER_SEQUENCE, id: String(repo.id), fields: { last: number } } };
+  return {
+    number,
+    projection: { type: NUMBER_SEQUENCE, id: String(repo.id), fields: { last: number } },
+  };
 }
 
 /** Moves the repository's open issue count with an issue or PR opening (+1) or closing (-1). */
 export function openCountChange(repo: GitHubRepository, delta: 1 | -1): ProjectedResource {
   const count = Math.max(0, repo.open_issues_count + delta);
-  return { type: 'repository', id: String(repo.id), fields: { open_issues_count: count, open_issues: count } };
+  return {
+    type: 'repository',
+    id: String(repo.id),
+    fields: { open_issues_count: count, open_issues: count },
+  };
 }

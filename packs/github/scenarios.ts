@@ -23,38 +23,76 @@ const REPO = `${ORG}/hello-world`;
 const CI_APP = 'twin-ci';
 
 async function ensureRepository(twin: Twin): Promise<void> {
-  if ((await twin.lookup('organization', LOGIN_INDEX, ORG)).length === 0) await createOrganization(twin, { login: ORG, description: 'A twinworld organization' });
-  if ((await twin.lookup('user', LOGIN_INDEX, USER)).length === 0) await createUser(twin, { login: USER });
-  if ((await twin.lookup('repository', FULL_NAME_INDEX, REPO)).length === 0) await createRepository(twin, { owner: ORG, name: 'hello-world', description: 'My first repository on GitHub!' });
+  if ((await twin.lookup('organization', LOGIN_INDEX, ORG)).length === 0)
+    await createOrganization(twin, { login: ORG, description: 'A twinworld organization' });
+  if ((await twin.lookup('user', LOGIN_INDEX, USER)).length === 0)
+    await createUser(twin, { login: USER });
+  if ((await twin.lookup('repository', FULL_NAME_INDEX, REPO)).length === 0)
+    await createRepository(twin, {
+      owner: ORG,
+      name: 'hello-world',
+      description: 'My first repository on GitHub!',
+    });
 }
 
 async function ensureCiApp(twin: Twin): Promise<void> {
-  if ((await twin.lookup('app', SLUG_INDEX, CI_APP)).length === 0) await createApp(twin, { owner: ORG, name: 'Twin CI', description: 'Checks every push' });
+  if ((await twin.lookup('app', SLUG_INDEX, CI_APP)).length === 0)
+    await createApp(twin, { owner: ORG, name: 'Twin CI', description: 'Checks every push' });
 }
 
 async function subscribe(ctx: ScenarioContext, family: string): Promise<ScenarioResult> {
-  const hook = await createRepositoryHook(ctx.twin, { repository: REPO, url: ctx.target.url, secret: ctx.target.secret, events: [family] });
+  const hook = await createRepositoryHook(ctx.twin, {
+    repository: REPO,
+    url: ctx.target.url,
+    secret: ctx.target.secret,
+    events: [family],
+  });
   return { endpointKind: 'repository_hook', endpointId: String(hook.id) };
 }
 
 /** A new app per send (an app's webhook is its own endpoint), installed after `prepare`. */
-async function subscribedApp(ctx: ScenarioContext): Promise<{ slug: string; result: ScenarioResult }> {
+async function subscribedApp(
+  ctx: ScenarioContext,
+): Promise<{ slug: string; result: ScenarioResult }> {
   const apps = await ctx.twin.list('app');
   const app = await createApp(ctx.twin, { owner: ORG, name: `Twin App ${apps.length + 1}` });
   await setAppWebhook(ctx.twin, app.slug, { url: ctx.target.url, secret: ctx.target.secret });
   return { slug: app.slug, result: { endpointKind: 'app', endpointId: String(app.id) } };
 }
 
-const issue = (data?: JsonObject) => withData({ title: 'Found a bug', body: "I'm having a problem with this." }, data) as { title: string; body?: string };
-const pull = (data?: JsonObject) => withData({ title: 'Amazing new feature', head: 'new-topic', body: 'Please pull these awesome changes in!' }, data) as { title: string; head: string };
+const issue = (data?: JsonObject) =>
+  withData({ title: 'Found a bug', body: "I'm having a problem with this." }, data) as {
+    title: string;
+    body?: string;
+  };
+const pull = (data?: JsonObject) =>
+  withData(
+    {
+      title: 'Amazing new feature',
+      head: 'new-topic',
+      body: 'Please pull these awesome changes in!',
+    },
+    data,
+  ) as { title: string; head: string };
 const conclusion = (data?: JsonObject) => (data?.conclusion ?? 'success') as CheckConclusion;
 
 /** A run on a fresh commit, so its suite holds only this run even in a world that has seen others. */
 async function checkRun(ctx: ScenarioContext) {
   await ensureRepository(ctx.twin);
   await ensureCiApp(ctx.twin);
-  await push(ctx.twin, { repository: REPO, branch: 'main', sender: USER, messages: ['Bump version'] });
-  return createCheckRun(ctx.twin, { repository: REPO, app: CI_APP, name: 'build', status: 'in_progress', sender: USER });
+  await push(ctx.twin, {
+    repository: REPO,
+    branch: 'main',
+    sender: USER,
+    messages: ['Bump version'],
+  });
+  return createCheckRun(ctx.twin, {
+    repository: REPO,
+    app: CI_APP,
+    name: 'build',
+    status: 'in_progress',
+    sender: USER,
+  });
 }
 
 async function workflowRun(ctx: ScenarioContext) {
@@ -70,7 +108,14 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   push: async (ctx) => {
     await ensureRepository(ctx.twin);
     const sub = await subscribe(ctx, 'push');
-    await push(ctx.twin, { repository: REPO, sender: USER, ...(withData({ branch: 'main', messages: ['Update README.md'] }, ctx.data) as { branch: string; messages: string[] }) });
+    await push(ctx.twin, {
+      repository: REPO,
+      sender: USER,
+      ...(withData({ branch: 'main', messages: ['Update README.md'] }, ctx.data) as {
+        branch: string;
+        messages: string[];
+      }),
+    });
     return sub;
   },
   'issues.opened': async (ctx) => {
@@ -83,21 +128,36 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     await ensureRepository(ctx.twin);
     const opened = await openIssue(ctx.twin, { repository: REPO, sender: USER, ...issue() });
     const sub = await subscribe(ctx, 'issues');
-    await editIssue(ctx.twin, { repository: REPO, number: opened.number, sender: USER, ...withData({ title: 'Found a bug in the parser' }, ctx.data) });
+    await editIssue(ctx.twin, {
+      repository: REPO,
+      number: opened.number,
+      sender: USER,
+      ...withData({ title: 'Found a bug in the parser' }, ctx.data),
+    });
     return sub;
   },
   'issues.closed': async (ctx) => {
     await ensureRepository(ctx.twin);
     const opened = await openIssue(ctx.twin, { repository: REPO, sender: USER, ...issue() });
     const sub = await subscribe(ctx, 'issues');
-    await closeIssue(ctx.twin, { repository: REPO, number: opened.number, sender: USER, ...(ctx.data as { state_reason?: 'completed' | 'not_planned' } | undefined) });
+    await closeIssue(ctx.twin, {
+      repository: REPO,
+      number: opened.number,
+      sender: USER,
+      ...(ctx.data as { state_reason?: 'completed' | 'not_planned' } | undefined),
+    });
     return sub;
   },
   'issue_comment.created': async (ctx) => {
     await ensureRepository(ctx.twin);
     const opened = await openIssue(ctx.twin, { repository: REPO, sender: USER, ...issue() });
     const sub = await subscribe(ctx, 'issue_comment');
-    await commentOnIssue(ctx.twin, { repository: REPO, number: opened.number, sender: USER, ...(withData({ body: 'Thanks, looking into it.' }, ctx.data) as { body: string }) });
+    await commentOnIssue(ctx.twin, {
+      repository: REPO,
+      number: opened.number,
+      sender: USER,
+      ...(withData({ body: 'Thanks, looking into it.' }, ctx.data) as { body: string }),
+    });
     return sub;
   },
   'pull_request.opened': async (ctx) => {
@@ -110,39 +170,73 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     await ensureRepository(ctx.twin);
     const opened = await openPullRequest(ctx.twin, { repository: REPO, sender: USER, ...pull() });
     const sub = await subscribe(ctx, 'pull_request');
-    await push(ctx.twin, { repository: REPO, sender: USER, branch: opened.head.ref, ...(withData({ messages: ['Address review comments'] }, ctx.data) as { messages: string[] }) });
+    await push(ctx.twin, {
+      repository: REPO,
+      sender: USER,
+      branch: opened.head.ref,
+      ...(withData({ messages: ['Address review comments'] }, ctx.data) as { messages: string[] }),
+    });
     return sub;
   },
   'pull_request.closed': async (ctx) => {
     await ensureRepository(ctx.twin);
-    const opened = await openPullRequest(ctx.twin, { repository: REPO, sender: USER, title: 'Amazing new feature', head: 'new-topic' });
+    const opened = await openPullRequest(ctx.twin, {
+      repository: REPO,
+      sender: USER,
+      title: 'Amazing new feature',
+      head: 'new-topic',
+    });
     const sub = await subscribe(ctx, 'pull_request');
-    await closePullRequest(ctx.twin, { repository: REPO, number: opened.number, sender: USER, ...withData({ merge: true }, ctx.data) });
+    await closePullRequest(ctx.twin, {
+      repository: REPO,
+      number: opened.number,
+      sender: USER,
+      ...withData({ merge: true }, ctx.data),
+    });
     return sub;
   },
   'check_run.created': async (ctx) => {
     await ensureRepository(ctx.twin);
     await ensureCiApp(ctx.twin);
     const sub = await subscribe(ctx, 'check_run');
-    await createCheckRun(ctx.twin, { repository: REPO, app: CI_APP, sender: USER, ...(withData({ name: 'build' }, ctx.data) as { name: string }) });
+    await createCheckRun(ctx.twin, {
+      repository: REPO,
+      app: CI_APP,
+      sender: USER,
+      ...(withData({ name: 'build' }, ctx.data) as { name: string }),
+    });
     return sub;
   },
   'check_run.completed': async (ctx) => {
     const run = await checkRun(ctx);
     const sub = await subscribe(ctx, 'check_run');
-    await completeCheckRun(ctx.twin, { repository: REPO, check_run_id: run.id, conclusion: conclusion(ctx.data), sender: USER });
+    await completeCheckRun(ctx.twin, {
+      repository: REPO,
+      check_run_id: run.id,
+      conclusion: conclusion(ctx.data),
+      sender: USER,
+    });
     return sub;
   },
   'check_suite.completed': async (ctx) => {
     const run = await checkRun(ctx);
     const sub = await subscribe(ctx, 'check_suite');
-    await completeCheckRun(ctx.twin, { repository: REPO, check_run_id: run.id, conclusion: conclusion(ctx.data), sender: USER });
+    await completeCheckRun(ctx.twin, {
+      repository: REPO,
+      check_run_id: run.id,
+      conclusion: conclusion(ctx.data),
+      sender: USER,
+    });
     return sub;
   },
   'workflow_run.requested': async (ctx) => {
     await ensureRepository(ctx.twin);
     const sub = await subscribe(ctx, 'workflow_run');
-    await requestWorkflowRun(ctx.twin, { repository: REPO, sender: USER, ...(withData({ workflow: 'CI' }, ctx.data) as { workflow: string }) });
+    await requestWorkflowRun(ctx.twin, {
+      repository: REPO,
+      sender: USER,
+      ...(withData({ workflow: 'CI' }, ctx.data) as { workflow: string }),
+    });
     return sub;
   },
   'workflow_run.in_progress': async (ctx) => {
@@ -155,13 +249,23 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     const run = await workflowRun(ctx);
     await startWorkflowRun(ctx.twin, { repository: REPO, run_id: run.id, sender: USER });
     const sub = await subscribe(ctx, 'workflow_run');
-    await completeWorkflowRun(ctx.twin, { repository: REPO, run_id: run.id, conclusion: conclusion(ctx.data), sender: USER });
+    await completeWorkflowRun(ctx.twin, {
+      repository: REPO,
+      run_id: run.id,
+      conclusion: conclusion(ctx.data),
+      sender: USER,
+    });
     return sub;
   },
   'installation.created': async (ctx) => {
     await ensureRepository(ctx.twin);
     const { slug, result } = await subscribedApp(ctx);
-    await installApp(ctx.twin, { app: slug, account: ORG, sender: USER, ...(ctx.data as { repositories?: string[] } | undefined) });
+    await installApp(ctx.twin, {
+      app: slug,
+      account: ORG,
+      sender: USER,
+      ...(ctx.data as { repositories?: string[] } | undefined),
+    });
     return result;
   },
   'installation.deleted': async (ctx) => {
@@ -195,6 +299,17 @@ async function release(ctx: ScenarioContext): Promise<ScenarioResult> {
   await ensureRepository(ctx.twin);
   const releases = await ctx.twin.list('release');
   const sub = await subscribe(ctx, 'release');
-  await publishRelease(ctx.twin, { repository: REPO, sender: USER, ...(withData({ tag_name: `v1.${releases.length}.0`, name: `v1.${releases.length}.0`, body: 'Fixes and improvements.' }, ctx.data) as { tag_name: string }) });
+  await publishRelease(ctx.twin, {
+    repository: REPO,
+    sender: USER,
+    ...(withData(
+      {
+        tag_name: `v1.${releases.length}.0`,
+        name: `v1.${releases.length}.0`,
+        body: 'Fixes and improvements.',
+      },
+      ctx.data,
+    ) as { tag_name: string }),
+  });
   return sub;
 }

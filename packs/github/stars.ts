@@ -10,25 +10,50 @@ export type GitHubStar = { repository_id: number; user_id: number; starred_at: s
 
 function countChange(repo: GitHubRepository, delta: 1 | -1) {
   const count = Math.max(0, repo.stargazers_count + delta);
-  return { type: 'repository', id: String(repo.id), fields: { stargazers_count: count, watchers_count: count, watchers: count } };
+  return {
+    type: 'repository',
+    id: String(repo.id),
+    fields: { stargazers_count: count, watchers_count: count, watchers: count },
+  };
 }
 
 /** Stars the repository; starring it again changes nothing and sends nothing, as on GitHub. */
-export async function starRepository(twin: Twin, input: { repository: string; sender: string }): Promise<GitHubStar> {
+export async function starRepository(
+  twin: Twin,
+  input: { repository: string; sender: string },
+): Promise<GitHubStar> {
   requirePackTwin(twin, 'github');
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const user = findUser(view, input.sender);
     const key = `${repo.id}:${user.id}`;
     const existing = view.get('star', key);
-    if (existing !== undefined && !existing.deleted) return skip(existing.fields as unknown as GitHubStar);
-    const star: GitHubStar = { repository_id: repo.id, user_id: user.id, starred_at: githubTime(twin.world.clock.now()) };
-    return commit({ operation: 'star.create', subjectType: 'star', subjectId: key, fields: star, actor: actorOf(user), projection: { updates: [countChange(repo, 1)] } }, star);
+    if (existing !== undefined && !existing.deleted)
+      return skip(existing.fields as unknown as GitHubStar);
+    const star: GitHubStar = {
+      repository_id: repo.id,
+      user_id: user.id,
+      starred_at: githubTime(twin.world.clock.now()),
+    };
+    return commit(
+      {
+        operation: 'star.create',
+        subjectType: 'star',
+        subjectId: key,
+        fields: star,
+        actor: actorOf(user),
+        projection: { updates: [countChange(repo, 1)] },
+      },
+      star,
+    );
   });
   return done.result;
 }
 
-export async function unstarRepository(twin: Twin, input: { repository: string; sender: string }): Promise<void> {
+export async function unstarRepository(
+  twin: Twin,
+  input: { repository: string; sender: string },
+): Promise<void> {
   requirePackTwin(twin, 'github');
   await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
@@ -36,6 +61,16 @@ export async function unstarRepository(twin: Twin, input: { repository: string; 
     const key = `${repo.id}:${user.id}`;
     const existing = view.get('star', key);
     if (existing === undefined || existing.deleted) return skip(undefined);
-    return commit({ operation: 'star.delete', subjectType: 'star', subjectId: key, delete: true, actor: actorOf(user), projection: { updates: [countChange(repo, -1)] } }, undefined);
+    return commit(
+      {
+        operation: 'star.delete',
+        subjectType: 'star',
+        subjectId: key,
+        delete: true,
+        actor: actorOf(user),
+        projection: { updates: [countChange(repo, -1)] },
+      },
+      undefined,
+    );
   });
 }

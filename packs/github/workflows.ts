@@ -10,7 +10,17 @@ import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
 
-export type GitHubWorkflow = { id: number; node_id: string; name: string; path: string; state: 'active'; created_at: string; updated_at: string; repository_id: number; runs: number };
+export type GitHubWorkflow = {
+  id: number;
+  node_id: string;
+  name: string;
+  path: string;
+  state: 'active';
+  created_at: string;
+  updated_at: string;
+  repository_id: number;
+  runs: number;
+};
 
 export type GitHubWorkflowRun = {
   id: number;
@@ -50,24 +60,56 @@ export interface RequestWorkflowRunInput {
   sender: string;
 }
 
-export async function requestWorkflowRun(twin: Twin, input: RequestWorkflowRunInput): Promise<GitHubWorkflowRun> {
+export async function requestWorkflowRun(
+  twin: Twin,
+  input: RequestWorkflowRunInput,
+): Promise<GitHubWorkflowRun> {
   requirePackTwin(twin, 'github');
-  if (typeof input?.workflow !== 'string' || input.workflow.trim() === '') throw validationFailed('workflow must name the workflow, e.g. "CI"', 'workflow');
-  const path = input.path ?? `.github/workflows/${input.workflow.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.yml`;
-  if (!/^\.github\/workflows\/[^/]+\.ya?ml$/.test(path)) throw validationFailed('path must be a file under .github/workflows ending in .yml or .yaml', 'path');
+  if (typeof input?.workflow !== 'string' || input.workflow.trim() === '')
+    throw validationFailed('workflow must name the workflow, e.g. "CI"', 'workflow');
+  const path =
+    input.path ??
+    `.github/workflows/${input.workflow.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.yml`;
+  if (!/^\.github\/workflows\/[^/]+\.ya?ml$/.test(path))
+    throw validationFailed(
+      'path must be a file under .github/workflows ending in .yml or .yaml',
+      'path',
+    );
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const branchName = input.branch ?? repo.default_branch;
     const branch = findBranch(view, repo, branchName);
-    if (branch === undefined) throw validationFailed(`branch "${branchName}" is not a branch of ${repo.full_name}`, 'branch');
+    if (branch === undefined)
+      throw validationFailed(
+        `branch "${branchName}" is not a branch of ${repo.full_name}`,
+        'branch',
+      );
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());
     const workflowKey = `${repo.id}:${path}`;
-    const existing = view.get('workflow', workflowKey)?.fields as unknown as GitHubWorkflow | undefined;
-    const workflow: GitHubWorkflow = existing ?? { id: githubIds.numeric(ids), node_id: githubIds.node(ids, 'W'), name: input.workflow, path, state: 'active', created_at: now, updated_at: now, repository_id: repo.id, runs: 0 };
+    const existing = view.get('workflow', workflowKey)?.fields as unknown as
+      GitHubWorkflow | undefined;
+    const workflow: GitHubWorkflow = existing ?? {
+      id: githubIds.numeric(ids),
+      node_id: githubIds.node(ids, 'W'),
+      name: input.workflow,
+      path,
+      state: 'active',
+      created_at: now,
+      updated_at: now,
+      repository_id: repo.id,
+      runs: 0,
+    };
     const last = branch.last_push?.commits[branch.last_push.commits.length - 1];
-    const headCommit = last ?? { id: branch.sha, tree_id: branch.sha, message: 'Initial commit', timestamp: repo.created_at.replace(/Z$/, '+00:00'), author: gitActor(sender), committer: gitActor(sender) };
+    const headCommit = last ?? {
+      id: branch.sha,
+      tree_id: branch.sha,
+      message: 'Initial commit',
+      timestamp: repo.created_at.replace(/Z$/, '+00:00'),
+      author: gitActor(sender),
+      committer: gitActor(sender),
+    };
     const run: GitHubWorkflowRun = {
       id: githubIds.numeric(ids),
       node_id: githubIds.node(ids, 'WFR'),
@@ -76,7 +118,14 @@ export async function requestWorkflowRun(twin: Twin, input: RequestWorkflowRunIn
       path,
       head_branch: branchName,
       head_sha: branch.sha,
-      head_commit: { id: headCommit.id, tree_id: headCommit.tree_id, message: headCommit.message, timestamp: headCommit.timestamp, author: headCommit.author, committer: headCommit.committer },
+      head_commit: {
+        id: headCommit.id,
+        tree_id: headCommit.tree_id,
+        message: headCommit.message,
+        timestamp: headCommit.timestamp,
+        author: headCommit.author,
+        committer: headCommit.committer,
+      },
       run_number: workflow.runs + 1,
       run_attempt: 1,
       event: input.event ?? 'push',
@@ -99,7 +148,19 @@ export async function requestWorkflowRun(twin: Twin, input: RequestWorkflowRunIn
         subjectId: String(run.id),
         fields: run as unknown as JsonObject,
         actor: actorOf(sender),
-        projection: { [existing === undefined ? 'creates' : 'updates']: [{ type: 'workflow', id: workflowKey, fields: { ...workflow, runs: run.run_number, updated_at: now } as unknown as JsonObject }] },
+        projection: {
+          [existing === undefined ? 'creates' : 'updates']: [
+            {
+              type: 'workflow',
+              id: workflowKey,
+              fields: {
+                ...workflow,
+                runs: run.run_number,
+                updated_at: now,
+              } as unknown as JsonObject,
+            },
+          ],
+        },
       },
       run,
     );
@@ -107,31 +168,51 @@ export async function requestWorkflowRun(twin: Twin, input: RequestWorkflowRunIn
   return done.result;
 }
 
-async function moveRun(twin: Twin, input: { repository: string; run_id: number; sender: string }, operation: string, change: (run: GitHubWorkflowRun, now: string) => JsonObject): Promise<GitHubWorkflowRun> {
+async function moveRun(
+  twin: Twin,
+  input: { repository: string; run_id: number; sender: string },
+  operation: string,
+  change: (run: GitHubWorkflowRun, now: string) => JsonObject,
+): Promise<GitHubWorkflowRun> {
   requirePackTwin(twin, 'github');
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
     const r = view.get('workflow_run', String(input.run_id));
-    if (r === undefined || r.deleted || r.fields.repository_id !== repo.id) throw notFound(`workflow run ${input.run_id} in ${repo.full_name}`, 'run_id');
+    if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
+      throw notFound(`workflow run ${input.run_id} in ${repo.full_name}`, 'run_id');
     const run = r.fields as unknown as GitHubWorkflowRun;
     const fields = change(run, githubTime(twin.world.clock.now()));
-    return commit({ operation, subjectType: 'workflow_run', subjectId: r.id, fields, actor: actorOf(sender) }, { ...run, ...fields } as GitHubWorkflowRun);
+    return commit(
+      { operation, subjectType: 'workflow_run', subjectId: r.id, fields, actor: actorOf(sender) },
+      { ...run, ...fields } as GitHubWorkflowRun,
+    );
   });
   return done.result;
 }
 
-export function startWorkflowRun(twin: Twin, input: { repository: string; run_id: number; sender: string }): Promise<GitHubWorkflowRun> {
+export function startWorkflowRun(
+  twin: Twin,
+  input: { repository: string; run_id: number; sender: string },
+): Promise<GitHubWorkflowRun> {
   return moveRun(twin, input, 'workflow_run.start', (run, now) => {
-    if (run.status !== 'requested' && run.status !== 'queued') throw validationFailed(`workflow run ${run.id} is ${run.status}; only a requested run can start`, 'run_id');
+    if (run.status !== 'requested' && run.status !== 'queued')
+      throw validationFailed(
+        `workflow run ${run.id} is ${run.status}; only a requested run can start`,
+        'run_id',
+      );
     return { status: 'in_progress', updated_at: now, run_started_at: now };
   });
 }
 
-export async function completeWorkflowRun(twin: Twin, input: { repository: string; run_id: number; conclusion: CheckConclusion; sender: string }): Promise<GitHubWorkflowRun> {
+export async function completeWorkflowRun(
+  twin: Twin,
+  input: { repository: string; run_id: number; conclusion: CheckConclusion; sender: string },
+): Promise<GitHubWorkflowRun> {
   checkConclusion(input?.conclusion);
   return moveRun(twin, input, 'workflow_run.complete', (run, now) => {
-    if (run.status === 'completed') throw validationFailed(`workflow run ${run.id} is already completed`, 'run_id');
+    if (run.status === 'completed')
+      throw validationFailed(`workflow run ${run.id} is already completed`, 'run_id');
     return { status: 'completed', conclusion: input.conclusion, updated_at: now };
   });
 }

@@ -19,8 +19,17 @@ export class VendorError extends TwinError {
   readonly vendor: string;
   readonly vendorCode: string;
 
-  constructor(vendor: string, kind: VendorErrorKind, vendorCode: string, message: string, options: { path?: string; details?: Record<string, unknown> } = {}) {
-    super(KERNEL_CODE[kind], `${vendor}: ${message}`, { ...options, details: { kind, vendorCode, ...(options.details ?? {}) } });
+  constructor(
+    vendor: string,
+    kind: VendorErrorKind,
+    vendorCode: string,
+    message: string,
+    options: { path?: string; details?: Record<string, unknown> } = {},
+  ) {
+    super(KERNEL_CODE[kind], `${vendor}: ${message}`, {
+      ...options,
+      details: { kind, vendorCode, ...(options.details ?? {}) },
+    });
     this.name = 'VendorError';
     this.kind = kind;
     this.vendor = vendor;

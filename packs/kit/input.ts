@@ -15,7 +15,12 @@ export interface Checker {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 /** Checks bound to one vendor name, so every refusal reads "stripe: email must be …". */
@@ -25,7 +30,8 @@ export function checker(vendor: string): Checker {
   };
   const self: Checker = {
     string(value, path) {
-      if (typeof value !== 'string' || value.trim() === '') bad(path, `${path} must be a non-empty string`);
+      if (typeof value !== 'string' || value.trim() === '')
+        bad(path, `${path} must be a non-empty string`);
       return value as string;
     },
     optionalString(value, path) {
@@ -34,7 +40,8 @@ export function checker(vendor: string): Checker {
       return value as string;
     },
     integer(value, path, min = 0) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) bad(path, `${path} must be an integer ≥ ${min}`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+        bad(path, `${path} must be an integer ≥ ${min}`);
       return value as number;
     },
     boolean(value, path) {
@@ -42,7 +49,8 @@ export function checker(vendor: string): Checker {
       return value as boolean;
     },
     stringArray(value, path) {
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) bad(path, `${path} must be an array of non-empty strings`);
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === ''))
+        bad(path, `${path} must be an array of non-empty strings`);
       return [...(value as string[])];
     },
     object(value, path) {
@@ -61,12 +69,17 @@ export function checker(vendor: string): Checker {
       } catch {
         parsed = undefined;
       }
-      if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) bad(path, `${path} must be an http(s) URL, e.g. http://127.0.0.1:3000/webhooks`);
+      if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+        bad(path, `${path} must be an http(s) URL, e.g. http://127.0.0.1:3000/webhooks`);
       return text;
     },
     secret(value, path) {
       // The value is never quoted: a refusal must not leak what it refused.
-      if (typeof value !== 'string' || value.trim() === '' || value !== value.trim()) bad(path, `${path} must be a non-empty string without surrounding whitespace (the value is not shown)`);
+      if (typeof value !== 'string' || value.trim() === '' || value !== value.trim())
+        bad(
+          path,
+          `${path} must be a non-empty string without surrounding whitespace (the value is not shown)`,
+        );
       return value as string;
     },
   };

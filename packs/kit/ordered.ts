@@ -4,9 +4,15 @@
 import type { JsonObject, JsonValue } from '../../src/index.js';
 
 /** `keys` first, in that order (those present), then every other key in its current order. */
-export function ordered(object: Readonly<JsonObject>, keys: readonly string[], omit: readonly string[] = []): JsonObject {
+export function ordered(
+  object: Readonly<JsonObject>,
+  keys: readonly string[],
+  omit: readonly string[] = [],
+): JsonObject {
   const out: JsonObject = {};
-  for (const key of keys) if (key in object && !omit.includes(key)) out[key] = object[key] as JsonValue;
-  for (const [key, value] of Object.entries(object)) if (!(key in out) && !omit.includes(key)) out[key] = value;
+  for (const key of keys)
+    if (key in object && !omit.includes(key)) out[key] = object[key] as JsonValue;
+  for (const [key, value] of Object.entries(object))
+    if (!(key in out) && !omit.includes(key)) out[key] = value;
   return out;
 }

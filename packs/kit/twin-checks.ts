@@ -3,8 +3,13 @@
 import { packTwinName, registeredPacks, TwinError, type Twin } from '../../src/index.js';
 
 export function requirePackTwin(twin: Twin, packName: string): void {
-  for (const pack of registeredPacks(twin.world).values()) if (pack.name === packName && packTwinName(pack) === twin.name) return;
-  throw new TwinError('INVALID_ARGUMENT', `twin "${twin.name}" is not the ${packName} pack's twin; register it first: registerPack(world, ${packName}.pack)`, { path: 'twin' });
+  for (const pack of registeredPacks(twin.world).values())
+    if (pack.name === packName && packTwinName(pack) === twin.name) return;
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    `twin "${twin.name}" is not the ${packName} pack's twin; register it first: registerPack(world, ${packName}.pack)`,
+    { path: 'twin' },
+  );
 }
 
 /** The reference an endpoint keeps instead of its secret: unique across packs in one world. */
@@ -13,7 +18,12 @@ export function secretRefFor(twin: Twin, endpointId: string): string {
 }
 
 /** Stores the secret, runs the write, and takes the secret back out if the write was refused. */
-export async function withStoredSecret<T>(twin: Twin, ref: string, secret: string, write: () => Promise<T>): Promise<T> {
+export async function withStoredSecret<T>(
+  twin: Twin,
+  ref: string,
+  secret: string,
+  write: () => Promise<T>,
+): Promise<T> {
   await twin.world.secrets.set(ref, secret);
   try {
     return await write();

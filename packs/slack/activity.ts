@@ -9,62 +9,170 @@ import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
 import { getChannel, getUser } from './workspace.js';
 
-export type SlackReaction = { reaction: string; user: string; item: { type: 'message'; channel: string; ts: string }; item_user: string; team: string; event_ts: string };
-export type ChannelMember = { channel: string; user: string; team: string; inviter?: string; event_ts: string };
-export type AppHomeVisit = { app_id: string; user: string; channel: string; tab: 'home' | 'messages'; team: string; event_ts: string };
+export type SlackReaction = {
+  reaction: string;
+  user: string;
+  item: { type: 'message'; channel: string; ts: string };
+  item_user: string;
+  team: string;
+  event_ts: string;
+};
+export type ChannelMember = {
+  channel: string;
+  user: string;
+  team: string;
+  inviter?: string;
+  event_ts: string;
+};
+export type AppHomeVisit = {
+  app_id: string;
+  user: string;
+  channel: string;
+  tab: 'home' | 'messages';
+  team: string;
+  event_ts: string;
+};
 
 const check = checker('slack');
 const EMOJI = /^[a-z0-9_+'-]{1,100}(::skin-tone-[2-6])?$/;
 
-export async function addReaction(twin: Twin, input: { channel: string; ts: string; user: string; name: string }): Promise<SlackReaction> {
+export async function addReaction(
+  twin: Twin,
+  input: { channel: string; ts: string; user: string; name: string },
+): Promise<SlackReaction> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
-  if (!EMOJI.test(name)) throw slackError('invalid_name', `"${name}" is not an emoji name (e.g. thumbsup, white_check_mark)`, 'name', 'invalid_input');
+  if (!EMOJI.test(name))
+    throw slackError(
+      'invalid_name',
+      `"${name}" is not an emoji name (e.g. thumbsup, white_check_mark)`,
+      'name',
+      'invalid_input',
+    );
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
-    const message = view.get('message', messageKey(channel.id, input.ts))?.fields as SlackMessage | undefined;
-    if (message === undefined) throw slackError('message_not_found', `no message ${input.ts} in channel ${channel.id}`, 'ts');
-    if (user.team_id !== channel.team_id) throw slackError('not_in_channel', `user ${user.id} is not in the workspace of channel ${channel.id}`, 'user', 'invalid_input');
+    const message = view.get('message', messageKey(channel.id, input.ts))?.fields as
+      SlackMessage | undefined;
+    if (message === undefined)
+      throw slackError(
+        'message_not_found',
+        `no message ${input.ts} in channel ${channel.id}`,
+        'ts',
+      );
+    if (user.team_id !== channel.team_id)
+      throw slackError(
+        'not_in_channel',
+        `user ${user.id} is not in the workspace of channel ${channel.id}`,
+        'user',
+        'invalid_input',
+      );
     const key = `${channel.id}:${input.ts}:${name}:${user.id}`;
-    if (view.get('reaction', key) !== undefined) throw slackError('already_reacted', `${user.id} already reacted with :${name}: to ${input.ts}`, 'name', 'conflict');
-    const reaction: SlackReaction = { reaction: name, user: user.id, item: { type: 'message', channel: channel.id, ts: input.ts }, item_user: message.user, team: channel.team_id, event_ts: messageTs(twin.world.clock.now(), 0) };
-    return commit({ operation: 'reaction.add', subjectType: 'reaction', subjectId: key, fields: reaction }, reaction);
+    if (view.get('reaction', key) !== undefined)
+      throw slackError(
+        'already_reacted',
+        `${user.id} already reacted with :${name}: to ${input.ts}`,
+        'name',
+        'conflict',
+      );
+    const reaction: SlackReaction = {
+      reaction: name,
+      user: user.id,
+      item: { type: 'message', channel: channel.id, ts: input.ts },
+      item_user: message.user,
+      team: channel.team_id,
+      event_ts: messageTs(twin.world.clock.now(), 0),
+    };
+    return commit(
+      { operation: 'reaction.add', subjectType: 'reaction', subjectId: key, fields: reaction },
+      reaction,
+    );
   });
   return done.result;
 }
 
 /** A user joins a public channel (invited by `inviter`, or on their own). The creator is a member from the start. */
-export async function joinChannel(twin: Twin, input: { channel: string; user: string; inviter?: string }): Promise<ChannelMember> {
+export async function joinChannel(
+  twin: Twin,
+  input: { channel: string; user: string; inviter?: string },
+): Promise<ChannelMember> {
   requirePackTwin(twin, 'slack');
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
-    if (user.team_id !== channel.team_id) throw slackError('user_not_found', `user ${user.id} is not in the workspace of channel ${channel.id}`, 'user');
+    if (user.team_id !== channel.team_id)
+      throw slackError(
+        'user_not_found',
+        `user ${user.id} is not in the workspace of channel ${channel.id}`,
+        'user',
+      );
     if (input.inviter !== undefined) getUser(view, input.inviter, 'inviter');
     const key = `${channel.id}:${user.id}`;
-    if (channel.creator === user.id || view.get('channel_member', key) !== undefined) throw slackError('already_in_channel', `${user.id} is already in ${channel.id}`, 'user', 'conflict');
-    const member: ChannelMember = { channel: channel.id, user: user.id, team: channel.team_id, ...(input.inviter === undefined ? {} : { inviter: input.inviter }), event_ts: messageTs(twin.world.clock.now(), 0) };
-    return commit({ operation: 'channel_member.join', subjectType: 'channel_member', subjectId: key, fields: member }, member);
+    if (channel.creator === user.id || view.get('channel_member', key) !== undefined)
+      throw slackError(
+        'already_in_channel',
+        `${user.id} is already in ${channel.id}`,
+        'user',
+        'conflict',
+      );
+    const member: ChannelMember = {
+      channel: channel.id,
+      user: user.id,
+      team: channel.team_id,
+      ...(input.inviter === undefined ? {} : { inviter: input.inviter }),
+      event_ts: messageTs(twin.world.clock.now(), 0),
+    };
+    return commit(
+      {
+        operation: 'channel_member.join',
+        subjectType: 'channel_member',
+        subjectId: key,
+        fields: member,
+      },
+      member,
+    );
   });
   return done.result;
 }
 
 /** A user opens the app's Home (or Messages) tab; the app's DM with the user is its channel. */
-export async function openAppHome(twin: Twin, input: { app: string; user: string; tab?: 'home' | 'messages' }): Promise<AppHomeVisit> {
+export async function openAppHome(
+  twin: Twin,
+  input: { app: string; user: string; tab?: 'home' | 'messages' },
+): Promise<AppHomeVisit> {
   requirePackTwin(twin, 'slack');
   const tab = input?.tab ?? 'home';
-  if (tab !== 'home' && tab !== 'messages') throw slackError('invalid_arguments', 'tab must be "home" or "messages"', 'tab', 'invalid_input');
+  if (tab !== 'home' && tab !== 'messages')
+    throw slackError(
+      'invalid_arguments',
+      'tab must be "home" or "messages"',
+      'tab',
+      'invalid_input',
+    );
   const done = await twin.applyAtomic((view) => {
     const app = view.get('app', input.app);
-    if (app === undefined || app.deleted) throw slackError('app_not_found', `no app ${input.app}`, 'app');
+    if (app === undefined || app.deleted)
+      throw slackError('app_not_found', `no app ${input.app}`, 'app');
     const user = getUser(view, input.user);
-    if (user.team_id !== app.fields.team_id) throw slackError('user_not_found', `user ${user.id} is not in the app's workspace`, 'user');
+    if (user.team_id !== app.fields.team_id)
+      throw slackError('user_not_found', `user ${user.id} is not in the app's workspace`, 'user');
     const key = `${app.id}:${user.id}`;
     // The DM channel between the app's bot and the user: drawn once, kept for later visits.
-    const dm = (view.get('app_home', key)?.fields.channel as string | undefined) ?? slackIds.dm(twin.world.ids);
-    const visit: AppHomeVisit = { app_id: app.id, user: user.id, channel: dm, tab, team: user.team_id, event_ts: messageTs(twin.world.clock.now(), 0) };
-    return commit({ operation: 'app_home.open', subjectType: 'app_home', subjectId: key, fields: visit }, visit);
+    const dm =
+      (view.get('app_home', key)?.fields.channel as string | undefined) ??
+      slackIds.dm(twin.world.ids);
+    const visit: AppHomeVisit = {
+      app_id: app.id,
+      user: user.id,
+      channel: dm,
+      tab,
+      team: user.team_id,
+      event_ts: messageTs(twin.world.clock.now(), 0),
+    };
+    return commit(
+      { operation: 'app_home.open', subjectType: 'app_home', subjectId: key, fields: visit },
+      visit,
+    );
   });
   return done.result;
 }

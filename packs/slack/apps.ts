@@ -2,7 +2,13 @@
 // its Events API subscription — the endpoint, with the Request URL and the bot events it wants.
 // Setting a new Request URL sends Slack's url_verification challenge to it. One app per
 // workspace: an event is rendered once, for the one app it is addressed to.
-import { commit, type JsonObject, type ProjectedResource, type ReadView, type Twin } from '../../src/index.js';
+import {
+  commit,
+  type JsonObject,
+  type ProjectedResource,
+  type ReadView,
+  type Twin,
+} from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
@@ -11,7 +17,14 @@ import { getTeam } from './workspace.js';
 
 export const TEAM_INDEX = 'team_id';
 
-export type SlackApp = { id: string; name: string; team_id: string; bot_id: string; bot_user_id: string; verification_token: string };
+export type SlackApp = {
+  id: string;
+  name: string;
+  team_id: string;
+  bot_id: string;
+  bot_user_id: string;
+  verification_token: string;
+};
 
 export type EventSubscription = {
   id: string;
@@ -36,14 +49,28 @@ export const BOT_EVENTS: Readonly<Record<string, string>> = {
 };
 
 /** The Interactivity Request URL: where block_actions payloads go (form-encoded). */
-export type Interactivity = { id: string; app_id: string; team_id: string; request_url: string; enabled: boolean; secret_ref: string; event_filter: string[] };
+export type Interactivity = {
+  id: string;
+  app_id: string;
+  team_id: string;
+  request_url: string;
+  enabled: boolean;
+  secret_ref: string;
+  event_filter: string[];
+};
 
 const check = checker('slack');
 
 function eventFilter(value: unknown): { bot_events: string[]; event_filter: string[] } {
   const events = check.stringArray(value, 'bot_events');
   for (const e of events) {
-    if (!(e in BOT_EVENTS)) throw slackError('invalid_event', `bot event "${e}" is not sent by this twin; use ${Object.keys(BOT_EVENTS).join(', ')}`, 'bot_events', 'invalid_input');
+    if (!(e in BOT_EVENTS))
+      throw slackError(
+        'invalid_event',
+        `bot event "${e}" is not sent by this twin; use ${Object.keys(BOT_EVENTS).join(', ')}`,
+        'bot_events',
+        'invalid_input',
+      );
   }
   return { bot_events: events, event_filter: [...new Set(events.map((e) => BOT_EVENTS[e]!))] };
 }
@@ -63,34 +90,85 @@ export interface CreateAppInput {
   interactivity_url?: string;
 }
 
-export function interactivityOf(appId: string, teamId: string, url: string, ref: string): Interactivity {
-  return { id: appId, app_id: appId, team_id: teamId, request_url: url, enabled: true, secret_ref: ref, event_filter: ['block_actions'] };
+export function interactivityOf(
+  appId: string,
+  teamId: string,
+  url: string,
+  ref: string,
+): Interactivity {
+  return {
+    id: appId,
+    app_id: appId,
+    team_id: teamId,
+    request_url: url,
+    enabled: true,
+    secret_ref: ref,
+    event_filter: ['block_actions'],
+  };
 }
 
 /**
  * Creates and installs the app with its Request URL already verified (as an app made from a
  * manifest); answers it with its signing secret (shown once, as in app settings).
  */
-export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ app: SlackApp; subscription: EventSubscription; signingSecret: string }> {
+export async function createApp(
+  twin: Twin,
+  input: CreateAppInput,
+): Promise<{ app: SlackApp; subscription: EventSubscription; signingSecret: string }> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const url = check.url(input.request_url, 'request_url');
   const events = eventFilter(input.bot_events ?? ['message.channels', 'app_mention']);
-  const interactivityUrl = input.interactivity_url === undefined ? undefined : check.url(input.interactivity_url, 'interactivity_url');
+  const interactivityUrl =
+    input.interactivity_url === undefined
+      ? undefined
+      : check.url(input.interactivity_url, 'interactivity_url');
   const ids = twin.world.ids;
-  const secret = input.signing_secret === undefined ? slackIds.signingSecret(ids) : check.secret(input.signing_secret, 'signing_secret');
+  const secret =
+    input.signing_secret === undefined
+      ? slackIds.signingSecret(ids)
+      : check.secret(input.signing_secret, 'signing_secret');
   const appId = slackIds.app(ids);
   const ref = secretRefFor(twin, appId);
   const done = await withStoredSecret(twin, ref, secret, () =>
     twin.applyAtomic((view) => {
       getTeam(view, input.team);
       if (appOfTeam(view, input.team) !== undefined) {
-        throw slackError('app_already_installed', `workspace ${input.team} already has an app; this twin renders each event for one app per workspace`, 'team', 'conflict');
+        throw slackError(
+          'app_already_installed',
+          `workspace ${input.team} already has an app; this twin renders each event for one app per workspace`,
+          'team',
+          'conflict',
+        );
       }
       const botUserId = slackIds.user(ids);
-      const app: SlackApp = { id: appId, name, team_id: input.team, bot_id: slackIds.bot(ids), bot_user_id: botUserId, verification_token: slackIds.verificationToken(ids) };
-      const subscription: EventSubscription = { id: appId, app_id: appId, team_id: input.team, request_url: url, ...events, enabled: true, secret_ref: ref };
-      const interactivity: ProjectedResource[] = interactivityUrl === undefined ? [] : [{ type: 'interactivity', id: appId, fields: interactivityOf(appId, input.team, interactivityUrl, ref) }];
+      const app: SlackApp = {
+        id: appId,
+        name,
+        team_id: input.team,
+        bot_id: slackIds.bot(ids),
+        bot_user_id: botUserId,
+        verification_token: slackIds.verificationToken(ids),
+      };
+      const subscription: EventSubscription = {
+        id: appId,
+        app_id: appId,
+        team_id: input.team,
+        request_url: url,
+        ...events,
+        enabled: true,
+        secret_ref: ref,
+      };
+      const interactivity: ProjectedResource[] =
+        interactivityUrl === undefined
+          ? []
+          : [
+              {
+                type: 'interactivity',
+                id: appId,
+                fields: interactivityOf(appId, input.team, interactivityUrl, ref),
+              },
+            ];
       return commit(
         {
           operation: 'app.install',
@@ -99,7 +177,18 @@ export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ ap
           fields: app,
           projection: {
             creates: [
-              { type: 'user', id: botUserId, fields: { id: botUserId, team_id: input.team, name: name.toLowerCase().replace(/[^a-z0-9]+/g, '_'), real_name: name, is_bot: true, deleted: false } },
+              {
+                type: 'user',
+                id: botUserId,
+                fields: {
+                  id: botUserId,
+                  team_id: input.team,
+                  name: name.toLowerCase().replace(/[^a-z0-9]+/g, '_'),
+                  real_name: name,
+                  is_bot: true,
+                  deleted: false,
+                },
+              },
               { type: 'event_subscription', id: appId, fields: subscription },
               ...interactivity,
             ],
@@ -117,10 +206,15 @@ export async function createApp(twin: Twin, input: CreateAppInput): Promise<{ ap
  * url_verification challenge goes to it, signed like every event (the subscription takes
  * url_verification from then on).
  */
-export async function updateEventSubscription(twin: Twin, appId: string, input: { request_url?: string; bot_events?: string[]; enabled?: boolean }): Promise<EventSubscription> {
+export async function updateEventSubscription(
+  twin: Twin,
+  appId: string,
+  input: { request_url?: string; bot_events?: string[]; enabled?: boolean },
+): Promise<EventSubscription> {
   requirePackTwin(twin, 'slack');
   const fields: JsonObject = {};
-  if (input.request_url !== undefined) fields.request_url = check.url(input.request_url, 'request_url');
+  if (input.request_url !== undefined)
+    fields.request_url = check.url(input.request_url, 'request_url');
   if (input.bot_events !== undefined) Object.assign(fields, eventFilter(input.bot_events));
   if (input.enabled !== undefined) fields.enabled = check.boolean(input.enabled, 'enabled');
   const done = await twin.applyAtomic((view) => {
@@ -129,13 +223,26 @@ export async function updateEventSubscription(twin: Twin, appId: string, input: 
     const current = r.fields as unknown as EventSubscription;
     if (fields.request_url !== undefined && fields.request_url !== current.request_url) {
       const filter = (fields.event_filter as string[] | undefined) ?? current.event_filter;
-      fields.event_filter = filter.includes(URL_VERIFICATION) ? filter : [...filter, URL_VERIFICATION];
+      fields.event_filter = filter.includes(URL_VERIFICATION)
+        ? filter
+        : [...filter, URL_VERIFICATION];
       // Slack verifies the URL it is given: the subscription is on from the moment it answers.
       if (input.enabled === undefined) fields.enabled = true;
-    } else if (fields.event_filter !== undefined && current.event_filter.includes(URL_VERIFICATION)) {
+    } else if (
+      fields.event_filter !== undefined &&
+      current.event_filter.includes(URL_VERIFICATION)
+    ) {
       fields.event_filter = [...(fields.event_filter as string[]), URL_VERIFICATION];
     }
-    return commit({ operation: 'event_subscription.update', subjectType: 'event_subscription', subjectId: appId, fields }, { ...current, ...fields } as EventSubscription);
+    return commit(
+      {
+        operation: 'event_subscription.update',
+        subjectType: 'event_subscription',
+        subjectId: appId,
+        fields,
+      },
+      { ...current, ...fields } as EventSubscription,
+    );
   });
   return done.result;
 }
@@ -143,19 +250,37 @@ export async function updateEventSubscription(twin: Twin, appId: string, input: 
 export const URL_VERIFICATION = 'url_verification';
 
 /** Sets (or changes) the app's Interactivity Request URL, where block_actions payloads go. */
-export async function setInteractivityUrl(twin: Twin, appId: string, input: { request_url: string; enabled?: boolean }): Promise<Interactivity> {
+export async function setInteractivityUrl(
+  twin: Twin,
+  appId: string,
+  input: { request_url: string; enabled?: boolean },
+): Promise<Interactivity> {
   requirePackTwin(twin, 'slack');
   const url = check.url(input?.request_url, 'request_url');
   const enabled = input.enabled === undefined ? true : check.boolean(input.enabled, 'enabled');
   const done = await twin.applyAtomic((view) => {
     const app = view.get('app', appId);
-    if (app === undefined || app.deleted) throw slackError('app_not_found', `no app ${appId}`, 'app');
+    if (app === undefined || app.deleted)
+      throw slackError('app_not_found', `no app ${appId}`, 'app');
     const existing = view.get('interactivity', appId);
-    const fields = { ...interactivityOf(appId, String(app.fields.team_id), url, secretRefFor(twin, appId)), enabled };
+    const fields = {
+      ...interactivityOf(appId, String(app.fields.team_id), url, secretRefFor(twin, appId)),
+      enabled,
+    };
     const write =
       existing === undefined
-        ? { operation: 'interactivity.create', subjectType: 'interactivity', subjectId: appId, fields }
-        : { operation: 'interactivity.update', subjectType: 'interactivity', subjectId: appId, fields: { request_url: url, enabled } };
+        ? {
+            operation: 'interactivity.create',
+            subjectType: 'interactivity',
+            subjectId: appId,
+            fields,
+          }
+        : {
+            operation: 'interactivity.update',
+            subjectType: 'interactivity',
+            subjectId: appId,
+            fields: { request_url: url, enabled },
+          };
     return commit(write, fields);
   });
   return done.result;

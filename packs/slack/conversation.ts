@@ -26,20 +26,51 @@ export interface SlackConversation {
   readonly between?: () => Promise<void> | void;
 }
 
-export async function slackConversation(twin: Twin, c: SlackConversation): Promise<{ request: SlackMessage; prompt: SlackMessage }> {
+export async function slackConversation(
+  twin: Twin,
+  c: SlackConversation,
+): Promise<{ request: SlackMessage; prompt: SlackMessage }> {
   const app = await twin.read((view) => appOfTeam(view, c.team));
-  if (app === undefined) throw slackError('app_not_found', `workspace ${c.team} has no app installed`, 'team');
-  if (c.eventsUrl !== undefined) await updateEventSubscription(twin, app.id, { request_url: c.eventsUrl });
+  if (app === undefined)
+    throw slackError('app_not_found', `workspace ${c.team} has no app installed`, 'team');
+  if (c.eventsUrl !== undefined)
+    await updateEventSubscription(twin, app.id, { request_url: c.eventsUrl });
   await joinChannel(twin, { channel: c.channel, user: c.newcomer, inviter: c.asker });
   await openAppHome(twin, { app: app.id, user: c.newcomer });
   await c.between?.();
-  const request = await postMessage(twin, { channel: c.channel, user: c.asker, text: `${mention(app.bot_user_id)} deploy v1.2.0 please` });
-  const prompt = await postMessage(twin, { channel: c.channel, user: app.bot_user_id, text: 'Deploy v1.2.0 to production?', thread_ts: request.ts, blocks: APPROVE_BLOCKS });
+  const request = await postMessage(twin, {
+    channel: c.channel,
+    user: c.asker,
+    text: `${mention(app.bot_user_id)} deploy v1.2.0 please`,
+  });
+  const prompt = await postMessage(twin, {
+    channel: c.channel,
+    user: app.bot_user_id,
+    text: 'Deploy v1.2.0 to production?',
+    thread_ts: request.ts,
+    blocks: APPROVE_BLOCKS,
+  });
   await c.between?.();
-  await clickButton(twin, { channel: c.channel, ts: prompt.ts, user: c.newcomer, action_id: 'approve' });
-  await runSlashCommand(twin, { team: c.team, command: c.command, text: 'v1.2.0 to production', user: c.asker, channel: c.channel });
+  await clickButton(twin, {
+    channel: c.channel,
+    ts: prompt.ts,
+    user: c.newcomer,
+    action_id: 'approve',
+  });
+  await runSlashCommand(twin, {
+    team: c.team,
+    command: c.command,
+    text: 'v1.2.0 to production',
+    user: c.asker,
+    channel: c.channel,
+  });
   await c.between?.();
-  const done = await postMessage(twin, { channel: c.channel, user: app.bot_user_id, text: 'Deployed v1.2.0 :rocket:', thread_ts: request.ts });
+  const done = await postMessage(twin, {
+    channel: c.channel,
+    user: app.bot_user_id,
+    text: 'Deployed v1.2.0 :rocket:',
+    thread_ts: request.ts,
+  });
   await addReaction(twin, { channel: c.channel, ts: done.ts, user: c.asker, name: 'tada' });
   return { request, prompt };
 }

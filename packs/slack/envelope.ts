@@ -22,8 +22,16 @@ export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boole
 }
 
 function messageEvent(message: SlackMessage, type: string): JsonObject {
-  const event: JsonObject = { client_msg_id: message.client_msg_id, type, text: message.text, user: message.user, ts: message.ts, team: message.team };
-  if (message.bot_id !== undefined) Object.assign(event, { bot_id: message.bot_id, app_id: message.app_id ?? null });
+  const event: JsonObject = {
+    client_msg_id: message.client_msg_id,
+    type,
+    text: message.text,
+    user: message.user,
+    ts: message.ts,
+    team: message.team,
+  };
+  if (message.bot_id !== undefined)
+    Object.assign(event, { bot_id: message.bot_id, app_id: message.app_id ?? null });
   if (message.blocks !== undefined) event.blocks = message.blocks;
   if (message.thread_ts !== undefined) event.thread_ts = message.thread_ts;
   event.channel = message.channel;
@@ -33,7 +41,9 @@ function messageEvent(message: SlackMessage, type: string): JsonObject {
 }
 
 /** The inner event, the workspace it happened in, and the channel its context names. */
-function innerEvent(ctx: RenderContext): { event: JsonObject; team: string; channel: string } | undefined {
+function innerEvent(
+  ctx: RenderContext,
+): { event: JsonObject; team: string; channel: string } | undefined {
   const fields = ctx.subject?.fields;
   if (fields === undefined) return undefined;
   switch (ctx.eventType) {
@@ -44,18 +54,45 @@ function innerEvent(ctx: RenderContext): { event: JsonObject; team: string; chan
     }
     case 'reaction_added': {
       const r = fields as unknown as SlackReaction;
-      return { event: { type: 'reaction_added', user: r.user, reaction: r.reaction, item: r.item, item_user: r.item_user, event_ts: r.event_ts }, team: r.team, channel: r.item.channel };
+      return {
+        event: {
+          type: 'reaction_added',
+          user: r.user,
+          reaction: r.reaction,
+          item: r.item,
+          item_user: r.item_user,
+          event_ts: r.event_ts,
+        },
+        team: r.team,
+        channel: r.item.channel,
+      };
     }
     case 'member_joined_channel': {
       const m = fields as unknown as ChannelMember;
-      const event: JsonObject = { type: 'member_joined_channel', user: m.user, channel: m.channel, channel_type: 'C', team: m.team };
+      const event: JsonObject = {
+        type: 'member_joined_channel',
+        user: m.user,
+        channel: m.channel,
+        channel_type: 'C',
+        team: m.team,
+      };
       if (m.inviter !== undefined) event.inviter = m.inviter;
       event.event_ts = m.event_ts;
       return { event, team: m.team, channel: m.channel };
     }
     case 'app_home_opened': {
       const v = fields as unknown as AppHomeVisit;
-      return { event: { type: 'app_home_opened', user: v.user, channel: v.channel, tab: v.tab, event_ts: v.event_ts }, team: v.team, channel: v.channel };
+      return {
+        event: {
+          type: 'app_home_opened',
+          user: v.user,
+          channel: v.channel,
+          tab: v.tab,
+          event_ts: v.event_ts,
+        },
+        team: v.team,
+        channel: v.channel,
+      };
     }
     default:
       return undefined;
@@ -82,7 +119,17 @@ function eventCallback(ctx: RenderContext): JsonObject | undefined {
     type: 'event_callback',
     event_id: ctx.eventId,
     event_time: Math.floor(ctx.now / 1000),
-    authorizations: (app === undefined ? undefined : [{ enterprise_id: null, team_id: inner.team, user_id: app.bot_user_id, is_bot: true, is_enterprise_install: false }]) as JsonValue,
+    authorizations: (app === undefined
+      ? undefined
+      : [
+          {
+            enterprise_id: null,
+            team_id: inner.team,
+            user_id: app.bot_user_id,
+            is_bot: true,
+            is_enterprise_install: false,
+          },
+        ]) as JsonValue,
     is_ext_shared_channel: false,
     event_context: eventContext(ctx.eventType, inner.team, app?.id ?? '', inner.channel),
   };
@@ -99,7 +146,10 @@ function urlVerification(ctx: RenderContext): JsonObject | undefined {
   const app = sub === undefined ? undefined : get<SlackApp>(ctx.view, 'app', sub.app_id);
   if (app === undefined) return undefined;
   // A random-looking challenge, derived from the event id the world drew.
-  const challenge = createHash('sha256').update(`challenge:${ctx.eventId}`).digest('base64url').slice(0, 48);
+  const challenge = createHash('sha256')
+    .update(`challenge:${ctx.eventId}`)
+    .digest('base64url')
+    .slice(0, 48);
   return { token: app.verification_token, challenge, type: 'url_verification', api_app_id: app.id };
 }
 
@@ -117,7 +167,12 @@ function blockActions(ctx: RenderContext): JsonObject | undefined {
     user: { id: user.id, username: user.name, name: user.name, team_id: user.team_id },
     api_app_id: app.id,
     token: app.verification_token,
-    container: { type: 'message', message_ts: f.message_ts, channel_id: f.channel, is_ephemeral: false },
+    container: {
+      type: 'message',
+      message_ts: f.message_ts,
+      channel_id: f.channel,
+      is_ephemeral: false,
+    },
     trigger_id: f.trigger_id,
     team: { id: team.id, domain: team.domain },
     enterprise: null,
@@ -170,8 +225,10 @@ export function envelopeValues(ctx: RenderContext): Record<string, JsonValue | u
 
 /** JSON for events; `payload=<JSON>` for interactivity; the fields themselves for a command. */
 export function encodeSlackBody(rendered: JsonValue | undefined, ctx: RenderContext): string {
-  if (ctx.eventType === 'block_actions') return new URLSearchParams({ payload: JSON.stringify(rendered) }).toString();
-  if (ctx.eventType === 'slash_command') return new URLSearchParams(rendered as Record<string, string>).toString();
+  if (ctx.eventType === 'block_actions')
+    return new URLSearchParams({ payload: JSON.stringify(rendered) }).toString();
+  if (ctx.eventType === 'slash_command')
+    return new URLSearchParams(rendered as Record<string, string>).toString();
   if (ctx.eventType === 'url_verification') {
     const { api_app_id: _routing, ...body } = rendered as JsonObject;
     return JSON.stringify(body);

@@ -1,10 +1,46 @@
 // The Slack pack: its declaration, operations and scenarios.
-export { slackPack as pack, slackEvents as events, SLACK_RETRY, SLACK_EVENT_TYPES } from './pack.js';
-export { createTeam, createUser, createChannel, type SlackTeam, type SlackUser, type SlackChannel } from './workspace.js';
-export { createApp, updateEventSubscription, setInteractivityUrl, BOT_EVENTS, type SlackApp, type EventSubscription, type CreateAppInput, type Interactivity } from './apps.js';
+export {
+  slackPack as pack,
+  slackEvents as events,
+  SLACK_RETRY,
+  SLACK_EVENT_TYPES,
+} from './pack.js';
+export {
+  createTeam,
+  createUser,
+  createChannel,
+  type SlackTeam,
+  type SlackUser,
+  type SlackChannel,
+} from './workspace.js';
+export {
+  createApp,
+  updateEventSubscription,
+  setInteractivityUrl,
+  BOT_EVENTS,
+  type SlackApp,
+  type EventSubscription,
+  type CreateAppInput,
+  type Interactivity,
+} from './apps.js';
 export { postMessage, mention, type SlackMessage, type PostMessageInput } from './messages.js';
-export { addReaction, joinChannel, openAppHome, type SlackReaction, type ChannelMember, type AppHomeVisit } from './activity.js';
-export { createSlashCommand, updateSlashCommand, runSlashCommand, clickButton, type SlashCommand, type BlockActionFields, type CommandInvocation } from './interactivity.js';
+export {
+  addReaction,
+  joinChannel,
+  openAppHome,
+  type SlackReaction,
+  type ChannelMember,
+  type AppHomeVisit,
+} from './activity.js';
+export {
+  createSlashCommand,
+  updateSlashCommand,
+  runSlashCommand,
+  clickButton,
+  type SlashCommand,
+  type BlockActionFields,
+  type CommandInvocation,
+} from './interactivity.js';
 export { slackConversation, type SlackConversation } from './conversation.js';
 export { slackRetryReason } from './retry-headers.js';
 export { slackIdShapes as idShapes } from './ids.js';

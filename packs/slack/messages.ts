@@ -48,14 +48,33 @@ export function mention(userId: string): string {
 export async function postMessage(twin: Twin, input: PostMessageInput): Promise<SlackMessage> {
   requirePackTwin(twin, 'slack');
   const text = check.string(input?.text, 'text');
-  if (text.length > 40_000) throw slackError('msg_too_long', 'text is longer than 40,000 characters', 'text', 'invalid_input');
+  if (text.length > 40_000)
+    throw slackError(
+      'msg_too_long',
+      'text is longer than 40,000 characters',
+      'text',
+      'invalid_input',
+    );
   const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
-    if (user.team_id !== channel.team_id) throw slackError('not_in_channel', `user ${user.id} is not in the workspace of channel ${channel.id}`, 'user', 'invalid_input');
-    if (input.thread_ts !== undefined && view.get('message', messageKey(channel.id, input.thread_ts)) === undefined) {
-      throw slackError('thread_not_found', `no message ${input.thread_ts} in channel ${channel.id}`, 'thread_ts');
+    if (user.team_id !== channel.team_id)
+      throw slackError(
+        'not_in_channel',
+        `user ${user.id} is not in the workspace of channel ${channel.id}`,
+        'user',
+        'invalid_input',
+      );
+    if (
+      input.thread_ts !== undefined &&
+      view.get('message', messageKey(channel.id, input.thread_ts)) === undefined
+    ) {
+      throw slackError(
+        'thread_not_found',
+        `no message ${input.thread_ts} in channel ${channel.id}`,
+        'thread_ts',
+      );
     }
     // ts is unique per channel: two posts in the same millisecond get consecutive microseconds.
     const now = twin.world.clock.now();
@@ -75,9 +94,18 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
     };
     if (user.is_bot) {
       const app = appOfTeam(view, channel.team_id);
-      if (app !== undefined && app.bot_user_id === user.id) Object.assign(message, { bot_id: app.bot_id, app_id: app.id });
+      if (app !== undefined && app.bot_user_id === user.id)
+        Object.assign(message, { bot_id: app.bot_id, app_id: app.id });
     }
-    return commit({ operation: 'message.post', subjectType: 'message', subjectId: messageKey(channel.id, ts), fields: message as unknown as JsonObject }, message);
+    return commit(
+      {
+        operation: 'message.post',
+        subjectType: 'message',
+        subjectId: messageKey(channel.id, ts),
+        fields: message as unknown as JsonObject,
+      },
+      message,
+    );
   });
   return done.result;
 }
@@ -85,12 +113,45 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
 /** Blocks must be Block Kit objects with a type; buttons need an action_id (what a click reports). */
 function checkBlocks(value: unknown): JsonObject[] {
   const blocks = check.object({ blocks: value }, 'blocks').blocks;
-  if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50) throw slackError('invalid_blocks', 'blocks must be an array of 1 to 50 Block Kit blocks', 'blocks', 'invalid_input');
+  if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50)
+    throw slackError(
+      'invalid_blocks',
+      'blocks must be an array of 1 to 50 Block Kit blocks',
+      'blocks',
+      'invalid_input',
+    );
   blocks.forEach((block, i) => {
-    if (block === null || typeof block !== 'object' || Array.isArray(block) || typeof block.type !== 'string') throw slackError('invalid_blocks', `blocks[${i}] must be an object with a type`, `blocks[${i}]`, 'invalid_input');
+    if (
+      block === null ||
+      typeof block !== 'object' ||
+      Array.isArray(block) ||
+      typeof block.type !== 'string'
+    )
+      throw slackError(
+        'invalid_blocks',
+        `blocks[${i}] must be an object with a type`,
+        `blocks[${i}]`,
+        'invalid_input',
+      );
     const elements = block.elements;
-    if (block.type === 'actions' && (!Array.isArray(elements) || elements.some((e) => e === null || typeof e !== 'object' || Array.isArray(e) || typeof e.action_id !== 'string' || typeof e.type !== 'string'))) {
-      throw slackError('invalid_blocks', `blocks[${i}].elements must be interactive elements, each with a type and an action_id`, `blocks[${i}].elements`, 'invalid_input');
+    if (
+      block.type === 'actions' &&
+      (!Array.isArray(elements) ||
+        elements.some(
+          (e) =>
+            e === null ||
+            typeof e !== 'object' ||
+            Array.isArray(e) ||
+            typeof e.action_id !== 'string' ||
+            typeof e.type !== 'string',
+        ))
+    ) {
+      throw slackError(
+        'invalid_blocks',
+        `blocks[${i}].elements must be interactive elements, each with a type and an action_id`,
+        `blocks[${i}].elements`,
+        'invalid_input',
+      );
     }
   });
   return blocks as JsonObject[];

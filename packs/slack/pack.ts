@@ -39,12 +39,22 @@ const endpoint = (type: string, urlField: string, match: EndpointKind['match']) 
 
 export const slackEvents: EventsDeclaration = {
   rules: [
-    { operation: 'message.post', types: ['message', 'app_mention'], when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx) },
+    {
+      operation: 'message.post',
+      types: ['message', 'app_mention'],
+      when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx),
+    },
     { operation: 'reaction.add', types: ['reaction_added'] },
     { operation: 'channel_member.join', types: ['member_joined_channel'] },
     { operation: 'app_home.open', types: ['app_home_opened'] },
     // Only a write that changes the Request URL verifies it.
-    { operation: 'event_subscription.update', types: ['url_verification'], when: (_type, ctx) => typeof ctx.entry.fields?.request_url === 'string' && ctx.entry.fields.request_url !== ctx.previous?.request_url },
+    {
+      operation: 'event_subscription.update',
+      types: ['url_verification'],
+      when: (_type, ctx) =>
+        typeof ctx.entry.fields?.request_url === 'string' &&
+        ctx.entry.fields.request_url !== ctx.previous?.request_url,
+    },
     { operation: 'block_action.click', types: ['block_actions'] },
     { operation: 'slash_command.run', types: ['slash_command'] },
   ],
@@ -74,7 +84,8 @@ export const slackEvents: EventsDeclaration = {
 
 export const slackPack: VendorPack = {
   name: 'slack',
-  description: 'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
+  description:
+    'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
   indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }],
   events: slackEvents,
   scenarios,
@@ -82,7 +93,10 @@ export const slackPack: VendorPack = {
   retireEndpoint: async (twin, kind, id) => {
     if (kind === 'interactivity') {
       const current = await twin.get('interactivity', id);
-      await setInteractivityUrl(twin, id, { request_url: String(current?.fields.request_url), enabled: false });
+      await setInteractivityUrl(twin, id, {
+        request_url: String(current?.fields.request_url),
+        enabled: false,
+      });
     } else if (kind === 'slash_command') await updateSlashCommand(twin, id, { enabled: false });
     else await updateEventSubscription(twin, id, { enabled: false });
   },

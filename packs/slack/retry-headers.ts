@@ -25,12 +25,17 @@ export function slackRetryReason(previous: PreviousOutcome | undefined): string 
 }
 
 export function slackHeaders(ctx: HeaderContext): Record<string, string> {
-  const headers: Record<string, string> = { 'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)' };
+  const headers: Record<string, string> = {
+    'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+  };
   // Lower-case, so it replaces the dispatcher's JSON default; exactly this value, which Bolt requires to parse a form.
-  if (FORM_TYPES.has(String(ctx.record.eventType))) headers['content-type'] = 'application/x-www-form-urlencoded';
+  if (FORM_TYPES.has(String(ctx.record.eventType)))
+    headers['content-type'] = 'application/x-www-form-urlencoded';
   if (ctx.attempt > 1) {
     headers['X-Slack-Retry-Num'] = String(ctx.attempt - 1);
-    headers['X-Slack-Retry-Reason'] = slackRetryReason(ctx.previousOutcome as PreviousOutcome | undefined);
+    headers['X-Slack-Retry-Reason'] = slackRetryReason(
+      ctx.previousOutcome as PreviousOutcome | undefined,
+    );
   }
   return headers;
 }

@@ -6,14 +6,31 @@ import { slackError } from './errors.js';
 import { slackIds } from './ids.js';
 
 export type SlackTeam = { id: string; name: string; domain: string };
-export type SlackUser = { id: string; team_id: string; name: string; real_name: string; is_bot: boolean; deleted: boolean };
-export type SlackChannel = { id: string; name: string; team_id: string; created: number; creator: string; is_channel: true; is_private: false; is_archived: boolean };
+export type SlackUser = {
+  id: string;
+  team_id: string;
+  name: string;
+  real_name: string;
+  is_bot: boolean;
+  deleted: boolean;
+};
+export type SlackChannel = {
+  id: string;
+  name: string;
+  team_id: string;
+  created: number;
+  creator: string;
+  is_channel: true;
+  is_private: false;
+  is_archived: boolean;
+};
 
 const check = checker('slack');
 
 export function getTeam(view: ReadView, id: string): SlackTeam {
   const r = view.get('team', id);
-  if (r === undefined || r.deleted) throw slackError('team_not_found', `no workspace ${id}`, 'team');
+  if (r === undefined || r.deleted)
+    throw slackError('team_not_found', `no workspace ${id}`, 'team');
   return r.fields as unknown as SlackTeam;
 }
 
@@ -25,40 +42,93 @@ export function getUser(view: ReadView, id: string, path = 'user'): SlackUser {
 
 export function getChannel(view: ReadView, id: string): SlackChannel {
   const r = view.get('channel', id);
-  if (r === undefined || r.deleted) throw slackError('channel_not_found', `no channel ${id}`, 'channel');
+  if (r === undefined || r.deleted)
+    throw slackError('channel_not_found', `no channel ${id}`, 'channel');
   return r.fields as unknown as SlackChannel;
 }
 
-export async function createTeam(twin: Twin, input: { name: string; domain?: string }): Promise<SlackTeam> {
+export async function createTeam(
+  twin: Twin,
+  input: { name: string; domain?: string },
+): Promise<SlackTeam> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const domain = input.domain ?? name.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
   const team: SlackTeam = { id: slackIds.team(twin.world.ids), name, domain };
-  await twin.applyWrite({ operation: 'team.create', subjectType: 'team', subjectId: team.id, fields: team });
+  await twin.applyWrite({
+    operation: 'team.create',
+    subjectType: 'team',
+    subjectId: team.id,
+    fields: team,
+  });
   return team;
 }
 
-export async function createUser(twin: Twin, input: { team: string; name: string; real_name?: string }): Promise<SlackUser> {
+export async function createUser(
+  twin: Twin,
+  input: { team: string; name: string; real_name?: string },
+): Promise<SlackUser> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
-    const user: SlackUser = { id: slackIds.user(twin.world.ids), team_id: input.team, name, real_name: input.real_name ?? name, is_bot: false, deleted: false };
-    return commit({ operation: 'user.create', subjectType: 'user', subjectId: user.id, fields: user }, user);
+    const user: SlackUser = {
+      id: slackIds.user(twin.world.ids),
+      team_id: input.team,
+      name,
+      real_name: input.real_name ?? name,
+      is_bot: false,
+      deleted: false,
+    };
+    return commit(
+      { operation: 'user.create', subjectType: 'user', subjectId: user.id, fields: user },
+      user,
+    );
   });
   return done.result;
 }
 
-export async function createChannel(twin: Twin, input: { team: string; name: string; creator: string }): Promise<SlackChannel> {
+export async function createChannel(
+  twin: Twin,
+  input: { team: string; name: string; creator: string },
+): Promise<SlackChannel> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
-  if (!/^[a-z0-9_-]{1,80}$/.test(name)) throw slackError('invalid_name_specials', 'channel names hold lowercase letters, digits, "-" and "_" (at most 80)', 'name', 'invalid_input');
+  if (!/^[a-z0-9_-]{1,80}$/.test(name))
+    throw slackError(
+      'invalid_name_specials',
+      'channel names hold lowercase letters, digits, "-" and "_" (at most 80)',
+      'name',
+      'invalid_input',
+    );
   const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
     const creator = getUser(view, input.creator, 'creator');
-    if (creator.team_id !== input.team) throw slackError('user_not_found', `user ${creator.id} is not in workspace ${input.team}`, 'creator');
-    const channel: SlackChannel = { id: slackIds.channel(twin.world.ids), name, team_id: input.team, created: Math.floor(twin.world.clock.now() / 1000), creator: creator.id, is_channel: true, is_private: false, is_archived: false };
-    return commit({ operation: 'channel.create', subjectType: 'channel', subjectId: channel.id, fields: channel }, channel);
+    if (creator.team_id !== input.team)
+      throw slackError(
+        'user_not_found',
+        `user ${creator.id} is not in workspace ${input.team}`,
+        'creator',
+      );
+    const channel: SlackChannel = {
+      id: slackIds.channel(twin.world.ids),
+      name,
+      team_id: input.team,
+      created: Math.floor(twin.world.clock.now() / 1000),
+      creator: creator.id,
+      is_channel: true,
+      is_private: false,
+      is_archived: false,
+    };
+    return commit(
+      {
+        operation: 'channel.create',
+        subjectType: 'channel',
+        subjectId: channel.id,
+        fields: channel,
+      },
+      channel,
+    );
   });
   return done.result;
 }

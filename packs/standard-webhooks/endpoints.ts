@@ -43,22 +43,53 @@ function checkSecret(secret: unknown, path: string): string {
   const value = check.secret(secret, path);
   try {
     const key = decodeStandardWebhooksSecret(value, path);
-    if (key.length < 24 || key.length > 64) throw new VendorError('standard-webhooks', 'invalid_input', 'invalid_secret', `${path} must decode to 24–64 bytes (the value is not shown)`, { path });
+    if (key.length < 24 || key.length > 64)
+      throw new VendorError(
+        'standard-webhooks',
+        'invalid_input',
+        'invalid_secret',
+        `${path} must decode to 24–64 bytes (the value is not shown)`,
+        { path },
+      );
   } catch (error) {
-    if (isTwinError(error) && !(error instanceof VendorError)) throw new VendorError('standard-webhooks', 'invalid_input', 'invalid_secret', error.message.replace(/^standard-webhooks: /, ''), { path });
+    if (isTwinError(error) && !(error instanceof VendorError))
+      throw new VendorError(
+        'standard-webhooks',
+        'invalid_input',
+        'invalid_secret',
+        error.message.replace(/^standard-webhooks: /, ''),
+        { path },
+      );
     throw error;
   }
   return value;
 }
 
-function filterTypes(twin: Twin, value: unknown): { filterTypes: string[] | null; eventFilter: string[] } {
+function filterTypes(
+  twin: Twin,
+  value: unknown,
+): { filterTypes: string[] | null; eventFilter: string[] } {
   if (value === undefined || value === null) return { filterTypes: null, eventFilter: ['*'] };
   const types = check.stringArray(value, 'filterTypes');
   const known = eventTypesOf(owningPack(twin));
   for (const t of types) {
-    if (!known.includes(t)) throw new VendorError('standard-webhooks', 'invalid_input', 'unknown_event_type', `filterTypes holds "${t}", which this sender does not declare; known: ${known.join(', ')}`, { path: 'filterTypes' });
+    if (!known.includes(t))
+      throw new VendorError(
+        'standard-webhooks',
+        'invalid_input',
+        'unknown_event_type',
+        `filterTypes holds "${t}", which this sender does not declare; known: ${known.join(', ')}`,
+        { path: 'filterTypes' },
+      );
   }
-  if (types.length === 0) throw new VendorError('standard-webhooks', 'invalid_input', 'invalid_filter', 'filterTypes must be null (every type) or name at least one type', { path: 'filterTypes' });
+  if (types.length === 0)
+    throw new VendorError(
+      'standard-webhooks',
+      'invalid_input',
+      'invalid_filter',
+      'filterTypes must be null (every type) or name at least one type',
+      { path: 'filterTypes' },
+    );
   return { filterTypes: types, eventFilter: types };
 }
 
@@ -67,11 +98,15 @@ function isoNow(twin: Twin): string {
 }
 
 /** Creates the endpoint; answers its signing secret alongside (kept in world.secrets only). */
-export async function createEndpoint(twin: Twin, input: CreateEndpointInput): Promise<SwEndpoint & { secret: string }> {
+export async function createEndpoint(
+  twin: Twin,
+  input: CreateEndpointInput,
+): Promise<SwEndpoint & { secret: string }> {
   owningPack(twin);
   const url = check.url(input?.url, 'url');
   const filters = filterTypes(twin, input.filterTypes);
-  const secret = input.secret === undefined ? swIds.secret(twin.world.ids) : checkSecret(input.secret, 'secret');
+  const secret =
+    input.secret === undefined ? swIds.secret(twin.world.ids) : checkSecret(input.secret, 'secret');
   const id = swIds.endpoint(twin.world.ids);
   const now = isoNow(twin);
   const endpoint: SwEndpoint = {
@@ -87,27 +122,45 @@ export async function createEndpoint(twin: Twin, input: CreateEndpointInput): Pr
     secretRef: secretRefFor(twin, id),
     eventFilter: filters.eventFilter,
   };
-  await withStoredSecret(twin, endpoint.secretRef, secret, () => twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: id, fields: endpoint }));
+  await withStoredSecret(twin, endpoint.secretRef, secret, () =>
+    twin.applyWrite({
+      operation: 'endpoint.create',
+      subjectType: 'endpoint',
+      subjectId: id,
+      fields: endpoint,
+    }),
+  );
   return { ...endpoint, secret };
 }
 
 function current(view: ReadView, id: string): SwEndpoint {
   const r = view.get('endpoint', id);
-  if (r === undefined || r.deleted) throw new VendorError('standard-webhooks', 'not_found', 'not_found', `no endpoint ${id}`, { path: 'endpoint' });
+  if (r === undefined || r.deleted)
+    throw new VendorError('standard-webhooks', 'not_found', 'not_found', `no endpoint ${id}`, {
+      path: 'endpoint',
+    });
   return r.fields as unknown as SwEndpoint;
 }
 
-export async function updateEndpoint(twin: Twin, id: string, input: { url?: string; disabled?: boolean; filterTypes?: string[] | null; description?: string }): Promise<SwEndpoint> {
+export async function updateEndpoint(
+  twin: Twin,
+  id: string,
+  input: { url?: string; disabled?: boolean; filterTypes?: string[] | null; description?: string },
+): Promise<SwEndpoint> {
   owningPack(twin);
   const fields: JsonObject = {};
   if (input.url !== undefined) fields.url = check.url(input.url, 'url');
   if (input.disabled !== undefined) fields.disabled = check.boolean(input.disabled, 'disabled');
-  if (input.description !== undefined) fields.description = check.optionalString(input.description, 'description') ?? '';
+  if (input.description !== undefined)
+    fields.description = check.optionalString(input.description, 'description') ?? '';
   if ('filterTypes' in input) Object.assign(fields, filterTypes(twin, input.filterTypes));
   fields.updatedAt = isoNow(twin);
   const done = await twin.applyAtomic((view) => {
     const before = current(view, id);
-    return commit({ operation: 'endpoint.update', subjectType: 'endpoint', subjectId: id, fields }, { ...before, ...fields } as SwEndpoint);
+    return commit(
+      { operation: 'endpoint.update', subjectType: 'endpoint', subjectId: id, fields },
+      { ...before, ...fields } as SwEndpoint,
+    );
   });
   return done.result;
 }
@@ -116,16 +169,32 @@ export async function updateEndpoint(twin: Twin, id: string, input: { url?: stri
  * Rotates the endpoint's secret: the new one is current at once and the old one stays active for
  * `graceMs`; the log records that a rotation happened, never either secret.
  */
-export async function rotateEndpointSecret(twin: Twin, id: string, input: { secret?: string; graceMs?: number } = {}): Promise<{ secret: string; oldSecretExpiresAt: string }> {
+export async function rotateEndpointSecret(
+  twin: Twin,
+  id: string,
+  input: { secret?: string; graceMs?: number } = {},
+): Promise<{ secret: string; oldSecretExpiresAt: string }> {
   owningPack(twin);
   const endpoint = await twin.read((view) => current(view, id));
-  const secret = input.secret === undefined ? swIds.secret(twin.world.ids) : checkSecret(input.secret, 'secret');
+  const secret =
+    input.secret === undefined ? swIds.secret(twin.world.ids) : checkSecret(input.secret, 'secret');
   const graceMs = input.graceMs ?? DEFAULT_ROTATION_GRACE_MS;
   if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > 7 * 24 * 3600_000) {
-    throw new VendorError('standard-webhooks', 'invalid_input', 'invalid_grace', 'graceMs must be between 0 and 7 days', { path: 'graceMs' });
+    throw new VendorError(
+      'standard-webhooks',
+      'invalid_input',
+      'invalid_grace',
+      'graceMs must be between 0 and 7 days',
+      { path: 'graceMs' },
+    );
   }
   const now = twin.world.clock.now();
   await twin.world.secrets.rotate(endpoint.secretRef, secret, now, graceMs);
-  await twin.applyWrite({ operation: 'endpoint.rotate_secret', subjectType: 'endpoint', subjectId: id, fields: { updatedAt: new Date(now).toISOString() } });
+  await twin.applyWrite({
+    operation: 'endpoint.rotate_secret',
+    subjectType: 'endpoint',
+    subjectId: id,
+    fields: { updatedAt: new Date(now).toISOString() },
+  });
   return { secret, oldSecretExpiresAt: new Date(now + graceMs).toISOString() };
 }

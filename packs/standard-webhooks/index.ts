@@ -1,5 +1,17 @@
 // The Standard Webhooks pack: a factory for any app's sender, and the built-in one.
-export { standardWebhooksPack as pack, createStandardWebhooksPack, SVIX_RETRY, type StandardWebhooksPackOptions } from './pack.js';
-export { createEndpoint, updateEndpoint, rotateEndpointSecret, DEFAULT_ROTATION_GRACE_MS, type SwEndpoint, type CreateEndpointInput } from './endpoints.js';
+export {
+  standardWebhooksPack as pack,
+  createStandardWebhooksPack,
+  SVIX_RETRY,
+  type StandardWebhooksPackOptions,
+} from './pack.js';
+export {
+  createEndpoint,
+  updateEndpoint,
+  rotateEndpointSecret,
+  DEFAULT_ROTATION_GRACE_MS,
+  type SwEndpoint,
+  type CreateEndpointInput,
+} from './endpoints.js';
 export { sendMessage, type SwMessage } from './messages.js';
 export { swIdShapes as idShapes } from './ids.js';

@@ -7,9 +7,14 @@ import { swIdShapes } from './ids.js';
 export function owningPack(twin: Twin): VendorPack {
   for (const pack of registeredPacks(twin.world).values()) {
     // Packs made by createStandardWebhooksPack share these id shapes: that is what marks them.
-    if (packTwinName(pack) === twin.name && (pack as Partial<VendorPack>).idShapes === swIdShapes) return pack as VendorPack;
+    if (packTwinName(pack) === twin.name && (pack as Partial<VendorPack>).idShapes === swIdShapes)
+      return pack as VendorPack;
   }
-  throw new TwinError('INVALID_ARGUMENT', `twin "${twin.name}" is not a Standard Webhooks sender; register one made by createStandardWebhooksPack({ name, eventTypes }) first`, { path: 'twin' });
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    `twin "${twin.name}" is not a Standard Webhooks sender; register one made by createStandardWebhooksPack({ name, eventTypes }) first`,
+    { path: 'twin' },
+  );
 }
 
 export function eventTypesOf(pack: VendorPack): readonly string[] {

@@ -30,7 +30,12 @@ export interface StandardWebhooksPackOptions {
 
 function scenario(type: string, example: JsonObject | undefined): Scenario {
   return async (ctx) => {
-    const endpoint = await createEndpoint(ctx.twin, { url: ctx.target.url, secret: ctx.target.secret, filterTypes: [type], description: `twinworld send ${type}` });
+    const endpoint = await createEndpoint(ctx.twin, {
+      url: ctx.target.url,
+      secret: ctx.target.secret,
+      filterTypes: [type],
+      description: `twinworld send ${type}`,
+    });
     await sendMessage(ctx.twin, { eventType: type, payload: ctx.data ?? example ?? {} });
     return { endpointKind: 'endpoint', endpointId: endpoint.id };
   };
@@ -38,40 +43,75 @@ function scenario(type: string, example: JsonObject | undefined): Scenario {
 
 export function createStandardWebhooksPack(options: StandardWebhooksPackOptions): VendorPack {
   const types = [...new Set(options.eventTypes)];
-  if (types.length === 0 || types.some((t) => typeof t !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(t))) {
-    throw new TwinError('INVALID_CONFIG', 'eventTypes must name at least one type made of letters, digits, ".", "_" and "-" (e.g. "invoice.paid")', { path: 'eventTypes' });
+  if (
+    types.length === 0 ||
+    types.some((t) => typeof t !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(t))
+  ) {
+    throw new TwinError(
+      'INVALID_CONFIG',
+      'eventTypes must name at least one type made of letters, digits, ".", "_" and "-" (e.g. "invoice.paid")',
+      { path: 'eventTypes' },
+    );
   }
   return {
     name: options.name,
     description: options.description ?? `${options.name}: a Standard Webhooks sender`,
     events: {
       // One message write, one event: `when` keeps only the type the message names.
-      rules: [{ operation: 'message.create', types, when: (type, ctx) => ctx.entry.fields?.eventType === type }],
+      rules: [
+        {
+          operation: 'message.create',
+          types,
+          when: (type, ctx) => ctx.entry.fields?.eventType === type,
+        },
+      ],
       envelope: { type: '$type', timestamp: '$timestamp', data: '$data' },
-      values: (ctx) => ({ timestamp: ctx.subject?.fields.timestamp, data: ctx.subject?.fields.payload }),
+      values: (ctx) => ({
+        timestamp: ctx.subject?.fields.timestamp,
+        data: ctx.subject?.fields.payload,
+      }),
       eventIdPrefix: 'evt_',
       // webhook-id is the message's own id (the one sendMessage answers): one id on every
       // endpoint and every attempt, as the specification and Svix have it.
       messageId: (ctx) => ctx.entry.subjectId,
-      endpoints: [{ type: 'endpoint', urlField: 'url', secretRefField: 'secretRef', eventsField: 'eventFilter', enabledWhen: { field: 'disabled', value: false } }],
+      endpoints: [
+        {
+          type: 'endpoint',
+          urlField: 'url',
+          secretRefField: 'secretRef',
+          eventsField: 'eventFilter',
+          enabledWhen: { field: 'disabled', value: false },
+        },
+      ],
       signing: 'standard-webhooks',
       recordType: 'delivery',
       retry: options.retry ?? SVIX_RETRY,
-      headers: () => ({ 'User-Agent': options.userAgent ?? 'Standard-Webhooks-Twin/1.0 (+https://www.standardwebhooks.com/)' }),
+      headers: () => ({
+        'User-Agent':
+          options.userAgent ?? 'Standard-Webhooks-Twin/1.0 (+https://www.standardwebhooks.com/)',
+      }),
       // Svix gives a receiver 15 seconds.
       timeoutMs: options.timeoutMs ?? 15_000,
     },
     scenarios: Object.fromEntries(types.map((t) => [t, scenario(t, options.examples?.[t])])),
     idShapes: swIdShapes,
-    retireEndpoint: async (twin, _kind, id) => void (await updateEndpoint(twin, id, { disabled: true })),
+    retireEndpoint: async (twin, _kind, id) =>
+      void (await updateEndpoint(twin, id, { disabled: true })),
   };
 }
 
 /** The built-in sender `twinworld send standard-webhooks <type>` uses. */
 export const standardWebhooksPack: VendorPack = createStandardWebhooksPack({
   name: 'standard-webhooks',
-  description: 'Standard Webhooks: a generic sender with endpoint secret rotation and the Svix retry schedule',
-  eventTypes: ['contact.created', 'contact.updated', 'contact.deleted', 'invoice.paid', 'invoice.payment_failed'],
+  description:
+    'Standard Webhooks: a generic sender with endpoint secret rotation and the Svix retry schedule',
+  eventTypes: [
+    'contact.created',
+    'contact.updated',
+    'contact.deleted',
+    'invoice.paid',
+    'invoice.payment_failed',
+  ],
   examples: {
     'contact.created': { id: 'contact_01', name: 'Ada Lovelace', email: 'ada@example.com' },
     'contact.updated': { id: 'contact_01', name: 'Ada King', email: 'ada@example.com' },

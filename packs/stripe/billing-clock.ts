@@ -9,7 +9,15 @@
 // each decide re-checking the log, so calling it twice (or after a crash midway) writes nothing
 // twice. billingDueAt(twin) says when the next thing falls due; advanceWithBilling steps a walk
 // to each of those instants, so every write carries the time Stripe would have written it at.
-import { commit, skip, TwinError, type Decision, type ReadView, type Twin, type Write } from '../../src/index.js';
+import {
+  commit,
+  skip,
+  TwinError,
+  type Decision,
+  type ReadView,
+  type Twin,
+  type Write,
+} from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { expireDecision, type StripeCheckoutSession } from './checkout-sessions.js';
 import { asJson, liveFields } from './common.js';
@@ -18,7 +26,12 @@ import { stripeIds } from './ids.js';
 import { invoiceObject, type StripeInvoice } from './invoice-objects.js';
 import { collectDecision, finalizeDecision } from './invoice-stages.js';
 import { DAYS, nextBoundary } from './periods.js';
-import { currentPeriod, RENEWING, type Period, type StripeSubscription } from './subscription-objects.js';
+import {
+  currentPeriod,
+  RENEWING,
+  type Period,
+  type StripeSubscription,
+} from './subscription-objects.js';
 import { draftInvoice, linesFor } from './subscriptions.js';
 
 /** Stripe's notice period for trial_will_end, and the twin's for invoice.upcoming (Stripe's default setting). */
@@ -27,7 +40,8 @@ export const NOTICE_DAYS = 3;
 export const FINALIZE_AFTER_SEC = 3600;
 export const STATUS_INDEX = 'status';
 
-export type BillingStep = 'renew' | 'trial_will_end' | 'invoice_upcoming' | 'finalize' | 'collect' | 'expire_checkout';
+export type BillingStep =
+  'renew' | 'trial_will_end' | 'invoice_upcoming' | 'finalize' | 'collect' | 'expire_checkout';
 
 export interface DueWork {
   /** Unix seconds. */
@@ -36,10 +50,19 @@ export interface DueWork {
   readonly id: string;
 }
 
-const ORDER: readonly BillingStep[] = ['invoice_upcoming', 'trial_will_end', 'renew', 'finalize', 'collect', 'expire_checkout'];
+const ORDER: readonly BillingStep[] = [
+  'invoice_upcoming',
+  'trial_will_end',
+  'renew',
+  'finalize',
+  'collect',
+  'expire_checkout',
+];
 
 function byStatus<T>(view: ReadView, type: string, statuses: readonly string[]): T[] {
-  return statuses.flatMap((s) => view.lookup(type, STATUS_INDEX, s).map((r) => r.fields as unknown as T));
+  return statuses.flatMap((s) =>
+    view.lookup(type, STATUS_INDEX, s).map((r) => r.fields as unknown as T),
+  );
 }
 
 function noticeId(kind: 'trial_will_end' | 'invoice_upcoming', sub: string, at: number): string {
@@ -49,7 +72,15 @@ function noticeId(kind: 'trial_will_end' | 'invoice_upcoming', sub: string, at: 
 /** The period a subscription renews into from `period`. */
 function nextPeriod(sub: StripeSubscription, period: Period): Period {
   const recurring = sub.items.data[0]!.price.recurring!;
-  return { start: period.end, end: nextBoundary(sub.billing_cycle_anchor, recurring.interval, recurring.interval_count, period.end) };
+  return {
+    start: period.end,
+    end: nextBoundary(
+      sub.billing_cycle_anchor,
+      recurring.interval,
+      recurring.interval_count,
+      period.end,
+    ),
+  };
 }
 
 // Both notices fall due NOTICE_DAYS before the period ends, or at its start when it is shorter.
@@ -73,14 +104,31 @@ export function dueWork(view: ReadView, until = Infinity): DueWork[] {
   for (const sub of byStatus<StripeSubscription>(view, 'subscription', RENEWING)) {
     add(currentPeriod(sub).end, 'renew', sub.id);
     const trial = trialNoticeAt(sub);
-    if (trial !== undefined && view.get('billing_notice', noticeId('trial_will_end', sub.id, sub.trial_end!)) === undefined) add(trial, 'trial_will_end', sub.id);
+    if (
+      trial !== undefined &&
+      view.get('billing_notice', noticeId('trial_will_end', sub.id, sub.trial_end!)) === undefined
+    )
+      add(trial, 'trial_will_end', sub.id);
     const upcoming = upcomingAt(sub);
-    if (upcoming !== undefined && view.get('billing_notice', noticeId('invoice_upcoming', sub.id, currentPeriod(sub).end)) === undefined) add(upcoming, 'invoice_upcoming', sub.id);
+    if (
+      upcoming !== undefined &&
+      view.get('billing_notice', noticeId('invoice_upcoming', sub.id, currentPeriod(sub).end)) ===
+        undefined
+    )
+      add(upcoming, 'invoice_upcoming', sub.id);
   }
-  for (const inv of byStatus<StripeInvoice>(view, 'invoice', ['draft'])) add(inv.automatically_finalizes_at, 'finalize', inv.id);
-  for (const inv of byStatus<StripeInvoice>(view, 'invoice', ['open'])) add(inv.amount_due === 0 ? inv.effective_at : inv.next_payment_attempt, 'collect', inv.id);
-  for (const cs of byStatus<StripeCheckoutSession>(view, 'checkout_session', ['open'])) add(cs.expires_at, 'expire_checkout', cs.id);
-  return out.sort((a, b) => a.at - b.at || ORDER.indexOf(a.step) - ORDER.indexOf(b.step) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const inv of byStatus<StripeInvoice>(view, 'invoice', ['draft']))
+    add(inv.automatically_finalizes_at, 'finalize', inv.id);
+  for (const inv of byStatus<StripeInvoice>(view, 'invoice', ['open']))
+    add(inv.amount_due === 0 ? inv.effective_at : inv.next_payment_attempt, 'collect', inv.id);
+  for (const cs of byStatus<StripeCheckoutSession>(view, 'checkout_session', ['open']))
+    add(cs.expires_at, 'expire_checkout', cs.id);
+  return out.sort(
+    (a, b) =>
+      a.at - b.at ||
+      ORDER.indexOf(a.step) - ORDER.indexOf(b.step) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 function renewDecision(twin: Twin, view: ReadView, id: string, nowSec: number): Decision<boolean> {
@@ -90,16 +138,41 @@ function renewDecision(twin: Twin, view: ReadView, id: string, nowSec: number): 
   if (period.end > nowSec) return skip(false);
   if (sub.cancel_at_period_end) {
     const fields = asJson({ status: 'canceled', ended_at: period.end });
-    return commit({ operation: 'subscription.end', subjectType: 'subscription', subjectId: id, fields }, true);
+    return commit(
+      { operation: 'subscription.end', subjectType: 'subscription', subjectId: id, fields },
+      true,
+    );
   }
   const next = nextPeriod(sub, period);
-  const items = { ...sub.items, data: sub.items.data.map((item) => ({ ...item, current_period_start: next.start, current_period_end: next.end })) };
+  const items = {
+    ...sub.items,
+    data: sub.items.data.map((item) => ({
+      ...item,
+      current_period_start: next.start,
+      current_period_end: next.end,
+    })),
+  };
   const trialEnds = sub.status === 'trialing';
   const renewed: StripeSubscription = { ...sub, items, status: trialEnds ? 'active' : sub.status };
   // Finalized an hour after the period turned over (at once when billing runs later than that).
-  const { invoice, write } = draftInvoice(twin, view, renewed, 'subscription_cycle', period, false, period.end + FINALIZE_AFTER_SEC);
-  const fields = asJson({ items, latest_invoice: invoice.id, ...(trialEnds ? { status: 'active' } : {}) });
-  const writes: Write[] = [{ operation: 'subscription.renew', subjectType: 'subscription', subjectId: id, fields }, write];
+  const { invoice, write } = draftInvoice(
+    twin,
+    view,
+    renewed,
+    'subscription_cycle',
+    period,
+    false,
+    period.end + FINALIZE_AFTER_SEC,
+  );
+  const fields = asJson({
+    items,
+    latest_invoice: invoice.id,
+    ...(trialEnds ? { status: 'active' } : {}),
+  });
+  const writes: Write[] = [
+    { operation: 'subscription.renew', subjectType: 'subscription', subjectId: id, fields },
+    write,
+  ];
   return commit(writes, true);
 }
 
@@ -110,13 +183,31 @@ function trialNoticeDecision(view: ReadView, id: string, nowSec: number): Decisi
   const marker = noticeId('trial_will_end', id, sub.trial_end!);
   if (view.get('billing_notice', marker) !== undefined) return skip(false);
   return commit(
-    { operation: 'subscription.trial_will_end', subjectType: 'subscription', subjectId: id, projection: { creates: [{ type: 'billing_notice', id: marker, fields: { kind: 'trial_will_end', subscription: id, at: sub.trial_end! } }] } },
+    {
+      operation: 'subscription.trial_will_end',
+      subjectType: 'subscription',
+      subjectId: id,
+      projection: {
+        creates: [
+          {
+            type: 'billing_notice',
+            id: marker,
+            fields: { kind: 'trial_will_end', subscription: id, at: sub.trial_end! },
+          },
+        ],
+      },
+    },
     true,
   );
 }
 
 /** invoice.upcoming: a preview of the invoice the next renewal will make, kept as an upcoming_invoice. */
-function upcomingDecision(twin: Twin, view: ReadView, id: string, nowSec: number): Decision<boolean> {
+function upcomingDecision(
+  twin: Twin,
+  view: ReadView,
+  id: string,
+  nowSec: number,
+): Decision<boolean> {
   const sub = view.get('subscription', id)?.fields as unknown as StripeSubscription | undefined;
   const at = sub === undefined ? undefined : upcomingAt(sub);
   if (sub === undefined || at === undefined || at > nowSec) return skip(false);
@@ -127,14 +218,39 @@ function upcomingDecision(twin: Twin, view: ReadView, id: string, nowSec: number
   const customer = liveFields<StripeCustomer>(view, 'customer', sub.customer, 'customer');
   const previewId = stripeIds.upcomingInvoice(twin.world.ids);
   const lines = linesFor(twin, view, null, sub, sub.items.data, next, false);
-  const preview = { ...invoiceObject(twin, { id: previewId, customer, subscription: sub, lines, billingReason: 'upcoming', period, finalizesAt: null }), created: period.end, next_payment_attempt: period.end + FINALIZE_AFTER_SEC };
+  const preview = {
+    ...invoiceObject(twin, {
+      id: previewId,
+      customer,
+      subscription: sub,
+      lines,
+      billingReason: 'upcoming',
+      period,
+      finalizesAt: null,
+    }),
+    created: period.end,
+    next_payment_attempt: period.end + FINALIZE_AFTER_SEC,
+  };
   return commit(
     {
       operation: 'invoice.upcoming',
       subjectType: 'upcoming_invoice',
       subjectId: previewId,
       fields: asJson(preview),
-      projection: { creates: [{ type: 'billing_notice', id: marker, fields: { kind: 'invoice_upcoming', subscription: id, at: period.end, preview: previewId } }] },
+      projection: {
+        creates: [
+          {
+            type: 'billing_notice',
+            id: marker,
+            fields: {
+              kind: 'invoice_upcoming',
+              subscription: id,
+              at: period.end,
+              preview: previewId,
+            },
+          },
+        ],
+      },
     },
     true,
   );
@@ -163,15 +279,26 @@ const MAX_STEPS = 10_000;
  * Does everything Stripe would have done by `now` (epoch ms; default and upper bound: the world
  * clock), earliest first, one commit per step. Returns the steps it wrote; none when nothing was due.
  */
-export async function advanceBilling(twin: Twin, now: number = twin.world.clock.now()): Promise<DueWork[]> {
+export async function advanceBilling(
+  twin: Twin,
+  now: number = twin.world.clock.now(),
+): Promise<DueWork[]> {
   requirePackTwin(twin, 'stripe');
   if (typeof now !== 'number' || !Number.isFinite(now) || now > twin.world.clock.now()) {
-    throw new TwinError('INVALID_ARGUMENT', `advanceBilling: now must be epoch ms no later than the world clock (${twin.world.clock.now()}); move the clock first`, { path: 'now' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `advanceBilling: now must be epoch ms no later than the world clock (${twin.world.clock.now()}); move the clock first`,
+      { path: 'now' },
+    );
   }
   const nowSec = Math.floor(now / 1000);
   const done: DueWork[] = [];
   for (let steps = 0; ; steps++) {
-    if (steps >= MAX_STEPS) throw new TwinError('INVALID_ARGUMENT', `advanceBilling ran ${MAX_STEPS} steps without running out of due work; is a subscription renewing with a zero-length period?`);
+    if (steps >= MAX_STEPS)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `advanceBilling ran ${MAX_STEPS} steps without running out of due work; is a subscription renewing with a zero-length period?`,
+      );
     let progressed = false;
     for (const work of await twin.read((view) => dueWork(view, nowSec))) {
       const result = await twin.applyAtomic((view) => decide(twin, view, work, nowSec));
@@ -202,8 +329,17 @@ export interface BillingWalk {
  * Moves a walk forward by `ms`, stopping at each instant billing work falls due to do it there
  * (deliveries and their retries run in between, as the walk's clock passes them).
  */
-export async function advanceWithBilling(walk: BillingWalk, twin: Twin, ms: number): Promise<DueWork[]> {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new TwinError('INVALID_ARGUMENT', `advanceWithBilling: ${String(ms)} is not a non-negative number of milliseconds`, { path: 'ms' });
+export async function advanceWithBilling(
+  walk: BillingWalk,
+  twin: Twin,
+  ms: number,
+): Promise<DueWork[]> {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `advanceWithBilling: ${String(ms)} is not a non-negative number of milliseconds`,
+      { path: 'ms' },
+    );
   const target = walk.clock.now() + ms;
   const done: DueWork[] = [];
   for (;;) {
@@ -213,7 +349,11 @@ export async function advanceWithBilling(walk: BillingWalk, twin: Twin, ms: numb
     const ran = await advanceBilling(twin);
     await walk.settle();
     // Due work that advanceBilling will not do would stop time here forever.
-    if (ran.length === 0) throw new TwinError('INVALID_ARGUMENT', `billing work due at ${new Date(due).toISOString()} could not run; the log holds an invoice or subscription the twin cannot advance`);
+    if (ran.length === 0)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `billing work due at ${new Date(due).toISOString()} could not run; the log holds an invoice or subscription the twin cannot advance`,
+      );
     done.push(...ran);
   }
   if (target > walk.clock.now()) await walk.advanceTo(target);

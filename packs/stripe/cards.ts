@@ -19,12 +19,47 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
   pm_card_mastercard: { brand: 'mastercard', last4: '4444', funding: 'credit' },
   pm_card_amex: { brand: 'amex', last4: '8431', funding: 'credit' },
   // Attaches fine; every charge declines (4000 0000 0000 0341): how renewals fail in test mode.
-  pm_card_chargeCustomerFail: { brand: 'visa', last4: '0341', funding: 'credit', declineCode: 'generic_decline' },
-  pm_card_chargeDeclined: { brand: 'visa', last4: '0002', funding: 'credit', declineCode: 'generic_decline', declinesOnAttach: true },
-  pm_card_visa_chargeDeclined: { brand: 'visa', last4: '0002', funding: 'credit', declineCode: 'generic_decline', declinesOnAttach: true },
-  pm_card_chargeDeclinedInsufficientFunds: { brand: 'visa', last4: '9995', funding: 'credit', declineCode: 'insufficient_funds', declinesOnAttach: true },
-  pm_card_chargeDeclinedLostCard: { brand: 'visa', last4: '9987', funding: 'credit', declineCode: 'lost_card', declinesOnAttach: true },
-  pm_card_chargeDeclinedExpiredCard: { brand: 'visa', last4: '0069', funding: 'credit', declineCode: 'expired_card', declinesOnAttach: true },
+  pm_card_chargeCustomerFail: {
+    brand: 'visa',
+    last4: '0341',
+    funding: 'credit',
+    declineCode: 'generic_decline',
+  },
+  pm_card_chargeDeclined: {
+    brand: 'visa',
+    last4: '0002',
+    funding: 'credit',
+    declineCode: 'generic_decline',
+    declinesOnAttach: true,
+  },
+  pm_card_visa_chargeDeclined: {
+    brand: 'visa',
+    last4: '0002',
+    funding: 'credit',
+    declineCode: 'generic_decline',
+    declinesOnAttach: true,
+  },
+  pm_card_chargeDeclinedInsufficientFunds: {
+    brand: 'visa',
+    last4: '9995',
+    funding: 'credit',
+    declineCode: 'insufficient_funds',
+    declinesOnAttach: true,
+  },
+  pm_card_chargeDeclinedLostCard: {
+    brand: 'visa',
+    last4: '9987',
+    funding: 'credit',
+    declineCode: 'lost_card',
+    declinesOnAttach: true,
+  },
+  pm_card_chargeDeclinedExpiredCard: {
+    brand: 'visa',
+    last4: '0069',
+    funding: 'credit',
+    declineCode: 'expired_card',
+    declinesOnAttach: true,
+  },
 };
 
 /** Decline codes by last four digits: what a stored card does when charged. */
@@ -64,6 +99,9 @@ export type CardDetails = ReturnType<typeof cardDetails>;
 function fingerprint(card: TestCard): string {
   const hex = sha256Hex(`${card.brand}:${card.last4}`);
   let out = '';
-  for (let i = 0; i < 16; i++) out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 62];
+  for (let i = 0; i < 16; i++)
+    out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[
+      parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 62
+    ];
   return out;
 }

@@ -4,14 +4,23 @@ import { commit, skip, type JsonObject, type Twin } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import { priorRequest, requestProjection, type RequestCall, type RequestOptions } from './api-requests.js';
+import {
+  priorRequest,
+  requestProjection,
+  type RequestCall,
+  type RequestOptions,
+} from './api-requests.js';
 import { asJson, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
 import { checkCurrency } from './payment-intents.js';
 
-export function productObject(twin: Twin, id: string, input: { name: string; description: string | null; metadata: Metadata }) {
+export function productObject(
+  twin: Twin,
+  id: string,
+  input: { name: string; description: string | null; metadata: Metadata },
+) {
   const created = unixNow(twin);
   return {
     id,
@@ -46,7 +55,11 @@ export interface PriceSpec {
   product: string;
   unit_amount: number;
   currency: string;
-  recurring: { interval: Interval; interval_count: number; trial_period_days: number | null } | null;
+  recurring: {
+    interval: Interval;
+    interval_count: number;
+    trial_period_days: number | null;
+  } | null;
   nickname: string | null;
   lookup_key: string | null;
   metadata: Metadata;
@@ -66,7 +79,16 @@ export function priceObject(twin: Twin, id: string, spec: PriceSpec) {
     metadata: spec.metadata,
     nickname: spec.nickname,
     product: spec.product,
-    recurring: spec.recurring === null ? null : { interval: spec.recurring.interval, interval_count: spec.recurring.interval_count, meter: null, trial_period_days: spec.recurring.trial_period_days, usage_type: 'licensed' as const },
+    recurring:
+      spec.recurring === null
+        ? null
+        : {
+            interval: spec.recurring.interval,
+            interval_count: spec.recurring.interval_count,
+            meter: null,
+            trial_period_days: spec.recurring.trial_period_days,
+            usage_type: 'licensed' as const,
+          },
     tax_behavior: 'unspecified' as const,
     tiers_mode: null,
     transform_quantity: null,
@@ -107,7 +129,15 @@ export function planOf(price: StripePrice) {
 
 const check = checker('stripe');
 const PRODUCT_KEYS = ['name', 'description', 'metadata'] as const;
-const PRICE_KEYS = ['product', 'unit_amount', 'currency', 'recurring', 'nickname', 'lookup_key', 'metadata'] as const;
+const PRICE_KEYS = [
+  'product',
+  'unit_amount',
+  'currency',
+  'recurring',
+  'nickname',
+  'lookup_key',
+  'metadata',
+] as const;
 const INTERVALS: readonly Interval[] = ['day', 'week', 'month', 'year'];
 
 export interface CreateProductInput {
@@ -116,18 +146,46 @@ export interface CreateProductInput {
   metadata?: Record<string, string>;
 }
 
-export async function createProduct(twin: Twin, input: CreateProductInput, options: RequestOptions = {}): Promise<StripeProduct> {
+export async function createProduct(
+  twin: Twin,
+  input: CreateProductInput,
+  options: RequestOptions = {},
+): Promise<StripeProduct> {
   requirePackTwin(twin, 'stripe');
-  for (const key of Object.keys(input ?? {})) if (!(PRODUCT_KEYS as readonly string[]).includes(key)) throw unknownParameter(key, PRODUCT_KEYS);
+  for (const key of Object.keys(input ?? {}))
+    if (!(PRODUCT_KEYS as readonly string[]).includes(key))
+      throw unknownParameter(key, PRODUCT_KEYS);
   const name = check.string(input?.name, 'name');
   const description = check.optionalString(input.description, 'description');
-  const metadata = mergeMetadata({}, input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'));
-  const call: RequestCall = { method: 'POST', path: '/v1/products', params: { name, description, metadata } };
+  const metadata = mergeMetadata(
+    {},
+    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
+  );
+  const call: RequestCall = {
+    method: 'POST',
+    path: '/v1/products',
+    params: { name, description, metadata },
+  };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(liveFields<StripeProduct>(view, 'product', prior.id));
-    const product = productObject(twin, stripeIds.product(twin.world.ids), { name, description, metadata });
-    return commit({ operation: 'product.create', subjectType: 'product', subjectId: product.id, fields: asJson(product), projection: { creates: [requestProjection(twin, call, options, { type: 'product', id: product.id })] } }, product);
+    const product = productObject(twin, stripeIds.product(twin.world.ids), {
+      name,
+      description,
+      metadata,
+    });
+    return commit(
+      {
+        operation: 'product.create',
+        subjectType: 'product',
+        subjectId: product.id,
+        fields: asJson(product),
+        projection: {
+          creates: [requestProjection(twin, call, options, { type: 'product', id: product.id })],
+        },
+      },
+      product,
+    );
   });
   return done.result;
 }
@@ -145,20 +203,51 @@ export interface CreatePriceInput {
 function recurring(value: unknown): PriceSpec['recurring'] {
   if (value === undefined || value === null) return null;
   const r = check.object(value, 'recurring');
-  for (const key of Object.keys(r)) if (!['interval', 'interval_count', 'trial_period_days'].includes(key)) throw unknownParameter(`recurring.${key}`, ['interval', 'interval_count', 'trial_period_days']);
+  for (const key of Object.keys(r))
+    if (!['interval', 'interval_count', 'trial_period_days'].includes(key))
+      throw unknownParameter(`recurring.${key}`, [
+        'interval',
+        'interval_count',
+        'trial_period_days',
+      ]);
   const interval = check.string(r.interval, 'recurring.interval') as Interval;
-  if (!INTERVALS.includes(interval)) throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `recurring.interval must be one of: ${INTERVALS.join(', ')}`, { path: 'recurring.interval' });
-  const count = r.interval_count === undefined ? 1 : check.integer(r.interval_count, 'recurring.interval_count', 1);
+  if (!INTERVALS.includes(interval))
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_invalid',
+      `recurring.interval must be one of: ${INTERVALS.join(', ')}`,
+      { path: 'recurring.interval' },
+    );
+  const count =
+    r.interval_count === undefined
+      ? 1
+      : check.integer(r.interval_count, 'recurring.interval_count', 1);
   // Stripe's limit: at most one year between billings.
   const perYear = { day: 365, week: 52, month: 12, year: 1 }[interval];
-  if (count > perYear) throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `recurring.interval_count: the maximum billing period is one year (${perYear} ${interval}s)`, { path: 'recurring.interval_count' });
-  const trial = r.trial_period_days === undefined ? null : check.integer(r.trial_period_days, 'recurring.trial_period_days', 1);
+  if (count > perYear)
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_invalid',
+      `recurring.interval_count: the maximum billing period is one year (${perYear} ${interval}s)`,
+      { path: 'recurring.interval_count' },
+    );
+  const trial =
+    r.trial_period_days === undefined
+      ? null
+      : check.integer(r.trial_period_days, 'recurring.trial_period_days', 1);
   return { interval, interval_count: count, trial_period_days: trial };
 }
 
-export async function createPrice(twin: Twin, input: CreatePriceInput, options: RequestOptions = {}): Promise<StripePrice> {
+export async function createPrice(
+  twin: Twin,
+  input: CreatePriceInput,
+  options: RequestOptions = {},
+): Promise<StripePrice> {
   requirePackTwin(twin, 'stripe');
-  for (const key of Object.keys(input ?? {})) if (!(PRICE_KEYS as readonly string[]).includes(key)) throw unknownParameter(key, PRICE_KEYS);
+  for (const key of Object.keys(input ?? {}))
+    if (!(PRICE_KEYS as readonly string[]).includes(key)) throw unknownParameter(key, PRICE_KEYS);
   const spec: PriceSpec = {
     product: check.string(input?.product, 'product'),
     unit_amount: check.integer(input.unit_amount, 'unit_amount', 0),
@@ -166,16 +255,41 @@ export async function createPrice(twin: Twin, input: CreatePriceInput, options: 
     recurring: recurring(input.recurring),
     nickname: check.optionalString(input.nickname, 'nickname'),
     lookup_key: check.optionalString(input.lookup_key, 'lookup_key'),
-    metadata: mergeMetadata({}, input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata')),
+    metadata: mergeMetadata(
+      {},
+      input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
+    ),
   };
-  const call: RequestCall = { method: 'POST', path: '/v1/prices', params: asJson(spec) as JsonObject };
+  const call: RequestCall = {
+    method: 'POST',
+    path: '/v1/prices',
+    params: asJson(spec) as JsonObject,
+  };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(liveFields<StripePrice>(view, 'price', prior.id));
     const product = liveFields<StripeProduct>(view, 'product', spec.product, 'product');
-    if (!product.active) throw new VendorError('stripe', 'invalid_state', 'product_inactive', `The product ${spec.product} is archived; prices can only be created for active products`, { path: 'product' });
+    if (!product.active)
+      throw new VendorError(
+        'stripe',
+        'invalid_state',
+        'product_inactive',
+        `The product ${spec.product} is archived; prices can only be created for active products`,
+        { path: 'product' },
+      );
     const price = priceObject(twin, stripeIds.price(twin.world.ids), spec);
-    return commit({ operation: 'price.create', subjectType: 'price', subjectId: price.id, fields: asJson(price), projection: { creates: [requestProjection(twin, call, options, { type: 'price', id: price.id })] } }, price);
+    return commit(
+      {
+        operation: 'price.create',
+        subjectType: 'price',
+        subjectId: price.id,
+        fields: asJson(price),
+        projection: {
+          creates: [requestProjection(twin, call, options, { type: 'price', id: price.id })],
+        },
+      },
+      price,
+    );
   });
   return done.result;
 }

@@ -71,7 +71,16 @@ function bankDetailsOf(method: StripeBankAccountMethod, chargeId: string) {
 
 function outcome(failure: ChargeFailure | null) {
   if (failure === null) {
-    return { advice_code: null, network_advice_code: null, network_decline_code: null, network_status: 'approved_by_network', reason: null, risk_level: 'normal', seller_message: 'Payment complete.', type: 'authorized' };
+    return {
+      advice_code: null,
+      network_advice_code: null,
+      network_decline_code: null,
+      network_status: 'approved_by_network',
+      reason: null,
+      risk_level: 'normal',
+      seller_message: 'Payment complete.',
+      type: 'authorized',
+    };
   }
   return {
     advice_code: 'try_again_later' as const,
@@ -118,7 +127,10 @@ export function chargeObject(twin: Twin, input: ChargeInput) {
     paid: settled,
     payment_intent: input.paymentIntent,
     payment_method: method.id,
-    payment_method_details: method.type === 'card' ? cardDetailsOf(method, input.amount, ok) : bankDetailsOf(method, input.id),
+    payment_method_details:
+      method.type === 'card'
+        ? cardDetailsOf(method, input.amount, ok)
+        : bankDetailsOf(method, input.id),
     radar_options: {},
     receipt_email: null,
     receipt_number: null,
@@ -140,6 +152,8 @@ export type StripeCharge = ReturnType<typeof chargeObject>;
 
 /** The write that records a charge: charge.succeeded or charge.failed. */
 export function chargeWrite(charge: StripeCharge): Write {
-  const operation = { succeeded: 'charge.succeed', failed: 'charge.fail', pending: 'charge.pend' }[charge.status];
+  const operation = { succeeded: 'charge.succeed', failed: 'charge.fail', pending: 'charge.pend' }[
+    charge.status
+  ];
   return { operation, subjectType: 'charge', subjectId: charge.id, fields: asJson(charge) };
 }

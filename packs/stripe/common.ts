@@ -29,9 +29,15 @@ export function liveFields<T>(view: ReadView, type: string, id: string, path = '
  * commit of several writes; every event they cause names the same request, so each write carries
  * the call's api_request (the same projected create, written once per write, is idempotent).
  */
-export function withRequest(writes: readonly Write[], request: ProjectedResource | undefined): Write[] {
+export function withRequest(
+  writes: readonly Write[],
+  request: ProjectedResource | undefined,
+): Write[] {
   if (request === undefined) return [...writes];
-  return writes.map((w) => ({ ...w, projection: { ...(w.projection ?? {}), creates: [...(w.projection?.creates ?? []), request] } }));
+  return writes.map((w) => ({
+    ...w,
+    projection: { ...(w.projection ?? {}), creates: [...(w.projection?.creates ?? []), request] },
+  }));
 }
 
 /** Stripe lists: `{object: 'list', data, has_more, total_count, url}`. */

@@ -3,14 +3,28 @@
 import { VendorError } from '../kit/errors.js';
 
 export function noSuch(type: string, id: string, path = 'id'): VendorError {
-  return new VendorError('stripe', 'not_found', 'resource_missing', `No such ${type}: '${id}'`, { path, details: { type, id } });
+  return new VendorError('stripe', 'not_found', 'resource_missing', `No such ${type}: '${id}'`, {
+    path,
+    details: { type, id },
+  });
 }
 
 export function unknownParameter(path: string, allowed: readonly string[]): VendorError {
-  return new VendorError('stripe', 'invalid_input', 'parameter_unknown', `Received unknown parameter: ${path}; allowed: ${allowed.join(', ')}`, { path });
+  return new VendorError(
+    'stripe',
+    'invalid_input',
+    'parameter_unknown',
+    `Received unknown parameter: ${path}; allowed: ${allowed.join(', ')}`,
+    { path },
+  );
 }
 
-export function unexpectedState(id: string, action: string, status: string, allowed: readonly string[]): VendorError {
+export function unexpectedState(
+  id: string,
+  action: string,
+  status: string,
+  allowed: readonly string[],
+): VendorError {
   return new VendorError(
     'stripe',
     'invalid_state',

@@ -31,8 +31,13 @@ export const STRIPE_EVENT_RULES = [
   { operation: 'invoice.upcoming', types: ['invoice.upcoming'] },
   { operation: 'checkout_session.complete', types: ['checkout.session.completed'] },
   { operation: 'checkout_session.expire', types: ['checkout.session.expired'] },
-  { operation: 'checkout_session.async_succeed', types: ['checkout.session.async_payment_succeeded'] },
+  {
+    operation: 'checkout_session.async_succeed',
+    types: ['checkout.session.async_payment_succeeded'],
+  },
   { operation: 'checkout_session.async_fail', types: ['checkout.session.async_payment_failed'] },
 ] as const;
 
-export const STRIPE_EVENT_TYPES: readonly string[] = [...new Set(STRIPE_EVENT_RULES.flatMap((r) => r.types))];
+export const STRIPE_EVENT_TYPES: readonly string[] = [
+  ...new Set(STRIPE_EVENT_RULES.flatMap((r) => r.types)),
+];

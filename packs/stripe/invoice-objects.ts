@@ -10,9 +10,18 @@ import { formatAmount } from './money.js';
 import type { Period, StripeSubscription, StripeSubscriptionItem } from './subscription-objects.js';
 
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'uncollectible' | 'void';
-export type BillingReason = 'subscription_create' | 'subscription_cycle' | 'subscription_update' | 'upcoming' | 'manual';
+export type BillingReason =
+  'subscription_create' | 'subscription_cycle' | 'subscription_update' | 'upcoming' | 'manual';
 
-export function lineItemObject(id: string, invoice: string | null, sub: StripeSubscription, item: StripeSubscriptionItem, product: StripeProduct, period: Period, trial: boolean) {
+export function lineItemObject(
+  id: string,
+  invoice: string | null,
+  sub: StripeSubscription,
+  item: StripeSubscriptionItem,
+  product: StripeProduct,
+  period: Period,
+  trial: boolean,
+) {
   const unit = trial ? 0 : (item.price.unit_amount ?? 0);
   const amount = unit * item.quantity;
   const interval = item.price.recurring?.interval ?? 'month';
@@ -21,7 +30,9 @@ export function lineItemObject(id: string, invoice: string | null, sub: StripeSu
     object: 'line_item' as const,
     amount,
     currency: item.price.currency,
-    description: trial ? `Trial period for ${product.name}` : `${item.quantity} × ${product.name} (at ${formatAmount(item.price.unit_amount ?? 0, item.price.currency)} / ${interval})`,
+    description: trial
+      ? `Trial period for ${product.name}`
+      : `${item.quantity} × ${product.name} (at ${formatAmount(item.price.unit_amount ?? 0, item.price.currency)} / ${interval})`,
     discount_amounts: [],
     discountable: true,
     discounts: [] as string[],
@@ -30,12 +41,22 @@ export function lineItemObject(id: string, invoice: string | null, sub: StripeSu
     metadata: {} as Metadata,
     parent: {
       invoice_item_details: null,
-      subscription_item_details: { invoice_item: null, proration: false, proration_details: { credited_items: null }, subscription: sub.id, subscription_item: item.id },
+      subscription_item_details: {
+        invoice_item: null,
+        proration: false,
+        proration_details: { credited_items: null },
+        subscription: sub.id,
+        subscription_item: item.id,
+      },
       type: 'subscription_item_details' as const,
     },
     period: { end: period.end, start: period.start },
     pretax_credit_amounts: [],
-    pricing: { price_details: { price: item.price.id, product: product.id }, type: 'price_details' as const, unit_amount_decimal: String(unit) },
+    pricing: {
+      price_details: { price: item.price.id, product: product.id },
+      type: 'price_details' as const,
+      unit_amount_decimal: String(unit),
+    },
     quantity: item.quantity,
     quantity_decimal: String(item.quantity),
     subscription: sub.id,
@@ -74,7 +95,13 @@ export function invoiceObject(twin: Twin, spec: InvoiceSpec) {
     attempt_count: 0,
     attempted: false,
     auto_advance: true,
-    automatic_tax: { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
+    automatic_tax: {
+      disabled_reason: null,
+      enabled: false,
+      liability: null,
+      provider: null,
+      status: null,
+    },
     automatically_finalizes_at: spec.finalizesAt,
     billing_reason: spec.billingReason,
     collection_method: 'charge_automatically' as const,
@@ -111,8 +138,19 @@ export function invoiceObject(twin: Twin, spec: InvoiceSpec) {
     next_payment_attempt: null as number | null,
     number: null as string | null,
     on_behalf_of: null,
-    parent: { quote_details: null, subscription_details: { metadata: spec.subscription.metadata, subscription: spec.subscription.id }, type: 'subscription_details' as const },
-    payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
+    parent: {
+      quote_details: null,
+      subscription_details: {
+        metadata: spec.subscription.metadata,
+        subscription: spec.subscription.id,
+      },
+      type: 'subscription_details' as const,
+    },
+    payment_settings: {
+      default_mandate: null,
+      payment_method_options: null,
+      payment_method_types: null,
+    },
     period_end: spec.period.end,
     period_start: spec.period.start,
     post_payment_credit_notes_amount: 0,
@@ -124,7 +162,12 @@ export function invoiceObject(twin: Twin, spec: InvoiceSpec) {
     starting_balance: 0,
     statement_descriptor: null,
     status: 'draft' as InvoiceStatus,
-    status_transitions: { finalized_at: null as number | null, marked_uncollectible_at: null, paid_at: null as number | null, voided_at: null },
+    status_transitions: {
+      finalized_at: null as number | null,
+      marked_uncollectible_at: null,
+      paid_at: null as number | null,
+      voided_at: null,
+    },
     subtotal: total,
     subtotal_excluding_tax: total,
     test_clock: null,
@@ -139,7 +182,12 @@ export function invoiceObject(twin: Twin, spec: InvoiceSpec) {
 
 export type StripeInvoice = ReturnType<typeof invoiceObject>;
 
-export function invoicePaymentObject(twin: Twin, id: string, invoice: StripeInvoice, paymentIntent: string) {
+export function invoicePaymentObject(
+  twin: Twin,
+  id: string,
+  invoice: StripeInvoice,
+  paymentIntent: string,
+) {
   return {
     id,
     object: 'invoice_payment' as const,
@@ -157,4 +205,3 @@ export function invoicePaymentObject(twin: Twin, id: string, invoice: StripeInvo
 }
 
 export type StripeInvoicePayment = ReturnType<typeof invoicePaymentObject>;
-

@@ -5,12 +5,28 @@
 // invoice.payment_succeeded, or invoice.payment_failed with the next retry, past_due, and after
 // the last retry the subscription's cancellation). Each decide re-reads the invoice, so running a
 // step twice, or late, writes it once.
-import { commit, skip, type Decision, type ProjectedResource, type ReadView, type Twin, type Write } from '../../src/index.js';
+import {
+  commit,
+  skip,
+  type Decision,
+  type ProjectedResource,
+  type ReadView,
+  type Twin,
+  type Write,
+} from '../../src/index.js';
 import { asJson, liveFields, withRequest } from './common.js';
 import type { StripeCustomer } from './customers.js';
 import { stripeIds } from './ids.js';
-import { invoicePaymentObject, type StripeInvoice, type StripeInvoicePayment } from './invoice-objects.js';
-import { attemptPayment, paymentIntentObject, type StripePaymentIntent } from './payment-intents.js';
+import {
+  invoicePaymentObject,
+  type StripeInvoice,
+  type StripeInvoicePayment,
+} from './invoice-objects.js';
+import {
+  attemptPayment,
+  paymentIntentObject,
+  type StripePaymentIntent,
+} from './payment-intents.js';
 import { DAYS } from './periods.js';
 import type { StripeSubscription } from './subscription-objects.js';
 
@@ -20,13 +36,30 @@ export const RETRY_SCHEDULE_DAYS: readonly number[] = [3, 5, 7];
 export const INVOICE_PAYMENT_INDEX = 'invoice';
 
 function subscriptionOf(view: ReadView, invoice: StripeInvoice): StripeSubscription {
-  return liveFields<StripeSubscription>(view, 'subscription', invoice.parent.subscription_details.subscription, 'subscription');
+  return liveFields<StripeSubscription>(
+    view,
+    'subscription',
+    invoice.parent.subscription_details.subscription,
+    'subscription',
+  );
 }
 
 /** Draft → open, with a payment intent for the amount due. */
-export function finalizeDecision(twin: Twin, view: ReadView, id: string, nowSec: number, request?: ProjectedResource): Decision<boolean> {
+export function finalizeDecision(
+  twin: Twin,
+  view: ReadView,
+  id: string,
+  nowSec: number,
+  request?: ProjectedResource,
+): Decision<boolean> {
   const invoice = view.get('invoice', id)?.fields as unknown as StripeInvoice | undefined;
-  if (invoice === undefined || invoice.status !== 'draft' || invoice.automatically_finalizes_at === null || invoice.automatically_finalizes_at > nowSec) return skip(false);
+  if (
+    invoice === undefined ||
+    invoice.status !== 'draft' ||
+    invoice.automatically_finalizes_at === null ||
+    invoice.automatically_finalizes_at > nowSec
+  )
+    return skip(false);
   // Stamped with the instant it fell due, so billing that runs late keeps Stripe's order and spacing.
   const at = invoice.automatically_finalizes_at;
   const customer = liveFields<StripeCustomer>(view, 'customer', invoice.customer, 'customer');
@@ -49,12 +82,25 @@ export function finalizeDecision(twin: Twin, view: ReadView, id: string, nowSec:
       amount: invoice.amount_due,
       currency: invoice.currency,
       customer: invoice.customer,
-      description: invoice.billing_reason === 'subscription_create' ? 'Subscription creation' : 'Subscription update',
+      description:
+        invoice.billing_reason === 'subscription_create'
+          ? 'Subscription creation'
+          : 'Subscription update',
       metadata: {},
     });
-    const payment = invoicePaymentObject(twin, stripeIds.invoicePayment(twin.world.ids), invoice, intent.id);
+    const payment = invoicePaymentObject(
+      twin,
+      stripeIds.invoicePayment(twin.world.ids),
+      invoice,
+      intent.id,
+    );
     creates.push({ type: 'invoice_payment', id: payment.id, fields: asJson(payment) });
-    writes.push({ operation: 'payment_intent.create', subjectType: 'payment_intent', subjectId: intent.id, fields: asJson(intent) });
+    writes.push({
+      operation: 'payment_intent.create',
+      subjectType: 'payment_intent',
+      subjectId: intent.id,
+      fields: asJson(intent),
+    });
   }
   const invoiceWrite: Write = {
     operation: 'invoice.finalize',
@@ -62,7 +108,12 @@ export function finalizeDecision(twin: Twin, view: ReadView, id: string, nowSec:
     subjectId: id,
     fields: asJson(fields),
     // The customer's invoice counter moves without a customer.updated, as in Stripe.
-    projection: { creates, updates: [{ type: 'customer', id: customer.id, fields: { next_invoice_sequence: sequence + 1 } }] },
+    projection: {
+      creates,
+      updates: [
+        { type: 'customer', id: customer.id, fields: { next_invoice_sequence: sequence + 1 } },
+      ],
+    },
   };
   return commit(withRequest([invoiceWrite, ...writes], request), true);
 }
@@ -71,14 +122,26 @@ export function finalizeDecision(twin: Twin, view: ReadView, id: string, nowSec:
 export function defaultPaymentMethod(view: ReadView, sub: StripeSubscription): string | null {
   if (sub.default_payment_method !== null) return sub.default_payment_method;
   const customer = view.get('customer', sub.customer);
-  const settings = customer?.fields.invoice_settings as { default_payment_method?: string | null } | undefined;
+  const settings = customer?.fields.invoice_settings as
+    { default_payment_method?: string | null } | undefined;
   return settings?.default_payment_method ?? null;
 }
 
-function subscriptionAfterPayment(sub: StripeSubscription, invoice: StripeInvoice, ok: boolean, retryAt: number | null, nowSec: number): Write | undefined {
+function subscriptionAfterPayment(
+  sub: StripeSubscription,
+  invoice: StripeInvoice,
+  ok: boolean,
+  retryAt: number | null,
+  nowSec: number,
+): Write | undefined {
   if (ok) {
     if (sub.status !== 'incomplete' && sub.status !== 'past_due') return undefined;
-    return { operation: 'subscription.activate', subjectType: 'subscription', subjectId: sub.id, fields: { status: 'active' } };
+    return {
+      operation: 'subscription.activate',
+      subjectType: 'subscription',
+      subjectId: sub.id,
+      fields: { status: 'active' },
+    };
   }
   // A first invoice that fails leaves the subscription incomplete; renewals go past_due, then end.
   if (invoice.billing_reason !== 'subscription_cycle') return undefined;
@@ -87,18 +150,44 @@ function subscriptionAfterPayment(sub: StripeSubscription, invoice: StripeInvoic
       operation: 'subscription.cancel',
       subjectType: 'subscription',
       subjectId: sub.id,
-      fields: asJson({ status: 'canceled', canceled_at: nowSec, ended_at: nowSec, cancellation_details: { comment: null, feedback: null, feedback_option: null, reason: 'payment_failed' } }),
+      fields: asJson({
+        status: 'canceled',
+        canceled_at: nowSec,
+        ended_at: nowSec,
+        cancellation_details: {
+          comment: null,
+          feedback: null,
+          feedback_option: null,
+          reason: 'payment_failed',
+        },
+      }),
     };
   }
-  if (sub.status === 'active') return { operation: 'subscription.past_due', subjectType: 'subscription', subjectId: sub.id, fields: { status: 'past_due' } };
+  if (sub.status === 'active')
+    return {
+      operation: 'subscription.past_due',
+      subjectType: 'subscription',
+      subjectId: sub.id,
+      fields: { status: 'past_due' },
+    };
   return undefined;
 }
 
 /** An open invoice whose attempt is due: pay it (or record the failure and the next retry). */
-export function collectDecision(twin: Twin, view: ReadView, id: string, nowSec: number, request?: ProjectedResource): Decision<boolean> {
+export function collectDecision(
+  twin: Twin,
+  view: ReadView,
+  id: string,
+  nowSec: number,
+  request?: ProjectedResource,
+): Decision<boolean> {
   const invoice = view.get('invoice', id)?.fields as unknown as StripeInvoice | undefined;
   if (invoice === undefined || invoice.status !== 'open') return skip(false);
-  if (invoice.amount_due > 0 && (invoice.next_payment_attempt === null || invoice.next_payment_attempt > nowSec)) return skip(false);
+  if (
+    invoice.amount_due > 0 &&
+    (invoice.next_payment_attempt === null || invoice.next_payment_attempt > nowSec)
+  )
+    return skip(false);
   const sub = subscriptionOf(view, invoice);
   const paid = (amountPaid: number) => ({
     status: 'paid' as const,
@@ -110,21 +199,35 @@ export function collectDecision(twin: Twin, view: ReadView, id: string, nowSec: 
     status_transitions: { ...invoice.status_transitions, paid_at: nowSec },
   });
   if (invoice.amount_due === 0) {
-    const writes: Write[] = [{ operation: 'invoice.pay', subjectType: 'invoice', subjectId: id, fields: asJson(paid(0)) }];
+    const writes: Write[] = [
+      { operation: 'invoice.pay', subjectType: 'invoice', subjectId: id, fields: asJson(paid(0)) },
+    ];
     const after = subscriptionAfterPayment(sub, invoice, true, null, nowSec);
     if (after !== undefined) writes.push(after);
     return commit(withRequest(writes, request), true);
   }
-  const [payment] = view.lookup('invoice_payment', INVOICE_PAYMENT_INDEX, id).map((r) => r.fields as unknown as StripeInvoicePayment);
-  const intent = payment === undefined ? undefined : liveFields<StripePaymentIntent>(view, 'payment_intent', payment.payment.payment_intent);
+  const [payment] = view
+    .lookup('invoice_payment', INVOICE_PAYMENT_INDEX, id)
+    .map((r) => r.fields as unknown as StripeInvoicePayment);
+  const intent =
+    payment === undefined
+      ? undefined
+      : liveFields<StripePaymentIntent>(view, 'payment_intent', payment.payment.payment_intent);
   const method = defaultPaymentMethod(view, sub);
   const attempts = invoice.attempt_count + 1;
   const retryDays = RETRY_SCHEDULE_DAYS[attempts - 1];
-  const retryAt = invoice.billing_reason === 'subscription_cycle' && retryDays !== undefined ? (invoice.next_payment_attempt ?? nowSec) + DAYS(retryDays) : null;
+  const retryAt =
+    invoice.billing_reason === 'subscription_cycle' && retryDays !== undefined
+      ? (invoice.next_payment_attempt ?? nowSec) + DAYS(retryDays)
+      : null;
   const failed = { attempted: true, attempt_count: attempts, next_payment_attempt: retryAt };
   const writes: Write[] = [];
   let ok = false;
-  if (intent !== undefined && method !== null && (intent.status === 'requires_payment_method' || intent.status === 'requires_confirmation')) {
+  if (
+    intent !== undefined &&
+    method !== null &&
+    (intent.status === 'requires_payment_method' || intent.status === 'requires_confirmation')
+  ) {
     const attempt = attemptPayment(twin, view, intent, method, 'default_payment_method');
     writes.push(...attempt.writes);
     ok = attempt.ok;
@@ -135,10 +238,27 @@ export function collectDecision(twin: Twin, view: ReadView, id: string, nowSec: 
       subjectType: 'invoice',
       subjectId: id,
       fields: asJson(paid(invoice.amount_due)),
-      projection: { updates: [{ type: 'invoice_payment', id: payment!.id, fields: asJson({ amount_paid: invoice.amount_due, status: 'paid', status_transitions: { canceled_at: null, paid_at: nowSec } }) }] },
+      projection: {
+        updates: [
+          {
+            type: 'invoice_payment',
+            id: payment!.id,
+            fields: asJson({
+              amount_paid: invoice.amount_due,
+              status: 'paid',
+              status_transitions: { canceled_at: null, paid_at: nowSec },
+            }),
+          },
+        ],
+      },
     });
   } else {
-    writes.push({ operation: 'invoice.payment_fail', subjectType: 'invoice', subjectId: id, fields: asJson(failed) });
+    writes.push({
+      operation: 'invoice.payment_fail',
+      subjectType: 'invoice',
+      subjectId: id,
+      fields: asJson(failed),
+    });
   }
   const after = subscriptionAfterPayment(sub, invoice, ok, retryAt, nowSec);
   if (after !== undefined) writes.push(after);
@@ -146,7 +266,11 @@ export function collectDecision(twin: Twin, view: ReadView, id: string, nowSec: 
 }
 
 /** Finalizes and collects one invoice as far as `nowSec` allows (a new subscription's first invoice). */
-export async function settleInvoice(twin: Twin, id: string, request?: ProjectedResource): Promise<void> {
+export async function settleInvoice(
+  twin: Twin,
+  id: string,
+  request?: ProjectedResource,
+): Promise<void> {
   const nowSec = Math.floor(twin.world.clock.now() / 1000);
   await twin.applyAtomic((view) => finalizeDecision(twin, view, id, nowSec, request));
   await twin.applyAtomic((view) => collectDecision(twin, view, id, nowSec, request));

@@ -4,11 +4,20 @@ import { VendorError } from '../kit/errors.js';
 
 export type Metadata = Record<string, string>;
 
-export function mergeMetadata(current: Readonly<Metadata>, patch: JsonObject | undefined): Metadata {
+export function mergeMetadata(
+  current: Readonly<Metadata>,
+  patch: JsonObject | undefined,
+): Metadata {
   const out: Metadata = { ...current };
   for (const [key, value] of Object.entries(patch ?? {})) {
     if (typeof value !== 'string') {
-      throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `metadata.${key} must be a string (Stripe metadata values are strings)`, { path: `metadata.${key}` });
+      throw new VendorError(
+        'stripe',
+        'invalid_input',
+        'parameter_invalid',
+        `metadata.${key} must be a string (Stripe metadata values are strings)`,
+        { path: `metadata.${key}` },
+      );
     }
     if (value === '') delete out[key];
     else out[key] = value;

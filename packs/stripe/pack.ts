@@ -43,13 +43,26 @@ export const stripeEvents: EventsDeclaration = {
     apiVersion: STRIPE_API_VERSION,
     // Stripe writes id and object first, then the other keys alphabetically (as the log keeps them).
     // A deleted object (customer.deleted) is rendered as it was just before the delete.
-    stripeObject: ordered((ctx.subject?.deleted === true ? ctx.previous : ctx.subject?.fields) ?? {}, ['id', 'object']),
+    stripeObject: ordered(
+      (ctx.subject?.deleted === true ? ctx.previous : ctx.subject?.fields) ?? {},
+      ['id', 'object'],
+    ),
     // Only *.updated events carry previous_attributes; a payment intent's state change does not.
-    previousAttributes: ctx.eventType.endsWith('.updated') ? previousAttributes(ctx.previous, ctx.entry.fields) : undefined,
+    previousAttributes: ctx.eventType.endsWith('.updated')
+      ? previousAttributes(ctx.previous, ctx.entry.fields)
+      : undefined,
     request: eventRequest(ctx.entry.projection),
   }),
   eventIdPrefix: 'evt_',
-  endpoints: [{ type: 'webhook_endpoint', urlField: 'url', secretRefField: 'secret_ref', eventsField: 'enabled_events', enabledWhen: { field: 'status', value: 'enabled' } }],
+  endpoints: [
+    {
+      type: 'webhook_endpoint',
+      urlField: 'url',
+      secretRefField: 'secret_ref',
+      eventsField: 'enabled_events',
+      enabledWhen: { field: 'status', value: 'enabled' },
+    },
+  ],
   signing: 'stripe',
   recordType: 'webhook_delivery',
   retry: STRIPE_TEST_MODE_RETRY,
@@ -64,7 +77,8 @@ export const stripeEvents: EventsDeclaration = {
 
 export const stripePack: VendorPack = {
   name: 'stripe',
-  description: 'Stripe: customers, payments and charges, catalog, subscriptions and invoices on the world clock, Checkout, with signed Event objects',
+  description:
+    'Stripe: customers, payments and charges, catalog, subscriptions and invoices on the world clock, Checkout, with signed Event objects',
   indexes: [
     { type: API_REQUEST, name: IDEMPOTENCY_INDEX, field: 'idempotency_key' },
     // Billing on the clock finds its due work through these (billing-clock.ts).

@@ -5,14 +5,25 @@ import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../s
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import { priorRequest, requestProjection, type RequestCall, type RequestOptions } from './api-requests.js';
+import {
+  priorRequest,
+  requestProjection,
+  type RequestCall,
+  type RequestOptions,
+} from './api-requests.js';
 import { cardDetails, TEST_CARDS, type TestCard } from './cards.js';
 import { asJson, billingDetails, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import type { Metadata } from './metadata.js';
 
-export function paymentMethodObject(twin: Twin, id: string, card: TestCard, customer: string | null, contact: { email: string | null; name: string | null } = { email: null, name: null }) {
+export function paymentMethodObject(
+  twin: Twin,
+  id: string,
+  card: TestCard,
+  customer: string | null,
+  contact: { email: string | null; name: string | null } = { email: null, name: null },
+) {
   return {
     id,
     object: 'payment_method' as const,
@@ -32,7 +43,12 @@ export function paymentMethodObject(twin: Twin, id: string, card: TestCard, cust
  * A US bank account (ACH Direct Debit, test routing number 110000000): Stripe's delayed
  * notification method — a payment stays processing until the debit settles or fails.
  */
-export function bankAccountMethodObject(twin: Twin, id: string, customer: string | null, contact: { email: string | null; name: string | null }) {
+export function bankAccountMethodObject(
+  twin: Twin,
+  id: string,
+  customer: string | null,
+  contact: { email: string | null; name: string | null },
+) {
   return {
     id,
     object: 'payment_method' as const,
@@ -67,7 +83,13 @@ const check = checker('stripe');
 export function testCard(token: string, path = 'payment_method'): TestCard {
   const card = TEST_CARDS[token];
   if (card === undefined) {
-    throw new VendorError('stripe', 'invalid_input', 'resource_missing', `No such PaymentMethod: '${token}'; use a pm_… id or a test token: ${Object.keys(TEST_CARDS).join(', ')}`, { path });
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'resource_missing',
+      `No such PaymentMethod: '${token}'; use a pm_… id or a test token: ${Object.keys(TEST_CARDS).join(', ')}`,
+      { path },
+    );
   }
   return card;
 }
@@ -76,13 +98,33 @@ export function testCard(token: string, path = 'payment_method'): TestCard {
  * A payment method to charge: an existing pm_… (it must belong to `customer` when it is attached),
  * or a test token, which becomes a new unattached payment method (returned as `created`).
  */
-export function resolvePaymentMethod(twin: Twin, view: ReadView, ref: string, customer: string | null, path = 'payment_method'): { method: StripePaymentMethod; created: boolean } {
+export function resolvePaymentMethod(
+  twin: Twin,
+  view: ReadView,
+  ref: string,
+  customer: string | null,
+  path = 'payment_method',
+): { method: StripePaymentMethod; created: boolean } {
   if (Object.hasOwn(TEST_CARDS, ref)) {
-    return { method: paymentMethodObject(twin, stripeIds.paymentMethod(twin.world.ids), testCard(ref, path), null), created: true };
+    return {
+      method: paymentMethodObject(
+        twin,
+        stripeIds.paymentMethod(twin.world.ids),
+        testCard(ref, path),
+        null,
+      ),
+      created: true,
+    };
   }
   const method = liveFields<StripePaymentMethod>(view, 'payment_method', ref, path);
   if (method.customer !== null && customer !== null && method.customer !== customer) {
-    throw new VendorError('stripe', 'invalid_input', 'payment_method_invalid_parameter', `The provided PaymentMethod ${ref} belongs to customer ${method.customer}, not ${customer}`, { path });
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'payment_method_invalid_parameter',
+      `The provided PaymentMethod ${ref} belongs to customer ${method.customer}, not ${customer}`,
+      { path },
+    );
   }
   return { method, created: false };
 }
@@ -92,27 +134,66 @@ export interface AttachPaymentMethodInput {
 }
 
 /** POST /v1/payment_methods/{pm}/attach, with a pm_… id or a test token such as pm_card_visa. */
-export async function attachPaymentMethod(twin: Twin, paymentMethod: string, input: AttachPaymentMethodInput, options: RequestOptions = {}): Promise<StripePaymentMethod> {
+export async function attachPaymentMethod(
+  twin: Twin,
+  paymentMethod: string,
+  input: AttachPaymentMethodInput,
+  options: RequestOptions = {},
+): Promise<StripePaymentMethod> {
   requirePackTwin(twin, 'stripe');
   const ref = check.string(paymentMethod, 'payment_method');
-  for (const key of Object.keys(input ?? {})) if (key !== 'customer') throw unknownParameter(key, ['customer']);
+  for (const key of Object.keys(input ?? {}))
+    if (key !== 'customer') throw unknownParameter(key, ['customer']);
   const customer = check.string(input?.customer, 'customer');
-  const call: RequestCall = { method: 'POST', path: `/v1/payment_methods/${ref}/attach`, params: { customer } };
+  const call: RequestCall = {
+    method: 'POST',
+    path: `/v1/payment_methods/${ref}/attach`,
+    params: { customer },
+  };
   const result = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
-    if (prior !== undefined) return skip(liveFields<StripePaymentMethod>(view, 'payment_method', prior.id));
-    const owner = liveFields<{ email: string | null; name: string | null }>(view, 'customer', customer, 'customer');
+    if (prior !== undefined)
+      return skip(liveFields<StripePaymentMethod>(view, 'payment_method', prior.id));
+    const owner = liveFields<{ email: string | null; name: string | null }>(
+      view,
+      'customer',
+      customer,
+      'customer',
+    );
     let method: StripePaymentMethod;
     if (Object.hasOwn(TEST_CARDS, ref)) {
       const card = testCard(ref);
       if (card.declinesOnAttach === true) {
-        throw new VendorError('stripe', 'invalid_state', 'card_declined', `Your card was declined (${card.declineCode}); use pm_card_chargeCustomerFail for a card that attaches but declines when charged`, { path: 'payment_method', details: { decline_code: card.declineCode } });
+        throw new VendorError(
+          'stripe',
+          'invalid_state',
+          'card_declined',
+          `Your card was declined (${card.declineCode}); use pm_card_chargeCustomerFail for a card that attaches but declines when charged`,
+          { path: 'payment_method', details: { decline_code: card.declineCode } },
+        );
       }
-      method = paymentMethodObject(twin, stripeIds.paymentMethod(twin.world.ids), card, customer, owner);
+      method = paymentMethodObject(
+        twin,
+        stripeIds.paymentMethod(twin.world.ids),
+        card,
+        customer,
+        owner,
+      );
     } else {
-      const existing = liveFields<StripePaymentMethod>(view, 'payment_method', ref, 'payment_method');
+      const existing = liveFields<StripePaymentMethod>(
+        view,
+        'payment_method',
+        ref,
+        'payment_method',
+      );
       if (existing.customer !== null) {
-        throw new VendorError('stripe', 'invalid_state', 'payment_method_unexpected_state', `The payment method ${ref} is already attached to customer ${existing.customer}; detach it first`, { path: 'payment_method' });
+        throw new VendorError(
+          'stripe',
+          'invalid_state',
+          'payment_method_unexpected_state',
+          `The payment method ${ref} is already attached to customer ${existing.customer}; detach it first`,
+          { path: 'payment_method' },
+        );
       }
       method = { ...existing, customer };
     }
@@ -122,7 +203,11 @@ export async function attachPaymentMethod(twin: Twin, paymentMethod: string, inp
         subjectType: 'payment_method',
         subjectId: method.id,
         fields: asJson(method) as JsonObject,
-        projection: { creates: [requestProjection(twin, call, options, { type: 'payment_method', id: method.id })] },
+        projection: {
+          creates: [
+            requestProjection(twin, call, options, { type: 'payment_method', id: method.id }),
+          ],
+        },
       },
       method,
     );

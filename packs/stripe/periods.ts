@@ -15,11 +15,18 @@ export function boundary(anchor: number, interval: Interval, count: number, k: n
   const month = (d.getUTCMonth() + months) % 12;
   const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
   const day = Math.min(d.getUTCDate(), last);
-  return Math.floor(Date.UTC(year, month, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) / 1000);
+  return Math.floor(
+    Date.UTC(year, month, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) / 1000,
+  );
 }
 
 /** The first boundary strictly after `after`. */
-export function nextBoundary(anchor: number, interval: Interval, count: number, after: number): number {
+export function nextBoundary(
+  anchor: number,
+  interval: Interval,
+  count: number,
+  after: number,
+): number {
   for (let k = 1; ; k++) {
     const at = boundary(anchor, interval, count, k);
     if (at > after) return at;

@@ -6,7 +6,10 @@ function isHash(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function previousAttributes(before: Readonly<JsonObject> | undefined, changes: Readonly<JsonObject> | undefined): JsonObject | undefined {
+export function previousAttributes(
+  before: Readonly<JsonObject> | undefined,
+  changes: Readonly<JsonObject> | undefined,
+): JsonObject | undefined {
   if (before === undefined || changes === undefined) return undefined;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(changes)) {
@@ -15,7 +18,8 @@ export function previousAttributes(before: Readonly<JsonObject> | undefined, cha
     if (isHash(old) && isHash(value)) {
       const sub: JsonObject = {};
       for (const k of new Set([...Object.keys(old), ...Object.keys(value)])) {
-        if (canonicalJson(old[k] ?? null) !== canonicalJson(value[k] ?? null)) sub[k] = (old[k] ?? null) as JsonValue;
+        if (canonicalJson(old[k] ?? null) !== canonicalJson(value[k] ?? null))
+          sub[k] = (old[k] ?? null) as JsonValue;
       }
       out[key] = sub;
     } else {

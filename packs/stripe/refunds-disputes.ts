@@ -5,7 +5,12 @@ import { commit, skip, type Twin } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import { priorRequest, requestProjection, type RequestCall, type RequestOptions } from './api-requests.js';
+import {
+  priorRequest,
+  requestProjection,
+  type RequestCall,
+  type RequestOptions,
+} from './api-requests.js';
 import type { StripeCharge } from './charges.js';
 import { asJson, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
@@ -15,9 +20,23 @@ import { DAYS } from './periods.js';
 
 const check = checker('stripe');
 const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
-const DISPUTE_REASONS = ['fraudulent', 'duplicate', 'product_not_received', 'product_unacceptable', 'subscription_canceled', 'credit_not_processed', 'general'] as const;
+const DISPUTE_REASONS = [
+  'fraudulent',
+  'duplicate',
+  'product_not_received',
+  'product_unacceptable',
+  'subscription_canceled',
+  'credit_not_processed',
+  'general',
+] as const;
 
-export function refundObject(twin: Twin, id: string, charge: StripeCharge, amount: number, reason: string | null) {
+export function refundObject(
+  twin: Twin,
+  id: string,
+  charge: StripeCharge,
+  amount: number,
+  reason: string | null,
+) {
   return {
     id,
     object: 'refund' as const,
@@ -28,7 +47,14 @@ export function refundObject(twin: Twin, id: string, charge: StripeCharge, amoun
     currency: charge.currency,
     customer: charge.customer,
     customer_account: null,
-    destination_details: { card: { reference_status: 'pending', reference_type: 'acquirer_reference_number', type: 'refund' }, type: 'card' },
+    destination_details: {
+      card: {
+        reference_status: 'pending',
+        reference_type: 'acquirer_reference_number',
+        type: 'refund',
+      },
+      type: 'card',
+    },
     metadata: {} as Metadata,
     payment_intent: charge.payment_intent,
     payment_method: charge.payment_method,
@@ -50,20 +76,42 @@ export interface RefundInput {
 
 function succeededCharge(charge: StripeCharge, action: string): void {
   if (charge.status !== 'succeeded') {
-    throw new VendorError('stripe', 'invalid_state', 'charge_not_refundable', `You cannot ${action} charge ${charge.id} because it has a status of ${charge.status}; only succeeded charges can be`, { path: 'charge', details: { status: charge.status } });
+    throw new VendorError(
+      'stripe',
+      'invalid_state',
+      'charge_not_refundable',
+      `You cannot ${action} charge ${charge.id} because it has a status of ${charge.status}; only succeeded charges can be`,
+      { path: 'charge', details: { status: charge.status } },
+    );
   }
 }
 
 /** POST /v1/refunds {charge}: charge.refunded with the charge's new amount_refunded. */
-export async function refundCharge(twin: Twin, chargeId: string, input: RefundInput = {}, options: RequestOptions = {}): Promise<StripeRefund> {
+export async function refundCharge(
+  twin: Twin,
+  chargeId: string,
+  input: RefundInput = {},
+  options: RequestOptions = {},
+): Promise<StripeRefund> {
   requirePackTwin(twin, 'stripe');
-  for (const key of Object.keys(input ?? {})) if (key !== 'amount' && key !== 'reason') throw unknownParameter(key, ['amount', 'reason']);
+  for (const key of Object.keys(input ?? {}))
+    if (key !== 'amount' && key !== 'reason') throw unknownParameter(key, ['amount', 'reason']);
   const amountParam = input.amount === undefined ? null : check.integer(input.amount, 'amount', 1);
   const reason = check.optionalString(input.reason, 'reason');
   if (reason !== null && !(REFUND_REASONS as readonly string[]).includes(reason)) {
-    throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `reason must be one of: ${REFUND_REASONS.join(', ')}`, { path: 'reason' });
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_invalid',
+      `reason must be one of: ${REFUND_REASONS.join(', ')}`,
+      { path: 'reason' },
+    );
   }
-  const call: RequestCall = { method: 'POST', path: '/v1/refunds', params: { charge: chargeId, amount: amountParam, reason } };
+  const call: RequestCall = {
+    method: 'POST',
+    path: '/v1/refunds',
+    params: { charge: chargeId, amount: amountParam, reason },
+  };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(liveFields<StripeRefund>(view, 'refund', prior.id));
@@ -71,8 +119,22 @@ export async function refundCharge(twin: Twin, chargeId: string, input: RefundIn
     succeededCharge(charge, 'refund');
     const left = charge.amount - charge.amount_refunded;
     const amount = amountParam ?? left;
-    if (left === 0) throw new VendorError('stripe', 'invalid_state', 'charge_already_refunded', `Charge ${chargeId} has already been refunded.`, { path: 'charge' });
-    if (amount > left) throw new VendorError('stripe', 'invalid_input', 'amount_too_large', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, { path: 'amount' });
+    if (left === 0)
+      throw new VendorError(
+        'stripe',
+        'invalid_state',
+        'charge_already_refunded',
+        `Charge ${chargeId} has already been refunded.`,
+        { path: 'charge' },
+      );
+    if (amount > left)
+      throw new VendorError(
+        'stripe',
+        'invalid_input',
+        'amount_too_large',
+        `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+        { path: 'amount' },
+      );
     const refund = refundObject(twin, stripeIds.refund(twin.world.ids), charge, amount, reason);
     const refunded = charge.amount_refunded + amount;
     return commit(
@@ -81,7 +143,12 @@ export async function refundCharge(twin: Twin, chargeId: string, input: RefundIn
         subjectType: 'charge',
         subjectId: chargeId,
         fields: { amount_refunded: refunded, refunded: refunded === charge.amount },
-        projection: { creates: [{ type: 'refund', id: refund.id, fields: asJson(refund) }, requestProjection(twin, call, options, { type: 'refund', id: refund.id })] },
+        projection: {
+          creates: [
+            { type: 'refund', id: refund.id, fields: asJson(refund) },
+            requestProjection(twin, call, options, { type: 'refund', id: refund.id }),
+          ],
+        },
       },
       refund,
     );
@@ -130,15 +197,33 @@ export function disputeObject(twin: Twin, id: string, charge: StripeCharge, reas
       uncategorized_file: null,
       uncategorized_text: null,
     },
-    evidence_details: { due_by: now + DAYS(21), enhanced_eligibility: {}, has_evidence: false, past_due: false, submission_count: 0, submission_method: 'not_submitted' as const },
+    evidence_details: {
+      due_by: now + DAYS(21),
+      enhanced_eligibility: {},
+      has_evidence: false,
+      past_due: false,
+      submission_count: 0,
+      submission_method: 'not_submitted' as const,
+    },
     intended_submission_method: null,
     is_charge_refundable: false,
     livemode: false as const,
     metadata: {} as Metadata,
     payment_intent: charge.payment_intent,
     payment_method_details: (() => {
-      const brand = charge.payment_method_details.type === 'card' ? charge.payment_method_details.card.brand : 'visa';
-      return { card: { brand, case_type: 'chargeback' as const, network: brand, network_reason_code: '10.4' }, type: 'card' as const };
+      const brand =
+        charge.payment_method_details.type === 'card'
+          ? charge.payment_method_details.card.brand
+          : 'visa';
+      return {
+        card: {
+          brand,
+          case_type: 'chargeback' as const,
+          network: brand,
+          network_reason_code: '10.4',
+        },
+        type: 'card' as const,
+      };
     })(),
     reason,
     status: 'needs_response' as const,
@@ -151,18 +236,43 @@ export type StripeDispute = ReturnType<typeof disputeObject>;
  * The cardholder disputes a succeeded charge (in Stripe test mode: the 0259 dispute card):
  * charge.dispute.created, and the charge becomes disputed.
  */
-export async function disputeCharge(twin: Twin, chargeId: string, input: { reason?: (typeof DISPUTE_REASONS)[number] } = {}): Promise<StripeDispute> {
+export async function disputeCharge(
+  twin: Twin,
+  chargeId: string,
+  input: { reason?: (typeof DISPUTE_REASONS)[number] } = {},
+): Promise<StripeDispute> {
   requirePackTwin(twin, 'stripe');
-  for (const key of Object.keys(input ?? {})) if (key !== 'reason') throw unknownParameter(key, ['reason']);
+  for (const key of Object.keys(input ?? {}))
+    if (key !== 'reason') throw unknownParameter(key, ['reason']);
   const reason = input.reason === undefined ? 'fraudulent' : check.string(input.reason, 'reason');
-  if (!(DISPUTE_REASONS as readonly string[]).includes(reason)) throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `reason must be one of: ${DISPUTE_REASONS.join(', ')}`, { path: 'reason' });
+  if (!(DISPUTE_REASONS as readonly string[]).includes(reason))
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_invalid',
+      `reason must be one of: ${DISPUTE_REASONS.join(', ')}`,
+      { path: 'reason' },
+    );
   const done = await twin.applyAtomic((view) => {
     const charge = liveFields<StripeCharge>(view, 'charge', chargeId, 'charge');
     succeededCharge(charge, 'dispute');
-    if (charge.disputed) throw new VendorError('stripe', 'invalid_state', 'charge_disputed', `Charge ${chargeId} is already disputed`, { path: 'charge' });
+    if (charge.disputed)
+      throw new VendorError(
+        'stripe',
+        'invalid_state',
+        'charge_disputed',
+        `Charge ${chargeId} is already disputed`,
+        { path: 'charge' },
+      );
     const dispute = disputeObject(twin, stripeIds.dispute(twin.world.ids), charge, reason);
     return commit(
-      { operation: 'dispute.create', subjectType: 'dispute', subjectId: dispute.id, fields: asJson(dispute), projection: { updates: [{ type: 'charge', id: chargeId, fields: { disputed: true } }] } },
+      {
+        operation: 'dispute.create',
+        subjectType: 'dispute',
+        subjectId: dispute.id,
+        fields: asJson(dispute),
+        projection: { updates: [{ type: 'charge', id: chargeId, fields: { disputed: true } }] },
+      },
       dispute,
     );
   });

@@ -12,7 +12,12 @@ import type { StripeSubscription } from './subscription-objects.js';
 
 export interface SubscriptionMonthOptions {
   /** Subscribers: an email, the card their renewals charge, and an optional trial. */
-  readonly customers?: readonly { email: string; name?: string; card?: string; trialDays?: number }[];
+  readonly customers?: readonly {
+    email: string;
+    name?: string;
+    card?: string;
+    trialDays?: number;
+  }[];
   /** Price of the monthly plan, in cents. */
   readonly unitAmount?: number;
   readonly currency?: string;
@@ -29,18 +34,46 @@ export interface SubscriptionMonthResult {
 export const DEFAULT_SUBSCRIBERS: NonNullable<SubscriptionMonthOptions['customers']> = [
   { email: 'ada@example.com', name: 'Ada Lovelace', card: 'pm_card_visa' },
   // Attaches fine, declines when charged: past_due after the trial, retried on the schedule.
-  { email: 'grace@example.com', name: 'Grace Hopper', card: 'pm_card_chargeCustomerFail', trialDays: 7 },
+  {
+    email: 'grace@example.com',
+    name: 'Grace Hopper',
+    card: 'pm_card_chargeCustomerFail',
+    trialDays: 7,
+  },
 ];
 
-export async function subscriptionMonth(walk: BillingWalk, twin: Twin, options: SubscriptionMonthOptions = {}): Promise<SubscriptionMonthResult> {
-  const product = await createProduct(twin, { name: 'Pro plan', description: 'Everything, billed monthly' });
-  const price = await createPrice(twin, { product: product.id, unit_amount: options.unitAmount ?? 2000, currency: options.currency ?? 'usd', recurring: { interval: 'month' }, nickname: 'Pro monthly' });
+export async function subscriptionMonth(
+  walk: BillingWalk,
+  twin: Twin,
+  options: SubscriptionMonthOptions = {},
+): Promise<SubscriptionMonthResult> {
+  const product = await createProduct(twin, {
+    name: 'Pro plan',
+    description: 'Everything, billed monthly',
+  });
+  const price = await createPrice(twin, {
+    product: product.id,
+    unit_amount: options.unitAmount ?? 2000,
+    currency: options.currency ?? 'usd',
+    recurring: { interval: 'month' },
+    nickname: 'Pro monthly',
+  });
   const subscriptions: StripeSubscription[] = [];
   for (const who of options.customers ?? DEFAULT_SUBSCRIBERS) {
     const customer = await createCustomer(twin, { email: who.email, name: who.name ?? null });
-    const pm = await attachPaymentMethod(twin, who.card ?? 'pm_card_visa', { customer: customer.id });
-    await updateCustomer(twin, customer.id, { invoice_settings: { default_payment_method: pm.id } });
-    subscriptions.push(await createSubscription(twin, { customer: customer.id, items: [{ price: price.id }], ...(who.trialDays === undefined ? {} : { trial_period_days: who.trialDays }) }));
+    const pm = await attachPaymentMethod(twin, who.card ?? 'pm_card_visa', {
+      customer: customer.id,
+    });
+    await updateCustomer(twin, customer.id, {
+      invoice_settings: { default_payment_method: pm.id },
+    });
+    subscriptions.push(
+      await createSubscription(twin, {
+        customer: customer.id,
+        items: [{ price: price.id }],
+        ...(who.trialDays === undefined ? {} : { trial_period_days: who.trialDays }),
+      }),
+    );
     await walk.settle();
   }
   const billing = await advanceWithBilling(walk, twin, DAYS(options.days ?? 32) * 1000);

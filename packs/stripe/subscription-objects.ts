@@ -6,14 +6,29 @@ import { planOf, type StripePrice } from './catalog.js';
 import { list } from './common.js';
 import type { Metadata } from './metadata.js';
 
-export type SubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
+export type SubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'canceled'
+  | 'unpaid'
+  | 'paused';
 
 export interface Period {
   readonly start: number;
   readonly end: number;
 }
 
-export function subscriptionItemObject(id: string, subscription: string, price: StripePrice, quantity: number, created: number, period: Period) {
+export function subscriptionItemObject(
+  id: string,
+  subscription: string,
+  price: StripePrice,
+  quantity: number,
+  created: number,
+  period: Period,
+) {
   return {
     id,
     object: 'subscription_item' as const,
@@ -64,7 +79,12 @@ export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: 
     cancel_at: null as number | null,
     cancel_at_period_end: false,
     canceled_at: null as number | null,
-    cancellation_details: { comment: null, feedback: null, feedback_option: null, reason: null as 'cancellation_requested' | 'payment_failed' | null },
+    cancellation_details: {
+      comment: null,
+      feedback: null,
+      feedback_option: null,
+      reason: null as 'cancellation_requested' | 'payment_failed' | null,
+    },
     collection_method: 'charge_automatically' as const,
     created,
     currency: spec.currency,
@@ -77,7 +97,13 @@ export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: 
     description: spec.description,
     discounts: [] as string[],
     ended_at: null as number | null,
-    invoice_settings: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: { type: 'self' as const } },
+    invoice_settings: {
+      account_tax_ids: null,
+      custom_fields: null,
+      description: null,
+      footer: null,
+      issuer: { type: 'self' as const },
+    },
     items: list(spec.items, `/v1/subscription_items?subscription=${spec.id}`),
     latest_invoice: spec.latestInvoice,
     livemode: false as const,
@@ -86,7 +112,11 @@ export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: 
     next_pending_invoice_item_invoice: null,
     on_behalf_of: null,
     pause_collection: null,
-    payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' as const },
+    payment_settings: {
+      payment_method_options: null,
+      payment_method_types: null,
+      save_default_payment_method: 'off' as const,
+    },
     pending_invoice_item_interval: null,
     pending_setup_intent: null,
     pending_update: null,
@@ -96,7 +126,12 @@ export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: 
     test_clock: null,
     transfer_data: null,
     trial_end: spec.trial?.end ?? null,
-    trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' as const } },
+    trial_settings: {
+      end_behavior: {
+        billing_cycle_anchor: null,
+        missing_payment_method: 'create_invoice' as const,
+      },
+    },
     trial_start: spec.trial?.start ?? null,
   };
 }

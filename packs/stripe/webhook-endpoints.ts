@@ -50,12 +50,25 @@ const UPDATE_KEYS = ['url', 'enabled_events', 'description', 'metadata', 'disabl
 
 function enabledEvents(value: unknown): string[] {
   const events = check.stringArray(value, 'enabled_events');
-  if (events.length === 0) throw new VendorError('stripe', 'invalid_input', 'parameter_missing', 'enabled_events must list at least one event type, or "*" for all', { path: 'enabled_events' });
+  if (events.length === 0)
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_missing',
+      'enabled_events must list at least one event type, or "*" for all',
+      { path: 'enabled_events' },
+    );
   for (const type of events) {
     if (type !== '*' && !STRIPE_EVENT_TYPES.includes(type)) {
-      throw new VendorError('stripe', 'invalid_input', 'parameter_invalid', `enabled_events holds "${type}", which this twin does not send; use "*" or one of: ${STRIPE_EVENT_TYPES.join(', ')}`, {
-        path: 'enabled_events',
-      });
+      throw new VendorError(
+        'stripe',
+        'invalid_input',
+        'parameter_invalid',
+        `enabled_events holds "${type}", which this twin does not send; use "*" or one of: ${STRIPE_EVENT_TYPES.join(', ')}`,
+        {
+          path: 'enabled_events',
+        },
+      );
     }
   }
   return events;
@@ -68,13 +81,19 @@ function live(view: ReadView, id: string): StripeWebhookEndpoint {
 }
 
 /** Creates the endpoint and answers it with its `secret`, as Stripe does only on creation. */
-export async function createWebhookEndpoint(twin: Twin, input: CreateWebhookEndpointInput): Promise<StripeWebhookEndpoint & { secret: string }> {
+export async function createWebhookEndpoint(
+  twin: Twin,
+  input: CreateWebhookEndpointInput,
+): Promise<StripeWebhookEndpoint & { secret: string }> {
   requirePackTwin(twin, 'stripe');
   const url = check.url(input?.url, 'url');
   const events = enabledEvents(input.enabled_events);
   const description = check.optionalString(input.description, 'description');
   const apiVersion = check.optionalString(input.api_version, 'api_version');
-  const secret = input.secret === undefined ? stripeIds.signingSecret(twin.world.ids) : check.secret(input.secret, 'secret');
+  const secret =
+    input.secret === undefined
+      ? stripeIds.signingSecret(twin.world.ids)
+      : check.secret(input.secret, 'secret');
   const id = stripeIds.webhookEndpoint(twin.world.ids);
   const ref = secretRefFor(twin, id);
   const endpoint: StripeWebhookEndpoint = {
@@ -91,11 +110,22 @@ export async function createWebhookEndpoint(twin: Twin, input: CreateWebhookEndp
     url,
     secret_ref: ref,
   };
-  await withStoredSecret(twin, ref, secret, () => twin.applyWrite({ operation: 'webhook_endpoint.create', subjectType: 'webhook_endpoint', subjectId: id, fields: endpoint }));
+  await withStoredSecret(twin, ref, secret, () =>
+    twin.applyWrite({
+      operation: 'webhook_endpoint.create',
+      subjectType: 'webhook_endpoint',
+      subjectId: id,
+      fields: endpoint,
+    }),
+  );
   return { ...endpoint, secret };
 }
 
-export async function updateWebhookEndpoint(twin: Twin, id: string, input: UpdateWebhookEndpointInput): Promise<StripeWebhookEndpoint> {
+export async function updateWebhookEndpoint(
+  twin: Twin,
+  id: string,
+  input: UpdateWebhookEndpointInput,
+): Promise<StripeWebhookEndpoint> {
   requirePackTwin(twin, 'stripe');
   const fields: JsonObject = {};
   for (const [key, value] of Object.entries(input ?? {})) {
@@ -104,20 +134,40 @@ export async function updateWebhookEndpoint(twin: Twin, id: string, input: Updat
     if (key === 'url') fields.url = check.url(value, 'url');
     else if (key === 'enabled_events') fields.enabled_events = enabledEvents(value);
     else if (key === 'description') fields.description = check.optionalString(value, 'description');
-    else if (key === 'disabled') fields.status = check.boolean(value, 'disabled') ? 'disabled' : 'enabled';
+    else if (key === 'disabled')
+      fields.status = check.boolean(value, 'disabled') ? 'disabled' : 'enabled';
   }
-  return (await twin.applyAtomic((view) => {
-    const current = live(view, id);
-    if (input.metadata !== undefined) fields.metadata = mergeMetadata(current.metadata, check.object(input.metadata, 'metadata'));
-    return commit({ operation: 'webhook_endpoint.update', subjectType: 'webhook_endpoint', subjectId: id, fields }, { ...current, ...fields } as StripeWebhookEndpoint);
-  })).result;
+  return (
+    await twin.applyAtomic((view) => {
+      const current = live(view, id);
+      if (input.metadata !== undefined)
+        fields.metadata = mergeMetadata(current.metadata, check.object(input.metadata, 'metadata'));
+      return commit(
+        {
+          operation: 'webhook_endpoint.update',
+          subjectType: 'webhook_endpoint',
+          subjectId: id,
+          fields,
+        },
+        { ...current, ...fields } as StripeWebhookEndpoint,
+      );
+    })
+  ).result;
 }
 
-export async function deleteWebhookEndpoint(twin: Twin, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+export async function deleteWebhookEndpoint(
+  twin: Twin,
+  id: string,
+): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   requirePackTwin(twin, 'stripe');
   await twin.applyAtomic((view) => {
     live(view, id);
-    return commit({ operation: 'webhook_endpoint.delete', subjectType: 'webhook_endpoint', subjectId: id, delete: true });
+    return commit({
+      operation: 'webhook_endpoint.delete',
+      subjectType: 'webhook_endpoint',
+      subjectId: id,
+      delete: true,
+    });
   });
   await twin.world.secrets.delete(secretRefFor(twin, id));
   return { id, object: 'webhook_endpoint', deleted: true };

@@ -90,7 +90,11 @@ export function countOption(args: ParsedArgs, name: string): number | undefined 
  * only read pass `create: false`: a missing root is refused (ROOT_NOT_FOUND), never created.
  * What the file system or the driver says about the root comes out as a typed refusal.
  */
-export async function withWorld<T>(root: string, fn: (world: World) => Promise<T> | T, options: { create?: boolean } = {}): Promise<T> {
+export async function withWorld<T>(
+  root: string,
+  fn: (world: World) => Promise<T> | T,
+  options: { create?: boolean } = {},
+): Promise<T> {
   const world = openWorld({ root, clock: new RealClock(), create: options.create ?? true });
   let result: T;
   try {
@@ -108,7 +112,12 @@ export async function withWorld<T>(root: string, fn: (world: World) => Promise<T
  * Opens `name` in the world at `root`. Commands that only read pass `mustExist`, so a typo in a
  * twin name is refused instead of silently creating an empty twin (or an empty root folder).
  */
-export async function withTwin<T>(args: ParsedArgs, name: string, options: { mustExist: boolean }, fn: (twin: Twin) => Promise<T> | T): Promise<T> {
+export async function withTwin<T>(
+  args: ParsedArgs,
+  name: string,
+  options: { mustExist: boolean },
+  fn: (twin: Twin) => Promise<T> | T,
+): Promise<T> {
   validateTwinName(name);
   if (options.mustExist && !existsSync(args.root)) throw unknownTwin(name, args.root);
   return withWorld(
@@ -124,11 +133,16 @@ export async function withTwin<T>(args: ParsedArgs, name: string, options: { mus
 
 function unknownTwin(name: string, root: string, known: string[] = []): TwinError {
   const hint = known.length === 0 ? 'it holds no twins yet' : `it holds: ${known.join(', ')}`;
-  return new TwinError('UNKNOWN_TWIN', `no twin "${name}" in the world at ${root} (${hint}); check the name or pass --root`, { path: 'twin' });
+  return new TwinError(
+    'UNKNOWN_TWIN',
+    `no twin "${name}" in the world at ${root} (${hint}); check the name or pass --root`,
+    { path: 'twin' },
+  );
 }
 
 export async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -13,7 +13,11 @@ const io = {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
-  isTTY: { stdin: process.stdin.isTTY === true, stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
+  isTTY: {
+    stdin: process.stdin.isTTY === true,
+    stdout: process.stdout.isTTY === true,
+    stderr: process.stderr.isTTY === true,
+  },
 };
 
 // exitCode rather than exit(): pending stdout writes to a pipe still get flushed.

@@ -10,7 +10,10 @@ export async function write(stream: Writable, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
-export async function writeLines(stream: Writable, lines: Iterable<string> | AsyncIterable<string>): Promise<number> {
+export async function writeLines(
+  stream: Writable,
+  lines: Iterable<string> | AsyncIterable<string>,
+): Promise<number> {
   let count = 0;
   for await (const line of lines) {
     await write(stream, `${line}\n`);
@@ -37,7 +40,8 @@ export class Table {
 
   /** Rendered lines for these rows, preceded by the header the first time. */
   render(rows: readonly (readonly string[])[]): string {
-    for (const row of rows) row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i] ?? 0, cell.length)));
+    for (const row of rows)
+      row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i] ?? 0, cell.length)));
     const lines = this.headerDone ? [] : [this.line(this.header)];
     this.headerDone = true;
     for (const row of rows) lines.push(this.line(row));
@@ -46,7 +50,9 @@ export class Table {
 
   private line(cells: readonly string[]): string {
     // The last column is never padded: no trailing spaces.
-    return cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(this.widths[i] ?? 0))).join('  ');
+    return cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(this.widths[i] ?? 0)))
+      .join('  ');
   }
 }
 
@@ -66,7 +72,12 @@ function asErrorLike(error: unknown): ErrorLike {
     const e = error as Error & { code?: unknown; path?: unknown; toJSON?: () => unknown };
     // Kernel errors carry a stable code; a driver error (e.g. SQLITE_BUSY) keeps its own.
     const code = typeof e.code === 'string' ? e.code : 'INTERNAL';
-    return { code, message: e.message, path: typeof e.path === 'string' ? e.path : undefined, ...(typeof e.toJSON === 'function' ? { toJSON: () => e.toJSON!() } : {}) };
+    return {
+      code,
+      message: e.message,
+      path: typeof e.path === 'string' ? e.path : undefined,
+      ...(typeof e.toJSON === 'function' ? { toJSON: () => e.toJSON!() } : {}),
+    };
   }
   return { code: 'INTERNAL', message: String(error) };
 }
@@ -75,16 +86,28 @@ function asErrorLike(error: unknown): ErrorLike {
 export async function printError(io: CliIO, error: unknown, json: boolean): Promise<number> {
   const e = asErrorLike(error);
   if (json) {
-    const body = e.toJSON?.() ?? { error: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
+    const body = e.toJSON?.() ?? {
+      error: e.code,
+      message: e.message,
+      ...(e.path === undefined ? {} : { path: e.path }),
+    };
     await write(io.stderr, `${JSON.stringify(body)}\n`);
   } else {
-    await write(io.stderr, `error ${e.code}: ${e.message}${e.path === undefined ? '' : ` (at ${e.path})`}\n`);
+    await write(
+      io.stderr,
+      `error ${e.code}: ${e.message}${e.path === undefined ? '' : ` (at ${e.path})`}\n`,
+    );
   }
   return 1;
 }
 
 /** Reports a usage mistake with the usage text on stderr; returns exit code 2. */
-export async function printUsageError(io: CliIO, message: string, usage: string, json: boolean): Promise<number> {
+export async function printUsageError(
+  io: CliIO,
+  message: string,
+  usage: string,
+  json: boolean,
+): Promise<number> {
   if (json) await write(io.stderr, `${JSON.stringify({ error: 'USAGE', message, usage })}\n`);
   else await write(io.stderr, `error USAGE: ${message}\n\n${usage}`);
   return 2;
@@ -94,13 +117,18 @@ export async function printUsageError(io: CliIO, message: string, usage: string,
  * A `\r`-updated progress line on stderr for long imports and replays, shown only when stderr
  * is a terminal: piped or captured stderr must stay clean for scripts.
  */
-export function progressLine(io: CliIO, verb: string): { onProgress: ((p: ImportProgress) => void) | undefined; done(): void } {
+export function progressLine(
+  io: CliIO,
+  verb: string,
+): { onProgress: ((p: ImportProgress) => void) | undefined; done(): void } {
   if (!io.isTTY.stderr) return { onProgress: undefined, done: () => {} };
   let shown = false;
   return {
     onProgress: (p) => {
       shown = true;
-      io.stderr.write(`\r${verb}: line ${p.line}, ${p.appended} appended${p.skipped > 0 ? `, ${p.skipped} already present` : ''}\x1b[K`);
+      io.stderr.write(
+        `\r${verb}: line ${p.line}, ${p.appended} appended${p.skipped > 0 ? `, ${p.skipped} already present` : ''}\x1b[K`,
+      );
     },
     done: () => {
       if (shown) io.stderr.write('\r\x1b[K');

@@ -7,7 +7,11 @@ import type { World } from '../world/world.js';
 import { withWorld } from './command.js';
 
 /** `create: false` for commands that only read (deliveries, attempts): a missing root is refused. */
-export function withPackWorld<T>(root: string, fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T, options: { create?: boolean } = {}): Promise<T> {
+export function withPackWorld<T>(
+  root: string,
+  fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T,
+  options: { create?: boolean } = {},
+): Promise<T> {
   const run = async (world: World): Promise<T> => {
     for (const pack of builtInPacks) registerPack(world, pack);
     const dispatcher = new Dispatcher(world);

@@ -2,7 +2,15 @@
 // parseArgs (strict), renders help, and maps outcomes to exit codes (0 ok, 1 refused, 2 usage).
 // Kept apart from main.ts so tests can run the whole CLI in-process with their own io.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { COMMON_OPTIONS, DEFAULT_ROOT, UsageError, type CliIO, type Command, type OptionSpec, type ParsedArgs } from './command.js';
+import {
+  COMMON_OPTIONS,
+  DEFAULT_ROOT,
+  UsageError,
+  type CliIO,
+  type Command,
+  type OptionSpec,
+  type ParsedArgs,
+} from './command.js';
 import { exportCommand } from './commands/export.js';
 import { hashCommand } from './commands/hash.js';
 import { importCommand } from './commands/import.js';
@@ -40,11 +48,15 @@ export const COMMANDS: readonly Command[] = [
   tickCommand,
 ];
 
-const EXIT_STATUS = 'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
+const EXIT_STATUS =
+  'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 'help'.length);
-  const lines = [...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`), `  ${'help'.padEnd(width)}  Show help for a command`];
+  const lines = [
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    `  ${'help'.padEnd(width)}  Show help for a command`,
+  ];
   return [
     'twinworld — event-sourced twins of SaaS vendors',
     '',
@@ -67,17 +79,24 @@ function optionLabel(name: string, spec: OptionSpec): string {
 
 export function commandHelp(command: Command): string {
   const options = Object.entries({ ...command.options, ...COMMON_OPTIONS }).map(
-    ([name, spec]) => [optionLabel(name, spec), name === 'json' ? command.jsonHelp : spec.description] as const,
+    ([name, spec]) =>
+      [optionLabel(name, spec), name === 'json' ? command.jsonHelp : spec.description] as const,
   );
-  const width = Math.max(...options.map(([label]) => label.length), ...command.arguments.map(([n]) => n.length));
+  const width = Math.max(
+    ...options.map(([label]) => label.length),
+    ...command.arguments.map(([n]) => n.length),
+  );
   // Multi-line descriptions are indented under their own column.
-  const row = (label: string, text: string): string => `  ${label.padEnd(width)}  ${text.split('\n').join(`\n  ${' '.repeat(width)}  `)}`;
+  const row = (label: string, text: string): string =>
+    `  ${label.padEnd(width)}  ${text.split('\n').join(`\n  ${' '.repeat(width)}  `)}`;
   return [
     `Usage: twinworld ${command.usage}`,
     '',
     command.description,
     '',
-    ...(command.arguments.length === 0 ? [] : ['Arguments:', ...command.arguments.map(([n, d]) => row(n, d)), '']),
+    ...(command.arguments.length === 0
+      ? []
+      : ['Arguments:', ...command.arguments.map(([n, d]) => row(n, d)), '']),
     'Options:',
     ...options.map(([label, text]) => row(label, text)),
     '',
@@ -88,7 +107,11 @@ export function commandHelp(command: Command): string {
 function parseConfig(command: Command): NonNullable<ParseArgsConfig['options']> {
   const out: NonNullable<ParseArgsConfig['options']> = {};
   for (const [name, spec] of Object.entries({ ...command.options, ...COMMON_OPTIONS })) {
-    out[name] = { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }), ...(spec.multiple === true ? { multiple: true } : {}) };
+    out[name] = {
+      type: spec.type,
+      ...(spec.short === undefined ? {} : { short: spec.short }),
+      ...(spec.multiple === true ? { multiple: true } : {}),
+    };
   }
   return out;
 }
@@ -114,17 +137,31 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     const command = find(topic);
     if (command === undefined || extra.length > 0) {
-      return printUsageError(io, command === undefined ? `unknown command "${topic}"` : 'help takes one command name', mainHelp(), wantsJson);
+      return printUsageError(
+        io,
+        command === undefined ? `unknown command "${topic}"` : 'help takes one command name',
+        mainHelp(),
+        wantsJson,
+      );
     }
     await write(io.stdout, commandHelp(command));
     return 0;
   }
   const command = find(first);
-  if (command === undefined) return printUsageError(io, `unknown command "${first}"`, mainHelp(), wantsJson);
+  if (command === undefined)
+    return printUsageError(io, `unknown command "${first}"`, mainHelp(), wantsJson);
 
-  let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
+  let parsed: {
+    values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+    positionals: string[];
+  };
   try {
-    parsed = parseArgs({ args: [...rest], options: parseConfig(command), strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: [...rest],
+      options: parseConfig(command),
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
     return printUsageError(io, (error as Error).message, commandHelp(command), wantsJson);
   }
@@ -140,15 +177,27 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return printUsageError(io, `missing ${missing}`, commandHelp(command), json);
   }
   if (count > max) {
-    return printUsageError(io, `unexpected argument "${parsed.positionals[max]}"`, commandHelp(command), json);
+    return printUsageError(
+      io,
+      `unexpected argument "${parsed.positionals[max]}"`,
+      commandHelp(command),
+      json,
+    );
   }
   const root = typeof parsed.values.root === 'string' ? parsed.values.root : DEFAULT_ROOT;
-  if (root === '') return printUsageError(io, '--root must not be empty', commandHelp(command), json);
-  const args: ParsedArgs = { positionals: parsed.positionals, values: parsed.values as ParsedArgs['values'], root, json };
+  if (root === '')
+    return printUsageError(io, '--root must not be empty', commandHelp(command), json);
+  const args: ParsedArgs = {
+    positionals: parsed.positionals,
+    values: parsed.values as ParsedArgs['values'],
+    root,
+    json,
+  };
   try {
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof UsageError) return printUsageError(io, error.message, commandHelp(command), json);
+    if (error instanceof UsageError)
+      return printUsageError(io, error.message, commandHelp(command), json);
     return printError(io, error, json);
   }
 }

@@ -56,7 +56,8 @@ export interface HeaderContext {
   readonly record: Readonly<JsonObject>;
   readonly attempt: number;
   /** Outcome of the attempt before this one, for vendors that say why they retry (Slack). */
-  readonly previousOutcome: { readonly state: string; readonly status: number | null; readonly reason: string } | undefined;
+  readonly previousOutcome:
+    { readonly state: string; readonly status: number | null; readonly reason: string } | undefined;
   readonly timestampSec: number;
 }
 
@@ -101,20 +102,36 @@ function nonEmpty(value: unknown, path: string): string {
   return value;
 }
 
-export function validateEventsDeclaration(decl: EventsDeclaration, path = 'events'): EventsDeclaration {
+export function validateEventsDeclaration(
+  decl: EventsDeclaration,
+  path = 'events',
+): EventsDeclaration {
   if (decl === null || typeof decl !== 'object') bad(path, `${path} must be an object`);
-  if (!Array.isArray(decl.rules) || decl.rules.length === 0) bad(`${path}.rules`, `${path}.rules must list at least one {operation, types}`);
+  if (!Array.isArray(decl.rules) || decl.rules.length === 0)
+    bad(`${path}.rules`, `${path}.rules must list at least one {operation, types}`);
   decl.rules.forEach((rule, i) => {
     nonEmpty(rule.operation, `${path}.rules[${i}].operation`);
-    if (!Array.isArray(rule.types) || rule.types.length === 0) bad(`${path}.rules[${i}].types`, `${path}.rules[${i}].types must name at least one event type`);
-    (rule.types as readonly string[]).forEach((t: string, j: number) => nonEmpty(t, `${path}.rules[${i}].types[${j}]`));
+    if (!Array.isArray(rule.types) || rule.types.length === 0)
+      bad(
+        `${path}.rules[${i}].types`,
+        `${path}.rules[${i}].types must name at least one event type`,
+      );
+    (rule.types as readonly string[]).forEach((t: string, j: number) =>
+      nonEmpty(t, `${path}.rules[${i}].types[${j}]`),
+    );
   });
   nonEmpty(decl.eventIdPrefix, `${path}.eventIdPrefix`);
   nonEmpty(decl.recordType, `${path}.recordType`);
-  if (!isSchemeName(decl.signing)) bad(`${path}.signing`, `${path}.signing "${String(decl.signing)}" is not a scheme; use stripe, github, slack, standard-webhooks or hmac-sha256`);
-  if (!Array.isArray(decl.endpoints) || decl.endpoints.length === 0) bad(`${path}.endpoints`, `${path}.endpoints must list at least one endpoint kind`);
+  if (!isSchemeName(decl.signing))
+    bad(
+      `${path}.signing`,
+      `${path}.signing "${String(decl.signing)}" is not a scheme; use stripe, github, slack, standard-webhooks or hmac-sha256`,
+    );
+  if (!Array.isArray(decl.endpoints) || decl.endpoints.length === 0)
+    bad(`${path}.endpoints`, `${path}.endpoints must list at least one endpoint kind`);
   decl.endpoints.forEach((kind, i) => {
-    for (const key of ['type', 'urlField', 'secretRefField', 'eventsField'] as const) nonEmpty(kind[key], `${path}.endpoints[${i}].${key}`);
+    for (const key of ['type', 'urlField', 'secretRefField', 'eventsField'] as const)
+      nonEmpty(kind[key], `${path}.endpoints[${i}].${key}`);
     validateEndpointMatches(kind.match, `${path}.endpoints[${i}].match`);
   });
   if (decl.retry !== undefined) validateRetryPolicy(decl.retry, `${path}.retry`);

@@ -9,13 +9,29 @@ import { getPack, packTwinName, registeredPacks, type Pack } from './pack-regist
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
 import type { EventsDeclaration } from './declaration.js';
-import { attemptId, attemptType, decideClaim, decideFinish, readDelivery, STATE_INDEX, type Claim, type ClaimKind, type DeliveryFields, type DeliveryState, type Finish } from './records.js';
+import {
+  attemptId,
+  attemptType,
+  decideClaim,
+  decideFinish,
+  readDelivery,
+  STATE_INDEX,
+  type Claim,
+  type ClaimKind,
+  type DeliveryFields,
+  type DeliveryState,
+  type Finish,
+} from './records.js';
 import { nextAttemptAt, type AttemptOutcome } from './retry.js';
 import { getScheme } from './signing/index.js';
 import { isPromise } from '../storage/secret-store.js';
 import { continueTrace } from './trace.js';
 import { HttpTransport } from './transports/http-transport.js';
-import { TransportFailure, type Transport, type TransportResponse } from './transports/transport.js';
+import {
+  TransportFailure,
+  type Transport,
+  type TransportResponse,
+} from './transports/transport.js';
 import { GroupCommit } from '../world/group-commit.js';
 import { normalizeDecision, type Decision } from '../world/decision.js';
 import type { ReadView } from '../state/read-view.js';
@@ -82,7 +98,10 @@ function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryField
   if (endpoint === undefined || endpoint.deleted) return false;
   const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
   if (kind?.enabledWhen === undefined) return true;
-  return canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) === canonicalJson(kind.enabledWhen.value);
+  return (
+    canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) ===
+    canonicalJson(kind.enabledWhen.value)
+  );
 }
 let instances = 0;
 
@@ -108,8 +127,13 @@ export class Dispatcher {
     readonly world: World,
     options: DispatcherOptions = {},
   ) {
-    if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
-      throw new TwinError('INVALID_ARGUMENT', 'dispatcher concurrency must be a positive integer', { path: 'concurrency' });
+    if (
+      options.concurrency !== undefined &&
+      (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+    ) {
+      throw new TwinError('INVALID_ARGUMENT', 'dispatcher concurrency must be a positive integer', {
+        path: 'concurrency',
+      });
     }
     this.routes = options.routes ?? [];
     this.ownsDefault = options.defaultTransport === undefined;
@@ -131,8 +155,10 @@ export class Dispatcher {
         if (this.autoDispatch === false || this.closed) return;
         for (const e of entries) {
           if (e.operation !== recordCreate) continue;
-          if (this.autoDispatch === 'on-flush') this.unflushed.push({ pack: pack.name, id: e.subjectId });
-          else void this.track(this.afterAnswer(() => this.dispatch(pack.name, e.subjectId, 'first')));
+          if (this.autoDispatch === 'on-flush')
+            this.unflushed.push({ pack: pack.name, id: e.subjectId });
+          else
+            void this.track(this.afterAnswer(() => this.dispatch(pack.name, e.subjectId, 'first')));
         }
       },
     });
@@ -159,14 +185,22 @@ export class Dispatcher {
    * Runs one attempt of one delivery if it can be claimed; undefined when there was nothing to
    * claim, or when the record lacked part of its packet and was refused instead (state `refused`).
    */
-  async dispatch(packName: string, deliveryId: string, kind: ClaimKind = 'first'): Promise<AttemptResult | undefined> {
+  async dispatch(
+    packName: string,
+    deliveryId: string,
+    kind: ClaimKind = 'first',
+  ): Promise<AttemptResult | undefined> {
     const pack = getPack(this.world, packName);
     const decl = pack.events!;
     const twin = this.world.twin(packTwinName(pack));
     await this.acquire();
     try {
       const now = this.world.clock.now();
-      const claim = await this.decide(twin, (view) => decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, (d) => endpointTakes(view, decl, d)));
+      const claim = await this.decide(twin, (view) =>
+        decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, (d) =>
+          endpointTakes(view, decl, d),
+        ),
+      );
       if (claim === undefined) return undefined;
       return await this.sendAndFinish(pack, twin, decl, deliveryId, claim);
     } finally {
@@ -180,11 +214,21 @@ export class Dispatcher {
     const result = await this.dispatch(pack.name, deliveryId, 'redeliver');
     if (result === undefined) {
       const recordType = pack.events!.recordType;
-      const now = await this.world.twin(packTwinName(pack)).read((view) => readDelivery(view, recordType, deliveryId));
+      const now = await this.world
+        .twin(packTwinName(pack))
+        .read((view) => readDelivery(view, recordType, deliveryId));
       if (now?.state === 'refused') {
-        throw new TwinError('NOT_CLAIMABLE', `delivery ${deliveryId} was refused (${now.reason ?? 'incomplete_packet'}): the record does not hold a whole packet, so no attempt can be made; fix the endpoint and let the event fire again`, { path: 'delivery' });
+        throw new TwinError(
+          'NOT_CLAIMABLE',
+          `delivery ${deliveryId} was refused (${now.reason ?? 'incomplete_packet'}): the record does not hold a whole packet, so no attempt can be made; fix the endpoint and let the event fire again`,
+          { path: 'delivery' },
+        );
       }
-      throw new TwinError('NOT_CLAIMABLE', `delivery ${deliveryId} has an attempt in flight (state ${delivery.state}); wait for it, or run recover if its sender crashed`, { path: 'delivery' });
+      throw new TwinError(
+        'NOT_CLAIMABLE',
+        `delivery ${deliveryId} has an attempt in flight (state ${delivery.state}); wait for it, or run recover if its sender crashed`,
+        { path: 'delivery' },
+      );
     }
     return result;
   }
@@ -198,7 +242,11 @@ export class Dispatcher {
       const delivery = await twin.read((view) => readDelivery(view, recordType, deliveryId));
       if (delivery !== undefined) return { pack, twin, delivery };
     }
-    throw new TwinError('UNKNOWN_DELIVERY', `no delivery ${deliveryId} in packs ${[...registeredPacks(this.world).keys()].join(', ') || '(none registered)'}; list them with \`twinworld deliveries\``, { path: 'delivery' });
+    throw new TwinError(
+      'UNKNOWN_DELIVERY',
+      `no delivery ${deliveryId} in packs ${[...registeredPacks(this.world).keys()].join(', ') || '(none registered)'}; list them with \`twinworld deliveries\``,
+      { path: 'delivery' },
+    );
   }
 
   /**
@@ -217,12 +265,26 @@ export class Dispatcher {
       const twin = this.world.twin(packTwinName(pack));
       for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'sending')) {
         const d = record.fields as unknown as DeliveryFields;
-        const claim: Claim = { attemptId: d.currentAttempt ?? attemptId(record.id, d.attempts), number: d.attempts, kind: 'first' };
-        const started = (await twin.get(attemptType(decl.recordType), claim.attemptId))?.fields.startedAt;
+        const claim: Claim = {
+          attemptId: d.currentAttempt ?? attemptId(record.id, d.attempts),
+          number: d.attempts,
+          kind: 'first',
+        };
+        const started = (await twin.get(attemptType(decl.recordType), claim.attemptId))?.fields
+          .startedAt;
         const now = this.world.clock.now();
         if (typeof started === 'string' && Date.parse(started) + staleAfterMs > now) continue;
-        const finish: Finish = { outcome: 'unknown', status: null, reason: 'recovered_after_crash', headers: null };
-        const state = (await twin.applyAtomic((view) => decideFinish(view, decl.recordType, record.id, claim, finish, isoAt(now)))).result;
+        const finish: Finish = {
+          outcome: 'unknown',
+          status: null,
+          reason: 'recovered_after_crash',
+          headers: null,
+        };
+        const state = (
+          await twin.applyAtomic((view) =>
+            decideFinish(view, decl.recordType, record.id, claim, finish, isoAt(now)),
+          )
+        ).result;
         if (state !== undefined) markedUnknown.push(record.id);
       }
       for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'queued')) {
@@ -230,11 +292,17 @@ export class Dispatcher {
       }
       for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'retrying')) {
         const at = (record.fields as unknown as DeliveryFields).nextAttemptAt;
-        this.scheduleRetry(pack.name, record.id, at === null ? this.world.clock.now() : Date.parse(at));
+        this.scheduleRetry(
+          pack.name,
+          record.id,
+          at === null ? this.world.clock.now() : Date.parse(at),
+        );
         scheduledRetries++;
       }
     }
-    const dispatched = (await Promise.all(queued)).filter((r): r is AttemptResult => r !== undefined);
+    const dispatched = (await Promise.all(queued)).filter(
+      (r): r is AttemptResult => r !== undefined,
+    );
     return { markedUnknown, dispatched, scheduledRetries };
   }
 
@@ -252,7 +320,11 @@ export class Dispatcher {
   /** Claims and finishes of one loop turn share one exclusive section (see GroupCommit). */
   private decide<T>(twin: Twin, decide: (view: ReadView) => Decision<T>): Promise<T> {
     let group = this.groups.get(twin.name);
-    if (group === undefined) this.groups.set(twin.name, (group = new GroupCommit(twin, () => isoAt(this.world.clock.now()))));
+    if (group === undefined)
+      this.groups.set(
+        twin.name,
+        (group = new GroupCommit(twin, () => isoAt(this.world.clock.now()))),
+      );
     return group.submit((view) => {
       const { writes, result } = normalizeDecision(decide(view));
       return { writes, result };
@@ -264,7 +336,13 @@ export class Dispatcher {
     return this.defaultTransport;
   }
 
-  private async sendAndFinish(pack: Pack, twin: Twin, decl: EventsDeclaration, deliveryId: string, claim: Claim): Promise<AttemptResult> {
+  private async sendAndFinish(
+    pack: Pack,
+    twin: Twin,
+    decl: EventsDeclaration,
+    deliveryId: string,
+    claim: Claim,
+  ): Promise<AttemptResult> {
     const record = (await twin.read((view) => readDelivery(view, decl.recordType, deliveryId)))!;
     const transport = this.transportFor(record.url);
     const sentAt = transport.now();
@@ -289,20 +367,51 @@ export class Dispatcher {
       // Never send an unsigned packet: the attempt fails before any request is made.
       outcome = 'failed';
       reason = secretError ? 'secret_error' : 'missing_secret';
-      if (!secretError) this.world.reportError(new TwinError('INVALID_CONFIG', `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`), 'dispatch');
+      if (!secretError)
+        this.world.reportError(
+          new TwinError(
+            'INVALID_CONFIG',
+            `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`,
+          ),
+          'dispatch',
+        );
     } else {
-      const previous = claim.number > 1 ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))?.fields : undefined;
-      const trace = continueTrace(record.traceparent === null ? undefined : { traceparent: record.traceparent, ...(record.tracestate ? { tracestate: record.tracestate } : {}) }, () => this.world.ids.bytes(8).toString('hex'));
+      const previous =
+        claim.number > 1
+          ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))
+              ?.fields
+          : undefined;
+      const trace = continueTrace(
+        record.traceparent === null
+          ? undefined
+          : {
+              traceparent: record.traceparent,
+              ...(record.tracestate ? { tracestate: record.tracestate } : {}),
+            },
+        () => this.world.ids.bytes(8).toString('hex'),
+      );
       try {
         headers = {
           'content-type': 'application/json',
           ...(decl.headers?.({
             record: record as never,
             attempt: claim.number,
-            previousOutcome: previous === undefined ? undefined : { state: String(previous.state), status: (previous.status as number | null) ?? null, reason: String(previous.reason ?? 'unknown') },
+            previousOutcome:
+              previous === undefined
+                ? undefined
+                : {
+                    state: String(previous.state),
+                    status: (previous.status as number | null) ?? null,
+                    reason: String(previous.reason ?? 'unknown'),
+                  },
             timestampSec,
           }) ?? {}),
-          ...getScheme(decl.signing).sign({ body: record.body, secrets, timestampSec, messageId: record.messageId }),
+          ...getScheme(decl.signing).sign({
+            body: record.body,
+            secrets,
+            timestampSec,
+            messageId: record.messageId,
+          }),
           ...trace.headers,
         };
       } catch (error) {
@@ -313,7 +422,16 @@ export class Dispatcher {
         outcome = 'failed';
         reason = 'signing_error';
       } else {
-        const packet: SignedPacket = { twin: twin.name, pack: pack.name, deliveryId, attempt: claim.number, eventType: record.eventType, url: record.url, headers, body: record.body };
+        const packet: SignedPacket = {
+          twin: twin.name,
+          pack: pack.name,
+          deliveryId,
+          attempt: claim.number,
+          eventType: record.eventType,
+          url: record.url,
+          headers,
+          body: record.body,
+        };
         for (const observer of this.observers) {
           try {
             observer(packet);
@@ -323,7 +441,12 @@ export class Dispatcher {
         }
         const started = performance.now();
         try {
-          response = await transport.send({ url: record.url, headers, body: record.body, timeoutMs: decl.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+          response = await transport.send({
+            url: record.url,
+            headers,
+            body: record.body,
+            timeoutMs: decl.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          });
           outcome = response.status >= 200 && response.status < 300 ? 'succeeded' : 'failed';
           reason = 'http_status';
         } catch (error) {
@@ -337,10 +460,30 @@ export class Dispatcher {
     const status = response?.status ?? null;
     const now = this.world.clock.now();
     // An operator's redeliver is one explicit attempt: its failure is reported, not retried by policy.
-    const retryAt = claim.kind === 'redeliver' ? undefined : nextAttemptAt(decl.retry, claim.number, outcome, status, now, () => this.world.ids.random(), response?.retryAfterSec);
-    const finish: Finish = { outcome, status, reason, headers, ...(retryAt === undefined ? {} : { retryAt }) };
-    const state = await this.decide(twin, (view) => decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)));
-    if (state === 'retrying' && retryAt !== undefined) this.scheduleRetry(pack.name, deliveryId, retryAt);
+    const retryAt =
+      claim.kind === 'redeliver'
+        ? undefined
+        : nextAttemptAt(
+            decl.retry,
+            claim.number,
+            outcome,
+            status,
+            now,
+            () => this.world.ids.random(),
+            response?.retryAfterSec,
+          );
+    const finish: Finish = {
+      outcome,
+      status,
+      reason,
+      headers,
+      ...(retryAt === undefined ? {} : { retryAt }),
+    };
+    const state = await this.decide(twin, (view) =>
+      decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)),
+    );
+    if (state === 'retrying' && retryAt !== undefined)
+      this.scheduleRetry(pack.name, deliveryId, retryAt);
     return {
       pack: pack.name,
       deliveryId,

@@ -19,7 +19,11 @@ export interface FieldMatch {
 /** One match: a single condition, or several that must all hold. */
 export type EndpointMatch = FieldMatch | readonly FieldMatch[];
 
-function conditionHolds(fields: Readonly<JsonObject>, condition: FieldMatch, body: unknown): boolean {
+function conditionHolds(
+  fields: Readonly<JsonObject>,
+  condition: FieldMatch,
+  body: unknown,
+): boolean {
   const held = fields[condition.field];
   const value = valueAt(body, condition.bodyPath);
   // A field explicitly null asks for events without the value (GitHub's hooks take every event
@@ -38,7 +42,11 @@ function matchHolds(fields: Readonly<JsonObject>, match: EndpointMatch, body: un
 }
 
 /** True when the kind declares no match, or when any declared match holds for this endpoint. */
-export function endpointMatches(matches: readonly EndpointMatch[] | undefined, fields: Readonly<JsonObject>, body: unknown): boolean {
+export function endpointMatches(
+  matches: readonly EndpointMatch[] | undefined,
+  fields: Readonly<JsonObject>,
+  body: unknown,
+): boolean {
   if (matches === undefined || matches.length === 0) return true;
   return matches.some((m) => matchHolds(fields, m, body));
 }
@@ -49,11 +57,15 @@ function bad(path: string, message: string): never {
 
 function checkCondition(value: unknown, path: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    bad(path, `${path} must be {field, bodyPath}, e.g. { field: 'repository_id', bodyPath: 'repository.id' }`);
+    bad(
+      path,
+      `${path} must be {field, bodyPath}, e.g. { field: 'repository_id', bodyPath: 'repository.id' }`,
+    );
   }
   const c = value as Record<string, unknown>;
   for (const key of ['field', 'bodyPath'] as const) {
-    if (typeof c[key] !== 'string' || c[key] === '') bad(`${path}.${key}`, `${path}.${key} must be a non-empty string`);
+    if (typeof c[key] !== 'string' || c[key] === '')
+      bad(`${path}.${key}`, `${path}.${key} must be a non-empty string`);
   }
 }
 
@@ -61,11 +73,18 @@ function checkCondition(value: unknown, path: string): void {
 export function validateEndpointMatches(value: unknown, path: string): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || value.length === 0) {
-    bad(path, `${path} must list at least one match: {field, bodyPath}, or an array of them that must all hold`);
+    bad(
+      path,
+      `${path} must list at least one match: {field, bodyPath}, or an array of them that must all hold`,
+    );
   }
   value.forEach((m: unknown, i: number) => {
     if (!Array.isArray(m)) return checkCondition(m, `${path}[${i}]`);
-    if (m.length === 0) bad(`${path}[${i}]`, `${path}[${i}] is an empty group; list the conditions that must all hold, or remove it`);
+    if (m.length === 0)
+      bad(
+        `${path}[${i}]`,
+        `${path}[${i}] is an empty group; list the conditions that must all hold, or remove it`,
+      );
     m.forEach((c: unknown, j: number) => checkCondition(c, `${path}[${i}][${j}]`));
   });
 }

@@ -30,7 +30,8 @@ function changedPrevious(before: Resource | undefined, entry: Entry): JsonObject
   const previous: JsonObject = {};
   for (const [key, value] of Object.entries(entry.fields)) {
     const old = before.fields[key];
-    if (canonicalJson(old ?? null) !== canonicalJson(value)) previous[key] = (old ?? null) as JsonValue;
+    if (canonicalJson(old ?? null) !== canonicalJson(value))
+      previous[key] = (old ?? null) as JsonValue;
   }
   return Object.keys(previous).length === 0 ? undefined : previous;
 }
@@ -41,7 +42,11 @@ export interface TakingEndpoint {
 }
 
 /** Endpoints that take `eventType`, found through the filter index. */
-export function endpointsFor(view: ReadView, decl: EventsDeclaration, eventType: string): TakingEndpoint[] {
+export function endpointsFor(
+  view: ReadView,
+  decl: EventsDeclaration,
+  eventType: string,
+): TakingEndpoint[] {
   const out: TakingEndpoint[] = [];
   for (const kind of decl.endpoints) {
     const seen = new Set<string>();
@@ -49,7 +54,12 @@ export function endpointsFor(view: ReadView, decl: EventsDeclaration, eventType:
       for (const endpoint of view.lookup(kind.type, EVENTS_INDEX, key)) {
         if (seen.has(endpoint.id)) continue;
         seen.add(endpoint.id);
-        if (kind.enabledWhen !== undefined && canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) !== canonicalJson(kind.enabledWhen.value)) continue;
+        if (
+          kind.enabledWhen !== undefined &&
+          canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) !==
+            canonicalJson(kind.enabledWhen.value)
+        )
+          continue;
         if (!filterTakes(endpoint.fields[kind.eventsField] as unknown[], eventType)) continue;
         // An endpoint a send made takes only that send's own event (send-scope.ts).
         if (!mayTake(view, kind, endpoint)) continue;
@@ -57,7 +67,15 @@ export function endpointsFor(view: ReadView, decl: EventsDeclaration, eventType:
       }
     }
   }
-  return out.sort((a, b) => (a.kind.type === b.kind.type ? (a.endpoint.id < b.endpoint.id ? -1 : 1) : a.kind.type < b.kind.type ? -1 : 1));
+  return out.sort((a, b) =>
+    a.kind.type === b.kind.type
+      ? a.endpoint.id < b.endpoint.id
+        ? -1
+        : 1
+      : a.kind.type < b.kind.type
+        ? -1
+        : 1,
+  );
 }
 
 export interface RenderedEvent {
@@ -72,10 +90,24 @@ export interface RenderedEvent {
 }
 
 /** Renders every event one entry produces, with the endpoints each one goes to. */
-export function renderEvents(entry: Entry, before: Resource | undefined, view: ReadView, decl: EventsDeclaration, ids: IdSource, now: number, rules: readonly EventRule[]): RenderedEvent[] {
+export function renderEvents(
+  entry: Entry,
+  before: Resource | undefined,
+  view: ReadView,
+  decl: EventsDeclaration,
+  ids: IdSource,
+  now: number,
+  rules: readonly EventRule[],
+): RenderedEvent[] {
   const subject = view.get(entry.subjectType, entry.subjectId);
   const previous = changedPrevious(before, entry);
-  const base = { entry, subject, previous: before?.deleted === false ? before.fields : undefined, view, now };
+  const base = {
+    entry,
+    subject,
+    previous: before?.deleted === false ? before.fields : undefined,
+    view,
+    now,
+  };
   const out: RenderedEvent[] = [];
   for (const rule of rules) {
     for (const eventType of rule.types) {
@@ -96,15 +128,32 @@ export function renderEvents(entry: Entry, before: Resource | undefined, view: R
         ...(decl.values?.(ctx) ?? {}),
       };
       const rendered = renderTemplate(decl.envelope, values);
-      const body = decl.encodeBody === undefined ? JSON.stringify(rendered) : decl.encodeBody(rendered, ctx);
+      const body =
+        decl.encodeBody === undefined ? JSON.stringify(rendered) : decl.encodeBody(rendered, ctx);
       const messageId = decl.messageId?.(ctx);
-      out.push({ eventType, eventId, body, rendered, ...(messageId === undefined ? {} : { messageId }), endpoints });
+      out.push({
+        eventType,
+        eventId,
+        body,
+        rendered,
+        ...(messageId === undefined ? {} : { messageId }),
+        endpoints,
+      });
     }
   }
   return out;
 }
 
-export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: IdSource, event: RenderedEvent, taking: TakingEndpoint, nowIso: string, trace: { traceparent: string; tracestate?: string } | undefined, actor = 'system'): Write {
+export function deliveryRecordWrite(
+  decl: EventsDeclaration,
+  pack: string,
+  ids: IdSource,
+  event: RenderedEvent,
+  taking: TakingEndpoint,
+  nowIso: string,
+  trace: { traceparent: string; tracestate?: string } | undefined,
+  actor = 'system',
+): Write {
   const { kind, endpoint } = taking;
   const fields: DeliveryFields = {
     state: 'queued',
@@ -128,12 +177,19 @@ export function deliveryRecordWrite(decl: EventsDeclaration, pack: string, ids: 
     traceparent: trace?.traceparent ?? null,
     tracestate: trace?.tracestate ?? null,
   };
-  return { operation: `${decl.recordType}.create`, subjectType: decl.recordType, subjectId: newId(ids, 'dlv_'), fields: fields as unknown as JsonObject, actor };
+  return {
+    operation: `${decl.recordType}.create`,
+    subjectType: decl.recordType,
+    subjectId: newId(ids, 'dlv_'),
+    fields: fields as unknown as JsonObject,
+    actor,
+  };
 }
 
 export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration): void {
   const byOperation = new Map<string, EventRule[]>();
-  for (const rule of decl.rules) byOperation.set(rule.operation, [...(byOperation.get(rule.operation) ?? []), rule]);
+  for (const rule of decl.rules)
+    byOperation.set(rule.operation, [...(byOperation.get(rule.operation) ?? []), rule]);
   twin.use({
     name: `fan-out:${pack}`,
     withinCommit(entries, view, _twin, before) {
@@ -145,10 +201,29 @@ export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration)
         const rules = byOperation.get(entry.operation);
         if (rules === undefined) continue;
         if (trace === null) trace = captureTrace();
-        for (const event of renderEvents(entry, before(entry), view, decl, twin.world.ids, now, rules)) {
+        for (const event of renderEvents(
+          entry,
+          before(entry),
+          view,
+          decl,
+          twin.world.ids,
+          now,
+          rules,
+        )) {
           for (const taking of event.endpoints) {
-            if (!endpointMatches(taking.kind.match, taking.endpoint.fields, event.rendered)) continue;
-            writes.push(deliveryRecordWrite(decl, pack, twin.world.ids, event, taking, nowIso, trace ?? undefined));
+            if (!endpointMatches(taking.kind.match, taking.endpoint.fields, event.rendered))
+              continue;
+            writes.push(
+              deliveryRecordWrite(
+                decl,
+                pack,
+                twin.world.ids,
+                event,
+                taking,
+                nowIso,
+                trace ?? undefined,
+              ),
+            );
           }
         }
       }

@@ -29,7 +29,12 @@ export function packTwinName(pack: Pack): string {
 }
 
 export function registerPack(world: TwinHost, pack: Pack): Twin {
-  if (pack === null || typeof pack !== 'object' || typeof pack.name !== 'string' || pack.name === '') {
+  if (
+    pack === null ||
+    typeof pack !== 'object' ||
+    typeof pack.name !== 'string' ||
+    pack.name === ''
+  ) {
     throw new TwinError('INVALID_CONFIG', 'a pack needs a non-empty name', { path: 'pack.name' });
   }
   let packs = registries.get(world);
@@ -37,13 +42,19 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
   const existing = packs.get(pack.name);
   if (existing !== undefined) {
     if (existing === pack) return world.twin(packTwinName(pack));
-    throw new TwinError('INVALID_CONFIG', `a different pack named "${pack.name}" is already registered in this world`, { path: 'pack.name' });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `a different pack named "${pack.name}" is already registered in this world`,
+      { path: 'pack.name' },
+    );
   }
-  if (pack.events !== undefined) validateEventsDeclaration(pack.events, `packs.${pack.name}.events`);
+  if (pack.events !== undefined)
+    validateEventsDeclaration(pack.events, `packs.${pack.name}.events`);
   const twin = world.twin(packTwinName(pack));
   for (const index of pack.indexes ?? []) twin.declareIndex(index);
   if (pack.events !== undefined) {
-    for (const kind of pack.events.endpoints) twin.declareIndex({ type: kind.type, name: EVENTS_INDEX, field: kind.eventsField });
+    for (const kind of pack.events.endpoints)
+      twin.declareIndex({ type: kind.type, name: EVENTS_INDEX, field: kind.eventsField });
     twin.declareIndex({ type: pack.events.recordType, name: STATE_INDEX, field: 'state' });
     installFanOut(twin, pack.name, pack.events);
   }
@@ -54,7 +65,11 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
 export function getPack(world: TwinHost, name: string): Pack {
   const pack = registeredPacks(world).get(name);
   if (pack === undefined) {
-    throw new TwinError('UNKNOWN_PACK', `no pack "${name}" is registered; registered: ${[...registeredPacks(world).keys()].join(', ') || 'none'}`, { path: 'pack' });
+    throw new TwinError(
+      'UNKNOWN_PACK',
+      `no pack "${name}" is registered; registered: ${[...registeredPacks(world).keys()].join(', ') || 'none'}`,
+      { path: 'pack' },
+    );
   }
   return pack;
 }

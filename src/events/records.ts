@@ -8,8 +8,17 @@ import { incompleteReason, packetGap } from './packet.js';
 import type { AttemptOutcome } from './retry.js';
 
 /** `refused`: the record never held a whole packet (see packet.ts); terminal, nothing was sent. */
-export type DeliveryState = 'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown' | 'refused';
-export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'sending', 'retrying', 'succeeded', 'failed', 'unknown', 'refused'];
+export type DeliveryState =
+  'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown' | 'refused';
+export const DELIVERY_STATES: readonly DeliveryState[] = [
+  'queued',
+  'sending',
+  'retrying',
+  'succeeded',
+  'failed',
+  'unknown',
+  'refused',
+];
 
 /** Index every delivery record type carries, so recovery finds records by state, never by scan. */
 export const STATE_INDEX = 'twinworld:state';
@@ -56,7 +65,11 @@ export function attemptId(deliveryId: string, number: number): string {
   return `${deliveryId}.${number}`;
 }
 
-export function readDelivery(view: ReadView, recordType: string, id: string): DeliveryFields | undefined {
+export function readDelivery(
+  view: ReadView,
+  recordType: string,
+  id: string,
+): DeliveryFields | undefined {
   const r = view.get(recordType, id);
   return r === undefined || r.deleted ? undefined : (r.fields as unknown as DeliveryFields);
 }
@@ -79,20 +92,41 @@ export function decideClaim(
   if (d === undefined) return skip(undefined);
   if (kind === 'retry' && d.state === 'retrying' && !endpointTakes(d)) {
     // As vendors do: an endpoint disabled or deleted since the failure gets no more retries.
-    return commit({ operation: `${recordType}.retry_cancel`, subjectType: recordType, subjectId: id, fields: { state: 'failed', nextAttemptAt: null }, actor: 'system' }, undefined);
+    return commit(
+      {
+        operation: `${recordType}.retry_cancel`,
+        subjectType: recordType,
+        subjectId: id,
+        fields: { state: 'failed', nextAttemptAt: null },
+        actor: 'system',
+      },
+      undefined,
+    );
   }
   const eligible =
     kind === 'first'
       ? d.state === 'queued' && d.attempts === 0 && d.currentAttempt === null
       : kind === 'retry'
-        ? d.state === 'retrying' && d.currentAttempt === null && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= nowMs
+        ? d.state === 'retrying' &&
+          d.currentAttempt === null &&
+          d.nextAttemptAt !== null &&
+          Date.parse(d.nextAttemptAt) <= nowMs
         : d.state !== 'sending' && d.currentAttempt === null;
   if (!eligible) return skip(undefined);
   const gap = packetGap(d as unknown as Record<string, unknown>);
   if (gap !== undefined) {
     // Refused before the claim: no attempt comes into being and nothing is sent.
     if (d.state === 'refused') return skip(undefined);
-    return commit({ operation: `${recordType}.refuse`, subjectType: recordType, subjectId: id, fields: { state: 'refused', reason: incompleteReason(gap), nextAttemptAt: null }, actor: 'system' }, undefined);
+    return commit(
+      {
+        operation: `${recordType}.refuse`,
+        subjectType: recordType,
+        subjectId: id,
+        fields: { state: 'refused', reason: incompleteReason(gap), nextAttemptAt: null },
+        actor: 'system',
+      },
+      undefined,
+    );
   }
   const number = d.attempts + 1;
   const aid = attemptId(id, number);
@@ -101,9 +135,32 @@ export function decideClaim(
       operation: `${recordType}.claim`,
       subjectType: recordType,
       subjectId: id,
-      fields: { state: 'sending', attempts: number, currentAttempt: aid, nextAttemptAt: null, finishedAt: null },
+      fields: {
+        state: 'sending',
+        attempts: number,
+        currentAttempt: aid,
+        nextAttemptAt: null,
+        finishedAt: null,
+      },
       projection: {
-        creates: [{ type: attemptType(recordType), id: aid, fields: { recordType, delivery: id, number, kind, state: 'sending', startedAt: nowIso, finishedAt: null, status: null, reason: null, headers: null } }],
+        creates: [
+          {
+            type: attemptType(recordType),
+            id: aid,
+            fields: {
+              recordType,
+              delivery: id,
+              number,
+              kind,
+              state: 'sending',
+              startedAt: nowIso,
+              finishedAt: null,
+              status: null,
+              reason: null,
+              headers: null,
+            },
+          },
+        ],
       },
       actor: kind === 'redeliver' ? 'operator' : 'system',
     },
@@ -126,7 +183,9 @@ export interface Finish {
  * record type carry only the delivery id; their resource type already names the record type.
  */
 function attemptBelongs(fields: Readonly<JsonObject>, recordType: string, id: string): boolean {
-  return fields.delivery === id && (fields.recordType === undefined || fields.recordType === recordType);
+  return (
+    fields.delivery === id && (fields.recordType === undefined || fields.recordType === recordType)
+  );
 }
 
 /**
@@ -135,13 +194,41 @@ function attemptBelongs(fields: Readonly<JsonObject>, recordType: string, id: st
  * follows only if that attempt is still its current one, takes the attempt's `finishedAt`, and
  * `acceptedAt` is set on the first success and never erased.
  */
-export function decideFinish(view: ReadView, recordType: string, id: string, claim: Claim, finish: Finish, nowIso: string): Decision<DeliveryState | undefined> {
+export function decideFinish(
+  view: ReadView,
+  recordType: string,
+  id: string,
+  claim: Claim,
+  finish: Finish,
+  nowIso: string,
+): Decision<DeliveryState | undefined> {
   const attempt = view.get(attemptType(recordType), claim.attemptId);
-  if (attempt === undefined || attempt.deleted || attempt.fields.state !== 'sending' || !attemptBelongs(attempt.fields, recordType, id)) return skip(undefined);
+  if (
+    attempt === undefined ||
+    attempt.deleted ||
+    attempt.fields.state !== 'sending' ||
+    !attemptBelongs(attempt.fields, recordType, id)
+  )
+    return skip(undefined);
   const d = readDelivery(view, recordType, id);
-  const attemptFields: JsonObject = { state: finish.outcome, finishedAt: nowIso, status: finish.status, reason: finish.reason, headers: finish.headers as JsonObject | null };
+  const attemptFields: JsonObject = {
+    state: finish.outcome,
+    finishedAt: nowIso,
+    status: finish.status,
+    reason: finish.reason,
+    headers: finish.headers as JsonObject | null,
+  };
   if (d === undefined || d.currentAttempt !== claim.attemptId) {
-    return commit({ operation: `${attemptType(recordType)}.finish`, subjectType: attemptType(recordType), subjectId: claim.attemptId, fields: attemptFields, actor: 'system' }, undefined);
+    return commit(
+      {
+        operation: `${attemptType(recordType)}.finish`,
+        subjectType: attemptType(recordType),
+        subjectId: claim.attemptId,
+        fields: attemptFields,
+        actor: 'system',
+      },
+      undefined,
+    );
   }
   const state: DeliveryState = finish.retryAt !== undefined ? 'retrying' : finish.outcome;
   const fields: JsonObject = {
@@ -159,7 +246,9 @@ export function decideFinish(view: ReadView, recordType: string, id: string, cla
       subjectType: recordType,
       subjectId: id,
       fields,
-      projection: { updates: [{ type: attemptType(recordType), id: claim.attemptId, fields: attemptFields }] },
+      projection: {
+        updates: [{ type: attemptType(recordType), id: claim.attemptId, fields: attemptFields }],
+      },
       actor: 'system',
     },
     state,

@@ -3,12 +3,22 @@
 import { TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
 
-export function renderTemplate(template: JsonValue, values: Readonly<Record<string, JsonValue | undefined>>, path = 'envelope'): JsonValue | undefined {
+export function renderTemplate(
+  template: JsonValue,
+  values: Readonly<Record<string, JsonValue | undefined>>,
+  path = 'envelope',
+): JsonValue | undefined {
   if (typeof template === 'string' && template.startsWith('$') && template.length > 1) {
     if (template.startsWith('$$')) return template.slice(1);
     const name = template.slice(1);
     if (!(name in values)) {
-      throw new TwinError('INVALID_CONFIG', `${path} uses "$${name}", which nothing provides; known values: ${Object.keys(values).map((k) => `$${k}`).join(', ')}`, { path });
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `${path} uses "$${name}", which nothing provides; known values: ${Object.keys(values)
+          .map((k) => `$${k}`)
+          .join(', ')}`,
+        { path },
+      );
     }
     return values[name];
   }

@@ -21,16 +21,42 @@ export function validateRetryPolicy(policy: RetryPolicy, path = 'retry'): RetryP
   const fail = (p: string, m: string): never => {
     throw new TwinError('INVALID_CONFIG', m, { path: p });
   };
-  if (policy === null || typeof policy !== 'object' || Array.isArray(policy)) fail(path, `${path} must be an object {delaysMs, retryOn, jitter?, stopOnStatus?, honorRetryAfter?}`);
-  if (!Array.isArray(policy.delaysMs) || policy.delaysMs.some((d) => typeof d !== 'number' || !Number.isFinite(d) || d < 0)) {
-    fail(`${path}.delaysMs`, `${path}.delaysMs must be an array of non-negative millisecond delays, e.g. [60000, 300000]`);
+  if (policy === null || typeof policy !== 'object' || Array.isArray(policy))
+    fail(
+      path,
+      `${path} must be an object {delaysMs, retryOn, jitter?, stopOnStatus?, honorRetryAfter?}`,
+    );
+  if (
+    !Array.isArray(policy.delaysMs) ||
+    policy.delaysMs.some((d) => typeof d !== 'number' || !Number.isFinite(d) || d < 0)
+  ) {
+    fail(
+      `${path}.delaysMs`,
+      `${path}.delaysMs must be an array of non-negative millisecond delays, e.g. [60000, 300000]`,
+    );
   }
-  if (policy.jitter !== undefined && (typeof policy.jitter !== 'number' || !(policy.jitter >= 0 && policy.jitter < 1))) fail(`${path}.jitter`, `${path}.jitter must be a fraction in [0, 1)`);
-  if (!Array.isArray(policy.retryOn) || policy.retryOn.some((o) => o !== 'failed' && o !== 'unknown')) fail(`${path}.retryOn`, `${path}.retryOn may list only "failed" and "unknown"`);
-  if (policy.stopOnStatus !== undefined && (!Array.isArray(policy.stopOnStatus) || policy.stopOnStatus.some((s) => !Number.isInteger(s) || s < 100 || s > 599))) {
-    fail(`${path}.stopOnStatus`, `${path}.stopOnStatus must be an array of HTTP statuses (integers 100–599), e.g. [410]`);
+  if (
+    policy.jitter !== undefined &&
+    (typeof policy.jitter !== 'number' || !(policy.jitter >= 0 && policy.jitter < 1))
+  )
+    fail(`${path}.jitter`, `${path}.jitter must be a fraction in [0, 1)`);
+  if (
+    !Array.isArray(policy.retryOn) ||
+    policy.retryOn.some((o) => o !== 'failed' && o !== 'unknown')
+  )
+    fail(`${path}.retryOn`, `${path}.retryOn may list only "failed" and "unknown"`);
+  if (
+    policy.stopOnStatus !== undefined &&
+    (!Array.isArray(policy.stopOnStatus) ||
+      policy.stopOnStatus.some((s) => !Number.isInteger(s) || s < 100 || s > 599))
+  ) {
+    fail(
+      `${path}.stopOnStatus`,
+      `${path}.stopOnStatus must be an array of HTTP statuses (integers 100–599), e.g. [410]`,
+    );
   }
-  if (policy.honorRetryAfter !== undefined && typeof policy.honorRetryAfter !== 'boolean') fail(`${path}.honorRetryAfter`, `${path}.honorRetryAfter must be true or false`);
+  if (policy.honorRetryAfter !== undefined && typeof policy.honorRetryAfter !== 'boolean')
+    fail(`${path}.honorRetryAfter`, `${path}.honorRetryAfter must be true or false`);
   return policy;
 }
 
@@ -54,6 +80,7 @@ export function nextAttemptAt(
   if (base === undefined) return undefined;
   const jitter = policy.jitter ?? 0;
   let delay = Math.round(base * (1 + jitter * (2 * random() - 1)));
-  if (policy.honorRetryAfter && retryAfterSec !== undefined && retryAfterSec * 1000 > delay) delay = retryAfterSec * 1000;
+  if (policy.honorRetryAfter && retryAfterSec !== undefined && retryAfterSec * 1000 > delay)
+    delay = retryAfterSec * 1000;
   return now + delay;
 }

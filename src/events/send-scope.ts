@@ -36,7 +36,12 @@ export function mayTake(view: ReadView, kind: EndpointKind, endpoint: Resource):
  * Inside a send: the claims for the endpoints the commit's entries create, as writes for the same
  * commit. Outside a send: nothing.
  */
-export function claimWrites(entries: readonly Entry[], kinds: readonly EndpointKind[], before: (entry: Entry) => Resource | undefined, nowIso: string): Write[] {
+export function claimWrites(
+  entries: readonly Entry[],
+  kinds: readonly EndpointKind[],
+  before: (entry: Entry) => Resource | undefined,
+  nowIso: string,
+): Write[] {
   const store = sending.getStore();
   if (store === undefined) return [];
   const types = new Set(kinds.map((k) => k.type));
@@ -49,14 +54,21 @@ export function claimWrites(entries: readonly Entry[], kinds: readonly EndpointK
     if (claimed.has(claimId)) return;
     claimed.add(claimId);
     store.add(claimId);
-    writes.push({ operation: 'send.claim_endpoint', subjectType: SEND_CLAIM_TYPE, subjectId: claimId, fields: { endpointKind: type, endpointId: id, claimedAt: nowIso }, actor: 'system' });
+    writes.push({
+      operation: 'send.claim_endpoint',
+      subjectType: SEND_CLAIM_TYPE,
+      subjectId: claimId,
+      fields: { endpointKind: type, endpointId: id, claimedAt: nowIso },
+      actor: 'system',
+    });
   };
   for (const entry of entries) {
     if (types.has(entry.subjectType) && entry.delete !== true) {
       const prior = before(entry);
       if (prior === undefined || prior.deleted) claim(entry.subjectType, entry.subjectId);
     }
-    for (const created of entry.projection?.creates ?? ([] as readonly ProjectedResource[])) if (types.has(created.type)) claim(created.type, created.id);
+    for (const created of entry.projection?.creates ?? ([] as readonly ProjectedResource[]))
+      if (types.has(created.type)) claim(created.type, created.id);
   }
   return writes;
 }

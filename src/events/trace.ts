@@ -2,7 +2,16 @@
 // delivery records and continued, as a child hop, on every attempt's request — with or without
 // an OpenTelemetry SDK registered.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ROOT_CONTEXT, SpanKind, context, trace, isSpanContextValid, type SpanContext, TraceFlags, createTraceState } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  context,
+  trace,
+  isSpanContextValid,
+  type SpanContext,
+  TraceFlags,
+  createTraceState,
+} from '@opentelemetry/api';
 
 export interface TraceCarrier {
   readonly traceparent: string;
@@ -55,13 +64,27 @@ export function captureTrace(): TraceCarrier | undefined {
  * CLIENT span (ended by the caller through `end`); without one, a child span id is drawn from
  * `newSpanId` so the hop is still distinct from the writer's span.
  */
-export function continueTrace(captured: TraceCarrier | undefined, newSpanId: () => string): { headers: Record<string, string>; end: (ok: boolean) => void } {
+export function continueTrace(
+  captured: TraceCarrier | undefined,
+  newSpanId: () => string,
+): { headers: Record<string, string>; end: (ok: boolean) => void } {
   const parent = parseTraceparent(captured);
   if (parent === undefined) return { headers: {}, end: () => {} };
-  const span = trace.getTracer('twinworld').startSpan('twinworld.webhook.deliver', { kind: SpanKind.CLIENT }, trace.setSpanContext(ROOT_CONTEXT, parent));
+  const span = trace
+    .getTracer('twinworld')
+    .startSpan(
+      'twinworld.webhook.deliver',
+      { kind: SpanKind.CLIENT },
+      trace.setSpanContext(ROOT_CONTEXT, parent),
+    );
   let hop = span.spanContext();
   if (!span.isRecording() || hop.spanId === parent.spanId) {
-    hop = { ...parent, spanId: newSpanId(), isRemote: false, traceFlags: parent.traceFlags ?? TraceFlags.NONE };
+    hop = {
+      ...parent,
+      spanId: newSpanId(),
+      isRemote: false,
+      traceFlags: parent.traceFlags ?? TraceFlags.NONE,
+    };
   }
   const headers: Record<string, string> = { traceparent: formatTraceparent(hop) };
   if (captured?.tracestate) headers.tracestate = captured.tracestate;

@@ -24,10 +24,16 @@ export function isIsoInstant(value: unknown): value is string {
   if (typeof value !== 'string' || !ISO.test(value)) return false;
   const month = digits(value, 5, 2);
   const day = digits(value, 8, 2);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(digits(value, 0, 4), month)) return false;
-  if (digits(value, 11, 2) > 23 || digits(value, 14, 2) > 59 || digits(value, 17, 2) > 59) return false;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(digits(value, 0, 4), month))
+    return false;
+  if (digits(value, 11, 2) > 23 || digits(value, 14, 2) > 59 || digits(value, 17, 2) > 59)
+    return false;
   const zone = value.length - 6;
-  if (value.charCodeAt(value.length - 1) !== 90 /* Z */ && (digits(value, zone + 1, 2) > 23 || digits(value, zone + 4, 2) > 59)) return false;
+  if (
+    value.charCodeAt(value.length - 1) !== 90 /* Z */ &&
+    (digits(value, zone + 1, 2) > 23 || digits(value, zone + 4, 2) > 59)
+  )
+    return false;
   return true;
 }
 

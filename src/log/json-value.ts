@@ -36,7 +36,8 @@ function describe(value: unknown): string {
   return Object.prototype.toString.call(value);
 }
 
-const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+const wellFormed = (s: string): boolean =>
+  (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** True when `s` is well-formed UTF-16 (every surrogate paired), so it encodes to UTF-8 and back unchanged. */
 export function isWellFormedString(s: string): boolean {
@@ -57,13 +58,21 @@ function loneSurrogateAt(s: string): number {
 }
 
 /** Throws `code` when `s` holds a lone surrogate, naming where; such a string is not valid UTF-8. */
-export function assertWellFormed(s: string, path: string, code: TwinErrorCode = 'INVALID_WRITE'): void {
+export function assertWellFormed(
+  s: string,
+  path: string,
+  code: TwinErrorCode = 'INVALID_WRITE',
+): void {
   if (wellFormed(s)) return;
   const at = loneSurrogateAt(s);
   const unit = s.charCodeAt(at).toString(16).padStart(4, '0');
-  throw new TwinError(code, `${path} holds a lone UTF-16 surrogate (\\u${unit} at index ${at}), which is not valid UTF-8 and would be stored as U+FFFD; send well-formed text (pair the surrogate or remove it)`, {
-    path,
-  });
+  throw new TwinError(
+    code,
+    `${path} holds a lone UTF-16 surrogate (\\u${unit} at index ${at}), which is not valid UTF-8 and would be stored as U+FFFD; send well-formed text (pair the surrogate or remove it)`,
+    {
+      path,
+    },
+  );
 }
 
 interface Frame {
@@ -76,7 +85,12 @@ interface Frame {
   readonly via: string | number;
 }
 
-function pathOf(root: string, stack: readonly Frame[], depth: number, last?: string | number): string {
+function pathOf(
+  root: string,
+  stack: readonly Frame[],
+  depth: number,
+  last?: string | number,
+): string {
   let out = root;
   for (let d = 1; d < depth; d++) {
     const k = stack[d]!.via;
@@ -91,7 +105,14 @@ function notJson(code: TwinErrorCode, at: string, bad: unknown, fix: string): ne
 }
 
 /** Size (upper bound) of a scalar, or a refusal. Strings count 6 bytes a unit (\u00XX escapes). */
-function scalarBytes(v: unknown, code: TwinErrorCode, root: string, stack: readonly Frame[], depth: number, via: string | number | undefined): number {
+function scalarBytes(
+  v: unknown,
+  code: TwinErrorCode,
+  root: string,
+  stack: readonly Frame[],
+  depth: number,
+  via: string | number | undefined,
+): number {
   switch (typeof v) {
     case 'string':
       if (!wellFormed(v)) assertWellFormed(v, pathOf(root, stack, depth, via), code);
@@ -100,13 +121,23 @@ function scalarBytes(v: unknown, code: TwinErrorCode, root: string, stack: reado
       return 5;
     case 'number':
       if (!Number.isFinite(v)) {
-        notJson(code, pathOf(root, stack, depth, via), v, 'store a finite number (a literal such as 1e400 overflows to Infinity), or null, or a string such as "Infinity"');
+        notJson(
+          code,
+          pathOf(root, stack, depth, via),
+          v,
+          'store a finite number (a literal such as 1e400 overflows to Infinity), or null, or a string such as "Infinity"',
+        );
       }
       return 24;
     case 'undefined':
       return notJson(code, pathOf(root, stack, depth, via), v, 'omit the key or use null');
     case 'bigint':
-      return notJson(code, pathOf(root, stack, depth, via), v, 'convert it to a string (or a number if it fits in 2^53)');
+      return notJson(
+        code,
+        pathOf(root, stack, depth, via),
+        v,
+        'convert it to a string (or a number if it fits in 2^53)',
+      );
     default:
       if (v === null) return 4;
       return notJson(code, pathOf(root, stack, depth, via), v, 'store data, not code');
@@ -118,7 +149,8 @@ function scalarBytes(v: unknown, code: TwinErrorCode, root: string, stack: reado
  * the depth limit is hit, since every cycle reaches it, so valid values pay nothing for it.
  */
 function cycleDepth(stack: readonly Frame[], depth: number): number {
-  for (let j = 1; j < depth; j++) for (let i = 0; i < j; i++) if (stack[i]!.node === stack[j]!.node) return j;
+  for (let j = 1; j < depth; j++)
+    for (let i = 0; i < j; i++) if (stack[i]!.node === stack[j]!.node) return j;
   return -1;
 }
 
@@ -128,7 +160,12 @@ function cycleDepth(stack: readonly Frame[], depth: number): number {
  * silently change shape when serialized. `bound`, when given, is increased by an upper bound of
  * the value's canonical JSON size, so callers can skip an exact size count for small values.
  */
-export function assertJson(value: unknown, path: string, options: JsonCheckOptions = {}, bound?: SizeBound): asserts value is JsonValue {
+export function assertJson(
+  value: unknown,
+  path: string,
+  options: JsonCheckOptions = {},
+  bound?: SizeBound,
+): asserts value is JsonValue {
   const code = options.code ?? 'INVALID_WRITE';
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const stack: Frame[] = [];
@@ -148,13 +185,21 @@ export function assertJson(value: unknown, path: string, options: JsonCheckOptio
       const j = cycleDepth(stack, depth + 1);
       if (j >= 0) {
         const at = pathOf(path, stack, j + 1);
-        throw new TwinError(code, `${at} refers back to one of its own ancestors (a cycle); JSON cannot hold cycles, store an id instead`, { path: at });
+        throw new TwinError(
+          code,
+          `${at} refers back to one of its own ancestors (a cycle); JSON cannot hold cycles, store an id instead`,
+          { path: at },
+        );
       }
       const at = pathOf(path, stack, depth, via);
-      throw new TwinError(code, `${at} is nested ${maxDepth + 1} levels deep, over the limit of ${maxDepth}; flatten the structure (or store it as a string)`, {
-        path: at,
-        details: { limit: maxDepth },
-      });
+      throw new TwinError(
+        code,
+        `${at} is nested ${maxDepth + 1} levels deep, over the limit of ${maxDepth}; flatten the structure (or store it as a string)`,
+        {
+          path: at,
+          details: { limit: maxDepth },
+        },
+      );
     }
     let frame: Frame;
     if (Array.isArray(node)) {
@@ -163,7 +208,12 @@ export function assertJson(value: unknown, path: string, options: JsonCheckOptio
     } else {
       const proto = Object.getPrototypeOf(node);
       if (proto !== Object.prototype && proto !== null) {
-        notJson(code, depth === 0 ? path : pathOf(path, stack, depth, via), node, 'convert it to a plain object, string or number first (e.g. a Date to an ISO string)');
+        notJson(
+          code,
+          depth === 0 ? path : pathOf(path, stack, depth, via),
+          node,
+          'convert it to a plain object, string or number first (e.g. a Date to an ISO string)',
+        );
       }
       const keys = Object.keys(node);
       frame = { node, keys, length: keys.length, i: 0, via };
@@ -182,14 +232,19 @@ export function assertJson(value: unknown, path: string, options: JsonCheckOptio
       let child: unknown;
       if (top.keys === null) {
         const list = top.node as unknown[];
-        if (!(i in list)) notJson(code, pathOf(path, stack, depth, i), undefined, 'fill the hole with null');
+        if (!(i in list))
+          notJson(code, pathOf(path, stack, depth, i), undefined, 'fill the hole with null');
         child = list[i];
         via = i;
       } else {
         const key = top.keys[i]!;
         if (key === '__proto__') {
           const at = pathOf(path, stack, depth, key);
-          throw new TwinError(code, `${at}: the key "__proto__" is refused (merged into a resource it would rewrite the object's prototype); rename it`, { path: at });
+          throw new TwinError(
+            code,
+            `${at}: the key "__proto__" is refused (merged into a resource it would rewrite the object's prototype); rename it`,
+            { path: at },
+          );
         }
         if (!wellFormed(key)) assertWellFormed(key, `${pathOf(path, stack, depth)} key`, code);
         bytes += key.length * 6 + 3;

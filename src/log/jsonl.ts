@@ -11,13 +11,20 @@ export function readLines(file: string): AsyncIterable<string> {
     try {
       await once(stream, 'open');
     } catch (error) {
-      throw new TwinError('INVALID_ARGUMENT', `cannot read log file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { path: 'file' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `cannot read log file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        { path: 'file' },
+      );
     }
     yield* createInterface({ input: stream, crlfDelay: Infinity });
   })();
 }
 
-export async function writeLines(file: string, lines: Iterable<string> | AsyncIterable<string>): Promise<number> {
+export async function writeLines(
+  file: string,
+  lines: Iterable<string> | AsyncIterable<string>,
+): Promise<number> {
   const out = createWriteStream(file, { encoding: 'utf8' });
   let count = 0;
   for await (const line of lines) {

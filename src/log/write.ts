@@ -3,7 +3,13 @@
 import { TwinError } from '../errors.js';
 import { canonicalJson } from './canonical-json.js';
 import { isoProblem } from './iso-time.js';
-import { assertJson, assertWellFormed, isPlainObject, type JsonObject, type SizeBound } from './json-value.js';
+import {
+  assertJson,
+  assertWellFormed,
+  isPlainObject,
+  type JsonObject,
+  type SizeBound,
+} from './json-value.js';
 
 /** Largest canonical JSON size of one write. Large enough for any vendor webhook body (Stripe caps
  * event payloads well below this), small enough that one runaway write cannot bloat a log. */
@@ -47,7 +53,16 @@ export interface Entry extends Write {
   readonly actor: string;
 }
 
-const WRITE_KEYS = new Set(['operation', 'subjectType', 'subjectId', 'fields', 'delete', 'projection', 'occurredAt', 'actor']);
+const WRITE_KEYS = new Set([
+  'operation',
+  'subjectType',
+  'subjectId',
+  'fields',
+  'delete',
+  'projection',
+  'occurredAt',
+  'actor',
+]);
 const ENTRY_KEYS = new Set([...WRITE_KEYS, 'seq', 'writeId', 'twin', 'recordedAt']);
 const PROJECTION_KEYS = new Set(['creates', 'updates', 'deletes']);
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:\-]{0,127}$/;
@@ -61,16 +76,23 @@ function requireName(value: unknown, path: string, example: string): string {
     invalid(path, `${path} is missing; give a non-empty string such as "${example}"`);
   }
   if (!NAME.test(value)) {
-    invalid(path, `${path} "${value.slice(0, 40)}" may only hold letters, digits and _ . : - (at most 128, not starting with a separator)`);
+    invalid(
+      path,
+      `${path} "${value.slice(0, 40)}" may only hold letters, digits and _ . : - (at most 128, not starting with a separator)`,
+    );
   }
   return value;
 }
 
 function requireId(value: unknown, path: string): string {
   if (typeof value !== 'string' || value.length === 0) {
-    invalid(path, `${path} is missing; give the resource's id as a non-empty string such as "cus_123"`);
+    invalid(
+      path,
+      `${path} is missing; give the resource's id as a non-empty string such as "cus_123"`,
+    );
   }
-  if (value.length > 256) invalid(path, `${path} is ${value.length} characters long; ids are at most 256`);
+  if (value.length > 256)
+    invalid(path, `${path} is ${value.length} characters long; ids are at most 256`);
   assertWellFormed(value, path);
   return value;
 }
@@ -82,7 +104,8 @@ function requireId(value: unknown, path: string): string {
  * upper bound of the entry's size so that only large entries are measured exactly.
  */
 function requireFields(value: unknown, path: string, bound: SizeBound | undefined): JsonObject {
-  if (!isPlainObject(value)) invalid(path, `${path} must be a plain JSON object of the fields to set`);
+  if (!isPlainObject(value))
+    invalid(path, `${path} must be a plain JSON object of the fields to set`);
   assertJson(value, path, {}, bound);
   return value as JsonObject;
 }
@@ -91,19 +114,36 @@ function requireTime(value: unknown, path: string, fix: string): void {
   const problem = isoProblem(value);
   if (problem === undefined) return;
   if (problem === 'calendar') {
-    invalid(path, `${path} "${String(value)}" is not a real calendar time; give a month 1–12, a day that month has, hours 0–23, minutes and seconds 0–59${fix === '' ? '' : ` (${fix})`}`);
+    invalid(
+      path,
+      `${path} "${String(value)}" is not a real calendar time; give a month 1–12, a day that month has, hours 0–23, minutes and seconds 0–59${fix === '' ? '' : ` (${fix})`}`,
+    );
   }
-  invalid(path, `${path} must be an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z"${fix === '' ? '' : ` (${fix})`}`);
+  invalid(
+    path,
+    `${path} must be an ISO 8601 timestamp such as "2026-01-01T00:00:00.000Z"${fix === '' ? '' : ` (${fix})`}`,
+  );
 }
 
-function checkRefs(value: unknown, path: string, withFields: boolean, bound: SizeBound | undefined): void {
-  if (!Array.isArray(value)) invalid(path, `${path} must be an array of {type, id${withFields ? ', fields' : ''}}`);
+function checkRefs(
+  value: unknown,
+  path: string,
+  withFields: boolean,
+  bound: SizeBound | undefined,
+): void {
+  if (!Array.isArray(value))
+    invalid(path, `${path} must be an array of {type, id${withFields ? ', fields' : ''}}`);
   value.forEach((item, i) => {
     const at = `${path}[${i}]`;
-    if (!isPlainObject(item)) invalid(at, `${at} must be an object {type, id${withFields ? ', fields' : ''}}`);
+    if (!isPlainObject(item))
+      invalid(at, `${at} must be an object {type, id${withFields ? ', fields' : ''}}`);
     const allowed = withFields ? ['type', 'id', 'fields'] : ['type', 'id'];
     for (const key of Object.keys(item)) {
-      if (!allowed.includes(key)) invalid(`${at}.${key}`, `${at} has an unknown key "${key}"; allowed: ${allowed.join(', ')}`);
+      if (!allowed.includes(key))
+        invalid(
+          `${at}.${key}`,
+          `${at} has an unknown key "${key}"; allowed: ${allowed.join(', ')}`,
+        );
     }
     requireName(item.type, `${at}.type`, 'customer');
     requireId(item.id, `${at}.id`);
@@ -113,36 +153,61 @@ function checkRefs(value: unknown, path: string, withFields: boolean, bound: Siz
 
 /** Validates shape and JSON-ness; throws INVALID_WRITE naming the path. */
 export function validateWrite(input: unknown, path = 'write'): Write {
-  if (!isPlainObject(input)) invalid(path, `${path} must be an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`);
+  if (!isPlainObject(input))
+    invalid(
+      path,
+      `${path} must be an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`,
+    );
   return checkWrite(input, path, WRITE_KEYS, undefined);
 }
 
-function checkWrite(input: Record<string, unknown>, path: string, keys: ReadonlySet<string>, bound: SizeBound | undefined): Write {
+function checkWrite(
+  input: Record<string, unknown>,
+  path: string,
+  keys: ReadonlySet<string>,
+  bound: SizeBound | undefined,
+): Write {
   for (const key of Object.keys(input)) {
     if (!keys.has(key)) {
-      invalid(`${path}.${key}`, `${path} has an unknown key "${key}"; ${keys === WRITE_KEYS ? 'a write' : 'an entry'} may hold only ${[...keys].join(', ')}`);
+      invalid(
+        `${path}.${key}`,
+        `${path} has an unknown key "${key}"; ${keys === WRITE_KEYS ? 'a write' : 'an entry'} may hold only ${[...keys].join(', ')}`,
+      );
     }
   }
   requireName(input.operation, `${path}.operation`, 'customer.create');
   requireName(input.subjectType, `${path}.subjectType`, 'customer');
   requireId(input.subjectId, `${path}.subjectId`);
   if (input.fields !== undefined) requireFields(input.fields, `${path}.fields`, bound);
-  if (input.delete !== undefined && typeof input.delete !== 'boolean') invalid(`${path}.delete`, `${path}.delete must be true or false`);
+  if (input.delete !== undefined && typeof input.delete !== 'boolean')
+    invalid(`${path}.delete`, `${path}.delete must be true or false`);
   if (input.delete === true && input.fields !== undefined) {
-    invalid(`${path}.fields`, `${path} both deletes its subject and sets fields; send the delete alone`);
+    invalid(
+      `${path}.fields`,
+      `${path} both deletes its subject and sets fields; send the delete alone`,
+    );
   }
   if (input.projection !== undefined) {
     const projection = input.projection;
     const at = `${path}.projection`;
-    if (!isPlainObject(projection)) invalid(at, `${at} must be an object with creates, updates and/or deletes`);
+    if (!isPlainObject(projection))
+      invalid(at, `${at} must be an object with creates, updates and/or deletes`);
     for (const key of Object.keys(projection)) {
-      if (!PROJECTION_KEYS.has(key)) invalid(`${at}.${key}`, `${at} has an unknown key "${key}"; allowed: creates, updates, deletes`);
+      if (!PROJECTION_KEYS.has(key))
+        invalid(
+          `${at}.${key}`,
+          `${at} has an unknown key "${key}"; allowed: creates, updates, deletes`,
+        );
     }
-    if (projection.creates !== undefined) checkRefs(projection.creates, `${at}.creates`, true, bound);
-    if (projection.updates !== undefined) checkRefs(projection.updates, `${at}.updates`, true, bound);
-    if (projection.deletes !== undefined) checkRefs(projection.deletes, `${at}.deletes`, false, bound);
+    if (projection.creates !== undefined)
+      checkRefs(projection.creates, `${at}.creates`, true, bound);
+    if (projection.updates !== undefined)
+      checkRefs(projection.updates, `${at}.updates`, true, bound);
+    if (projection.deletes !== undefined)
+      checkRefs(projection.deletes, `${at}.deletes`, false, bound);
   }
-  if (input.occurredAt !== undefined) requireTime(input.occurredAt, `${path}.occurredAt`, 'or omit it to use the world clock');
+  if (input.occurredAt !== undefined)
+    requireTime(input.occurredAt, `${path}.occurredAt`, 'or omit it to use the world clock');
   if (input.actor !== undefined) requireName(input.actor, `${path}.actor`, 'api');
   return input as unknown as Write;
 }
@@ -155,16 +220,22 @@ function checkWrite(input: Record<string, unknown>, path: string, keys: Readonly
 export function validateEntry(input: unknown, path = 'entry'): Entry {
   if (!isPlainObject(input)) invalid(path, `${path} must be a JSON object`);
   const { seq, writeId, twin, recordedAt } = input;
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) invalid(`${path}.seq`, `${path}.seq must be a positive integer`);
-  if (typeof writeId !== 'string' || writeId.length === 0) invalid(`${path}.writeId`, `${path}.writeId must be a non-empty string`);
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1)
+    invalid(`${path}.seq`, `${path}.seq must be a positive integer`);
+  if (typeof writeId !== 'string' || writeId.length === 0)
+    invalid(`${path}.writeId`, `${path}.writeId must be a non-empty string`);
   assertWellFormed(writeId, `${path}.writeId`);
-  if (typeof twin !== 'string' || twin.length === 0) invalid(`${path}.twin`, `${path}.twin must be a non-empty string`);
+  if (typeof twin !== 'string' || twin.length === 0)
+    invalid(`${path}.twin`, `${path}.twin must be a non-empty string`);
   assertWellFormed(twin, `${path}.twin`);
   requireTime(recordedAt, `${path}.recordedAt`, '');
   // Everything outside fields and projections is short: ids, names, times (≤ 6 bytes a unit).
-  const bound: SizeBound = { bytes: 1024 + 6 * (writeId.length + twin.length + String(input.subjectId ?? '').length) };
+  const bound: SizeBound = {
+    bytes: 1024 + 6 * (writeId.length + twin.length + String(input.subjectId ?? '').length),
+  };
   const checked = checkWrite(input, path, ENTRY_KEYS, bound);
-  if (checked.occurredAt === undefined) invalid(`${path}.occurredAt`, `${path}.occurredAt is missing`);
+  if (checked.occurredAt === undefined)
+    invalid(`${path}.occurredAt`, `${path}.occurredAt is missing`);
   if (checked.actor === undefined) invalid(`${path}.actor`, `${path}.actor is missing`);
   if (bound.bytes > MAX_WRITE_BYTES) checkSize(canonicalJson(input), path);
   return input as unknown as Entry;
@@ -187,9 +258,14 @@ export function checkSize(serialized: string, path: string): void {
  * back from their JSON), so later changes to the caller's objects cannot reach history.
  * Equal, byte for byte, to canonicalJson(entry) — a test holds it to that.
  */
-export function buildEntry(write: Write, meta: { seq: number; writeId: string; twin: string; recordedAt: string }, path: string): { entry: Entry; line: string } {
+export function buildEntry(
+  write: Write,
+  meta: { seq: number; writeId: string; twin: string; recordedAt: string },
+  path: string,
+): { entry: Entry; line: string } {
   const fieldsJson = write.fields === undefined ? undefined : canonicalJson(write.fields);
-  const projectionJson = write.projection === undefined ? undefined : canonicalJson(write.projection);
+  const projectionJson =
+    write.projection === undefined ? undefined : canonicalJson(write.projection);
   const occurredAt = write.occurredAt ?? meta.recordedAt;
   const actor = write.actor ?? 'api';
   const q = JSON.stringify;
@@ -208,7 +284,9 @@ export function buildEntry(write: Write, meta: { seq: number; writeId: string; t
     subjectId: write.subjectId,
     ...(fieldsJson === undefined ? {} : { fields: JSON.parse(fieldsJson) as JsonObject }),
     ...(write.delete === undefined ? {} : { delete: write.delete }),
-    ...(projectionJson === undefined ? {} : { projection: JSON.parse(projectionJson) as Projection }),
+    ...(projectionJson === undefined
+      ? {}
+      : { projection: JSON.parse(projectionJson) as Projection }),
     occurredAt,
     actor,
     seq: meta.seq,

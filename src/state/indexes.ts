@@ -18,7 +18,11 @@ export interface IndexKey {
 export function validateIndex(decl: IndexDeclaration): IndexDeclaration {
   for (const key of ['type', 'name', 'field'] as const) {
     if (typeof decl?.[key] !== 'string' || decl[key].length === 0) {
-      throw new TwinError('INVALID_ARGUMENT', `index.${key} must be a non-empty string, e.g. {type: "endpoint", name: "byEvent", field: "enabled_events"}`, { path: `index.${key}` });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `index.${key} must be a non-empty string, e.g. {type: "endpoint", name: "byEvent", field: "enabled_events"}`,
+        { path: `index.${key}` },
+      );
     }
   }
   return Object.freeze({ type: decl.type, name: decl.name, field: decl.field });
@@ -30,13 +34,19 @@ function keyOf(value: unknown): string | undefined {
   return undefined;
 }
 
-export function indexKeys(resource: Resource | undefined, decls: readonly IndexDeclaration[]): IndexKey[] {
+export function indexKeys(
+  resource: Resource | undefined,
+  decls: readonly IndexDeclaration[],
+): IndexKey[] {
   if (resource === undefined || resource.deleted || decls.length === 0) return [];
   const keys: IndexKey[] = [];
   for (const decl of decls) {
     let value: unknown = resource.fields;
     for (const part of decl.field.split('.')) {
-      value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
+      value =
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[part]
+          : undefined;
     }
     const values = Array.isArray(value) ? value : [value];
     const seen = new Set<string>();

@@ -27,14 +27,21 @@ export function freezeResource(resource: Resource): Resource {
  * same way without drafts or freezing. Both give equal values; tests compare their hashes.
  */
 export interface ResourceProducer {
-  merge(prev: Resource | undefined, type: string, id: string, seq: number, fields: JsonObject): Resource;
+  merge(
+    prev: Resource | undefined,
+    type: string,
+    id: string,
+    seq: number,
+    fields: JsonObject,
+  ): Resource;
   replace(type: string, id: string, seq: number, fields: JsonObject): Resource;
   markDeleted(prev: Resource | undefined, type: string, id: string, seq: number): Resource;
 }
 
 export const immerProducer: ResourceProducer = {
   merge(prev, type, id, seq, fields) {
-    if (prev === undefined || prev.deleted) return freeze({ type, id, version: seq, deleted: false, fields }, true);
+    if (prev === undefined || prev.deleted)
+      return freeze({ type, id, version: seq, deleted: false, fields }, true);
     return produce(prev, (draft) => {
       draft.version = seq;
       Object.assign(draft.fields, fields);
@@ -44,7 +51,8 @@ export const immerProducer: ResourceProducer = {
     return freeze({ type, id, version: seq, deleted: false, fields }, true);
   },
   markDeleted(prev, type, id, seq) {
-    if (prev === undefined) return freeze({ type, id, version: seq, deleted: true, fields: {} }, true);
+    if (prev === undefined)
+      return freeze({ type, id, version: seq, deleted: true, fields: {} }, true);
     return produce(prev, (draft) => {
       draft.version = seq;
       draft.deleted = true;
@@ -54,7 +62,8 @@ export const immerProducer: ResourceProducer = {
 
 export const plainProducer: ResourceProducer = {
   merge(prev, type, id, seq, fields) {
-    if (prev === undefined || prev.deleted) return { type, id, version: seq, deleted: false, fields };
+    if (prev === undefined || prev.deleted)
+      return { type, id, version: seq, deleted: false, fields };
     return { type, id, version: seq, deleted: false, fields: { ...prev.fields, ...fields } };
   },
   replace(type, id, seq, fields) {
@@ -70,21 +79,32 @@ export const plainProducer: ResourceProducer = {
  * valid log always succeeds, so a rule such as "create on an existing id" is the author's to
  * check in `decide`, never the fold's to reject.
  */
-export function foldEntry(entry: Entry, get: (type: string, id: string) => Resource | undefined, producer: ResourceProducer = immerProducer): Resource[] {
+export function foldEntry(
+  entry: Entry,
+  get: (type: string, id: string) => Resource | undefined,
+  producer: ResourceProducer = immerProducer,
+): Resource[] {
   const { subjectType: type, subjectId: id, seq } = entry;
-  const subject = entry.delete === true ? producer.markDeleted(get(type, id), type, id, seq) : producer.merge(get(type, id), type, id, seq, entry.fields ?? {});
+  const subject =
+    entry.delete === true
+      ? producer.markDeleted(get(type, id), type, id, seq)
+      : producer.merge(get(type, id), type, id, seq, entry.fields ?? {});
   const projection = entry.projection;
   if (projection === undefined) return [subject];
   // A projection may touch the subject or one resource twice: each step sees the one before.
   const out: Resource[] = [subject];
   const staged = new Map<string, Resource>([[resourceKey(type, id), subject]]);
-  const current = (t: string, i: string): Resource | undefined => staged.get(resourceKey(t, i)) ?? get(t, i);
+  const current = (t: string, i: string): Resource | undefined =>
+    staged.get(resourceKey(t, i)) ?? get(t, i);
   const put = (next: Resource): void => {
     staged.set(resourceKey(next.type, next.id), next);
     out.push(next);
   };
-  for (const p of projection.creates ?? []) put(producer.replace(p.type, p.id, seq, p.fields ?? {}));
-  for (const p of projection.updates ?? []) put(producer.merge(current(p.type, p.id), p.type, p.id, seq, p.fields ?? {}));
-  for (const p of projection.deletes ?? []) put(producer.markDeleted(current(p.type, p.id), p.type, p.id, seq));
+  for (const p of projection.creates ?? [])
+    put(producer.replace(p.type, p.id, seq, p.fields ?? {}));
+  for (const p of projection.updates ?? [])
+    put(producer.merge(current(p.type, p.id), p.type, p.id, seq, p.fields ?? {}));
+  for (const p of projection.deletes ?? [])
+    put(producer.markDeleted(current(p.type, p.id), p.type, p.id, seq));
   return out;
 }

@@ -6,7 +6,9 @@ import type { Resource } from './resource.js';
 
 export function stateHash(liveInOrder: Iterable<Resource>): string;
 export function stateHash(liveInOrder: AsyncIterable<Resource>): Promise<string>;
-export function stateHash(liveInOrder: Iterable<Resource> | AsyncIterable<Resource>): string | Promise<string> {
+export function stateHash(
+  liveInOrder: Iterable<Resource> | AsyncIterable<Resource>,
+): string | Promise<string> {
   const hash = createHash('sha256');
   const add = (r: Resource): void => {
     if (r.deleted) return;

@@ -29,27 +29,52 @@ export type SecretResolver = (ref: string, now: number) => Awaitable<readonly st
 
 export function checkRef(ref: unknown): string {
   if (typeof ref !== 'string' || ref === '' || ref.length > 512) {
-    throw new TwinError('INVALID_ARGUMENT', 'a secret reference must be a non-empty string of at most 512 characters (e.g. the endpoint id)', { path: 'ref' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'a secret reference must be a non-empty string of at most 512 characters (e.g. the endpoint id)',
+      { path: 'ref' },
+    );
   }
   return ref;
 }
 
 export function checkSecret(secret: unknown): string {
   // Never echo the value: it may be a secret in the wrong shape.
-  if (typeof secret !== 'string' || secret.trim() === '') throw new TwinError('INVALID_ARGUMENT', 'a secret must be a non-empty string (the value is not shown)', { path: 'secret' });
-  if (secret.length > 4096) throw new TwinError('INVALID_ARGUMENT', `a secret is at most 4096 characters, this one has ${secret.length} (the value is not shown)`, { path: 'secret' });
+  if (typeof secret !== 'string' || secret.trim() === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'a secret must be a non-empty string (the value is not shown)',
+      { path: 'secret' },
+    );
+  if (secret.length > 4096)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `a secret is at most 4096 characters, this one has ${secret.length} (the value is not shown)`,
+      { path: 'secret' },
+    );
   return secret;
 }
 
 export function checkRotation(now: unknown, graceMs: unknown): void {
-  if (typeof now !== 'number' || !Number.isFinite(now)) throw new TwinError('INVALID_ARGUMENT', 'rotate: now must be epoch milliseconds', { path: 'now' });
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new TwinError('INVALID_ARGUMENT', 'rotate: now must be epoch milliseconds', {
+      path: 'now',
+    });
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
-    throw new TwinError('INVALID_ARGUMENT', 'rotate: graceMs must be a non-negative number of milliseconds', { path: 'graceMs' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'rotate: graceMs must be a non-negative number of milliseconds',
+      { path: 'graceMs' },
+    );
   }
 }
 
 export function retired(ref: string): TwinError {
-  return new TwinError('SECRET_RETIRED', `secret reference "${ref}" was deleted and is retired for good; give the endpoint a new reference instead of reusing it`, { path: 'ref' });
+  return new TwinError(
+    'SECRET_RETIRED',
+    `secret reference "${ref}" was deleted and is retired for good; give the endpoint a new reference instead of reusing it`,
+    { path: 'ref' },
+  );
 }
 
 interface StoredSecret {
@@ -77,12 +102,17 @@ export class MemorySecretStore implements SecretStore {
     if (this.retiredRefs.has(ref)) throw retired(ref);
     const old = (this.secrets.get(ref) ?? [])
       .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
-      .map((s) => ({ secret: s.secret, expiresAt: Math.min(s.expiresAt ?? Infinity, now + graceMs) }));
+      .map((s) => ({
+        secret: s.secret,
+        expiresAt: Math.min(s.expiresAt ?? Infinity, now + graceMs),
+      }));
     this.secrets.set(ref, [{ secret }, ...old]);
   }
 
   resolve(ref: string, now: number): string[] {
-    return (this.secrets.get(ref) ?? []).filter((s) => s.expiresAt === undefined || s.expiresAt > now).map((s) => s.secret);
+    return (this.secrets.get(ref) ?? [])
+      .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
+      .map((s) => s.secret);
   }
 
   delete(ref: string): void {
@@ -98,7 +128,12 @@ export class ResolvingSecretStore implements SecretStore {
     private readonly store: SecretStore,
     private readonly resolver: SecretResolver,
   ) {
-    if (typeof resolver !== 'function') throw new TwinError('INVALID_ARGUMENT', 'resolveSecret must be a function (ref, now) => secrets | undefined', { path: 'resolveSecret' });
+    if (typeof resolver !== 'function')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'resolveSecret must be a function (ref, now) => secrets | undefined',
+        { path: 'resolveSecret' },
+      );
   }
 
   set(ref: string, secret: string): Awaitable<void> {
@@ -115,7 +150,11 @@ export class ResolvingSecretStore implements SecretStore {
       if (found === undefined) return this.store.resolve(ref, now);
       if (!Array.isArray(found) || !found.every((s) => typeof s === 'string' && s.trim() !== '')) {
         // Never echo what came back: it may be a secret in the wrong shape.
-        throw new TwinError('INVALID_CONFIG', `the secret resolver answered something other than an array of non-empty strings (or undefined) for reference "${ref}"`, { path: 'resolveSecret' });
+        throw new TwinError(
+          'INVALID_CONFIG',
+          `the secret resolver answered something other than an array of non-empty strings (or undefined) for reference "${ref}"`,
+          { path: 'resolveSecret' },
+        );
       }
       return [...found];
     };

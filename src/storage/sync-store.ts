@@ -39,7 +39,9 @@ export interface SyncEngine {
 const PAGE = 1_000;
 
 function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
-  return value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function';
+  return (
+    value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
+  );
 }
 
 export class SyncTwinStore implements TwinStore {
@@ -107,5 +109,8 @@ export class SyncTwinStore implements TwinStore {
 }
 
 export function readOnlyError(twin: string): TwinError {
-  return new TwinError('INVALID_ARGUMENT', `twin "${twin}": this section is read-only; write through applyAtomic`);
+  return new TwinError(
+    'INVALID_ARGUMENT',
+    `twin "${twin}": this section is read-only; write through applyAtomic`,
+  );
 }

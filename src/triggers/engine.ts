@@ -30,9 +30,20 @@ import {
 } from './records.js';
 import type { RoutineRunner, RunOutcome, RunStartInfo } from './runner.js';
 import { pruneTriggerHistory, type PruneOptions, type PruneReport } from './retention.js';
-import { DEFAULT_REFUSAL_WINDOW_MS, RefusalCounter, REFUSALS_TYPE, refusalWindowWrites, type RefusalDelta } from './refusal-windows.js';
+import {
+  DEFAULT_REFUSAL_WINDOW_MS,
+  RefusalCounter,
+  REFUSALS_TYPE,
+  refusalWindowWrites,
+  type RefusalDelta,
+} from './refusal-windows.js';
 import type { TriggerSource } from './source.js';
-import { authorize, contextArgument, isTriggerContext, type TriggerContext } from './tenant-context.js';
+import {
+  authorize,
+  contextArgument,
+  isTriggerContext,
+  type TriggerContext,
+} from './tenant-context.js';
 
 export const DEFAULT_TRIGGER_TWIN = 'triggers';
 /** A routine result is stored on its record: it must fit comfortably in one write. */
@@ -92,7 +103,10 @@ export interface TriggerRecoveryReport {
   readonly tenantId: string;
   readonly recovered: RecoveredRun[];
   /** Records left alone: claimed by someone else meanwhile, not stale yet, or without a route. */
-  readonly skipped: { readonly recordId: string; readonly reason: 'claimed_elsewhere' | 'not_stale' | 'UNKNOWN_TRIGGER' }[];
+  readonly skipped: {
+    readonly recordId: string;
+    readonly reason: 'claimed_elsewhere' | 'not_stale' | 'UNKNOWN_TRIGGER';
+  }[];
 }
 
 type EngineState = 'new' | 'running' | 'stopping' | 'stopped';
@@ -111,18 +125,38 @@ export class TriggerEngine {
 
   constructor(options: TriggerEngineOptions) {
     if (options === null || typeof options !== 'object') {
-      throw new TwinError('INVALID_ARGUMENT', 'new TriggerEngine({world, runner, twin?}) needs an options object', { path: 'options' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'new TriggerEngine({world, runner, twin?}) needs an options object',
+        { path: 'options' },
+      );
     }
     const { world, runner } = options;
-    if (world === null || typeof world !== 'object' || typeof (world as World).twin !== 'function') {
-      throw new TwinError('INVALID_ARGUMENT', 'TriggerEngine needs {world}: the world from openWorld()', { path: 'world' });
+    if (
+      world === null ||
+      typeof world !== 'object' ||
+      typeof (world as World).twin !== 'function'
+    ) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'TriggerEngine needs {world}: the world from openWorld()',
+        { path: 'world' },
+      );
     }
     if (runner === null || typeof runner !== 'object' || typeof runner.run !== 'function') {
-      throw new TwinError('INVALID_ARGUMENT', 'TriggerEngine needs {runner}: an object with run({routineId, runKey, input, envelope}), e.g. new InProcessRunner(world)', { path: 'runner' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'TriggerEngine needs {runner}: an object with run({routineId, runKey, input, envelope}), e.g. new InProcessRunner(world)',
+        { path: 'runner' },
+      );
     }
     const windowMs = options.refusalWindowMs ?? DEFAULT_REFUSAL_WINDOW_MS;
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) {
-      throw new TwinError('INVALID_ARGUMENT', 'refusalWindowMs must be a positive integer number of milliseconds', { path: 'refusalWindowMs' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'refusalWindowMs must be a positive integer number of milliseconds',
+        { path: 'refusalWindowMs' },
+      );
     }
     this.refusals = new RefusalCounter(windowMs);
     this.world = world;
@@ -141,20 +175,40 @@ export class TriggerEngine {
 
   registerRoute(route: TriggerRoute): this {
     if (route === null || typeof route !== 'object') {
-      throw new TwinError('INVALID_ARGUMENT', 'registerRoute({triggerId, routineId, filter?, buildInput}) needs a route object', { path: 'route' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'registerRoute({triggerId, routineId, filter?, buildInput}) needs a route object',
+        { path: 'route' },
+      );
     }
     checkTriggerId(route.triggerId, 'route.triggerId', 'INVALID_ARGUMENT');
     if (typeof route.routineId !== 'string' || route.routineId.length === 0) {
-      throw new TwinError('INVALID_ARGUMENT', `route.routineId must name the routine to run for trigger "${route.triggerId}"`, { path: 'route.routineId' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `route.routineId must name the routine to run for trigger "${route.triggerId}"`,
+        { path: 'route.routineId' },
+      );
     }
     if (route.filter !== undefined && typeof route.filter !== 'function') {
-      throw new TwinError('INVALID_ARGUMENT', 'route.filter must be a function (envelope) => boolean, or omitted', { path: 'route.filter' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'route.filter must be a function (envelope) => boolean, or omitted',
+        { path: 'route.filter' },
+      );
     }
     if (typeof route.buildInput !== 'function') {
-      throw new TwinError('INVALID_ARGUMENT', 'route.buildInput must be a function (envelope) => input, e.g. (e) => e.payload', { path: 'route.buildInput' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'route.buildInput must be a function (envelope) => input, e.g. (e) => e.payload',
+        { path: 'route.buildInput' },
+      );
     }
     if (this.routes.has(route.triggerId)) {
-      throw new TwinError('INVALID_ARGUMENT', `trigger "${route.triggerId}" already has a route (to routine "${this.routes.get(route.triggerId)!.routineId}")`, { path: 'route.triggerId' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `trigger "${route.triggerId}" already has a route (to routine "${this.routes.get(route.triggerId)!.routineId}")`,
+        { path: 'route.triggerId' },
+      );
     }
     this.routes.set(route.triggerId, route);
     return this;
@@ -166,11 +220,30 @@ export class TriggerEngine {
 
   /** Sources are registered before start(), which connects them all. */
   registerSource(source: TriggerSource): this {
-    if (source === null || typeof source !== 'object' || typeof source.name !== 'string' || source.name === '') {
-      throw new TwinError('INVALID_ARGUMENT', 'registerSource(source) needs an object with a non-empty name', { path: 'source' });
+    if (
+      source === null ||
+      typeof source !== 'object' ||
+      typeof source.name !== 'string' ||
+      source.name === ''
+    ) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'registerSource(source) needs an object with a non-empty name',
+        { path: 'source' },
+      );
     }
-    if (this.state !== 'new') throw new TwinError('INVALID_ARGUMENT', `source "${source.name}": register sources before engine.start()`, { path: 'source' });
-    if (this.sources.has(source.name)) throw new TwinError('INVALID_ARGUMENT', `a source named "${source.name}" is already registered`, { path: 'source.name' });
+    if (this.state !== 'new')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `source "${source.name}": register sources before engine.start()`,
+        { path: 'source' },
+      );
+    if (this.sources.has(source.name))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `a source named "${source.name}" is already registered`,
+        { path: 'source.name' },
+      );
     this.sources.set(source.name, source);
     return this;
   }
@@ -182,7 +255,11 @@ export class TriggerEngine {
   async start(context?: TriggerContext): Promise<void> {
     contextArgument(context);
     if (this.state === 'running') return;
-    if (this.state !== 'new') throw new TwinError('ENGINE_STOPPED', 'this engine was stopped; create a new TriggerEngine to start again');
+    if (this.state !== 'new')
+      throw new TwinError(
+        'ENGINE_STOPPED',
+        'this engine was stopped; create a new TriggerEngine to start again',
+      );
     this.state = 'running';
     for (const source of this.sources.values()) await source.connect?.(this);
   }
@@ -194,10 +271,17 @@ export class TriggerEngine {
    * `stop(options?)` or, as the trigger guide writes it, `stop(context, options?)`.
    */
   stop(contextOrOptions?: TriggerContext | StopOptions, maybeOptions?: StopOptions): Promise<void> {
-    const options = (isTriggerContext(contextOrOptions) ? maybeOptions : (contextOrOptions ?? maybeOptions)) ?? {};
+    const options =
+      (isTriggerContext(contextOrOptions) ? maybeOptions : (contextOrOptions ?? maybeOptions)) ??
+      {};
     checkOptions(options, ['graceMs'], 'stop options');
     const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
-    if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new TwinError('INVALID_ARGUMENT', 'graceMs must be a non-negative integer number of milliseconds', { path: 'graceMs' });
+    if (!Number.isSafeInteger(graceMs) || graceMs < 0)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'graceMs must be a non-negative integer number of milliseconds',
+        { path: 'graceMs' },
+      );
     return (this.stopping ??= this.stopNow(graceMs));
   }
 
@@ -215,7 +299,8 @@ export class TriggerEngine {
     await Promise.race([drained, expired]);
     clearTimeout(timer);
     await this.writeRefusals(this.refusals.drain());
-    if (wasRunning) for (const source of [...this.sources.values()].reverse()) await source.disconnect?.();
+    if (wasRunning)
+      for (const source of [...this.sources.values()].reverse()) await source.disconnect?.();
     this.state = 'stopped';
   }
 
@@ -225,7 +310,10 @@ export class TriggerEngine {
 
   private assertRunning(what: string): void {
     if (this.state === 'running') return;
-    const why = this.state === 'new' ? 'has not been started; call engine.start() first' : 'is stopping or stopped';
+    const why =
+      this.state === 'new'
+        ? 'has not been started; call engine.start() first'
+        : 'is stopping or stopped';
     throw new TwinError('ENGINE_STOPPED', `${what}: the trigger engine ${why}`);
   }
 
@@ -239,7 +327,11 @@ export class TriggerEngine {
   // ---- reads ---------------------------------------------------------------------------------
 
   /** The record of one key, found by its derived id; a tenant context needs `read` for that tenant. */
-  record(tenantId: string, dedupeKey: string, context?: TriggerContext): Promise<RecordFields | undefined> {
+  record(
+    tenantId: string,
+    dedupeKey: string,
+    context?: TriggerContext,
+  ): Promise<RecordFields | undefined> {
     authorize(contextArgument(context), tenantId, 'read', 'read the records');
     return this.twin.read((view) => readRecord(view, recordId(tenantId, dedupeKey)));
   }
@@ -253,7 +345,11 @@ export class TriggerEngine {
    * and TENANT_FORBIDDEN (not recorded) when `context` may not ingest for the envelope's tenant.
    * Without a context the call acts as host code for every tenant (SYSTEM_CONTEXT).
    */
-  ingest(envelope: TriggerEnvelope, context?: TriggerContext, options: IngestOptions = {}): Promise<IngestAnswer> {
+  ingest(
+    envelope: TriggerEnvelope,
+    context?: TriggerContext,
+    options: IngestOptions = {},
+  ): Promise<IngestAnswer> {
     // Refusals of the call itself reject too, so `.catch` sees every error.
     try {
       this.assertRunning('ingest');
@@ -266,27 +362,43 @@ export class TriggerEngine {
     }
   }
 
-  private async ingestNow(env: TriggerEnvelope, guard: ReplayGuard | undefined): Promise<IngestAnswer> {
+  private async ingestNow(
+    env: TriggerEnvelope,
+    guard: ReplayGuard | undefined,
+  ): Promise<IngestAnswer> {
     const route = this.routes.get(env.triggerId);
     if (route === undefined) {
-      const error = new TwinError('UNKNOWN_TRIGGER', `no route for trigger "${env.triggerId}"; register one with engine.registerRoute({triggerId: "${env.triggerId}", routineId, buildInput})`, {
-        path: 'triggerId',
-        details: { triggerId: env.triggerId },
-      });
+      const error = new TwinError(
+        'UNKNOWN_TRIGGER',
+        `no route for trigger "${env.triggerId}"; register one with engine.registerRoute({triggerId: "${env.triggerId}", routineId, buildInput})`,
+        {
+          path: 'triggerId',
+          details: { triggerId: env.triggerId },
+        },
+      );
       // A checked envelope with nowhere to go: kept with its key, it works once a route exists.
-      await this.commits.submit((view, now) => ({ writes: [refusalWrite(view, now, refusalOf(env, error))], result: undefined }));
+      await this.commits.submit((view, now) => ({
+        writes: [refusalWrite(view, now, refusalOf(env, error))],
+        result: undefined,
+      }));
       throw error;
     }
     const filtered = route.filter !== undefined && !route.filter(env);
     const recorder = this.runner.recorder;
-    const outcome = await this.commits.submit((view, now) => decideReceive(view, now, env, { routineId: route.routineId, filtered }, recorder, guard));
+    const outcome = await this.commits.submit((view, now) =>
+      decideReceive(view, now, env, { routineId: route.routineId, filtered }, recorder, guard),
+    );
     if (outcome.kind === 'answered') return outcome.answer;
     if (outcome.kind === 'conflict') throw outcome.error;
     return this.runClaimed(route, outcome.run, outcome.scheduledAt);
   }
 
   /** Runs a claimed attempt outside any lock, then records its finish. */
-  private async runClaimed(route: TriggerRoute, run: RunStartInfo, scheduledAt: string): Promise<TriggeredAnswer> {
+  private async runClaimed(
+    route: TriggerRoute,
+    run: RunStartInfo,
+    scheduledAt: string,
+  ): Promise<TriggeredAnswer> {
     let outcome: RunOutcome;
     let cause: unknown;
     try {
@@ -304,7 +416,15 @@ export class TriggerEngine {
       throw new TwinError(
         'ROUTINE_FAILED',
         `routine "${run.routineId}" for trigger "${run.envelope.triggerId}" did not finish (${outcome.error}) on attempt ${run.attempt}; the record is failed — a retry of the same delivery or recoverIncomplete("${run.envelope.tenantId}") runs it again`,
-        { details: { recordId: run.recordId, dedupeKey: run.runKey, attempt: run.attempt, error: outcome.error }, cause },
+        {
+          details: {
+            recordId: run.recordId,
+            dedupeKey: run.runKey,
+            attempt: run.attempt,
+            error: outcome.error,
+          },
+          cause,
+        },
       );
     }
     return {
@@ -336,7 +456,10 @@ export class TriggerEngine {
 
   private async writeRefusals(deltas: RefusalDelta[]): Promise<void> {
     if (deltas.length === 0) return;
-    await this.commits.submit((view) => ({ writes: refusalWindowWrites(view, deltas), result: undefined }));
+    await this.commits.submit((view) => ({
+      writes: refusalWindowWrites(view, deltas),
+      result: undefined,
+    }));
   }
 
   // ---- retention -----------------------------------------------------------------------------
@@ -355,16 +478,36 @@ export class TriggerEngine {
    * `(tenantId, options?)` or, as the trigger guide writes it, `(tenantId, context, options?)`;
    * a tenant context needs `recover` for that tenant (else TENANT_FORBIDDEN, nothing re-run).
    */
-  recoverIncomplete(tenantId: string, contextOrOptions?: TriggerContext | RecoveryOptions, maybeOptions?: RecoveryOptions): Promise<TriggerRecoveryReport> {
+  recoverIncomplete(
+    tenantId: string,
+    contextOrOptions?: TriggerContext | RecoveryOptions,
+    maybeOptions?: RecoveryOptions,
+  ): Promise<TriggerRecoveryReport> {
     try {
       checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
       const withContext = isTriggerContext(contextOrOptions);
-      const options = (withContext ? maybeOptions : ((contextOrOptions as RecoveryOptions | undefined) ?? maybeOptions)) ?? {};
-      authorize(withContext ? contextOrOptions : contextArgument(undefined), tenantId, 'recover', 'recover the records');
+      const options =
+        (withContext
+          ? maybeOptions
+          : ((contextOrOptions as RecoveryOptions | undefined) ?? maybeOptions)) ?? {};
+      authorize(
+        withContext ? contextOrOptions : contextArgument(undefined),
+        tenantId,
+        'recover',
+        'recover the records',
+      );
       checkOptions(options, ['staleAfterMs'], 'recoverIncomplete options');
       const staleAfterMs = options.staleAfterMs ?? 0;
-      if (typeof staleAfterMs !== 'number' || !Number.isSafeInteger(staleAfterMs) || staleAfterMs < 0) {
-        throw new TwinError('INVALID_ARGUMENT', 'staleAfterMs must be a non-negative integer number of milliseconds', { path: 'staleAfterMs' });
+      if (
+        typeof staleAfterMs !== 'number' ||
+        !Number.isSafeInteger(staleAfterMs) ||
+        staleAfterMs < 0
+      ) {
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          'staleAfterMs must be a non-negative integer number of milliseconds',
+          { path: 'staleAfterMs' },
+        );
       }
       this.assertRunning('recoverIncomplete');
       return this.track(this.recoverNow(tenantId, staleAfterMs));
@@ -376,7 +519,11 @@ export class TriggerEngine {
   private async recoverNow(tenantId: string, staleAfterMs: number): Promise<TriggerRecoveryReport> {
     const report: TriggerRecoveryReport = { tenantId, recovered: [], skipped: [] };
     for (const from of ['processing', 'failed'] as const) {
-      for (const resource of await this.twin.lookup(RECORD_TYPE, RECOVERY_INDEX, recoveryKey(from, tenantId))) {
+      for (const resource of await this.twin.lookup(
+        RECORD_TYPE,
+        RECOVERY_INDEX,
+        recoveryKey(from, tenantId),
+      )) {
         const seen = resource.fields as unknown as RecordFields;
         const route = this.routes.get(seen.envelope.triggerId);
         if (route === undefined) {
@@ -385,19 +532,49 @@ export class TriggerEngine {
         }
         const staleBefore = isoAt(this.world.clock.now() - staleAfterMs);
         const recorder = this.runner.recorder;
-        const run = await this.commits.submit((view, now) => decideRecover(view, now, resource.id, { state: from, attempts: seen.attempts }, route.routineId, staleBefore, recorder));
+        const run = await this.commits.submit((view, now) =>
+          decideRecover(
+            view,
+            now,
+            resource.id,
+            { state: from, attempts: seen.attempts },
+            route.routineId,
+            staleBefore,
+            recorder,
+          ),
+        );
         if (run === undefined) {
-          const notStale = from === 'processing' && seen.startedAt !== null && seen.startedAt > staleBefore;
-          report.skipped.push({ recordId: resource.id, reason: notStale ? 'not_stale' : 'claimed_elsewhere' });
+          const notStale =
+            from === 'processing' && seen.startedAt !== null && seen.startedAt > staleBefore;
+          report.skipped.push({
+            recordId: resource.id,
+            reason: notStale ? 'not_stale' : 'claimed_elsewhere',
+          });
           continue;
         }
-        const entry = { recordId: resource.id, dedupeKey: seen.envelope.dedupeKey, triggerId: seen.envelope.triggerId, attempt: run.attempt, from };
+        const entry = {
+          recordId: resource.id,
+          dedupeKey: seen.envelope.dedupeKey,
+          triggerId: seen.envelope.triggerId,
+          attempt: run.attempt,
+          from,
+        };
         try {
           const answer = await this.runClaimed(route, run, seen.envelope.scheduledAt);
-          report.recovered.push({ ...entry, status: 'triggered', routineResult: answer.routineResult, error: null });
+          report.recovered.push({
+            ...entry,
+            status: 'triggered',
+            routineResult: answer.routineResult,
+            error: null,
+          });
         } catch (error) {
           if (!(error instanceof TwinError) || error.code !== 'ROUTINE_FAILED') throw error;
-          report.recovered.push({ ...entry, status: 'failed', routineResult: null, error: String(error.details?.error ?? 'ROUTINE_FAILED') });
+          report.recovered.push({
+            ...entry,
+            status: 'failed',
+            routineResult: null,
+            error: String(error.details?.error ?? 'ROUTINE_FAILED'),
+          });
         }
       }
     }
@@ -411,22 +588,42 @@ export class TriggerEngine {
  */
 function checkOptions(options: unknown, keys: readonly string[], what: string): void {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TwinError('INVALID_ARGUMENT', `${what} must be an object with ${keys.join(', ')}`, { path: 'options' });
+    throw new TwinError('INVALID_ARGUMENT', `${what} must be an object with ${keys.join(', ')}`, {
+      path: 'options',
+    });
   }
   for (const key of Object.keys(options)) {
     if (!keys.includes(key)) {
-      throw new TwinError('INVALID_ARGUMENT', `${what} has an unknown key "${key}" (allowed: ${keys.join(', ')}); a context must be made by tenantContext({tenantId, may})`, { path: `options.${key}` });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `${what} has an unknown key "${key}" (allowed: ${keys.join(', ')}); a context must be made by tenantContext({tenantId, may})`,
+        { path: `options.${key}` },
+      );
     }
   }
 }
 
 function checkGuard(guard: ReplayGuard | undefined): ReplayGuard | undefined {
   if (guard === undefined) return undefined;
-  if (guard === null || typeof guard !== 'object' || typeof guard.key !== 'string' || guard.key === '' || guard.key.length > 512) {
-    throw new TwinError('INVALID_ARGUMENT', 'replayGuard.key must be a non-empty string of at most 512 characters naming the signed content', { path: 'replayGuard.key' });
+  if (
+    guard === null ||
+    typeof guard !== 'object' ||
+    typeof guard.key !== 'string' ||
+    guard.key === '' ||
+    guard.key.length > 512
+  ) {
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'replayGuard.key must be a non-empty string of at most 512 characters naming the signed content',
+      { path: 'replayGuard.key' },
+    );
   }
   if (!Number.isSafeInteger(guard.windowMs) || guard.windowMs < 1) {
-    throw new TwinError('INVALID_ARGUMENT', 'replayGuard.windowMs must be a positive integer number of milliseconds', { path: 'replayGuard.windowMs' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'replayGuard.windowMs must be a positive integer number of milliseconds',
+      { path: 'replayGuard.windowMs' },
+    );
   }
   return { key: guard.key, windowMs: guard.windowMs };
 }
@@ -441,7 +638,11 @@ function checkResult(result: JsonValue): JsonValue {
   assertJson(value, 'routineResult', { maxDepth: MAX_JSON_DEPTH - 1 });
   const bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
   if (bytes > MAX_RESULT_BYTES) {
-    throw new TwinError('PAYLOAD_TOO_LARGE', `routine result is ${bytes} bytes, over ${MAX_RESULT_BYTES}; answer a reference instead`, { path: 'routineResult' });
+    throw new TwinError(
+      'PAYLOAD_TOO_LARGE',
+      `routine result is ${bytes} bytes, over ${MAX_RESULT_BYTES}; answer a reference instead`,
+      { path: 'routineResult' },
+    );
   }
   return value;
 }

@@ -6,7 +6,13 @@ import type { JsonValue } from '../log/json-value.js';
 import type { ProjectedResource } from '../log/write.js';
 import type { World } from '../world/world.js';
 import type { TriggerEnvelope } from './envelope.js';
-import type { RoutineRunner, RoutineRunRequest, RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
+import type {
+  RoutineRunner,
+  RoutineRunRequest,
+  RunOutcome,
+  RunRecorder,
+  RunStartInfo,
+} from './runner.js';
 
 export const RUN_TYPE = 'routine_run';
 
@@ -19,7 +25,10 @@ export interface RoutineContext {
 }
 
 /** Answers the routine's terminal result (JSON); throwing means "not finished, run me again". */
-export type RoutineFn = (input: JsonValue, context: RoutineContext) => Promise<JsonValue> | JsonValue;
+export type RoutineFn = (
+  input: JsonValue,
+  context: RoutineContext,
+) => Promise<JsonValue> | JsonValue;
 
 const ROUTINE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:\-/]{0,127}$/;
 
@@ -36,31 +45,67 @@ export class InProcessRunner implements RoutineRunner {
       {
         type: RUN_TYPE,
         id: runId(run.recordId, run.attempt),
-        fields: { routineId: run.routineId, runKey: run.runKey, attempt: run.attempt, record: run.recordId, state: 'running', startedAt: nowIso, finishedAt: null, result: null, error: null },
+        fields: {
+          routineId: run.routineId,
+          runKey: run.runKey,
+          attempt: run.attempt,
+          record: run.recordId,
+          state: 'running',
+          startedAt: nowIso,
+          finishedAt: null,
+          result: null,
+          error: null,
+        },
       },
     ],
-    finished: (run: RunStartInfo, outcome: RunOutcome, nowIso: string): readonly ProjectedResource[] => [
+    finished: (
+      run: RunStartInfo,
+      outcome: RunOutcome,
+      nowIso: string,
+    ): readonly ProjectedResource[] => [
       {
         type: RUN_TYPE,
         id: runId(run.recordId, run.attempt),
-        fields: outcome.ok ? { state: 'succeeded', finishedAt: nowIso, result: outcome.result } : { state: 'failed', finishedAt: nowIso, error: outcome.error },
+        fields: outcome.ok
+          ? { state: 'succeeded', finishedAt: nowIso, result: outcome.result }
+          : { state: 'failed', finishedAt: nowIso, error: outcome.error },
       },
     ],
   };
 
   constructor(private readonly world: World) {
-    if (world === null || typeof world !== 'object' || typeof (world as World).twin !== 'function') {
-      throw new TwinError('INVALID_ARGUMENT', 'new InProcessRunner(world): pass the world the routines run in', { path: 'world' });
+    if (
+      world === null ||
+      typeof world !== 'object' ||
+      typeof (world as World).twin !== 'function'
+    ) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'new InProcessRunner(world): pass the world the routines run in',
+        { path: 'world' },
+      );
     }
   }
 
   /** Registers an async function as routine `routineId`; registering a name twice is refused. */
   register(routineId: string, fn: RoutineFn): this {
     if (typeof routineId !== 'string' || !ROUTINE_ID.test(routineId)) {
-      throw new TwinError('INVALID_ARGUMENT', `routineId ${JSON.stringify(routineId)} is not valid; use 1–128 letters, digits and _ . : - /`, { path: 'routineId' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `routineId ${JSON.stringify(routineId)} is not valid; use 1–128 letters, digits and _ . : - /`,
+        { path: 'routineId' },
+      );
     }
-    if (typeof fn !== 'function') throw new TwinError('INVALID_ARGUMENT', `routine "${routineId}" must be a function (input, context) => result`, { path: 'fn' });
-    if (this.routines.has(routineId)) throw new TwinError('INVALID_ARGUMENT', `routine "${routineId}" is already registered`, { path: 'routineId' });
+    if (typeof fn !== 'function')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `routine "${routineId}" must be a function (input, context) => result`,
+        { path: 'fn' },
+      );
+    if (this.routines.has(routineId))
+      throw new TwinError('INVALID_ARGUMENT', `routine "${routineId}" is already registered`, {
+        path: 'routineId',
+      });
     this.routines.set(routineId, fn);
     return this;
   }
@@ -72,9 +117,19 @@ export class InProcessRunner implements RoutineRunner {
   async run(request: RoutineRunRequest): Promise<JsonValue> {
     const fn = this.routines.get(request.routineId);
     if (fn === undefined) {
-      throw new TwinError('UNKNOWN_ROUTINE', `no routine "${request.routineId}" is registered with this runner; register it with runner.register("${request.routineId}", fn)`, { path: 'routineId' });
+      throw new TwinError(
+        'UNKNOWN_ROUTINE',
+        `no routine "${request.routineId}" is registered with this runner; register it with runner.register("${request.routineId}", fn)`,
+        { path: 'routineId' },
+      );
     }
-    const result = await fn(request.input, { world: this.world, routineId: request.routineId, runKey: request.runKey, attempt: request.attempt, envelope: request.envelope });
+    const result = await fn(request.input, {
+      world: this.world,
+      routineId: request.routineId,
+      runKey: request.runKey,
+      attempt: request.attempt,
+      envelope: request.envelope,
+    });
     return result === undefined ? null : result;
   }
 }

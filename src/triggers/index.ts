@@ -1,25 +1,135 @@
 // Durable trigger ingress: envelopes, the engine, routines, and the calendar and webhook sources.
 export * from './answer.js';
 export * from './envelope.js';
-export { TriggerEngine, DEFAULT_TRIGGER_TWIN, DEFAULT_STOP_GRACE_MS, MAX_RESULT_BYTES, type TriggerRoute, type TriggerEngineOptions, type RecoveryOptions, type StopOptions, type TriggerRecoveryReport, type RecoveredRun } from './engine.js';
-export { tenantContext, SYSTEM_CONTEXT, TENANT_PERMISSIONS, isTriggerContext, tenantOf, type TenantContext, type SystemContext, type TriggerContext, type TenantPermission } from './tenant-context.js';
-export type { RoutineRunner, RoutineRunRequest, RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
-export { InProcessRunner, RUN_TYPE, runId, type RoutineFn, type RoutineContext } from './in-process-runner.js';
+export {
+  TriggerEngine,
+  DEFAULT_TRIGGER_TWIN,
+  DEFAULT_STOP_GRACE_MS,
+  MAX_RESULT_BYTES,
+  type TriggerRoute,
+  type TriggerEngineOptions,
+  type RecoveryOptions,
+  type StopOptions,
+  type TriggerRecoveryReport,
+  type RecoveredRun,
+} from './engine.js';
+export {
+  tenantContext,
+  SYSTEM_CONTEXT,
+  TENANT_PERMISSIONS,
+  isTriggerContext,
+  tenantOf,
+  type TenantContext,
+  type SystemContext,
+  type TriggerContext,
+  type TenantPermission,
+} from './tenant-context.js';
+export type {
+  RoutineRunner,
+  RoutineRunRequest,
+  RunOutcome,
+  RunRecorder,
+  RunStartInfo,
+} from './runner.js';
+export {
+  InProcessRunner,
+  RUN_TYPE,
+  runId,
+  type RoutineFn,
+  type RoutineContext,
+} from './in-process-runner.js';
 export type { TriggerSource } from './source.js';
-export { RECORD_TYPE, RECEIPT_TYPE, RECOVERY_INDEX, TENANT_INDEX, recordId, type RecordFields, type RecordState, type ReceiptFields, type ReceiptStatus } from './records.js';
-export { CalendarSource, DEFAULT_PENDING_LEASE_MS, type TickAnswer, type FiredOccurrence, type MissedOccurrence, type ConfigureAnswer, type OccurrenceFields } from './calendar/calendar-source.js';
-export { SUBSCRIPTION_TYPE, OCCURRENCE_TYPE, MAX_CATCH_UP_FIRES, DEFAULT_CATCH_UP, subscriptionId, occurrenceId, occurrenceDedupeKey, validateSubscription, CALENDAR_KINDS, type CalendarSubscription, type ValidSubscription, type SubscriptionFields } from './calendar/subscription.js';
+export {
+  RECORD_TYPE,
+  RECEIPT_TYPE,
+  RECOVERY_INDEX,
+  TENANT_INDEX,
+  recordId,
+  type RecordFields,
+  type RecordState,
+  type ReceiptFields,
+  type ReceiptStatus,
+} from './records.js';
+export {
+  CalendarSource,
+  DEFAULT_PENDING_LEASE_MS,
+  type TickAnswer,
+  type FiredOccurrence,
+  type MissedOccurrence,
+  type ConfigureAnswer,
+  type OccurrenceFields,
+} from './calendar/calendar-source.js';
+export {
+  SUBSCRIPTION_TYPE,
+  OCCURRENCE_TYPE,
+  MAX_CATCH_UP_FIRES,
+  DEFAULT_CATCH_UP,
+  subscriptionId,
+  occurrenceId,
+  occurrenceDedupeKey,
+  validateSubscription,
+  CALENDAR_KINDS,
+  type CalendarSubscription,
+  type ValidSubscription,
+  type SubscriptionFields,
+} from './calendar/subscription.js';
 export * from './calendar/occurrences.js';
-export { WebhookIngress, DEFAULT_MAX_BODY_BYTES, type WebhookEndpoint, type ConfiguredEndpoint, type WebhookRequest, type WebhookIngressOptions } from './webhook/webhook-ingress.js';
-export { HMAC_DELIVERY_HEADER, GITHUB_DELIVERY_HEADER, GITHUB_EVENT_HEADER } from './webhook/delivery-id.js';
-export { startIngressHost, type IngressHost, type IngressHostOptions } from './http/ingress-host.js';
+export {
+  WebhookIngress,
+  DEFAULT_MAX_BODY_BYTES,
+  type WebhookEndpoint,
+  type ConfiguredEndpoint,
+  type WebhookRequest,
+  type WebhookIngressOptions,
+} from './webhook/webhook-ingress.js';
+export {
+  HMAC_DELIVERY_HEADER,
+  GITHUB_DELIVERY_HEADER,
+  GITHUB_EVENT_HEADER,
+} from './webhook/delivery-id.js';
+export {
+  startIngressHost,
+  type IngressHost,
+  type IngressHostOptions,
+} from './http/ingress-host.js';
 export { answerStatus, errorStatus, type HttpAnswer } from './http/status.js';
-export { loadServeConfig, configFromFlags, validateServeConfig, DEFAULT_TENANT, RECORD_ROUTINE, type ServeConfig, type ConfigOptions, type TenantConfig, type EndpointConfig, type RouteConfig } from './serve/config.js';
-export { startServe, startTriggerRuntime, type ServeOptions, type ServeHandle, type TriggerRuntime } from './serve/serve.js';
+export {
+  loadServeConfig,
+  configFromFlags,
+  validateServeConfig,
+  DEFAULT_TENANT,
+  RECORD_ROUTINE,
+  type ServeConfig,
+  type ConfigOptions,
+  type TenantConfig,
+  type EndpointConfig,
+  type RouteConfig,
+} from './serve/config.js';
+export {
+  startServe,
+  startTriggerRuntime,
+  type ServeOptions,
+  type ServeHandle,
+  type TriggerRuntime,
+} from './serve/serve.js';
 export { RECEIVED_TYPE, recordRoutine } from './serve/record-routine.js';
-export { listTriggerRecords, type TriggerListing, type ListOptions, type ListedStatus } from './list.js';
-export { pruneTriggerHistory, RETENTION_TYPE, type PruneOptions, type PruneReport } from './retention.js';
-export { REFUSALS_TYPE, DEFAULT_REFUSAL_WINDOW_MS, type RefusalWindowFields } from './refusal-windows.js';
+export {
+  listTriggerRecords,
+  type TriggerListing,
+  type ListOptions,
+  type ListedStatus,
+} from './list.js';
+export {
+  pruneTriggerHistory,
+  RETENTION_TYPE,
+  type PruneOptions,
+  type PruneReport,
+} from './retention.js';
+export {
+  REFUSALS_TYPE,
+  DEFAULT_REFUSAL_WINDOW_MS,
+  type RefusalWindowFields,
+} from './refusal-windows.js';
 export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './records.js';
 export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
 export type { IngestOptions } from './engine.js';

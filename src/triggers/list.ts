@@ -7,11 +7,18 @@ import type { Resource } from '../state/resource.js';
 import type { World } from '../world/world.js';
 import { DEFAULT_TRIGGER_TWIN } from './engine.js';
 import { checkTenantId } from './envelope.js';
-import { RECEIPT_TYPE, RECORD_TYPE, TENANT_INDEX, type ReceiptFields, type RecordFields } from './records.js';
+import {
+  RECEIPT_TYPE,
+  RECORD_TYPE,
+  TENANT_INDEX,
+  type ReceiptFields,
+  type RecordFields,
+} from './records.js';
 import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
 import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
 
-export type ListedStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused';
+export type ListedStatus =
+  'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused';
 
 export interface TriggerListing {
   /**
@@ -52,7 +59,8 @@ export interface ListOptions {
 function fromRecord(r: Resource): TriggerListing {
   const f = r.fields as unknown as RecordFields;
   const e = f.envelope;
-  const status: ListedStatus = f.state === 'processing' || f.state === 'received' ? 'in_progress' : f.state;
+  const status: ListedStatus =
+    f.state === 'processing' || f.state === 'received' ? 'in_progress' : f.state;
   return {
     kind: 'record',
     id: r.id,
@@ -115,9 +123,13 @@ function fromRefusals(r: Resource): TriggerListing {
 }
 
 /** Lists trigger records and receipts, newest first; an absent trigger twin lists nothing. */
-export async function listTriggerRecords(world: World, options: ListOptions = {}): Promise<TriggerListing[]> {
+export async function listTriggerRecords(
+  world: World,
+  options: ListOptions = {},
+): Promise<TriggerListing[]> {
   const limit = options.limit ?? 100;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });
   if (options.tenant !== undefined) checkTenantId(options.tenant, 'tenant', 'INVALID_ARGUMENT');
   const context = contextArgument(options.context, 'context');
   const tenant = options.tenant ?? (context.kind === 'tenant' ? context.tenantId : undefined);
@@ -129,10 +141,20 @@ export async function listTriggerRecords(world: World, options: ListOptions = {}
   twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
   twin.declareIndex({ type: REFUSALS_TYPE, name: TENANT_INDEX, field: 'tenantId' });
   const t = tenant;
-  const records = await (t === undefined ? twin.list(RECORD_TYPE) : twin.lookup(RECORD_TYPE, TENANT_INDEX, t));
-  const receipts = await (t === undefined ? twin.list(RECEIPT_TYPE) : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t));
-  const refusals = await (t === undefined ? twin.list(REFUSALS_TYPE) : twin.lookup(REFUSALS_TYPE, TENANT_INDEX, t));
-  const rows = [...records.map(fromRecord), ...receipts.map(fromReceipt), ...refusals.map(fromRefusals)];
+  const records = await (t === undefined
+    ? twin.list(RECORD_TYPE)
+    : twin.lookup(RECORD_TYPE, TENANT_INDEX, t));
+  const receipts = await (t === undefined
+    ? twin.list(RECEIPT_TYPE)
+    : twin.lookup(RECEIPT_TYPE, TENANT_INDEX, t));
+  const refusals = await (t === undefined
+    ? twin.list(REFUSALS_TYPE)
+    : twin.lookup(REFUSALS_TYPE, TENANT_INDEX, t));
+  const rows = [
+    ...records.map(fromRecord),
+    ...receipts.map(fromReceipt),
+    ...refusals.map(fromRefusals),
+  ];
   rows.sort((a, b) => b.seq - a.seq);
   return rows.slice(0, limit);
 }

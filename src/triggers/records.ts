@@ -114,7 +114,13 @@ function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-function startWrite(id: string, run: RunStartInfo, reason: 'first' | 'retry' | 'recovery', nowIso: string, recorder: RunRecorder | undefined): Write {
+function startWrite(
+  id: string,
+  run: RunStartInfo,
+  reason: 'first' | 'retry' | 'recovery',
+  nowIso: string,
+  recorder: RunRecorder | undefined,
+): Write {
   const creates = recorder?.started(run, nowIso) ?? [];
   return {
     operation: 'trigger.start',
@@ -137,17 +143,30 @@ function startWrite(id: string, run: RunStartInfo, reason: 'first' | 'retry' | '
 }
 
 function receiptWrite(operation: string, fields: ReceiptFields): Write {
-  return { operation, subjectType: RECEIPT_TYPE, subjectId: '', fields: json(fields), actor: 'system' };
+  return {
+    operation,
+    subjectType: RECEIPT_TYPE,
+    subjectId: '',
+    fields: json(fields),
+    actor: 'system',
+  };
 }
 
 function base(env: TriggerEnvelope, id: string, scheduledAt: string) {
-  return { tenantId: env.tenantId, triggerId: env.triggerId, dedupeKey: env.dedupeKey, recordId: id, scheduledAt };
+  return {
+    tenantId: env.tenantId,
+    triggerId: env.triggerId,
+    dedupeKey: env.dedupeKey,
+    recordId: id,
+    scheduledAt,
+  };
 }
 
 /** Which field makes a repeated key a different event, if any. */
 function conflictPath(stored: TriggerEnvelope, env: TriggerEnvelope): string | undefined {
   if (stored.scopeId !== env.scopeId) return 'scopeId';
-  if (stored.source.kind !== env.source.kind || stored.source.provider !== env.source.provider) return 'source';
+  if (stored.source.kind !== env.source.kind || stored.source.provider !== env.source.provider)
+    return 'source';
   if (stored.triggerId !== env.triggerId) return 'triggerId';
   if (stored.payloadHash !== env.payloadHash) return 'payload';
   return undefined;
@@ -190,18 +209,33 @@ export function decideReceive(
     // duplicate of the first key — never run — whatever that key's record says meanwhile.
     const guardId = replayGuardId(env.tenantId, guard.key);
     const seen = view.get(REPLAY_GUARD_TYPE, guardId);
-    const g = seen === undefined || seen.deleted ? undefined : (seen.fields as unknown as ReplayGuardFields);
+    const g =
+      seen === undefined || seen.deleted
+        ? undefined
+        : (seen.fields as unknown as ReplayGuardFields);
     if (g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey) {
       const original = readRecord(view, g.recordId);
       const message = `the signed content of this packet was first received as dedupeKey "${g.dedupeKey}" at ${g.firstSeenAt}; a replay under another delivery id is not run again`;
       return {
-        writes: [receipt('duplicate', { recordId: g.recordId, code: 'REPLAY', path: 'dedupeKey', message })],
+        writes: [
+          receipt('duplicate', {
+            recordId: g.recordId,
+            code: 'REPLAY',
+            path: 'dedupeKey',
+            message,
+          }),
+        ],
         result: {
           kind: 'answered',
           answer: {
             status: 'duplicate',
             ...base(env, g.recordId, original?.envelope.scheduledAt ?? env.scheduledAt),
-            original: original === undefined ? 'pruned' : original.state === 'received' || original.state === 'processing' ? 'in_progress' : original.state,
+            original:
+              original === undefined
+                ? 'pruned'
+                : original.state === 'received' || original.state === 'processing'
+                  ? 'in_progress'
+                  : original.state,
             routineResult: original?.state === 'triggered' ? original.result : null,
             replayOf: g.dedupeKey,
           },
@@ -218,7 +252,14 @@ export function decideReceive(
             {
               type: REPLAY_GUARD_TYPE,
               id: replayGuardId(env.tenantId, guard.key),
-              fields: json({ tenantId: env.tenantId, key: guard.key, recordId: id, dedupeKey: env.dedupeKey, firstSeenAt: nowIso, expiresAt: isoAt(Date.parse(nowIso) + guard.windowMs) } satisfies ReplayGuardFields),
+              fields: json({
+                tenantId: env.tenantId,
+                key: guard.key,
+                recordId: id,
+                dedupeKey: env.dedupeKey,
+                firstSeenAt: nowIso,
+                expiresAt: isoAt(Date.parse(nowIso) + guard.windowMs),
+              } satisfies ReplayGuardFields),
             },
           ];
     const receive: Write = {
@@ -244,17 +285,46 @@ export function decideReceive(
       actor: 'system',
     };
     if (route.filtered) {
-      const filter: Write = { operation: 'trigger.filter', subjectType: RECORD_TYPE, subjectId: id, fields: { state: 'filtered', finishedAt: nowIso }, actor: 'system' };
-      return { writes: [receive, filter], result: { kind: 'answered', answer: { status: 'filtered', ...base(env, id, env.scheduledAt), routineId: route.routineId } } };
+      const filter: Write = {
+        operation: 'trigger.filter',
+        subjectType: RECORD_TYPE,
+        subjectId: id,
+        fields: { state: 'filtered', finishedAt: nowIso },
+        actor: 'system',
+      };
+      return {
+        writes: [receive, filter],
+        result: {
+          kind: 'answered',
+          answer: {
+            status: 'filtered',
+            ...base(env, id, env.scheduledAt),
+            routineId: route.routineId,
+          },
+        },
+      };
     }
-    const run: RunStartInfo = { routineId: route.routineId, runKey: env.dedupeKey, attempt: 1, recordId: id, envelope: env };
-    return { writes: [receive, startWrite(id, run, 'first', nowIso, recorder)], result: { kind: 'claimed', run, scheduledAt: env.scheduledAt } };
+    const run: RunStartInfo = {
+      routineId: route.routineId,
+      runKey: env.dedupeKey,
+      attempt: 1,
+      recordId: id,
+      envelope: env,
+    };
+    return {
+      writes: [receive, startWrite(id, run, 'first', nowIso, recorder)],
+      result: { kind: 'claimed', run, scheduledAt: env.scheduledAt },
+    };
   }
 
   const stored = record.envelope;
   if (stored.tenantId !== env.tenantId || stored.dedupeKey !== env.dedupeKey) {
     // Only a SHA-256 collision could get here; refuse loudly rather than merge two events.
-    throw new TwinError('PAYLOAD_CONFLICT', `record ${id} holds another tenant or key; refusing to merge`, { path: 'dedupeKey' });
+    throw new TwinError(
+      'PAYLOAD_CONFLICT',
+      `record ${id} holds another tenant or key; refusing to merge`,
+      { path: 'dedupeKey' },
+    );
   }
   const path = conflictPath(stored, env);
   if (path !== undefined) {
@@ -263,7 +333,10 @@ export function decideReceive(
       `dedupeKey "${env.dedupeKey}" of tenant "${env.tenantId}" was first received with another ${path}; the same key must always carry the same event — give a different event its own key`,
       { path, details: { recordId: id, dedupeKey: env.dedupeKey, differs: path } },
     );
-    return { writes: [receipt('refused', { code: error.code, path, message: error.message })], result: { kind: 'conflict', error } };
+    return {
+      writes: [receipt('refused', { code: error.code, path, message: error.message })],
+      result: { kind: 'conflict', error },
+    };
   }
   const answerBase = base(env, id, stored.scheduledAt);
   switch (record.state) {
@@ -271,15 +344,42 @@ export function decideReceive(
     case 'filtered':
       return {
         writes: [receipt('duplicate')],
-        result: { kind: 'answered', answer: { status: 'duplicate', ...answerBase, original: record.state, routineResult: record.state === 'triggered' ? record.result : null } },
+        result: {
+          kind: 'answered',
+          answer: {
+            status: 'duplicate',
+            ...answerBase,
+            original: record.state,
+            routineResult: record.state === 'triggered' ? record.result : null,
+          },
+        },
       };
     case 'received':
     case 'processing':
-      return { writes: [receipt('in_progress')], result: { kind: 'answered', answer: { status: 'in_progress', ...answerBase, attempt: record.currentAttempt ?? record.attempts } } };
+      return {
+        writes: [receipt('in_progress')],
+        result: {
+          kind: 'answered',
+          answer: {
+            status: 'in_progress',
+            ...answerBase,
+            attempt: record.currentAttempt ?? record.attempts,
+          },
+        },
+      };
     case 'failed': {
       // A retried delivery of a failed run runs it again, from the stored envelope.
-      const run: RunStartInfo = { routineId: route.routineId, runKey: record.runKey, attempt: record.attempts + 1, recordId: id, envelope: stored };
-      return { writes: [startWrite(id, run, 'retry', nowIso, recorder)], result: { kind: 'claimed', run, scheduledAt: stored.scheduledAt } };
+      const run: RunStartInfo = {
+        routineId: route.routineId,
+        runKey: record.runKey,
+        attempt: record.attempts + 1,
+        recordId: id,
+        envelope: stored,
+      };
+      return {
+        writes: [startWrite(id, run, 'retry', nowIso, recorder)],
+        result: { kind: 'claimed', run, scheduledAt: stored.scheduledAt },
+      };
     }
   }
 }
@@ -288,21 +388,62 @@ export function decideReceive(
  * The finish decision. The record follows only if this attempt is still its current one (a
  * recovery may have claimed a newer attempt meanwhile); the runner's records always do.
  */
-export function decideFinish(view: ReadView, nowIso: string, run: RunStartInfo, outcome: RunOutcome, recorder: RunRecorder | undefined): Decided<{ current: boolean }> {
+export function decideFinish(
+  view: ReadView,
+  nowIso: string,
+  run: RunStartInfo,
+  outcome: RunOutcome,
+  recorder: RunRecorder | undefined,
+): Decided<{ current: boolean }> {
   const record = readRecord(view, run.recordId);
   const updates = [...(recorder?.finished(run, outcome, nowIso) ?? [])];
   const projection = updates.length === 0 ? {} : { projection: { updates } };
-  if (record === undefined || record.state !== 'processing' || record.currentAttempt !== run.attempt) {
+  if (
+    record === undefined ||
+    record.state !== 'processing' ||
+    record.currentAttempt !== run.attempt
+  ) {
     return {
-      writes: [{ operation: 'trigger.finish_superseded', subjectType: RECORD_TYPE, subjectId: run.recordId, fields: { lastSupersededAttempt: run.attempt }, ...projection, actor: 'system' }],
+      writes: [
+        {
+          operation: 'trigger.finish_superseded',
+          subjectType: RECORD_TYPE,
+          subjectId: run.recordId,
+          fields: { lastSupersededAttempt: run.attempt },
+          ...projection,
+          actor: 'system',
+        },
+      ],
       result: { current: false },
     };
   }
   const fields: JsonObject = outcome.ok
-    ? { state: 'triggered', currentAttempt: null, finishedAt: nowIso, result: outcome.result, error: null, recovery: null }
-    : { state: 'failed', currentAttempt: null, finishedAt: nowIso, error: outcome.error, recovery: recoveryKey('failed', run.envelope.tenantId) };
+    ? {
+        state: 'triggered',
+        currentAttempt: null,
+        finishedAt: nowIso,
+        result: outcome.result,
+        error: null,
+        recovery: null,
+      }
+    : {
+        state: 'failed',
+        currentAttempt: null,
+        finishedAt: nowIso,
+        error: outcome.error,
+        recovery: recoveryKey('failed', run.envelope.tenantId),
+      };
   return {
-    writes: [{ operation: outcome.ok ? 'trigger.finish' : 'trigger.fail', subjectType: RECORD_TYPE, subjectId: run.recordId, fields, ...projection, actor: 'system' }],
+    writes: [
+      {
+        operation: outcome.ok ? 'trigger.finish' : 'trigger.fail',
+        subjectType: RECORD_TYPE,
+        subjectId: run.recordId,
+        fields,
+        ...projection,
+        actor: 'system',
+      },
+    ],
     result: { current: true },
   };
 }
@@ -321,9 +462,21 @@ export function decideRecover(
   recorder: RunRecorder | undefined,
 ): Decided<RunStartInfo | undefined> {
   const record = readRecord(view, id);
-  if (record === undefined || record.state !== seen.state || record.attempts !== seen.attempts) return { writes: [], result: undefined };
-  if (record.state === 'processing' && record.startedAt !== null && record.startedAt > staleBeforeIso) return { writes: [], result: undefined };
-  const run: RunStartInfo = { routineId, runKey: record.runKey, attempt: record.attempts + 1, recordId: id, envelope: record.envelope };
+  if (record === undefined || record.state !== seen.state || record.attempts !== seen.attempts)
+    return { writes: [], result: undefined };
+  if (
+    record.state === 'processing' &&
+    record.startedAt !== null &&
+    record.startedAt > staleBeforeIso
+  )
+    return { writes: [], result: undefined };
+  const run: RunStartInfo = {
+    routineId,
+    runKey: record.runKey,
+    attempt: record.attempts + 1,
+    recordId: id,
+    envelope: record.envelope,
+  };
   return { writes: [startWrite(id, run, 'recovery', nowIso, recorder)], result: run };
 }
 

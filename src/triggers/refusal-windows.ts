@@ -39,7 +39,17 @@ export interface RefusalWindowFields {
 /** What one process has counted for one window and not yet written. */
 interface Pending {
   readonly id: string;
-  readonly source: Omit<RefusalWindowFields, 'count' | 'byCode' | 'bodyBytes' | 'firstAt' | 'lastAt' | 'lastCode' | 'lastPath' | 'lastMessage'>;
+  readonly source: Omit<
+    RefusalWindowFields,
+    | 'count'
+    | 'byCode'
+    | 'bodyBytes'
+    | 'firstAt'
+    | 'lastAt'
+    | 'lastCode'
+    | 'lastPath'
+    | 'lastMessage'
+  >;
   readonly endsAt: number;
   count: number;
   byCode: Record<string, number>;
@@ -79,7 +89,19 @@ export class RefusalCounter {
     let pending = this.open.get(id);
     const first = pending === undefined;
     if (pending === undefined) {
-      pending = { id, source, endsAt: start + this.windowMs, count: 0, byCode: {}, bodyBytes: 0, firstAt: nowIso, lastAt: nowIso, lastCode: '', lastPath: null, lastMessage: '' };
+      pending = {
+        id,
+        source,
+        endsAt: start + this.windowMs,
+        count: 0,
+        byCode: {},
+        bodyBytes: 0,
+        firstAt: nowIso,
+        lastAt: nowIso,
+        lastCode: '',
+        lastPath: null,
+        lastMessage: '',
+      };
       this.open.set(id, pending);
     }
     const e = refusal.error;
@@ -128,7 +150,11 @@ export class RefusalCounter {
 export function refusalWindowWrites(view: ReadView, deltas: readonly RefusalDelta[]): Write[] {
   const merged = new Map<string, RefusalWindowFields>();
   for (const d of deltas) {
-    const stored = merged.get(d.id) ?? (view.get(REFUSALS_TYPE, d.id)?.deleted === false ? (view.get(REFUSALS_TYPE, d.id)!.fields as unknown as RefusalWindowFields) : undefined);
+    const stored =
+      merged.get(d.id) ??
+      (view.get(REFUSALS_TYPE, d.id)?.deleted === false
+        ? (view.get(REFUSALS_TYPE, d.id)!.fields as unknown as RefusalWindowFields)
+        : undefined);
     const byCode: Record<string, number> = { ...(stored?.byCode ?? {}) };
     for (const [code, n] of Object.entries(d.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
     const later = stored === undefined || d.lastAt >= stored.lastAt;
@@ -144,5 +170,11 @@ export function refusalWindowWrites(view: ReadView, deltas: readonly RefusalDelt
       lastMessage: later ? d.lastMessage : stored.lastMessage,
     });
   }
-  return [...merged].map(([id, fields]) => ({ operation: 'trigger.refusals', subjectType: REFUSALS_TYPE, subjectId: id, fields: fields as unknown as JsonObject, actor: 'system' }));
+  return [...merged].map(([id, fields]) => ({
+    operation: 'trigger.refusals',
+    subjectType: REFUSALS_TYPE,
+    subjectId: id,
+    fields: fields as unknown as JsonObject,
+    actor: 'system',
+  }));
 }

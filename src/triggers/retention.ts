@@ -12,7 +12,13 @@ import type { ReadView } from '../state/read-view.js';
 import { isoAt } from '../world/clock.js';
 import { commit, skip } from '../world/decision.js';
 import type { World } from '../world/world.js';
-import { RECEIPT_TYPE, RECORD_TYPE, REPLAY_GUARD_TYPE, type RecordFields, type ReplayGuardFields } from './records.js';
+import {
+  RECEIPT_TYPE,
+  RECORD_TYPE,
+  REPLAY_GUARD_TYPE,
+  type RecordFields,
+  type ReplayGuardFields,
+} from './records.js';
 import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
 
 export const RETENTION_TYPE = 'trigger_retention';
@@ -57,21 +63,38 @@ interface Step {
 /** What an entry leaves to prune: the record it settled, the receipt or window it wrote, a guard. */
 function candidatesOf(entry: Entry): Candidate[] {
   const out: Candidate[] = [];
-  if (entry.subjectType === RECORD_TYPE && (entry.operation === 'trigger.finish' || entry.operation === 'trigger.filter')) out.push({ kind: 'records', type: RECORD_TYPE, id: entry.subjectId });
-  if (entry.subjectType === RECEIPT_TYPE) out.push({ kind: 'receipts', type: RECEIPT_TYPE, id: entry.subjectId });
-  if (entry.subjectType === REFUSALS_TYPE) out.push({ kind: 'refusals', type: REFUSALS_TYPE, id: entry.subjectId });
-  for (const created of entry.projection?.creates ?? []) if (created.type === REPLAY_GUARD_TYPE) out.push({ kind: 'guards', type: REPLAY_GUARD_TYPE, id: created.id });
+  if (
+    entry.subjectType === RECORD_TYPE &&
+    (entry.operation === 'trigger.finish' || entry.operation === 'trigger.filter')
+  )
+    out.push({ kind: 'records', type: RECORD_TYPE, id: entry.subjectId });
+  if (entry.subjectType === RECEIPT_TYPE)
+    out.push({ kind: 'receipts', type: RECEIPT_TYPE, id: entry.subjectId });
+  if (entry.subjectType === REFUSALS_TYPE)
+    out.push({ kind: 'refusals', type: REFUSALS_TYPE, id: entry.subjectId });
+  for (const created of entry.projection?.creates ?? [])
+    if (created.type === REPLAY_GUARD_TYPE)
+      out.push({ kind: 'guards', type: REPLAY_GUARD_TYPE, id: created.id });
   return out;
 }
 
 /** Whether a candidate can go now: 'yes', 'no' (keep it, move on), or 'wait' (stop the cursor here). */
-function verdict(view: ReadView, c: Candidate, cutoffIso: string, nowIso: string): 'yes' | 'no' | 'wait' {
+function verdict(
+  view: ReadView,
+  c: Candidate,
+  cutoffIso: string,
+  nowIso: string,
+): 'yes' | 'no' | 'wait' {
   const r = view.get(c.type, c.id);
   if (r === undefined || r.deleted) return 'no';
   switch (c.kind) {
     case 'records': {
       const f = r.fields as unknown as RecordFields;
-      return (f.state === 'triggered' || f.state === 'filtered') && f.finishedAt !== null && f.finishedAt <= cutoffIso ? 'yes' : 'no';
+      return (f.state === 'triggered' || f.state === 'filtered') &&
+        f.finishedAt !== null &&
+        f.finishedAt <= cutoffIso
+        ? 'yes'
+        : 'no';
     }
     case 'receipts':
       return 'yes';
@@ -83,12 +106,20 @@ function verdict(view: ReadView, c: Candidate, cutoffIso: string, nowIso: string
 }
 
 function checkOptions(options: PruneOptions): { olderThanMs: number; twin: string; batch: number } {
-  if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', 'prune needs {olderThanMs}', { path: 'options' });
+  if (options === null || typeof options !== 'object')
+    throw new TwinError('INVALID_ARGUMENT', 'prune needs {olderThanMs}', { path: 'options' });
   const { olderThanMs, batch = DEFAULT_BATCH, twin = 'triggers' } = options;
   if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
-    throw new TwinError('INVALID_ARGUMENT', 'olderThanMs must be a non-negative integer number of milliseconds (e.g. 30 days: 2592000000)', { path: 'olderThanMs' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'olderThanMs must be a non-negative integer number of milliseconds (e.g. 30 days: 2592000000)',
+      { path: 'olderThanMs' },
+    );
   }
-  if (!Number.isSafeInteger(batch) || batch < 1 || batch > 10_000) throw new TwinError('INVALID_ARGUMENT', 'batch must be an integer from 1 to 10000', { path: 'batch' });
+  if (!Number.isSafeInteger(batch) || batch < 1 || batch > 10_000)
+    throw new TwinError('INVALID_ARGUMENT', 'batch must be an integer from 1 to 10000', {
+      path: 'batch',
+    });
   return { olderThanMs, twin, batch };
 }
 
@@ -97,7 +128,10 @@ function checkOptions(options: PruneOptions): { olderThanMs: number; twin: strin
  * once: each pruning write re-checks every candidate and moves the cursor only from where it
  * found it. Answers what was removed.
  */
-export async function pruneTriggerHistory(world: World, options: PruneOptions): Promise<PruneReport> {
+export async function pruneTriggerHistory(
+  world: World,
+  options: PruneOptions,
+): Promise<PruneReport> {
   const { olderThanMs, twin: name, batch } = checkOptions(options);
   const counts: Record<Kind, number> = { records: 0, receipts: 0, refusals: 0, guards: 0 };
   let examined = 0;
@@ -113,7 +147,8 @@ export async function pruneTriggerHistory(world: World, options: PruneOptions): 
     if (entries.length === 0) break;
     const { result } = await twin.applyAtomic((view) => {
       const at = Number(view.get(RETENTION_TYPE, CURSOR_ID)?.fields.seq ?? 0);
-      if (at !== from) return skip<Step>({ moved: true, reached: at, done: false, removed: [], read: 0 });
+      if (at !== from)
+        return skip<Step>({ moved: true, reached: at, done: false, removed: [], read: 0 });
       const removed: Candidate[] = [];
       const seen = new Set<string>();
       let reached = from;
@@ -138,7 +173,8 @@ export async function pruneTriggerHistory(world: World, options: PruneOptions): 
         reached = entry.seq;
         read++;
       }
-      if (reached === from) return skip<Step>({ moved: false, reached, done: true, removed: [], read });
+      if (reached === from)
+        return skip<Step>({ moved: false, reached, done: true, removed: [], read });
       const tally: Record<Kind, number> = { records: 0, receipts: 0, refusals: 0, guards: 0 };
       for (const c of removed) tally[c.kind]++;
       const write: Write = {
@@ -149,7 +185,12 @@ export async function pruneTriggerHistory(world: World, options: PruneOptions): 
         // Emptied, then deleted: the tombstone left behind holds no payload.
         ...(removed.length === 0
           ? {}
-          : { projection: { creates: removed.map((c) => ({ type: c.type, id: c.id, fields: {} })), deletes: removed.map((c) => ({ type: c.type, id: c.id })) } }),
+          : {
+              projection: {
+                creates: removed.map((c) => ({ type: c.type, id: c.id, fields: {} })),
+                deletes: removed.map((c) => ({ type: c.type, id: c.id })),
+              },
+            }),
         actor: 'system',
       };
       return commit<Step>(write, { moved: false, reached, done, removed, read });

@@ -16,7 +16,9 @@ export interface RoutineRunRequest {
   readonly recordId: string;
 }
 
-export type RunOutcome = { readonly ok: true; readonly result: JsonValue } | { readonly ok: false; readonly error: string };
+export type RunOutcome =
+  | { readonly ok: true; readonly result: JsonValue }
+  | { readonly ok: false; readonly error: string };
 
 /**
  * Optional: resources a runner wants recorded about its runs. The engine attaches them to its own

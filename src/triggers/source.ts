@@ -14,7 +14,11 @@ export interface SourceHost {
   /** The trigger twin every decision is written to. */
   readonly twin: Twin;
   readonly running: boolean;
-  ingest(envelope: TriggerEnvelope, context?: TriggerContext, options?: { readonly replayGuard?: ReplayGuard }): Promise<IngestAnswer>;
+  ingest(
+    envelope: TriggerEnvelope,
+    context?: TriggerContext,
+    options?: { readonly replayGuard?: ReplayGuard },
+  ): Promise<IngestAnswer>;
   recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void>;
 }
 

@@ -9,7 +9,12 @@ import { TwinError } from '../errors.js';
 import { checkTenantId } from './envelope.js';
 
 export type TenantPermission = 'ingest' | 'recover' | 'read' | 'configure';
-export const TENANT_PERMISSIONS: readonly TenantPermission[] = ['ingest', 'recover', 'read', 'configure'];
+export const TENANT_PERMISSIONS: readonly TenantPermission[] = [
+  'ingest',
+  'recover',
+  'read',
+  'configure',
+];
 
 /** Acting for one tenant, allowed only what `may` lists. */
 export interface TenantContext {
@@ -37,18 +42,33 @@ function issue<T extends TriggerContext>(context: T): T {
  * The one way to act for a tenant: `tenantContext({ tenantId: 'acme', may: ['ingest', 'read'] })`.
  * Refuses (INVALID_ARGUMENT) an unusable tenant id, an empty `may` or an unknown permission.
  */
-export function tenantContext(input: { readonly tenantId: string; readonly may: readonly TenantPermission[] }): TenantContext {
+export function tenantContext(input: {
+  readonly tenantId: string;
+  readonly may: readonly TenantPermission[];
+}): TenantContext {
   if (input === null || typeof input !== 'object') {
-    throw new TwinError('INVALID_ARGUMENT', "tenantContext({tenantId, may}) needs an object, e.g. { tenantId: 'acme', may: ['ingest'] }", { path: 'context' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      "tenantContext({tenantId, may}) needs an object, e.g. { tenantId: 'acme', may: ['ingest'] }",
+      { path: 'context' },
+    );
   }
   const tenantId = checkTenantId(input.tenantId, 'context.tenantId', 'INVALID_ARGUMENT');
   const may: unknown = input.may;
   if (!Array.isArray(may) || may.length === 0) {
-    throw new TwinError('INVALID_ARGUMENT', `context.may must list what the context may do for tenant "${tenantId}": some of ${TENANT_PERMISSIONS.join(', ')}`, { path: 'context.may' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `context.may must list what the context may do for tenant "${tenantId}": some of ${TENANT_PERMISSIONS.join(', ')}`,
+      { path: 'context.may' },
+    );
   }
   may.forEach((p: unknown, i: number) => {
     if (!TENANT_PERMISSIONS.includes(p as TenantPermission)) {
-      throw new TwinError('INVALID_ARGUMENT', `context.may[${i}] ${JSON.stringify(p)} is not a permission; use ${TENANT_PERMISSIONS.join(', ')}`, { path: `context.may[${i}]` });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `context.may[${i}] ${JSON.stringify(p)} is not a permission; use ${TENANT_PERMISSIONS.join(', ')}`,
+        { path: `context.may[${i}]` },
+      );
     }
   });
   const unique = TENANT_PERMISSIONS.filter((p) => (may as unknown[]).includes(p));
@@ -71,25 +91,42 @@ export function tenantOf(context: TriggerContext): string | null {
 export function contextArgument(value: unknown, path = 'context'): TriggerContext {
   if (value === undefined) return SYSTEM_CONTEXT;
   if (isTriggerContext(value)) return value;
-  throw new TwinError('INVALID_ARGUMENT', `${path} must be made by tenantContext({tenantId, may}) or be SYSTEM_CONTEXT; a plain object carries no authority`, { path });
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    `${path} must be made by tenantContext({tenantId, may}) or be SYSTEM_CONTEXT; a plain object carries no authority`,
+    { path },
+  );
 }
 
 /**
  * Refuses (TENANT_FORBIDDEN) unless the context may do `permission` for `tenantId`. `what` names
  * the operation in the message, e.g. "recover records".
  */
-export function authorize(context: TriggerContext, tenantId: string, permission: TenantPermission, what: string): void {
+export function authorize(
+  context: TriggerContext,
+  tenantId: string,
+  permission: TenantPermission,
+  what: string,
+): void {
   if (context.kind === 'system') return;
   if (context.tenantId !== tenantId) {
-    throw new TwinError('TENANT_FORBIDDEN', `a context for tenant "${context.tenantId}" cannot ${what} of tenant "${tenantId}"; act for "${tenantId}" with tenantContext({ tenantId: "${tenantId}", may: ["${permission}"] })`, {
-      path: 'context.tenantId',
-      details: { contextTenant: context.tenantId, tenantId, permission },
-    });
+    throw new TwinError(
+      'TENANT_FORBIDDEN',
+      `a context for tenant "${context.tenantId}" cannot ${what} of tenant "${tenantId}"; act for "${tenantId}" with tenantContext({ tenantId: "${tenantId}", may: ["${permission}"] })`,
+      {
+        path: 'context.tenantId',
+        details: { contextTenant: context.tenantId, tenantId, permission },
+      },
+    );
   }
   if (!context.may.includes(permission)) {
-    throw new TwinError('TENANT_FORBIDDEN', `the context for tenant "${tenantId}" may ${context.may.join(', ')} but not ${permission}, which is needed to ${what}; create it with "${permission}" in may`, {
-      path: 'context.may',
-      details: { contextTenant: context.tenantId, tenantId, permission },
-    });
+    throw new TwinError(
+      'TENANT_FORBIDDEN',
+      `the context for tenant "${tenantId}" may ${context.may.join(', ')} but not ${permission}, which is needed to ${what}; create it with "${permission}" in may`,
+      {
+        path: 'context.may',
+        details: { contextTenant: context.tenantId, tenantId, permission },
+      },
+    );
   }
 }

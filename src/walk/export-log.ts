@@ -17,7 +17,17 @@ export async function exportWorldLines(world: World): Promise<string[]> {
       all.push({ recordedAt, twin: name, seq, line });
     }
   }
-  all.sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : a.twin < b.twin ? -1 : a.twin > b.twin ? 1 : a.seq - b.seq));
+  all.sort((a, b) =>
+    a.recordedAt < b.recordedAt
+      ? -1
+      : a.recordedAt > b.recordedAt
+        ? 1
+        : a.twin < b.twin
+          ? -1
+          : a.twin > b.twin
+            ? 1
+            : a.seq - b.seq,
+  );
   return all.map((k) => k.line);
 }
 

@@ -13,7 +13,13 @@ import { isSchemeName, type SchemeName } from '../events/signing/index.js';
  * - `'accept-then-crash'`: the receiver keeps the packet, then the connection drops, so the
  *   sender sees a reset (`unknown`) for a packet that was in fact accepted.
  */
-export type Fault = number | { readonly status: number; readonly retryAfterSec?: number } | 'timeout' | 'reset' | 'refused' | 'accept-then-crash';
+export type Fault =
+  | number
+  | { readonly status: number; readonly retryAfterSec?: number }
+  | 'timeout'
+  | 'reset'
+  | 'refused'
+  | 'accept-then-crash';
 
 export const FAULT_KINDS = ['timeout', 'reset', 'refused', 'accept-then-crash'] as const;
 
@@ -36,7 +42,11 @@ export interface FaultProfile {
   /** Seeds the receiver's draws; default derived from the walk's seed and the receiver's name. */
   readonly seed?: string | number;
   /** Verify each packet's signature on the world clock; a bad one is answered 401 and not accepted. */
-  readonly verify?: { readonly scheme: SchemeName; readonly secrets: readonly string[] | (() => readonly string[]); readonly toleranceSec?: number };
+  readonly verify?: {
+    readonly scheme: SchemeName;
+    readonly secrets: readonly string[] | (() => readonly string[]);
+    readonly toleranceSec?: number;
+  };
 }
 
 function bad(path: string, message: string): never {
@@ -45,53 +55,95 @@ function bad(path: string, message: string): never {
 
 export function checkFault(fault: unknown, path: string): Fault {
   if (typeof fault === 'number') {
-    if (!Number.isInteger(fault) || fault < 100 || fault > 599) bad(path, `${path}: a status must be an integer 100–599, got ${fault}`);
+    if (!Number.isInteger(fault) || fault < 100 || fault > 599)
+      bad(path, `${path}: a status must be an integer 100–599, got ${fault}`);
     return fault;
   }
   if (typeof fault === 'string') {
-    if (!(FAULT_KINDS as readonly string[]).includes(fault)) bad(path, `${path}: "${fault}" is not a fault; use a status, {status, retryAfterSec}, or one of ${FAULT_KINDS.join(', ')}`);
+    if (!(FAULT_KINDS as readonly string[]).includes(fault))
+      bad(
+        path,
+        `${path}: "${fault}" is not a fault; use a status, {status, retryAfterSec}, or one of ${FAULT_KINDS.join(', ')}`,
+      );
     return fault as Fault;
   }
   if (fault !== null && typeof fault === 'object') {
     const f = fault as { status?: unknown; retryAfterSec?: unknown };
     checkFault(f.status, `${path}.status`);
-    if (f.retryAfterSec !== undefined && (typeof f.retryAfterSec !== 'number' || !Number.isInteger(f.retryAfterSec) || f.retryAfterSec < 0)) {
-      bad(`${path}.retryAfterSec`, `${path}.retryAfterSec must be a non-negative integer number of seconds`);
+    if (
+      f.retryAfterSec !== undefined &&
+      (typeof f.retryAfterSec !== 'number' ||
+        !Number.isInteger(f.retryAfterSec) ||
+        f.retryAfterSec < 0)
+    ) {
+      bad(
+        `${path}.retryAfterSec`,
+        `${path}.retryAfterSec must be a non-negative integer number of seconds`,
+      );
     }
     return fault as Fault;
   }
-  return bad(path, `${path} must be a status, {status, retryAfterSec}, or one of ${FAULT_KINDS.join(', ')}`);
+  return bad(
+    path,
+    `${path} must be a status, {status, retryAfterSec}, or one of ${FAULT_KINDS.join(', ')}`,
+  );
 }
 
 export function validateFaultProfile(profile: unknown, path = 'profile'): FaultProfile {
   if (profile === undefined) return {};
-  if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) bad(path, `${path} must be an object {script?, mix?, latencyMs?, seed?, verify?}`);
+  if (profile === null || typeof profile !== 'object' || Array.isArray(profile))
+    bad(path, `${path} must be an object {script?, mix?, latencyMs?, seed?, verify?}`);
   const p = profile as FaultProfile & Record<string, unknown>;
   for (const key of Object.keys(p)) {
-    if (!['script', 'mix', 'latencyMs', 'seed', 'verify'].includes(key)) bad(`${path}.${key}`, `${path}.${key} is not a profile option; use script, mix, latencyMs, seed or verify`);
+    if (!['script', 'mix', 'latencyMs', 'seed', 'verify'].includes(key))
+      bad(
+        `${path}.${key}`,
+        `${path}.${key} is not a profile option; use script, mix, latencyMs, seed or verify`,
+      );
   }
   if (p.script !== undefined) {
-    if (!Array.isArray(p.script)) bad(`${path}.script`, `${path}.script must be an array of faults, e.g. [500, 'timeout']`);
+    if (!Array.isArray(p.script))
+      bad(`${path}.script`, `${path}.script must be an array of faults, e.g. [500, 'timeout']`);
     p.script.forEach((f, i) => checkFault(f, `${path}.script[${i}]`));
   }
   if (p.mix !== undefined) {
-    if (!Array.isArray(p.mix) || p.mix.length === 0) bad(`${path}.mix`, `${path}.mix must be a non-empty array of {answer, weight}`);
+    if (!Array.isArray(p.mix) || p.mix.length === 0)
+      bad(`${path}.mix`, `${path}.mix must be a non-empty array of {answer, weight}`);
     p.mix.forEach((w, i) => {
-      if (w === null || typeof w !== 'object') bad(`${path}.mix[${i}]`, `${path}.mix[${i}] must be {answer, weight}`);
+      if (w === null || typeof w !== 'object')
+        bad(`${path}.mix[${i}]`, `${path}.mix[${i}] must be {answer, weight}`);
       checkFault(w.answer, `${path}.mix[${i}].answer`);
-      if (typeof w.weight !== 'number' || !Number.isFinite(w.weight) || w.weight <= 0) bad(`${path}.mix[${i}].weight`, `${path}.mix[${i}].weight must be a positive number`);
+      if (typeof w.weight !== 'number' || !Number.isFinite(w.weight) || w.weight <= 0)
+        bad(`${path}.mix[${i}].weight`, `${path}.mix[${i}].weight must be a positive number`);
     });
   }
   if (p.latencyMs !== undefined) {
     const range = typeof p.latencyMs === 'number' ? [p.latencyMs, p.latencyMs] : p.latencyMs;
-    if (!Array.isArray(range) || range.length !== 2 || range.some((v) => typeof v !== 'number' || !Number.isFinite(v) || v < 0) || range[0]! > range[1]!) {
-      bad(`${path}.latencyMs`, `${path}.latencyMs must be a non-negative number of ms or a range [min, max]`);
+    if (
+      !Array.isArray(range) ||
+      range.length !== 2 ||
+      range.some((v) => typeof v !== 'number' || !Number.isFinite(v) || v < 0) ||
+      range[0]! > range[1]!
+    ) {
+      bad(
+        `${path}.latencyMs`,
+        `${path}.latencyMs must be a non-negative number of ms or a range [min, max]`,
+      );
     }
   }
-  if (p.seed !== undefined && typeof p.seed !== 'string' && typeof p.seed !== 'number') bad(`${path}.seed`, `${path}.seed must be a string or a number`);
+  if (p.seed !== undefined && typeof p.seed !== 'string' && typeof p.seed !== 'number')
+    bad(`${path}.seed`, `${path}.seed must be a string or a number`);
   if (p.verify !== undefined) {
-    if (p.verify === null || typeof p.verify !== 'object' || !isSchemeName(p.verify.scheme)) bad(`${path}.verify.scheme`, `${path}.verify needs {scheme, secrets}: scheme one of stripe, github, slack, standard-webhooks, hmac-sha256`);
-    if (!Array.isArray(p.verify.secrets) && typeof p.verify.secrets !== 'function') bad(`${path}.verify.secrets`, `${path}.verify.secrets must be an array of secrets or a function answering one`);
+    if (p.verify === null || typeof p.verify !== 'object' || !isSchemeName(p.verify.scheme))
+      bad(
+        `${path}.verify.scheme`,
+        `${path}.verify needs {scheme, secrets}: scheme one of stripe, github, slack, standard-webhooks, hmac-sha256`,
+      );
+    if (!Array.isArray(p.verify.secrets) && typeof p.verify.secrets !== 'function')
+      bad(
+        `${path}.verify.secrets`,
+        `${path}.verify.secrets must be an array of secrets or a function answering one`,
+      );
   }
   return p;
 }
@@ -99,5 +151,7 @@ export function validateFaultProfile(profile: unknown, path = 'profile'): FaultP
 /** A fault as one short label for reports: "200", "429 retry-after 120", "timeout". */
 export function faultLabel(fault: Fault): string {
   if (typeof fault === 'number' || typeof fault === 'string') return String(fault);
-  return fault.retryAfterSec === undefined ? String(fault.status) : `${fault.status} retry-after ${fault.retryAfterSec}`;
+  return fault.retryAfterSec === undefined
+    ? String(fault.status)
+    : `${fault.status} retry-after ${fault.retryAfterSec}`;
 }

@@ -7,7 +7,12 @@ import type { InProcessRequest } from '../events/transports/in-process-transport
 import { TransportFailure, type TransportResponse } from '../events/transports/transport.js';
 import { isoAt, type Clock } from '../world/clock.js';
 import { SeededIds } from '../world/ids.js';
-import { faultLabel, validateFaultProfile, type Fault, type FaultProfile } from './fault-profile.js';
+import {
+  faultLabel,
+  validateFaultProfile,
+  type Fault,
+  type FaultProfile,
+} from './fault-profile.js';
 
 /** What the walk knows about a packet from its observer (the packet's headers object is the key). */
 export interface PacketIdentity {
@@ -59,7 +64,9 @@ export class FaultReceiver {
     profile: FaultProfile | undefined,
     private readonly clock: Clock,
     defaultSeed: string,
-    private readonly identify: (headers: Readonly<Record<string, string>>) => PacketIdentity | undefined = () => undefined,
+    private readonly identify: (
+      headers: Readonly<Record<string, string>>,
+    ) => PacketIdentity | undefined = () => undefined,
   ) {
     this.profile = validateFaultProfile(profile, `receiver "${name}"`);
     this.draws = new SeededIds(clock, this.profile.seed ?? defaultSeed);
@@ -91,7 +98,8 @@ export class FaultReceiver {
     const late = latencyMs >= request.timeoutMs;
     const processes = fault !== 'timeout' && fault !== 'reset' && fault !== 'refused';
     let signature: ReceivedRequest['signature'] = 'unchecked';
-    if (processes && this.profile.verify !== undefined) signature = this.verify(request) ? 'valid' : 'invalid';
+    if (processes && this.profile.verify !== undefined)
+      signature = this.verify(request) ? 'valid' : 'invalid';
     let status: number | undefined;
     let retryAfterSec: number | undefined;
     if (typeof fault === 'number') status = fault;
@@ -100,7 +108,10 @@ export class FaultReceiver {
       status = 401;
       retryAfterSec = undefined;
     }
-    const accepted = processes && signature !== 'invalid' && (fault === 'accept-then-crash' || (status !== undefined && status >= 200 && status < 300));
+    const accepted =
+      processes &&
+      signature !== 'invalid' &&
+      (fault === 'accept-then-crash' || (status !== undefined && status >= 200 && status < 300));
     let senderSaw: ReceivedRequest['senderSaw'];
     if (fault === 'timeout' || (processes && late)) senderSaw = 'timeout';
     else if (fault === 'reset' || fault === 'accept-then-crash') senderSaw = 'connection_reset';
@@ -120,7 +131,9 @@ export class FaultReceiver {
       signature,
     });
     if (typeof senderSaw !== 'number') throw new TransportFailure(senderSaw);
-    return retryAfterSec === undefined ? { status: senderSaw } : { status: senderSaw, retryAfterSec };
+    return retryAfterSec === undefined
+      ? { status: senderSaw }
+      : { status: senderSaw, retryAfterSec };
   }
 
   private pick(draw: number): Fault {
@@ -150,10 +163,20 @@ export class FaultReceiver {
     const v = this.profile.verify!;
     const secrets = typeof v.secrets === 'function' ? v.secrets() : v.secrets;
     try {
-      getScheme(v.scheme).verify({ headers: request.headers, rawBody: request.body, secrets, nowSec: Math.floor(this.clock.now() / 1000), ...(v.toleranceSec === undefined ? {} : { toleranceSec: v.toleranceSec }) });
+      getScheme(v.scheme).verify({
+        headers: request.headers,
+        rawBody: request.body,
+        secrets,
+        nowSec: Math.floor(this.clock.now() / 1000),
+        ...(v.toleranceSec === undefined ? {} : { toleranceSec: v.toleranceSec }),
+      });
       return true;
     } catch (error) {
-      if (error instanceof TwinError && ['BAD_SIGNATURE', 'MISSING_HEADER', 'STALE_TIMESTAMP'].includes(error.code)) return false;
+      if (
+        error instanceof TwinError &&
+        ['BAD_SIGNATURE', 'MISSING_HEADER', 'STALE_TIMESTAMP'].includes(error.code)
+      )
+        return false;
       throw error;
     }
   }

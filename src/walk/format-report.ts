@@ -37,10 +37,14 @@ function delivery(d: DeliveryReport, wall: Record<string, number>): string[] {
   for (const a of d.attempts) {
     const ms = wall[`${d.id}.${a.number}`];
     const status = a.status === null ? '---' : String(a.status);
-    lines.push(`    #${a.number} ${pad(a.kind, 9)} ${shortTime(a.startedAt)}  ${pad(a.state, 9)} ${status}  ${pad(a.reason ?? '-', 16)}${ms === undefined ? '' : ` ${ms.toFixed(1)} ms wall`}`);
+    lines.push(
+      `    #${a.number} ${pad(a.kind, 9)} ${shortTime(a.startedAt)}  ${pad(a.state, 9)} ${status}  ${pad(a.reason ?? '-', 16)}${ms === undefined ? '' : ` ${ms.toFixed(1)} ms wall`}`,
+    );
   }
   if (d.traceId !== null) {
-    const hops = d.attempts.map((a) => a.traceparent?.split('-')[2]).filter((s): s is string => s !== undefined);
+    const hops = d.attempts
+      .map((a) => a.traceparent?.split('-')[2])
+      .filter((s): s is string => s !== undefined);
     lines.push(`    trace ${d.traceId}${hops.length > 0 ? ` (hops ${hops.join(', ')})` : ''}`);
   }
   return lines;
@@ -48,18 +52,24 @@ function delivery(d: DeliveryReport, wall: Record<string, number>): string[] {
 
 export function formatReport(report: WalkReport, options: FormatOptions = {}): string {
   const out: string[] = [];
-  out.push(`${options.title ?? 'twinworld walk'} — seed ${report.seed}, virtual clock ${shortTime(report.clock.start)} → ${shortTime(report.clock.now)} UTC`);
+  out.push(
+    `${options.title ?? 'twinworld walk'} — seed ${report.seed}, virtual clock ${shortTime(report.clock.start)} → ${shortTime(report.clock.now)} UTC`,
+  );
   for (const note of options.notes ?? []) out.push(note);
   out.push('');
   const attempts = report.deliveries.reduce((sum, d) => sum + d.attempts.length, 0);
-  out.push(`Deliveries: ${report.deliveries.length}, ${attempts} attempts (times on the world clock, UTC)`);
+  out.push(
+    `Deliveries: ${report.deliveries.length}, ${attempts} attempts (times on the world clock, UTC)`,
+  );
   if (report.deliveries.length === 0) out.push('  (none)');
   for (const d of report.deliveries) out.push(...delivery(d, report.wall.attemptMs));
   if (report.receivers.length > 0) {
     out.push('');
     out.push('Receivers (fault-injecting, in process):');
     for (const r of report.receivers) {
-      out.push(`  ${pad(r.name, 12)} ${r.requests} requests, ${r.accepted} accepted${r.unanswered > 0 ? `, ${r.unanswered} unanswered` : ''}${r.acceptedButUnknown > 0 ? ` (${r.acceptedButUnknown} accepted though the sender saw no answer)` : ''}; answered ${r.answers.join(', ') || '-'}`);
+      out.push(
+        `  ${pad(r.name, 12)} ${r.requests} requests, ${r.accepted} accepted${r.unanswered > 0 ? `, ${r.unanswered} unanswered` : ''}${r.acceptedButUnknown > 0 ? ` (${r.acceptedButUnknown} accepted though the sender saw no answer)` : ''}; answered ${r.answers.join(', ') || '-'}`,
+      );
     }
   }
   const triggers = formatTriggers(report.triggers);
@@ -67,8 +77,11 @@ export function formatReport(report: WalkReport, options: FormatOptions = {}): s
   out.push('');
   out.push(`State hashes (${report.entries} log entries; replaying the log reaches the same):`);
   const width = Math.max(0, ...Object.keys(report.hashes).map((k) => k.length));
-  for (const [twin, hash] of Object.entries(report.hashes)) out.push(`  ${pad(twin, width)}  ${hash}`);
+  for (const [twin, hash] of Object.entries(report.hashes))
+    out.push(`  ${pad(twin, width)}  ${hash}`);
   out.push('');
-  out.push(`Wall clock (beside the log, never in it): ${(report.wall.totalMs / 1000).toFixed(2)} s`);
+  out.push(
+    `Wall clock (beside the log, never in it): ${(report.wall.totalMs / 1000).toFixed(2)} s`,
+  );
   return `${out.join('\n')}\n`;
 }

@@ -29,13 +29,22 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export function checkFixtureName(name: unknown): string {
   if (typeof name !== 'string' || !NAME.test(name) || name.includes('..')) {
-    throw new TwinError('INVALID_ARGUMENT', `fixture name ${JSON.stringify(name)} is not valid; use letters, digits, '_', '.', '-' (e.g. "walk-stripe")`, { path: 'name' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `fixture name ${JSON.stringify(name)} is not valid; use letters, digits, '_', '.', '-' (e.g. "walk-stripe")`,
+      { path: 'name' },
+    );
   }
   return name;
 }
 
 /** Writes `<dir>/<name>.jsonl` and `<dir>/<name>.json`; answers the two paths. */
-export function writeFixture(dir: string, name: string, lines: readonly string[], meta: FixtureMeta): { jsonl: string; json: string } {
+export function writeFixture(
+  dir: string,
+  name: string,
+  lines: readonly string[],
+  meta: FixtureMeta,
+): { jsonl: string; json: string } {
   checkFixtureName(name);
   mkdirSync(dir, { recursive: true });
   const jsonl = join(dir, `${name}.jsonl`);
@@ -49,10 +58,13 @@ export function writeFixture(dir: string, name: string, lines: readonly string[]
 export async function checkFixture(dir: string, name: string): Promise<GoldenCheck> {
   checkFixtureName(name);
   const expected = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as FixtureMeta;
-  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const replayed = await replayLines(lines);
   const invariants = checkDeliveryInvariants(lines);
-  const same = JSON.stringify(sortKeys(replayed.hashes)) === JSON.stringify(sortKeys(expected.hashes));
+  const same =
+    JSON.stringify(sortKeys(replayed.hashes)) === JSON.stringify(sortKeys(expected.hashes));
   return {
     name,
     entries: replayed.entries,

@@ -4,7 +4,12 @@
 import type { JsonObject } from '../log/json-value.js';
 import type { Entry } from '../log/write.js';
 
-export type InvariantRule = 'one-claim-per-attempt' | 'attempt-without-claim' | 'attempt-numbers-dense' | 'finish-once' | 'accepted-at-kept';
+export type InvariantRule =
+  | 'one-claim-per-attempt'
+  | 'attempt-without-claim'
+  | 'attempt-numbers-dense'
+  | 'finish-once'
+  | 'accepted-at-kept';
 
 export interface InvariantViolation {
   readonly rule: InvariantRule;
@@ -40,16 +45,33 @@ const TERMINAL = new Set(['succeeded', 'failed', 'unknown']);
 
 function isRecordCreate(entry: Entry): boolean {
   const f = entry.fields;
-  return entry.operation === `${entry.subjectType}.create` && f !== undefined && f.state === 'queued' && f.attempts === 0 && f.currentAttempt === null && 'acceptedAt' in f;
+  return (
+    entry.operation === `${entry.subjectType}.create` &&
+    f !== undefined &&
+    f.state === 'queued' &&
+    f.attempts === 0 &&
+    f.currentAttempt === null &&
+    'acceptedAt' in f
+  );
 }
 
 /** Every resource an entry writes, with its fields (subject first, then the projection). */
-function touched(entry: Entry): { type: string; id: string; fields: JsonObject | undefined; how: 'subject' | 'create' | 'update' | 'delete' }[] {
-  const out: ReturnType<typeof touched> = [{ type: entry.subjectType, id: entry.subjectId, fields: entry.fields, how: 'subject' }];
+function touched(entry: Entry): {
+  type: string;
+  id: string;
+  fields: JsonObject | undefined;
+  how: 'subject' | 'create' | 'update' | 'delete';
+}[] {
+  const out: ReturnType<typeof touched> = [
+    { type: entry.subjectType, id: entry.subjectId, fields: entry.fields, how: 'subject' },
+  ];
   const p = entry.projection;
-  for (const r of p?.creates ?? []) out.push({ type: r.type, id: r.id, fields: r.fields, how: 'create' });
-  for (const r of p?.updates ?? []) out.push({ type: r.type, id: r.id, fields: r.fields, how: 'update' });
-  for (const r of p?.deletes ?? []) out.push({ type: r.type, id: r.id, fields: undefined, how: 'delete' });
+  for (const r of p?.creates ?? [])
+    out.push({ type: r.type, id: r.id, fields: r.fields, how: 'create' });
+  for (const r of p?.updates ?? [])
+    out.push({ type: r.type, id: r.id, fields: r.fields, how: 'update' });
+  for (const r of p?.deletes ?? [])
+    out.push({ type: r.type, id: r.id, fields: undefined, how: 'delete' });
   return out;
 }
 
@@ -65,15 +87,22 @@ export function checkDeliveryInvariants(lines: Iterable<string | Entry>): Invari
     if (typeof raw === 'string' && raw.trim() === '') continue;
     const entry = typeof raw === 'string' ? (JSON.parse(raw) as Entry) : raw;
     let t = twins.get(entry.twin);
-    if (t === undefined) twins.set(entry.twin, (t = { recordTypes: new Set(), records: new Map(), attempts: new Map() }));
-    const fail = (rule: InvariantRule, message: string): void => void violations.push({ rule, line: lineNo, twin: entry.twin, seq: entry.seq, message });
+    if (t === undefined)
+      twins.set(
+        entry.twin,
+        (t = { recordTypes: new Set(), records: new Map(), attempts: new Map() }),
+      );
+    const fail = (rule: InvariantRule, message: string): void =>
+      void violations.push({ rule, line: lineNo, twin: entry.twin, seq: entry.seq, message });
 
     if (isRecordCreate(entry)) {
       t.recordTypes.add(entry.subjectType);
       t.records.set(entry.subjectId, { attempts: 0, current: null, acceptedAt: null });
       deliveries++;
     }
-    const claimOf = entry.operation.endsWith('.claim') ? entry.operation.slice(0, -'.claim'.length) : undefined;
+    const claimOf = entry.operation.endsWith('.claim')
+      ? entry.operation.slice(0, -'.claim'.length)
+      : undefined;
     const isClaim = claimOf !== undefined && claimOf === entry.subjectType;
     if (isClaim) t.recordTypes.add(entry.subjectType);
     const claimedAttempt = new Set<string>();
@@ -82,23 +111,49 @@ export function checkDeliveryInvariants(lines: Iterable<string | Entry>): Invari
       claims++;
       const type = entry.subjectType;
       const attemptType = `${type}_attempt`;
-      const record = t.records.get(entry.subjectId) ?? { attempts: 0, current: null, acceptedAt: null };
+      const record = t.records.get(entry.subjectId) ?? {
+        attempts: 0,
+        current: null,
+        acceptedAt: null,
+      };
       t.records.set(entry.subjectId, record);
       const created = (entry.projection?.creates ?? []).filter((c) => c.type === attemptType);
       const number = entry.fields?.attempts;
-      if (created.length !== 1) fail('one-claim-per-attempt', `claim of ${type} ${entry.subjectId} creates ${created.length} attempts; a claim creates exactly one`);
-      if (record.current !== null) fail('one-claim-per-attempt', `${type} ${entry.subjectId} was claimed while attempt ${record.current} was still in flight`);
-      if (number !== record.attempts + 1) fail('attempt-numbers-dense', `claim of ${type} ${entry.subjectId} numbers its attempt ${String(number)} after ${record.attempts}; attempt numbers are dense from 1`);
+      if (created.length !== 1)
+        fail(
+          'one-claim-per-attempt',
+          `claim of ${type} ${entry.subjectId} creates ${created.length} attempts; a claim creates exactly one`,
+        );
+      if (record.current !== null)
+        fail(
+          'one-claim-per-attempt',
+          `${type} ${entry.subjectId} was claimed while attempt ${record.current} was still in flight`,
+        );
+      if (number !== record.attempts + 1)
+        fail(
+          'attempt-numbers-dense',
+          `claim of ${type} ${entry.subjectId} numbers its attempt ${String(number)} after ${record.attempts}; attempt numbers are dense from 1`,
+        );
       for (const c of created) {
         const key = `${attemptType}\u0000${c.id}`;
-        if (t.attempts.has(key)) fail('one-claim-per-attempt', `attempt ${c.id} is claimed a second time`);
-        if (c.id !== `${entry.subjectId}.${String(number)}` || c.fields?.number !== number) fail('attempt-numbers-dense', `attempt ${c.id} (number ${String(c.fields?.number)}) does not match claim number ${String(number)} of ${entry.subjectId}`);
-        if (entry.fields?.currentAttempt !== c.id) fail('one-claim-per-attempt', `claim of ${entry.subjectId} makes ${String(entry.fields?.currentAttempt)} current but creates ${c.id}`);
+        if (t.attempts.has(key))
+          fail('one-claim-per-attempt', `attempt ${c.id} is claimed a second time`);
+        if (c.id !== `${entry.subjectId}.${String(number)}` || c.fields?.number !== number)
+          fail(
+            'attempt-numbers-dense',
+            `attempt ${c.id} (number ${String(c.fields?.number)}) does not match claim number ${String(number)} of ${entry.subjectId}`,
+          );
+        if (entry.fields?.currentAttempt !== c.id)
+          fail(
+            'one-claim-per-attempt',
+            `claim of ${entry.subjectId} makes ${String(entry.fields?.currentAttempt)} current but creates ${c.id}`,
+          );
         t.attempts.set(key, false);
         claimedAttempt.add(key);
       }
       record.attempts = typeof number === 'number' ? number : record.attempts + 1;
-      record.current = typeof entry.fields?.currentAttempt === 'string' ? entry.fields.currentAttempt : null;
+      record.current =
+        typeof entry.fields?.currentAttempt === 'string' ? entry.fields.currentAttempt : null;
     }
 
     for (const r of touched(entry)) {
@@ -108,13 +163,21 @@ export function checkDeliveryInvariants(lines: Iterable<string | Entry>): Invari
         const key = `${r.type}\u0000${r.id}`;
         if (claimedAttempt.has(key)) continue;
         if (!t.attempts.has(key)) {
-          fail('attempt-without-claim', `${entry.operation} writes attempt ${r.id}, which no claim created`);
+          fail(
+            'attempt-without-claim',
+            `${entry.operation} writes attempt ${r.id}, which no claim created`,
+          );
           continue;
         }
-        if (r.how === 'create') fail('attempt-without-claim', `${entry.operation} creates attempt ${r.id} outside a claim`);
+        if (r.how === 'create')
+          fail(
+            'attempt-without-claim',
+            `${entry.operation} creates attempt ${r.id} outside a claim`,
+          );
         const state = r.fields?.state;
         if (typeof state === 'string' && TERMINAL.has(state)) {
-          if (t.attempts.get(key) === true) fail('finish-once', `attempt ${r.id} is finished a second time (${entry.operation})`);
+          if (t.attempts.get(key) === true)
+            fail('finish-once', `attempt ${r.id} is finished a second time (${entry.operation})`);
           else finishes++;
           t.attempts.set(key, true);
         }
@@ -126,13 +189,27 @@ export function checkDeliveryInvariants(lines: Iterable<string | Entry>): Invari
       if (record === undefined || r.fields === undefined) continue;
       if ('acceptedAt' in r.fields) {
         const next = r.fields.acceptedAt;
-        if (record.acceptedAt !== null && next !== record.acceptedAt) fail('accepted-at-kept', `${entry.operation} changes acceptedAt of ${r.id} from ${record.acceptedAt} to ${String(next)}; it is never erased once set`);
+        if (record.acceptedAt !== null && next !== record.acceptedAt)
+          fail(
+            'accepted-at-kept',
+            `${entry.operation} changes acceptedAt of ${r.id} from ${record.acceptedAt} to ${String(next)}; it is never erased once set`,
+          );
         else if (typeof next === 'string') record.acceptedAt = next;
       }
-      if (!(isClaim && r.how === 'subject') && 'attempts' in r.fields && r.fields.attempts !== record.attempts && !(isRecordCreate(entry) && r.how === 'subject')) {
-        fail('attempt-numbers-dense', `${entry.operation} sets attempts of ${r.id} to ${String(r.fields.attempts)} outside a claim`);
+      if (
+        !(isClaim && r.how === 'subject') &&
+        'attempts' in r.fields &&
+        r.fields.attempts !== record.attempts &&
+        !(isRecordCreate(entry) && r.how === 'subject')
+      ) {
+        fail(
+          'attempt-numbers-dense',
+          `${entry.operation} sets attempts of ${r.id} to ${String(r.fields.attempts)} outside a claim`,
+        );
       }
-      if (!(isClaim && r.how === 'subject') && 'currentAttempt' in r.fields) record.current = typeof r.fields.currentAttempt === 'string' ? r.fields.currentAttempt : null;
+      if (!(isClaim && r.how === 'subject') && 'currentAttempt' in r.fields)
+        record.current =
+          typeof r.fields.currentAttempt === 'string' ? r.fields.currentAttempt : null;
     }
   }
   return { violations, deliveries, claims, finishes };

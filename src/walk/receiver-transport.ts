@@ -23,7 +23,10 @@ function receiverName(url: string): string | undefined {
   }
 }
 
-export function receiverTransport(clock: Clock, receivers: ReadonlyMap<string, FaultReceiver>): InProcessTransport {
+export function receiverTransport(
+  clock: Clock,
+  receivers: ReadonlyMap<string, FaultReceiver>,
+): InProcessTransport {
   return new InProcessTransport(clock, (request) => {
     const name = receiverName(request.url);
     const receiver = name === undefined ? undefined : receivers.get(name);

@@ -68,7 +68,8 @@ function traceIdOf(traceparent: string | null | undefined): string | null {
 
 function header(headers: unknown, name: string): string | null {
   if (headers === null || typeof headers !== 'object') return null;
-  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (k.toLowerCase() === name && typeof v === 'string') return v;
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>))
+    if (k.toLowerCase() === name && typeof v === 'string') return v;
   return null;
 }
 
@@ -110,7 +111,9 @@ export async function deliveryReports(world: World): Promise<DeliveryReport[]> {
         eventType: d.eventType,
         eventId: d.eventId,
         url: d.url,
-        receiver: d.url.startsWith(RECEIVERS_PREFIX) ? decodeURIComponent(d.url.slice(RECEIVERS_PREFIX.length).split(/[/?#]/)[0]!) : null,
+        receiver: d.url.startsWith(RECEIVERS_PREFIX)
+          ? decodeURIComponent(d.url.slice(RECEIVERS_PREFIX.length).split(/[/?#]/)[0]!)
+          : null,
         state: d.state,
         acceptedAt: d.acceptedAt,
         nextAttemptAt: d.nextAttemptAt,
@@ -123,10 +126,21 @@ export async function deliveryReports(world: World): Promise<DeliveryReport[]> {
     }
   }
   // Same instant: in pack registration order, then as written.
-  out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.order - b.order || a.seq - b.seq));
+  out.sort((a, b) =>
+    a.createdAt < b.createdAt
+      ? -1
+      : a.createdAt > b.createdAt
+        ? 1
+        : a.order - b.order || a.seq - b.seq,
+  );
   return out.map(({ seq: _seq, order: _order, ...d }) => d);
 }
 
 export function receiverReports(receivers: Iterable<FaultReceiver>): ReceiverReport[] {
-  return [...receivers].map((r) => ({ name: r.name, url: r.url, ...r.stats(), answers: r.requests.map((q) => q.answer) }));
+  return [...receivers].map((r) => ({
+    name: r.name,
+    url: r.url,
+    ...r.stats(),
+    answers: r.requests.map((q) => q.answer),
+  }));
 }

@@ -1,7 +1,11 @@
 // Wall-clock timing of each request, kept beside the log and never in it: the walk reports how
 // long attempts took in real time, while the log holds only world-clock values.
 import { performance } from 'node:perf_hooks';
-import type { OutgoingRequest, Transport, TransportResponse } from '../events/transports/transport.js';
+import type {
+  OutgoingRequest,
+  Transport,
+  TransportResponse,
+} from '../events/transports/transport.js';
 
 export class TimingTransport implements Transport {
   readonly name: string;

@@ -4,7 +4,12 @@
 import type { JsonValue } from '../log/json-value.js';
 import { OCCURRENCE_TYPE } from '../triggers/calendar/subscription.js';
 import { DEFAULT_TRIGGER_TWIN } from '../triggers/engine.js';
-import { RECEIPT_TYPE, RECORD_TYPE, type ReceiptFields, type RecordFields } from '../triggers/records.js';
+import {
+  RECEIPT_TYPE,
+  RECORD_TYPE,
+  type ReceiptFields,
+  type RecordFields,
+} from '../triggers/records.js';
 import type { World } from '../world/world.js';
 
 export interface TriggerDecision {
@@ -46,11 +51,17 @@ export interface TriggerReport {
 }
 
 function eventTypeOf(payload: JsonValue): string | null {
-  const t = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload.eventType : undefined;
+  const t =
+    payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+      ? payload.eventType
+      : undefined;
   return typeof t === 'string' ? t : null;
 }
 
-export async function triggerReport(world: World, twinName = DEFAULT_TRIGGER_TWIN): Promise<TriggerReport> {
+export async function triggerReport(
+  world: World,
+  twinName = DEFAULT_TRIGGER_TWIN,
+): Promise<TriggerReport> {
   if (!(await world.twinNames()).includes(twinName)) return { decisions: [], occurrences: [] };
   const twin = world.twin(twinName);
   const decisions: TriggerDecision[] = [];
@@ -102,7 +113,15 @@ export async function triggerReport(world: World, twinName = DEFAULT_TRIGGER_TWI
       state: String(o.state),
       answer: typeof o.answer === 'string' ? o.answer : null,
     }))
-    .sort((a, b) => (a.nominalAt < b.nominalAt ? -1 : a.nominalAt > b.nominalAt ? 1 : a.triggerId < b.triggerId ? -1 : 1));
+    .sort((a, b) =>
+      a.nominalAt < b.nominalAt
+        ? -1
+        : a.nominalAt > b.nominalAt
+          ? 1
+          : a.triggerId < b.triggerId
+            ? -1
+            : 1,
+    );
   return { decisions, occurrences };
 }
 
@@ -123,14 +142,17 @@ export function formatTriggers(report: TriggerReport): string[] {
   for (const d of report.decisions) {
     const what = d.eventType === null ? (d.dedupeKey ?? '-') : `${d.eventType} (${d.dedupeKey})`;
     let outcome = d.status;
-    if (d.status === 'triggered') outcome += ` → ${d.routineId}${d.attempts !== null && d.attempts > 1 ? ` on run ${d.attempts}` : ''}: ${brief(d.result)}`;
+    if (d.status === 'triggered')
+      outcome += ` → ${d.routineId}${d.attempts !== null && d.attempts > 1 ? ` on run ${d.attempts}` : ''}: ${brief(d.result)}`;
     else if (d.error !== null) outcome += ` (${d.error})`;
     out.push(`  ${d.source} ${d.triggerId ?? '-'} ${what}: ${outcome}`);
   }
   if (report.occurrences.length > 0) {
     out.push('Calendar occurrences:');
     for (const o of report.occurrences) {
-      out.push(`  ${o.triggerId} #${o.number} ${o.wallTime} ${o.timezone} (${offset(o.utcOffsetMinutes)}) = ${o.nominalAt}: ${o.state}${o.answer === null ? '' : `, ${o.answer}`}`);
+      out.push(
+        `  ${o.triggerId} #${o.number} ${o.wallTime} ${o.timezone} (${offset(o.utcOffsetMinutes)}) = ${o.nominalAt}: ${o.state}${o.answer === null ? '' : `, ${o.answer}`}`,
+      );
     }
   }
   return out;

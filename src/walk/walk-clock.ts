@@ -65,15 +65,30 @@ export class WalkClock extends VirtualClock {
    */
   override async set(to: number | string): Promise<void> {
     const target = typeof to === 'number' ? to : Date.parse(to);
-    if (!Number.isFinite(target)) throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, { path: 'to' });
-    if (target < this.now()) throw new TwinError('INVALID_ARGUMENT', `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.now())}; a world clock never goes back`, { path: 'to' });
-    if (this.moving) throw new TwinError('INVALID_ARGUMENT', 'clock.set/advance is already running; await it before moving the clock again');
+    if (!Number.isFinite(target))
+      throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, {
+        path: 'to',
+      });
+    if (target < this.now())
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.now())}; a world clock never goes back`,
+        { path: 'to' },
+      );
+    if (this.moving)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'clock.set/advance is already running; await it before moving the clock again',
+      );
     this.moving = true;
     try {
       await this.settleFn();
       for (let steps = 0; ; steps++) {
         if (steps >= MAX_STEPS_PER_MOVE) {
-          throw new TwinError('INVALID_ARGUMENT', `the walk clock ran ${MAX_STEPS_PER_MOVE} steps before reaching ${isoAt(target)}; a task or ticker keeps falling due (check its nextAt)`);
+          throw new TwinError(
+            'INVALID_ARGUMENT',
+            `the walk clock ran ${MAX_STEPS_PER_MOVE} steps before reaching ${isoAt(target)}; a task or ticker keeps falling due (check its nextAt)`,
+          );
         }
         const next = await this.next(target);
         if (next === undefined) break;
@@ -92,17 +107,25 @@ export class WalkClock extends VirtualClock {
     }
   }
 
-  private async next(limit: number): Promise<({ at: number; task: Scheduled } | { at: number; ticker: Ticker }) | undefined> {
+  private async next(
+    limit: number,
+  ): Promise<({ at: number; task: Scheduled } | { at: number; ticker: Ticker }) | undefined> {
     let task: Scheduled | undefined;
     for (const t of this.tasks) {
-      if (t.at <= limit && (task === undefined || t.at < task.at || (t.at === task.at && t.order < task.order))) task = t;
+      if (
+        t.at <= limit &&
+        (task === undefined || t.at < task.at || (t.at === task.at && t.order < task.order))
+      )
+        task = t;
     }
     let ticker: { at: number; ticker: Ticker } | undefined;
     for (const k of this.tickers) {
       const at = await k.nextAt();
-      if (at !== undefined && at <= limit && (ticker === undefined || at < ticker.at)) ticker = { at, ticker: k };
+      if (at !== undefined && at <= limit && (ticker === undefined || at < ticker.at))
+        ticker = { at, ticker: k };
     }
-    if (task !== undefined && (ticker === undefined || task.at <= ticker.at)) return { at: task.at, task };
+    if (task !== undefined && (ticker === undefined || task.at <= ticker.at))
+      return { at: task.at, task };
     return ticker;
   }
 }

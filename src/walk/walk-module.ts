@@ -23,25 +23,48 @@ export interface LoadedWalk {
 }
 
 export async function loadWalkModule(file: string): Promise<LoadedWalk> {
-  if (typeof file !== 'string' || file === '') throw new TwinError('INVALID_ARGUMENT', 'give the walk module to run, e.g. twinworld walk ./my-walk.mjs', { path: 'file' });
+  if (typeof file !== 'string' || file === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'give the walk module to run, e.g. twinworld walk ./my-walk.mjs',
+      { path: 'file' },
+    );
   const path = resolve(file);
-  if (!existsSync(path)) throw new TwinError('INVALID_ARGUMENT', `no walk module at ${path}`, { path: 'file' });
+  if (!existsSync(path))
+    throw new TwinError('INVALID_ARGUMENT', `no walk module at ${path}`, { path: 'file' });
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_UNKNOWN_FILE_EXTENSION') {
-      throw new TwinError('INVALID_ARGUMENT', `${file}: this Node cannot import its file type; write the walk as .mjs/.js, or compile the TypeScript first (or run under a loader such as tsx)`, { path: 'file' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `${file}: this Node cannot import its file type; write the walk as .mjs/.js, or compile the TypeScript first (or run under a loader such as tsx)`,
+        { path: 'file' },
+      );
     }
-    throw new TwinError('INVALID_ARGUMENT', `${file} could not be imported: ${(error as Error).message}`, { path: 'file', cause: error });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${file} could not be imported: ${(error as Error).message}`,
+      { path: 'file', cause: error },
+    );
   }
   const fn = typeof mod.default === 'function' ? mod.default : mod.walk;
   if (typeof fn !== 'function') {
-    throw new TwinError('INVALID_ARGUMENT', `${file} exports no walk; write \`export default async (walk, packs) => { … }\` (or export a function named "walk")`, { path: 'file' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${file} exports no walk; write \`export default async (walk, packs) => { … }\` (or export a function named "walk")`,
+      { path: 'file' },
+    );
   }
   const options = (mod.options ?? {}) as WalkModuleOptions;
-  if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', `${file}: \`options\` must be an object such as { seed: 7, start: '2026-01-01T00:00:00Z' }`, { path: 'options' });
+  if (options === null || typeof options !== 'object')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${file}: \`options\` must be an object such as { seed: 7, start: '2026-01-01T00:00:00Z' }`,
+      { path: 'options' },
+    );
   return { file: path, fn: fn as WalkFunction, options };
 }
 

@@ -2,7 +2,11 @@
 // their stable names, anything else over HTTP — every packet signed on the world clock, since a
 // walk's receivers all verify against it. Each request is timed in wall time for the report.
 import { HttpTransport } from '../events/transports/http-transport.js';
-import type { OutgoingRequest, Transport, TransportResponse } from '../events/transports/transport.js';
+import type {
+  OutgoingRequest,
+  Transport,
+  TransportResponse,
+} from '../events/transports/transport.js';
 import type { Clock } from '../world/clock.js';
 import type { FaultReceiver } from './fault-receiver.js';
 import { MountTransport, mountPrefix } from './mount-transport.js';
@@ -23,14 +27,20 @@ export class WalkRouter implements Transport {
   ) {
     this.http = new HttpTransport({ clock });
     this.fallback = new TimingTransport(fallback ?? this.http, onTimed);
-    this.routes.push({ prefix: RECEIVERS_PREFIX, transport: new TimingTransport(receiverTransport(clock, receivers), onTimed) });
+    this.routes.push({
+      prefix: RECEIVERS_PREFIX,
+      transport: new TimingTransport(receiverTransport(clock, receivers), onTimed),
+    });
   }
 
   /** Routes http://<name>.walk.invalid/… to `target` (e.g. http://127.0.0.1:40123) over HTTP. */
   mount(name: string, target: string): string {
     const prefix = mountPrefix(name);
     const base = target.endsWith('/') ? target : `${target}/`;
-    this.routes.push({ prefix, transport: new TimingTransport(new MountTransport(prefix, base, this.http), this.onTimed) });
+    this.routes.push({
+      prefix,
+      transport: new TimingTransport(new MountTransport(prefix, base, this.http), this.onTimed),
+    });
     return prefix;
   }
 
@@ -39,7 +49,8 @@ export class WalkRouter implements Transport {
   }
 
   send(request: OutgoingRequest): Promise<TransportResponse> {
-    for (const route of this.routes) if (request.url.startsWith(route.prefix)) return route.transport.send(request);
+    for (const route of this.routes)
+      if (request.url.startsWith(route.prefix)) return route.transport.send(request);
     return this.fallback.send(request);
   }
 

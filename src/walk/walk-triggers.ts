@@ -5,7 +5,11 @@ import { TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
 import { nextOccurrence } from '../triggers/calendar/occurrences.js';
 import { CalendarSource } from '../triggers/calendar/calendar-source.js';
-import { SUBSCRIPTION_TYPE, type CalendarSubscription, type SubscriptionFields } from '../triggers/calendar/subscription.js';
+import {
+  SUBSCRIPTION_TYPE,
+  type CalendarSubscription,
+  type SubscriptionFields,
+} from '../triggers/calendar/subscription.js';
 import { TriggerEngine, type TriggerRoute } from '../triggers/engine.js';
 import type { TriggerEnvelope } from '../triggers/envelope.js';
 import { startIngressHost, type IngressHost } from '../triggers/http/ingress-host.js';
@@ -47,7 +51,9 @@ export interface WalkTriggers {
 
 function eventTypeOf(envelope: TriggerEnvelope): unknown {
   const payload = envelope.payload;
-  return payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload.eventType : undefined;
+  return payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+    ? payload.eventType
+    : undefined;
 }
 
 function toRoute(r: WalkRoute): TriggerRoute {
@@ -55,18 +61,32 @@ function toRoute(r: WalkRoute): TriggerRoute {
   return {
     triggerId: r.triggerId,
     routineId: r.routine,
-    ...(types === undefined ? {} : { filter: (e: TriggerEnvelope) => types.has(String(eventTypeOf(e))) }),
+    ...(types === undefined
+      ? {}
+      : { filter: (e: TriggerEnvelope) => types.has(String(eventTypeOf(e))) }),
     buildInput: r.buildInput ?? ((e) => e.payload),
   };
 }
 
 /** Starts the engine, the ingress host and the calendar inside the walk; the walk's close stops them. */
-export async function startWalkTriggers(walk: Walk, options: WalkTriggersOptions): Promise<WalkTriggers> {
-  if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', 'startWalkTriggers(walk, {routines, routes, webhooks?, calendars?}) needs options', { path: 'options' });
+export async function startWalkTriggers(
+  walk: Walk,
+  options: WalkTriggersOptions,
+): Promise<WalkTriggers> {
+  if (options === null || typeof options !== 'object')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'startWalkTriggers(walk, {routines, routes, webhooks?, calendars?}) needs options',
+      { path: 'options' },
+    );
   const world = walk.world;
   const runner = new InProcessRunner(world);
   for (const [id, fn] of Object.entries(options.routines ?? {})) runner.register(id, fn);
-  const engine = new TriggerEngine({ world, runner, ...(options.twin === undefined ? {} : { twin: options.twin }) });
+  const engine = new TriggerEngine({
+    world,
+    runner,
+    ...(options.twin === undefined ? {} : { twin: options.twin }),
+  });
   for (const route of options.routes ?? []) engine.registerRoute(toRoute(route));
   const ingress = new WebhookIngress({ endpoints: options.webhooks ?? [] });
   const calendar = new CalendarSource();
@@ -84,13 +104,17 @@ export async function startWalkTriggers(walk: Walk, options: WalkTriggersOptions
     nextAt: async () => {
       let next: number | undefined;
       for (const s of await subscriptions()) {
-        const at = nextOccurrence({ cron: s.cron, timezone: s.timezone }, Date.parse(s.cursor))?.nominalAt;
+        const at = nextOccurrence(
+          { cron: s.cron, timezone: s.timezone },
+          Date.parse(s.cursor),
+        )?.nominalAt;
         if (at !== undefined && (next === undefined || at < next)) next = at;
       }
       return next;
     },
     tick: async (now) => {
-      for (const tenant of [...new Set((await subscriptions()).map((s) => s.tenantId))].sort()) await calendar.tick(tenant, now);
+      for (const tenant of [...new Set((await subscriptions()).map((s) => s.tenantId))].sort())
+        await calendar.tick(tenant, now);
     },
   });
 
@@ -105,6 +129,7 @@ export async function startWalkTriggers(walk: Walk, options: WalkTriggersOptions
     calendar,
     host,
     baseUrl,
-    url: (tenantId, provider) => `${baseUrl}ingress/${encodeURIComponent(tenantId)}/${encodeURIComponent(provider)}`,
+    url: (tenantId, provider) =>
+      `${baseUrl}ingress/${encodeURIComponent(tenantId)}/${encodeURIComponent(provider)}`,
   };
 }

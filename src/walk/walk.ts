@@ -64,23 +64,62 @@ export class Walk {
   private closed = false;
 
   constructor(options: WalkOptions) {
-    if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', 'openWalk({seed, start?, root?, packs?}) needs an options object', { path: 'options' });
-    if ((typeof options.seed !== 'string' && typeof options.seed !== 'number') || options.seed === '') {
-      throw new TwinError('INVALID_ARGUMENT', 'a walk needs a seed (a string or a number): the same seed gives the same log', { path: 'seed' });
+    if (options === null || typeof options !== 'object')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'openWalk({seed, start?, root?, packs?}) needs an options object',
+        { path: 'options' },
+      );
+    if (
+      (typeof options.seed !== 'string' && typeof options.seed !== 'number') ||
+      options.seed === ''
+    ) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'a walk needs a seed (a string or a number): the same seed gives the same log',
+        { path: 'seed' },
+      );
     }
-    if (options.packs !== undefined && !Array.isArray(options.packs)) throw new TwinError('INVALID_ARGUMENT', 'packs must be an array of packs, e.g. [stripe.pack]', { path: 'packs' });
+    if (options.packs !== undefined && !Array.isArray(options.packs))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'packs must be an array of packs, e.g. [stripe.pack]',
+        { path: 'packs' },
+      );
     this.seed = String(options.seed);
     this.clock = new WalkClock(options.start ?? DEFAULT_WALK_START);
     this.start = isoAt(this.clock.now());
-    const onError = options.onError ?? ((error: unknown, where: string) => void this.errors.push({ error, where }));
-    this.world = openWorld({ root: options.root ?? ':memory:', clock: this.clock, seed: this.seed, onError, ...(options.backend === undefined ? {} : { backend: options.backend }) });
+    const onError =
+      options.onError ??
+      ((error: unknown, where: string) => void this.errors.push({ error, where }));
+    this.world = openWorld({
+      root: options.root ?? ':memory:',
+      clock: this.clock,
+      seed: this.seed,
+      onError,
+      ...(options.backend === undefined ? {} : { backend: options.backend }),
+    });
     for (const pack of options.packs ?? []) registerPack(this.world, pack);
-    this.router = new WalkRouter(this.clock, this.receivers, (headers, ms) => this.timed(headers, ms), options.transport);
+    this.router = new WalkRouter(
+      this.clock,
+      this.receivers,
+      (headers, ms) => this.timed(headers, ms),
+      options.transport,
+    );
     // One delivery at a time: claims, finishes and the ids they draw happen in one fixed order.
-    this.dispatcher = new Dispatcher(this.world, { defaultTransport: this.router, concurrency: 1, autoDispatch: 'on-flush' });
+    this.dispatcher = new Dispatcher(this.world, {
+      defaultTransport: this.router,
+      concurrency: 1,
+      autoDispatch: 'on-flush',
+    });
     this.dispatcher.observe((packet) => {
       this.packets.push(packet);
-      this.identities.set(packet.headers, { pack: packet.pack, deliveryId: packet.deliveryId, attempt: packet.attempt, eventType: packet.eventType });
+      this.identities.set(packet.headers, {
+        pack: packet.pack,
+        deliveryId: packet.deliveryId,
+        attempt: packet.attempt,
+        eventType: packet.eventType,
+      });
     });
     this.clock.onStep(() => this.settle());
   }
@@ -89,7 +128,11 @@ export class Walk {
   twin(packName: string): Twin {
     const pack = registeredPacks(this.world).get(packName);
     if (pack === undefined) {
-      throw new TwinError('UNKNOWN_PACK', `this walk has no pack "${packName}"; it has: ${[...registeredPacks(this.world).keys()].join(', ') || 'none'} (pass packs to openWalk)`, { path: 'pack' });
+      throw new TwinError(
+        'UNKNOWN_PACK',
+        `this walk has no pack "${packName}"; it has: ${[...registeredPacks(this.world).keys()].join(', ') || 'none'} (pass packs to openWalk)`,
+        { path: 'pack' },
+      );
     }
     return this.world.twin(packTwinName(pack));
   }
@@ -103,9 +146,24 @@ export class Walk {
 
   /** A fault-injecting receiver in this process; point endpoints at `receiver.url`. */
   receiver(name: string, profile?: FaultProfile): FaultReceiver {
-    if (typeof name !== 'string' || !NAME.test(name)) throw new TwinError('INVALID_ARGUMENT', `receiver name ${JSON.stringify(name)} is not valid; use 1–64 letters, digits, '_', '.', '-'`, { path: 'name' });
-    if (this.receivers.has(name)) throw new TwinError('INVALID_ARGUMENT', `this walk already has a receiver "${name}"`, { path: 'name' });
-    const receiver = new FaultReceiver(name, receiverUrl(name), profile, this.clock, `${this.seed}/receiver/${name}`, (headers) => this.identities.get(headers));
+    if (typeof name !== 'string' || !NAME.test(name))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `receiver name ${JSON.stringify(name)} is not valid; use 1–64 letters, digits, '_', '.', '-'`,
+        { path: 'name' },
+      );
+    if (this.receivers.has(name))
+      throw new TwinError('INVALID_ARGUMENT', `this walk already has a receiver "${name}"`, {
+        path: 'name',
+      });
+    const receiver = new FaultReceiver(
+      name,
+      receiverUrl(name),
+      profile,
+      this.clock,
+      `${this.seed}/receiver/${name}`,
+      (headers) => this.identities.get(headers),
+    );
     this.receivers.set(name, receiver);
     return receiver;
   }
@@ -116,15 +174,26 @@ export class Walk {
    */
   mount(name: string, target: string): string {
     if (typeof name !== 'string' || !HOST_LABEL.test(name) || name === 'receivers') {
-      throw new TwinError('INVALID_ARGUMENT', `mount name ${JSON.stringify(name)} must be a lowercase host label (letters, digits, '-'), not "receivers"`, { path: 'name' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `mount name ${JSON.stringify(name)} must be a lowercase host label (letters, digits, '-'), not "receivers"`,
+        { path: 'name' },
+      );
     }
     let url: URL;
     try {
       url = new URL(target);
     } catch {
-      throw new TwinError('INVALID_ARGUMENT', `mount target ${JSON.stringify(target)} is not a URL; give e.g. http://127.0.0.1:40123`, { path: 'target' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `mount target ${JSON.stringify(target)} is not a URL; give e.g. http://127.0.0.1:40123`,
+        { path: 'target' },
+      );
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TwinError('INVALID_ARGUMENT', 'a mount target must be an http(s) URL', { path: 'target' });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TwinError('INVALID_ARGUMENT', 'a mount target must be an http(s) URL', {
+        path: 'target',
+      });
     return this.router.mount(name, target);
   }
 
@@ -178,7 +247,12 @@ export class Walk {
   async runUntilIdle(horizonMs = 30 * 24 * 3600_000): Promise<void> {
     const limit = this.clock.now() + horizonMs;
     await this.settle();
-    for (let next = await this.clock.nextDue(); next !== undefined && next <= limit; next = await this.clock.nextDue()) await this.clock.set(Math.max(next, this.clock.now()));
+    for (
+      let next = await this.clock.nextDue();
+      next !== undefined && next <= limit;
+      next = await this.clock.nextDue()
+    )
+      await this.clock.set(Math.max(next, this.clock.now()));
   }
 
   /** Every twin's log as one JSONL stream in world-clock order. */
@@ -200,14 +274,26 @@ export class Walk {
       triggers: await triggerReport(this.world),
       hashes: await this.hashes(),
       entries: lines.length,
-      wall: { totalMs: round(performance.now() - this.startedWall), attemptMs: { ...this.attemptWallMs } },
+      wall: {
+        totalMs: round(performance.now() - this.startedWall),
+        attemptMs: { ...this.attemptWallMs },
+      },
     };
   }
 
   /** Writes fixtures/<name>.jsonl and fixtures/<name>.json ({hashes, entries, seed, start}). */
-  async saveFixture(name: string, options: { dir?: string } = {}): Promise<{ jsonl: string; json: string }> {
+  async saveFixture(
+    name: string,
+    options: { dir?: string } = {},
+  ): Promise<{ jsonl: string; json: string }> {
     const lines = await this.exportLog();
-    return writeFixture(options.dir ?? 'fixtures', name, lines, { walk: name, seed: this.seed, start: this.start, entries: lines.length, hashes: await this.hashes() });
+    return writeFixture(options.dir ?? 'fixtures', name, lines, {
+      walk: name,
+      seed: this.seed,
+      start: this.start,
+      entries: lines.length,
+      hashes: await this.hashes(),
+    });
   }
 
   async close(): Promise<void> {

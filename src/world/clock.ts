@@ -64,7 +64,11 @@ export class RealClock implements Clock {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
     // A task may schedule or cancel others: the queue is read afresh before each one.
-    for (let next = this.queue[0]; next !== undefined && next.at <= Date.now(); next = this.queue[0]) {
+    for (
+      let next = this.queue[0];
+      next !== undefined && next.at <= Date.now();
+      next = this.queue[0]
+    ) {
       this.queue.shift();
       try {
         void next.task();
@@ -94,7 +98,12 @@ export class VirtualClock implements Clock {
 
   constructor(start: number | string = '2026-01-01T00:00:00.000Z') {
     this.current = typeof start === 'number' ? start : Date.parse(start);
-    if (!Number.isFinite(this.current)) throw new TwinError('INVALID_ARGUMENT', `virtual clock start "${String(start)}" is not a valid time; give epoch ms or an ISO 8601 string`, { path: 'start' });
+    if (!Number.isFinite(this.current))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `virtual clock start "${String(start)}" is not a valid time; give epoch ms or an ISO 8601 string`,
+        { path: 'start' },
+      );
   }
 
   now(): number {
@@ -124,15 +133,31 @@ export class VirtualClock implements Clock {
   /** Moves forward to `to`, running each due task at its own instant, earliest first, ties in scheduling order. */
   async set(to: number | string): Promise<void> {
     const target = typeof to === 'number' ? to : Date.parse(to);
-    if (!Number.isFinite(target)) throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, { path: 'to' });
-    if (target < this.current) throw new TwinError('INVALID_ARGUMENT', `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.current)}; a world clock never goes back`, { path: 'to' });
-    if (this.advancing) throw new TwinError('INVALID_ARGUMENT', 'clock.set/advance is already running; await it before moving the clock again');
+    if (!Number.isFinite(target))
+      throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, {
+        path: 'to',
+      });
+    if (target < this.current)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.current)}; a world clock never goes back`,
+        { path: 'to' },
+      );
+    if (this.advancing)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'clock.set/advance is already running; await it before moving the clock again',
+      );
     this.advancing = true;
     try {
       for (;;) {
         let next: Scheduled | undefined;
         for (const q of this.queue) {
-          if (q.at <= target && (next === undefined || q.at < next.at || (q.at === next.at && q.order < next.order))) next = q;
+          if (
+            q.at <= target &&
+            (next === undefined || q.at < next.at || (q.at === next.at && q.order < next.order))
+          )
+            next = q;
         }
         if (next === undefined) break;
         this.queue = this.queue.filter((q) => q !== next);
@@ -146,7 +171,12 @@ export class VirtualClock implements Clock {
   }
 
   advance(ms: number): Promise<void> {
-    if (!Number.isFinite(ms) || ms < 0) throw new TwinError('INVALID_ARGUMENT', `clock.advance: ${ms} is not a non-negative number of milliseconds`, { path: 'ms' });
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `clock.advance: ${ms} is not a non-negative number of milliseconds`,
+        { path: 'ms' },
+      );
     return this.set(this.current + ms);
   }
 }

@@ -17,7 +17,11 @@ export interface Skip<T> {
 export type Decision<T> = Commit<T> | Skip<T> | Write | readonly Write[];
 
 export function commit<T = undefined>(writes: Write | readonly Write[], result?: T): Commit<T> {
-  return { kind: 'commit', writes: Array.isArray(writes) ? writes : [writes as Write], result: result as T };
+  return {
+    kind: 'commit',
+    writes: Array.isArray(writes) ? writes : [writes as Write],
+    result: result as T,
+  };
 }
 
 export function skip<T = undefined>(result?: T): Skip<T> {
@@ -25,14 +29,25 @@ export function skip<T = undefined>(result?: T): Skip<T> {
 }
 
 /** Any decision in its plain form: the writes to append, the caller's result, and whether it skipped. */
-export function normalizeDecision<T>(decision: Decision<T>): { writes: readonly Write[]; result: T; skipped: boolean } {
-  if (Array.isArray(decision)) return { writes: decision as readonly Write[], result: undefined as T, skipped: false };
+export function normalizeDecision<T>(decision: Decision<T>): {
+  writes: readonly Write[];
+  result: T;
+  skipped: boolean;
+} {
+  if (Array.isArray(decision))
+    return { writes: decision as readonly Write[], result: undefined as T, skipped: false };
   const d = decision as { kind?: unknown };
-  if (d !== null && typeof d === 'object' && d.kind === 'skip') return { writes: [], result: (decision as Skip<T>).result, skipped: true };
+  if (d !== null && typeof d === 'object' && d.kind === 'skip')
+    return { writes: [], result: (decision as Skip<T>).result, skipped: true };
   if (d !== null && typeof d === 'object' && d.kind === 'commit') {
     const c = decision as Commit<T>;
     return { writes: c.writes, result: c.result, skipped: false };
   }
-  if (d !== null && typeof d === 'object' && 'operation' in d) return { writes: [decision as Write], result: undefined as T, skipped: false };
-  throw new TwinError('INVALID_ARGUMENT', 'decide must return a write, an array of writes, commit(writes, result) or skip(result)', { path: 'decide' });
+  if (d !== null && typeof d === 'object' && 'operation' in d)
+    return { writes: [decision as Write], result: undefined as T, skipped: false };
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    'decide must return a write, an array of writes, commit(writes, result) or skip(result)',
+    { path: 'decide' },
+  );
 }

@@ -36,7 +36,11 @@ export class GroupCommit {
   /** Decides and commits with the next batch; resolves once the batch is durable. */
   submit<T>(decide: DecideFn<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ decide: decide as DecideFn<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        decide: decide as DecideFn<unknown>,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         // setImmediate, not a microtask: requests read in the same poll phase join one batch.
@@ -119,7 +123,9 @@ class Overlay implements ReadView {
       let current = pending.folded ?? this.base.get(type, id);
       for (const entry of writes) {
         // One resource's next value depends only on its own previous value and the entry.
-        for (const next of foldEntry(entry, (t, i) => (t === type && i === id ? current : undefined))) {
+        for (const next of foldEntry(entry, (t, i) =>
+          t === type && i === id ? current : undefined,
+        )) {
           if (next.type === type && next.id === id) current = next;
         }
       }
@@ -139,10 +145,16 @@ class Overlay implements ReadView {
   stage(writes: readonly Write[]): void {
     for (const write of writes) {
       this.seq++;
-      const entry = { ...write, fields: (write.fields ?? {}) as JsonObject, seq: this.seq } as unknown as Entry;
+      const entry = {
+        ...write,
+        fields: (write.fields ?? {}) as JsonObject,
+        seq: this.seq,
+      } as unknown as Entry;
       const touched = [resourceKey(write.subjectType, write.subjectId)];
       const p = write.projection;
-      if (p !== undefined) for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])]) touched.push(resourceKey(r.type, r.id));
+      if (p !== undefined)
+        for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])])
+          touched.push(resourceKey(r.type, r.id));
       for (const key of new Set(touched)) {
         const pending = this.staged.get(key);
         if (pending === undefined) this.staged.set(key, { writes: [entry], folded: undefined });

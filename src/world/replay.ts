@@ -18,15 +18,28 @@ export interface ReplayResult {
 const PROGRESS_EVERY = 10_000;
 
 function malformed(lineNo: number, message: string, path: string, entries: number): TwinError {
-  return new TwinError('IMPORT_MALFORMED_LINE', `replay stopped at line ${lineNo}: ${message}`, { path, details: { line: lineNo, appended: entries } });
+  return new TwinError('IMPORT_MALFORMED_LINE', `replay stopped at line ${lineNo}: ${message}`, {
+    path,
+    details: { line: lineNo, appended: entries },
+  });
 }
 
 /**
  * Replays JSONL lines. Each line goes to the twin its entry names, so one file may hold a whole
  * world's logs (a walk's golden log); each twin's entries must be dense and in order.
  */
-export async function replayLines(lines: Iterable<string> | AsyncIterable<string>, onProgress?: (p: ImportProgress) => void): Promise<ReplayResult> {
-  const twins = new Map<string, { head: number; types: Map<string, Map<string, Resource>>; get: (type: string, id: string) => Resource | undefined }>();
+export async function replayLines(
+  lines: Iterable<string> | AsyncIterable<string>,
+  onProgress?: (p: ImportProgress) => void,
+): Promise<ReplayResult> {
+  const twins = new Map<
+    string,
+    {
+      head: number;
+      types: Map<string, Map<string, Resource>>;
+      get: (type: string, id: string) => Resource | undefined;
+    }
+  >();
   let lineNo = 0;
   let entries = 0;
   const fold = (raw: string): void => {
@@ -37,16 +50,32 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
     try {
       entry = validateEntry(JSON.parse(raw), `line ${lineNo}`);
     } catch (error) {
-      const reason = error instanceof TwinError ? error.message : `it is not valid JSON (${(error as Error).message})`;
-      throw malformed(lineNo, reason, error instanceof TwinError && error.path !== undefined ? error.path : `line ${lineNo}`, entries);
+      const reason =
+        error instanceof TwinError
+          ? error.message
+          : `it is not valid JSON (${(error as Error).message})`;
+      throw malformed(
+        lineNo,
+        reason,
+        error instanceof TwinError && error.path !== undefined ? error.path : `line ${lineNo}`,
+        entries,
+      );
     }
     let twin = twins.get(entry.twin);
     if (twin === undefined) {
       const types = new Map<string, Map<string, Resource>>();
-      twins.set(entry.twin, (twin = { head: 0, types, get: (type, id) => types.get(type)?.get(id) }));
+      twins.set(
+        entry.twin,
+        (twin = { head: 0, types, get: (type, id) => types.get(type)?.get(id) }),
+      );
     }
     if (entry.seq !== twin.head + 1) {
-      throw malformed(lineNo, `seq ${entry.seq} of twin "${entry.twin}" does not follow ${twin.head}; a twin's entries must be dense and in order`, `line ${lineNo}.seq`, entries);
+      throw malformed(
+        lineNo,
+        `seq ${entry.seq} of twin "${entry.twin}" does not follow ${twin.head}; a twin's entries must be dense and in order`,
+        `line ${lineNo}.seq`,
+        entries,
+      );
     }
     // Nested by type: no composite key string to build for every read and write.
     const types = twin.types;
@@ -57,7 +86,8 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
     }
     twin.head = entry.seq;
     entries++;
-    if (onProgress !== undefined && entries % PROGRESS_EVERY === 0) onProgress({ line: lineNo, appended: entries, skipped: 0 });
+    if (onProgress !== undefined && entries % PROGRESS_EVERY === 0)
+      onProgress({ line: lineNo, appended: entries, skipped: 0 });
   };
   // An in-memory log is folded in a plain loop: `for await` would cost a promise per line.
   if (Symbol.iterator in lines) for (const raw of lines) fold(raw);
@@ -66,10 +96,15 @@ export async function replayLines(lines: Iterable<string> | AsyncIterable<string
   const hashes: Record<string, string> = {};
   for (const name of [...twins.keys()].sort()) {
     const live: Resource[] = [];
-    for (const byId of twins.get(name)!.types.values()) for (const r of byId.values()) if (!r.deleted) live.push(r);
+    for (const byId of twins.get(name)!.types.values())
+      for (const r of byId.values()) if (!r.deleted) live.push(r);
     live.sort(compareResources);
     hashes[name] = stateHash(live);
   }
   const names = Object.keys(hashes);
-  return { hashes, entries, hash: names.length === 1 ? hashes[names[0]!]! : names.length === 0 ? stateHash([]) : '' };
+  return {
+    hashes,
+    entries,
+    hash: names.length === 1 ? hashes[names[0]!]! : names.length === 0 ? stateHash([]) : '',
+  };
 }

@@ -12,7 +12,11 @@ function errno(error: unknown): string | undefined {
 }
 
 function notAFolder(root: string, what: string): TwinError {
-  return new TwinError('ROOT_NOT_A_FOLDER', `the world root ${root} cannot be used: ${what} is a file, not a folder; pass a folder with --root (it is created if missing)`, { path: 'root' });
+  return new TwinError(
+    'ROOT_NOT_A_FOLDER',
+    `the world root ${root} cannot be used: ${what} is a file, not a folder; pass a folder with --root (it is created if missing)`,
+    { path: 'root' },
+  );
 }
 
 export function readOnly(root: string, cause: string, cause2?: unknown): TwinError {
@@ -65,14 +69,24 @@ export function prepareRoot(root: string, create: boolean): void {
   }
   if (!exists) {
     if (!create) {
-      throw new TwinError('ROOT_NOT_FOUND', `there is no world at ${root}: the folder does not exist; check --root (commands that write create it)`, { path: 'root' });
+      throw new TwinError(
+        'ROOT_NOT_FOUND',
+        `there is no world at ${root}: the folder does not exist; check --root (commands that write create it)`,
+        { path: 'root' },
+      );
     }
     try {
       mkdirSync(root, { recursive: true });
     } catch (error) {
       const near = nearestExisting(root);
       if (near !== undefined && !near.isDirectory) throw notAFolder(root, near.path);
-      throw readOnly(root, (near === undefined ? undefined : writable(near.path)) ?? errno(error) ?? 'cannot create it', error);
+      throw readOnly(
+        root,
+        (near === undefined ? undefined : writable(near.path)) ??
+          errno(error) ??
+          'cannot create it',
+        error,
+      );
     }
   }
   if (create) {
@@ -80,14 +94,16 @@ export function prepareRoot(root: string, create: boolean): void {
     if (problem !== undefined) throw readOnly(root, problem);
     const twins = join(root, 'twins');
     try {
-      if (statSync(twins).isDirectory() && writable(twins) !== undefined) throw readOnly(twins, writable(twins)!);
+      if (statSync(twins).isDirectory() && writable(twins) !== undefined)
+        throw readOnly(twins, writable(twins)!);
     } catch (error) {
       if (error instanceof TwinError) throw error;
     }
   }
 }
 
-const STORAGE_CODES = /^(SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM|SQLITE_AUTH|EACCES|EROFS|EPERM|ENOTDIR)/;
+const STORAGE_CODES =
+  /^(SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM|SQLITE_AUTH|EACCES|EROFS|EPERM|ENOTDIR)/;
 
 /**
  * A typed refusal for what the file system or the driver said about the root, or undefined when

@@ -5,7 +5,13 @@
 import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import { buildEntry, validateEntry, validateWrite, type Entry, type Write } from '../log/write.js';
-import { indexKeys, indexSignature, validateIndex, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
+import {
+  indexKeys,
+  indexSignature,
+  validateIndex,
+  type IndexDeclaration,
+  type IndexKey,
+} from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { compareKeys, stateHash } from '../state/state-hash.js';
@@ -39,7 +45,12 @@ export interface AtomicResult<T> {
  */
 export interface CommitHooks {
   readonly name: string;
-  withinCommit?(entries: readonly Entry[], view: ReadView, twin: Twin, before: (entry: Entry) => Resource | undefined): readonly Write[];
+  withinCommit?(
+    entries: readonly Entry[],
+    view: ReadView,
+    twin: Twin,
+    before: (entry: Entry) => Resource | undefined,
+  ): readonly Write[];
   afterCommit?(entries: readonly Entry[], twin: Twin): void;
 }
 
@@ -57,7 +68,9 @@ const MAX_RESTARTS = 10_000;
 const MISS: unique symbol = Symbol('twinworld.read-miss');
 
 function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
-  return value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function';
+  return (
+    value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
+  );
 }
 
 /** One run of a section: what it loaded asynchronously, and what it will write. */
@@ -162,7 +175,9 @@ export class Twin {
       for (const e of s.read(`entries:${from}`, () => s.tx.readEntries(from, head - from))) {
         this.cache.delete(resourceKey(e.subjectType, e.subjectId));
         const p = e.projection;
-        if (p !== undefined) for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])]) this.cache.delete(resourceKey(r.type, r.id));
+        if (p !== undefined)
+          for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])])
+            this.cache.delete(resourceKey(r.type, r.id));
       }
     }
     this.knownHead = head;
@@ -191,13 +206,25 @@ export class Twin {
     return {
       head,
       get: (type, id) => this.resource(s, type, id),
-      list: (type) => withStaged(s, type, s.read(`list:${type}`, () => s.tx.listResources(type)), () => true),
+      list: (type) =>
+        withStaged(
+          s,
+          type,
+          s.read(`list:${type}`, () => s.tx.listResources(type)),
+          () => true,
+        ),
       lookup: (type, index, key) => {
         const decls = this.indexesByType.get(type)?.filter((d) => d.name === index) ?? [];
         if (decls.length === 0) {
-          throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`, { path: 'index' });
+          throw new TwinError(
+            'INVALID_ARGUMENT',
+            `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`,
+            { path: 'index' },
+          );
         }
-        const rows = s.read(`lookup:${type}\u0000${index}\u0000${key}`, () => s.tx.lookup(type, index, key));
+        const rows = s.read(`lookup:${type}\u0000${index}\u0000${key}`, () =>
+          s.tx.lookup(type, index, key),
+        );
         return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
       },
     };
@@ -209,7 +236,10 @@ export class Twin {
    */
   async read<T>(fn: (view: ReadView) => T, scope: StoreScope = {}): Promise<T> {
     const store = await this.opened();
-    return store.transact((tx) => this.run(tx, (s) => fn(this.view(s, this.catchUp(s)))), { ...scope, readOnly: true });
+    return store.transact((tx) => this.run(tx, (s) => fn(this.view(s, this.catchUp(s)))), {
+      ...scope,
+      readOnly: true,
+    });
   }
 
   get(type: string, id: string): Promise<Resource | undefined> {
@@ -230,7 +260,10 @@ export class Twin {
 
   async entries(options: { after?: number; limit?: number } = {}): Promise<Entry[]> {
     const store = await this.opened();
-    return store.transact((tx) => tx.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER), { readOnly: true });
+    return store.transact(
+      (tx) => tx.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER),
+      { readOnly: true },
+    );
   }
 
   async entriesFor(type: string, id: string): Promise<Entry[]> {
@@ -264,7 +297,11 @@ export class Twin {
     const existing = this.indexes.find((d) => d.type === decl.type && d.name === decl.name);
     if (existing !== undefined) {
       if (existing.field !== decl.field) {
-        throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": index "${decl.name}" on "${decl.type}" is already declared on field "${existing.field}"; pick another name`, { path: 'index.name' });
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `twin "${this.name}": index "${decl.name}" on "${decl.type}" is already declared on field "${existing.field}"; pick another name`,
+          { path: 'index.name' },
+        );
       }
       return;
     }
@@ -293,7 +330,11 @@ export class Twin {
 
   use(hooks: CommitHooks): () => void {
     if (this.hooks.some((h) => h.name === hooks.name)) {
-      throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}" already has commit hooks named "${hooks.name}"`, { path: 'hooks.name' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}" already has commit hooks named "${hooks.name}"`,
+        { path: 'hooks.name' },
+      );
     }
     this.hooks.push(hooks);
     return () => {
@@ -313,20 +354,37 @@ export class Twin {
    * it returns, all or nothing. `decide` must be pure and synchronous: no await, no I/O. Over an
    * asynchronous store it may run more than once; only its last run's writes commit.
    */
-  applyAtomic<T = undefined>(decide: (view: ReadView) => Decision<T>, scope: StoreScope = {}): Promise<AtomicResult<T>> {
+  applyAtomic<T = undefined>(
+    decide: (view: ReadView) => Decision<T>,
+    scope: StoreScope = {},
+  ): Promise<AtomicResult<T>> {
     // Thrown, not rejected: called from inside a decide, it must fail that decide, whose caller
     // would otherwise drop the promise and commit without the nested writes.
     if (this.section !== undefined) {
       this.section.nested = true;
-      throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`);
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
+      );
     }
     return this.atomic(decide, scope);
   }
 
-  private async atomic<T>(decide: (view: ReadView) => Decision<T>, scope: StoreScope): Promise<AtomicResult<T>> {
-    if (typeof decide !== 'function') throw new TwinError('INVALID_ARGUMENT', 'applyAtomic(decide): decide must be a function (view) => writes | commit(...) | skip()', { path: 'decide' });
+  private async atomic<T>(
+    decide: (view: ReadView) => Decision<T>,
+    scope: StoreScope,
+  ): Promise<AtomicResult<T>> {
+    if (typeof decide !== 'function')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'applyAtomic(decide): decide must be a function (view) => writes | commit(...) | skip()',
+        { path: 'decide' },
+      );
     const store = await this.opened();
-    const outcome = await store.transact((tx) => this.run(tx, (s) => this.decideAndFold(s, decide)), scope);
+    const outcome = await store.transact(
+      (tx) => this.run(tx, (s) => this.decideAndFold(s, decide)),
+      scope,
+    );
     if (outcome.entries.length > 0) {
       this.knownHead += outcome.entries.length;
       this.epoch++;
@@ -356,7 +414,11 @@ export class Twin {
       this.section = s;
       try {
         const value = body(s);
-        if (s.nested) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`);
+        if (s.nested)
+          throw new TwinError(
+            'INVALID_ARGUMENT',
+            `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
+          );
         if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
         for (const a of s.appends) tx.append(a.entry, a.body);
         for (const p of s.puts) tx.putResource(p.resource, p.delta, p.subjectOf);
@@ -380,24 +442,38 @@ export class Twin {
         const next = once();
         if (next !== MISS) return next;
       }
-      throw new TwinError('UNSTABLE_DECIDE', `twin "${this.name}": decide read new keys on each of ${MAX_RESTARTS} runs; a decide must be pure, so the same state gives the same reads`);
+      throw new TwinError(
+        'UNSTABLE_DECIDE',
+        `twin "${this.name}": decide read new keys on each of ${MAX_RESTARTS} runs; a decide must be pure, so the same state gives the same reads`,
+      );
     })();
   }
 
   private decideAndFold<T>(s: Section, decide: (view: ReadView) => Decision<T>): SectionOutcome<T> {
     const head = this.catchUp(s);
     const decision = decide(this.view(s, head)) as Decision<T> | PromiseLike<unknown>;
-    if (decision !== null && typeof decision === 'object' && typeof (decision as PromiseLike<unknown>).then === 'function') {
-      throw new TwinError('ASYNC_DECIDE', `twin "${this.name}": decide returned a promise; decide must be synchronous — do the async work first, then decide`);
+    if (
+      decision !== null &&
+      typeof decision === 'object' &&
+      typeof (decision as PromiseLike<unknown>).then === 'function'
+    ) {
+      throw new TwinError(
+        'ASYNC_DECIDE',
+        `twin "${this.name}": decide returned a promise; decide must be synchronous — do the async work first, then decide`,
+      );
     }
     if (s.missed) throw MISS;
     const { writes, result, skipped } = normalize(decision as Decision<T>);
     if (skipped) return { result, skipped, entries: [], staged: s.staged };
-    const decided = writes.map((w, i) => this.appendOne(s, head, w, writes.length === 1 ? 'write' : `writes[${i}]`));
+    const decided = writes.map((w, i) =>
+      this.appendOne(s, head, w, writes.length === 1 ? 'write' : `writes[${i}]`),
+    );
     const entries = [...decided];
     for (const hook of this.hooks) {
       if (hook.withinCommit === undefined) continue;
-      const extra = hook.withinCommit(decided, this.view(s, head + entries.length), this, (e) => s.beforeImages.get(e.seq));
+      const extra = hook.withinCommit(decided, this.view(s, head + entries.length), this, (e) =>
+        s.beforeImages.get(e.seq),
+      );
       extra.forEach((w, i) => entries.push(this.appendOne(s, head, w, `${hook.name}[${i}]`)));
     }
     return { result, skipped, entries, staged: s.staged };
@@ -405,17 +481,33 @@ export class Twin {
 
   private appendOne(s: Section, head: number, input: Write, path: string): Entry {
     const write = validateWrite(input, path);
-    const { entry, line } = buildEntry(write, { seq: head + s.appends.length + 1, writeId: this.world.ids.ksuid(), twin: this.name, recordedAt: isoAt(this.world.clock.now()) }, path);
+    const { entry, line } = buildEntry(
+      write,
+      {
+        seq: head + s.appends.length + 1,
+        writeId: this.world.ids.ksuid(),
+        twin: this.name,
+        recordedAt: isoAt(this.world.clock.now()),
+      },
+      path,
+    );
     this.stageEntry(s, entry, line);
     return entry;
   }
 
   private stageEntry(s: Section, entry: Entry, body: string): void {
     s.appends.push({ entry, body });
-    if (this.hooks.length > 0) s.beforeImages.set(entry.seq, this.resource(s, entry.subjectType, entry.subjectId));
+    if (this.hooks.length > 0)
+      s.beforeImages.set(entry.seq, this.resource(s, entry.subjectType, entry.subjectId));
     foldEntry(entry, (t, i) => this.resource(s, t, i)).forEach((next, i) => {
       const decls = this.indexesByType.get(next.type) ?? [];
-      const delta = decls.length === 0 ? NO_DELTA : diffKeys(indexKeys(this.resource(s, next.type, next.id), decls), indexKeys(next, decls));
+      const delta =
+        decls.length === 0
+          ? NO_DELTA
+          : diffKeys(
+              indexKeys(this.resource(s, next.type, next.id), decls),
+              indexKeys(next, decls),
+            );
       // foldEntry yields the subject first
       s.puts.push({ resource: next, delta, subjectOf: i === 0 ? entry.seq : undefined });
       s.staged.set(resourceKey(next.type, next.id), next);
@@ -429,7 +521,10 @@ export class Twin {
    * so an interrupted import can be run again. A malformed line stops the import there, naming
    * its number; every line before it stays committed. Commit hooks do not run: this is history.
    */
-  async importLines(lines: Iterable<string> | AsyncIterable<string>, onProgress?: (p: ImportProgress) => void): Promise<ImportProgress> {
+  async importLines(
+    lines: Iterable<string> | AsyncIterable<string>,
+    onProgress?: (p: ImportProgress) => void,
+  ): Promise<ImportProgress> {
     const store = await this.opened();
     let lineNo = 0;
     let appended = 0;
@@ -451,7 +546,8 @@ export class Twin {
       this.knownHead += items.length;
       appended += items.length;
     };
-    const entryAt = async (seq: number): Promise<Entry | undefined> => (await store.transact((tx) => tx.readEntries(seq - 1, 1), { readOnly: true }))[0];
+    const entryAt = async (seq: number): Promise<Entry | undefined> =>
+      (await store.transact((tx) => tx.readEntries(seq - 1, 1), { readOnly: true }))[0];
     let expected = (await store.head()) + 1;
     for await (const raw of lines) {
       lineNo++;
@@ -462,30 +558,48 @@ export class Twin {
         entry = validateEntry(JSON.parse(line), `line ${lineNo}`);
       } catch (error) {
         await flush();
-        const reason = error instanceof TwinError ? error.message : `it is not valid JSON (${(error as Error).message})`;
-        throw new TwinError('IMPORT_MALFORMED_LINE', `import into twin "${this.name}" stopped at line ${lineNo}: ${reason}; lines before it were kept (${appended} appended)`, {
-          path: error instanceof TwinError && error.path !== undefined ? error.path : `line ${lineNo}`,
-          details: { line: lineNo, appended },
-        });
+        const reason =
+          error instanceof TwinError
+            ? error.message
+            : `it is not valid JSON (${(error as Error).message})`;
+        throw new TwinError(
+          'IMPORT_MALFORMED_LINE',
+          `import into twin "${this.name}" stopped at line ${lineNo}: ${reason}; lines before it were kept (${appended} appended)`,
+          {
+            path:
+              error instanceof TwinError && error.path !== undefined
+                ? error.path
+                : `line ${lineNo}`,
+            details: { line: lineNo, appended },
+          },
+        );
       }
       if (entry.seq < expected) {
         const existing = await entryAt(entry.seq);
         if (existing?.writeId !== entry.writeId) {
           await flush();
-          throw new TwinError('IMPORT_CONFLICT', `import into twin "${this.name}" stopped at line ${lineNo}: seq ${entry.seq} is already taken by a different entry (writeId ${existing?.writeId ?? '?'}); import into an empty twin instead`, {
-            path: `line ${lineNo}.seq`,
-            details: { line: lineNo, appended },
-          });
+          throw new TwinError(
+            'IMPORT_CONFLICT',
+            `import into twin "${this.name}" stopped at line ${lineNo}: seq ${entry.seq} is already taken by a different entry (writeId ${existing?.writeId ?? '?'}); import into an empty twin instead`,
+            {
+              path: `line ${lineNo}.seq`,
+              details: { line: lineNo, appended },
+            },
+          );
         }
         skippedCount++;
         continue;
       }
       if (entry.seq !== expected) {
         await flush();
-        throw new TwinError('IMPORT_MALFORMED_LINE', `import into twin "${this.name}" stopped at line ${lineNo}: seq ${entry.seq} leaves a gap after ${expected - 1}; entries must be dense`, {
-          path: `line ${lineNo}.seq`,
-          details: { line: lineNo, appended },
-        });
+        throw new TwinError(
+          'IMPORT_MALFORMED_LINE',
+          `import into twin "${this.name}" stopped at line ${lineNo}: seq ${entry.seq} leaves a gap after ${expected - 1}; entries must be dense`,
+          {
+            path: `line ${lineNo}.seq`,
+            details: { line: lineNo, appended },
+          },
+        );
       }
       const own = entry.twin === this.name ? entry : { ...entry, twin: this.name };
       batch.push({ entry: own, body: own === entry ? canonicalJson(entry) : canonicalJson(own) });
@@ -504,7 +618,11 @@ export class Twin {
   // ---- lifecycle -----------------------------------------------------------------------------
 
   private assertOpen(): void {
-    if (this.closed) throw new TwinError('WORLD_CLOSED', `twin "${this.name}" is closed; open the world again to use it`);
+    if (this.closed)
+      throw new TwinError(
+        'WORLD_CLOSED',
+        `twin "${this.name}" is closed; open the world again to use it`,
+      );
   }
 
   async close(): Promise<void> {
@@ -522,7 +640,12 @@ const NO_DELTA: IndexDelta = { remove: [], add: [] };
  * store may not hold a section's writes until commit, yet a commit hook must see the endpoint
  * the same decide created (a new hook's ping).
  */
-function withStaged(s: Section, type: string, stored: Resource[], keep: (r: Resource) => boolean): Resource[] {
+function withStaged(
+  s: Section,
+  type: string,
+  stored: Resource[],
+  keep: (r: Resource) => boolean,
+): Resource[] {
   const out = stored.map(freezeResource);
   if (s.staged.size === 0) return out;
   let changed = false;

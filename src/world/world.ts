@@ -10,7 +10,13 @@ import { RandomIds, SeededIds, type IdSource } from './ids.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Twin, type TwinHost } from './twin.js';
 import { prepareRoot, storageRefusal } from './root.js';
-import { FileSecretStore, MemorySecretStore, ResolvingSecretStore, type SecretResolver, type SecretStore } from './secrets.js';
+import {
+  FileSecretStore,
+  MemorySecretStore,
+  ResolvingSecretStore,
+  type SecretResolver,
+  type SecretStore,
+} from './secrets.js';
 
 export interface WorldOptions {
   /** A folder (created if missing), or ':memory:' for a world that lives only in this process. */
@@ -37,7 +43,11 @@ const TWIN_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 export function validateTwinName(name: unknown): string {
   if (typeof name !== 'string' || !TWIN_NAME.test(name) || name.includes('..')) {
-    throw new TwinError('INVALID_ARGUMENT', `twin name ${JSON.stringify(name)} is not valid; use 1–64 lowercase letters, digits, '_', '.', '-', starting with a letter or digit (e.g. "stripe")`, { path: 'twin' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `twin name ${JSON.stringify(name)} is not valid; use 1–64 lowercase letters, digits, '_', '.', '-', starting with a letter or digit (e.g. "stripe")`,
+      { path: 'twin' },
+    );
   }
   return name;
 }
@@ -56,12 +66,24 @@ export class World implements TwinHost {
   private closed = false;
 
   constructor(options: WorldOptions) {
-    if (options === null || typeof options !== 'object' || typeof options.root !== 'string' || options.root === '') {
-      throw new TwinError('INVALID_ARGUMENT', "openWorld needs {root}: a folder path, or ':memory:'", { path: 'root' });
+    if (
+      options === null ||
+      typeof options !== 'object' ||
+      typeof options.root !== 'string' ||
+      options.root === ''
+    ) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        "openWorld needs {root}: a folder path, or ':memory:'",
+        { path: 'root' },
+      );
     }
     this.root = options.root === ':memory:' ? ':memory:' : resolve(options.root);
     this.clock = options.clock ?? new RealClock();
-    this.ids = options.seed === undefined ? new RandomIds(this.clock) : new SeededIds(this.clock, options.seed);
+    this.ids =
+      options.seed === undefined
+        ? new RandomIds(this.clock)
+        : new SeededIds(this.clock, options.seed);
     if (options.backend !== undefined) this.backend = options.backend;
     else if (this.root === ':memory:') this.backend = new MemoryBackend();
     else {
@@ -73,18 +95,32 @@ export class World implements TwinHost {
       }
     }
     this.ownsSecrets = options.secrets === undefined;
-    const store = options.secrets ?? (this.root === ':memory:' ? new MemorySecretStore() : new FileSecretStore(this.root));
-    this.secrets = options.resolveSecret === undefined ? store : new ResolvingSecretStore(store, options.resolveSecret);
-    this.onError = options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
+    const store =
+      options.secrets ??
+      (this.root === ':memory:' ? new MemorySecretStore() : new FileSecretStore(this.root));
+    this.secrets =
+      options.resolveSecret === undefined
+        ? store
+        : new ResolvingSecretStore(store, options.resolveSecret);
+    this.onError =
+      options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
   }
 
   /** Opens a twin on first use; later calls return the same one. */
   twin(name: string): Twin {
-    if (this.closed) throw new TwinError('WORLD_CLOSED', `world at ${this.root} is closed; open it again to use twin "${name}"`);
+    if (this.closed)
+      throw new TwinError(
+        'WORLD_CLOSED',
+        `world at ${this.root} is closed; open it again to use twin "${name}"`,
+      );
     let twin = this.twins.get(name);
     if (twin === undefined) {
       validateTwinName(name);
-      twin = new Twin(name, this, () => this.backend.openTwin(name).catch((error: unknown) => Promise.reject(storageRefusal(error, this.root) ?? error)));
+      twin = new Twin(name, this, () =>
+        this.backend
+          .openTwin(name)
+          .catch((error: unknown) => Promise.reject(storageRefusal(error, this.root) ?? error)),
+      );
       this.twins.set(name, twin);
     }
     return twin;
@@ -140,7 +176,11 @@ export function runInWorld<T>(world: World, fn: () => T): T {
 
 export function currentWorld(): World {
   const world = scope.getStore();
-  if (world === undefined) throw new TwinError('NO_WORLD', 'no world is active here; call world.run(() => …) or pass the world explicitly');
+  if (world === undefined)
+    throw new TwinError(
+      'NO_WORLD',
+      'no world is active here; call world.run(() => …) or pass the world explicitly',
+    );
   return world;
 }
 

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 
 function runNode(script: string): string {
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (out.status !== 0) throw new Error(out.stderr);
   return out.stdout.trim();
 }
@@ -22,7 +25,9 @@ describe('entry points', () => {
     const names = Object.keys(await import('../../src/index.js'));
     // Type-only exports vanish at runtime; count them from the source too.
     const source = readFileSync(resolve(root, 'src/index.ts'), 'utf8');
-    const declared = [...source.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) => m[1]!.split(',').filter((n) => n.trim() !== ''));
+    const declared = [...source.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+      m[1]!.split(',').filter((n) => n.trim() !== ''),
+    );
     expect(names.length).toBeLessThanOrEqual(declared.length);
     expect(declared.length).toBeLessThanOrEqual(60);
   });
@@ -42,9 +47,15 @@ describe('entry points', () => {
   });
 
   it('every subpath export in package.json resolves to a module', () => {
-    const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
-    const specs = Object.keys(pkg.exports).map((k) => (k === '.' ? 'twinworld' : `twinworld/${k.slice(2)}`));
-    const out = runNode(`for (const s of ${JSON.stringify(specs)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' is empty'); } console.log('ok');`);
+    const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, { default: string }>;
+    };
+    const specs = Object.keys(pkg.exports).map((k) =>
+      k === '.' ? 'twinworld' : `twinworld/${k.slice(2)}`,
+    );
+    const out = runNode(
+      `for (const s of ${JSON.stringify(specs)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' is empty'); } console.log('ok');`,
+    );
     expect(out).toBe('ok');
   });
 });

@@ -19,7 +19,11 @@ interface Run {
 }
 
 function tw(args: string[], input?: string): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: input ?? '', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    input: input ?? '',
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -53,9 +57,16 @@ describe('write → log → state → hash', () => {
     expect(w.status).toBe(0);
     expect(w.stderr).toBe('');
     expect(w.stdout).toMatch(/^SEQ\s+RECORDED/);
-    expect(w.stdout).toMatch(/1\s+\S+Z\s+api\s+customer\.create\s+customer\/cus_1\s+\{"name":"Ada"\}/);
+    expect(w.stdout).toMatch(
+      /1\s+\S+Z\s+api\s+customer\.create\s+customer\/cus_1\s+\{"name":"Ada"\}/,
+    );
 
-    const upd = JSON.stringify({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'ada@example.com' } });
+    const upd = JSON.stringify({
+      operation: 'customer.update',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: { email: 'ada@example.com' },
+    });
     expect(tw(['write', 'stripe', ...r, '-d', upd]).status).toBe(0);
 
     const log = tw(['log', 'stripe', ...r]);
@@ -65,7 +76,9 @@ describe('write → log → state → hash', () => {
 
     const state = tw(['state', 'stripe', ...r, '--type', 'customer']);
     expect(state.status).toBe(0);
-    expect(state.stdout).toMatch(/customer\s+cus_1\s+2\s+\{"name":"Ada","email":"ada@example.com"\}/);
+    expect(state.stdout).toMatch(
+      /customer\s+cus_1\s+2\s+\{"name":"Ada","email":"ada@example.com"\}/,
+    );
 
     const hash = tw(['hash', 'stripe', ...r]);
     expect(hash.status).toBe(0);
@@ -77,15 +90,30 @@ describe('write → log → state → hash', () => {
   it('lists every type without --type, ordered by type then id', () => {
     const r = freshRoot();
     const batch = [
-      { operation: 'invoice.create', subjectType: 'invoice', subjectId: 'in_1', fields: { amount: 5 }, projection: { creates: [{ type: 'line_item', id: 'li_1', fields: { qty: 1 } }] } },
+      {
+        operation: 'invoice.create',
+        subjectType: 'invoice',
+        subjectId: 'in_1',
+        fields: { amount: 5 },
+        projection: { creates: [{ type: 'line_item', id: 'li_1', fields: { qty: 1 } }] },
+      },
       JSON.parse(customer('cus_2')),
       JSON.parse(customer('cus_1')),
       { operation: 'customer.delete', subjectType: 'customer', subjectId: 'cus_2', delete: true },
     ];
     expect(tw(['write', 'stripe', ...r, '--data', JSON.stringify(batch)]).status).toBe(0);
-    const state = JSON.parse(tw(['state', 'stripe', ...r, '--json']).stdout) as { type: string; id: string }[];
-    expect(state.map((x) => `${x.type}/${x.id}`)).toEqual(['customer/cus_1', 'invoice/in_1', 'line_item/li_1']);
-    expect(tw(['state', 'stripe', ...r, '--type', 'nothing']).stdout).toContain('no live resources');
+    const state = JSON.parse(tw(['state', 'stripe', ...r, '--json']).stdout) as {
+      type: string;
+      id: string;
+    }[];
+    expect(state.map((x) => `${x.type}/${x.id}`)).toEqual([
+      'customer/cus_1',
+      'invoice/in_1',
+      'line_item/li_1',
+    ]);
+    expect(tw(['state', 'stripe', ...r, '--type', 'nothing']).stdout).toContain(
+      'no live resources',
+    );
   });
 
   it('reads the write from stdin when --data is absent', () => {
@@ -93,7 +121,13 @@ describe('write → log → state → hash', () => {
     const w = tw(['write', 'gh', ...r, '--json'], customer('cus_9', { from: 'stdin' }));
     expect(w.status).toBe(0);
     const entry = JSON.parse(w.stdout);
-    expect(entry).toMatchObject({ seq: 1, twin: 'gh', subjectId: 'cus_9', fields: { from: 'stdin' }, actor: 'api' });
+    expect(entry).toMatchObject({
+      seq: 1,
+      twin: 'gh',
+      subjectId: 'cus_9',
+      fields: { from: 'stdin' },
+      actor: 'api',
+    });
     expect(typeof entry.writeId).toBe('string');
   });
 
@@ -107,7 +141,9 @@ describe('write → log → state → hash', () => {
   it('pages the log with --after and --limit', () => {
     const r = freshRoot();
     tw(['write', 'stripe', ...r], `[${[1, 2, 3, 4, 5].map((i) => customer(`c${i}`)).join(',')}]`);
-    const page = JSON.parse(tw(['log', 'stripe', ...r, '--after', '1', '--limit', '2', '--json']).stdout) as { seq: number }[];
+    const page = JSON.parse(
+      tw(['log', 'stripe', ...r, '--after', '1', '--limit', '2', '--json']).stdout,
+    ) as { seq: number }[];
     expect(page.map((e) => e.seq)).toEqual([2, 3]);
     expect(JSON.parse(tw(['log', 'stripe', ...r, '--after', '5', '--json']).stdout)).toEqual([]);
   });
@@ -117,14 +153,32 @@ describe('refused writes', () => {
   it('exits 1 with the code on stderr and appends nothing', () => {
     const r = freshRoot();
     expect(tw(['write', 'stripe', ...r, '-d', customer('cus_1')]).status).toBe(0);
-    const missing = tw(['write', 'stripe', ...r, '-d', JSON.stringify({ operation: 'customer.create', subjectType: 'customer' })]);
+    const missing = tw([
+      'write',
+      'stripe',
+      ...r,
+      '-d',
+      JSON.stringify({ operation: 'customer.create', subjectType: 'customer' }),
+    ]);
     expect(missing.status).toBe(1);
     expect(missing.stdout).toBe('');
-    expect(missing.stderr).toMatch(/^error INVALID_WRITE: .*subjectId.* \(at write\.subjectId\)\n$/);
+    expect(missing.stderr).toMatch(
+      /^error INVALID_WRITE: .*subjectId.* \(at write\.subjectId\)\n$/,
+    );
 
-    const unknown = tw(['write', 'stripe', ...r, '--json', '-d', JSON.stringify({ ...JSON.parse(customer('cus_2')), colour: 'red' })]);
+    const unknown = tw([
+      'write',
+      'stripe',
+      ...r,
+      '--json',
+      '-d',
+      JSON.stringify({ ...JSON.parse(customer('cus_2')), colour: 'red' }),
+    ]);
     expect(unknown.status).toBe(1);
-    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: 'INVALID_WRITE', path: 'write.colour' });
+    expect(JSON.parse(unknown.stderr)).toMatchObject({
+      error: 'INVALID_WRITE',
+      path: 'write.colour',
+    });
 
     const notJson = tw(['write', 'stripe', ...r], '{"operation":');
     expect(notJson.status).toBe(1);
@@ -162,7 +216,18 @@ describe('export, import, replay', () => {
   it('export then import into another twin gives the same hash; replay prints it too', () => {
     const r = freshRoot();
     tw(['write', 'stripe', ...r], `[${customer('a', { n: 1 })},${customer('b', { n: 2 })}]`);
-    tw(['write', 'stripe', ...r, '-d', JSON.stringify({ operation: 'customer.delete', subjectType: 'customer', subjectId: 'a', delete: true })]);
+    tw([
+      'write',
+      'stripe',
+      ...r,
+      '-d',
+      JSON.stringify({
+        operation: 'customer.delete',
+        subjectType: 'customer',
+        subjectId: 'a',
+        delete: true,
+      }),
+    ]);
     const hash = tw(['hash', 'stripe', ...r]).stdout.trim();
 
     const exported = tw(['export', 'stripe', ...r]);
@@ -186,30 +251,55 @@ describe('export, import, replay', () => {
     const replay = tw(['replay', file]);
     expect(replay.status).toBe(0);
     expect(replay.stdout).toBe(`${hash}  3 entries (twin "stripe")\n`);
-    expect(JSON.parse(tw(['replay', file, '--json']).stdout)).toEqual({ hash, entries: 3, hashes: { stripe: hash } });
+    expect(JSON.parse(tw(['replay', file, '--json']).stdout)).toEqual({
+      hash,
+      entries: 3,
+      hashes: { stripe: hash },
+    });
     expect(tw(['replay', file, '--expect', hash]).status).toBe(0);
     const malformed = tw(['replay', file, '--expect', 'sha256:00']);
     expect(malformed.status).toBe(2);
     expect(malformed.stderr).toMatch(/^error USAGE: --expect takes/);
     const wrong = tw(['replay', file, '--expect', `sha256:${'0'.repeat(64)}`]);
     expect(wrong.status).toBe(1);
-    expect(wrong.stderr).toMatch(/^error HASH_MISMATCH: .* not the expected sha256:0+ \(at expect\)\n$/);
+    expect(wrong.stderr).toMatch(
+      /^error HASH_MISMATCH: .* not the expected sha256:0+ \(at expect\)\n$/,
+    );
   });
 
   it('replays a log holding several twins to one hash per twin', () => {
     const r = freshRoot();
     tw(['write', 'stripe', ...r, '-d', customer('a')]);
     tw(['write', 'github', ...r, '-d', customer('b')]);
-    const hashes = { github: tw(['hash', 'github', ...r]).stdout.trim(), stripe: tw(['hash', 'stripe', ...r]).stdout.trim() };
+    const hashes = {
+      github: tw(['hash', 'github', ...r]).stdout.trim(),
+      stripe: tw(['hash', 'stripe', ...r]).stdout.trim(),
+    };
     const file = join(dir, 'world.jsonl');
-    writeFileSync(file, tw(['export', 'stripe', ...r]).stdout + tw(['export', 'github', ...r]).stdout);
+    writeFileSync(
+      file,
+      tw(['export', 'stripe', ...r]).stdout + tw(['export', 'github', ...r]).stdout,
+    );
     const out = tw(['replay', file]);
     expect(out.status).toBe(0);
     expect(out.stdout).toMatch(new RegExp(`github\\s+${hashes.github}\n`));
     expect(out.stdout).toMatch(new RegExp(`stripe\\s+${hashes.stripe}\n`));
     expect(out.stdout).toContain('2 entries in 2 twins');
-    expect(JSON.parse(tw(['replay', file, '--json']).stdout)).toMatchObject({ hash: null, entries: 2, hashes });
-    expect(tw(['replay', file, '--expect', `stripe=${hashes.stripe}`, '--expect', `github=${hashes.github}`]).status).toBe(0);
+    expect(JSON.parse(tw(['replay', file, '--json']).stdout)).toMatchObject({
+      hash: null,
+      entries: 2,
+      hashes,
+    });
+    expect(
+      tw([
+        'replay',
+        file,
+        '--expect',
+        `stripe=${hashes.stripe}`,
+        '--expect',
+        `github=${hashes.github}`,
+      ]).status,
+    ).toBe(0);
     const bare = tw(['replay', file, '--expect', hashes.stripe]);
     expect(bare.status).toBe(1);
     expect(bare.stderr).toMatch(/^error HASH_MISMATCH: .*holds 2 twins/);
@@ -227,13 +317,17 @@ describe('export, import, replay', () => {
     const imp = tw(['import', 'piped', '-', ...r], readFileSync(file, 'utf8'));
     expect(imp.status).toBe(0);
     expect(tw(['hash', 'piped', ...r]).stdout).toBe(tw(['hash', 'stripe', ...r]).stdout);
-    expect(tw(['export', 'stripe', ...r, '--out', join(dir, 'no', 'such', 'dir.jsonl')]).stderr).toMatch(/^error INVALID_ARGUMENT: cannot write/);
+    expect(
+      tw(['export', 'stripe', ...r, '--out', join(dir, 'no', 'such', 'dir.jsonl')]).stderr,
+    ).toMatch(/^error INVALID_ARGUMENT: cannot write/);
   });
 
   it('a malformed line 3 stops the import there, naming line 3, and keeps lines 1–2', () => {
     const r = freshRoot();
     tw(['write', 'stripe', ...r], `[${customer('a')},${customer('b')},${customer('c')}]`);
-    const lines = tw(['export', 'stripe', ...r]).stdout.trim().split('\n');
+    const lines = tw(['export', 'stripe', ...r])
+      .stdout.trim()
+      .split('\n');
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, `${lines[0]}\n${lines[1]}\n{"seq": 3, not json\n${lines[2]}\n`);
 
@@ -241,12 +335,18 @@ describe('export, import, replay', () => {
     expect(imp.status).toBe(1);
     expect(imp.stdout).toBe('');
     expect(imp.stderr).toMatch(/^error IMPORT_MALFORMED_LINE: .*line 3/);
-    const log = JSON.parse(tw(['log', 'partial', ...r, '--json']).stdout) as { seq: number; subjectId: string }[];
+    const log = JSON.parse(tw(['log', 'partial', ...r, '--json']).stdout) as {
+      seq: number;
+      subjectId: string;
+    }[];
     expect(log.map((e) => e.subjectId)).toEqual(['a', 'b']);
 
     const json = tw(['import', 'partial2', file, ...r, '--json']);
     expect(json.status).toBe(1);
-    expect(JSON.parse(json.stderr)).toMatchObject({ error: 'IMPORT_MALFORMED_LINE', details: { line: 3, appended: 2 } });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error: 'IMPORT_MALFORMED_LINE',
+      details: { line: 3, appended: 2 },
+    });
 
     const replay = tw(['replay', file]);
     expect(replay.status).toBe(1);
@@ -277,7 +377,16 @@ describe('export, import, replay', () => {
 
 describe('usage', () => {
   it('exits 2 on an unknown command, unknown flag, missing argument or bad value', () => {
-    const cases: string[][] = [[], ['frobnicate'], ['log', 'stripe', '--bogus'], ['log'], ['import', 'stripe'], ['hash', 'a', 'b'], ['log', 'stripe', '--limit', 'ten'], ['help', 'nope']];
+    const cases: string[][] = [
+      [],
+      ['frobnicate'],
+      ['log', 'stripe', '--bogus'],
+      ['log'],
+      ['import', 'stripe'],
+      ['hash', 'a', 'b'],
+      ['log', 'stripe', '--limit', 'ten'],
+      ['help', 'nope'],
+    ];
     for (const args of cases) {
       const res = tw(args);
       expect(res.status, args.join(' ')).toBe(2);
@@ -298,7 +407,11 @@ describe('usage', () => {
       for (const c of COMMANDS) expect(res.stdout).toMatch(new RegExp(`^  ${c}\\s+\\S`, 'm'));
     }
     for (const c of COMMANDS) {
-      for (const args of [[c, '--help'], [c, '-h'], ['help', c]]) {
+      for (const args of [
+        [c, '--help'],
+        [c, '-h'],
+        ['help', c],
+      ]) {
         const res = tw(args);
         expect(res.status, args.join(' ')).toBe(0);
         expect(res.stdout, args.join(' ')).toMatch(new RegExp(`^Usage: twinworld ${c} `));
@@ -344,7 +457,11 @@ describe('in-process', () => {
     stderr.on('data', (c: Buffer) => (err += c.toString()));
     const stdin = new PassThrough();
     stdin.end(input);
-    return { io: { stdin, stdout, stderr, isTTY: { stdin: tty, stdout: tty, stderr: tty } }, out: () => out, err: () => err };
+    return {
+      io: { stdin, stdout, stderr, isTTY: { stdin: tty, stdout: tty, stderr: tty } },
+      out: () => out,
+      err: () => err,
+    };
   }
 
   it('shows a \\r-updated progress line on a terminal stderr during a long import, and clears it', async () => {

@@ -17,7 +17,9 @@ let root: string;
 
 function tw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args, '--root', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args, '--root', root], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -40,22 +42,54 @@ describe('delivery commands', () => {
   let deliveryId = '';
 
   it('send delivers a Stripe event that stripe.webhooks.constructEvent accepts', async () => {
-    const r = await tw(['send', 'stripe', 'customer.created', '--to', `${receiver.url}/stripe`, '--secret', SECRET, '--data', '{"email":"ada@example.com"}', '--json']);
+    const r = await tw([
+      'send',
+      'stripe',
+      'customer.created',
+      '--to',
+      `${receiver.url}/stripe`,
+      '--secret',
+      SECRET,
+      '--data',
+      '{"email":"ada@example.com"}',
+      '--json',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ pack: 'stripe', eventType: 'customer.created', outcome: 'succeeded', status: 200, attempts: 1 });
+    expect(result).toMatchObject({
+      pack: 'stripe',
+      eventType: 'customer.created',
+      outcome: 'succeeded',
+      status: 200,
+      attempts: 1,
+    });
     deliveryId = result.deliveryId;
     const req = receiver.requests.at(-1)!;
-    const event = stripe.webhooks.constructEvent(req.body, String(req.headers['stripe-signature']), SECRET);
-    expect(event).toMatchObject({ id: result.eventId, type: 'customer.created', object: 'event', livemode: false });
+    const event = stripe.webhooks.constructEvent(
+      req.body,
+      String(req.headers['stripe-signature']),
+      SECRET,
+    );
+    expect(event).toMatchObject({
+      id: result.eventId,
+      type: 'customer.created',
+      object: 'event',
+      livemode: false,
+    });
     expect((event.data.object as { email: string }).email).toBe('ada@example.com');
   });
 
   it('deliveries lists it, filters by state, and refuses an unknown state', async () => {
     const table = await tw(['deliveries']);
-    expect(table.stdout).toMatch(new RegExp(`${deliveryId}\\s+customer\\.created\\s+webhook_endpoint/we_\\w+\\s+succeeded\\s+1\\s+200`));
-    expect(JSON.parse((await tw(['deliveries', '--state', 'failed', '--json'])).stdout)).toEqual([]);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `${deliveryId}\\s+customer\\.created\\s+webhook_endpoint/we_\\w+\\s+succeeded\\s+1\\s+200`,
+      ),
+    );
+    expect(JSON.parse((await tw(['deliveries', '--state', 'failed', '--json'])).stdout)).toEqual(
+      [],
+    );
     const bad = await tw(['deliveries', '--state', 'lost']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/INVALID_ARGUMENT.*queued, sending/);
@@ -66,7 +100,12 @@ describe('delivery commands', () => {
     const r = await tw(['redeliver', deliveryId, '--json']);
     answer = 200;
     expect(r.status).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ number: 2, kind: 'redeliver', outcome: 'failed', status: 503 });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      number: 2,
+      kind: 'redeliver',
+      outcome: 'failed',
+      status: 503,
+    });
     const attempts = JSON.parse((await tw(['attempts', deliveryId, '--json'])).stdout);
     expect(attempts.map((a: { number: number; state: string }) => [a.number, a.state])).toEqual([
       [1, 'succeeded'],
@@ -87,13 +126,27 @@ describe('delivery commands', () => {
   it('recover has nothing to do on a settled world', async () => {
     const r = await tw(['recover', '--json']);
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ markedUnknown: [], dispatched: [], scheduledRetries: 0 });
+    expect(JSON.parse(r.stdout)).toEqual({
+      markedUnknown: [],
+      dispatched: [],
+      scheduledRetries: 0,
+    });
   });
 
   it('send --list names every pack; an unknown event type is refused with the valid ones', async () => {
     const list = JSON.parse((await tw(['send', '--list', '--json'])).stdout) as { pack: string }[];
-    expect(new Set(list.map((s) => s.pack))).toEqual(new Set(['stripe', 'github', 'slack', 'standard-webhooks']));
-    const bad = await tw(['send', 'stripe', 'customer.exploded', '--to', receiver.url, '--secret', SECRET]);
+    expect(new Set(list.map((s) => s.pack))).toEqual(
+      new Set(['stripe', 'github', 'slack', 'standard-webhooks']),
+    );
+    const bad = await tw([
+      'send',
+      'stripe',
+      'customer.exploded',
+      '--to',
+      receiver.url,
+      '--secret',
+      SECRET,
+    ]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/UNKNOWN_EVENT_TYPE.*customer\.created/);
     const usage = await tw(['send', 'stripe', 'customer.created']);

@@ -5,7 +5,18 @@
 // a malformed configured secret refused when `serve` starts.
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,7 +40,12 @@ interface Run {
 }
 
 function tw(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: options.input ?? '', timeout: 60_000, env: { ...process.env, ...(options.env ?? {}) } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    input: options.input ?? '',
+    timeout: 60_000,
+    env: { ...process.env, ...(options.env ?? {}) },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -41,7 +57,13 @@ function refused(run: Run, code: string): void {
   expect(run.stderr).not.toMatch(/^error (SQLITE_|E[A-Z]+:|INTERNAL)/);
 }
 
-const write = (id: string) => JSON.stringify({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { name: id } });
+const write = (id: string) =>
+  JSON.stringify({
+    operation: 'customer.create',
+    subjectType: 'customer',
+    subjectId: id,
+    fields: { name: id },
+  });
 
 /** A root whose twin "stripe" holds `count` entries, written through the library (setup only). */
 async function twinOf(count: number): Promise<string> {
@@ -49,7 +71,12 @@ async function twinOf(count: number): Promise<string> {
   const world = openWorld({ root });
   const twin = world.twin('stripe');
   for (let i = 0; i < count; i += 500) {
-    await twin.applyAtomic(() => Array.from({ length: Math.min(500, count - i) }, (_, k) => JSON.parse(write(`cus_${i + k}`)) as Write));
+    await twin.applyAtomic(() =>
+      Array.from(
+        { length: Math.min(500, count - i) },
+        (_, k) => JSON.parse(write(`cus_${i + k}`)) as Write,
+      ),
+    );
   }
   await world.close();
   return root;
@@ -70,8 +97,15 @@ function readOnly(root: string, args: string[]): Run {
     }
   }
   const script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
-  const r = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', root, process.execPath, BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
-  if (r.error !== undefined || /unshare: |mount: /.test(r.stderr)) throw new Error(`could not mount ${root} read-only for the test: ${r.stderr || String(r.error)}`);
+  const r = spawnSync(
+    'unshare',
+    ['-rm', 'sh', '-c', script, 'sh', root, process.execPath, BIN, ...args],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  if (r.error !== undefined || /unshare: |mount: /.test(r.stderr))
+    throw new Error(
+      `could not mount ${root} read-only for the test: ${r.stderr || String(r.error)}`,
+    );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -83,11 +117,17 @@ describe('world roots', () => {
     const w = readOnly(root, ['write', 'stripe', '--root', root, '--data', write('cus_2')]);
     refused(w, 'ROOT_READ_ONLY');
     expect(w.stderr).toContain('make it writable');
-    refused(readOnly(root, ['write', 'other', '--root', root, '--data', write('cus_3')]), 'ROOT_READ_ONLY');
+    refused(
+      readOnly(root, ['write', 'other', '--root', root, '--data', write('cus_3')]),
+      'ROOT_READ_ONLY',
+    );
     refused(readOnly(root, ['log', 'stripe', '--root', root]), 'ROOT_READ_ONLY');
     refused(readOnly(root, ['deliveries', '--root', root]), 'ROOT_READ_ONLY');
     // a new root under a read-only folder cannot be made
-    refused(readOnly(d, ['write', 'stripe', '--root', join(d, 'fresh'), '--data', write('cus_4')]), 'ROOT_READ_ONLY');
+    refused(
+      readOnly(d, ['write', 'stripe', '--root', join(d, 'fresh'), '--data', write('cus_4')]),
+      'ROOT_READ_ONLY',
+    );
     // nothing was changed meanwhile
     expect(JSON.parse(tw(['hash', 'stripe', '--root', root, '--json']).stdout).entries).toBe(1);
   });
@@ -99,7 +139,8 @@ describe('world roots', () => {
       refused(r, 'ROOT_NOT_FOUND');
       expect(r.stderr).toContain('check --root');
     }
-    for (const cmd of ['log', 'state', 'hash', 'export']) refused(tw([cmd, 'stripe', '--root', root]), 'UNKNOWN_TWIN');
+    for (const cmd of ['log', 'state', 'hash', 'export'])
+      refused(tw([cmd, 'stripe', '--root', root]), 'UNKNOWN_TWIN');
     expect(existsSync(root)).toBe(false);
   });
 
@@ -108,7 +149,10 @@ describe('world roots', () => {
     const file = join(d, 'notes.txt');
     writeFileSync(file, 'not a world');
     refused(tw(['write', 'stripe', '--root', file, '--data', write('cus_1')]), 'ROOT_NOT_A_FOLDER');
-    refused(tw(['write', 'stripe', '--root', join(file, 'world'), '--data', write('cus_1')]), 'ROOT_NOT_A_FOLDER');
+    refused(
+      tw(['write', 'stripe', '--root', join(file, 'world'), '--data', write('cus_1')]),
+      'ROOT_NOT_A_FOLDER',
+    );
     refused(tw(['deliveries', '--root', file]), 'ROOT_NOT_A_FOLDER');
     expect(statSync(file).isFile()).toBe(true);
   });
@@ -124,7 +168,14 @@ describe('export --out failing mid-stream', () => {
     const out = join(dir(), 'out');
     mkdirSync(out);
     // SIGXFSZ ignored (inherited through exec), so writing past `ulimit -f` fails with EFBIG.
-    const r = spawnSync('sh', ['-c', `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" "${BIN}" export stripe --root "${root}" --out "${join(out, 'stripe.jsonl')}"`], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      'sh',
+      [
+        '-c',
+        `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" "${BIN}" export stripe --root "${root}" --out "${join(out, 'stripe.jsonl')}"`,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     refused({ status: r.status, stdout: r.stdout, stderr: r.stderr }, 'EXPORT_FAILED');
     expect(r.stderr).toMatch(/stopped after \d+ entries: writing .* failed \(EFBIG/);
     expect(readdirSync(out)).toEqual([]);
@@ -136,7 +187,12 @@ describe('export --out failing mid-stream', () => {
     const db = new Database(file);
     db.pragma('wal_checkpoint(TRUNCATE)');
     // A leaf page of the entries table past its first rows, overwritten with garbage.
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'entries' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
+    const pages = db
+      .prepare(
+        "SELECT pageno FROM dbstat WHERE name = 'entries' AND pagetype = 'leaf' ORDER BY pageno",
+      )
+      .pluck()
+      .all() as number[];
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     db.close();
     expect(pages.length).toBeGreaterThan(10);
@@ -162,7 +218,9 @@ describe('import racing a writer', () => {
     const target = join(d, 'target');
     // The import starts into an empty twin; a writer starts appending to it while it runs.
     const importing = new Promise<Run>((done) => {
-      const child = spawn(process.execPath, [BIN, 'import', 'stripe', file, '--root', target], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, 'import', 'stripe', file, '--root', target], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -186,18 +244,35 @@ describe('import racing a writer', () => {
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    const loop = spawn(process.execPath, [resolve('dist/test/support/append-worker.js'), target, 'stripe'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const loop = spawn(
+      process.execPath,
+      [resolve('dist/test/support/append-worker.js'), target, 'stripe'],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     const imported = await importing;
     loop.kill('SIGKILL');
     refused(imported, 'IMPORT_CONFLICT');
-    expect(imported.stderr).toMatch(/another process appended to it while the import ran.*; \d+ entries were kept/);
+    expect(imported.stderr).toMatch(
+      /another process appended to it while the import ran.*; \d+ entries were kept/,
+    );
   });
 });
 
 describe('serve checks every configured secret at startup', () => {
   it('a Standard Webhooks secret that is not whsec_ + base64 is INVALID_CONFIG naming the variable, never the value', () => {
     const root = join(dir(), 'world');
-    const r = tw(['serve', '--endpoint', 'hooks:standard-webhooks=TW_BAD_SECRET', '--port', '0', '--root', root], { env: { TW_BAD_SECRET: 'whsec_not base64!!' } });
+    const r = tw(
+      [
+        'serve',
+        '--endpoint',
+        'hooks:standard-webhooks=TW_BAD_SECRET',
+        '--port',
+        '0',
+        '--root',
+        root,
+      ],
+      { env: { TW_BAD_SECRET: 'whsec_not base64!!' } },
+    );
     refused(r, 'INVALID_CONFIG');
     expect(r.stderr).toContain('TW_BAD_SECRET');
     expect(r.stderr).toContain('base64');

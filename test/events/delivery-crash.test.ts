@@ -37,11 +37,18 @@ describe('delivery crash recovery', () => {
         return 200;
       });
       let acknowledged = -1;
-      child = spawn(process.execPath, ['dist/test/support/delivery-crash-worker.js', root, receiver.url, String(TOTAL)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      child = spawn(
+        process.execPath,
+        ['dist/test/support/delivery-crash-worker.js', root, receiver.url, String(TOTAL)],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        for (const line of chunk.split('\n')) if (line.startsWith('w ')) acknowledged = Math.max(acknowledged, Number(line.slice(2)));
+        for (const line of chunk.split('\n'))
+          if (line.startsWith('w ')) acknowledged = Math.max(acknowledged, Number(line.slice(2)));
       });
-      const exit = await new Promise<NodeJS.Signals | number | null>((resolve) => child!.on('exit', (code, signal) => resolve(signal ?? code)));
+      const exit = await new Promise<NodeJS.Signals | number | null>((resolve) =>
+        child!.on('exit', (code, signal) => resolve(signal ?? code)),
+      );
       expect(exit).toBe('SIGKILL');
       const beforeRecovery = receiver.requests.length;
 
@@ -57,12 +64,18 @@ describe('delivery crash recovery', () => {
       expect(customers.length).toBeGreaterThanOrEqual(acknowledged + 1);
       const deliveries = await twin.list('delivery');
       expect(deliveries).toHaveLength(customers.length);
-      const byCustomer = new Set(deliveries.map((d) => JSON.parse(String(d.fields.body)).data.object.i));
+      const byCustomer = new Set(
+        deliveries.map((d) => JSON.parse(String(d.fields.body)).data.object.i),
+      );
       for (const c of customers) expect(byCustomer.has(c.fields.i)).toBe(true);
 
       // every delivery is terminal or unknown; those found sending became unknown, not resent
-      for (const d of deliveries) expect(['succeeded', 'failed', 'unknown']).toContain(d.fields.state);
-      const unknown = deliveries.filter((d) => d.fields.state === 'unknown').map((d) => d.id).sort();
+      for (const d of deliveries)
+        expect(['succeeded', 'failed', 'unknown']).toContain(d.fields.state);
+      const unknown = deliveries
+        .filter((d) => d.fields.state === 'unknown')
+        .map((d) => d.id)
+        .sort();
       expect(unknown).toEqual([...report.markedUnknown].sort());
       expect(report.dispatched.length).toBe(receiver.requests.length - beforeRecovery);
 
@@ -76,7 +89,9 @@ describe('delivery crash recovery', () => {
       expect([...perMessage.values()].every((n) => n === 1)).toBe(true);
       // every attempt the log holds was claimed once and finished once
       const attempts = await twin.list('delivery_attempt');
-      expect(attempts.every((a) => a.fields.number === 1 && a.fields.state !== 'sending')).toBe(true);
+      expect(attempts.every((a) => a.fields.number === 1 && a.fields.state !== 'sending')).toBe(
+        true,
+      );
       expect(attempts.length).toBe(deliveries.length);
 
       expect((await replayLines(twin.exportLines())).hash).toBe(await twin.hash());

@@ -6,13 +6,18 @@ import { VirtualClock } from '../../src/world/clock.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { openWorld } from '../../src/world/world.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
-import { InProcessTransport, type InProcessRequest } from '../../src/events/transports/in-process-transport.js';
+import {
+  InProcessTransport,
+  type InProcessRequest,
+} from '../../src/events/transports/in-process-transport.js';
 import { TransportFailure, type TransportResponse } from '../../src/events/transports/transport.js';
 import type { RetryPolicy } from '../../src/events/retry.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 import { collect } from '../support/backends.js';
 
-type Handler = (req: InProcessRequest) => TransportResponse | number | Promise<TransportResponse | number>;
+type Handler = (
+  req: InProcessRequest,
+) => TransportResponse | number | Promise<TransportResponse | number>;
 
 async function setup(handler: Handler, retry?: RetryPolicy) {
   const clock = new VirtualClock('2026-04-01T00:00:00Z');
@@ -25,14 +30,30 @@ async function setup(handler: Handler, retry?: RetryPolicy) {
   });
   const dispatcher = new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }] });
   await world.secrets.set('ep', ACME_SECRET);
-  await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'inproc://ep/hook', secret_ref: 'ep', events: ['*'], status: 'enabled' } });
-  const create = (id = 'cus_1') => twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { email: `${id}@example.com` } });
+  await twin.applyWrite({
+    operation: 'endpoint.create',
+    subjectType: 'endpoint',
+    subjectId: 'ep',
+    fields: { url: 'inproc://ep/hook', secret_ref: 'ep', events: ['*'], status: 'enabled' },
+  });
+  const create = (id = 'cus_1') =>
+    twin.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: id,
+      fields: { email: `${id}@example.com` },
+    });
   const delivery = async () => (await twin.list('delivery'))[0]!;
   const attempts = async () => (await twin.list('delivery_attempt')).map((a) => a.fields);
   return { clock, world, twin, dispatcher, received, create, delivery, attempts };
 }
 
-const retry: RetryPolicy = { delaysMs: [60_000, 300_000], retryOn: ['failed', 'unknown'], jitter: 0.1, stopOnStatus: [410] };
+const retry: RetryPolicy = {
+  delaysMs: [60_000, 300_000],
+  retryOn: ['failed', 'unknown'],
+  jitter: 0.1,
+  stopOnStatus: [410],
+};
 
 describe('send-once dispatcher', () => {
   it('dispatches after the writer has its answer, signs on the transport clock, records the attempt', async () => {
@@ -44,17 +65,34 @@ describe('send-once dispatcher', () => {
     await s.dispatcher.idle();
     expect(s.received).toHaveLength(1);
     const req = s.received[0]!;
-    expect(req.headers['webhook-timestamp']).toBe(String(Date.parse('2026-04-01T00:00:00Z') / 1000));
+    expect(req.headers['webhook-timestamp']).toBe(
+      String(Date.parse('2026-04-01T00:00:00Z') / 1000),
+    );
     expect(req.headers['user-agent']).toBe('acme-webhooks/1.0');
     // the receiver verifies on the world clock with the vendor's own library (which reads Date)
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(s.clock.now());
-    const verified = new Webhook(ACME_SECRET).verify(req.body, req.headers as Record<string, string>) as { type: string };
+    const verified = new Webhook(ACME_SECRET).verify(
+      req.body,
+      req.headers as Record<string, string>,
+    ) as { type: string };
     vi.useRealTimers();
     expect(verified.type).toBe('customer.created');
-    expect((await s.delivery()).fields).toMatchObject({ state: 'succeeded', attempts: 1, currentAttempt: null, lastStatus: 204, acceptedAt: '2026-04-01T00:00:00.000Z' });
+    expect((await s.delivery()).fields).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      currentAttempt: null,
+      lastStatus: 204,
+      acceptedAt: '2026-04-01T00:00:00.000Z',
+    });
     const [attempt] = await s.attempts();
-    expect(attempt).toMatchObject({ number: 1, kind: 'first', state: 'succeeded', status: 204, reason: 'http_status' });
+    expect(attempt).toMatchObject({
+      number: 1,
+      kind: 'first',
+      state: 'succeeded',
+      status: 204,
+      reason: 'http_status',
+    });
     expect(attempt!.headers).toEqual(req.headers);
   });
 
@@ -63,7 +101,10 @@ describe('send-once dispatcher', () => {
     await s.create();
     await s.dispatcher.idle();
     const id = (await s.delivery()).id;
-    const again = await Promise.all([s.dispatcher.dispatch('acme', id), s.dispatcher.dispatch('acme', id)]);
+    const again = await Promise.all([
+      s.dispatcher.dispatch('acme', id),
+      s.dispatcher.dispatch('acme', id),
+    ]);
     expect(again).toEqual([undefined, undefined]);
     expect(s.received).toHaveLength(1);
   });
@@ -74,7 +115,12 @@ describe('send-once dispatcher', () => {
     await s.dispatcher.idle();
     await s.clock.advance(24 * 3600_000);
     expect(s.received).toHaveLength(1);
-    expect((await s.delivery()).fields).toMatchObject({ state: 'failed', lastStatus: 500, acceptedAt: null, nextAttemptAt: null });
+    expect((await s.delivery()).fields).toMatchObject({
+      state: 'failed',
+      lastStatus: 500,
+      acceptedAt: null,
+      nextAttemptAt: null,
+    });
   });
 
   it('retries by policy on the world clock: numbered, re-signed attempts, accepted_at kept', async () => {
@@ -113,7 +159,11 @@ describe('send-once dispatcher', () => {
     await s.dispatcher.idle();
     await s.clock.advance(7 * 24 * 3600_000);
     expect(s.received).toHaveLength(3);
-    expect((await s.delivery()).fields).toMatchObject({ state: 'failed', attempts: 3, nextAttemptAt: null });
+    expect((await s.delivery()).fields).toMatchObject({
+      state: 'failed',
+      attempts: 3,
+      nextAttemptAt: null,
+    });
 
     const gone = await setup(() => 410, retry);
     await gone.create();
@@ -127,10 +177,19 @@ describe('send-once dispatcher', () => {
       await s.create();
       await s.dispatcher.idle();
       expect((await s.delivery()).fields.state).toBe('retrying');
-      await s.twin.applyWrite({ operation: 'endpoint.change', subjectType: 'endpoint', subjectId: 'ep', ...change });
+      await s.twin.applyWrite({
+        operation: 'endpoint.change',
+        subjectType: 'endpoint',
+        subjectId: 'ep',
+        ...change,
+      });
       await s.clock.advance(24 * 3600_000);
       expect(s.received).toHaveLength(1);
-      expect((await s.delivery()).fields).toMatchObject({ state: 'failed', nextAttemptAt: null, attempts: 1 });
+      expect((await s.delivery()).fields).toMatchObject({
+        state: 'failed',
+        nextAttemptAt: null,
+        attempts: 1,
+      });
     }
   });
 
@@ -140,14 +199,25 @@ describe('send-once dispatcher', () => {
     });
     await s.create();
     await s.dispatcher.idle();
-    expect((await s.delivery()).fields).toMatchObject({ state: 'unknown', lastStatus: null, lastOutcome: 'unknown' });
-    expect((await s.attempts())[0]).toMatchObject({ state: 'unknown', reason: 'timeout', status: null });
+    expect((await s.delivery()).fields).toMatchObject({
+      state: 'unknown',
+      lastStatus: null,
+      lastOutcome: 'unknown',
+    });
+    expect((await s.attempts())[0]).toMatchObject({
+      state: 'unknown',
+      reason: 'timeout',
+      status: null,
+    });
     const crash = await setup(() => {
       throw new Error('ECONNREFUSED secret stack trace');
     });
     await crash.create();
     await crash.dispatcher.idle();
-    expect((await crash.attempts())[0]).toMatchObject({ state: 'unknown', reason: 'connection_error' });
+    expect((await crash.attempts())[0]).toMatchObject({
+      state: 'unknown',
+      reason: 'connection_error',
+    });
     expect((await collect(crash.twin.exportLines())).join('\n')).not.toContain('stack trace');
   });
 
@@ -156,7 +226,9 @@ describe('send-once dispatcher', () => {
     const s = await setup(() => answers.shift()!, { ...retry, jitter: 0, honorRetryAfter: true });
     await s.create();
     await s.dispatcher.idle();
-    expect(Date.parse(String((await s.delivery()).fields.nextAttemptAt)) - s.clock.now()).toBe(600_000);
+    expect(Date.parse(String((await s.delivery()).fields.nextAttemptAt)) - s.clock.now()).toBe(
+      600_000,
+    );
   });
 
   it('recovery marks records found sending as unknown and dispatches those never attempted', async () => {
@@ -167,16 +239,35 @@ describe('send-once dispatcher', () => {
     const [d1, d2] = await s.twin.list('delivery');
     // a claim that never finished: the process died between claim and finish
     const { decideClaim } = await import('../../src/events/records.js');
-    await s.twin.applyAtomic((view) => decideClaim(view, 'delivery', d1!.id, 'first', '2026-04-01T00:00:00.000Z', s.clock.now()));
-    const fresh = new Dispatcher(s.world, { routes: [{ prefix: 'inproc://', transport: new InProcessTransport(s.clock, (req) => (s.received.push(req), 200)) }] });
+    await s.twin.applyAtomic((view) =>
+      decideClaim(view, 'delivery', d1!.id, 'first', '2026-04-01T00:00:00.000Z', s.clock.now()),
+    );
+    const fresh = new Dispatcher(s.world, {
+      routes: [
+        {
+          prefix: 'inproc://',
+          transport: new InProcessTransport(s.clock, (req) => (s.received.push(req), 200)),
+        },
+      ],
+    });
     const report = await fresh.recover();
     expect(report.markedUnknown).toEqual([d1!.id]);
     expect(report.dispatched.map((r) => r.deliveryId)).toEqual([d2!.id]);
     expect(s.received).toHaveLength(1);
-    expect((await s.twin.get('delivery', d1!.id))?.fields).toMatchObject({ state: 'unknown', currentAttempt: null });
-    expect((await s.twin.get('delivery_attempt', `${d1!.id}.1`))?.fields).toMatchObject({ state: 'unknown', reason: 'recovered_after_crash' });
+    expect((await s.twin.get('delivery', d1!.id))?.fields).toMatchObject({
+      state: 'unknown',
+      currentAttempt: null,
+    });
+    expect((await s.twin.get('delivery_attempt', `${d1!.id}.1`))?.fields).toMatchObject({
+      state: 'unknown',
+      reason: 'recovered_after_crash',
+    });
     // recovering again changes nothing
-    expect(await fresh.recover()).toEqual({ markedUnknown: [], dispatched: [], scheduledRetries: 0 });
+    expect(await fresh.recover()).toEqual({
+      markedUnknown: [],
+      dispatched: [],
+      scheduledRetries: 0,
+    });
     // an unknown record is resent only on an operator's explicit request
     const again = await fresh.redeliver(d1!.id);
     expect(again).toMatchObject({ number: 2, kind: 'redeliver', outcome: 'succeeded' });
@@ -189,8 +280,12 @@ describe('send-once dispatcher', () => {
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     expect((await s.delivery()).fields.state).toBe('sending');
-    await expect(s.dispatcher.redeliver((await s.delivery()).id)).rejects.toMatchObject({ code: 'NOT_CLAIMABLE' });
-    await expect(s.dispatcher.redeliver('dlv_nope')).rejects.toMatchObject({ code: 'UNKNOWN_DELIVERY' });
+    await expect(s.dispatcher.redeliver((await s.delivery()).id)).rejects.toMatchObject({
+      code: 'NOT_CLAIMABLE',
+    });
+    await expect(s.dispatcher.redeliver('dlv_nope')).rejects.toMatchObject({
+      code: 'UNKNOWN_DELIVERY',
+    });
     release(200);
     await s.dispatcher.idle();
     expect((await s.delivery()).fields.state).toBe('succeeded');
@@ -219,7 +314,12 @@ describe('send-once dispatcher', () => {
   it('no secret ever enters history: the whole exported log is scanned', async () => {
     const statuses = [500, 200];
     const s = await setup(() => statuses.shift() ?? 200, retry);
-    await s.world.secrets.rotate('ep', 'whsec_dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==', s.clock.now(), 3600_000);
+    await s.world.secrets.rotate(
+      'ep',
+      'whsec_dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==',
+      s.clock.now(),
+      3600_000,
+    );
     await s.create();
     await s.dispatcher.idle();
     await s.clock.advance(3600_000);
@@ -227,7 +327,12 @@ describe('send-once dispatcher', () => {
     expect(s.received).toHaveLength(2);
     // while rotating, both signatures are sent
     expect(s.received[0]!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
-    for (const secret of [ACME_SECRET, 'whsec_dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==', ACME_SECRET.slice(6), 'dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==']) {
+    for (const secret of [
+      ACME_SECRET,
+      'whsec_dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==',
+      ACME_SECRET.slice(6),
+      'dGhpcyBpcyB0aGUgbmV3IHNlY3JldCEhIQ==',
+    ]) {
       expect(log).not.toContain(secret);
     }
   });

@@ -20,15 +20,38 @@ function packWith(match: readonly EndpointMatch[]): Pack {
 }
 
 async function setup(match: readonly EndpointMatch[]) {
-  const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-04-01T00:00:00Z'), seed: 'match' });
+  const world = openWorld({
+    root: ':memory:',
+    clock: new VirtualClock('2026-04-01T00:00:00Z'),
+    seed: 'match',
+  });
   const twin = registerPack(world, packWith(match));
   const endpoint = async (id: string, fields: Record<string, unknown>) =>
-    await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: id, fields: { url: `inproc://${id}`, secret_ref: id, events: ['*'], status: 'enabled', ...fields } as never });
+    await twin.applyWrite({
+      operation: 'endpoint.create',
+      subjectType: 'endpoint',
+      subjectId: id,
+      fields: {
+        url: `inproc://${id}`,
+        secret_ref: id,
+        events: ['*'],
+        status: 'enabled',
+        ...fields,
+      } as never,
+    });
   /** Creates a customer and answers which endpoints got a delivery record for it. */
   const takers = async (id: string, fields: Record<string, unknown>) => {
-    await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: fields as never });
+    await twin.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: id,
+      fields: fields as never,
+    });
     const records = await twin.list('delivery');
-    return records.filter((r) => JSON.parse(String(r.fields.body)).data.object.id === id).map((r) => String(r.fields.endpointId)).sort();
+    return records
+      .filter((r) => JSON.parse(String(r.fields.body)).data.object.id === id)
+      .map((r) => String(r.fields.endpointId))
+      .sort();
   };
   return { world, endpoint, takers };
 }
@@ -48,7 +71,10 @@ describe('endpoint match: any of several, list membership', () => {
     await s.endpoint('ep_eu_a1', { region: 'eu', account: 'a1' });
     await s.endpoint('ep_us_a2', { region: 'us', account: 'a2' });
     // region matches one endpoint, account the other: both take it
-    expect(await s.takers('c1', { id: 'c1', region: 'eu', account: 'a2' })).toEqual(['ep_eu_a1', 'ep_us_a2']);
+    expect(await s.takers('c1', { id: 'c1', region: 'eu', account: 'a2' })).toEqual([
+      'ep_eu_a1',
+      'ep_us_a2',
+    ]);
     // only the account matches: taken by that endpoint alone
     expect(await s.takers('c2', { id: 'c2', region: 'apac', account: 'a1' })).toEqual(['ep_eu_a1']);
     await s.world.close();
@@ -93,9 +119,27 @@ describe('endpoint match: any of several, list membership', () => {
   });
 
   it('compares JSON values, not their text: 7 is not "7", objects by content', () => {
-    expect(endpointMatches([{ field: 'repo', bodyPath: 'repository.id' }], { repo: 7 }, { repository: { id: 7 } })).toBe(true);
-    expect(endpointMatches([{ field: 'repo', bodyPath: 'repository.id' }], { repo: '7' }, { repository: { id: 7 } })).toBe(false);
-    expect(endpointMatches([{ field: 'k', bodyPath: 'k' }], { k: [{ b: 1, a: 2 }] }, { k: { a: 2, b: 1 } })).toBe(true);
+    expect(
+      endpointMatches(
+        [{ field: 'repo', bodyPath: 'repository.id' }],
+        { repo: 7 },
+        { repository: { id: 7 } },
+      ),
+    ).toBe(true);
+    expect(
+      endpointMatches(
+        [{ field: 'repo', bodyPath: 'repository.id' }],
+        { repo: '7' },
+        { repository: { id: 7 } },
+      ),
+    ).toBe(false);
+    expect(
+      endpointMatches(
+        [{ field: 'k', bodyPath: 'k' }],
+        { k: [{ b: 1, a: 2 }] },
+        { k: { a: 2, b: 1 } },
+      ),
+    ).toBe(true);
     expect(endpointMatches(undefined, {}, {})).toBe(true);
   });
 
@@ -114,7 +158,9 @@ describe('endpoint match: any of several, list membership', () => {
     };
     expect(refused([])).toBe('events.endpoints[0].match');
     expect(refused([{ field: 'region' }])).toBe('events.endpoints[0].match[0].bodyPath');
-    expect(refused([REGION, [ACCOUNT, { field: '', bodyPath: 'x' }]])).toBe('events.endpoints[0].match[1][1].field');
+    expect(refused([REGION, [ACCOUNT, { field: '', bodyPath: 'x' }]])).toBe(
+      'events.endpoints[0].match[1][1].field',
+    );
     expect(refused([REGION, []])).toBe('events.endpoints[0].match[1]');
     expect(refused(['region'])).toBe('events.endpoints[0].match[0]');
     expect(refused([REGION, [REGION, ACCOUNT]])).toBe('accepted');

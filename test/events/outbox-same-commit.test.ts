@@ -25,11 +25,25 @@ const BIG_NOTE = '"'.repeat(300_000);
 
 async function setup(root: string, backend?: StorageBackend) {
   const errors: unknown[] = [];
-  const world = openWorld({ root, clock: new VirtualClock('2026-04-01T00:00:00Z'), seed: 'outbox', onError: (e) => errors.push(e), ...(backend === undefined ? {} : { backend }) });
+  const world = openWorld({
+    root,
+    clock: new VirtualClock('2026-04-01T00:00:00Z'),
+    seed: 'outbox',
+    onError: (e) => errors.push(e),
+    ...(backend === undefined ? {} : { backend }),
+  });
   const twin = registerPack(world, acmePack());
-  await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' } });
+  await twin.applyWrite({
+    operation: 'endpoint.create',
+    subjectType: 'endpoint',
+    subjectId: 'ep',
+    fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' },
+  });
   const commits: string[][] = [];
-  twin.use({ name: 'commit-observer', afterCommit: (entries: readonly Entry[]) => void commits.push(entries.map((e) => e.operation)) });
+  twin.use({
+    name: 'commit-observer',
+    afterCommit: (entries: readonly Entry[]) => void commits.push(entries.map((e) => e.operation)),
+  });
   return { world, twin, commits, errors };
 }
 
@@ -41,7 +55,11 @@ type StoreWrite = 'append' | 'put';
  * the failure, so a test can show the write that caused the record had reached the store.
  */
 function failingOnRecord(inner: StorageBackend, at: StoreWrite) {
-  const fault = { armed: false, landed: [] as string[], error: new Error(`injected: the store failed on the delivery record's ${at}`) };
+  const fault = {
+    armed: false,
+    landed: [] as string[],
+    error: new Error(`injected: the store failed on the delivery record's ${at}`),
+  };
   const wrap = (tx: StoreTx): StoreTx => ({
     head: () => tx.head(),
     readEntries: (after, limit) => tx.readEntries(after, limit),
@@ -71,7 +89,8 @@ function failingOnRecord(inner: StorageBackend, at: StoreWrite) {
       const store = await inner.openTwin(name);
       return {
         name: store.name,
-        transact: (section, scope) => store.transact((tx) => section(fault.armed ? wrap(tx) : tx), scope),
+        transact: (section, scope) =>
+          store.transact((tx) => section(fault.armed ? wrap(tx) : tx), scope),
         head: () => store.head(),
         entryBodies: (after) => store.entryBodies(after),
         liveResources: () => store.liveResources(),
@@ -86,7 +105,12 @@ function failingOnRecord(inner: StorageBackend, at: StoreWrite) {
 describe('the outbox: records and write in one commit', () => {
   it('the write and its records reach commit observers as one commit', async () => {
     const { twin, commits } = await setup(':memory:');
-    await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'a@example.com' } });
+    await twin.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: { email: 'a@example.com' },
+    });
     expect(commits).toEqual([['customer.create', 'delivery.create']]);
     expect(await twin.head()).toBe(3);
   });
@@ -99,7 +123,12 @@ describe('the outbox: records and write in one commit', () => {
       const head = await twin.head();
       let caught: unknown;
       try {
-        await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_big', fields: { note: BIG_NOTE } });
+        await twin.applyWrite({
+          operation: 'customer.create',
+          subjectType: 'customer',
+          subjectId: 'cus_big',
+          fields: { note: BIG_NOTE },
+        });
       } catch (error) {
         caught = error;
       }
@@ -127,16 +156,28 @@ describe('the outbox: records and write in one commit', () => {
       it(`${backend}: the store failing on the record's ${at}, after the write reached it, rolls the write back with it`, async () => {
         const root = backend === 'memory' ? ':memory:' : tempDir();
         if (backend === 'sqlite') roots.push(root);
-        const { backend: failing, fault } = failingOnRecord(backend === 'memory' ? new MemoryBackend() : new SqliteBackend(root), at);
+        const { backend: failing, fault } = failingOnRecord(
+          backend === 'memory' ? new MemoryBackend() : new SqliteBackend(root),
+          at,
+        );
         const { world, twin, commits, errors } = await setup(root, failing);
         const head = await twin.head();
-        const write = { operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { email: 'a@example.com' } };
+        const write = {
+          operation: 'customer.create',
+          subjectType: 'customer',
+          subjectId: 'cus_1',
+          fields: { email: 'a@example.com' },
+        };
         fault.armed = true;
         await expect(twin.applyWrite(write)).rejects.toBe(fault.error);
         fault.armed = false;
         // the failure came between the write and its record: the write was already in the store's transaction
         expect(fault.landed).toContain('append customer.create');
-        expect(fault.landed.some((w) => w.startsWith('append delivery') || w.startsWith('put delivery/'))).toBe(at === 'put');
+        expect(
+          fault.landed.some(
+            (w) => w.startsWith('append delivery') || w.startsWith('put delivery/'),
+          ),
+        ).toBe(at === 'put');
         expect(await twin.head()).toBe(head);
         expect(await twin.get('customer', 'cus_1')).toBeUndefined();
         expect(await twin.list('delivery')).toEqual([]);
@@ -153,7 +194,9 @@ describe('the outbox: records and write in one commit', () => {
           await world.close();
           const reopened = openWorld({ root });
           expect(await reopened.twin('acme').head()).toBe(head + 2);
-          expect((await reopened.twin('acme').entries()).map((e) => e.operation).slice(head)).toEqual(['customer.create', 'delivery.create']);
+          expect(
+            (await reopened.twin('acme').entries()).map((e) => e.operation).slice(head),
+          ).toEqual(['customer.create', 'delivery.create']);
           await reopened.close();
         } else {
           await world.close();
@@ -164,8 +207,18 @@ describe('the outbox: records and write in one commit', () => {
 
   it('the same write commits when no endpoint takes its event: it was the record, not the write, that failed', async () => {
     const { twin, commits } = await setup(':memory:');
-    await twin.applyWrite({ operation: 'endpoint.disable', subjectType: 'endpoint', subjectId: 'ep', fields: { status: 'disabled' } });
-    await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_big', fields: { note: BIG_NOTE } });
+    await twin.applyWrite({
+      operation: 'endpoint.disable',
+      subjectType: 'endpoint',
+      subjectId: 'ep',
+      fields: { status: 'disabled' },
+    });
+    await twin.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_big',
+      fields: { note: BIG_NOTE },
+    });
     expect((await twin.get('customer', 'cus_big'))?.fields.note).toBe(BIG_NOTE);
     expect(commits.at(-1)).toEqual(['customer.create']);
   });
@@ -176,11 +229,18 @@ describe('the outbox: records and write in one commit', () => {
     twin.use({
       name: 'veto',
       withinCommit: (entries) => {
-        if (entries.some((e) => e.subjectId === 'cus_vetoed')) throw new TwinError('INVALID_WRITE', 'vetoed by a later hook');
+        if (entries.some((e) => e.subjectId === 'cus_vetoed'))
+          throw new TwinError('INVALID_WRITE', 'vetoed by a later hook');
         return [];
       },
     });
-    await expect(twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_vetoed' })).rejects.toThrow(/vetoed/);
+    await expect(
+      twin.applyWrite({
+        operation: 'customer.create',
+        subjectType: 'customer',
+        subjectId: 'cus_vetoed',
+      }),
+    ).rejects.toThrow(/vetoed/);
     expect(await twin.head()).toBe(head);
     expect(await twin.get('customer', 'cus_vetoed')).toBeUndefined();
     expect(await twin.list('delivery')).toEqual([]);

@@ -19,7 +19,10 @@ const HOUR = 3_600_000;
 describe('the secret store keeps a rotated secret for its grace period only', () => {
   for (const kind of ['memory', 'file'] as const) {
     it(`${kind}: newest first while rotating; the old one is gone at exactly now + grace`, () => {
-      const store = kind === 'memory' ? new MemorySecretStore() : new FileSecretStore((roots[roots.push(tempDir()) - 1])!);
+      const store =
+        kind === 'memory'
+          ? new MemorySecretStore()
+          : new FileSecretStore(roots[roots.push(tempDir()) - 1]!);
       store.set('ep', 'first');
       store.rotate('ep', 'second', T0, HOUR);
       expect(store.resolve('ep', T0)).toEqual(['second', 'first']);
@@ -33,7 +36,7 @@ describe('the secret store keeps a rotated secret for its grace period only', ()
     });
   }
 
-  it('a second rotation never extends an older secret\'s expiry, and drops a secret already expired', () => {
+  it("a second rotation never extends an older secret's expiry, and drops a secret already expired", () => {
     const store = new MemorySecretStore();
     store.set('ep', 'a');
     store.rotate('ep', 'b', T0, HOUR); // a until T0+1h
@@ -47,7 +50,7 @@ describe('the secret store keeps a rotated secret for its grace period only', ()
     expect(store.resolve('ep', T0)).toEqual(['d', 'c']);
   });
 
-  it('a file store sees another process\'s rotation, expiry included, after a reload', () => {
+  it("a file store sees another process's rotation, expiry included, after a reload", () => {
     const root = tempDir();
     roots.push(root);
     const writer = new FileSecretStore(root);
@@ -62,7 +65,9 @@ describe('the secret store keeps a rotated secret for its grace period only', ()
     const store = new MemorySecretStore();
     store.set('ep', 'a');
     for (const grace of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => store.rotate('ep', 'b', T0, grace)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: 'graceMs' }));
+      expect(() => store.rotate('ep', 'b', T0, grace)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', path: 'graceMs' }),
+      );
     }
     expect(store.resolve('ep', T0 + 100 * HOUR)).toEqual(['a']);
   });
@@ -101,7 +106,8 @@ describe('the dispatcher signs with every active secret, and stops using one whe
     expect(atStart!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(lastMoment!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(expired!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
-    for (const req of [atStart!, lastMoment!]) expect([swVerifies(OLD_SW, req), swVerifies(NEW_SW, req)]).toEqual([true, true]);
+    for (const req of [atStart!, lastMoment!])
+      expect([swVerifies(OLD_SW, req), swVerifies(NEW_SW, req)]).toEqual([true, true]);
     expect([swVerifies(OLD_SW, expired!), swVerifies(NEW_SW, expired!)]).toEqual([false, true]);
   });
 
@@ -120,7 +126,14 @@ describe('the dispatcher signs with every active secret, and stops using one whe
     const [during, after] = s.received;
     const accepts = (secret: string, req: InProcessRequest) => {
       try {
-        stripe.webhooks.constructEvent(req.body, req.headers['Stripe-Signature']!, secret, 300, undefined, req.receivedAt);
+        stripe.webhooks.constructEvent(
+          req.body,
+          req.headers['Stripe-Signature']!,
+          secret,
+          300,
+          undefined,
+          req.receivedAt,
+        );
         return true;
       } catch {
         return false;

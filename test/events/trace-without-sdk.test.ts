@@ -13,7 +13,10 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN = '00f067aa0ba902b7';
-const incoming = { traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-01`, tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7' };
+const incoming = {
+  traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-01`,
+  tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+};
 const HOP = new RegExp(`^00-${TRACE_ID}-([0-9a-f]{16})-01$`);
 
 const receivers: Receiver[] = [];
@@ -31,19 +34,38 @@ describe('trace context without an SDK', () => {
     const captured = withTraceContext(incoming, () => captureTrace());
     expect(captured).toEqual(incoming);
     const hop = continueTrace(captured, () => 'a1b2c3d4e5f60718');
-    expect(hop.headers).toEqual({ traceparent: `00-${TRACE_ID}-a1b2c3d4e5f60718-01`, tracestate: incoming.tracestate });
+    expect(hop.headers).toEqual({
+      traceparent: `00-${TRACE_ID}-a1b2c3d4e5f60718-01`,
+      tracestate: incoming.tracestate,
+    });
     hop.end(true);
     // no tracestate given: none sent; an invalid traceparent: no trace headers at all
-    expect(continueTrace({ traceparent: incoming.traceparent }, () => 'a1b2c3d4e5f60718').headers).toEqual({ traceparent: `00-${TRACE_ID}-a1b2c3d4e5f60718-01` });
-    expect(withTraceContext({ traceparent: 'not-a-traceparent', tracestate: 'x=y' }, () => captureTrace())).toBeUndefined();
-    expect(continueTrace({ traceparent: `00-${'0'.repeat(32)}-${PARENT_SPAN}-01`, tracestate: 'x=y' }, () => 'a1b2c3d4e5f60718').headers).toEqual({});
+    expect(
+      continueTrace({ traceparent: incoming.traceparent }, () => 'a1b2c3d4e5f60718').headers,
+    ).toEqual({ traceparent: `00-${TRACE_ID}-a1b2c3d4e5f60718-01` });
+    expect(
+      withTraceContext({ traceparent: 'not-a-traceparent', tracestate: 'x=y' }, () =>
+        captureTrace(),
+      ),
+    ).toBeUndefined();
+    expect(
+      continueTrace(
+        { traceparent: `00-${'0'.repeat(32)}-${PARENT_SPAN}-01`, tracestate: 'x=y' },
+        () => 'a1b2c3d4e5f60718',
+      ).headers,
+    ).toEqual({});
   });
 
   it('the record keeps traceparent and tracestate; every attempt, retries included, sends the tracestate with a fresh hop', async () => {
     const statuses = [500, 200];
-    const s = await dispatchHarness(() => statuses.shift()!, { retry: { delaysMs: [60_000], retryOn: ['failed'] } });
+    const s = await dispatchHarness(() => statuses.shift()!, {
+      retry: { delaysMs: [60_000], retryOn: ['failed'] },
+    });
     await withTraceContext(incoming, () => s.create('cus_traced'));
-    expect((await s.delivery()).fields).toMatchObject({ traceparent: incoming.traceparent, tracestate: incoming.tracestate });
+    expect((await s.delivery()).fields).toMatchObject({
+      traceparent: incoming.traceparent,
+      tracestate: incoming.tracestate,
+    });
     await s.dispatcher.idle();
     await s.clock.advance(60_000);
     expect(s.received).toHaveLength(2);
@@ -55,7 +77,9 @@ describe('trace context without an SDK', () => {
     }
     expect(hops[0]).not.toBe(hops[1]);
     // and the attempt records keep the headers that were sent
-    expect((await s.attempts()).map((a) => (a.headers as Record<string, string>).tracestate)).toEqual([incoming.tracestate, incoming.tracestate]);
+    expect(
+      (await s.attempts()).map((a) => (a.headers as Record<string, string>).tracestate),
+    ).toEqual([incoming.tracestate, incoming.tracestate]);
   });
 
   it('a write without any context records and sends neither header', async () => {
@@ -73,8 +97,19 @@ describe('trace context without an SDK', () => {
     const twin = registerPack(world, acmePack());
     const dispatcher = new Dispatcher(world);
     await world.secrets.set('ep', ACME_SECRET);
-    await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiver.url}/hooks`, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
-    await withTraceContext(incoming, () => twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_http' }));
+    await twin.applyWrite({
+      operation: 'endpoint.create',
+      subjectType: 'endpoint',
+      subjectId: 'ep',
+      fields: { url: `${receiver.url}/hooks`, secret_ref: 'ep', events: ['*'], status: 'enabled' },
+    });
+    await withTraceContext(incoming, () =>
+      twin.applyWrite({
+        operation: 'customer.create',
+        subjectType: 'customer',
+        subjectId: 'cus_http',
+      }),
+    );
     await dispatcher.idle();
     expect(receiver.requests[0]!.headers.tracestate).toBe(incoming.tracestate);
     expect(receiver.requests[0]!.headers.traceparent).toMatch(HOP);

@@ -15,7 +15,10 @@ describe('golden logs', () => {
 
   for (const file of fixtures) {
     it(`fixtures/${file.replace(/\.json$/, '.jsonl')} replays to its recorded hashes`, async () => {
-      const expected = JSON.parse(readFileSync(`fixtures/${file}`, 'utf8')) as { hashes: Record<string, string>; entries: number };
+      const expected = JSON.parse(readFileSync(`fixtures/${file}`, 'utf8')) as {
+        hashes: Record<string, string>;
+        entries: number;
+      };
       const result = await replayLines(readLines(`fixtures/${file.replace(/\.json$/, '.jsonl')}`));
       expect(result.entries).toBe(expected.entries);
       expect(result.hashes).toEqual(expected.hashes);
@@ -33,7 +36,9 @@ describe('golden logs', () => {
   it('a tampered line changes the hash', async () => {
     const lines = readFileSync('fixtures/crm.jsonl', 'utf8').trim().split('\n');
     lines[3] = lines[3]!.replace('"pro"', '"enterprise"');
-    const expected = JSON.parse(readFileSync('fixtures/crm.json', 'utf8')) as { hashes: Record<string, string> };
+    const expected = JSON.parse(readFileSync('fixtures/crm.json', 'utf8')) as {
+      hashes: Record<string, string>;
+    };
     expect((await replayLines(lines)).hashes.crm).not.toBe(expected.hashes.crm);
   });
 });

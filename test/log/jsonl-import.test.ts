@@ -15,7 +15,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function source() {
   const world = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'jsonl' });
   const twin = world.twin('src');
-  for (let i = 0; i < 2500; i++) await twin.applyWrite({ operation: 'item.put', subjectType: 'item', subjectId: `i${i % 700}`, fields: { i } });
+  for (let i = 0; i < 2500; i++)
+    await twin.applyWrite({
+      operation: 'item.put',
+      subjectType: 'item',
+      subjectId: `i${i % 700}`,
+      fields: { i },
+    });
   return { world, twin, lines: await collect(twin.exportLines()) };
 }
 
@@ -26,12 +32,16 @@ describe('JSONL export and import', () => {
     expect(await writeLines(file, twin.exportLines())).toBe(2500);
     const world = openWorld({ root: join(dir, 'w1') });
     const progress: number[] = [];
-    const result = await world.twin('copy').importLines(readLines(file), (p) => progress.push(p.appended));
+    const result = await world
+      .twin('copy')
+      .importLines(readLines(file), (p) => progress.push(p.appended));
     expect(result).toEqual({ line: 2500, appended: 2500, skipped: 0 });
     expect(progress).toEqual([1000, 2000, 2500]);
     expect(await world.twin('copy').hash()).toBe(await twin.hash());
     // the copy is renamed, everything else is the same
-    expect((await collect(world.twin('copy').exportLines()))[0]).toBe(lines[0]!.replace('"twin":"src"', '"twin":"copy"'));
+    expect((await collect(world.twin('copy').exportLines()))[0]).toBe(
+      lines[0]!.replace('"twin":"src"', '"twin":"copy"'),
+    );
     await world.close();
   });
 
@@ -63,11 +73,17 @@ describe('JSONL export and import', () => {
     const bad = JSON.parse(lines[2]!);
     bad.fields = { n: 1, x: undefined };
     delete bad.subjectId;
-    await expect(world.twin('a').importLines([lines[0]!, lines[1]!, JSON.stringify(bad)])).rejects.toMatchObject({ code: 'IMPORT_MALFORMED_LINE', path: 'line 3.subjectId' });
+    await expect(
+      world.twin('a').importLines([lines[0]!, lines[1]!, JSON.stringify(bad)]),
+    ).rejects.toMatchObject({ code: 'IMPORT_MALFORMED_LINE', path: 'line 3.subjectId' });
     expect(await world.twin('a').head()).toBe(2);
-    await expect(world.twin('b').importLines([lines[0]!, lines[2]!])).rejects.toThrow(/gap after 1/);
+    await expect(world.twin('b').importLines([lines[0]!, lines[2]!])).rejects.toThrow(
+      /gap after 1/,
+    );
     await world.twin('c').applyWrite({ operation: 'x.y', subjectType: 'x', subjectId: '1' });
-    await expect(world.twin('c').importLines([lines[0]!])).rejects.toMatchObject({ code: 'IMPORT_CONFLICT' });
+    await expect(world.twin('c').importLines([lines[0]!])).rejects.toMatchObject({
+      code: 'IMPORT_CONFLICT',
+    });
   });
 
   it('replay reports the malformed line of a multi-twin file by its number in the file', async () => {
@@ -75,6 +91,8 @@ describe('JSONL export and import', () => {
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, [...lines.slice(0, 10), '', 'garbage', ...lines.slice(10, 20)].join('\n'));
     await expect(replayLines(readLines(file))).rejects.toThrow(/line 12/);
-    await expect(replayLines(readLines(join(dir, 'missing.jsonl')))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(replayLines(readLines(join(dir, 'missing.jsonl')))).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 });

@@ -14,66 +14,148 @@
 export const MODULES = {
   retry: {
     mutate: ['src/events/retry.ts'],
-    tests: ['test/events/dispatcher.test.ts', 'test/events/retry-policy.test.ts', 'test/events/send-once-promises.test.ts'],
+    tests: [
+      'test/events/dispatcher.test.ts',
+      'test/events/retry-policy.test.ts',
+      'test/events/send-once-promises.test.ts',
+    ],
     equivalent: [
-      { mutator: 'ConditionalExpression', original: "typeof d !== 'number'", replacement: 'false', reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing' },
-      { mutator: 'ConditionalExpression', original: 'status !== null', replacement: 'true', reason: 'stopOnStatus holds validated integer statuses, so includes(null) is false with or without the guard' },
-      { mutator: 'ConditionalExpression', original: 'retryAfterSec !== undefined', replacement: 'true', reason: 'undefined * 1000 is NaN and NaN > delay is false: the guard changes nothing' },
-      { mutator: 'EqualityOperator', original: 'retryAfterSec * 1000 > delay', replacement: 'retryAfterSec * 1000 >= delay', reason: 'when they are equal, setting delay to retryAfterSec * 1000 leaves it unchanged' },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof d !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'status !== null',
+        replacement: 'true',
+        reason:
+          'stopOnStatus holds validated integer statuses, so includes(null) is false with or without the guard',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'retryAfterSec !== undefined',
+        replacement: 'true',
+        reason: 'undefined * 1000 is NaN and NaN > delay is false: the guard changes nothing',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'retryAfterSec * 1000 > delay',
+        replacement: 'retryAfterSec * 1000 >= delay',
+        reason: 'when they are equal, setting delay to retryAfterSec * 1000 leaves it unchanged',
+      },
     ],
   },
   'delivery-records': {
     mutate: ['src/events/records.ts'],
-    tests: ['test/events/dispatcher.test.ts', 'test/events/send-once-promises.test.ts', 'test/events/delivery-records.test.ts'],
+    tests: [
+      'test/events/dispatcher.test.ts',
+      'test/events/send-once-promises.test.ts',
+      'test/events/delivery-records.test.ts',
+    ],
     equivalent: [
-      { mutator: 'ConditionalExpression', original: 'd.nextAttemptAt !== null', replacement: 'true', reason: 'Date.parse(null) is NaN and NaN <= nowMs is false, so a retry without a time is refused either way' },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'd.nextAttemptAt !== null',
+        replacement: 'true',
+        reason:
+          'Date.parse(null) is NaN and NaN <= nowMs is false, so a retry without a time is refused either way',
+      },
     ],
   },
   dispatcher: {
     mutate: ['src/events/dispatcher.ts'],
-    tests: ['test/events/dispatcher.test.ts', 'test/events/http-delivery.test.ts', 'test/events/send-once-promises.test.ts', 'test/events/trace-without-sdk.test.ts', 'test/events/secret-rotation.test.ts'],
+    tests: [
+      'test/events/dispatcher.test.ts',
+      'test/events/http-delivery.test.ts',
+      'test/events/send-once-promises.test.ts',
+      'test/events/trace-without-sdk.test.ts',
+      'test/events/secret-rotation.test.ts',
+    ],
     equivalent: [],
   },
   'fan-out': {
     mutate: ['src/events/fan-out.ts'],
-    tests: ['test/events/fan-out.test.ts', 'test/events/outbox-same-commit.test.ts', 'test/events/dispatcher.test.ts'],
+    tests: [
+      'test/events/fan-out.test.ts',
+      'test/events/outbox-same-commit.test.ts',
+      'test/events/dispatcher.test.ts',
+    ],
     equivalent: [],
   },
   'trigger-records': {
     mutate: ['src/triggers/records.ts'],
-    tests: ['test/triggers/engine.test.ts', 'test/triggers/recovery.test.ts', 'test/triggers/webhook-ingress.test.ts'],
+    tests: [
+      'test/triggers/engine.test.ts',
+      'test/triggers/recovery.test.ts',
+      'test/triggers/webhook-ingress.test.ts',
+    ],
     equivalent: [],
   },
   'trigger-engine': {
     mutate: ['src/triggers/engine.ts'],
-    tests: ['test/triggers/engine.test.ts', 'test/triggers/recovery.test.ts', 'test/triggers/webhook-ingress.test.ts', 'test/triggers/pack-ingress.test.ts'],
+    tests: [
+      'test/triggers/engine.test.ts',
+      'test/triggers/recovery.test.ts',
+      'test/triggers/webhook-ingress.test.ts',
+      'test/triggers/pack-ingress.test.ts',
+    ],
     equivalent: [],
   },
   'calendar-occurrences': {
     mutate: ['src/triggers/calendar/occurrences.ts'],
-    tests: ['test/triggers/calendar/occurrences.test.ts', 'test/triggers/calendar/catch-up.test.ts', 'test/triggers/calendar/oracle.test.ts', 'test/triggers/calendar/zone.test.ts'],
+    tests: [
+      'test/triggers/calendar/occurrences.test.ts',
+      'test/triggers/calendar/catch-up.test.ts',
+      'test/triggers/calendar/oracle.test.ts',
+      'test/triggers/calendar/zone.test.ts',
+    ],
     equivalent: [],
   },
   'calendar-source': {
     mutate: ['src/triggers/calendar/calendar-source.ts'],
-    tests: ['test/triggers/calendar-source.test.ts', 'test/triggers/calendar/reconfigure-promises.test.ts'],
+    tests: [
+      'test/triggers/calendar-source.test.ts',
+      'test/triggers/calendar/reconfigure-promises.test.ts',
+    ],
     equivalent: [],
   },
   fold: {
     mutate: ['src/state/resource.ts'],
-    tests: ['test/world/atomic.test.ts', 'test/world/durable-state.test.ts', 'test/log/store-conformance.test.ts', 'test/state/frozen-resources.test.ts', 'test/state/fold.test.ts'],
+    tests: [
+      'test/world/atomic.test.ts',
+      'test/world/durable-state.test.ts',
+      'test/log/store-conformance.test.ts',
+      'test/state/frozen-resources.test.ts',
+      'test/state/fold.test.ts',
+    ],
     equivalent: [],
   },
   'state-hash': {
     mutate: ['src/state/state-hash.ts'],
-    tests: ['test/log/store-conformance.test.ts', 'test/log/fixtures.test.ts', 'test/state/state-hash.test.ts'],
+    tests: [
+      'test/log/store-conformance.test.ts',
+      'test/log/fixtures.test.ts',
+      'test/state/state-hash.test.ts',
+    ],
     equivalent: [
-      { mutator: 'ConditionalExpression', original: 'a === b', replacement: 'false', reason: 'a fast path: for equal keys the loop finds no difference and the length difference is 0' },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'a === b',
+        replacement: 'false',
+        reason:
+          'a fast path: for equal keys the loop finds no difference and the length difference is 0',
+      },
     ],
   },
   replay: {
     mutate: ['src/world/replay.ts'],
-    tests: ['test/log/jsonl-import.test.ts', 'test/log/fixtures.test.ts', 'test/world/replay-gap.test.ts'],
+    tests: [
+      'test/log/jsonl-import.test.ts',
+      'test/log/fixtures.test.ts',
+      'test/world/replay-gap.test.ts',
+    ],
     equivalent: [],
   },
   'signing-scheme': {
@@ -83,9 +165,19 @@ export const MODULES = {
   },
   'signing-stripe': {
     mutate: ['src/events/signing/stripe.ts'],
-    tests: ['test/events/signing/stripe.test.ts', 'test/events/signing/stripe-rotation.test.ts', 'test/events/signing/stripe-refusals.test.ts'],
+    tests: [
+      'test/events/signing/stripe.test.ts',
+      'test/events/signing/stripe-rotation.test.ts',
+      'test/events/signing/stripe-refusals.test.ts',
+    ],
     equivalent: [
-      { mutator: 'EqualityOperator', original: 'eq < 0', replacement: 'eq <= 0', reason: 'an element starting with "=" has an empty prefix, which is neither t nor v1, so it is skipped either way' },
+      {
+        mutator: 'EqualityOperator',
+        original: 'eq < 0',
+        replacement: 'eq <= 0',
+        reason:
+          'an element starting with "=" has an empty prefix, which is neither t nor v1, so it is skipped either way',
+      },
     ],
   },
   'signing-github': {

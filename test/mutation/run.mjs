@@ -13,7 +13,9 @@ const names = args.filter((a) => a !== '--report');
 if (names.length === 0 || names.some((n) => MODULES[n] === undefined)) {
   const unknown = names.filter((n) => MODULES[n] === undefined);
   if (unknown.length > 0) console.error(`unknown module(s): ${unknown.join(', ')}`);
-  console.error(`usage: npm run mutation -- <module> [<module> …]\nmodules: ${Object.keys(MODULES).join(', ')}`);
+  console.error(
+    `usage: npm run mutation -- <module> [<module> …]\nmodules: ${Object.keys(MODULES).join(', ')}`,
+  );
   process.exit(2);
 }
 
@@ -22,7 +24,10 @@ for (const name of names) {
     print(summarize(name));
     continue;
   }
-  const result = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], { stdio: 'inherit', env: { ...process.env, TWINWORLD_MUTATE: name } });
+  const result = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
+    stdio: 'inherit',
+    env: { ...process.env, TWINWORLD_MUTATE: name },
+  });
   if (result.status !== 0 || !existsSync(`reports/mutation/${name}.json`)) {
     console.error(`stryker failed for ${name} (exit ${result.status})`);
     process.exitCode = 1;
@@ -32,6 +37,8 @@ for (const name of names) {
 }
 
 function print(s) {
-  console.log(`\n${s.name}: ${s.score.toFixed(2)}% (${s.raw.toFixed(2)}% counting equivalents as survivors) — ${JSON.stringify(s.counts)}`);
+  console.log(
+    `\n${s.name}: ${s.score.toFixed(2)}% (${s.raw.toFixed(2)}% counting equivalents as survivors) — ${JSON.stringify(s.counts)}`,
+  );
   for (const line of s.open) console.log(`  open: ${line}`);
 }

@@ -17,24 +17,44 @@ function originalText(source, location) {
 export function summarize(name, file = `reports/mutation/${name}.json`) {
   const report = JSON.parse(readFileSync(file, 'utf8'));
   const equivalent = MODULES[name].equivalent ?? [];
-  const counts = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Equivalent: 0, Ignored: 0, other: 0 };
+  const counts = {
+    Killed: 0,
+    Timeout: 0,
+    Survived: 0,
+    NoCoverage: 0,
+    Equivalent: 0,
+    Ignored: 0,
+    other: 0,
+  };
   const open = [];
   for (const [file, result] of Object.entries(report.files)) {
     for (const m of result.mutants) {
       const original = originalText(result.source, m.location);
       const alive = m.status === 'Survived' || m.status === 'NoCoverage';
-      if (alive && equivalent.some((e) => e.mutator === m.mutatorName && e.original === original && e.replacement === m.replacement)) {
+      if (
+        alive &&
+        equivalent.some(
+          (e) =>
+            e.mutator === m.mutatorName &&
+            e.original === original &&
+            e.replacement === m.replacement,
+        )
+      ) {
         counts.Equivalent++;
         continue;
       }
       if (m.status in counts) counts[m.status]++;
       else counts.other++;
-      if (alive) open.push(`${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName}: ${JSON.stringify(original)} -> ${JSON.stringify(m.replacement)}`);
+      if (alive)
+        open.push(
+          `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName}: ${JSON.stringify(original)} -> ${JSON.stringify(m.replacement)}`,
+        );
     }
   }
   const detected = counts.Killed + counts.Timeout;
   const valid = detected + counts.Survived + counts.NoCoverage;
   const score = valid === 0 ? 100 : (100 * detected) / valid;
-  const raw = valid + counts.Equivalent === 0 ? 100 : (100 * detected) / (valid + counts.Equivalent);
+  const raw =
+    valid + counts.Equivalent === 0 ? 100 : (100 * detected) / (valid + counts.Equivalent);
   return { name, score, raw, counts, open };
 }

@@ -5,9 +5,19 @@ import { standardWebhooksPack } from '../../packs/standard-webhooks/pack.js';
 import { stripePack } from '../../packs/stripe/pack.js';
 import { runConformance } from './conformance.js';
 import { secrets } from './support.js';
-import { githubVerifier, slackVerifier, standardWebhooksVerifier, stripeVerifier } from './verifiers.js';
+import {
+  githubVerifier,
+  slackVerifier,
+  standardWebhooksVerifier,
+  stripeVerifier,
+} from './verifiers.js';
 
 runConformance({ pack: stripePack, verifier: stripeVerifier, secret: secrets.stripe });
 runConformance({ pack: githubPack, verifier: githubVerifier, secret: secrets.github });
 runConformance({ pack: slackPack, verifier: slackVerifier, secret: secrets.slack });
-runConformance({ pack: standardWebhooksPack, verifier: standardWebhooksVerifier, secret: secrets.standardWebhooks, secretForms: (s) => [s.slice('whsec_'.length)] });
+runConformance({
+  pack: standardWebhooksPack,
+  verifier: standardWebhooksVerifier,
+  secret: secrets.standardWebhooks,
+  secretForms: (s) => [s.slice('whsec_'.length)],
+});

@@ -41,8 +41,20 @@ export function runConformance(subject: ConformanceSubject): void {
         try {
           const secret = subject.secret();
           const before = receiver.requests.length;
-          const result = await sendEvent(world, { pack, eventType, to: `${receiver.url}/${pack.name}`, secret });
-          expect(result).toMatchObject({ pack: pack.name, eventType, outcome: 'succeeded', status: 200, attempts: 1, reason: 'http_status' });
+          const result = await sendEvent(world, {
+            pack,
+            eventType,
+            to: `${receiver.url}/${pack.name}`,
+            secret,
+          });
+          expect(result).toMatchObject({
+            pack: pack.name,
+            eventType,
+            outcome: 'succeeded',
+            status: 200,
+            attempts: 1,
+            reason: 'http_status',
+          });
           expect(receiver.requests.length - before).toBe(1);
 
           const req = receiver.requests[before]!;
@@ -69,7 +81,8 @@ export function runConformance(subject: ConformanceSubject): void {
           expect(replay.hash).toBe(await twin.hash());
 
           const log = lines.join('\n');
-          for (const form of [secret, ...(subject.secretForms?.(secret) ?? [])]) expect(log).not.toContain(form);
+          for (const form of [secret, ...(subject.secretForms?.(secret) ?? [])])
+            expect(log).not.toContain(form);
         } finally {
           await world.close();
         }
@@ -79,9 +92,15 @@ export function runConformance(subject: ConformanceSubject): void {
     it('refuses an event type it cannot send, listing the valid ones', async () => {
       const world = openWorld({ root: ':memory:' });
       try {
-        const error = await sendEvent(world, { pack, eventType: 'no.such_event', to: receiver.url, secret: subject.secret() }).catch((e: unknown) => e);
+        const error = await sendEvent(world, {
+          pack,
+          eventType: 'no.such_event',
+          to: receiver.url,
+          secret: subject.secret(),
+        }).catch((e: unknown) => e);
         expect(error).toMatchObject({ code: 'UNKNOWN_EVENT_TYPE' });
-        for (const type of Object.keys(pack.scenarios)) expect((error as Error).message).toContain(type);
+        for (const type of Object.keys(pack.scenarios))
+          expect((error as Error).message).toContain(type);
       } finally {
         await world.close();
       }

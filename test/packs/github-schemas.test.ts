@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { openWorld, registerPack, VirtualClock, type Twin } from '../../src/index.js';
 import * as github from '../../packs/github/index.js';
 
-const schema = createRequire(import.meta.url)('@octokit/webhooks-schemas') as { definitions: Record<string, unknown> };
+const schema = createRequire(import.meta.url)('@octokit/webhooks-schemas') as {
+  definitions: Record<string, unknown>;
+};
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
 const ajv = new Ajv({ strict: true, allErrors: true });
 addFormats(ajv);
@@ -27,7 +29,9 @@ function validatorFor(eventType: string): ValidateFunction {
 function problems(eventType: string, body: unknown): string[] {
   const validate = validatorFor(eventType);
   if (validate(body)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
 }
 
 async function bodies(twin: Twin): Promise<{ eventType: string; body: unknown }[]> {
@@ -51,7 +55,11 @@ describe('github payloads against @octokit/webhooks-schemas', () => {
   for (const eventType of Object.keys(github.scenarios)) {
     it(`${eventType} validates`, async () => {
       const { world: w, twin } = world(`schema-${eventType}`);
-      await github.scenarios[eventType]!({ twin, target: { url: 'http://127.0.0.1:9/hooks', secret: 'schema-secret' }, data: undefined });
+      await github.scenarios[eventType]!({
+        twin,
+        target: { url: 'http://127.0.0.1:9/hooks', secret: 'schema-secret' },
+        data: undefined,
+      });
       const rendered = (await bodies(twin)).filter((b) => b.eventType === eventType);
       expect(rendered.length).toBeGreaterThan(0);
       for (const { body } of rendered) expect(problems(eventType, body)).toEqual([]);
@@ -61,14 +69,29 @@ describe('github payloads against @octokit/webhooks-schemas', () => {
 
   it('the check can fail: a payload missing a field GitHub always sends, or carrying one it never sends, is refused', async () => {
     const { world: w, twin } = world('schema-negative');
-    await github.scenarios['issues.opened']!({ twin, target: { url: 'http://127.0.0.1:9/hooks', secret: 's' }, data: undefined });
-    const body = (await bodies(twin)).find((b) => b.eventType === 'issues.opened')!.body as Record<string, any>;
+    await github.scenarios['issues.opened']!({
+      twin,
+      target: { url: 'http://127.0.0.1:9/hooks', secret: 's' },
+      data: undefined,
+    });
+    const body = (await bodies(twin)).find((b) => b.eventType === 'issues.opened')!.body as Record<
+      string,
+      any
+    >;
     expect(problems('issues.opened', body)).toEqual([]);
     const { reactions: _r, ...issue } = body.issue;
     const { forks_url: _f, ...repository } = body.repository;
-    expect(problems('issues.opened', { ...body, issue }).join('\n')).toMatch(/must have required property 'reactions'/);
-    expect(problems('issues.opened', { ...body, repository }).join('\n')).toMatch(/must have required property 'forks_url'/);
-    expect(problems('issues.opened', { ...body, sender: { ...body.sender, secret_ref: 'x' } }).join('\n')).toMatch(/must NOT have additional properties/);
+    expect(problems('issues.opened', { ...body, issue }).join('\n')).toMatch(
+      /must have required property 'reactions'/,
+    );
+    expect(problems('issues.opened', { ...body, repository }).join('\n')).toMatch(
+      /must have required property 'forks_url'/,
+    );
+    expect(
+      problems('issues.opened', { ...body, sender: { ...body.sender, secret_ref: 'x' } }).join(
+        '\n',
+      ),
+    ).toMatch(/must NOT have additional properties/);
     await w.close();
   });
 
@@ -83,18 +106,47 @@ describe('github payloads against @octokit/webhooks-schemas', () => {
     await github.createUser(twin, { login: 'hubot' });
     await github.createRepository(twin, { owner: 'octo-org', name: 'engine' });
     await github.createApp(twin, { owner: 'octo-org', name: 'Twin CI' });
-    await github.createRepositoryHook(twin, { repository: 'octo-org/engine', url: 'https://ci.example.com/hooks', secret: 's', events: ['*'] });
-    const { pull, release } = await github.pullRequestLife(twin, { repository: 'octo-org/engine', author: 'octocat', reviewer: 'hubot', ciApp: 'twin-ci' });
+    await github.createRepositoryHook(twin, {
+      repository: 'octo-org/engine',
+      url: 'https://ci.example.com/hooks',
+      secret: 's',
+      events: ['*'],
+    });
+    const { pull, release } = await github.pullRequestLife(twin, {
+      repository: 'octo-org/engine',
+      author: 'octocat',
+      reviewer: 'hubot',
+      ciApp: 'twin-ci',
+    });
     const all = await bodies(twin);
     for (const { eventType, body } of all) expect(problems(eventType, body), eventType).toEqual([]);
     expect(all.map((b) => b.eventType)).toEqual([
-      'ping', 'push', 'pull_request.opened',
-      'check_run.created', 'workflow_run.requested', 'workflow_run.in_progress', 'check_run.completed', 'check_suite.completed', 'workflow_run.completed',
-      'issue_comment.created', 'push', 'pull_request.synchronize',
-      'check_run.created', 'workflow_run.requested', 'workflow_run.in_progress', 'check_run.completed', 'check_suite.completed', 'workflow_run.completed',
-      'pull_request.closed', 'push', 'release.created', 'release.published', 'star.created',
+      'ping',
+      'push',
+      'pull_request.opened',
+      'check_run.created',
+      'workflow_run.requested',
+      'workflow_run.in_progress',
+      'check_run.completed',
+      'check_suite.completed',
+      'workflow_run.completed',
+      'issue_comment.created',
+      'push',
+      'pull_request.synchronize',
+      'check_run.created',
+      'workflow_run.requested',
+      'workflow_run.in_progress',
+      'check_run.completed',
+      'check_suite.completed',
+      'workflow_run.completed',
+      'pull_request.closed',
+      'push',
+      'release.created',
+      'release.published',
+      'star.created',
     ]);
-    const of = (type: string) => all.filter((b) => b.eventType === type).map((b) => b.body as Record<string, any>);
+    const of = (type: string) =>
+      all.filter((b) => b.eventType === type).map((b) => b.body as Record<string, any>);
     const [branchPush, fixPush, mergePush] = of('push');
     const sync = of('pull_request.synchronize')[0]!;
     // synchronize moves the head from the first push's commit to the fix's.
@@ -104,14 +156,34 @@ describe('github payloads against @octokit/webhooks-schemas', () => {
     // The second CI round checks the new head and lists the open pull request.
     const secondRun = of('check_run.completed')[1]!;
     expect(secondRun.check_run.head_sha).toBe(fixPush!.after);
-    expect(secondRun.check_run.pull_requests).toEqual([expect.objectContaining({ number: pull.number, head: expect.objectContaining({ sha: fixPush!.after }) })]);
-    expect(of('check_suite.completed').map((s) => s.check_suite.conclusion)).toEqual(['failure', 'success']);
+    expect(secondRun.check_run.pull_requests).toEqual([
+      expect.objectContaining({
+        number: pull.number,
+        head: expect.objectContaining({ sha: fixPush!.after }),
+      }),
+    ]);
+    expect(of('check_suite.completed').map((s) => s.check_suite.conclusion)).toEqual([
+      'failure',
+      'success',
+    ]);
     // The merge lands on the base branch as a push of the merge commit.
     const closed = of('pull_request.closed')[0]!;
-    expect(closed.pull_request).toMatchObject({ merged: true, merge_commit_sha: mergePush!.after, state: 'closed' });
+    expect(closed.pull_request).toMatchObject({
+      merged: true,
+      merge_commit_sha: mergePush!.after,
+      state: 'closed',
+    });
     expect(mergePush).toMatchObject({ ref: 'refs/heads/main', created: false });
-    expect(of('issue_comment.created')[0]!.issue).toMatchObject({ number: pull.number, comments: 1, pull_request: { url: pull.url } });
-    expect(of('release.published')[0]!.release).toMatchObject({ id: release.id, tag_name: 'v1.0.1', target_commitish: 'main' });
+    expect(of('issue_comment.created')[0]!.issue).toMatchObject({
+      number: pull.number,
+      comments: 1,
+      pull_request: { url: pull.url },
+    });
+    expect(of('release.published')[0]!.release).toMatchObject({
+      id: release.id,
+      tag_name: 'v1.0.1',
+      target_commitish: 'main',
+    });
     expect(of('star.created')[0]!.repository.stargazers_count).toBe(1);
     await w.close();
   });

@@ -14,7 +14,9 @@ const block = /As `packs\/acme\/index\.ts`:\n\n```ts\n([\s\S]*?)\n```/.exec(guid
 if (block === undefined) throw new Error('packs/README.md no longer holds the acme example block');
 
 // The block imports as if it sat in packs/acme/; point those imports at the repository instead.
-const source = block.replaceAll("'../../src/index.js'", `'${join(root, 'src/index.js')}'`).replaceAll("'../kit/vendor-pack.js'", `'${join(root, 'packs/kit/vendor-pack.js')}'`);
+const source = block
+  .replaceAll("'../../src/index.js'", `'${join(root, 'src/index.js')}'`)
+  .replaceAll("'../kit/vendor-pack.js'", `'${join(root, 'packs/kit/vendor-pack.js')}'`);
 const dir = join(tmpdir(), `twinworld-readme-${process.pid}`);
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'acme.ts'), source);
@@ -24,10 +26,19 @@ const { acmePack } = (await import(join(dir, 'acme.ts'))) as { acmePack: VendorP
 const kernelVerifier: OfficialVerifier = {
   library: "the kernel's hmac-sha256 scheme",
   async verify(req, secret) {
-    getScheme('hmac-sha256').verify({ headers: req.headers, rawBody: req.body, secrets: [secret], nowSec: Math.floor(Date.now() / 1000) });
+    getScheme('hmac-sha256').verify({
+      headers: req.headers,
+      rawBody: req.body,
+      secrets: [secret],
+      nowSec: Math.floor(Date.now() / 1000),
+    });
     return JSON.parse(req.body) as Record<string, unknown>;
   },
   eventType: (_req, body) => String(body.type),
 };
 
-runConformance({ pack: acmePack, verifier: kernelVerifier, secret: () => `acme-${Math.random().toString(36).slice(2)}-secret` });
+runConformance({
+  pack: acmePack,
+  verifier: kernelVerifier,
+  secret: () => `acme-${Math.random().toString(36).slice(2)}-secret`,
+});

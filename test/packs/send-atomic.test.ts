@@ -31,10 +31,16 @@ function freshRoot(): string {
 }
 
 function send(root: string, url: string, eventType = 'customer.updated'): ChildProcess {
-  return spawn(process.execPath, [BIN, 'send', 'stripe', eventType, '--to', url, '--secret', SECRET, '--root', root, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(
+    process.execPath,
+    [BIN, 'send', 'stripe', eventType, '--to', url, '--secret', SECRET, '--root', root, '--json'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
 
-function exited(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function exited(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -67,7 +73,8 @@ async function killAt(root: string, url: string, phase: Phase): Promise<string[]
     if (phase === 'dispatching') {
       // The receiver holds its answer; the attempt is claimed and in flight when the kill lands.
       for (let i = 0; i < 600 && !ops.includes(`${RECORD}.claim`); i++) {
-        for (const body of bodies.all(ops.length) as string[]) ops.push((JSON.parse(body) as { operation: string }).operation);
+        for (const body of bodies.all(ops.length) as string[])
+          ops.push((JSON.parse(body) as { operation: string }).operation);
         await new Promise((r) => setTimeout(r, 25));
       }
       child.kill('SIGKILL');
@@ -76,7 +83,8 @@ async function killAt(root: string, url: string, phase: Phase): Promise<string[]
       const deadline = Date.now() + 20_000;
       // A tight synchronous loop: the child is a separate process and keeps running meanwhile.
       while (!ops.some(MARK[phase]) && Date.now() < deadline) {
-        for (const body of bodies.all(ops.length) as string[]) ops.push((JSON.parse(body) as { operation: string }).operation);
+        for (const body of bodies.all(ops.length) as string[])
+          ops.push((JSON.parse(body) as { operation: string }).operation);
       }
       db.prepare('BEGIN IMMEDIATE').run();
       child.kill('SIGKILL');
@@ -84,7 +92,8 @@ async function killAt(root: string, url: string, phase: Phase): Promise<string[]
       db.prepare('ROLLBACK').run();
     }
     ops.length = 0;
-    for (const body of bodies.all(0) as string[]) ops.push((JSON.parse(body) as { operation: string }).operation);
+    for (const body of bodies.all(0) as string[])
+      ops.push((JSON.parse(body) as { operation: string }).operation);
     return ops;
   } finally {
     db.close();
@@ -92,7 +101,9 @@ async function killAt(root: string, url: string, phase: Phase): Promise<string[]
 }
 
 /** Later events in the same world, from another process's point of view (this one). */
-async function laterEvents(root: string): Promise<{ url: string; endpointId: string; eventType: string }[]> {
+async function laterEvents(
+  root: string,
+): Promise<{ url: string; endpointId: string; eventType: string }[]> {
   const world = openWorld({ root });
   const twin = registerPack(world, stripe.pack);
   const head = await twin.head();
@@ -101,7 +112,11 @@ async function laterEvents(root: string): Promise<{ url: string; endpointId: str
   await stripe.deleteCustomer(twin, customer.id);
   const made = (await twin.entries({ after: head }))
     .filter((e) => e.operation === `${RECORD}.create`)
-    .map((e) => ({ url: String(e.fields?.url), endpointId: String(e.fields?.endpointId), eventType: String(e.fields?.eventType) }));
+    .map((e) => ({
+      url: String(e.fields?.url),
+      endpointId: String(e.fields?.endpointId),
+      eventType: String(e.fields?.eventType),
+    }));
   await world.close();
   return made;
 }
@@ -151,8 +166,20 @@ describe('twinworld send, killed', () => {
     const root = await prepared();
     // The same send, in this process, stopped exactly there: retiring throws as a kill would stop it.
     const world = openWorld({ root });
-    const dying = { ...stripe.pack, retireEndpoint: () => { throw new Error('killed before retiring'); } };
-    await expect(sendEvent(world, { pack: dying, eventType: 'customer.updated', to: `${r.url}/hooks/dying`, secret: SECRET })).rejects.toThrow('killed before retiring');
+    const dying = {
+      ...stripe.pack,
+      retireEndpoint: () => {
+        throw new Error('killed before retiring');
+      },
+    };
+    await expect(
+      sendEvent(world, {
+        pack: dying,
+        eventType: 'customer.updated',
+        to: `${r.url}/hooks/dying`,
+        secret: SECRET,
+      }),
+    ).rejects.toThrow('killed before retiring');
     const twin = world.twin('stripe');
     const endpoint = (await twin.list('webhook_endpoint'))[0]!;
     expect(endpoint.fields).toMatchObject({ status: 'enabled', url: `${r.url}/hooks/dying` });
@@ -168,10 +195,16 @@ describe('twinworld send, killed', () => {
     await killAt(root, `${r.url}/hooks/killed`, 'endpoint');
     const world = openWorld({ root });
     const twin = registerPack(world, stripe.pack);
-    const ordinary = await stripe.createWebhookEndpoint(twin, { url: `${r.url}/hooks/ordinary`, enabled_events: ['customer.updated'], secret: SECRET });
+    const ordinary = await stripe.createWebhookEndpoint(twin, {
+      url: `${r.url}/hooks/ordinary`,
+      enabled_events: ['customer.updated'],
+      secret: SECRET,
+    });
     await world.close();
     const later = await laterEvents(root);
-    expect(later).toEqual([{ url: `${r.url}/hooks/ordinary`, endpointId: ordinary.id, eventType: 'customer.updated' }]);
+    expect(later).toEqual([
+      { url: `${r.url}/hooks/ordinary`, endpointId: ordinary.id, eventType: 'customer.updated' },
+    ]);
   });
 });
 
@@ -180,14 +213,23 @@ describe('twinworld send, eight at once on one root', () => {
     const r = await startReceiver();
     receivers.push(r);
     const root = await prepared();
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => exited(send(root, `${r.url}/hooks/${i}`, 'customer.created'))));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        exited(send(root, `${r.url}/hooks/${i}`, 'customer.created')),
+      ),
+    );
     for (const run of runs) {
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'succeeded', status: 200, reason: 'http_status' });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        outcome: 'succeeded',
+        status: 200,
+        reason: 'http_status',
+      });
     }
     expect(r.requests).toHaveLength(8);
-    for (const req of r.requests) expect(await stripeVerifier.verify(req, SECRET)).toMatchObject({ type: 'customer.created' });
+    for (const req of r.requests)
+      expect(await stripeVerifier.verify(req, SECRET)).toMatchObject({ type: 'customer.created' });
     expect(new Set(r.requests.map((q) => q.url)).size).toBe(8);
   });
 });

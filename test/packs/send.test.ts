@@ -91,16 +91,37 @@ describe('listSendable', () => {
       'stripe price.created',
       'stripe product.created',
     ]);
-    expect(builtInPacks.map((p) => p.name).sort()).toEqual(['github', 'slack', 'standard-webhooks', 'stripe']);
+    expect(builtInPacks.map((p) => p.name).sort()).toEqual([
+      'github',
+      'slack',
+      'standard-webhooks',
+      'stripe',
+    ]);
   });
 });
 
 describe('twinworld send --list', () => {
   it('shows the GitHub, Slack and Standard Webhooks event types', () => {
-    const run = spawnSync(process.execPath, ['dist/src/cli/main.js', 'send', '--list'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['dist/src/cli/main.js', 'send', '--list'], {
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(0);
     const rows = run.stdout.split('\n').map((line) => line.trim().split(/\s+/).join(' '));
-    for (const row of ['github ping', 'github push', 'github pull_request.synchronize', 'github check_suite.completed', 'github workflow_run.completed', 'github installation.created', 'github release.published', 'github star.created', 'slack url_verification', 'slack block_actions', 'slack slash_command', 'slack app_home_opened', 'standard-webhooks invoice.paid']) {
+    for (const row of [
+      'github ping',
+      'github push',
+      'github pull_request.synchronize',
+      'github check_suite.completed',
+      'github workflow_run.completed',
+      'github installation.created',
+      'github release.published',
+      'github star.created',
+      'slack url_verification',
+      'slack block_actions',
+      'slack slash_command',
+      'slack app_home_opened',
+      'standard-webhooks invoice.paid',
+    ]) {
       expect(rows, row).toContain(row);
     }
   });
@@ -109,13 +130,43 @@ describe('twinworld send --list', () => {
 describe('sendEvent', () => {
   it('refuses an unknown pack or event type, listing the valid ones, before touching the world', async () => {
     const world = openWorld({ root: ':memory:' });
-    const unknownPack = await sendEvent(world, { pack: 'paypal', eventType: 'x', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
-    expect(unknownPack).toMatchObject({ code: 'UNKNOWN_PACK', message: 'unknown pack "paypal"; valid packs: github, slack, standard-webhooks, stripe', details: { valid: ['github', 'slack', 'standard-webhooks', 'stripe'] } });
-    const unknownType = await sendEvent(world, { pack: 'stripe', eventType: 'invoice.voided', to: 'http://127.0.0.1:1', secret: 's' }).catch((e: unknown) => e);
+    const unknownPack = await sendEvent(world, {
+      pack: 'paypal',
+      eventType: 'x',
+      to: 'http://127.0.0.1:1',
+      secret: 's',
+    }).catch((e: unknown) => e);
+    expect(unknownPack).toMatchObject({
+      code: 'UNKNOWN_PACK',
+      message: 'unknown pack "paypal"; valid packs: github, slack, standard-webhooks, stripe',
+      details: { valid: ['github', 'slack', 'standard-webhooks', 'stripe'] },
+    });
+    const unknownType = await sendEvent(world, {
+      pack: 'stripe',
+      eventType: 'invoice.voided',
+      to: 'http://127.0.0.1:1',
+      secret: 's',
+    }).catch((e: unknown) => e);
     expect(unknownType).toMatchObject({ code: 'UNKNOWN_EVENT_TYPE', path: 'eventType' });
-    expect((unknownType as Error).message).toContain('charge.dispute.created, charge.failed, charge.refunded, charge.succeeded, checkout.session.async_payment_failed');
-    await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'not a url', secret: 's' })).rejects.toMatchObject({ path: 'to' });
-    await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: 'http://127.0.0.1:1', secret: ' ' })).rejects.toMatchObject({ path: 'secret' });
+    expect((unknownType as Error).message).toContain(
+      'charge.dispute.created, charge.failed, charge.refunded, charge.succeeded, checkout.session.async_payment_failed',
+    );
+    await expect(
+      sendEvent(world, {
+        pack: 'stripe',
+        eventType: 'customer.created',
+        to: 'not a url',
+        secret: 's',
+      }),
+    ).rejects.toMatchObject({ path: 'to' });
+    await expect(
+      sendEvent(world, {
+        pack: 'stripe',
+        eventType: 'customer.created',
+        to: 'http://127.0.0.1:1',
+        secret: ' ',
+      }),
+    ).rejects.toMatchObject({ path: 'secret' });
     expect(registeredPacks(world).size).toBe(0);
     await world.close();
   });
@@ -123,11 +174,31 @@ describe('sendEvent', () => {
   it('reports a failing receiver (status, failed) and an absent one (no status, unknown), with the retry the policy grants', async () => {
     const failing = await receiver(() => 500);
     const world = openWorld({ root: ':memory:' });
-    const failed = await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: failing.url, secret: secrets.stripe() });
-    expect(failed).toMatchObject({ outcome: 'failed', status: 500, reason: 'http_status', attempts: 1 });
+    const failed = await sendEvent(world, {
+      pack: 'stripe',
+      eventType: 'customer.created',
+      to: failing.url,
+      secret: secrets.stripe(),
+    });
+    expect(failed).toMatchObject({
+      outcome: 'failed',
+      status: 500,
+      reason: 'http_status',
+      attempts: 1,
+    });
     expect(failed.retryAt).toBeDefined();
-    const absent = await sendEvent(world, { pack: 'github', eventType: 'issues.opened', to: 'http://127.0.0.1:9/hooks', secret: secrets.github() });
-    expect(absent).toMatchObject({ outcome: 'unknown', status: null, reason: 'connection_error', attempts: 1 });
+    const absent = await sendEvent(world, {
+      pack: 'github',
+      eventType: 'issues.opened',
+      to: 'http://127.0.0.1:9/hooks',
+      secret: secrets.github(),
+    });
+    expect(absent).toMatchObject({
+      outcome: 'unknown',
+      status: null,
+      reason: 'connection_error',
+      attempts: 1,
+    });
     expect(absent.retryAt).toBeUndefined(); // GitHub does not retry
     await world.close();
   });
@@ -137,13 +208,28 @@ describe('sendEvent', () => {
     const second = await receiver();
     const world = openWorld({ root: ':memory:' });
     const secret = secrets.stripe();
-    await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: first.url, secret, data: { email: 'grace@example.com', name: 'Grace Hopper' } });
-    await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: second.url, secret });
+    await sendEvent(world, {
+      pack: 'stripe',
+      eventType: 'customer.created',
+      to: first.url,
+      secret,
+      data: { email: 'grace@example.com', name: 'Grace Hopper' },
+    });
+    await sendEvent(world, {
+      pack: 'stripe',
+      eventType: 'customer.created',
+      to: second.url,
+      secret,
+    });
     expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(1);
-    const event = (await stripeVerifier.verify(first.requests[0]!, secret)) as { data: { object: { email: string; name: string } } };
+    const event = (await stripeVerifier.verify(first.requests[0]!, secret)) as {
+      data: { object: { email: string; name: string } };
+    };
     expect(event.data.object).toMatchObject({ email: 'grace@example.com', name: 'Grace Hopper' });
-    expect((await world.twin('stripe').list('webhook_endpoint')).map((e) => e.fields.status)).toEqual(['disabled', 'disabled']);
+    expect(
+      (await world.twin('stripe').list('webhook_endpoint')).map((e) => e.fields.status),
+    ).toEqual(['disabled', 'disabled']);
     await world.close();
   });
 
@@ -152,13 +238,36 @@ describe('sendEvent', () => {
     const second = await receiver();
     const world = openWorld({ root: ':memory:' });
     const secret = secrets.stripe();
-    await expect(sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: first.url, secret, data: { email: 42 } })).rejects.toMatchObject({ kind: 'invalid_input', path: 'email' });
-    await expect(sendEvent(world, { pack: 'slack', eventType: 'message', to: first.url, secret, data: { text: '' } })).rejects.toMatchObject({ path: 'text' });
-    await sendEvent(world, { pack: 'stripe', eventType: 'customer.created', to: second.url, secret });
+    await expect(
+      sendEvent(world, {
+        pack: 'stripe',
+        eventType: 'customer.created',
+        to: first.url,
+        secret,
+        data: { email: 42 },
+      }),
+    ).rejects.toMatchObject({ kind: 'invalid_input', path: 'email' });
+    await expect(
+      sendEvent(world, {
+        pack: 'slack',
+        eventType: 'message',
+        to: first.url,
+        secret,
+        data: { text: '' },
+      }),
+    ).rejects.toMatchObject({ path: 'text' });
+    await sendEvent(world, {
+      pack: 'stripe',
+      eventType: 'customer.created',
+      to: second.url,
+      secret,
+    });
     await sendEvent(world, { pack: 'slack', eventType: 'message', to: second.url, secret });
     expect(first.requests).toHaveLength(0);
     expect(second.requests).toHaveLength(2);
-    expect((await world.twin('slack').list('event_subscription')).map((e) => e.fields.enabled)).toEqual([false, false]);
+    expect(
+      (await world.twin('slack').list('event_subscription')).map((e) => e.fields.enabled),
+    ).toEqual([false, false]);
     await world.close();
   });
 
@@ -168,13 +277,21 @@ describe('sendEvent', () => {
       const r = await receiver();
       const secret = secrets.slack();
       const world = openWorld({ root });
-      const result = await sendEvent(world, { pack: 'slack', eventType: 'message', to: r.url, secret, data: { text: 'from disk' } });
+      const result = await sendEvent(world, {
+        pack: 'slack',
+        eventType: 'message',
+        to: r.url,
+        secret,
+        data: { text: 'from disk' },
+      });
       expect(result).toMatchObject({ outcome: 'succeeded', status: 200 });
       const log = (await collect(world.twin('slack').exportLines())).join('\n');
       await world.close();
       expect(log).not.toContain(secret);
       const again = openWorld({ root });
-      expect(await again.secrets.resolve(`slack/${result.endpointId}`, Date.now())).toEqual([secret]);
+      expect(await again.secrets.resolve(`slack/${result.endpointId}`, Date.now())).toEqual([
+        secret,
+      ]);
       await again.close();
       expect(JSON.parse(r.requests[0]!.body).event.text).toBe('from disk');
     } finally {
@@ -187,10 +304,26 @@ describe('sendEvent', () => {
     const pack = createStandardWebhooksPack({ name: 'billing', eventTypes: ['invoice.finalized'] });
     const world = openWorld({ root: ':memory:' });
     const secret = secrets.standardWebhooks();
-    const result = await sendEvent(world, { pack, eventType: 'invoice.finalized', to: r.url, secret, data: { id: 'in_1' } });
+    const result = await sendEvent(world, {
+      pack,
+      eventType: 'invoice.finalized',
+      to: r.url,
+      secret,
+      data: { id: 'in_1' },
+    });
     expect(result).toMatchObject({ pack: 'billing', outcome: 'succeeded' });
-    expect(await standardWebhooksVerifier.verify(r.requests[0]!, secret)).toEqual({ type: 'invoice.finalized', timestamp: expect.any(String), data: { id: 'in_1' } });
-    expect(listSendable([pack])).toEqual([{ pack: 'billing', eventType: 'invoice.finalized', description: 'billing: a Standard Webhooks sender' }]);
+    expect(await standardWebhooksVerifier.verify(r.requests[0]!, secret)).toEqual({
+      type: 'invoice.finalized',
+      timestamp: expect.any(String),
+      data: { id: 'in_1' },
+    });
+    expect(listSendable([pack])).toEqual([
+      {
+        pack: 'billing',
+        eventType: 'invoice.finalized',
+        description: 'billing: a Standard Webhooks sender',
+      },
+    ]);
     await world.close();
   });
 
@@ -199,9 +332,21 @@ describe('sendEvent', () => {
     const bodies: string[][] = [];
     const sent: number[] = [];
     for (let run = 0; run < 2; run++) {
-      const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-02-02T02:02:02Z'), seed: 'same' });
-      for (const s of listSendable()) await sendEvent(world, { pack: s.pack, eventType: s.eventType, to: r.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
-      const records = (await Promise.all(builtInPacks.map((p) => world.twin(p.name).list(p.events.recordType)))).flat();
+      const world = openWorld({
+        root: ':memory:',
+        clock: new VirtualClock('2026-02-02T02:02:02Z'),
+        seed: 'same',
+      });
+      for (const s of listSendable())
+        await sendEvent(world, {
+          pack: s.pack,
+          eventType: s.eventType,
+          to: r.url,
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        });
+      const records = (
+        await Promise.all(builtInPacks.map((p) => world.twin(p.name).list(p.events.recordType)))
+      ).flat();
       bodies.push(records.map((d) => String(d.fields.body)));
       // One attempted delivery per send; a write may record others too (a new hook's ping, release created + published).
       sent.push(records.filter((d) => Number(d.fields.attempts) > 0).length);

@@ -13,14 +13,29 @@ import { TYPE_CHECKED_EVENTS } from './stripe-sdk-types.js';
 const reference = new SdkReference();
 const SECRET = 'whsec_fidelity0123456789abcdefghijklmn';
 
-type Rendered = { type: string; data: { object: Record<string, unknown> } } & Record<string, unknown>;
+type Rendered = { type: string; data: { object: Record<string, unknown> } } & Record<
+  string,
+  unknown
+>;
 
 async function renderAll(eventType: string): Promise<Rendered[]> {
-  const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-03-01T00:00:00Z'), seed: `fidelity/${eventType}` });
+  const world = openWorld({
+    root: ':memory:',
+    clock: new VirtualClock('2026-03-01T00:00:00Z'),
+    seed: `fidelity/${eventType}`,
+  });
   try {
     const twin = registerPack(world, stripe.pack);
-    const all = await stripe.createWebhookEndpoint(twin, { url: 'http://127.0.0.1:9/all', enabled_events: ['*'], secret: SECRET });
-    await stripe.scenarios[eventType]!({ twin, target: { url: 'http://127.0.0.1:9/one', secret: SECRET }, data: undefined });
+    const all = await stripe.createWebhookEndpoint(twin, {
+      url: 'http://127.0.0.1:9/all',
+      enabled_events: ['*'],
+      secret: SECRET,
+    });
+    await stripe.scenarios[eventType]!({
+      twin,
+      target: { url: 'http://127.0.0.1:9/one', secret: SECRET },
+      data: undefined,
+    });
     return (await twin.list('webhook_delivery'))
       .filter((d) => d.fields.endpointId === all.id)
       .sort((a, b) => a.version - b.version)
@@ -33,12 +48,27 @@ async function renderAll(eventType: string): Promise<Rendered[]> {
 describe('stripe: rendered events against stripe-node 23.1.0 types', () => {
   it('the reader of the SDK types finds what Stripe declares (checked on known facts)', () => {
     const customer = reference.get('resources/Customers.d.ts', 'Customer');
-    expect(reference.requiredKeys(customer)).toEqual(expect.arrayContaining(['id', 'object', 'balance', 'invoice_settings', 'metadata', 'shipping']));
+    expect(reference.requiredKeys(customer)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'object',
+        'balance',
+        'invoice_settings',
+        'metadata',
+        'shipping',
+      ]),
+    );
     expect(reference.requiredKeys(customer)).not.toContain('address'); // optional (`address?:`) in the SDK
     expect(reference.eventObject('invoice.paid').key).toBe('resources/Invoices.d.ts#Invoice');
-    expect(reference.eventObject('charge.dispute.created').key).toBe('resources/Disputes.d.ts#Dispute');
-    expect(reference.missingKeys(customer, { id: 'cus_1', object: 'customer' })).toContain('missing invoice_settings');
-    expect(reference.missingKeys(customer, { invoice_settings: { custom_fields: null } })).toContain('missing invoice_settings.footer');
+    expect(reference.eventObject('charge.dispute.created').key).toBe(
+      'resources/Disputes.d.ts#Dispute',
+    );
+    expect(reference.missingKeys(customer, { id: 'cus_1', object: 'customer' })).toContain(
+      'missing invoice_settings',
+    );
+    expect(
+      reference.missingKeys(customer, { invoice_settings: { custom_fields: null } }),
+    ).toContain('missing invoice_settings.footer');
     expect(reference.missingKeys(customer, { balance: null })).toContain('null balance (number)');
   });
 
@@ -56,7 +86,10 @@ describe('stripe: rendered events against stripe-node 23.1.0 types', () => {
       for (const event of events) {
         seen.add(event.type);
         expect(reference.missingKeys(envelope, event), `${event.type} envelope`).toEqual([]);
-        expect(reference.missingKeys(reference.eventObject(event.type), event.data.object), `${event.type} data.object`).toEqual([]);
+        expect(
+          reference.missingKeys(reference.eventObject(event.type), event.data.object),
+          `${event.type} data.object`,
+        ).toEqual([]);
         expect(event.api_version).toBe(stripe.STRIPE_API_VERSION);
       }
     });

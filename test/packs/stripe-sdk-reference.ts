@@ -66,7 +66,8 @@ export class SdkReference {
   /** A top-level interface, e.g. get('resources/Customers.d.ts', 'Customer'). */
   get(file: string, name: string): SdkInterface {
     const found = this.interfaces.get(`${file}#${name}`);
-    if (found === undefined) throw new Error(`stripe's types declare no interface ${name} in ${file}`);
+    if (found === undefined)
+      throw new Error(`stripe's types declare no interface ${name} in ${file}`);
     return found;
   }
 
@@ -103,7 +104,8 @@ export class SdkReference {
       const data = this.interfaces.get(`${iface.key}.Data`);
       const object = data?.properties.find((p) => p.name === 'object');
       const resolved = object === undefined ? undefined : this.resolve(data!.key, object.type);
-      if (resolved === undefined) throw new Error(`stripe's types give ${eventType} no resolvable data.object`);
+      if (resolved === undefined)
+        throw new Error(`stripe's types give ${eventType} no resolvable data.object`);
       return resolved;
     }
     throw new Error(`stripe's types declare no event "${eventType}"`);
@@ -119,15 +121,30 @@ export class SdkReference {
     }
     if (refs.list !== undefined) {
       const list = value as Record<string, unknown>;
-      const out = ['object', 'data', 'has_more', 'url'].filter((k) => !(k in list)).map((k) => `missing ${path}.${k}`);
-      if (Array.isArray(list.data)) out.push(...list.data.flatMap((v, i) => this.missingInType(context, refs.list!, v, `${path}.data[${i}]`)));
+      const out = ['object', 'data', 'has_more', 'url']
+        .filter((k) => !(k in list))
+        .map((k) => `missing ${path}.${k}`);
+      if (Array.isArray(list.data))
+        out.push(
+          ...list.data.flatMap((v, i) =>
+            this.missingInType(context, refs.list!, v, `${path}.data[${i}]`),
+          ),
+        );
       return out;
     }
     // A union of several object types (`string | Customer | DeletedCustomer`): pick by `object`.
-    const candidates = refs.named.map((n) => this.resolve(context, n)).filter((i): i is SdkInterface => i !== undefined);
+    const candidates = refs.named
+      .map((n) => this.resolve(context, n))
+      .filter((i): i is SdkInterface => i !== undefined);
     const obj = (value as Record<string, unknown>).object;
     const chosen =
-      candidates.length === 1 ? candidates[0] : candidates.find((c) => c.properties.some((p) => p.name === 'object' && p.type === `'${String(obj)}'`) && !c.properties.some((p) => p.name === 'deleted' && !p.optional));
+      candidates.length === 1
+        ? candidates[0]
+        : candidates.find(
+            (c) =>
+              c.properties.some((p) => p.name === 'object' && p.type === `'${String(obj)}'`) &&
+              !c.properties.some((p) => p.name === 'deleted' && !p.optional),
+          );
     return chosen === undefined ? [] : this.missingKeys(chosen, value, path);
   }
 
@@ -174,13 +191,20 @@ export class SdkReference {
     this.scopes.set(file, scope);
     const lines = codeLines(readFileSync(path, 'utf8'));
     // Stack of open blocks: a namespace or interface name, or null for any other brace.
-    const stack: ({ kind: 'namespace' | 'interface'; name: string; props: SdkProperty[] } | null)[] = [];
+    const stack: ({
+      kind: 'namespace' | 'interface';
+      name: string;
+      props: SdkProperty[];
+    } | null)[] = [];
     let pending = '';
     for (const raw of lines) {
       const imp = /^import \{([^}]*)\} from '(\.[^']+)\.js';$/.exec(raw);
       if (imp && stack.length === 0) {
         const target = join(dirname(file), `${imp[2]}.d.ts`).split('\\').join('/');
-        for (const spec of imp[1]!.split(',').map((s) => s.trim()).filter(Boolean)) {
+        for (const spec of imp[1]!
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
           const [orig, local] = spec.split(/\s+as\s+/);
           scope.imports.set((local ?? orig)!, `${target}#${orig}`);
         }
@@ -216,10 +240,15 @@ export class SdkReference {
     // `}` lines for named blocks are handled above via braceDelta; nothing else to flush.
   }
 
-  private close(file: string, stack: ({ kind: 'namespace' | 'interface'; name: string; props: SdkProperty[] } | null)[]): void {
+  private close(
+    file: string,
+    stack: ({ kind: 'namespace' | 'interface'; name: string; props: SdkProperty[] } | null)[],
+  ): void {
     const block = stack.pop();
     if (block == null || block.kind !== 'interface') return;
-    const names = stack.filter((b): b is NonNullable<typeof b> => b !== null && b.kind === 'namespace').map((b) => b.name);
+    const names = stack
+      .filter((b): b is NonNullable<typeof b> => b !== null && b.kind === 'namespace')
+      .map((b) => b.name);
     const key = `${file}#${[...names, block.name].join('.')}`;
     const prior = this.interfaces.get(key);
     // Declaration merging: a second block with the same name adds properties.

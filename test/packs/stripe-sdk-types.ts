@@ -20,7 +20,13 @@ import type {
   StripeSubscription,
 } from '../../packs/stripe/index.js';
 
-type Wire<T> = T extends Stripe.Decimal ? string : T extends readonly (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+type Wire<T> = T extends Stripe.Decimal
+  ? string
+  : T extends readonly (infer U)[]
+    ? Wire<U>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
 
 /** The Event envelope as the pack renders it (packs/stripe/pack.ts). */
 export type RenderedEvent<Obj, Type extends string> = {
@@ -42,31 +48,79 @@ export type StripeEventChecks = [
   Assignable<Wire<Stripe.CustomerCreatedEvent>, RenderedEvent<StripeCustomer, 'customer.created'>>,
   Assignable<Wire<Stripe.CustomerUpdatedEvent>, RenderedEvent<StripeCustomer, 'customer.updated'>>,
   Assignable<Wire<Stripe.CustomerDeletedEvent>, RenderedEvent<StripeCustomer, 'customer.deleted'>>,
-  Assignable<Wire<Stripe.PaymentIntentCreatedEvent>, RenderedEvent<StripePaymentIntent, 'payment_intent.created'>>,
-  Assignable<Wire<Stripe.PaymentIntentSucceededEvent>, RenderedEvent<StripePaymentIntent, 'payment_intent.succeeded'>>,
-  Assignable<Wire<Stripe.PaymentIntentPaymentFailedEvent>, RenderedEvent<StripePaymentIntent, 'payment_intent.payment_failed'>>,
-  Assignable<Wire<Stripe.PaymentIntentCanceledEvent>, RenderedEvent<StripePaymentIntent, 'payment_intent.canceled'>>,
+  Assignable<
+    Wire<Stripe.PaymentIntentCreatedEvent>,
+    RenderedEvent<StripePaymentIntent, 'payment_intent.created'>
+  >,
+  Assignable<
+    Wire<Stripe.PaymentIntentSucceededEvent>,
+    RenderedEvent<StripePaymentIntent, 'payment_intent.succeeded'>
+  >,
+  Assignable<
+    Wire<Stripe.PaymentIntentPaymentFailedEvent>,
+    RenderedEvent<StripePaymentIntent, 'payment_intent.payment_failed'>
+  >,
+  Assignable<
+    Wire<Stripe.PaymentIntentCanceledEvent>,
+    RenderedEvent<StripePaymentIntent, 'payment_intent.canceled'>
+  >,
   Assignable<Wire<Stripe.ChargeSucceededEvent>, RenderedEvent<StripeCharge, 'charge.succeeded'>>,
   Assignable<Wire<Stripe.ChargeFailedEvent>, RenderedEvent<StripeCharge, 'charge.failed'>>,
   Assignable<Wire<Stripe.ChargeRefundedEvent>, RenderedEvent<StripeCharge, 'charge.refunded'>>,
-  Assignable<Wire<Stripe.ChargeDisputeCreatedEvent>, RenderedEvent<StripeDispute, 'charge.dispute.created'>>,
-  Assignable<Wire<Stripe.PaymentMethodAttachedEvent>, RenderedEvent<StripePaymentMethod, 'payment_method.attached'>>,
+  Assignable<
+    Wire<Stripe.ChargeDisputeCreatedEvent>,
+    RenderedEvent<StripeDispute, 'charge.dispute.created'>
+  >,
+  Assignable<
+    Wire<Stripe.PaymentMethodAttachedEvent>,
+    RenderedEvent<StripePaymentMethod, 'payment_method.attached'>
+  >,
   Assignable<Wire<Stripe.ProductCreatedEvent>, RenderedEvent<StripeProduct, 'product.created'>>,
   Assignable<Wire<Stripe.PriceCreatedEvent>, RenderedEvent<StripePrice, 'price.created'>>,
-  Assignable<Wire<Stripe.CustomerSubscriptionCreatedEvent>, RenderedEvent<StripeSubscription, 'customer.subscription.created'>>,
-  Assignable<Wire<Stripe.CustomerSubscriptionUpdatedEvent>, RenderedEvent<StripeSubscription, 'customer.subscription.updated'>>,
-  Assignable<Wire<Stripe.CustomerSubscriptionDeletedEvent>, RenderedEvent<StripeSubscription, 'customer.subscription.deleted'>>,
-  Assignable<Wire<Stripe.CustomerSubscriptionTrialWillEndEvent>, RenderedEvent<StripeSubscription, 'customer.subscription.trial_will_end'>>,
+  Assignable<
+    Wire<Stripe.CustomerSubscriptionCreatedEvent>,
+    RenderedEvent<StripeSubscription, 'customer.subscription.created'>
+  >,
+  Assignable<
+    Wire<Stripe.CustomerSubscriptionUpdatedEvent>,
+    RenderedEvent<StripeSubscription, 'customer.subscription.updated'>
+  >,
+  Assignable<
+    Wire<Stripe.CustomerSubscriptionDeletedEvent>,
+    RenderedEvent<StripeSubscription, 'customer.subscription.deleted'>
+  >,
+  Assignable<
+    Wire<Stripe.CustomerSubscriptionTrialWillEndEvent>,
+    RenderedEvent<StripeSubscription, 'customer.subscription.trial_will_end'>
+  >,
   Assignable<Wire<Stripe.InvoiceCreatedEvent>, RenderedEvent<StripeInvoice, 'invoice.created'>>,
   Assignable<Wire<Stripe.InvoiceFinalizedEvent>, RenderedEvent<StripeInvoice, 'invoice.finalized'>>,
   Assignable<Wire<Stripe.InvoicePaidEvent>, RenderedEvent<StripeInvoice, 'invoice.paid'>>,
-  Assignable<Wire<Stripe.InvoicePaymentSucceededEvent>, RenderedEvent<StripeInvoice, 'invoice.payment_succeeded'>>,
-  Assignable<Wire<Stripe.InvoicePaymentFailedEvent>, RenderedEvent<StripeInvoice, 'invoice.payment_failed'>>,
+  Assignable<
+    Wire<Stripe.InvoicePaymentSucceededEvent>,
+    RenderedEvent<StripeInvoice, 'invoice.payment_succeeded'>
+  >,
+  Assignable<
+    Wire<Stripe.InvoicePaymentFailedEvent>,
+    RenderedEvent<StripeInvoice, 'invoice.payment_failed'>
+  >,
   Assignable<Wire<Stripe.InvoiceUpcomingEvent>, RenderedEvent<StripeInvoice, 'invoice.upcoming'>>,
-  Assignable<Wire<Stripe.CheckoutSessionCompletedEvent>, RenderedEvent<StripeCheckoutSession, 'checkout.session.completed'>>,
-  Assignable<Wire<Stripe.CheckoutSessionExpiredEvent>, RenderedEvent<StripeCheckoutSession, 'checkout.session.expired'>>,
-  Assignable<Wire<Stripe.CheckoutSessionAsyncPaymentSucceededEvent>, RenderedEvent<StripeCheckoutSession, 'checkout.session.async_payment_succeeded'>>,
-  Assignable<Wire<Stripe.CheckoutSessionAsyncPaymentFailedEvent>, RenderedEvent<StripeCheckoutSession, 'checkout.session.async_payment_failed'>>,
+  Assignable<
+    Wire<Stripe.CheckoutSessionCompletedEvent>,
+    RenderedEvent<StripeCheckoutSession, 'checkout.session.completed'>
+  >,
+  Assignable<
+    Wire<Stripe.CheckoutSessionExpiredEvent>,
+    RenderedEvent<StripeCheckoutSession, 'checkout.session.expired'>
+  >,
+  Assignable<
+    Wire<Stripe.CheckoutSessionAsyncPaymentSucceededEvent>,
+    RenderedEvent<StripeCheckoutSession, 'checkout.session.async_payment_succeeded'>
+  >,
+  Assignable<
+    Wire<Stripe.CheckoutSessionAsyncPaymentFailedEvent>,
+    RenderedEvent<StripeCheckoutSession, 'checkout.session.async_payment_failed'>
+  >,
 ];
 
 /** The event types checked above, for the runtime test to compare with the pack's list. */

@@ -26,7 +26,11 @@ const stripe = new Stripe('sk_test_twinworld');
 export const stripeVerifier: OfficialVerifier = {
   library: 'stripe (webhooks.constructEvent)',
   async verify(req, secret) {
-    return stripe.webhooks.constructEvent(req.body, header(req, 'stripe-signature'), secret) as unknown as Record<string, unknown>;
+    return stripe.webhooks.constructEvent(
+      req.body,
+      header(req, 'stripe-signature'),
+      secret,
+    ) as unknown as Record<string, unknown>;
   },
   eventType: (_req, body) => String(body.type),
 };
@@ -34,11 +38,15 @@ export const stripeVerifier: OfficialVerifier = {
 export const githubVerifier: OfficialVerifier = {
   library: '@octokit/webhooks-methods (verify)',
   async verify(req, secret) {
-    if (!(await octokitVerify(secret, req.body, header(req, 'x-hub-signature-256')))) throw new Error('octokit rejected the signature');
+    if (!(await octokitVerify(secret, req.body, header(req, 'x-hub-signature-256'))))
+      throw new Error('octokit rejected the signature');
     return JSON.parse(req.body) as Record<string, unknown>;
   },
   // push and ping have no action: their kernel type is the bare event name.
-  eventType: (req, body) => (body.action === undefined ? header(req, 'x-github-event') : `${header(req, 'x-github-event')}.${String(body.action)}`),
+  eventType: (req, body) =>
+    body.action === undefined
+      ? header(req, 'x-github-event')
+      : `${header(req, 'x-github-event')}.${String(body.action)}`,
 };
 
 export const slackVerifier: OfficialVerifier = {
@@ -47,10 +55,16 @@ export const slackVerifier: OfficialVerifier = {
     verifySlackRequest({
       signingSecret: secret,
       body: req.body,
-      headers: { 'x-slack-signature': header(req, 'x-slack-signature'), 'x-slack-request-timestamp': Number(header(req, 'x-slack-request-timestamp')) },
+      headers: {
+        'x-slack-signature': header(req, 'x-slack-signature'),
+        'x-slack-request-timestamp': Number(header(req, 'x-slack-request-timestamp')),
+      },
     });
     // Read the way Bolt reads it: JSON, or by content type a form (`payload=<JSON>` or fields).
-    return HTTPModuleFunctions.parseHTTPRequestBody({ rawBody: Buffer.from(req.body), headers: req.headers } as never) as Record<string, unknown>;
+    return HTTPModuleFunctions.parseHTTPRequestBody({
+      rawBody: Buffer.from(req.body),
+      headers: req.headers,
+    } as never) as Record<string, unknown>;
   },
   // Events API: the inner event's type; url_verification and block_actions: the body's type; a slash command: its form.
   eventType: (_req, body) => {

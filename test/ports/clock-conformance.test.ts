@@ -89,7 +89,13 @@ for (const c of cases) {
       const clock = c.create();
       const now = clock.now();
       const order: string[] = [];
-      for (const [name, k] of [['third', 3], ['first', 1], ['fourth', 4], ['second', 2]] as const) clock.schedule(now + k * U, () => void order.push(name));
+      for (const [name, k] of [
+        ['third', 3],
+        ['first', 1],
+        ['fourth', 4],
+        ['second', 2],
+      ] as const)
+        clock.schedule(now + k * U, () => void order.push(name));
       await c.pass(clock, 5 * U);
       expect(order).toEqual(['first', 'second', 'third', 'fourth']);
     });
@@ -108,7 +114,9 @@ for (const c of cases) {
         }
       }
       await c.pass(clock, 4 * U);
-      expect(order).toEqual([0, 1, 2, 3, 4].flatMap((g) => [0, 1, 2, 3, 4, 5].map((i) => `${g}.${i}`)));
+      expect(order).toEqual(
+        [0, 1, 2, 3, 4].flatMap((g) => [0, 1, 2, 3, 4, 5].map((i) => `${g}.${i}`)),
+      );
     });
 
     it('cancel stops a task that has not run, leaves the others, and is harmless twice or after the run', async () => {

@@ -14,7 +14,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getScheme } from '../../src/events/signing/index.js';
 import { HttpTransport } from '../../src/events/transports/http-transport.js';
 import { InProcessTransport } from '../../src/events/transports/in-process-transport.js';
-import { TransportFailure, type OutgoingRequest, type Transport, type TransportResponse } from '../../src/events/transports/transport.js';
+import {
+  TransportFailure,
+  type OutgoingRequest,
+  type Transport,
+  type TransportResponse,
+} from '../../src/events/transports/transport.js';
 import { FaultReceiver } from '../../src/walk/fault-receiver.js';
 import { mountPrefix, MountTransport } from '../../src/walk/mount-transport.js';
 import { receiverTransport, receiverUrl } from '../../src/walk/receiver-transport.js';
@@ -50,8 +55,15 @@ interface TransportCase {
   open(behaviours: readonly Behaviour[]): Promise<Bench>;
 }
 
-const lower = (headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v)]));
+const lower = (
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [
+      k.toLowerCase(),
+      Array.isArray(v) ? v.join(', ') : String(v),
+    ]),
+  );
 
 // ---- receivers on 127.0.0.1 -----------------------------------------------------------------
 
@@ -74,7 +86,12 @@ async function httpReceiver(behaviour: Behaviour): Promise<HttpReceiver> {
     req.on('end', () => {
       seen.push({ headers: lower(req.headers), body: Buffer.concat(chunks).toString('utf8') });
       if (behaviour.kind === 'answer') {
-        res.writeHead(behaviour.status, behaviour.retryAfterSec === undefined ? {} : { 'retry-after': String(behaviour.retryAfterSec) });
+        res.writeHead(
+          behaviour.status,
+          behaviour.retryAfterSec === undefined
+            ? {}
+            : { 'retry-after': String(behaviour.retryAfterSec) },
+        );
         res.end('a body the sender must drop');
       } else if (behaviour.kind === 'reset') {
         req.socket.destroy();
@@ -98,7 +115,13 @@ async function httpReceiver(behaviour: Behaviour): Promise<HttpReceiver> {
 
 const START = '2026-07-01T00:00:00.000Z';
 
-async function overHttp(behaviours: readonly Behaviour[], wrap: (inner: HttpTransport, receivers: HttpReceiver[]) => { transport: Transport; urls: string[] }): Promise<Bench> {
+async function overHttp(
+  behaviours: readonly Behaviour[],
+  wrap: (
+    inner: HttpTransport,
+    receivers: HttpReceiver[],
+  ) => { transport: Transport; urls: string[] },
+): Promise<Bench> {
   const clock = new VirtualClock(START);
   const receivers = await Promise.all(behaviours.map(httpReceiver));
   const inner = new HttpTransport({ clock });
@@ -119,7 +142,11 @@ async function overHttp(behaviours: readonly Behaviour[], wrap: (inner: HttpTran
 const cases: TransportCase[] = [
   {
     name: 'HttpTransport',
-    open: (behaviours) => overHttp(behaviours, (inner, rs) => ({ transport: inner, urls: rs.map((r) => `${r.base}/hooks/x?y=1`) })),
+    open: (behaviours) =>
+      overHttp(behaviours, (inner, rs) => ({
+        transport: inner,
+        urls: rs.map((r) => `${r.base}/hooks/x?y=1`),
+      })),
   },
   {
     name: 'InProcessTransport',
@@ -135,9 +162,19 @@ const cases: TransportCase[] = [
         seen[i]!.push({ headers: lower(req.headers), body: req.body });
         if (b.kind === 'slow') throw new TransportFailure('timeout');
         if (b.kind === 'reset') throw new TransportFailure('connection_reset');
-        return b.retryAfterSec === undefined ? b.status : ({ status: b.status, retryAfterSec: b.retryAfterSec } satisfies TransportResponse);
+        return b.retryAfterSec === undefined
+          ? b.status
+          : ({ status: b.status, retryAfterSec: b.retryAfterSec } satisfies TransportResponse);
       });
-      return { transport, clock, receivers: behaviours.map((_, i) => ({ url: `inproc://r${i}/hooks`, seen: () => seen[i]! })), close: async () => {} };
+      return {
+        transport,
+        clock,
+        receivers: behaviours.map((_, i) => ({
+          url: `inproc://r${i}/hooks`,
+          seen: () => seen[i]!,
+        })),
+        close: async () => {},
+      };
     },
   },
   {
@@ -148,13 +185,34 @@ const cases: TransportCase[] = [
       const urls = behaviours.map((b, i) => {
         const name = `r${i}`;
         if (b.kind === 'refuse') return `${receiverUrl('nobody-listens')}/hooks`;
-        const answer = b.kind === 'answer' ? (b.retryAfterSec === undefined ? b.status : { status: b.status, retryAfterSec: b.retryAfterSec }) : b.kind === 'reset' ? ('reset' as const) : 200;
-        const profile = { mix: [{ answer, weight: 1 }], ...(b.kind === 'slow' ? { latencyMs: 60_000 } : {}) };
-        receivers.set(name, new FaultReceiver(name, receiverUrl(name), profile, clock, 'conformance'));
+        const answer =
+          b.kind === 'answer'
+            ? b.retryAfterSec === undefined
+              ? b.status
+              : { status: b.status, retryAfterSec: b.retryAfterSec }
+            : b.kind === 'reset'
+              ? ('reset' as const)
+              : 200;
+        const profile = {
+          mix: [{ answer, weight: 1 }],
+          ...(b.kind === 'slow' ? { latencyMs: 60_000 } : {}),
+        };
+        receivers.set(
+          name,
+          new FaultReceiver(name, receiverUrl(name), profile, clock, 'conformance'),
+        );
         return `${receiverUrl(name)}/hooks`;
       });
-      const seen = (i: number): Seen[] => receivers.get(`r${i}`)?.requests.map((r) => ({ headers: lower(r.headers), body: r.body })) ?? [];
-      return { transport: receiverTransport(clock, receivers), clock, receivers: urls.map((url, i) => ({ url, seen: () => seen(i) })), close: async () => {} };
+      const seen = (i: number): Seen[] =>
+        receivers
+          .get(`r${i}`)
+          ?.requests.map((r) => ({ headers: lower(r.headers), body: r.body })) ?? [];
+      return {
+        transport: receiverTransport(clock, receivers),
+        clock,
+        receivers: urls.map((url, i) => ({ url, seen: () => seen(i) })),
+        close: async () => {},
+      };
     },
   },
   {
@@ -170,7 +228,9 @@ const cases: TransportCase[] = [
     open: (behaviours) =>
       overHttp(behaviours, (inner, rs) => {
         let transport: Transport = inner;
-        rs.forEach((r, i) => (transport = new MountTransport(mountPrefix(`r${i}`), `${r.base}/`, transport)));
+        rs.forEach(
+          (r, i) => (transport = new MountTransport(mountPrefix(`r${i}`), `${r.base}/`, transport)),
+        );
         return { transport, urls: rs.map((_, i) => `${mountPrefix(`r${i}`)}hooks/x`) };
       }),
   },
@@ -181,8 +241,21 @@ const cases: TransportCase[] = [
 const SECRET = 'whsec_Y29uZm9ybWFuY2Ugc3VpdGUgc2VjcmV0IGtleQ==';
 const TIMEOUT_MS = 150;
 
-function request(url: string, body = '{"id":"evt_1","name":"Zoë 🚀","note":"a, b; c"}', extra: Record<string, string> = {}): OutgoingRequest {
-  return { url, body, headers: { 'content-type': 'application/json', 'X-Mixed-Case': 'Value, with; punctuation', ...extra }, timeoutMs: TIMEOUT_MS };
+function request(
+  url: string,
+  body = '{"id":"evt_1","name":"Zoë 🚀","note":"a, b; c"}',
+  extra: Record<string, string> = {},
+): OutgoingRequest {
+  return {
+    url,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'X-Mixed-Case': 'Value, with; punctuation',
+      ...extra,
+    },
+    timeoutMs: TIMEOUT_MS,
+  };
 }
 
 async function failure(p: Promise<unknown>): Promise<TransportFailure> {
@@ -192,7 +265,9 @@ async function failure(p: Promise<unknown>): Promise<TransportFailure> {
     expect(error).toBeInstanceOf(TransportFailure);
     return error as TransportFailure;
   }
-  return expect.unreachable('send resolved; it should have rejected with a TransportFailure') as never;
+  return expect.unreachable(
+    'send resolved; it should have rejected with a TransportFailure',
+  ) as never;
 }
 
 for (const c of cases) {
@@ -204,20 +279,30 @@ for (const c of cases) {
     });
     const open = async (behaviours: Behaviour[]) => (bench = await c.open(behaviours));
 
-    it('delivers body and headers intact, once per send, and resolves with each receiver\'s status', async () => {
+    it("delivers body and headers intact, once per send, and resolves with each receiver's status", async () => {
       const statuses = [200, 204, 410, 500];
       const b = await open(statuses.map((status) => ({ kind: 'answer', status })));
-      const responses = await Promise.all(b.receivers.map((r, i) => b.transport.send(request(r.url, `{"receiver":${i},"name":"Zoë 🚀"}`, { 'X-Receiver': String(i) }))));
+      const responses = await Promise.all(
+        b.receivers.map((r, i) =>
+          b.transport.send(
+            request(r.url, `{"receiver":${i},"name":"Zoë 🚀"}`, { 'X-Receiver': String(i) }),
+          ),
+        ),
+      );
       expect(responses.map((r) => r.status)).toEqual(statuses);
       for (const [i, r] of b.receivers.entries()) {
         expect(r.seen()).toHaveLength(1);
         const seen = r.seen()[0]!;
         expect(seen.body).toBe(`{"receiver":${i},"name":"Zoë 🚀"}`);
-        expect(seen.headers).toMatchObject({ 'content-type': 'application/json', 'x-mixed-case': 'Value, with; punctuation', 'x-receiver': String(i) });
+        expect(seen.headers).toMatchObject({
+          'content-type': 'application/json',
+          'x-mixed-case': 'Value, with; punctuation',
+          'x-receiver': String(i),
+        });
       }
     });
 
-    it('a signed packet, large and non-ASCII, verifies at the receiver on the transport\'s clock', async () => {
+    it("a signed packet, large and non-ASCII, verifies at the receiver on the transport's clock", async () => {
       const b = await open([{ kind: 'answer', status: 200 }]);
       const body = JSON.stringify({ id: 'evt_big', blob: 'é🚀x'.repeat(40_000) });
       const scheme = getScheme('standard-webhooks');
@@ -226,13 +311,25 @@ for (const c of cases) {
       await b.transport.send(request(b.receivers[0]!.url, body, signed));
       const seen = b.receivers[0]!.seen()[0]!;
       expect(Buffer.byteLength(seen.body)).toBe(Buffer.byteLength(body));
-      expect(scheme.verify({ headers: seen.headers, rawBody: seen.body, secrets: [SECRET], nowSec: Math.floor(b.clock.now() / 1000) })).toMatchObject({ timestampSec });
+      expect(
+        scheme.verify({
+          headers: seen.headers,
+          rawBody: seen.body,
+          secrets: [SECRET],
+          nowSec: Math.floor(b.clock.now() / 1000),
+        }),
+      ).toMatchObject({ timestampSec });
     });
 
     it('sends in a row to one receiver are each delivered and answered', async () => {
       const b = await open([{ kind: 'answer', status: 202 }]);
-      for (let i = 0; i < 12; i++) expect((await b.transport.send(request(b.receivers[0]!.url, `{"n":${i}}`))).status).toBe(202);
-      expect(b.receivers[0]!.seen().map((s) => s.body)).toEqual(Array.from({ length: 12 }, (_, i) => `{"n":${i}}`));
+      for (let i = 0; i < 12; i++)
+        expect((await b.transport.send(request(b.receivers[0]!.url, `{"n":${i}}`))).status).toBe(
+          202,
+        );
+      expect(b.receivers[0]!.seen().map((s) => s.body)).toEqual(
+        Array.from({ length: 12 }, (_, i) => `{"n":${i}}`),
+      );
     });
 
     it('passes Retry-After in seconds, and none when the receiver sends none', async () => {
@@ -241,7 +338,9 @@ for (const c of cases) {
         { kind: 'answer', status: 503, retryAfterSec: 0 },
         { kind: 'answer', status: 503 },
       ]);
-      const [tooMany, unavailable, plain] = await Promise.all(b.receivers.map((r) => b.transport.send(request(r.url))));
+      const [tooMany, unavailable, plain] = await Promise.all(
+        b.receivers.map((r) => b.transport.send(request(r.url))),
+      );
       expect(tooMany).toMatchObject({ status: 429, retryAfterSec: 120 });
       expect(unavailable).toMatchObject({ status: 503, retryAfterSec: 0 });
       expect(plain!.status).toBe(503);
@@ -250,7 +349,9 @@ for (const c of cases) {
 
     it('a refused connection rejects as connection_error', async () => {
       const b = await open([{ kind: 'refuse' }]);
-      expect((await failure(b.transport.send(request(b.receivers[0]!.url)))).kind).toBe('connection_error');
+      expect((await failure(b.transport.send(request(b.receivers[0]!.url)))).kind).toBe(
+        'connection_error',
+      );
       expect(b.receivers[0]!.seen()).toEqual([]);
     });
 
@@ -262,7 +363,9 @@ for (const c of cases) {
 
     it('a dropped connection rejects as connection_reset', async () => {
       const b = await open([{ kind: 'reset' }]);
-      expect((await failure(b.transport.send(request(b.receivers[0]!.url)))).kind).toBe('connection_reset');
+      expect((await failure(b.transport.send(request(b.receivers[0]!.url)))).kind).toBe(
+        'connection_reset',
+      );
     });
 
     it('failures are rejections, never synchronous throws, and one failure does not spoil the next send', async () => {
@@ -292,11 +395,13 @@ describe('beyond the port: what only some transports add', () => {
     transport.close();
   });
 
-  it('TimingTransport records one wall time per send, failures included, under the request\'s own headers object', async () => {
+  it("TimingTransport records one wall time per send, failures included, under the request's own headers object", async () => {
     const records: { headers: OutgoingRequest['headers']; wallMs: number }[] = [];
     const ok = await httpReceiver({ kind: 'answer', status: 200 });
     const refused = await httpReceiver({ kind: 'refuse' });
-    const transport = new TimingTransport(new HttpTransport(), (headers, wallMs) => records.push({ headers, wallMs }));
+    const transport = new TimingTransport(new HttpTransport(), (headers, wallMs) =>
+      records.push({ headers, wallMs }),
+    );
     const first = request(`${ok.base}/a`);
     const second = request(`${refused.base}/b`);
     await transport.send(first);

@@ -4,48 +4,118 @@
 // gives the same values as the live immer producer.
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../src/log/write.js';
-import { foldEntry, immerProducer, plainProducer, resourceKey, type Resource, type ResourceProducer } from '../../src/state/resource.js';
+import {
+  foldEntry,
+  immerProducer,
+  plainProducer,
+  resourceKey,
+  type Resource,
+  type ResourceProducer,
+} from '../../src/state/resource.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 
 let seq = 0;
 function entry(e: Partial<Entry> & Pick<Entry, 'subjectType' | 'subjectId'>): Entry {
   seq++;
-  return { operation: 'x.y', occurredAt: '2026-01-01T00:00:00.000Z', actor: 'api', seq, writeId: `w${seq}`, twin: 't', recordedAt: '2026-01-01T00:00:00.000Z', ...e } as Entry;
+  return {
+    operation: 'x.y',
+    occurredAt: '2026-01-01T00:00:00.000Z',
+    actor: 'api',
+    seq,
+    writeId: `w${seq}`,
+    twin: 't',
+    recordedAt: '2026-01-01T00:00:00.000Z',
+    ...e,
+  } as Entry;
 }
 
 /** Folds entries into a map with `producer`, as a twin or replay would. */
 function foldAll(entries: Entry[], producer: ResourceProducer): Map<string, Resource> {
   const state = new Map<string, Resource>();
-  for (const e of entries) for (const next of foldEntry(e, (t, i) => state.get(resourceKey(t, i)), producer)) state.set(resourceKey(next.type, next.id), next);
+  for (const e of entries)
+    for (const next of foldEntry(e, (t, i) => state.get(resourceKey(t, i)), producer))
+      state.set(resourceKey(next.type, next.id), next);
   return state;
 }
 
-const history = (): Entry[] => (seq = 0, [
-  entry({ subjectType: 'invoice', subjectId: 'in_1', fields: { total: 10, lines: [{ sku: 'a' }] } }),
-  // the projection updates its own subject: it must see the subject's new value
-  entry({ subjectType: 'invoice', subjectId: 'in_1', fields: { status: 'open' }, projection: { updates: [{ type: 'invoice', id: 'in_1', fields: { total: 12 } }] } }),
-  // a projection creates a resource, then updates it in the same entry
-  entry({ subjectType: 'customer', subjectId: 'cus_1', fields: { name: 'Ada' }, projection: { creates: [{ type: 'card', id: 'c1', fields: { last4: '4242', meta: { brand: 'visa' } } }], updates: [{ type: 'card', id: 'c1', fields: { default: true } }] } }),
-  // a projection updates an existing resource: it keeps the fields it does not name
-  entry({ subjectType: 'payment', subjectId: 'pay_1', fields: { amount: 5 }, projection: { updates: [{ type: 'invoice', id: 'in_1', fields: { paid: 5 } }] } }),
-  // deletes: a known resource, and one never seen
-  entry({ subjectType: 'card', subjectId: 'c1', delete: true }),
-  entry({ subjectType: 'ghost', subjectId: 'g1', delete: true }),
-  entry({ subjectType: 'payment', subjectId: 'pay_2', fields: { amount: 1 }, projection: { deletes: [{ type: 'payment', id: 'pay_1' }] } }),
-]);
+const history = (): Entry[] => (
+  (seq = 0),
+  [
+    entry({
+      subjectType: 'invoice',
+      subjectId: 'in_1',
+      fields: { total: 10, lines: [{ sku: 'a' }] },
+    }),
+    // the projection updates its own subject: it must see the subject's new value
+    entry({
+      subjectType: 'invoice',
+      subjectId: 'in_1',
+      fields: { status: 'open' },
+      projection: { updates: [{ type: 'invoice', id: 'in_1', fields: { total: 12 } }] },
+    }),
+    // a projection creates a resource, then updates it in the same entry
+    entry({
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: { name: 'Ada' },
+      projection: {
+        creates: [{ type: 'card', id: 'c1', fields: { last4: '4242', meta: { brand: 'visa' } } }],
+        updates: [{ type: 'card', id: 'c1', fields: { default: true } }],
+      },
+    }),
+    // a projection updates an existing resource: it keeps the fields it does not name
+    entry({
+      subjectType: 'payment',
+      subjectId: 'pay_1',
+      fields: { amount: 5 },
+      projection: { updates: [{ type: 'invoice', id: 'in_1', fields: { paid: 5 } }] },
+    }),
+    // deletes: a known resource, and one never seen
+    entry({ subjectType: 'card', subjectId: 'c1', delete: true }),
+    entry({ subjectType: 'ghost', subjectId: 'g1', delete: true }),
+    entry({
+      subjectType: 'payment',
+      subjectId: 'pay_2',
+      fields: { amount: 1 },
+      projection: { deletes: [{ type: 'payment', id: 'pay_1' }] },
+    }),
+  ]
+);
 
 describe('foldEntry', () => {
   it('projections see the step before them, on the subject and on other resources', () => {
     const state = foldAll(history(), immerProducer);
-    expect(state.get(resourceKey('invoice', 'in_1'))!.fields).toEqual({ total: 12, lines: [{ sku: 'a' }], status: 'open', paid: 5 });
-    expect(state.get(resourceKey('card', 'c1'))).toMatchObject({ deleted: true, fields: { last4: '4242', meta: { brand: 'visa' }, default: true } });
+    expect(state.get(resourceKey('invoice', 'in_1'))!.fields).toEqual({
+      total: 12,
+      lines: [{ sku: 'a' }],
+      status: 'open',
+      paid: 5,
+    });
+    expect(state.get(resourceKey('card', 'c1'))).toMatchObject({
+      deleted: true,
+      fields: { last4: '4242', meta: { brand: 'visa' }, default: true },
+    });
     expect(state.get(resourceKey('payment', 'pay_1'))).toMatchObject({ deleted: true, version: 7 });
   });
 
   it('yields the subject first, then each projected resource in order', () => {
-    const e = entry({ subjectType: 'a', subjectId: '1', fields: {}, projection: { creates: [{ type: 'b', id: '1', fields: {} }], updates: [{ type: 'c', id: '1', fields: { x: 1 } }], deletes: [{ type: 'd', id: '1' }] } });
-    expect(foldEntry(e, () => undefined).map((r) => `${r.type}/${r.id}:${r.deleted}`)).toEqual(['a/1:false', 'b/1:false', 'c/1:false', 'd/1:true']);
+    const e = entry({
+      subjectType: 'a',
+      subjectId: '1',
+      fields: {},
+      projection: {
+        creates: [{ type: 'b', id: '1', fields: {} }],
+        updates: [{ type: 'c', id: '1', fields: { x: 1 } }],
+        deletes: [{ type: 'd', id: '1' }],
+      },
+    });
+    expect(foldEntry(e, () => undefined).map((r) => `${r.type}/${r.id}:${r.deleted}`)).toEqual([
+      'a/1:false',
+      'b/1:false',
+      'c/1:false',
+      'd/1:true',
+    ]);
   });
 
   it('the plain producer (replay) gives the same values as the immer producer (live twins)', () => {
@@ -61,16 +131,33 @@ describe('foldEntry', () => {
       expect(Object.isFrozen(r), `${r.type}/${r.id}`).toBe(true);
       expect(Object.isFrozen(r.fields), `${r.type}/${r.id} fields`).toBe(true);
     }
-    expect(Object.isFrozen((state.get(resourceKey('card', 'c1'))!.fields as { meta: object }).meta)).toBe(true);
+    expect(
+      Object.isFrozen((state.get(resourceKey('card', 'c1'))!.fields as { meta: object }).meta),
+    ).toBe(true);
   });
 });
 
 describe('in a live twin, values made by projections and deletions are deeply frozen too', () => {
   it('a projection-created resource and a deleted unknown id, read back at once', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-01-01T00:00:00Z'), seed: 'fold' });
+    const world = openWorld({
+      root: ':memory:',
+      clock: new VirtualClock('2026-01-01T00:00:00Z'),
+      seed: 'fold',
+    });
     const twin = world.twin('t');
-    await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { n: 1 }, projection: { creates: [{ type: 'card', id: 'c1', fields: { meta: { brand: 'visa' } } }] } });
-    await twin.applyWrite({ operation: 'ghost.delete', subjectType: 'ghost', subjectId: 'g1', delete: true });
+    await twin.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: { n: 1 },
+      projection: { creates: [{ type: 'card', id: 'c1', fields: { meta: { brand: 'visa' } } }] },
+    });
+    await twin.applyWrite({
+      operation: 'ghost.delete',
+      subjectType: 'ghost',
+      subjectId: 'g1',
+      delete: true,
+    });
     const card = (await twin.get('card', 'c1'))!;
     expect(Object.isFrozen(card.fields)).toBe(true);
     expect(Object.isFrozen((card.fields as { meta: object }).meta)).toBe(true);

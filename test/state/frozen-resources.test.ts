@@ -14,7 +14,8 @@ afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true }))
 function expectDeeplyFrozen(r: Resource | undefined): void {
   expect(r).toBeDefined();
   const fields = r!.fields as { address: { city: string; geo: { lat: number } }; tags: string[] };
-  for (const value of [r, fields, fields.address, fields.address.geo, fields.tags]) expect(Object.isFrozen(value)).toBe(true);
+  for (const value of [r, fields, fields.address, fields.address.geo, fields.tags])
+    expect(Object.isFrozen(value)).toBe(true);
   expect(() => {
     fields.address.city = 'Bergen';
   }).toThrow(TypeError);
@@ -25,10 +26,19 @@ function expectDeeplyFrozen(r: Resource | undefined): void {
 }
 
 async function seed(root: string) {
-  const world = openWorld({ root, clock: new VirtualClock('2026-05-01T00:00:00Z'), seed: 'frozen' });
+  const world = openWorld({
+    root,
+    clock: new VirtualClock('2026-05-01T00:00:00Z'),
+    seed: 'frozen',
+  });
   const twin = world.twin('shop');
   twin.declareIndex({ type: 'customer', name: 'byPlan', field: 'plan' });
-  await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { plan: 'pro', address: { city: 'Oslo', geo: { lat: 59.9 } }, tags: ['a', 'b'] } });
+  await twin.applyWrite({
+    operation: 'customer.create',
+    subjectType: 'customer',
+    subjectId: 'cus_1',
+    fields: { plan: 'pro', address: { city: 'Oslo', geo: { lat: 59.9 } }, tags: ['a', 'b'] },
+  });
   return { world, twin };
 }
 
@@ -43,7 +53,11 @@ describe('resources read back from the store are deeply frozen', () => {
       expectDeeplyFrozen((await twin.lookup('customer', 'byPlan', 'pro'))[0]);
       expectDeeplyFrozen((await collect(twin.liveResources()))[0]);
       // nothing a reader tried to change reached the state
-      expect((await twin.get('customer', 'cus_1'))!.fields).toEqual({ plan: 'pro', address: { city: 'Oslo', geo: { lat: 59.9 } }, tags: ['a', 'b'] });
+      expect((await twin.get('customer', 'cus_1'))!.fields).toEqual({
+        plan: 'pro',
+        address: { city: 'Oslo', geo: { lat: 59.9 } },
+        tags: ['a', 'b'],
+      });
       await world.close();
     });
   }
@@ -55,7 +69,11 @@ describe('resources read back from the store are deeply frozen', () => {
     const hash = await first.twin.hash();
     await first.world.close();
 
-    const world = openWorld({ root, clock: new VirtualClock('2026-05-02T00:00:00Z'), seed: 'frozen' });
+    const world = openWorld({
+      root,
+      clock: new VirtualClock('2026-05-02T00:00:00Z'),
+      seed: 'frozen',
+    });
     const twin = world.twin('shop');
     twin.declareIndex({ type: 'customer', name: 'byPlan', field: 'plan' });
     expectDeeplyFrozen(await twin.get('customer', 'cus_1'));

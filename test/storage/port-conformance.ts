@@ -18,7 +18,12 @@ export interface PortCase {
 
 const NO_DELTA: IndexDelta = { remove: [], add: [] };
 
-export function entry(seq: number, type = 'customer', id = `cus_${seq}`, fields: JsonObject = { n: seq }): Entry {
+export function entry(
+  seq: number,
+  type = 'customer',
+  id = `cus_${seq}`,
+  fields: JsonObject = { n: seq },
+): Entry {
   return {
     seq,
     writeId: `w${seq}`,
@@ -33,7 +38,13 @@ export function entry(seq: number, type = 'customer', id = `cus_${seq}`, fields:
   };
 }
 
-export function resource(type: string, id: string, version: number, fields: JsonObject = {}, deleted = false): Resource {
+export function resource(
+  type: string,
+  id: string,
+  version: number,
+  fields: JsonObject = {},
+  deleted = false,
+): Resource {
   return { type, id, version, deleted, fields };
 }
 
@@ -64,7 +75,11 @@ export function describePortConformance(name: string, factory: () => Promise<Por
     const opened: StorageBackend[] = [];
     const cases: PortCase[] = [];
 
-    const fresh = async (): Promise<{ backend: StorageBackend; store: TwinStore; reopen: () => Promise<StorageBackend> }> => {
+    const fresh = async (): Promise<{
+      backend: StorageBackend;
+      store: TwinStore;
+      reopen: () => Promise<StorageBackend>;
+    }> => {
       const made = await factory();
       cases.push(made);
       opened.push(made.backend);
@@ -93,16 +108,26 @@ export function describePortConformance(name: string, factory: () => Promise<Por
         expect(await tx.head()).toBe(5);
         tx.append(entry(6), canonicalJson(entry(6)));
       });
-      expect((await store.transact((tx) => tx.readEntries(0, 100), { readOnly: true })).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(
+        (await store.transact((tx) => tx.readEntries(0, 100), { readOnly: true })).map(
+          (e) => e.seq,
+        ),
+      ).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('keeps the body byte for byte and parses it back', async () => {
       const { store } = await fresh();
-      const e = entry(1, 'customer', 'cus_1', { name: 'Zoë 😀', quote: `it's "x" \\ y`, nested: { b: [1, 2.5, null, true] } });
+      const e = entry(1, 'customer', 'cus_1', {
+        name: 'Zoë 😀',
+        quote: `it's "x" \\ y`,
+        nested: { b: [1, 2.5, null, true] },
+      });
       const body = canonicalJson(e);
       await store.transact((tx) => tx.append(e, body));
       expect(await collect(store.entryBodies(0))).toEqual([body]);
-      expect((await store.transact((tx) => tx.readEntries(0, 1), { readOnly: true }))[0]).toEqual(e);
+      expect((await store.transact((tx) => tx.readEntries(0, 1), { readOnly: true }))[0]).toEqual(
+        e,
+      );
     });
 
     it('reads a range, streams bodies and reads by subject', async () => {
@@ -114,22 +139,38 @@ export function describePortConformance(name: string, factory: () => Promise<Por
           // the kernel puts an entry's subject right after appending it, naming the entry
           tx.putResource(resource('customer', e.subjectId, seq), NO_DELTA, seq);
           // a projection touch (no subjectOf) must not enter the subject's history
-          tx.putResource(resource('customer', seq % 2 === 0 ? 'cus_odd' : 'cus_even', seq), NO_DELTA);
+          tx.putResource(
+            resource('customer', seq % 2 === 0 ? 'cus_odd' : 'cus_even', seq),
+            NO_DELTA,
+          );
         }
       });
-      expect((await store.transact((tx) => tx.readEntries(2, 3), { readOnly: true })).map((e) => e.seq)).toEqual([3, 4, 5]);
-      expect((await store.transact((tx) => tx.readEntries(5, 100), { readOnly: true })).map((e) => e.seq)).toEqual([6]);
+      expect(
+        (await store.transact((tx) => tx.readEntries(2, 3), { readOnly: true })).map((e) => e.seq),
+      ).toEqual([3, 4, 5]);
+      expect(
+        (await store.transact((tx) => tx.readEntries(5, 100), { readOnly: true })).map(
+          (e) => e.seq,
+        ),
+      ).toEqual([6]);
       expect(await store.transact((tx) => tx.readEntries(6, 10), { readOnly: true })).toEqual([]);
       expect((await collect(store.entryBodies(4))).map((b) => JSON.parse(b).seq)).toEqual([5, 6]);
-      expect((await store.entriesBySubject('customer', 'cus_even')).map((e) => e.seq)).toEqual([2, 4, 6]);
+      expect((await store.entriesBySubject('customer', 'cus_even')).map((e) => e.seq)).toEqual([
+        2, 4, 6,
+      ]);
       expect(await store.entriesBySubject('customer', 'nobody')).toEqual([]);
-      expect((await store.transact((tx) => tx.readEntries(0, 1), { readOnly: true }))[0]).toEqual(entry(1, 'customer', 'cus_odd'));
+      expect((await store.transact((tx) => tx.readEntries(0, 1), { readOnly: true }))[0]).toEqual(
+        entry(1, 'customer', 'cus_odd'),
+      );
     });
 
     it('keeps resources, lists live ones in id order and answers index lookups', async () => {
       const { store } = await fresh();
       await store.transact((tx) => {
-        tx.putResource(resource('endpoint', 'we_b', 1, { events: ['a'] }), { remove: [], add: [{ name: 'byEvent', key: 'a' }] });
+        tx.putResource(resource('endpoint', 'we_b', 1, { events: ['a'] }), {
+          remove: [],
+          add: [{ name: 'byEvent', key: 'a' }],
+        });
         tx.putResource(resource('endpoint', 'we_a', 2, { events: ['a', 'b'] }), {
           remove: [],
           add: [
@@ -140,22 +181,68 @@ export function describePortConformance(name: string, factory: () => Promise<Por
         tx.putResource(resource('customer', 'cus_1', 3), NO_DELTA);
         tx.putResource(resource('customer', 'cus_0', 4, {}, true), NO_DELTA);
       });
-      expect(await store.transact((tx) => tx.getResource('endpoint', 'we_a'), { readOnly: true })).toEqual(resource('endpoint', 'we_a', 2, { events: ['a', 'b'] }));
-      expect(await store.transact((tx) => tx.getResource('endpoint', 'missing'), { readOnly: true })).toBeUndefined();
-      expect((await store.transact((tx) => tx.getResource('customer', 'cus_0'), { readOnly: true }))?.deleted).toBe(true);
-      expect((await store.transact((tx) => tx.listResources('endpoint'), { readOnly: true })).map((r) => r.id)).toEqual(['we_a', 'we_b']);
-      expect((await store.transact((tx) => tx.listResources('customer'), { readOnly: true })).map((r) => r.id)).toEqual(['cus_1']);
-      expect((await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'a'), { readOnly: true })).map((r) => r.id)).toEqual(['we_a', 'we_b']);
-      expect((await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'b'), { readOnly: true })).map((r) => r.id)).toEqual(['we_a']);
-      expect((await collect(store.liveResources())).map((r) => `${r.type}/${r.id}`)).toEqual(['customer/cus_1', 'endpoint/we_a', 'endpoint/we_b']);
-      await store.transact((tx) => tx.putResource(resource('endpoint', 'we_a', 5, { events: ['b'] }), { remove: [{ name: 'byEvent', key: 'a' }], add: [] }));
-      expect((await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'a'), { readOnly: true })).map((r) => r.id)).toEqual(['we_b']);
+      expect(
+        await store.transact((tx) => tx.getResource('endpoint', 'we_a'), { readOnly: true }),
+      ).toEqual(resource('endpoint', 'we_a', 2, { events: ['a', 'b'] }));
+      expect(
+        await store.transact((tx) => tx.getResource('endpoint', 'missing'), { readOnly: true }),
+      ).toBeUndefined();
+      expect(
+        (await store.transact((tx) => tx.getResource('customer', 'cus_0'), { readOnly: true }))
+          ?.deleted,
+      ).toBe(true);
+      expect(
+        (await store.transact((tx) => tx.listResources('endpoint'), { readOnly: true })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['we_a', 'we_b']);
+      expect(
+        (await store.transact((tx) => tx.listResources('customer'), { readOnly: true })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['cus_1']);
+      expect(
+        (
+          await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'a'), { readOnly: true })
+        ).map((r) => r.id),
+      ).toEqual(['we_a', 'we_b']);
+      expect(
+        (
+          await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'b'), { readOnly: true })
+        ).map((r) => r.id),
+      ).toEqual(['we_a']);
+      expect((await collect(store.liveResources())).map((r) => `${r.type}/${r.id}`)).toEqual([
+        'customer/cus_1',
+        'endpoint/we_a',
+        'endpoint/we_b',
+      ]);
+      await store.transact((tx) =>
+        tx.putResource(resource('endpoint', 'we_a', 5, { events: ['b'] }), {
+          remove: [{ name: 'byEvent', key: 'a' }],
+          add: [],
+        }),
+      );
+      expect(
+        (
+          await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'a'), { readOnly: true })
+        ).map((r) => r.id),
+      ).toEqual(['we_b']);
       // a tombstone drops out of lookups even while its keys remain
-      await store.transact((tx) => tx.putResource(resource('endpoint', 'we_b', 6, { events: ['a'] }, true), NO_DELTA));
-      expect(await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'a'), { readOnly: true })).toEqual([]);
+      await store.transact((tx) =>
+        tx.putResource(resource('endpoint', 'we_b', 6, { events: ['a'] }, true), NO_DELTA),
+      );
+      expect(
+        await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'a'), { readOnly: true }),
+      ).toEqual([]);
       await store.transact((tx) => tx.clearIndex('endpoint', 'byEvent'));
-      expect(await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'b'), { readOnly: true })).toEqual([]);
-      expect(await store.transact(async (tx) => (await tx.allResources('customer')).map((r) => r.id).sort())).toEqual(['cus_0', 'cus_1']);
+      expect(
+        await store.transact((tx) => tx.lookup('endpoint', 'byEvent', 'b'), { readOnly: true }),
+      ).toEqual([]);
+      expect(
+        await store.transact(async (tx) =>
+          (await tx.allResources('customer')).map((r) => r.id).sort(),
+        ),
+      ).toEqual(['cus_0', 'cus_1']);
     });
 
     it('answers reads inside a section: the head as of the lock, resources, lookups, tombstones, meta, entries', async () => {
@@ -163,7 +250,11 @@ export function describePortConformance(name: string, factory: () => Promise<Por
       await store.transact((tx) => {
         const e = entry(1, 'endpoint', 'we_1');
         tx.append(e, canonicalJson(e));
-        tx.putResource(resource('endpoint', 'we_1', 1, { url: 'u' }), { remove: [], add: [{ name: 'byUrl', key: 'u' }] }, 1);
+        tx.putResource(
+          resource('endpoint', 'we_1', 1, { url: 'u' }),
+          { remove: [], add: [{ name: 'byUrl', key: 'u' }] },
+          1,
+        );
         tx.putResource(resource('endpoint', 'we_0', 1, {}, true), NO_DELTA);
         tx.setMeta('m', 'v');
       });
@@ -210,7 +301,11 @@ export function describePortConformance(name: string, factory: () => Promise<Por
         store.transact(async (tx) => {
           await tx.getResource('customer', 'cus_1');
           tx.append(entry(2), canonicalJson(entry(2)));
-          tx.putResource(resource('customer', 'cus_2', 2), { remove: [], add: [{ name: 'x', key: 'y' }] }, 2);
+          tx.putResource(
+            resource('customer', 'cus_2', 2),
+            { remove: [], add: [{ name: 'x', key: 'y' }] },
+            2,
+          );
           tx.setMeta('k', 'v');
           throw failure;
         }),
@@ -222,8 +317,12 @@ export function describePortConformance(name: string, factory: () => Promise<Por
         }),
       ).rejects.toThrow(RangeError);
       expect(await store.head()).toBe(1);
-      expect(await store.transact((tx) => tx.getResource('customer', 'cus_2'), { readOnly: true })).toBeUndefined();
-      expect(await store.transact((tx) => tx.lookup('customer', 'x', 'y'), { readOnly: true })).toEqual([]);
+      expect(
+        await store.transact((tx) => tx.getResource('customer', 'cus_2'), { readOnly: true }),
+      ).toBeUndefined();
+      expect(
+        await store.transact((tx) => tx.lookup('customer', 'x', 'y'), { readOnly: true }),
+      ).toEqual([]);
       expect(await store.transact((tx) => tx.getMeta('k'), { readOnly: true })).toBeUndefined();
       // and the twin still works afterwards
       await store.transact((tx) => tx.append(entry(2), canonicalJson(entry(2))));
@@ -242,44 +341,92 @@ export function describePortConformance(name: string, factory: () => Promise<Por
       await store.transact((tx) => tx.setMeta('index:a', '1'));
       await store.transact((tx) => tx.setMeta('index:a', '2'));
       expect(await store.transact((tx) => tx.getMeta('index:a'), { readOnly: true })).toBe('2');
-      expect(await store.transact((tx) => tx.getMeta('index:b'), { readOnly: true })).toBeUndefined();
+      expect(
+        await store.transact((tx) => tx.getMeta('index:b'), { readOnly: true }),
+      ).toBeUndefined();
     });
 
     it('coalesces what one section wrote: last value of a resource, last add or remove of a key, clears in order', async () => {
       const { store } = await fresh();
       await store.transact((tx) => {
-        tx.putResource(resource('x', 'a', 1, { v: 1 }), { remove: [], add: [{ name: 'i', key: 'k1' }] });
-        tx.putResource(resource('x', 'a', 2, { v: 2 }), { remove: [{ name: 'i', key: 'k1' }], add: [{ name: 'i', key: 'k2' }] });
-        tx.putResource(resource('x', 'b', 2, { v: 2 }), { remove: [], add: [{ name: 'j', key: 'old' }] });
+        tx.putResource(resource('x', 'a', 1, { v: 1 }), {
+          remove: [],
+          add: [{ name: 'i', key: 'k1' }],
+        });
+        tx.putResource(resource('x', 'a', 2, { v: 2 }), {
+          remove: [{ name: 'i', key: 'k1' }],
+          add: [{ name: 'i', key: 'k2' }],
+        });
+        tx.putResource(resource('x', 'b', 2, { v: 2 }), {
+          remove: [],
+          add: [{ name: 'j', key: 'old' }],
+        });
         tx.clearIndex('x', 'j');
-        tx.putResource(resource('x', 'c', 2, { v: 2 }), { remove: [], add: [{ name: 'j', key: 'new' }] });
+        tx.putResource(resource('x', 'c', 2, { v: 2 }), {
+          remove: [],
+          add: [{ name: 'j', key: 'new' }],
+        });
         tx.setMeta('m', '1');
         tx.setMeta('m', '2');
       });
-      expect(await store.transact((tx) => tx.getResource('x', 'a'), { readOnly: true })).toEqual(resource('x', 'a', 2, { v: 2 }));
-      expect(await store.transact((tx) => tx.lookup('x', 'i', 'k1'), { readOnly: true })).toEqual([]);
-      expect((await store.transact((tx) => tx.lookup('x', 'i', 'k2'), { readOnly: true })).map((r) => r.id)).toEqual(['a']);
-      expect(await store.transact((tx) => tx.lookup('x', 'j', 'old'), { readOnly: true })).toEqual([]);
-      expect((await store.transact((tx) => tx.lookup('x', 'j', 'new'), { readOnly: true })).map((r) => r.id)).toEqual(['c']);
+      expect(await store.transact((tx) => tx.getResource('x', 'a'), { readOnly: true })).toEqual(
+        resource('x', 'a', 2, { v: 2 }),
+      );
+      expect(await store.transact((tx) => tx.lookup('x', 'i', 'k1'), { readOnly: true })).toEqual(
+        [],
+      );
+      expect(
+        (await store.transact((tx) => tx.lookup('x', 'i', 'k2'), { readOnly: true })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['a']);
+      expect(await store.transact((tx) => tx.lookup('x', 'j', 'old'), { readOnly: true })).toEqual(
+        [],
+      );
+      expect(
+        (await store.transact((tx) => tx.lookup('x', 'j', 'new'), { readOnly: true })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['c']);
       expect(await store.transact((tx) => tx.getMeta('m'), { readOnly: true })).toBe('2');
       await store.transact((tx) => {
-        tx.putResource(resource('x', 'a', 3, { v: 3 }), { remove: [{ name: 'i', key: 'k2' }], add: [] });
-        tx.putResource(resource('x', 'a', 4, { v: 4 }), { remove: [], add: [{ name: 'i', key: 'k2' }] });
+        tx.putResource(resource('x', 'a', 3, { v: 3 }), {
+          remove: [{ name: 'i', key: 'k2' }],
+          add: [],
+        });
+        tx.putResource(resource('x', 'a', 4, { v: 4 }), {
+          remove: [],
+          add: [{ name: 'i', key: 'k2' }],
+        });
       });
-      expect((await store.transact((tx) => tx.lookup('x', 'i', 'k2'), { readOnly: true })).map((r) => r.id)).toEqual(['a']);
+      expect(
+        (await store.transact((tx) => tx.lookup('x', 'i', 'k2'), { readOnly: true })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['a']);
     });
 
     it('survives reopening with everything intact', async () => {
       const { store, reopen } = await fresh();
       await store.transact((tx) => {
         tx.append(entry(1), canonicalJson(entry(1)));
-        tx.putResource(resource('customer', 'cus_1', 1, { n: 1 }), { remove: [], add: [{ name: 'byN', key: '1' }] }, 1);
+        tx.putResource(
+          resource('customer', 'cus_1', 1, { n: 1 }),
+          { remove: [], add: [{ name: 'byN', key: '1' }] },
+          1,
+        );
         tx.setMeta('k', 'v');
       });
       const again = await (await reopen()).openTwin('t');
       expect(await again.head()).toBe(1);
-      expect(await again.transact((tx) => tx.getResource('customer', 'cus_1'), { readOnly: true })).toEqual(resource('customer', 'cus_1', 1, { n: 1 }));
-      expect((await again.transact((tx) => tx.lookup('customer', 'byN', '1'), { readOnly: true })).map((r) => r.id)).toEqual(['cus_1']);
+      expect(
+        await again.transact((tx) => tx.getResource('customer', 'cus_1'), { readOnly: true }),
+      ).toEqual(resource('customer', 'cus_1', 1, { n: 1 }));
+      expect(
+        (await again.transact((tx) => tx.lookup('customer', 'byN', '1'), { readOnly: true })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['cus_1']);
       expect(await again.transact((tx) => tx.getMeta('k'), { readOnly: true })).toBe('v');
       expect(await collect(again.entryBodies(0))).toEqual([canonicalJson(entry(1))]);
     });
@@ -292,22 +439,42 @@ export function describePortConformance(name: string, factory: () => Promise<Por
         tx.putResource(resource('customer', 'cus_1', 1), NO_DELTA, 1);
       });
       expect(await other.head()).toBe(0);
-      expect(await other.transact((tx) => tx.getResource('customer', 'cus_1'), { readOnly: true })).toBeUndefined();
+      expect(
+        await other.transact((tx) => tx.getResource('customer', 'cus_1'), { readOnly: true }),
+      ).toBeUndefined();
       expect(await collect(other.liveResources())).toEqual([]);
       expect(await backend.listTwins()).toEqual(['other', 't']);
     });
 
     it('orders live resources and ids by UTF-8 bytes, non-BMP characters included', async () => {
       const { store } = await fresh();
-      const ids = ['a', 'Z', 'B', 'b', '_', '\u00e9', '\uffee', '\u{1F600}', 'b\u{10000}', 'b\uff00', 'a b', 'A'];
+      const ids = [
+        'a',
+        'Z',
+        'B',
+        'b',
+        '_',
+        '\u00e9',
+        '\uffee',
+        '\u{1F600}',
+        'b\u{10000}',
+        'b\uff00',
+        'a b',
+        'A',
+      ];
       const types = ['x', 'X', '\u00e9t', 'y'];
       await store.transact((tx) => {
         let v = 0;
-        for (const type of types) for (const id of ids) tx.putResource(resource(type, id, ++v, { id }), NO_DELTA);
+        for (const type of types)
+          for (const id of ids) tx.putResource(resource(type, id, ++v, { id }), NO_DELTA);
       });
-      expect((await store.transact((tx) => tx.listResources('x'), { readOnly: true })).map((r) => r.id)).toEqual([...ids].sort(utf8Order));
+      expect(
+        (await store.transact((tx) => tx.listResources('x'), { readOnly: true })).map((r) => r.id),
+      ).toEqual([...ids].sort(utf8Order));
       const live = (await collect(store.liveResources())).map((r) => [r.type, r.id] as const);
-      const expected = types.flatMap((t) => ids.map((id) => [t, id] as const)).sort((p, q) => utf8Order(p[0], q[0]) || utf8Order(p[1], q[1]));
+      const expected = types
+        .flatMap((t) => ids.map((id) => [t, id] as const))
+        .sort((p, q) => utf8Order(p[0], q[0]) || utf8Order(p[1], q[1]));
       expect(live).toEqual(expected);
     });
 
@@ -336,9 +503,15 @@ export function describePortConformance(name: string, factory: () => Promise<Por
     it('runs sections queued on one handle one at a time', async () => {
       const { store } = await fresh();
       const values = await Promise.all(Array.from({ length: 20 }, () => increment(store)));
-      expect([...values].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect([...values].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
       expect(await store.head()).toBe(20);
-      expect((await store.transact((tx) => tx.readEntries(0, 100), { readOnly: true })).map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(
+        (await store.transact((tx) => tx.readEntries(0, 100), { readOnly: true })).map(
+          (e) => e.seq,
+        ),
+      ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     });
 
     it('serialises sections from two handles on the same storage: every increment counted, the log dense', async () => {
@@ -348,8 +521,15 @@ export function describePortConformance(name: string, factory: () => Promise<Por
       for (let i = 0; i < 25; i++) runs.push(increment(store), increment(second));
       await Promise.all(runs);
       expect(await store.head()).toBe(50);
-      expect((await second.transact((tx) => tx.getResource('counter', 'c'), { readOnly: true }))?.fields.value).toBe(50);
-      expect((await store.transact((tx) => tx.readEntries(0, 100), { readOnly: true })).map((e) => e.fields?.value)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      expect(
+        (await second.transact((tx) => tx.getResource('counter', 'c'), { readOnly: true }))?.fields
+          .value,
+      ).toBe(50);
+      expect(
+        (await store.transact((tx) => tx.readEntries(0, 100), { readOnly: true })).map(
+          (e) => e.fields?.value,
+        ),
+      ).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     });
   });
 }

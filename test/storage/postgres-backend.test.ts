@@ -10,7 +10,13 @@ import { PostgresBackend, SCHEMA_VERSION, twinLockKey } from '../../src/storage/
 import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
 import { startPostgresServer } from '../support/postgres-server.js';
 import { describePortConformance, entry, increment, resource } from './port-conformance.js';
-import { asSuperuser, createDatabase, createLogin, uniqueName, urlFor } from './postgres-support.js';
+import {
+  asSuperuser,
+  createDatabase,
+  createLogin,
+  uniqueName,
+  urlFor,
+} from './postgres-support.js';
 
 let shared: Promise<string> | undefined;
 /** One database for the conformance suite; every case is a world of its own in it. */
@@ -59,7 +65,11 @@ describe('PostgreSQL: migrations', () => {
       expect(await first.ready()).toEqual({ from: 0, to: SCHEMA_VERSION });
       expect(await second.ready()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
       await asSuperuser(db.name, async (c) => {
-        expect((await c.query('SELECT version FROM twinworld.migrations ORDER BY version')).rows.map((r) => r.version)).toEqual([1]);
+        expect(
+          (await c.query('SELECT version FROM twinworld.migrations ORDER BY version')).rows.map(
+            (r) => r.version,
+          ),
+        ).toEqual([1]);
         const tables = await c.query(
           `SELECT c.relname, pg_get_userbyid(c.relowner) AS owner, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'twinworld' AND c.relkind = 'r' ORDER BY c.relname`,
@@ -81,11 +91,19 @@ describe('PostgreSQL: migrations', () => {
 
   it('migrates once when several hosts start on one fresh database at the same moment', async () => {
     const db = await createDatabase('race');
-    const backends = await Promise.all(Array.from({ length: 4 }, () => PostgresBackend.open(db.url, 'w')));
+    const backends = await Promise.all(
+      Array.from({ length: 4 }, () => PostgresBackend.open(db.url, 'w')),
+    );
     try {
       const reports = await Promise.all(backends.map((b) => b.ready()));
       expect(reports.filter((r) => r.from === 0)).toHaveLength(1);
-      expect(await asSuperuser(db.name, async (c) => (await c.query('SELECT count(*)::int AS n FROM twinworld.migrations')).rows[0].n)).toBe(MIGRATIONS.length);
+      expect(
+        await asSuperuser(
+          db.name,
+          async (c) =>
+            (await c.query('SELECT count(*)::int AS n FROM twinworld.migrations')).rows[0].n,
+        ),
+      ).toBe(MIGRATIONS.length);
       // and they work on the same twin afterwards
       await Promise.all(backends.map(async (b) => increment(await b.openTwin('t'))));
       expect(await (await backends[0]!.openTwin('t')).head()).toBe(4);
@@ -103,14 +121,21 @@ describe('PostgreSQL: migrations', () => {
       await admin.query('CREATE DATABASE two');
       await admin.end();
       const url = (name: string): string => server.url.replace(/\/postgres$/, `/${name}`);
-      const backends = await Promise.all([PostgresBackend.open(url('one'), 'w'), PostgresBackend.open(url('two'), 'w'), PostgresBackend.open(url('one'), 'w'), PostgresBackend.open(url('two'), 'w')]);
+      const backends = await Promise.all([
+        PostgresBackend.open(url('one'), 'w'),
+        PostgresBackend.open(url('two'), 'w'),
+        PostgresBackend.open(url('one'), 'w'),
+        PostgresBackend.open(url('two'), 'w'),
+      ]);
       for (const b of backends) {
         await increment(await b.openTwin('t'));
         await b.close();
       }
       const check = new pg.Client(server.url);
       await check.connect();
-      const roles = await check.query(`SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname LIKE 'twinworld%' ORDER BY rolname`);
+      const roles = await check.query(
+        `SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname LIKE 'twinworld%' ORDER BY rolname`,
+      );
       await check.end();
       expect(roles.rows).toEqual([
         { rolname: 'twinworld_app', rolcanlogin: false },
@@ -125,17 +150,31 @@ describe('PostgreSQL: migrations', () => {
     const db = await createDatabase('newer');
     await (await PostgresBackend.open(db.url, 'w')).close();
     const future = SCHEMA_VERSION + 5;
-    await asSuperuser(db.name, (c) => c.query(`INSERT INTO twinworld.migrations (version, name) VALUES (${future}, 'from a later twinworld')`));
+    await asSuperuser(db.name, (c) =>
+      c.query(
+        `INSERT INTO twinworld.migrations (version, name) VALUES (${future}, 'from a later twinworld')`,
+      ),
+    );
     const error = await refusal(PostgresBackend.open(db.url, 'w'));
     expect(error.code).toBe('STORE_SCHEMA_TOO_NEW');
     expect(error.message).toContain(`version ${future}`);
     expect(error.message).toContain(`up to ${SCHEMA_VERSION}`);
-    expect(error.details).toMatchObject({ schemaVersion: future, knownVersion: SCHEMA_VERSION, database: db.name });
+    expect(error.details).toMatchObject({
+      schemaVersion: future,
+      knownVersion: SCHEMA_VERSION,
+      database: db.name,
+    });
     // every use of a lazily opened backend is refused the same way
     const lazy = new PostgresBackend(db.url, 'w');
     expect((await refusal(lazy.openTwin('t'))).code).toBe('STORE_SCHEMA_TOO_NEW');
     await lazy.close();
-    expect(await asSuperuser(db.name, async (c) => (await c.query('SELECT max(version) AS v FROM twinworld.migrations')).rows[0].v)).toBe(future);
+    expect(
+      await asSuperuser(
+        db.name,
+        async (c) =>
+          (await c.query('SELECT max(version) AS v FROM twinworld.migrations')).rows[0].v,
+      ),
+    ).toBe(future);
   });
 });
 
@@ -146,9 +185,11 @@ describe('PostgreSQL: refusals when connecting', () => {
     await (await PostgresBackend.open(db.url, 'w')).close();
   });
 
-  it('names host, port and the driver\'s reason when nothing listens there', async () => {
+  it("names host, port and the driver's reason when nothing listens there", async () => {
     const port = await closedPort();
-    const error = await refusal(PostgresBackend.open(`postgres://someone:secret-pw@127.0.0.1:${port}/db`, 'w'));
+    const error = await refusal(
+      PostgresBackend.open(`postgres://someone:secret-pw@127.0.0.1:${port}/db`, 'w'),
+    );
     expect(error.code).toBe('STORE_UNREACHABLE');
     expect(error.message).toContain(`127.0.0.1:${port}`);
     expect(error.message).toMatch(/connection refused/);
@@ -171,7 +212,9 @@ describe('PostgreSQL: refusals when connecting', () => {
   it('says authentication failed for a user that does not exist', async () => {
     const url = new URL(db.url);
     url.username = uniqueName('nobody_here');
-    expect((await refusal(PostgresBackend.open(url.toString(), 'w'))).code).toBe('STORE_AUTH_FAILED');
+    expect((await refusal(PostgresBackend.open(url.toString(), 'w'))).code).toBe(
+      'STORE_AUTH_FAILED',
+    );
   });
 
   it('names a database that does not exist', async () => {
@@ -183,11 +226,18 @@ describe('PostgreSQL: refusals when connecting', () => {
   });
 
   it('refuses what is not a PostgreSQL URL, and bad world and twin names, before connecting', async () => {
-    expect(() => new PostgresBackend('not a url', 'w')).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'store' }));
+    expect(() => new PostgresBackend('not a url', 'w')).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG', path: 'store' }),
+    );
     expect(() => new PostgresBackend('mysql://h/db', 'w')).toThrow(/postgres:\/\//);
-    expect(() => new PostgresBackend(db.url, '')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: 'world' }));
+    expect(() => new PostgresBackend(db.url, '')).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', path: 'world' }),
+    );
     const backend = new PostgresBackend(db.url, 'w');
-    await expect(backend.openTwin('bad name')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', path: 'twin' });
+    await expect(backend.openTwin('bad name')).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      path: 'twin',
+    });
     await backend.close();
   });
 
@@ -221,8 +271,15 @@ describe('PostgreSQL: refusals when connecting', () => {
 /** Waits until some session of `database` waits on an advisory lock (what a blocked section does). */
 async function someoneWaitsOnAdvisoryLock(database: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    const waiting = await asSuperuser('postgres', async (c) =>
-      (await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'`, [database])).rows[0].n,
+    const waiting = await asSuperuser(
+      'postgres',
+      async (c) =>
+        (
+          await c.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+            [database],
+          )
+        ).rows[0].n,
     );
     if (waiting > 0) return;
     await new Promise((r) => setTimeout(r, 50));
@@ -262,7 +319,13 @@ describe('PostgreSQL: the advisory lock', () => {
       release();
       await holding;
       expect(await waiting).toBe(2);
-      expect((await (await one.openTwin('t')).transact((tx) => tx.readEntries(0, 10), { readOnly: true })).map((e) => e.fields?.value)).toEqual([1, 2]);
+      expect(
+        (
+          await (
+            await one.openTwin('t')
+          ).transact((tx) => tx.readEntries(0, 10), { readOnly: true })
+        ).map((e) => e.fields?.value),
+      ).toEqual([1, 2]);
     } finally {
       await one.close();
       await two.close();
@@ -303,11 +366,32 @@ describe('PostgreSQL: text it cannot hold, and byte order whatever the database 
     const backend = await PostgresBackend.open(db, uniqueName('w'));
     try {
       const store = await backend.openTwin('t');
-      const error = await refusal(store.transact((tx) => tx.putResource(resource('customer', 'cus\u0000x', 1), { remove: [], add: [] })));
+      const error = await refusal(
+        store.transact((tx) =>
+          tx.putResource(resource('customer', 'cus\u0000x', 1), { remove: [], add: [] }),
+        ),
+      );
       expect(error).toMatchObject({ code: 'INVALID_WRITE', path: 'resource.id' });
-      const keys = ['plain', 'back\\slash', 'nul\u0000', JSON.stringify('nul\u0000'), `\\${JSON.stringify('nul\u0000')}`, 'lone\ud800', 'lone\ufffd'];
-      await store.transact((tx) => keys.forEach((key, i) => tx.putResource(resource('x', `r${i}`, 1), { remove: [], add: [{ name: 'k', key }] })));
-      for (const [i, key] of keys.entries()) expect((await store.transact((tx) => tx.lookup('x', 'k', key), { readOnly: true })).map((r) => r.id)).toEqual([`r${i}`]);
+      const keys = [
+        'plain',
+        'back\\slash',
+        'nul\u0000',
+        JSON.stringify('nul\u0000'),
+        `\\${JSON.stringify('nul\u0000')}`,
+        'lone\ud800',
+        'lone\ufffd',
+      ];
+      await store.transact((tx) =>
+        keys.forEach((key, i) =>
+          tx.putResource(resource('x', `r${i}`, 1), { remove: [], add: [{ name: 'k', key }] }),
+        ),
+      );
+      for (const [i, key] of keys.entries())
+        expect(
+          (await store.transact((tx) => tx.lookup('x', 'k', key), { readOnly: true })).map(
+            (r) => r.id,
+          ),
+        ).toEqual([`r${i}`]);
       expect(await store.head()).toBe(0);
     } finally {
       await backend.close();
@@ -315,23 +399,40 @@ describe('PostgreSQL: text it cannot hold, and byte order whatever the database 
   });
 
   it('orders by UTF-8 bytes on a database whose default collation is ICU English', async () => {
-    const db = await createDatabase('icu', `TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`);
-    const sorted = await asSuperuser(db.name, async (c) => (await c.query(`SELECT x FROM unnest(ARRAY['a', 'B', 'Z', 'b']) AS x ORDER BY x`)).rows.map((r) => r.x));
+    const db = await createDatabase(
+      'icu',
+      `TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`,
+    );
+    const sorted = await asSuperuser(db.name, async (c) =>
+      (await c.query(`SELECT x FROM unnest(ARRAY['a', 'B', 'Z', 'b']) AS x ORDER BY x`)).rows.map(
+        (r) => r.x,
+      ),
+    );
     expect(sorted).toEqual(['a', 'b', 'B', 'Z']); // the database's own order is not byte order…
     const backend = await PostgresBackend.open(db.url, 'w');
     try {
       const store = await backend.openTwin('t');
       const ids = ['a', 'B', 'Z', 'b', '\u00e9', 'e', 'E', '\u{1F600}', '\uffee'];
-      await store.transact((tx) => ids.forEach((id, i) => tx.putResource(resource(i % 2 === 0 ? 'T' : 't', id, i + 1), { remove: [], add: [] })));
+      await store.transact((tx) =>
+        ids.forEach((id, i) =>
+          tx.putResource(resource(i % 2 === 0 ? 'T' : 't', id, i + 1), { remove: [], add: [] }),
+        ),
+      );
       const live = [];
       for await (const r of store.liveResources()) live.push(`${r.type}/${r.id}`);
       const bytes = (s: string): Buffer => Buffer.from(s);
-      expect(live).toEqual(ids.map((id, i) => `${i % 2 === 0 ? 'T' : 't'}/${id}`).sort((p, q) => Buffer.compare(bytes(p), bytes(q))));
+      expect(live).toEqual(
+        ids
+          .map((id, i) => `${i % 2 === 0 ? 'T' : 't'}/${id}`)
+          .sort((p, q) => Buffer.compare(bytes(p), bytes(q))),
+      );
       expect(await twinHashOrder(store)).toEqual(live); // …but the backend's is
       // and so the state hash is the one memory and SQLite compute from the same resources
       const resources = [];
       for await (const r of store.liveResources()) resources.push(r);
-      const expected = ids.map((id, i) => resource(i % 2 === 0 ? 'T' : 't', id, i + 1)).sort(compareResources);
+      const expected = ids
+        .map((id, i) => resource(i % 2 === 0 ? 'T' : 't', id, i + 1))
+        .sort(compareResources);
       expect(stateHash(resources)).toBe(stateHash(expected));
     } finally {
       await backend.close();
@@ -339,16 +440,22 @@ describe('PostgreSQL: text it cannot hold, and byte order whatever the database 
   });
 });
 
-async function twinHashOrder(store: Awaited<ReturnType<PostgresBackend['openTwin']>>): Promise<string[]> {
+async function twinHashOrder(
+  store: Awaited<ReturnType<PostgresBackend['openTwin']>>,
+): Promise<string[]> {
   const types = ['T', 't'];
   const out: string[] = [];
-  for (const t of types) for (const r of await store.transact((tx) => tx.listResources(t), { readOnly: true })) out.push(`${r.type}/${r.id}`);
+  for (const t of types)
+    for (const r of await store.transact((tx) => tx.listResources(t), { readOnly: true }))
+      out.push(`${r.type}/${r.id}`);
   return out;
 }
 
 describe('PostgreSQL: round trips', () => {
   it('a section whose reads go out together costs two queries; one that does nothing, none; blind writes, one', async () => {
-    const backend = await PostgresBackend.open(await sharedDatabase(), uniqueName('w'), { poolSize: 1 });
+    const backend = await PostgresBackend.open(await sharedDatabase(), uniqueName('w'), {
+      poolSize: 1,
+    });
     try {
       const store = await backend.openTwin('t');
       await increment(store); // the pooled session is set up
@@ -356,11 +463,19 @@ describe('PostgreSQL: round trips', () => {
       try {
         const value = await store.transact(async (tx) => {
           // BEGIN, the lock, the head and all three reads: one multi-statement query
-          const [head, counter, meta] = await Promise.all([tx.head(), tx.getResource('counter', 'c'), tx.getMeta('m')]);
+          const [head, counter, meta] = await Promise.all([
+            tx.head(),
+            tx.getResource('counter', 'c'),
+            tx.getMeta('m'),
+          ]);
           const next = Number(counter?.fields.value) + 1;
           const e = entry(head + 1, 'counter', 'c', { value: next });
           tx.append(e, canonicalJson(e));
-          tx.putResource(resource('counter', 'c', head + 1, { value: next }), { remove: [], add: [{ name: 'byValue', key: String(next) }] }, head + 1);
+          tx.putResource(
+            resource('counter', 'c', head + 1, { value: next }),
+            { remove: [], add: [{ name: 'byValue', key: String(next) }] },
+            head + 1,
+          );
           tx.setMeta('m', `${meta ?? ''}x`);
           return next; // the writes and COMMIT: one more
         });
@@ -376,7 +491,11 @@ describe('PostgreSQL: round trips', () => {
       }
       expect(await store.transact((tx) => tx.getMeta('blind'), { readOnly: true })).toBe('1');
       expect(await store.transact((tx) => tx.getMeta('m'), { readOnly: true })).toBe('x');
-      expect((await store.transact((tx) => tx.lookup('counter', 'byValue', '2'), { readOnly: true })).map((r) => r.id)).toEqual(['c']);
+      expect(
+        (
+          await store.transact((tx) => tx.lookup('counter', 'byValue', '2'), { readOnly: true })
+        ).map((r) => r.id),
+      ).toEqual(['c']);
       expect(await store.head()).toBe(2);
     } finally {
       await backend.close();
@@ -388,7 +507,9 @@ describe('PostgreSQL: round trips', () => {
     try {
       const store = await backend.openTwin('t');
       await store.transact((tx) => tx.append(entry(1), canonicalJson(entry(1))));
-      const error = await refusal(store.transact((tx) => tx.append(entry(5), canonicalJson(entry(5)))));
+      const error = await refusal(
+        store.transact((tx) => tx.append(entry(5), canonicalJson(entry(5)))),
+      );
       expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', path: 'entry.seq' });
       expect(error.message).toContain('does not follow head 1');
       expect(await store.head()).toBe(1);

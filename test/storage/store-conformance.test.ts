@@ -27,7 +27,13 @@ function append(tx: StoreTx, e: Entry): void {
   tx.append(e, canonicalJson(e));
 }
 
-function resource(type: string, id: string, version: number, fields: Record<string, unknown> = {}, deleted = false): Resource {
+function resource(
+  type: string,
+  id: string,
+  version: number,
+  fields: Record<string, unknown> = {},
+  deleted = false,
+): Resource {
   return { type, id, version, deleted, fields } as Resource;
 }
 
@@ -35,7 +41,10 @@ const NO_KEYS = { remove: [], add: [] };
 
 /** (type, id) in UTF-8 byte order, the order the port promises. */
 function byteOrder(a: { type: string; id: string }, b: { type: string; id: string }): number {
-  return Buffer.compare(Buffer.from(a.type), Buffer.from(b.type)) || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
+  return (
+    Buffer.compare(Buffer.from(a.type), Buffer.from(b.type)) ||
+    Buffer.compare(Buffer.from(a.id), Buffer.from(b.id))
+  );
 }
 
 const PAGE = 1_000;
@@ -82,28 +91,48 @@ for (const backendCase of backends) {
           // the kernel puts an entry's subject right after appending it, naming the entry
           tx.putResource(resource('customer', e.subjectId, seq), NO_KEYS, seq);
           // a projection touch (no subjectOf) must not enter the subject's chain
-          tx.putResource(resource('customer', seq % 2 === 0 ? 'cus_odd' : 'cus_even', seq), NO_KEYS);
+          tx.putResource(
+            resource('customer', seq % 2 === 0 ? 'cus_odd' : 'cus_even', seq),
+            NO_KEYS,
+          );
         }
       });
-      const range = await store.transact(async (tx) => ({
-        middle: (await tx.readEntries(2, 3)).map((e) => e.seq),
-        tail: (await tx.readEntries(5, 100)).map((e) => e.seq),
-        past: await tx.readEntries(6, 10),
-        first: (await tx.readEntries(0, 1))[0],
-      }), { readOnly: true });
-      expect(range).toEqual({ middle: [3, 4, 5], tail: [6], past: [], first: entry(1, 'customer', 'cus_odd') });
+      const range = await store.transact(
+        async (tx) => ({
+          middle: (await tx.readEntries(2, 3)).map((e) => e.seq),
+          tail: (await tx.readEntries(5, 100)).map((e) => e.seq),
+          past: await tx.readEntries(6, 10),
+          first: (await tx.readEntries(0, 1))[0],
+        }),
+        { readOnly: true },
+      );
+      expect(range).toEqual({
+        middle: [3, 4, 5],
+        tail: [6],
+        past: [],
+        first: entry(1, 'customer', 'cus_odd'),
+      });
       expect((await collect(store.entryBodies(4))).map((b) => JSON.parse(b).seq)).toEqual([5, 6]);
       expect(await collect(store.entryBodies(6))).toEqual([]);
-      expect((await store.entriesBySubject('customer', 'cus_even')).map((e) => e.seq)).toEqual([2, 4, 6]);
-      expect((await store.entriesBySubject('customer', 'cus_odd')).map((e) => e.seq)).toEqual([1, 3, 5]);
+      expect((await store.entriesBySubject('customer', 'cus_even')).map((e) => e.seq)).toEqual([
+        2, 4, 6,
+      ]);
+      expect((await store.entriesBySubject('customer', 'cus_odd')).map((e) => e.seq)).toEqual([
+        1, 3, 5,
+      ]);
       expect(await store.entriesBySubject('customer', 'nobody')).toEqual([]);
-      expect((await store.entriesBySubject('customer', 'cus_even'))[0]).toEqual(entry(2, 'customer', 'cus_even'));
+      expect((await store.entriesBySubject('customer', 'cus_even'))[0]).toEqual(
+        entry(2, 'customer', 'cus_even'),
+      );
     });
 
     it('keeps resources, lists live ones in id order and answers index lookups', async () => {
       await fresh();
       await store.transact((tx) => {
-        tx.putResource(resource('endpoint', 'we_b', 1, { events: ['a'] }), { remove: [], add: [{ name: 'byEvent', key: 'a' }] });
+        tx.putResource(resource('endpoint', 'we_b', 1, { events: ['a'] }), {
+          remove: [],
+          add: [{ name: 'byEvent', key: 'a' }],
+        });
         tx.putResource(resource('endpoint', 'we_a', 2, { events: ['a', 'b'] }), {
           remove: [],
           add: [
@@ -114,25 +143,56 @@ for (const backendCase of backends) {
         tx.putResource(resource('customer', 'cus_1', 3), NO_KEYS);
         tx.putResource(resource('customer', 'cus_0', 4, {}, true), NO_KEYS);
       });
-      const read = <T>(fn: (tx: StoreTx) => T | Promise<T>): Promise<T> => store.transact(fn, { readOnly: true });
-      expect(await read((tx) => tx.getResource('endpoint', 'we_a'))).toEqual(resource('endpoint', 'we_a', 2, { events: ['a', 'b'] }));
+      const read = <T>(fn: (tx: StoreTx) => T | Promise<T>): Promise<T> =>
+        store.transact(fn, { readOnly: true });
+      expect(await read((tx) => tx.getResource('endpoint', 'we_a'))).toEqual(
+        resource('endpoint', 'we_a', 2, { events: ['a', 'b'] }),
+      );
       expect(await read((tx) => tx.getResource('endpoint', 'missing'))).toBeUndefined();
       expect((await read((tx) => tx.getResource('customer', 'cus_0')))?.deleted).toBe(true);
-      expect((await read((tx) => tx.listResources('endpoint'))).map((r) => r.id)).toEqual(['we_a', 'we_b']);
-      expect((await read((tx) => tx.listResources('customer'))).map((r) => r.id)).toEqual(['cus_1']);
-      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'a'))).map((r) => r.id)).toEqual(['we_a', 'we_b']);
-      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'b'))).map((r) => r.id)).toEqual(['we_a']);
-      expect((await collect(store.liveResources())).map((r) => `${r.type}/${r.id}`)).toEqual(['customer/cus_1', 'endpoint/we_a', 'endpoint/we_b']);
+      expect((await read((tx) => tx.listResources('endpoint'))).map((r) => r.id)).toEqual([
+        'we_a',
+        'we_b',
+      ]);
+      expect((await read((tx) => tx.listResources('customer'))).map((r) => r.id)).toEqual([
+        'cus_1',
+      ]);
+      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'a'))).map((r) => r.id)).toEqual([
+        'we_a',
+        'we_b',
+      ]);
+      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'b'))).map((r) => r.id)).toEqual([
+        'we_a',
+      ]);
+      expect((await collect(store.liveResources())).map((r) => `${r.type}/${r.id}`)).toEqual([
+        'customer/cus_1',
+        'endpoint/we_a',
+        'endpoint/we_b',
+      ]);
       // an index delta moves only the keys it names
-      await store.transact((tx) => tx.putResource(resource('endpoint', 'we_a', 5, { events: ['b'] }), { remove: [{ name: 'byEvent', key: 'a' }], add: [] }));
-      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'a'))).map((r) => r.id)).toEqual(['we_b']);
-      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'b'))).map((r) => r.id)).toEqual(['we_a']);
+      await store.transact((tx) =>
+        tx.putResource(resource('endpoint', 'we_a', 5, { events: ['b'] }), {
+          remove: [{ name: 'byEvent', key: 'a' }],
+          add: [],
+        }),
+      );
+      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'a'))).map((r) => r.id)).toEqual([
+        'we_b',
+      ]);
+      expect((await read((tx) => tx.lookup('endpoint', 'byEvent', 'b'))).map((r) => r.id)).toEqual([
+        'we_a',
+      ]);
       // a tombstone keeps its keys but drops out of lookups
-      await store.transact((tx) => tx.putResource(resource('endpoint', 'we_b', 6, {}, true), NO_KEYS));
+      await store.transact((tx) =>
+        tx.putResource(resource('endpoint', 'we_b', 6, {}, true), NO_KEYS),
+      );
       expect(await read((tx) => tx.lookup('endpoint', 'byEvent', 'a'))).toEqual([]);
       await store.transact((tx) => tx.clearIndex('endpoint', 'byEvent'));
       expect(await read((tx) => tx.lookup('endpoint', 'byEvent', 'b'))).toEqual([]);
-      expect((await read((tx) => tx.allResources('customer'))).map((r) => r.id).sort()).toEqual(['cus_0', 'cus_1']);
+      expect((await read((tx) => tx.allResources('customer'))).map((r) => r.id).sort()).toEqual([
+        'cus_0',
+        'cus_1',
+      ]);
     });
 
     it('rolls back everything a throwing section did', async () => {
@@ -145,7 +205,10 @@ for (const backendCase of backends) {
         store.transact((tx) => {
           append(tx, entry(2, 'customer', 'cus_1'));
           tx.putResource(resource('customer', 'cus_1', 2, { n: 2 }), NO_KEYS, 2);
-          tx.putResource(resource('customer', 'cus_2', 2), { remove: [], add: [{ name: 'x', key: 'y' }] });
+          tx.putResource(resource('customer', 'cus_2', 2), {
+            remove: [],
+            add: [{ name: 'x', key: 'y' }],
+          });
           tx.setMeta('k', 'v');
           throw new Error('decide failed');
         }),
@@ -160,14 +223,23 @@ for (const backendCase of backends) {
         }),
       ).rejects.toThrow('late failure');
       expect(await store.head()).toBe(1);
-      const after = await store.transact(async (tx) => ({
-        cus1: await tx.getResource('customer', 'cus_1'),
-        cus2: await tx.getResource('customer', 'cus_2'),
-        lookup: await tx.lookup('customer', 'x', 'y'),
-        meta: await tx.getMeta('k'),
-        entries: (await tx.readEntries(0, 10)).map((e) => e.seq),
-      }), { readOnly: true });
-      expect(after).toEqual({ cus1: resource('customer', 'cus_1', 1), cus2: undefined, lookup: [], meta: undefined, entries: [1] });
+      const after = await store.transact(
+        async (tx) => ({
+          cus1: await tx.getResource('customer', 'cus_1'),
+          cus2: await tx.getResource('customer', 'cus_2'),
+          lookup: await tx.lookup('customer', 'x', 'y'),
+          meta: await tx.getMeta('k'),
+          entries: (await tx.readEntries(0, 10)).map((e) => e.seq),
+        }),
+        { readOnly: true },
+      );
+      expect(after).toEqual({
+        cus1: resource('customer', 'cus_1', 1),
+        cus2: undefined,
+        lookup: [],
+        meta: undefined,
+        entries: [1],
+      });
       expect((await store.entriesBySubject('customer', 'cus_1')).map((e) => e.seq)).toEqual([1]);
       expect(await collect(store.entryBodies(0))).toEqual([canonicalJson(entry(1))]);
       // the next section starts from the head the failed ones left
@@ -184,7 +256,14 @@ for (const backendCase of backends) {
       });
       const writes: [string, (tx: StoreTx) => void][] = [
         ['append', (tx) => append(tx, entry(2))],
-        ['putResource', (tx) => tx.putResource(resource('customer', 'cus_2', 2), { remove: [], add: [{ name: 'x', key: 'y' }] })],
+        [
+          'putResource',
+          (tx) =>
+            tx.putResource(resource('customer', 'cus_2', 2), {
+              remove: [],
+              add: [{ name: 'x', key: 'y' }],
+            }),
+        ],
         ['setMeta', (tx) => tx.setMeta('k', 'changed')],
         ['clearIndex', (tx) => tx.clearIndex('customer', 'x')],
       ];
@@ -197,10 +276,21 @@ for (const backendCase of backends) {
           },
           { readOnly: true },
         );
-        await expect(refused, name).rejects.toMatchObject({ name: 'TwinError', code: 'INVALID_ARGUMENT', message: expect.stringMatching(/read-only/) });
+        await expect(refused, name).rejects.toMatchObject({
+          name: 'TwinError',
+          code: 'INVALID_ARGUMENT',
+          message: expect.stringMatching(/read-only/),
+        });
       }
       expect(await store.head()).toBe(1);
-      const after = await store.transact(async (tx) => ({ meta: await tx.getMeta('k'), cus2: await tx.getResource('customer', 'cus_2'), lookup: await tx.lookup('customer', 'x', 'y') }), { readOnly: true });
+      const after = await store.transact(
+        async (tx) => ({
+          meta: await tx.getMeta('k'),
+          cus2: await tx.getResource('customer', 'cus_2'),
+          lookup: await tx.lookup('customer', 'x', 'y'),
+        }),
+        { readOnly: true },
+      );
       expect(after).toEqual({ meta: 'v', cus2: undefined, lookup: [] });
       // the refusals left the store writable
       await store.transact((tx) => append(tx, entry(2)));
@@ -224,13 +314,18 @@ for (const backendCase of backends) {
       const first = store.transact(section('a', gate));
       const second = store.transact(section('b', Promise.resolve()));
       // A network backend takes a connection first: wait for a to start, then give b time to barge in.
-      for (let i = 0; i < 2_000 && order.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let i = 0; i < 2_000 && order.length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(order).toEqual(['a:start']);
       openGate();
       expect(await Promise.all([first, second])).toEqual([1, 2]);
       expect(order).toEqual(['a:start', 'a:end', 'b:start', 'b:end']);
-      expect((await store.transact((tx) => tx.readEntries(0, 10), { readOnly: true })).map((e) => e.subjectId)).toEqual(['a', 'b']);
+      expect(
+        (await store.transact((tx) => tx.readEntries(0, 10), { readOnly: true })).map(
+          (e) => e.subjectId,
+        ),
+      ).toEqual(['a', 'b']);
 
       // a section that fails hands the store on to the one waiting behind it
       let failGate: (() => void) | undefined;
@@ -242,7 +337,8 @@ for (const backendCase of backends) {
         append(tx, entry((await tx.head()) + 1));
         return 'next ran';
       });
-      for (let i = 0; i < 2_000 && failGate === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let i = 0; i < 2_000 && failGate === undefined; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       failGate!();
       await expect(failing).rejects.toThrow('first fails');
       expect(await next).toBe('next ran');
@@ -254,7 +350,9 @@ for (const backendCase of backends) {
       await store.transact((tx) => tx.setMeta('index:a', '1'));
       await store.transact((tx) => tx.setMeta('index:a', '2'));
       expect(await store.transact((tx) => tx.getMeta('index:a'), { readOnly: true })).toBe('2');
-      expect(await store.transact((tx) => tx.getMeta('index:none'), { readOnly: true })).toBeUndefined();
+      expect(
+        await store.transact((tx) => tx.getMeta('index:none'), { readOnly: true }),
+      ).toBeUndefined();
     });
 
     it('lists and streams resources in UTF-8 byte order, non-BMP characters included', async () => {
@@ -263,11 +361,17 @@ for (const backendCase of backends) {
       const types = ['x', '\u{1F600}', '\uffee'];
       await store.transact((tx) => {
         let v = 0;
-        for (const type of types) for (const id of ids) tx.putResource(resource(type, id, ++v), NO_KEYS);
+        for (const type of types)
+          for (const id of ids) tx.putResource(resource(type, id, ++v), NO_KEYS);
       });
       const listed = await store.transact((tx) => tx.listResources('x'), { readOnly: true });
-      expect(listed.map((r) => r.id)).toEqual([...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
-      const streamed = (await collect(store.liveResources())).map((r) => ({ type: r.type, id: r.id }));
+      expect(listed.map((r) => r.id)).toEqual(
+        [...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+      );
+      const streamed = (await collect(store.liveResources())).map((r) => ({
+        type: r.type,
+        id: r.id,
+      }));
       expect(streamed).toEqual([...streamed].sort(byteOrder));
       expect(streamed).toHaveLength(types.length * ids.length);
     });
@@ -284,7 +388,9 @@ for (const backendCase of backends) {
       // starting on, just before and just after a page boundary; ending on one exactly
       for (const after of [PAGE - 1, PAGE, PAGE + 1, 500]) {
         const bodies = await collect(store.entryBodies(after));
-        expect(bodies.map((b) => JSON.parse(b).seq)).toEqual(Array.from({ length: total - after }, (_, i) => after + i + 1));
+        expect(bodies.map((b) => JSON.parse(b).seq)).toEqual(
+          Array.from({ length: total - after }, (_, i) => after + i + 1),
+        );
       }
       expect(await collect(store.entryBodies(total))).toEqual([]);
     });
@@ -296,7 +402,9 @@ for (const backendCase of backends) {
       const all: Resource[] = [];
       for (let i = 0; i < 2400; i++) {
         const type = types[i % types.length]!;
-        all.push(resource(type, `${i % 2 === 0 ? 'r' : '\u{1F600}'}${i}`, i + 1, { i }, i % 6 === 5));
+        all.push(
+          resource(type, `${i % 2 === 0 ? 'r' : '\u{1F600}'}${i}`, i + 1, { i }, i % 6 === 5),
+        );
       }
       await store.transact((tx) => {
         for (const r of all) tx.putResource(r, NO_KEYS);
@@ -306,7 +414,11 @@ for (const backendCase of backends) {
       expect(await collect(store.liveResources())).toEqual(live);
 
       // more, including one that sorts first and one that sorts last: a partial third page
-      const more = [resource('a', 'first', 3000), resource('zz', 'last', 3001), ...Array.from({ length: 345 }, (_, i) => resource('order', `s${i}`, 3002 + i))];
+      const more = [
+        resource('a', 'first', 3000),
+        resource('zz', 'last', 3001),
+        ...Array.from({ length: 345 }, (_, i) => resource('order', `s${i}`, 3002 + i)),
+      ];
       await store.transact((tx) => {
         for (const r of more) tx.putResource(r, NO_KEYS);
       });
@@ -320,7 +432,11 @@ for (const backendCase of backends) {
       await fresh();
       await store.transact((tx) => {
         append(tx, entry(1));
-        tx.putResource(resource('customer', 'cus_1', 1, { n: 1 }), { remove: [], add: [{ name: 'byN', key: '1' }] }, 1);
+        tx.putResource(
+          resource('customer', 'cus_1', 1, { n: 1 }),
+          { remove: [], add: [{ name: 'byN', key: '1' }] },
+          1,
+        );
         tx.setMeta('index:customer:byN', 'sig');
       });
       if (backendCase.durable) await backend.close();
@@ -328,12 +444,19 @@ for (const backendCase of backends) {
       expect(await backend.listTwins()).toEqual(['t']);
       const again = await backend.openTwin('t');
       expect(await again.head()).toBe(1);
-      const read = await again.transact(async (tx) => ({
-        resource: await tx.getResource('customer', 'cus_1'),
-        lookup: (await tx.lookup('customer', 'byN', '1')).map((r) => r.id),
-        meta: await tx.getMeta('index:customer:byN'),
-      }), { readOnly: true });
-      expect(read).toEqual({ resource: resource('customer', 'cus_1', 1, { n: 1 }), lookup: ['cus_1'], meta: 'sig' });
+      const read = await again.transact(
+        async (tx) => ({
+          resource: await tx.getResource('customer', 'cus_1'),
+          lookup: (await tx.lookup('customer', 'byN', '1')).map((r) => r.id),
+          meta: await tx.getMeta('index:customer:byN'),
+        }),
+        { readOnly: true },
+      );
+      expect(read).toEqual({
+        resource: resource('customer', 'cus_1', 1, { n: 1 }),
+        lookup: ['cus_1'],
+        meta: 'sig',
+      });
       expect(await collect(again.entryBodies(0))).toEqual([canonicalJson(entry(1))]);
       expect(await again.entriesBySubject('customer', 'cus_1')).toEqual([entry(1)]);
       // and it goes on from there
@@ -354,7 +477,13 @@ describe('ordering across backends', () => {
       const made = backendCase.create();
       const world = new World({ root: ':memory:', backend: made.backend, seed: 1 });
       const twin = world.twin('t');
-      for (const id of ids) await twin.applyWrite({ operation: 'x.put', subjectType: 'x', subjectId: id, occurredAt: '2026-01-01T00:00:00.000Z' });
+      for (const id of ids)
+        await twin.applyWrite({
+          operation: 'x.put',
+          subjectType: 'x',
+          subjectId: id,
+          occurredAt: '2026-01-01T00:00:00.000Z',
+        });
       orders.push((await twin.list('x')).map((r) => r.id));
       hashes.push(await twin.hash());
       hashes.push((await replayLines(twin.exportLines())).hash);
@@ -362,7 +491,9 @@ describe('ordering across backends', () => {
       made.cleanup();
     }
     expect(orders[0]).toEqual(orders[1]);
-    expect(orders[0]).toEqual([...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    expect(orders[0]).toEqual(
+      [...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+    );
     expect(new Set(hashes).size).toBe(1);
   });
 });
@@ -370,15 +501,35 @@ describe('ordering across backends', () => {
 describe('key order', () => {
   it('compareKeys is UTF-8 byte order (SQLite BINARY) for any strings', async () => {
     const { compareKeys } = await import('../../src/state/state-hash.js');
-    const alphabet = ['a', 'z', 'A', '_', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1F600}', '\u{10FFFF}'];
+    const alphabet = [
+      'a',
+      'z',
+      'A',
+      '_',
+      '\u00e9',
+      '\u07ff',
+      '\u0800',
+      '\ud7ff',
+      '\ue000',
+      '\uffff',
+      '\u{10000}',
+      '\u{1F600}',
+      '\u{10FFFF}',
+    ];
     const { SeededIds } = await import('../../src/world/ids.js');
     const { VirtualClock } = await import('../../src/world/clock.js');
     const rng = new SeededIds(new VirtualClock(0), 'keys');
-    const word = () => Array.from({ length: 1 + Math.floor(rng.random() * 4) }, () => alphabet[Math.floor(rng.random() * alphabet.length)]).join('');
+    const word = () =>
+      Array.from(
+        { length: 1 + Math.floor(rng.random() * 4) },
+        () => alphabet[Math.floor(rng.random() * alphabet.length)],
+      ).join('');
     for (let i = 0; i < 3000; i++) {
       const a = word();
       const b = word();
-      expect(Math.sign(compareKeys(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      expect(Math.sign(compareKeys(a, b))).toBe(
+        Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))),
+      );
     }
   });
 });

@@ -6,7 +6,12 @@ const [root, name] = process.argv.slice(2);
 const world = openWorld({ root: root! });
 const twin = world.twin(name!);
 for (let i = 0; ; i++) {
-  await twin.applyWrite({ operation: 'note.add', subjectType: 'note', subjectId: `n${i % 100}`, fields: { i } });
+  await twin.applyWrite({
+    operation: 'note.add',
+    subjectType: 'note',
+    subjectId: `n${i % 100}`,
+    fields: { i },
+  });
   if (i === 0) process.stdout.write('ready\n');
   // A breath between writes: the importer must get the lock too.
   if (i % 10 === 0) await new Promise((r) => setTimeout(r, 1));

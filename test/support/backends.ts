@@ -57,7 +57,11 @@ export const backends: BackendCase[] = [
     create() {
       const world = `t${++worlds}_${process.pid}_${Date.now().toString(36)}`;
       const url = postgresUrl();
-      return { backend: new PostgresBackend(url, world), reopen: () => new PostgresBackend(url, world), cleanup: () => {} };
+      return {
+        backend: new PostgresBackend(url, world),
+        reopen: () => new PostgresBackend(url, world),
+        cleanup: () => {},
+      };
     },
   },
 ];

@@ -3,7 +3,10 @@
 import { spawnSync } from 'node:child_process';
 
 export default function setup(): void {
-  const result = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8', stdio: 'pipe' });
+  const result = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    encoding: 'utf8',
+    stdio: 'pipe',
+  });
   if (result.status !== 0) {
     throw new Error(`build failed before tests:\n${result.stdout}\n${result.stderr}`);
   }

@@ -11,10 +11,25 @@ const twin = registerPack(world, acmePack());
 const dispatcher = new Dispatcher(world, { concurrency: 16 });
 await world.secrets.set('ep', ACME_SECRET);
 if ((await twin.get('endpoint', 'ep')) === undefined) {
-  await twin.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: `${receiverUrl}/hooks`, secret_ref: 'ep', events: ['customer.created'], status: 'enabled' } });
+  await twin.applyWrite({
+    operation: 'endpoint.create',
+    subjectType: 'endpoint',
+    subjectId: 'ep',
+    fields: {
+      url: `${receiverUrl}/hooks`,
+      secret_ref: 'ep',
+      events: ['customer.created'],
+      status: 'enabled',
+    },
+  });
 }
 for (let i = 0; i < Number(countText); i++) {
-  await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: `cus_${i}`, fields: { i } });
+  await twin.applyWrite({
+    operation: 'customer.create',
+    subjectType: 'customer',
+    subjectId: `cus_${i}`,
+    fields: { i },
+  });
   process.stdout.write(`w ${i}\n`);
   // let dispatches interleave with writes, as in a live server
   await new Promise((r) => setImmediate(r));

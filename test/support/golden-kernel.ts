@@ -12,7 +12,11 @@ export interface GoldenLog {
   readonly entries: number;
 }
 
-async function record(name: string, seed: string, drive: (twin: Twin, clock: VirtualClock) => Promise<void>): Promise<GoldenLog> {
+async function record(
+  name: string,
+  seed: string,
+  drive: (twin: Twin, clock: VirtualClock) => Promise<void>,
+): Promise<GoldenLog> {
   const clock = new VirtualClock('2026-01-15T09:00:00.000Z');
   const world = openWorld({ root: ':memory:', clock, seed });
   const twin = world.twin(name);
@@ -26,17 +30,47 @@ async function record(name: string, seed: string, drive: (twin: Twin, clock: Vir
 export function kernelGoldenLogs(): Promise<GoldenLog[]> {
   return Promise.all([
     record('crm', 'golden-crm', async (twin, clock) => {
-      for (const [id, name] of [['cus_ada', 'Ada'], ['cus_bob', 'Bob'], ['cus_cy', 'Cy']] as const) {
-        await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { name, plan: 'free', tags: [] } });
+      for (const [id, name] of [
+        ['cus_ada', 'Ada'],
+        ['cus_bob', 'Bob'],
+        ['cus_cy', 'Cy'],
+      ] as const) {
+        await twin.applyWrite({
+          operation: 'customer.create',
+          subjectType: 'customer',
+          subjectId: id,
+          fields: { name, plan: 'free', tags: [] },
+        });
         await clock.advance(60_000);
       }
-      await twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_ada', fields: { plan: 'pro', tags: ['vip'] }, actor: 'operator' });
+      await twin.applyWrite({
+        operation: 'customer.update',
+        subjectType: 'customer',
+        subjectId: 'cus_ada',
+        fields: { plan: 'pro', tags: ['vip'] },
+        actor: 'operator',
+      });
       await clock.advance(3600_000);
-      await twin.applyWrite({ operation: 'customer.delete', subjectType: 'customer', subjectId: 'cus_bob', delete: true });
-      await twin.applyWrite({ operation: 'customer.update', subjectType: 'customer', subjectId: 'cus_cy', fields: { address: { city: 'Bergen', zip: null } } });
+      await twin.applyWrite({
+        operation: 'customer.delete',
+        subjectType: 'customer',
+        subjectId: 'cus_bob',
+        delete: true,
+      });
+      await twin.applyWrite({
+        operation: 'customer.update',
+        subjectType: 'customer',
+        subjectId: 'cus_cy',
+        fields: { address: { city: 'Bergen', zip: null } },
+      });
     }),
     record('billing', 'golden-billing', async (twin, clock) => {
-      await twin.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: { balance: 0 } });
+      await twin.applyWrite({
+        operation: 'customer.create',
+        subjectType: 'customer',
+        subjectId: 'cus_1',
+        fields: { balance: 0 },
+      });
       await twin.applyAtomic(() => [
         {
           operation: 'invoice.finalize',
@@ -58,7 +92,10 @@ export function kernelGoldenLogs(): Promise<GoldenLog[]> {
         subjectType: 'invoice',
         subjectId: 'in_1',
         fields: { status: 'paid' },
-        projection: { updates: [{ type: 'customer', id: 'cus_1', fields: { balance: 0 } }], deletes: [{ type: 'invoice_line', id: 'il_2' }] },
+        projection: {
+          updates: [{ type: 'customer', id: 'cus_1', fields: { balance: 0 } }],
+          deletes: [{ type: 'invoice_line', id: 'il_2' }],
+        },
       });
     }),
   ]);

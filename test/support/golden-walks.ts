@@ -19,16 +19,39 @@ const SW_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 /** Stripe: retries on the test-mode schedule (15 min, 1 h, 3 h ± 10%), one endpoint exhausted. */
 async function stripeWalk(options: Partial<WalkOptions> = {}): Promise<Walk> {
-  const walk = await openWalk({ seed: 'walk-stripe', start: '2026-03-02T09:00:00.000Z', packs: [stripe.pack], ...options });
+  const walk = await openWalk({
+    seed: 'walk-stripe',
+    start: '2026-03-02T09:00:00.000Z',
+    packs: [stripe.pack],
+    ...options,
+  });
   const twin = walk.twin('stripe');
-  const shop = walk.receiver('shop', { script: [500, 'timeout'], verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } });
+  const shop = walk.receiver('shop', {
+    script: [500, 'timeout'],
+    verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] },
+  });
   const down = walk.receiver('down', { mix: [{ answer: 503, weight: 1 }] });
-  await stripe.createWebhookEndpoint(twin, { url: shop.url, enabled_events: ['*'], secret: STRIPE_SECRET });
-  await stripe.createWebhookEndpoint(twin, { url: down.url, enabled_events: ['payment_intent.succeeded'], secret: STRIPE_SECRET });
+  await stripe.createWebhookEndpoint(twin, {
+    url: shop.url,
+    enabled_events: ['*'],
+    secret: STRIPE_SECRET,
+  });
+  await stripe.createWebhookEndpoint(twin, {
+    url: down.url,
+    enabled_events: ['payment_intent.succeeded'],
+    secret: STRIPE_SECRET,
+  });
   await walk.traced(async () => {
-    const ada = await stripe.createCustomer(twin, { email: 'ada@example.com', name: 'Ada Lovelace' });
+    const ada = await stripe.createCustomer(twin, {
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+    });
     await stripe.createCustomer(twin, { email: 'grace@example.com', name: 'Grace Hopper' });
-    const pi = await stripe.createPaymentIntent(twin, { amount: 2000, currency: 'usd', customer: ada.id });
+    const pi = await stripe.createPaymentIntent(twin, {
+      amount: 2000,
+      currency: 'usd',
+      customer: ada.id,
+    });
     await stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_chargeDeclined' });
     await stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_visa' });
   });
@@ -43,10 +66,21 @@ async function stripeWalk(options: Partial<WalkOptions> = {}): Promise<Walk> {
  * is retried on the schedule and canceled. The app's endpoint fails once.
  */
 async function stripeBillingWalk(): Promise<Walk> {
-  const walk = await openWalk({ seed: 'walk-stripe-billing', start: '2026-03-02T09:00:00.000Z', packs: [stripe.pack] });
+  const walk = await openWalk({
+    seed: 'walk-stripe-billing',
+    start: '2026-03-02T09:00:00.000Z',
+    packs: [stripe.pack],
+  });
   const twin = walk.twin('stripe');
-  const app = walk.receiver('billing', { script: [500], verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } });
-  await stripe.createWebhookEndpoint(twin, { url: app.url, enabled_events: ['*'], secret: STRIPE_SECRET });
+  const app = walk.receiver('billing', {
+    script: [500],
+    verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] },
+  });
+  await stripe.createWebhookEndpoint(twin, {
+    url: app.url,
+    enabled_events: ['*'],
+    secret: STRIPE_SECRET,
+  });
   await walk.traced(() => stripe.subscriptionMonth(walk, twin));
   await walk.runUntilIdle();
   return walk;
@@ -54,39 +88,96 @@ async function stripeBillingWalk(): Promise<Walk> {
 
 /** GitHub: no retries — a failed and an unknown attempt are redelivered by the operator. */
 async function githubWalk(): Promise<Walk> {
-  const walk = await openWalk({ seed: 'walk-github', start: '2026-03-02T10:00:00.000Z', packs: [github.pack] });
+  const walk = await openWalk({
+    seed: 'walk-github',
+    start: '2026-03-02T10:00:00.000Z',
+    packs: [github.pack],
+  });
   const twin = walk.twin('github');
-  const ci = walk.receiver('ci', { script: [502], verify: { scheme: 'github', secrets: [GITHUB_SECRET] } });
+  const ci = walk.receiver('ci', {
+    script: [502],
+    verify: { scheme: 'github', secrets: [GITHUB_SECRET] },
+  });
   const audit = walk.receiver('audit', { script: ['accept-then-crash'] });
   await github.createOrganization(twin, { login: 'octo-org' });
   await github.createUser(twin, { login: 'octocat' });
   await github.createRepository(twin, { owner: 'octo-org', name: 'hello-world' });
-  await github.createRepositoryHook(twin, { repository: 'octo-org/hello-world', url: ci.url, secret: GITHUB_SECRET, events: ['issues', 'pull_request'] });
-  await github.createOrganizationHook(twin, { organization: 'octo-org', url: audit.url, secret: GITHUB_SECRET, events: ['issues'] });
+  await github.createRepositoryHook(twin, {
+    repository: 'octo-org/hello-world',
+    url: ci.url,
+    secret: GITHUB_SECRET,
+    events: ['issues', 'pull_request'],
+  });
+  await github.createOrganizationHook(twin, {
+    organization: 'octo-org',
+    url: audit.url,
+    secret: GITHUB_SECRET,
+    events: ['issues'],
+  });
   await walk.traced(async () => {
-    const issue = await github.openIssue(twin, { repository: 'octo-org/hello-world', title: 'Found a bug', body: 'It crashes.', sender: 'octocat' });
-    await github.closeIssue(twin, { repository: 'octo-org/hello-world', number: issue.number, sender: 'octocat' });
-    await github.openPullRequest(twin, { repository: 'octo-org/hello-world', title: 'Fix the bug', head: 'fix-bug', sender: 'octocat' });
+    const issue = await github.openIssue(twin, {
+      repository: 'octo-org/hello-world',
+      title: 'Found a bug',
+      body: 'It crashes.',
+      sender: 'octocat',
+    });
+    await github.closeIssue(twin, {
+      repository: 'octo-org/hello-world',
+      number: issue.number,
+      sender: 'octocat',
+    });
+    await github.openPullRequest(twin, {
+      repository: 'octo-org/hello-world',
+      title: 'Fix the bug',
+      head: 'fix-bug',
+      sender: 'octocat',
+    });
   });
   await walk.settle();
   await walk.advance(10 * 60_000);
   // GitHub never retries: the operator redelivers what did not succeed, keeping X-GitHub-Delivery.
-  for (const d of (await walk.report()).deliveries) if (d.state !== 'succeeded') await walk.dispatcher.redeliver(d.id);
+  for (const d of (await walk.report()).deliveries)
+    if (d.state !== 'succeeded') await walk.dispatcher.redeliver(d.id);
   await walk.settle();
   return walk;
 }
 
 /** Slack: three retries (at once, ~1 min, ~5 min) with X-Slack-Retry-Num/-Reason; one app mention. */
 async function slackWalk(): Promise<Walk> {
-  const walk = await openWalk({ seed: 'walk-slack', start: '2026-03-02T11:00:00.000Z', packs: [slack.pack] });
+  const walk = await openWalk({
+    seed: 'walk-slack',
+    start: '2026-03-02T11:00:00.000Z',
+    packs: [slack.pack],
+  });
   const twin = walk.twin('slack');
-  const bot = walk.receiver('bot', { script: ['timeout', 500, 'reset'], verify: { scheme: 'slack', secrets: [SLACK_SECRET] } });
+  const bot = walk.receiver('bot', {
+    script: ['timeout', 500, 'reset'],
+    verify: { scheme: 'slack', secrets: [SLACK_SECRET] },
+  });
   const team = await slack.createTeam(twin, { name: 'Twinworld' });
-  const ada = await slack.createUser(twin, { team: team.id, name: 'ada', real_name: 'Ada Lovelace' });
-  const general = await slack.createChannel(twin, { team: team.id, name: 'general', creator: ada.id });
-  const { app } = await slack.createApp(twin, { team: team.id, name: 'Twin App', request_url: bot.url, signing_secret: SLACK_SECRET, bot_events: ['message.channels', 'app_mention'] });
+  const ada = await slack.createUser(twin, {
+    team: team.id,
+    name: 'ada',
+    real_name: 'Ada Lovelace',
+  });
+  const general = await slack.createChannel(twin, {
+    team: team.id,
+    name: 'general',
+    creator: ada.id,
+  });
+  const { app } = await slack.createApp(twin, {
+    team: team.id,
+    name: 'Twin App',
+    request_url: bot.url,
+    signing_secret: SLACK_SECRET,
+    bot_events: ['message.channels', 'app_mention'],
+  });
   await walk.traced(async () => {
-    await slack.postMessage(twin, { channel: general.id, user: ada.id, text: `${slack.mention(app.bot_user_id)} deploy please` });
+    await slack.postMessage(twin, {
+      channel: general.id,
+      user: ada.id,
+      text: `${slack.mention(app.bot_user_id)} deploy please`,
+    });
   });
   await walk.settle();
   await walk.runUntilIdle();
@@ -97,19 +188,43 @@ async function slackWalk(): Promise<Walk> {
 
 /** Standard Webhooks: 429 with Retry-After honoured, a secret rotation, an endpoint gone for good (410). */
 async function standardWebhooksWalk(): Promise<Walk> {
-  const walk = await openWalk({ seed: 'walk-standard-webhooks', start: '2026-03-02T12:00:00.000Z', packs: [standardWebhooks.pack] });
+  const walk = await openWalk({
+    seed: 'walk-standard-webhooks',
+    start: '2026-03-02T12:00:00.000Z',
+    packs: [standardWebhooks.pack],
+  });
   const twin = walk.twin('standard-webhooks');
-  const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 120 }], verify: { scheme: 'standard-webhooks', secrets: () => walk.world.secrets.resolve(`standard-webhooks/${endpoint.id}`, walk.clock.now()) as string[] } });
+  const crm = walk.receiver('crm', {
+    script: [{ status: 429, retryAfterSec: 120 }],
+    verify: {
+      scheme: 'standard-webhooks',
+      secrets: () =>
+        walk.world.secrets.resolve(
+          `standard-webhooks/${endpoint.id}`,
+          walk.clock.now(),
+        ) as string[],
+    },
+  });
   const gone = walk.receiver('gone', { mix: [{ answer: 410, weight: 1 }] });
-  const endpoint = await standardWebhooks.createEndpoint(twin, { url: crm.url, secret: SW_SECRET, filterTypes: null });
+  const endpoint = await standardWebhooks.createEndpoint(twin, {
+    url: crm.url,
+    secret: SW_SECRET,
+    filterTypes: null,
+  });
   await standardWebhooks.createEndpoint(twin, { url: gone.url, filterTypes: ['invoice.paid'] });
   await walk.traced(async () => {
-    await standardWebhooks.sendMessage(twin, { eventType: 'contact.created', payload: { id: 'contact_01', name: 'Ada Lovelace' } });
+    await standardWebhooks.sendMessage(twin, {
+      eventType: 'contact.created',
+      payload: { id: 'contact_01', name: 'Ada Lovelace' },
+    });
   });
   await walk.settle();
   await walk.advance(5 * 60_000);
   await standardWebhooks.rotateEndpointSecret(twin, endpoint.id, { graceMs: 3600_000 });
-  await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_01', amount_paid: 2000, currency: 'usd' } });
+  await standardWebhooks.sendMessage(twin, {
+    eventType: 'invoice.paid',
+    payload: { id: 'inv_01', amount_paid: 2000, currency: 'usd' },
+  });
   await walk.settle();
   await walk.runUntilIdle();
   return walk;

@@ -48,7 +48,8 @@ function done(): void {
 }
 
 process.on('message', (message: { cmd: string }) => {
-  if (message.cmd === 'report') process.send!({ connected, failed, closedByServer, open: sockets.size });
+  if (message.cmd === 'report')
+    process.send!({ connected, failed, closedByServer, open: sockets.size });
   if (message.cmd === 'stop') {
     for (const s of sockets) s.destroy();
     process.exit(0);

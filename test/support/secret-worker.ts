@@ -8,7 +8,8 @@ const count = Number(countText);
 if (mode === 'set') {
   for (let i = 0; i < count; i++) await world.secrets.set(`${label}/${i}`, `secret-${label}-${i}`);
 } else if (mode === 'rotate') {
-  for (let i = 0; i < count; i++) await world.secrets.rotate('shared', `rotated-${label}-${i}`, 1_000, 1e12);
+  for (let i = 0; i < count; i++)
+    await world.secrets.rotate('shared', `rotated-${label}-${i}`, 1_000, 1e12);
 } else if (mode === 'forever') {
   for (let i = 0; ; i++) {
     await world.secrets.set(`${label}/${i % 50}`, `secret-${label}-${i}`);

@@ -36,7 +36,11 @@ if (mode === 'crash') {
     return new Promise(() => {});
   });
   const engine = new TriggerEngine({ world, runner });
-  engine.registerRoute({ triggerId: 'order.placed', routineId: 'work', buildInput: (e) => e.payload });
+  engine.registerRoute({
+    triggerId: 'order.placed',
+    routineId: 'work',
+    buildInput: (e) => e.payload,
+  });
   await engine.start();
   // A hung routine holds no handle; this one keeps the process alive until the parent kills it.
   setInterval(() => {}, 1_000);
@@ -45,14 +49,25 @@ if (mode === 'crash') {
   const [label, countText] = rest;
   const side = world.twin('side');
   const runner = new InProcessRunner(world).register('work', async (input, ctx) => {
-    await side.applyWrite({ operation: 'ran', subjectType: 'ran', subjectId: `${ctx.runKey}/${label}/${ctx.attempt}`, fields: { key: ctx.runKey, by: label!, input } });
+    await side.applyWrite({
+      operation: 'ran',
+      subjectType: 'ran',
+      subjectId: `${ctx.runKey}/${label}/${ctx.attempt}`,
+      fields: { key: ctx.runKey, by: label!, input },
+    });
     await new Promise((r) => setTimeout(r, 2));
     return { by: label! };
   });
   const engine = new TriggerEngine({ world, runner });
-  engine.registerRoute({ triggerId: 'order.placed', routineId: 'work', buildInput: (e) => e.payload });
+  engine.registerRoute({
+    triggerId: 'order.placed',
+    routineId: 'work',
+    buildInput: (e) => e.payload,
+  });
   await engine.start();
-  const answers = await Promise.all(Array.from({ length: Number(countText) }, (_, i) => engine.ingest(envelopeFor(i))));
+  const answers = await Promise.all(
+    Array.from({ length: Number(countText) }, (_, i) => engine.ingest(envelopeFor(i))),
+  );
   process.stdout.write(`${JSON.stringify(answers.map((a) => a.status))}\n`);
   await engine.stop();
   await world.close();

@@ -8,7 +8,11 @@ for (const golden of goldenWalks) {
   if (only !== undefined && golden.name !== only) continue;
   const walk = await golden.run();
   const { wall: _wall, ...report } = await walk.report();
-  out[golden.name] = { log: (await walk.exportLog()).join('\n'), hashes: await walk.hashes(), report };
+  out[golden.name] = {
+    log: (await walk.exportLog()).join('\n'),
+    hashes: await walk.hashes(),
+    report,
+  };
   await walk.close();
 }
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -9,5 +9,9 @@ for (const golden of goldenWalks) {
   const { jsonl } = await walk.saveFixture(golden.name, { dir });
   const hashes = await walk.hashes();
   await walk.close();
-  process.stdout.write(`${jsonl}  ${Object.entries(hashes).map(([t, h]) => `${t} ${h.slice(0, 19)}…`).join('  ')}\n`);
+  process.stdout.write(
+    `${jsonl}  ${Object.entries(hashes)
+      .map(([t, h]) => `${t} ${h.slice(0, 19)}…`)
+      .join('  ')}\n`,
+  );
 }

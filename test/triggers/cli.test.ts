@@ -19,23 +19,64 @@ function dir(): string {
   return d;
 }
 
-function tw(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+function tw(
+  args: string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function packet(id: string): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ id, object: 'event', type: 'customer.created', created: Math.floor(Date.now() / 1000), data: { object: { id: 'cus_1' } } });
-  return { body, headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }), 'content-type': 'application/json' } };
+  const body = JSON.stringify({
+    id,
+    object: 'event',
+    type: 'customer.created',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { id: 'cus_1' } },
+  });
+  return {
+    body,
+    headers: {
+      'stripe-signature': stripe.webhooks.generateTestHeaderString({
+        payload: body,
+        secret: SECRET,
+      }),
+      'content-type': 'application/json',
+    },
+  };
 }
 
 describe('twinworld serve', () => {
   it('prints the URL first, answers packets, and stops gracefully on SIGTERM', async () => {
     const root = join(dir(), 'world');
-    const child = spawn(process.execPath, [BIN, 'serve', '--endpoint', 'stripe=TW_STRIPE_SECRET', '--endpoint', 'hooks:standard-webhooks=TW_STD_SECRET', '--port', '0', '--root', root], {
-      env: { ...process.env, TW_STRIPE_SECRET: SECRET, TW_STD_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--endpoint',
+        'stripe=TW_STRIPE_SECRET',
+        '--endpoint',
+        'hooks:standard-webhooks=TW_STD_SECRET',
+        '--port',
+        '0',
+        '--root',
+        root,
+      ],
+      {
+        env: {
+          ...process.env,
+          TW_STRIPE_SECRET: SECRET,
+          TW_STD_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -44,17 +85,36 @@ describe('twinworld serve', () => {
     expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(root /);
     const url = /http:\/\/127\.0\.0\.1:\d+/.exec(first)![0];
     expect(out).toContain(`POST ${url}/ingress/default/stripe  (stripe, trigger stripe.webhook)`);
-    expect(out).toContain(`POST ${url}/ingress/default/hooks  (standard-webhooks, trigger hooks.webhook)`);
+    expect(out).toContain(
+      `POST ${url}/ingress/default/hooks  (standard-webhooks, trigger hooks.webhook)`,
+    );
 
     const p = packet('evt_cli_1');
-    const a = await fetch(`${url}/ingress/default/stripe`, { method: 'POST', headers: p.headers, body: p.body });
+    const a = await fetch(`${url}/ingress/default/stripe`, {
+      method: 'POST',
+      headers: p.headers,
+      body: p.body,
+    });
     expect(a.status).toBe(200);
-    expect(await a.json()).toMatchObject({ status: 'triggered', routineResult: { recorded: expect.stringMatching(/^trg_/) } });
-    const b = await fetch(`${url}/ingress/default/stripe`, { method: 'POST', headers: p.headers, body: p.body });
+    expect(await a.json()).toMatchObject({
+      status: 'triggered',
+      routineResult: { recorded: expect.stringMatching(/^trg_/) },
+    });
+    const b = await fetch(`${url}/ingress/default/stripe`, {
+      method: 'POST',
+      headers: p.headers,
+      body: p.body,
+    });
     expect(await b.json()).toMatchObject({ status: 'duplicate' });
-    const bad = await fetch(`${url}/ingress/default/stripe`, { method: 'POST', headers: { 'stripe-signature': 't=1,v1=00' }, body: p.body });
+    const bad = await fetch(`${url}/ingress/default/stripe`, {
+      method: 'POST',
+      headers: { 'stripe-signature': 't=1,v1=00' },
+      body: p.body,
+    });
     expect(bad.status).toBe(401);
-    expect((await fetch(`${url}/ingress/other/stripe`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect(
+      (await fetch(`${url}/ingress/other/stripe`, { method: 'POST', body: '{}' })).status,
+    ).toBe(404);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -63,14 +123,20 @@ describe('twinworld serve', () => {
 
     const list = tw(['triggers', '--root', root, '--json']);
     expect(list.status).toBe(0);
-    const rows = JSON.parse(list.stdout) as { status: string; provider: string; code: string | null }[];
+    const rows = JSON.parse(list.stdout) as {
+      status: string;
+      provider: string;
+      code: string | null;
+    }[];
     expect(rows.map((r) => [r.provider, r.status, r.code])).toEqual([
       ['stripe', 'refused', 'BAD_SIGNATURE'],
       ['stripe', 'duplicate', null],
       ['stripe', 'triggered', null],
     ]);
     const table = tw(['triggers', '--root', root]);
-    expect(table.stdout.split('\n')[0]).toMatch(/^SEQ\s+RECEIVED\s+TENANT\s+SOURCE\s+TRIGGER\s+STATUS\s+CODE\s+KEY$/);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^SEQ\s+RECEIVED\s+TENANT\s+SOURCE\s+TRIGGER\s+STATUS\s+CODE\s+KEY$/,
+    );
     expect(table.stdout).toContain('webhook/stripe');
     expect(table.stdout).not.toContain(SECRET);
   });
@@ -81,8 +147,12 @@ describe('twinworld serve', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^error INVALID_CONFIG: .*TW_UNSET_VAR/);
     expect(tw(['serve', '--root', root]).status).toBe(2);
-    expect(tw(['serve', '--endpoint', 'stripe=X', '--config', 'f.json', '--root', root]).status).toBe(2);
-    expect(tw(['serve', '--endpoint', 'stripe=X', '--port', '99999', '--root', root]).status).toBe(2);
+    expect(
+      tw(['serve', '--endpoint', 'stripe=X', '--config', 'f.json', '--root', root]).status,
+    ).toBe(2);
+    expect(tw(['serve', '--endpoint', 'stripe=X', '--port', '99999', '--root', root]).status).toBe(
+      2,
+    );
     expect(tw(['serve', '--endpoint', 'stripe=X', '--port', 'abc', '--root', root]).status).toBe(2);
     const json = tw(['serve', '--endpoint', 'nope', '--root', root, '--json']);
     expect(json.status).toBe(1);
@@ -93,7 +163,10 @@ describe('twinworld serve', () => {
 describe('twinworld triggers and tick', () => {
   it('triggers lists nothing for a world that does not exist, without creating it', () => {
     const root = join(dir(), 'absent');
-    expect(tw(['triggers', '--root', root])).toMatchObject({ status: 0, stdout: 'no trigger records\n' });
+    expect(tw(['triggers', '--root', root])).toMatchObject({
+      status: 0,
+      stdout: 'no trigger records\n',
+    });
     expect(tw(['triggers', '--root', root, '--json']).stdout).toBe('[]\n');
     expect(tw(['triggers', '--root', root, '--tenant', 'bad tenant']).status).toBe(0);
   });
@@ -102,9 +175,28 @@ describe('twinworld triggers and tick', () => {
     const d = dir();
     const root = join(d, 'world');
     const config = join(d, 'serve.json');
-    writeFileSync(config, JSON.stringify({ tenants: [{ id: 'acme', calendars: [{ triggerId: 'hourly', cron: '0 * * * *', timezone: 'UTC', catchUp: { kind: 'latest' } }] }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        tenants: [
+          {
+            id: 'acme',
+            calendars: [
+              {
+                triggerId: 'hourly',
+                cron: '0 * * * *',
+                timezone: 'UTC',
+                catchUp: { kind: 'latest' },
+              },
+            ],
+          },
+        ],
+      }),
+    );
     // the first tick stores the subscription with its cursor at --now
-    expect(tw(['tick', '--config', config, '--root', root, '--now', '2026-03-01T00:00:00Z']).stdout).toBe('tenant acme at 2026-03-01T00:00:00.000Z: fired 0, missed 0\n');
+    expect(
+      tw(['tick', '--config', config, '--root', root, '--now', '2026-03-01T00:00:00Z']).stdout,
+    ).toBe('tenant acme at 2026-03-01T00:00:00.000Z: fired 0, missed 0\n');
     const later = tw(['tick', '--config', config, '--root', root, '--now', '2026-03-01T03:30:00Z']);
     expect(later.status).toBe(0);
     expect(later.stdout.split('\n')).toEqual([
@@ -114,25 +206,61 @@ describe('twinworld triggers and tick', () => {
       '  missed  hourly #2  2026-03-01T02:00:00.000Z  (catch-up:latest)',
       '',
     ]);
-    const again = tw(['tick', '--config', config, '--root', root, '--now', '2026-03-01T03:30:00Z', '--json']);
-    expect(JSON.parse(again.stdout)).toEqual([{ tenantId: 'acme', now: '2026-03-01T03:30:00.000Z', fired: [], missed: [] }]);
+    const again = tw([
+      'tick',
+      '--config',
+      config,
+      '--root',
+      root,
+      '--now',
+      '2026-03-01T03:30:00Z',
+      '--json',
+    ]);
+    expect(JSON.parse(again.stdout)).toEqual([
+      { tenantId: 'acme', now: '2026-03-01T03:30:00.000Z', fired: [], missed: [] },
+    ]);
     // without a configuration: the stored subscriptions of a tenant
-    const stored = tw(['tick', '--tenant', 'acme', '--root', root, '--now', '2026-03-01T04:00:00Z', '--json']);
-    expect(JSON.parse(stored.stdout)[0].fired).toMatchObject([{ triggerId: 'hourly', number: 4, status: 'triggered' }]);
-    const rows = JSON.parse(tw(['triggers', '--root', root, '--json']).stdout) as { sourceKind: string; provider: string; status: string }[];
-    expect(rows.map((r) => [r.sourceKind, r.provider, r.status])).toEqual([['calendar', 'cron', 'triggered'], ['calendar', 'cron', 'triggered']]);
+    const stored = tw([
+      'tick',
+      '--tenant',
+      'acme',
+      '--root',
+      root,
+      '--now',
+      '2026-03-01T04:00:00Z',
+      '--json',
+    ]);
+    expect(JSON.parse(stored.stdout)[0].fired).toMatchObject([
+      { triggerId: 'hourly', number: 4, status: 'triggered' },
+    ]);
+    const rows = JSON.parse(tw(['triggers', '--root', root, '--json']).stdout) as {
+      sourceKind: string;
+      provider: string;
+      status: string;
+    }[];
+    expect(rows.map((r) => [r.sourceKind, r.provider, r.status])).toEqual([
+      ['calendar', 'cron', 'triggered'],
+      ['calendar', 'cron', 'triggered'],
+    ]);
   });
 
   it('tick refuses a bad --now, an unknown tenant and a bad configuration', () => {
     const d = dir();
     const config = join(d, 'serve.json');
-    writeFileSync(config, JSON.stringify({ tenants: [{ id: 'acme', calendars: [{ triggerId: 'x', cron: 'nope', timezone: 'UTC' }] }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        tenants: [{ id: 'acme', calendars: [{ triggerId: 'x', cron: 'nope', timezone: 'UTC' }] }],
+      }),
+    );
     expect(tw(['tick', '--now', 'yesterday', '--root', join(d, 'w')]).status).toBe(2);
     const bad = tw(['tick', '--config', config, '--root', join(d, 'w')]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/INVALID_CONFIG.*tenants\[0\]\.calendars\[0\]\.cron/);
     writeFileSync(config, JSON.stringify({ tenants: [{ id: 'acme' }] }));
-    expect(tw(['tick', '--config', config, '--tenant', 'globex', '--root', join(d, 'w')]).stderr).toMatch(/INVALID_ARGUMENT/);
+    expect(
+      tw(['tick', '--config', config, '--tenant', 'globex', '--root', join(d, 'w')]).stderr,
+    ).toMatch(/INVALID_ARGUMENT/);
     expect(tw(['tick', '--root', join(d, 'absent')]).stdout).toBe('no calendar subscriptions\n');
   });
 });

@@ -8,7 +8,12 @@ import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner, RUN_TYPE } from '../../src/triggers/in-process-runner.js';
-import { RECEIPT_TYPE, RECORD_TYPE, recordId, type RecordFields } from '../../src/triggers/records.js';
+import {
+  RECEIPT_TYPE,
+  RECORD_TYPE,
+  recordId,
+  type RecordFields,
+} from '../../src/triggers/records.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';
 import { collect, envelope, expectRefusal, harness, operations, T0 } from './support.js';
 
@@ -28,14 +33,34 @@ describe('ingest: the answer contract', () => {
       attempt: 1,
       routineResult: { fulfilled: 'ord_1' },
     });
-    expect(calls).toEqual([{ routineId: 'fulfil', input: { order: 'ord_1', total: 4200 }, runKey: 'order:ord_1', attempt: 1 }]);
+    expect(calls).toEqual([
+      {
+        routineId: 'fulfil',
+        input: { order: 'ord_1', total: 4200 },
+        runKey: 'order:ord_1',
+        attempt: 1,
+      },
+    ]);
     expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.finish']);
     const record = (await engine.record('acme', 'order:ord_1'))!;
-    expect(record).toMatchObject({ state: 'triggered', attempts: 1, currentAttempt: null, result: { fulfilled: 'ord_1' }, error: null, recovery: null });
+    expect(record).toMatchObject({
+      state: 'triggered',
+      attempts: 1,
+      currentAttempt: null,
+      result: { fulfilled: 'ord_1' },
+      error: null,
+      recovery: null,
+    });
     expect(record.envelope.payload).toEqual({ order: 'ord_1', total: 4200 });
     // the built-in runner's run, recorded on the same writes
     const run = (await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`))!;
-    expect(run.fields).toMatchObject({ routineId: 'fulfil', runKey: 'order:ord_1', attempt: 1, state: 'succeeded', result: { fulfilled: 'ord_1' } });
+    expect(run.fields).toMatchObject({
+      routineId: 'fulfil',
+      runKey: 'order:ord_1',
+      attempt: 1,
+      state: 'succeeded',
+      result: { fulfilled: 'ord_1' },
+    });
     await world.close();
   });
 
@@ -43,14 +68,32 @@ describe('ingest: the answer contract', () => {
     const { world, engine, clock, calls } = await harness();
     await engine.ingest(envelope());
     await clock.advance(60_000);
-    const retry = envelope({ scheduledAt: '2026-03-01T12:01:00.000Z', occurredAt: '2026-03-01T12:00:30.000Z' });
+    const retry = envelope({
+      scheduledAt: '2026-03-01T12:01:00.000Z',
+      occurredAt: '2026-03-01T12:00:30.000Z',
+    });
     const answer = await engine.ingest(retry);
-    expect(answer).toMatchObject({ status: 'duplicate', original: 'triggered', routineResult: { fulfilled: 'ord_1' }, scheduledAt: T0 });
+    expect(answer).toMatchObject({
+      status: 'duplicate',
+      original: 'triggered',
+      routineResult: { fulfilled: 'ord_1' },
+      scheduledAt: T0,
+    });
     expect(calls).toHaveLength(1);
     expect((await engine.record('acme', 'order:ord_1'))!.envelope.scheduledAt).toBe(T0);
-    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.finish', 'trigger.duplicate']);
+    expect(await operations(world)).toEqual([
+      'trigger.receive',
+      'trigger.start',
+      'trigger.finish',
+      'trigger.duplicate',
+    ]);
     const receipt = (await world.twin('triggers').list(RECEIPT_TYPE))[0]!;
-    expect(receipt.fields).toMatchObject({ status: 'duplicate', dedupeKey: 'order:ord_1', recordId: answer.recordId, receivedAt: '2026-03-01T12:01:00.000Z' });
+    expect(receipt.fields).toMatchObject({
+      status: 'duplicate',
+      dedupeKey: 'order:ord_1',
+      recordId: answer.recordId,
+      receivedAt: '2026-03-01T12:01:00.000Z',
+    });
     await world.close();
   });
 
@@ -68,15 +111,37 @@ describe('ingest: the answer contract', () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock(T0) });
     const run = vi.fn(async () => 'ran');
     const engine = new TriggerEngine({ world, runner: { run } });
-    engine.registerRoute({ triggerId: 'order.placed', routineId: 'fulfil', filter: (e) => (e.payload as { total: number }).total > 5000, buildInput: (e) => e.payload });
+    engine.registerRoute({
+      triggerId: 'order.placed',
+      routineId: 'fulfil',
+      filter: (e) => (e.payload as { total: number }).total > 5000,
+      buildInput: (e) => e.payload,
+    });
     await engine.start();
     const answer = await engine.ingest(envelope());
-    expect(answer).toMatchObject({ status: 'filtered', routineId: 'fulfil', recordId: recordId('acme', 'order:ord_1') });
+    expect(answer).toMatchObject({
+      status: 'filtered',
+      routineId: 'fulfil',
+      recordId: recordId('acme', 'order:ord_1'),
+    });
     expect(run).not.toHaveBeenCalled();
-    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'filtered', attempts: 0 });
-    expect(await engine.ingest(envelope())).toMatchObject({ status: 'duplicate', original: 'filtered', routineResult: null });
-    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.filter', 'trigger.duplicate']);
-    expect((await engine.ingest(envelope({ dedupeKey: 'order:big', payload: { total: 9000 } }))).status).toBe('triggered');
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({
+      state: 'filtered',
+      attempts: 0,
+    });
+    expect(await engine.ingest(envelope())).toMatchObject({
+      status: 'duplicate',
+      original: 'filtered',
+      routineResult: null,
+    });
+    expect(await operations(world)).toEqual([
+      'trigger.receive',
+      'trigger.filter',
+      'trigger.duplicate',
+    ]);
+    expect(
+      (await engine.ingest(envelope({ dedupeKey: 'order:big', payload: { total: 9000 } }))).status,
+    ).toBe('triggered');
     await world.close();
   });
 
@@ -99,7 +164,13 @@ describe('ingest: the answer contract', () => {
     release();
     expect(await first).toMatchObject({ status: 'triggered', routineResult: 'done' });
     expect(await engine.ingest(envelope())).toMatchObject({ status: 'duplicate' });
-    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.in_progress', 'trigger.finish', 'trigger.duplicate']);
+    expect(await operations(world)).toEqual([
+      'trigger.receive',
+      'trigger.start',
+      'trigger.in_progress',
+      'trigger.finish',
+      'trigger.duplicate',
+    ]);
     await world.close();
   });
 
@@ -114,12 +185,23 @@ describe('ingest: the answer contract', () => {
 
   it('within one batch, a later decision sees the earlier ones: same key, other payload is a conflict', async () => {
     const { world, engine, calls } = await harness();
-    const [first, second] = await Promise.allSettled([engine.ingest(envelope()), engine.ingest(envelope({ payload: { order: 'ord_1', total: 1 } }))]);
+    const [first, second] = await Promise.allSettled([
+      engine.ingest(envelope()),
+      engine.ingest(envelope({ payload: { order: 'ord_1', total: 1 } })),
+    ]);
     expect(first).toMatchObject({ status: 'fulfilled', value: { status: 'triggered' } });
-    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'PAYLOAD_CONFLICT', path: 'payload' } });
+    expect(second).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'PAYLOAD_CONFLICT', path: 'payload' },
+    });
     expect(calls).toHaveLength(1);
     // both decisions went into one commit, in order
-    expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.conflict', 'trigger.finish']);
+    expect(await operations(world)).toEqual([
+      'trigger.receive',
+      'trigger.start',
+      'trigger.conflict',
+      'trigger.finish',
+    ]);
     await world.close();
   });
 
@@ -128,11 +210,19 @@ describe('ingest: the answer contract', () => {
     const root = tempDir();
     const a = await harness({ root });
     const b = await harness({ root, clock: a.clock });
-    const keys = Array.from({ length: 20 }, (_, i) => envelope({ dedupeKey: `order:${i}`, eventId: `ord_${i}` }));
-    const answers = await Promise.all(keys.flatMap((e) => [a.engine.ingest(e), b.engine.ingest(e)]));
+    const keys = Array.from({ length: 20 }, (_, i) =>
+      envelope({ dedupeKey: `order:${i}`, eventId: `ord_${i}` }),
+    );
+    const answers = await Promise.all(
+      keys.flatMap((e) => [a.engine.ingest(e), b.engine.ingest(e)]),
+    );
     expect(a.calls.length + b.calls.length).toBe(20);
     expect(answers.filter((x) => x.status === 'triggered')).toHaveLength(20);
-    expect(answers.filter((x) => x.status === 'triggered' || x.status === 'in_progress' || x.status === 'duplicate')).toHaveLength(40);
+    expect(
+      answers.filter(
+        (x) => x.status === 'triggered' || x.status === 'in_progress' || x.status === 'duplicate',
+      ),
+    ).toHaveLength(40);
     await a.world.close();
     await b.world.close();
   });
@@ -145,22 +235,44 @@ describe('ingest: refusals, each recorded', () => {
     ['source', { source: { kind: 'custom' as const, provider: 'other' } }],
     ['payload', { payload: { order: 'ord_1', total: 1 } }],
     ['triggerId', { triggerId: 'order.cancelled' }],
-  ])('the same key with another %s is PAYLOAD_CONFLICT, recorded, and the record is untouched', async (path, overrides) => {
-    const { world, engine, calls } = await harness();
-    engine.registerRoute({ triggerId: 'order.cancelled', routineId: 'fulfil', buildInput: (e) => e.payload });
-    await engine.ingest(envelope());
-    const before = await world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'));
-    const e = await expectRefusal(() => engine.ingest(envelope(overrides)), 'PAYLOAD_CONFLICT', path);
-    expect(e.details).toMatchObject({ recordId: recordId('acme', 'order:ord_1'), dedupeKey: 'order:ord_1', differs: path });
-    expect(calls).toHaveLength(1);
-    expect(await world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'))).toEqual(before);
-    expect((await operations(world)).at(-1)).toBe('trigger.conflict');
-    const receipt = (await world.twin('triggers').list(RECEIPT_TYPE))[0]!.fields;
-    expect(receipt).toMatchObject({ status: 'refused', code: 'PAYLOAD_CONFLICT', path, dedupeKey: 'order:ord_1' });
-    // the original still answers duplicate
-    expect((await engine.ingest(envelope())).status).toBe('duplicate');
-    await world.close();
-  });
+  ])(
+    'the same key with another %s is PAYLOAD_CONFLICT, recorded, and the record is untouched',
+    async (path, overrides) => {
+      const { world, engine, calls } = await harness();
+      engine.registerRoute({
+        triggerId: 'order.cancelled',
+        routineId: 'fulfil',
+        buildInput: (e) => e.payload,
+      });
+      await engine.ingest(envelope());
+      const before = await world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1'));
+      const e = await expectRefusal(
+        () => engine.ingest(envelope(overrides)),
+        'PAYLOAD_CONFLICT',
+        path,
+      );
+      expect(e.details).toMatchObject({
+        recordId: recordId('acme', 'order:ord_1'),
+        dedupeKey: 'order:ord_1',
+        differs: path,
+      });
+      expect(calls).toHaveLength(1);
+      expect(
+        await world.twin('triggers').get(RECORD_TYPE, recordId('acme', 'order:ord_1')),
+      ).toEqual(before);
+      expect((await operations(world)).at(-1)).toBe('trigger.conflict');
+      const receipt = (await world.twin('triggers').list(RECEIPT_TYPE))[0]!.fields;
+      expect(receipt).toMatchObject({
+        status: 'refused',
+        code: 'PAYLOAD_CONFLICT',
+        path,
+        dedupeKey: 'order:ord_1',
+      });
+      // the original still answers duplicate
+      expect((await engine.ingest(envelope())).status).toBe('duplicate');
+      await world.close();
+    },
+  );
 
   it('a conflicting key is refused while the first is still in progress too', async () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock(T0) });
@@ -171,7 +283,11 @@ describe('ingest: refusals, each recorded', () => {
     await engine.start();
     const first = engine.ingest(envelope());
     await new Promise((r) => setTimeout(r, 10));
-    await expectRefusal(() => engine.ingest(envelope({ payload: { other: true } })), 'PAYLOAD_CONFLICT', 'payload');
+    await expectRefusal(
+      () => engine.ingest(envelope({ payload: { other: true } })),
+      'PAYLOAD_CONFLICT',
+      'payload',
+    );
     release();
     await first;
     await world.close();
@@ -179,15 +295,31 @@ describe('ingest: refusals, each recorded', () => {
 
   it('an unknown trigger is UNKNOWN_TRIGGER, recorded, and nothing is claimed', async () => {
     const { world, engine, calls } = await harness();
-    const e = await expectRefusal(() => engine.ingest(envelope({ triggerId: 'nobody.listens' })), 'UNKNOWN_TRIGGER', 'triggerId');
+    const e = await expectRefusal(
+      () => engine.ingest(envelope({ triggerId: 'nobody.listens' })),
+      'UNKNOWN_TRIGGER',
+      'triggerId',
+    );
     expect(e.message).toContain('registerRoute');
     expect(calls).toHaveLength(0);
     expect(await engine.record('acme', 'order:ord_1')).toBeUndefined();
     expect(await operations(world)).toEqual(['trigger.refuse']);
-    expect((await world.twin('triggers').list(RECEIPT_TYPE))[0]!.fields).toMatchObject({ status: 'refused', code: 'UNKNOWN_TRIGGER', triggerId: 'nobody.listens', dedupeKey: 'order:ord_1', provider: 'shop' });
+    expect((await world.twin('triggers').list(RECEIPT_TYPE))[0]!.fields).toMatchObject({
+      status: 'refused',
+      code: 'UNKNOWN_TRIGGER',
+      triggerId: 'nobody.listens',
+      dedupeKey: 'order:ord_1',
+      provider: 'shop',
+    });
     // once a route exists, the same delivery goes through
-    engine.registerRoute({ triggerId: 'nobody.listens', routineId: 'fulfil', buildInput: (x) => x.payload });
-    expect((await engine.ingest(envelope({ triggerId: 'nobody.listens' }))).status).toBe('triggered');
+    engine.registerRoute({
+      triggerId: 'nobody.listens',
+      routineId: 'fulfil',
+      buildInput: (x) => x.payload,
+    });
+    expect((await engine.ingest(envelope({ triggerId: 'nobody.listens' }))).status).toBe(
+      'triggered',
+    );
     await world.close();
   });
 
@@ -195,7 +327,12 @@ describe('ingest: refusals, each recorded', () => {
     const { world, engine } = await harness();
     const bad = { ...JSON.parse(JSON.stringify(envelope())), dedupeKey: '' };
     await expectRefusal(() => engine.ingest(bad), 'INVALID_ENVELOPE', 'dedupeKey');
-    await expectRefusal(() => engine.ingest({ ...JSON.parse(JSON.stringify(envelope())), payload: { tampered: true } }), 'INVALID_ENVELOPE', 'payloadHash');
+    await expectRefusal(
+      () =>
+        engine.ingest({ ...JSON.parse(JSON.stringify(envelope())), payload: { tampered: true } }),
+      'INVALID_ENVELOPE',
+      'payloadHash',
+    );
     expect(await operations(world)).toEqual([]);
     await world.close();
   });
@@ -213,7 +350,10 @@ describe('ingest: refusals, each recorded', () => {
 });
 
 describe('routines that do not finish', () => {
-  function failing(world: ReturnType<typeof openWorld>, failures: number): { engine: TriggerEngine; attempts: number[] } {
+  function failing(
+    world: ReturnType<typeof openWorld>,
+    failures: number,
+  ): { engine: TriggerEngine; attempts: number[] } {
     const attempts: number[] = [];
     const runner = new InProcessRunner(world).register('flaky', async (_input, ctx) => {
       attempts.push(ctx.attempt);
@@ -221,7 +361,11 @@ describe('routines that do not finish', () => {
       return { ok: true };
     });
     const engine = new TriggerEngine({ world, runner });
-    engine.registerRoute({ triggerId: 'order.placed', routineId: 'flaky', buildInput: (e) => e.payload });
+    engine.registerRoute({
+      triggerId: 'order.placed',
+      routineId: 'flaky',
+      buildInput: (e) => e.payload,
+    });
     return { engine, attempts };
   }
 
@@ -230,11 +374,21 @@ describe('routines that do not finish', () => {
     const { engine } = failing(world, 1);
     await engine.start();
     const e = await expectRefusal(() => engine.ingest(envelope()), 'ROUTINE_FAILED');
-    expect(e.details).toMatchObject({ recordId: recordId('acme', 'order:ord_1'), attempt: 1, error: 'TypeError' });
+    expect(e.details).toMatchObject({
+      recordId: recordId('acme', 'order:ord_1'),
+      attempt: 1,
+      error: 'TypeError',
+    });
     expect(e.cause).toBeInstanceOf(TypeError);
-    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'failed', error: 'TypeError', recovery: 'failed/acme' });
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({
+      state: 'failed',
+      error: 'TypeError',
+      recovery: 'failed/acme',
+    });
     expect(await operations(world)).toEqual(['trigger.receive', 'trigger.start', 'trigger.fail']);
-    expect((await collect(world.twin('triggers').exportLines())).join('\n')).not.toContain('secret-ish');
+    expect((await collect(world.twin('triggers').exportLines())).join('\n')).not.toContain(
+      'secret-ish',
+    );
     await world.close();
   });
 
@@ -244,23 +398,49 @@ describe('routines that do not finish', () => {
     await engine.start();
     await expectRefusal(() => engine.ingest(envelope()), 'ROUTINE_FAILED');
     const answer = await engine.ingest(envelope({ scheduledAt: '2026-03-01T13:00:00.000Z' }));
-    expect(answer).toMatchObject({ status: 'triggered', attempt: 2, scheduledAt: T0, routineResult: { ok: true } });
+    expect(answer).toMatchObject({
+      status: 'triggered',
+      attempt: 2,
+      scheduledAt: T0,
+      routineResult: { ok: true },
+    });
     expect(attempts).toEqual([1, 2]);
-    expect((await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`))!.fields).toMatchObject({ state: 'failed', error: 'TypeError' });
-    expect((await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.2`))!.fields).toMatchObject({ state: 'succeeded' });
+    expect(
+      (await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.1`))!.fields,
+    ).toMatchObject({ state: 'failed', error: 'TypeError' });
+    expect(
+      (await world.twin('triggers').get(RUN_TYPE, `${answer.recordId}.2`))!.fields,
+    ).toMatchObject({ state: 'succeeded' });
     await world.close();
   });
 
   it('a buildInput that throws, a non-JSON or oversized result, an unknown routine: all failed runs', async () => {
     const world = openWorld({ root: ':memory:', clock: new VirtualClock(T0) });
     const results: Record<string, unknown> = { nan: Number.NaN, big: 'x'.repeat(300 * 1024) };
-    const runner = new InProcessRunner(world).register('answers', async (input) => results[input as string] as JsonValue);
+    const runner = new InProcessRunner(world).register(
+      'answers',
+      async (input) => results[input as string] as JsonValue,
+    );
     const engine = new TriggerEngine({ world, runner });
-    engine.registerRoute({ triggerId: 'order.placed', routineId: 'answers', buildInput: (e) => (e.payload as { r: string }).r });
-    engine.registerRoute({ triggerId: 'broken.input', routineId: 'answers', buildInput: () => { throw new RangeError('no'); } });
+    engine.registerRoute({
+      triggerId: 'order.placed',
+      routineId: 'answers',
+      buildInput: (e) => (e.payload as { r: string }).r,
+    });
+    engine.registerRoute({
+      triggerId: 'broken.input',
+      routineId: 'answers',
+      buildInput: () => {
+        throw new RangeError('no');
+      },
+    });
     engine.registerRoute({ triggerId: 'no.routine', routineId: 'missing', buildInput: () => null });
     await engine.start();
-    const code = async (overrides: Parameters<typeof envelope>[0]) => String((await expectRefusal(() => engine.ingest(envelope(overrides)), 'ROUTINE_FAILED')).details?.error);
+    const code = async (overrides: Parameters<typeof envelope>[0]) =>
+      String(
+        (await expectRefusal(() => engine.ingest(envelope(overrides)), 'ROUTINE_FAILED')).details
+          ?.error,
+      );
     expect(await code({ dedupeKey: 'k1', payload: { r: 'nan' } })).toBe('INVALID_WRITE');
     expect(await code({ dedupeKey: 'k2', payload: { r: 'big' } })).toBe('PAYLOAD_TOO_LARGE');
     expect(await code({ dedupeKey: 'k3', triggerId: 'broken.input' })).toBe('RangeError');
@@ -275,10 +455,13 @@ describe('records: found by key, never by scanning', () => {
     const twin = world.twin('triggers');
     const list = vi.spyOn(twin, 'list');
     const lookup = vi.spyOn(twin, 'lookup');
-    for (let i = 0; i < 5; i++) await engine.ingest(envelope({ dedupeKey: `k${i % 3}`, eventId: `e${i % 3}` }));
+    for (let i = 0; i < 5; i++)
+      await engine.ingest(envelope({ dedupeKey: `k${i % 3}`, eventId: `e${i % 3}` }));
     expect(list).not.toHaveBeenCalled();
     expect(lookup).not.toHaveBeenCalled();
-    expect((await twin.get(RECORD_TYPE, recordId('acme', 'k1')))!.fields).toMatchObject({ state: 'triggered' } satisfies Partial<RecordFields>);
+    expect((await twin.get(RECORD_TYPE, recordId('acme', 'k1')))!.fields).toMatchObject({
+      state: 'triggered',
+    } satisfies Partial<RecordFields>);
     expect(recordId('acme', 'k1')).toMatch(/^trg_[0-9a-f]{64}$/);
     expect(recordId('acme', 'k1')).not.toBe(recordId('acm', 'ek1'));
     await world.close();
@@ -291,7 +474,7 @@ describe('records: found by key, never by scanning', () => {
     await expectRefusal(() => engine.ingest(envelope({ payload: 1 })), 'PAYLOAD_CONFLICT');
     const { replayLines } = await import('../../src/world/replay.js');
     const twin = world.twin('triggers');
-    const replay = await replayLines((await collect(twin.exportLines())));
+    const replay = await replayLines(await collect(twin.exportLines()));
     expect(replay.hash).toBe(await twin.hash());
     await world.close();
   });
@@ -304,19 +487,58 @@ describe('engine configuration refusals', () => {
     await expectRefusal(() => new TriggerEngine(undefined as never), 'INVALID_ARGUMENT', 'options');
     await expectRefusal(() => new TriggerEngine({ runner } as never), 'INVALID_ARGUMENT', 'world');
     await expectRefusal(() => new TriggerEngine({ world } as never), 'INVALID_ARGUMENT', 'runner');
-    await expectRefusal(() => new TriggerEngine({ world, runner, twin: 'Bad Name' }), 'INVALID_ARGUMENT', 'twin');
+    await expectRefusal(
+      () => new TriggerEngine({ world, runner, twin: 'Bad Name' }),
+      'INVALID_ARGUMENT',
+      'twin',
+    );
     const engine = new TriggerEngine({ world, runner });
-    await expectRefusal(() => engine.registerRoute({ triggerId: 'has space', routineId: 'r', buildInput: () => null }), 'INVALID_ARGUMENT', 'route.triggerId');
-    await expectRefusal(() => engine.registerRoute({ triggerId: 't', routineId: '', buildInput: () => null }), 'INVALID_ARGUMENT', 'route.routineId');
-    await expectRefusal(() => engine.registerRoute({ triggerId: 't', routineId: 'r' } as never), 'INVALID_ARGUMENT', 'route.buildInput');
-    await expectRefusal(() => engine.registerRoute({ triggerId: 't', routineId: 'r', filter: 'yes', buildInput: () => null } as never), 'INVALID_ARGUMENT', 'route.filter');
+    await expectRefusal(
+      () =>
+        engine.registerRoute({ triggerId: 'has space', routineId: 'r', buildInput: () => null }),
+      'INVALID_ARGUMENT',
+      'route.triggerId',
+    );
+    await expectRefusal(
+      () => engine.registerRoute({ triggerId: 't', routineId: '', buildInput: () => null }),
+      'INVALID_ARGUMENT',
+      'route.routineId',
+    );
+    await expectRefusal(
+      () => engine.registerRoute({ triggerId: 't', routineId: 'r' } as never),
+      'INVALID_ARGUMENT',
+      'route.buildInput',
+    );
+    await expectRefusal(
+      () =>
+        engine.registerRoute({
+          triggerId: 't',
+          routineId: 'r',
+          filter: 'yes',
+          buildInput: () => null,
+        } as never),
+      'INVALID_ARGUMENT',
+      'route.filter',
+    );
     engine.registerRoute({ triggerId: 't', routineId: 'r', buildInput: () => null });
-    await expectRefusal(() => engine.registerRoute({ triggerId: 't', routineId: 'r2', buildInput: () => null }), 'INVALID_ARGUMENT', 'route.triggerId');
+    await expectRefusal(
+      () => engine.registerRoute({ triggerId: 't', routineId: 'r2', buildInput: () => null }),
+      'INVALID_ARGUMENT',
+      'route.triggerId',
+    );
     await expectRefusal(() => engine.registerSource({ name: '' }), 'INVALID_ARGUMENT', 'source');
     engine.registerSource({ name: 's' });
-    await expectRefusal(() => engine.registerSource({ name: 's' }), 'INVALID_ARGUMENT', 'source.name');
+    await expectRefusal(
+      () => engine.registerSource({ name: 's' }),
+      'INVALID_ARGUMENT',
+      'source.name',
+    );
     await engine.start();
-    await expectRefusal(() => engine.registerSource({ name: 'late' }), 'INVALID_ARGUMENT', 'source');
+    await expectRefusal(
+      () => engine.registerSource({ name: 'late' }),
+      'INVALID_ARGUMENT',
+      'source',
+    );
     await world.close();
   });
 
@@ -326,10 +548,21 @@ describe('engine configuration refusals', () => {
     const events: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const engine = new TriggerEngine({ world, runner: { run: async () => (await gate, events.push('routine done'), 'ok') } });
+    const engine = new TriggerEngine({
+      world,
+      runner: { run: async () => (await gate, events.push('routine done'), 'ok') },
+    });
     engine.registerRoute({ triggerId: 'order.placed', routineId: 'r', buildInput: () => null });
-    engine.registerSource({ name: 'a', connect: () => void events.push('connect a'), disconnect: () => void events.push('disconnect a') });
-    engine.registerSource({ name: 'b', connect: async () => void events.push('connect b'), disconnect: () => void events.push('disconnect b') });
+    engine.registerSource({
+      name: 'a',
+      connect: () => void events.push('connect a'),
+      disconnect: () => void events.push('disconnect a'),
+    });
+    engine.registerSource({
+      name: 'b',
+      connect: async () => void events.push('connect b'),
+      disconnect: () => void events.push('disconnect b'),
+    });
     await engine.start();
     expect(events).toEqual(['connect a', 'connect b']);
     expect(clock.pending()).toBe(0);
@@ -341,12 +574,22 @@ describe('engine configuration refusals', () => {
     release();
     await running;
     await stopped;
-    expect(events).toEqual(['connect a', 'connect b', 'routine done', 'disconnect b', 'disconnect a', 'stopped']);
+    expect(events).toEqual([
+      'connect a',
+      'connect b',
+      'routine done',
+      'disconnect b',
+      'disconnect a',
+      'stopped',
+    ]);
     expect((await engine.record('acme', 'order:ord_1'))!.state).toBe('triggered');
     await world.close();
   });
 
   it('errors are TwinErrors with stable codes', () => {
-    expect(new TwinError('ROUTINE_FAILED', 'x').toJSON()).toEqual({ error: 'ROUTINE_FAILED', message: 'x' });
+    expect(new TwinError('ROUTINE_FAILED', 'x').toJSON()).toEqual({
+      error: 'ROUTINE_FAILED',
+      message: 'x',
+    });
   });
 });

@@ -2,10 +2,16 @@
 // canonical JSON (never supplied), times normalized to UTC milliseconds, and the result frozen.
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../src/log/canonical-json.js';
-import { checkEnvelope, createTriggerEnvelope, MAX_PAYLOAD_BYTES, type TriggerEnvelopeInput } from '../../src/triggers/envelope.js';
+import {
+  checkEnvelope,
+  createTriggerEnvelope,
+  MAX_PAYLOAD_BYTES,
+  type TriggerEnvelopeInput,
+} from '../../src/triggers/envelope.js';
 import { envelope, envelopeInput, expectRefusal } from './support.js';
 
-const create = (overrides: Record<string, unknown>) => () => createTriggerEnvelope({ ...envelopeInput(), ...overrides } as TriggerEnvelopeInput);
+const create = (overrides: Record<string, unknown>) => () =>
+  createTriggerEnvelope({ ...envelopeInput(), ...overrides } as TriggerEnvelopeInput);
 
 describe('createTriggerEnvelope', () => {
   it('computes payloadHash over canonical JSON, whatever the key order', () => {
@@ -13,12 +19,24 @@ describe('createTriggerEnvelope', () => {
     const b = envelope({ payload: { a: { c: 'x', d: [1, 2] }, b: 1 } });
     expect(a.payloadHash).toBe(sha256Hex(canonicalJson({ a: { c: 'x', d: [1, 2] }, b: 1 })));
     expect(a.payloadHash).toBe(b.payloadHash);
-    expect(envelope({ payload: { b: 2, a: { d: [1, 2], c: 'x' } } }).payloadHash).not.toBe(a.payloadHash);
+    expect(envelope({ payload: { b: 2, a: { d: [1, 2], c: 'x' } } }).payloadHash).not.toBe(
+      a.payloadHash,
+    );
   });
 
   it('keeps every field, normalizes times to UTC milliseconds, and freezes the result and its payload', () => {
-    const e = envelope({ occurredAt: '2026-03-08T02:30:00-05:00', scheduledAt: '2026-03-08T07:30:00Z' });
-    expect(e).toMatchObject({ tenantId: 'acme', scopeId: 'store-1', source: { kind: 'custom', provider: 'shop' }, triggerId: 'order.placed', eventId: 'ord_1', dedupeKey: 'order:ord_1' });
+    const e = envelope({
+      occurredAt: '2026-03-08T02:30:00-05:00',
+      scheduledAt: '2026-03-08T07:30:00Z',
+    });
+    expect(e).toMatchObject({
+      tenantId: 'acme',
+      scopeId: 'store-1',
+      source: { kind: 'custom', provider: 'shop' },
+      triggerId: 'order.placed',
+      eventId: 'ord_1',
+      dedupeKey: 'order:ord_1',
+    });
     expect(e.occurredAt).toBe('2026-03-08T07:30:00.000Z');
     expect(e.scheduledAt).toBe('2026-03-08T07:30:00.000Z');
     expect(Object.isFrozen(e)).toBe(true);
@@ -35,12 +53,17 @@ describe('createTriggerEnvelope', () => {
   });
 
   it('accepts any JSON payload, including null, arrays and scalars', () => {
-    for (const payload of [null, [1, 'a'], 'text', 0, false, {}]) expect(envelope({ payload }).payload).toEqual(payload);
+    for (const payload of [null, [1, 'a'], 'text', 0, false, {}])
+      expect(envelope({ payload }).payload).toEqual(payload);
   });
 
   it('refuses a caller-supplied payloadHash, even a correct one', async () => {
     const good = envelope();
-    await expectRefusal(create({ payloadHash: good.payloadHash }), 'INVALID_ENVELOPE', 'payloadHash');
+    await expectRefusal(
+      create({ payloadHash: good.payloadHash }),
+      'INVALID_ENVELOPE',
+      'payloadHash',
+    );
   });
 
   it.each([
@@ -98,7 +121,11 @@ describe('createTriggerEnvelope', () => {
   });
 
   it('refuses a payload over the size limit as PAYLOAD_TOO_LARGE', async () => {
-    const e = await expectRefusal(create({ payload: { blob: 'x'.repeat(MAX_PAYLOAD_BYTES) } }), 'PAYLOAD_TOO_LARGE', 'payload');
+    const e = await expectRefusal(
+      create({ payload: { blob: 'x'.repeat(MAX_PAYLOAD_BYTES) } }),
+      'PAYLOAD_TOO_LARGE',
+      'payload',
+    );
     expect(e.details).toMatchObject({ limit: MAX_PAYLOAD_BYTES });
   });
 
@@ -118,12 +145,20 @@ describe('checkEnvelope (what ingest does with what it is handed)', () => {
     const e = envelope();
     const copy = JSON.parse(JSON.stringify(e));
     expect(checkEnvelope(copy)).toEqual(e);
-    await expectRefusal(() => checkEnvelope({ ...copy, payload: { order: 'ord_2', total: 1 } }), 'INVALID_ENVELOPE', 'payloadHash');
+    await expectRefusal(
+      () => checkEnvelope({ ...copy, payload: { order: 'ord_2', total: 1 } }),
+      'INVALID_ENVELOPE',
+      'payloadHash',
+    );
     expect(checkEnvelope({ ...copy, payloadHash: undefined }).payloadHash).toBe(e.payloadHash);
   });
 
   it('refuses what is not an envelope at all', async () => {
     await expectRefusal(() => checkEnvelope('evt'), 'INVALID_ENVELOPE');
-    await expectRefusal(() => checkEnvelope({ ...JSON.parse(JSON.stringify(envelope())), tenantId: '' }), 'INVALID_ENVELOPE', 'tenantId');
+    await expectRefusal(
+      () => checkEnvelope({ ...JSON.parse(JSON.stringify(envelope())), tenantId: '' }),
+      'INVALID_ENVELOPE',
+      'tenantId',
+    );
   });
 });

@@ -4,7 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { validateSubscription } from '../../src/triggers/calendar/subscription.js';
 import { validateServeConfig } from '../../src/triggers/serve/config.js';
-import { WebhookIngress, type WebhookEndpoint } from '../../src/triggers/webhook/webhook-ingress.js';
+import {
+  WebhookIngress,
+  type WebhookEndpoint,
+} from '../../src/triggers/webhook/webhook-ingress.js';
 import { expectRefusal } from './support.js';
 
 const SUB = { tenantId: 'acme', triggerId: 'nightly', cron: '0 7 * * *', timezone: 'Asia/Tokyo' };
@@ -18,30 +21,74 @@ describe("calendar async kind: 'cron'", async () => {
   });
 
   it('any other kind is refused at kind', async () => {
-    const e = await expectRefusal(() => validateSubscription({ ...SUB, kind: 'interval' }), 'INVALID_CONFIG', 'kind');
+    const e = await expectRefusal(
+      () => validateSubscription({ ...SUB, kind: 'interval' }),
+      'INVALID_CONFIG',
+      'kind',
+    );
     expect(e.message).toContain("'cron'");
-    await expectRefusal(() => validateSubscription({ ...SUB, kind: null }), 'INVALID_CONFIG', 'kind');
+    await expectRefusal(
+      () => validateSubscription({ ...SUB, kind: null }),
+      'INVALID_CONFIG',
+      'kind',
+    );
   });
 });
 
 describe('webhook endpoint signatureScheme', () => {
-  const endpoint = (keys: Record<string, unknown>) => ({ provider: 'stripe', triggerId: 'stripe.events', resolveSecrets: secrets, ...keys }) as unknown as WebhookEndpoint;
+  const endpoint = (keys: Record<string, unknown>) =>
+    ({
+      provider: 'stripe',
+      triggerId: 'stripe.events',
+      resolveSecrets: secrets,
+      ...keys,
+    }) as unknown as WebhookEndpoint;
 
   it('names the scheme as scheme does; giving both is fine when they agree', () => {
-    expect(new WebhookIngress({ endpoints: [endpoint({ signatureScheme: 'stripe' })] }).endpointFor('acme', 'stripe')!.scheme).toBe('stripe');
-    expect(new WebhookIngress({ endpoints: [endpoint({ scheme: 'github', signatureScheme: 'github' })] }).endpointFor('acme', 'stripe')!.scheme).toBe('github');
+    expect(
+      new WebhookIngress({ endpoints: [endpoint({ signatureScheme: 'stripe' })] }).endpointFor(
+        'acme',
+        'stripe',
+      )!.scheme,
+    ).toBe('stripe');
+    expect(
+      new WebhookIngress({
+        endpoints: [endpoint({ scheme: 'github', signatureScheme: 'github' })],
+      }).endpointFor('acme', 'stripe')!.scheme,
+    ).toBe('github');
   });
 
   it('refuses a disagreement, an unknown scheme and a missing one, naming the key', async () => {
-    await expectRefusal(() => new WebhookIngress({ endpoints: [endpoint({ scheme: 'stripe', signatureScheme: 'github' })] }), 'INVALID_CONFIG', 'endpoints[0].signatureScheme');
-    await expectRefusal(() => new WebhookIngress({ endpoints: [endpoint({ signatureScheme: 'paypal' })] }), 'INVALID_CONFIG', 'endpoints[0].signatureScheme');
-    await expectRefusal(() => new WebhookIngress({ endpoints: [endpoint({})] }), 'INVALID_CONFIG', 'endpoints[0].scheme');
+    await expectRefusal(
+      () =>
+        new WebhookIngress({
+          endpoints: [endpoint({ scheme: 'stripe', signatureScheme: 'github' })],
+        }),
+      'INVALID_CONFIG',
+      'endpoints[0].signatureScheme',
+    );
+    await expectRefusal(
+      () => new WebhookIngress({ endpoints: [endpoint({ signatureScheme: 'paypal' })] }),
+      'INVALID_CONFIG',
+      'endpoints[0].signatureScheme',
+    );
+    await expectRefusal(
+      () => new WebhookIngress({ endpoints: [endpoint({})] }),
+      'INVALID_CONFIG',
+      'endpoints[0].scheme',
+    );
   });
 });
 
 describe('serve.json takes the same keys', () => {
   const config = (endpoint: Record<string, unknown>, calendar: Record<string, unknown> = {}) => ({
-    tenants: [{ id: 'acme', endpoints: [{ provider: 'gh', secretEnv: 'GH_SECRET', ...endpoint }], calendars: [{ triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC', ...calendar }] }],
+    tenants: [
+      {
+        id: 'acme',
+        endpoints: [{ provider: 'gh', secretEnv: 'GH_SECRET', ...endpoint }],
+        calendars: [{ triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC', ...calendar }],
+      },
+    ],
     routes: [],
   });
   const env = { GH_SECRET: 'gh-secret-0000000000001' };
@@ -53,8 +100,20 @@ describe('serve.json takes the same keys', () => {
   });
 
   it('refuses them with the path of the offending key', async () => {
-    await expectRefusal(() => validateServeConfig(config({ scheme: 'github', signatureScheme: 'slack' }), env), 'INVALID_CONFIG', 'tenants[0].endpoints[0].signatureScheme');
-    await expectRefusal(() => validateServeConfig(config({}), env), 'INVALID_CONFIG', 'tenants[0].endpoints[0].scheme');
-    await expectRefusal(() => validateServeConfig(config({ scheme: 'github' }, { kind: 'rrule' }), env), 'INVALID_CONFIG', 'tenants[0].calendars[0].kind');
+    await expectRefusal(
+      () => validateServeConfig(config({ scheme: 'github', signatureScheme: 'slack' }), env),
+      'INVALID_CONFIG',
+      'tenants[0].endpoints[0].signatureScheme',
+    );
+    await expectRefusal(
+      () => validateServeConfig(config({}), env),
+      'INVALID_CONFIG',
+      'tenants[0].endpoints[0].scheme',
+    );
+    await expectRefusal(
+      () => validateServeConfig(config({ scheme: 'github' }, { kind: 'rrule' }), env),
+      'INVALID_CONFIG',
+      'tenants[0].calendars[0].kind',
+    );
   });
 });

@@ -13,7 +13,10 @@ import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
-import { WebhookIngress, type WebhookEndpoint } from '../../src/triggers/webhook/webhook-ingress.js';
+import {
+  WebhookIngress,
+  type WebhookEndpoint,
+} from '../../src/triggers/webhook/webhook-ingress.js';
 
 const stripe = new Stripe('sk_test_x');
 export const NOW = '2026-03-01T12:00:00.000Z';
@@ -39,7 +42,10 @@ export interface IngressHarness {
   resolved: [string, string][];
 }
 
-export async function ingressHarness(extra: WebhookEndpoint[] = [], options: { start?: boolean; maxBodyBytes?: number; clock?: VirtualClock; root?: string } = {}): Promise<IngressHarness> {
+export async function ingressHarness(
+  extra: WebhookEndpoint[] = [],
+  options: { start?: boolean; maxBodyBytes?: number; clock?: VirtualClock; root?: string } = {},
+): Promise<IngressHarness> {
   const clock = options.clock ?? new VirtualClock(NOW);
   const world = openWorld({ root: options.root ?? ':memory:', clock, seed: 'ingress' });
   const received: IngressHarness['received'] = [];
@@ -51,18 +57,45 @@ export async function ingressHarness(extra: WebhookEndpoint[] = [], options: { s
     return { ok: true };
   });
   const engine = new TriggerEngine({ world, runner });
-  for (const t of ['stripe.events', 'github.events', 'slack.events', 'std.events', 'hmac.events']) engine.registerRoute({ triggerId: t, routineId: 'inbox', buildInput: (e) => e.payload });
+  for (const t of ['stripe.events', 'github.events', 'slack.events', 'std.events', 'hmac.events'])
+    engine.registerRoute({ triggerId: t, routineId: 'inbox', buildInput: (e) => e.payload });
   const secrets = (list: string[]) => (tenant: string, scope: string) => {
     resolved.push([tenant, scope]);
     return list;
   };
   const ingress = new WebhookIngress({
     endpoints: [
-      { provider: 'stripe', triggerId: 'stripe.events', scheme: 'stripe', resolveSecrets: secrets([SECRETS.stripe, SECRETS.stripeOld]) },
-      { provider: 'github', triggerId: 'github.events', scheme: 'github', resolveSecrets: secrets([SECRETS.github]) },
-      { provider: 'slack', triggerId: 'slack.events', scheme: 'slack', resolveSecrets: secrets([SECRETS.slack]) },
-      { provider: 'acme', triggerId: 'std.events', scheme: 'standard-webhooks', resolveSecrets: secrets([SECRETS.std]), toleranceSec: 60 },
-      { provider: 'plain', triggerId: 'hmac.events', scheme: 'hmac-sha256', resolveSecrets: secrets([SECRETS.hmac]) },
+      {
+        provider: 'stripe',
+        triggerId: 'stripe.events',
+        scheme: 'stripe',
+        resolveSecrets: secrets([SECRETS.stripe, SECRETS.stripeOld]),
+      },
+      {
+        provider: 'github',
+        triggerId: 'github.events',
+        scheme: 'github',
+        resolveSecrets: secrets([SECRETS.github]),
+      },
+      {
+        provider: 'slack',
+        triggerId: 'slack.events',
+        scheme: 'slack',
+        resolveSecrets: secrets([SECRETS.slack]),
+      },
+      {
+        provider: 'acme',
+        triggerId: 'std.events',
+        scheme: 'standard-webhooks',
+        resolveSecrets: secrets([SECRETS.std]),
+        toleranceSec: 60,
+      },
+      {
+        provider: 'plain',
+        triggerId: 'hmac.events',
+        scheme: 'hmac-sha256',
+        resolveSecrets: secrets([SECRETS.hmac]),
+      },
       ...extra,
     ],
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
@@ -74,12 +107,31 @@ export async function ingressHarness(extra: WebhookEndpoint[] = [], options: { s
 
 // ---- packets, made with the vendors' own helpers ---------------------------------------------
 
-export function stripePacket(body: string, timestamp = T, secret = SECRETS.stripe): Record<string, string> {
-  return { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp }), 'content-type': 'application/json' };
+export function stripePacket(
+  body: string,
+  timestamp = T,
+  secret = SECRETS.stripe,
+): Record<string, string> {
+  return {
+    'stripe-signature': stripe.webhooks.generateTestHeaderString({
+      payload: body,
+      secret,
+      timestamp,
+    }),
+    'content-type': 'application/json',
+  };
 }
 
-export async function githubPacket(body: string, delivery = '72d3162e-cc78-11e3-81ab-4c9367dc0958', event = 'issues'): Promise<Record<string, string>> {
-  return { 'x-hub-signature-256': await octokitSign(SECRETS.github, body), 'x-github-delivery': delivery, 'x-github-event': event };
+export async function githubPacket(
+  body: string,
+  delivery = '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+  event = 'issues',
+): Promise<Record<string, string>> {
+  return {
+    'x-hub-signature-256': await octokitSign(SECRETS.github, body),
+    'x-github-delivery': delivery,
+    'x-github-event': event,
+  };
 }
 
 /** Slack's documented scheme: v0= HMAC-SHA256 of "v0:<ts>:<body>" with the signing secret. */
@@ -88,14 +140,32 @@ export function slackPacket(body: string, ts = T): Record<string, string> {
   return { 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) };
 }
 
-export function stdPacket(body: string, id = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W', ts = T, lib: 'standardwebhooks' | 'svix' = 'standardwebhooks'): Record<string, string> {
+export function stdPacket(
+  body: string,
+  id = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W',
+  ts = T,
+  lib: 'standardwebhooks' | 'svix' = 'standardwebhooks',
+): Record<string, string> {
   if (lib === 'svix') {
-    return { 'svix-id': id, 'svix-timestamp': String(ts), 'svix-signature': new SvixWebhook(SECRETS.std).sign(id, new Date(ts * 1000), body) };
+    return {
+      'svix-id': id,
+      'svix-timestamp': String(ts),
+      'svix-signature': new SvixWebhook(SECRETS.std).sign(id, new Date(ts * 1000), body),
+    };
   }
-  return { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': new StandardWebhook(SECRETS.std).sign(id, new Date(ts * 1000), body) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(ts),
+    'webhook-signature': new StandardWebhook(SECRETS.std).sign(id, new Date(ts * 1000), body),
+  };
 }
 
-export function ownPacket(scheme: SchemeName, secret: string, body: string, ts = T, messageId = 'msg_own_1'): Record<string, string> {
+export function ownPacket(
+  scheme: SchemeName,
+  secret: string,
+  body: string,
+  ts = T,
+  messageId = 'msg_own_1',
+): Record<string, string> {
   return getScheme(scheme).sign({ body, secrets: [secret], timestampSec: ts, messageId });
 }
-

@@ -35,8 +35,14 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
   it('re-runs the killed run and the failed ones, once, from their stored envelopes', async () => {
     const root = freshRoot();
     await prepare(root);
-    const child = spawn(process.execPath, ['dist/test/support/trigger-crash-worker.js', 'crash', root, String(COUNT)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    const child = spawn(
+      process.execPath,
+      ['dist/test/support/trigger-crash-worker.js', 'crash', root, String(COUNT)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) =>
+      child.on('exit', (code, signal) => resolve(signal ?? code)),
+    );
     const started = new Set<string>();
     let buffered = '';
     await new Promise<void>((resolve) => {
@@ -50,10 +56,18 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
     // Let the finishing and failing runs commit their finish, then kill while the rest hang.
     const world0 = openWorld({ root });
     const engine0 = new TriggerEngine({ world: world0, runner: { run: async () => null } });
-    await vi.waitFor(async () => {
-      const states = await Promise.all(Array.from({ length: COUNT }, async (_, i) => (await engine0.record('acme', `order:${i}`))?.state));
-      expect(states.filter((s) => s === 'processing')).toHaveLength(COUNT / 3);
-    }, { timeout: 20_000 });
+    await vi.waitFor(
+      async () => {
+        const states = await Promise.all(
+          Array.from(
+            { length: COUNT },
+            async (_, i) => (await engine0.record('acme', `order:${i}`))?.state,
+          ),
+        );
+        expect(states.filter((s) => s === 'processing')).toHaveLength(COUNT / 3);
+      },
+      { timeout: 20_000 },
+    );
     await world0.close();
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
@@ -65,7 +79,11 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
       return { recovered: true };
     });
     const engine = new TriggerEngine({ world, runner });
-    engine.registerRoute({ triggerId: 'order.placed', routineId: 'work', buildInput: (e) => e.payload });
+    engine.registerRoute({
+      triggerId: 'order.placed',
+      routineId: 'work',
+      buildInput: (e) => e.payload,
+    });
     await engine.start();
     const twin = world.twin('triggers');
     const list = vi.spyOn(twin, 'list');
@@ -75,15 +93,31 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
     expect(early.skipped.filter((s) => s.reason === 'not_stale')).toHaveLength(COUNT / 3);
     expect(early.recovered.filter((r) => r.from === 'processing')).toHaveLength(0);
     // …but the failed ones have no live owner and do run.
-    expect(early.recovered.filter((r) => r.from === 'failed').map((r) => r.dedupeKey).sort()).toEqual(
-      Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 3 === 1).map((i) => `order:${i}`).sort(),
+    expect(
+      early.recovered
+        .filter((r) => r.from === 'failed')
+        .map((r) => r.dedupeKey)
+        .sort(),
+    ).toEqual(
+      Array.from({ length: COUNT }, (_, i) => i)
+        .filter((i) => i % 3 === 1)
+        .map((i) => `order:${i}`)
+        .sort(),
     );
 
     const report = await engine.recoverIncomplete('acme');
     expect(list).not.toHaveBeenCalled();
     const hung = Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 3 === 2);
-    expect(report.recovered.map((r) => r.dedupeKey).sort()).toEqual(hung.map((i) => `order:${i}`).sort());
-    for (const r of report.recovered) expect(r).toMatchObject({ from: 'processing', status: 'triggered', attempt: 2, routineResult: { recovered: true } });
+    expect(report.recovered.map((r) => r.dedupeKey).sort()).toEqual(
+      hung.map((i) => `order:${i}`).sort(),
+    );
+    for (const r of report.recovered)
+      expect(r).toMatchObject({
+        from: 'processing',
+        status: 'triggered',
+        attempt: 2,
+        routineResult: { recovered: true },
+      });
     // each hung or failed run ran exactly once more, with the input rebuilt from the stored envelope
     expect(ran).toHaveLength((COUNT / 3) * 2);
     expect(new Set(ran.map((r) => r.key)).size).toBe(ran.length);
@@ -94,11 +128,21 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
       expect(rec.state).toBe('triggered');
       expect(rec.attempts).toBe(i % 3 === 0 ? 1 : 2);
       expect(rec.recovery).toBeNull();
-      if (i % 3 === 2) expect((await twin.get(RUN_TYPE, `${recordId('acme', `order:${i}`)}.1`))!.fields.state).toBe('running');
+      if (i % 3 === 2)
+        expect(
+          (await twin.get(RUN_TYPE, `${recordId('acme', `order:${i}`)}.1`))!.fields.state,
+        ).toBe('running');
     }
     // nothing left to recover; a late retry of a recovered delivery is a duplicate
-    expect(await engine.recoverIncomplete('acme')).toEqual({ tenantId: 'acme', recovered: [], skipped: [] });
-    expect((await engine.ingest(envelope({ dedupeKey: 'order:2', eventId: 'ord_2', payload: { i: 2 } }))).status).toBe('duplicate');
+    expect(await engine.recoverIncomplete('acme')).toEqual({
+      tenantId: 'acme',
+      recovered: [],
+      skipped: [],
+    });
+    expect(
+      (await engine.ingest(envelope({ dedupeKey: 'order:2', eventId: 'ord_2', payload: { i: 2 } })))
+        .status,
+    ).toBe('duplicate');
     await world.close();
   });
 });
@@ -109,11 +153,19 @@ describe('claims across processes', () => {
     await prepare(root);
     const run = (label: string) =>
       new Promise<string[]>((resolve, reject) => {
-        const child = spawn(process.execPath, ['dist/test/support/trigger-crash-worker.js', 'race', root, label, '40'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          process.execPath,
+          ['dist/test/support/trigger-crash-worker.js', 'race', root, label, '40'],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         let out = '';
         child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
         child.on('error', reject);
-        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim()) as string[]) : reject(new Error(`worker ${label} exited ${code}`))));
+        child.on('exit', (code) =>
+          code === 0
+            ? resolve(JSON.parse(out.trim()) as string[])
+            : reject(new Error(`worker ${label} exited ${code}`)),
+        );
       });
     const answers = (await Promise.all(['a', 'b', 'c'].map(run))).flat();
     expect(answers.filter((s) => s === 'triggered')).toHaveLength(40);
@@ -122,7 +174,11 @@ describe('claims across processes', () => {
     const ran = await world.twin('side').list('ran');
     expect(ran).toHaveLength(40);
     expect(new Set(ran.map((r) => r.fields.key)).size).toBe(40);
-    expect((await world.twin('triggers').list(RECORD_TYPE)).every((r) => r.fields.state === 'triggered' && r.fields.attempts === 1)).toBe(true);
+    expect(
+      (await world.twin('triggers').list(RECORD_TYPE)).every(
+        (r) => r.fields.state === 'triggered' && r.fields.attempts === 1,
+      ),
+    ).toBe(true);
     await world.close();
   });
 });
@@ -133,17 +189,34 @@ describe('recoverIncomplete in one process', () => {
     const root = freshRoot();
     const h = await harness({ root, clock });
     // a record left processing by a "crashed" engine: claim with a routine that never returns
-    const stuck = new TriggerEngine({ world: h.world, runner: { run: () => new Promise(() => {}) } });
-    stuck.registerRoute({ triggerId: 'order.placed', routineId: 'fulfil', buildInput: (e) => e.payload });
+    const stuck = new TriggerEngine({
+      world: h.world,
+      runner: { run: () => new Promise(() => {}) },
+    });
+    stuck.registerRoute({
+      triggerId: 'order.placed',
+      routineId: 'fulfil',
+      buildInput: (e) => e.payload,
+    });
     await stuck.start();
     void stuck.ingest(envelope());
-    await vi.waitFor(async () => expect((await h.engine.record('acme', 'order:ord_1'))?.state).toBe('processing'));
+    await vi.waitFor(async () =>
+      expect((await h.engine.record('acme', 'order:ord_1'))?.state).toBe('processing'),
+    );
     const other = await harness({ root, clock });
-    const [a, b] = await Promise.all([h.engine.recoverIncomplete('acme'), other.engine.recoverIncomplete('acme')]);
+    const [a, b] = await Promise.all([
+      h.engine.recoverIncomplete('acme'),
+      other.engine.recoverIncomplete('acme'),
+    ]);
     expect(a.recovered.length + b.recovered.length).toBe(1);
-    expect([...a.skipped, ...b.skipped]).toEqual([{ recordId: recordId('acme', 'order:ord_1'), reason: 'claimed_elsewhere' }]);
+    expect([...a.skipped, ...b.skipped]).toEqual([
+      { recordId: recordId('acme', 'order:ord_1'), reason: 'claimed_elsewhere' },
+    ]);
     expect(h.calls.length + other.calls.length).toBe(1);
-    expect(await h.engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'triggered', attempts: 2 });
+    expect(await h.engine.record('acme', 'order:ord_1')).toMatchObject({
+      state: 'triggered',
+      attempts: 2,
+    });
     await other.world.close();
     await h.world.close();
   });
@@ -168,25 +241,57 @@ describe('recoverIncomplete in one process', () => {
     const first = engine.ingest(envelope());
     await new Promise((r) => setTimeout(r, 10));
     const report = await engine.recoverIncomplete('acme');
-    expect(report.recovered).toMatchObject([{ attempt: 2, status: 'triggered', routineResult: 'recovered' }]);
+    expect(report.recovered).toMatchObject([
+      { attempt: 2, status: 'triggered', routineResult: 'recovered' },
+    ]);
     release();
     expect(await first).toMatchObject({ status: 'triggered', attempt: 1, routineResult: 'late' });
-    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ state: 'triggered', attempts: 2, result: 'recovered', lastSupersededAttempt: 1 });
-    expect((await world.twin('triggers').get(RUN_TYPE, `${recordId('acme', 'order:ord_1')}.1`))!.fields).toMatchObject({ state: 'succeeded', result: 'late' });
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({
+      state: 'triggered',
+      attempts: 2,
+      result: 'recovered',
+      lastSupersededAttempt: 1,
+    });
+    expect(
+      (await world.twin('triggers').get(RUN_TYPE, `${recordId('acme', 'order:ord_1')}.1`))!.fields,
+    ).toMatchObject({ state: 'succeeded', result: 'late' });
     await world.close();
   });
 
   it('skips records whose trigger has no route now, and refuses bad arguments', async () => {
     const h = await harness();
-    const stuck = new TriggerEngine({ world: h.world, runner: { run: async () => { throw new Error('x'); } } });
+    const stuck = new TriggerEngine({
+      world: h.world,
+      runner: {
+        run: async () => {
+          throw new Error('x');
+        },
+      },
+    });
     stuck.registerRoute({ triggerId: 'gone', routineId: 'r', buildInput: () => null });
     await stuck.start();
     await expectRefusal(() => stuck.ingest(envelope({ triggerId: 'gone' })), 'ROUTINE_FAILED');
-    expect(await h.engine.recoverIncomplete('acme')).toEqual({ tenantId: 'acme', recovered: [], skipped: [{ recordId: recordId('acme', 'order:ord_1'), reason: 'UNKNOWN_TRIGGER' }] });
+    expect(await h.engine.recoverIncomplete('acme')).toEqual({
+      tenantId: 'acme',
+      recovered: [],
+      skipped: [{ recordId: recordId('acme', 'order:ord_1'), reason: 'UNKNOWN_TRIGGER' }],
+    });
     expect((await h.engine.recoverIncomplete('globex')).recovered).toEqual([]);
-    await expectRefusal(() => h.engine.recoverIncomplete('bad tenant'), 'INVALID_ARGUMENT', 'tenantId');
-    await expectRefusal(() => h.engine.recoverIncomplete('acme', { staleAfterMs: -1 }), 'INVALID_ARGUMENT', 'staleAfterMs');
-    await expectRefusal(() => h.engine.recoverIncomplete('acme', { staleAfterMs: 1.5 }), 'INVALID_ARGUMENT', 'staleAfterMs');
+    await expectRefusal(
+      () => h.engine.recoverIncomplete('bad tenant'),
+      'INVALID_ARGUMENT',
+      'tenantId',
+    );
+    await expectRefusal(
+      () => h.engine.recoverIncomplete('acme', { staleAfterMs: -1 }),
+      'INVALID_ARGUMENT',
+      'staleAfterMs',
+    );
+    await expectRefusal(
+      () => h.engine.recoverIncomplete('acme', { staleAfterMs: 1.5 }),
+      'INVALID_ARGUMENT',
+      'staleAfterMs',
+    );
     await h.engine.stop();
     await expectRefusal(() => h.engine.recoverIncomplete('acme'), 'ENGINE_STOPPED');
     await h.world.close();

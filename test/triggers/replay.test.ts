@@ -7,13 +7,25 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
 import { REPLAY_GUARD_TYPE } from '../../src/triggers/records.js';
-import { githubPacket, ingressHarness, ownPacket, SECRETS, T, type IngressHarness } from './packets.js';
+import {
+  githubPacket,
+  ingressHarness,
+  ownPacket,
+  SECRETS,
+  T,
+  type IngressHarness,
+} from './packets.js';
 import { expectRefusal } from './support.js';
 
 const GITHUB_BODY = JSON.stringify({ action: 'opened', issue: { number: 7, title: 'Replay me' } });
 const HMAC_BODY = JSON.stringify({ type: 'invoice.paid', id: 'inv_7' });
 
-const handle = (h: IngressHarness, provider: string, headers: Record<string, string>, body: string) => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider, headers, rawBody: body });
+const handle = (
+  h: IngressHarness,
+  provider: string,
+  headers: Record<string, string>,
+  body: string,
+) => h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider, headers, rawBody: body });
 
 /** A v1 packet: timestamp and body signed, X-Delivery-Id outside the MAC. */
 function hmacV1(id: string, ts = T, body = HMAC_BODY): Record<string, string> {
@@ -24,33 +36,71 @@ function hmacV1(id: string, ts = T, body = HMAC_BODY): Record<string, string> {
 describe('GitHub: the body is all that is signed', () => {
   it('a captured packet resent with a new X-GitHub-Delivery is a duplicate of the first, never run', async () => {
     const h = await ingressHarness();
-    const first = await handle(h, 'github', await githubPacket(GITHUB_BODY, 'd-original'), GITHUB_BODY);
+    const first = await handle(
+      h,
+      'github',
+      await githubPacket(GITHUB_BODY, 'd-original'),
+      GITHUB_BODY,
+    );
     expect(first).toMatchObject({ status: 'triggered', dedupeKey: 'github:d-original' });
-    const replay = await handle(h, 'github', await githubPacket(GITHUB_BODY, 'd-forged-1'), GITHUB_BODY);
-    expect(replay).toMatchObject({ status: 'duplicate', dedupeKey: 'github:d-forged-1', replayOf: 'github:d-original', original: 'triggered', recordId: first.recordId });
+    const replay = await handle(
+      h,
+      'github',
+      await githubPacket(GITHUB_BODY, 'd-forged-1'),
+      GITHUB_BODY,
+    );
+    expect(replay).toMatchObject({
+      status: 'duplicate',
+      dedupeKey: 'github:d-forged-1',
+      replayOf: 'github:d-original',
+      original: 'triggered',
+      recordId: first.recordId,
+    });
     // a manual redelivery keeps its id: a duplicate of its own key, as before
-    expect(await handle(h, 'github', await githubPacket(GITHUB_BODY, 'd-original'), GITHUB_BODY)).toMatchObject({ status: 'duplicate', original: 'triggered' });
+    expect(
+      await handle(h, 'github', await githubPacket(GITHUB_BODY, 'd-original'), GITHUB_BODY),
+    ).toMatchObject({ status: 'duplicate', original: 'triggered' });
     expect(h.received).toHaveLength(1);
     expect(await h.engine.record('acme', 'github:d-forged-1')).toBeUndefined();
     await h.world.close();
   });
 
   it('the window is declared per endpoint: inside it a replay is refused, after it the body counts as new', async () => {
-    const h = await ingressHarness([{ provider: 'gh-short', triggerId: 'github.events', scheme: 'github', resolveSecrets: () => [SECRETS.github], replayWindowSec: 60 }]);
-    expect((await handle(h, 'gh-short', await githubPacket(GITHUB_BODY, 'd-1'), GITHUB_BODY)).status).toBe('triggered');
+    const h = await ingressHarness([
+      {
+        provider: 'gh-short',
+        triggerId: 'github.events',
+        scheme: 'github',
+        resolveSecrets: () => [SECRETS.github],
+        replayWindowSec: 60,
+      },
+    ]);
+    expect(
+      (await handle(h, 'gh-short', await githubPacket(GITHUB_BODY, 'd-1'), GITHUB_BODY)).status,
+    ).toBe('triggered');
     await h.clock.advance(59_000);
-    expect(await handle(h, 'gh-short', await githubPacket(GITHUB_BODY, 'd-2'), GITHUB_BODY)).toMatchObject({ status: 'duplicate', replayOf: 'gh-short:d-1' });
+    expect(
+      await handle(h, 'gh-short', await githubPacket(GITHUB_BODY, 'd-2'), GITHUB_BODY),
+    ).toMatchObject({ status: 'duplicate', replayOf: 'gh-short:d-1' });
     await h.clock.advance(2_000);
-    expect(await handle(h, 'gh-short', await githubPacket(GITHUB_BODY, 'd-3'), GITHUB_BODY)).toMatchObject({ status: 'triggered', dedupeKey: 'gh-short:d-3' });
+    expect(
+      await handle(h, 'gh-short', await githubPacket(GITHUB_BODY, 'd-3'), GITHUB_BODY),
+    ).toMatchObject({ status: 'triggered', dedupeKey: 'gh-short:d-3' });
     expect(h.received).toHaveLength(2);
     await h.world.close();
   });
 
   it('twenty replays under twenty new ids at once: exactly one run', async () => {
     const h = await ingressHarness();
-    const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => handle(h, 'github', await githubPacket(GITHUB_BODY, `d-burst-${i}`), GITHUB_BODY)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) =>
+        handle(h, 'github', await githubPacket(GITHUB_BODY, `d-burst-${i}`), GITHUB_BODY),
+      ),
+    );
     expect(answers.filter((a) => a.status === 'triggered')).toHaveLength(1);
-    expect(answers.filter((a) => a.status === 'duplicate' || a.status === 'in_progress')).toHaveLength(19);
+    expect(
+      answers.filter((a) => a.status === 'duplicate' || a.status === 'in_progress'),
+    ).toHaveLength(19);
     expect(h.received).toHaveLength(1);
     expect(await h.world.twin('triggers').list(REPLAY_GUARD_TYPE)).toHaveLength(1);
     await h.world.close();
@@ -60,11 +110,20 @@ describe('GitHub: the body is all that is signed', () => {
 describe('hmac-sha256', () => {
   it('v1: a packet resent under a new X-Delivery-Id (same signed timestamp and body) is a duplicate', async () => {
     const h = await ingressHarness();
-    expect(await handle(h, 'plain', hmacV1('dlv_1'), HMAC_BODY)).toMatchObject({ status: 'triggered', dedupeKey: 'plain:dlv_1' });
+    expect(await handle(h, 'plain', hmacV1('dlv_1'), HMAC_BODY)).toMatchObject({
+      status: 'triggered',
+      dedupeKey: 'plain:dlv_1',
+    });
     await h.clock.advance(100_000);
-    expect(await handle(h, 'plain', hmacV1('dlv_forged'), HMAC_BODY)).toMatchObject({ status: 'duplicate', replayOf: 'plain:dlv_1' });
+    expect(await handle(h, 'plain', hmacV1('dlv_forged'), HMAC_BODY)).toMatchObject({
+      status: 'duplicate',
+      replayOf: 'plain:dlv_1',
+    });
     // the sender's own retry re-signs with a new timestamp and keeps its id: a duplicate of its key
-    expect(await handle(h, 'plain', hmacV1('dlv_1', T + 100), HMAC_BODY)).toMatchObject({ status: 'duplicate', original: 'triggered' });
+    expect(await handle(h, 'plain', hmacV1('dlv_1', T + 100), HMAC_BODY)).toMatchObject({
+      status: 'duplicate',
+      original: 'triggered',
+    });
     // past the timestamp window the captured packet no longer verifies at all
     await h.clock.advance(250_000);
     await expectRefusal(() => handle(h, 'plain', hmacV1('dlv_late'), HMAC_BODY), 'STALE_TIMESTAMP');
@@ -75,8 +134,15 @@ describe('hmac-sha256', () => {
   it('v2: the delivery id is signed, so a new id does not verify, and the same id is a duplicate', async () => {
     const h = await ingressHarness();
     const packet = ownPacket('hmac-sha256', SECRETS.hmac, HMAC_BODY, T, 'msg_v2_1');
-    expect(await handle(h, 'plain', packet, HMAC_BODY)).toMatchObject({ status: 'triggered', dedupeKey: 'plain:msg_v2_1' });
-    await expectRefusal(() => handle(h, 'plain', { ...packet, 'X-Delivery-Id': 'msg_v2_forged' }, HMAC_BODY), 'BAD_SIGNATURE', 'headers.X-Signature');
+    expect(await handle(h, 'plain', packet, HMAC_BODY)).toMatchObject({
+      status: 'triggered',
+      dedupeKey: 'plain:msg_v2_1',
+    });
+    await expectRefusal(
+      () => handle(h, 'plain', { ...packet, 'X-Delivery-Id': 'msg_v2_forged' }, HMAC_BODY),
+      'BAD_SIGNATURE',
+      'headers.X-Signature',
+    );
     expect(await handle(h, 'plain', packet, HMAC_BODY)).toMatchObject({ status: 'duplicate' });
     expect(h.received).toHaveLength(1);
     expect(await h.world.twin('triggers').list(REPLAY_GUARD_TYPE)).toEqual([]);
@@ -90,16 +156,35 @@ describe('over real HTTP', () => {
     const host = await startIngressHost({ world: h.world, engine: h.engine, ingress: h.ingress });
     const post = (headers: Record<string, string>) =>
       new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-        const req = http.request(`${host.url}/ingress/acme/github`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, agent: false }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-        });
+        const req = http.request(
+          `${host.url}/ingress/acme/github`,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            agent: false,
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: JSON.parse(text) as Record<string, unknown>,
+              }),
+            );
+          },
+        );
         req.on('error', reject);
         req.end(GITHUB_BODY);
       });
-    expect(await post(await githubPacket(GITHUB_BODY, 'd-http-1'))).toMatchObject({ status: 200, body: { status: 'triggered' } });
-    expect(await post(await githubPacket(GITHUB_BODY, 'd-http-2'))).toMatchObject({ status: 200, body: { status: 'duplicate', replayOf: 'github:d-http-1' } });
+    expect(await post(await githubPacket(GITHUB_BODY, 'd-http-1'))).toMatchObject({
+      status: 200,
+      body: { status: 'triggered' },
+    });
+    expect(await post(await githubPacket(GITHUB_BODY, 'd-http-2'))).toMatchObject({
+      status: 200,
+      body: { status: 'duplicate', replayOf: 'github:d-http-1' },
+    });
     expect(h.received).toHaveLength(1);
     await host.close();
   });

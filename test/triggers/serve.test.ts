@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listTriggerRecords } from '../../src/triggers/list.js';
 import { RECEIVED_TYPE } from '../../src/triggers/serve/record-routine.js';
-import { configFromFlags, loadServeConfig, validateServeConfig } from '../../src/triggers/serve/config.js';
+import {
+  configFromFlags,
+  loadServeConfig,
+  validateServeConfig,
+} from '../../src/triggers/serve/config.js';
 import { startServe, startTriggerRuntime } from '../../src/triggers/serve/serve.js';
 import { recordId } from '../../src/triggers/records.js';
 import { VirtualClock } from '../../src/world/clock.js';
@@ -22,19 +26,41 @@ function dir(): string {
   return d;
 }
 
-const ENV = { STRIPE_SECRET: SECRETS.stripe, GH_SECRET: SECRETS.github, OLD_STRIPE: SECRETS.stripeOld, STD_SECRET: SECRETS.std, EMPTY: '  ' };
+const ENV = {
+  STRIPE_SECRET: SECRETS.stripe,
+  GH_SECRET: SECRETS.github,
+  OLD_STRIPE: SECRETS.stripeOld,
+  STD_SECRET: SECRETS.std,
+  EMPTY: '  ',
+};
 
 const FILE_CONFIG = {
   tenants: [
     {
       id: 'acme',
       endpoints: [
-        { provider: 'stripe', secretEnv: ['STRIPE_SECRET', 'OLD_STRIPE'], triggerId: 'stripe.events', toleranceSec: 120 },
+        {
+          provider: 'stripe',
+          secretEnv: ['STRIPE_SECRET', 'OLD_STRIPE'],
+          triggerId: 'stripe.events',
+          toleranceSec: 120,
+        },
         { provider: 'gh', scheme: 'github', secretEnv: 'GH_SECRET' },
       ],
-      calendars: [{ triggerId: 'nightly', cron: '0 3 * * *', timezone: 'Europe/London', catchUp: { kind: 'all', max: 3 } }],
+      calendars: [
+        {
+          triggerId: 'nightly',
+          cron: '0 3 * * *',
+          timezone: 'Europe/London',
+          catchUp: { kind: 'all', max: 3 },
+        },
+      ],
     },
-    { id: 'globex', scopeId: 'globex-eu', endpoints: [{ provider: 'stripe', secretEnv: 'STRIPE_SECRET' }] },
+    {
+      id: 'globex',
+      scopeId: 'globex-eu',
+      endpoints: [{ provider: 'stripe', secretEnv: 'STRIPE_SECRET' }],
+    },
   ],
   routes: [{ triggerId: 'stripe.events', routine: 'record', eventTypes: ['customer.created'] }],
 };
@@ -48,12 +74,38 @@ describe('serve configuration', () => {
       id: 'acme',
       scopeId: 'acme',
       endpoints: [
-        { provider: 'stripe', scheme: 'stripe', secretEnv: ['STRIPE_SECRET', 'OLD_STRIPE'], triggerId: 'stripe.events', toleranceSec: 120 },
-        { provider: 'gh', scheme: 'github', secretEnv: ['GH_SECRET'], triggerId: 'gh.webhook', toleranceSec: null },
+        {
+          provider: 'stripe',
+          scheme: 'stripe',
+          secretEnv: ['STRIPE_SECRET', 'OLD_STRIPE'],
+          triggerId: 'stripe.events',
+          toleranceSec: 120,
+        },
+        {
+          provider: 'gh',
+          scheme: 'github',
+          secretEnv: ['GH_SECRET'],
+          triggerId: 'gh.webhook',
+          toleranceSec: null,
+        },
       ],
-      calendars: [{ tenantId: 'acme', scopeId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'Europe/London', catchUp: { kind: 'all', max: 3 }, enabled: true }],
+      calendars: [
+        {
+          tenantId: 'acme',
+          scopeId: 'acme',
+          triggerId: 'nightly',
+          cron: '0 3 * * *',
+          timezone: 'Europe/London',
+          catchUp: { kind: 'all', max: 3 },
+          enabled: true,
+        },
+      ],
     });
-    expect(config.tenants[1]).toMatchObject({ id: 'globex', scopeId: 'globex-eu', endpoints: [{ triggerId: 'stripe.webhook' }] });
+    expect(config.tenants[1]).toMatchObject({
+      id: 'globex',
+      scopeId: 'globex-eu',
+      endpoints: [{ triggerId: 'stripe.webhook' }],
+    });
     expect(config.routes).toEqual([
       { triggerId: 'stripe.events', routine: 'record', eventTypes: ['customer.created'] },
       { triggerId: 'gh.webhook', routine: 'record', eventTypes: null },
@@ -64,19 +116,39 @@ describe('serve configuration', () => {
   });
 
   it('builds the common case from flags: tenant "default", provider=ENV_VAR or provider:scheme=ENV_VAR', () => {
-    const config = configFromFlags(['stripe=STRIPE_SECRET', 'acme:standard-webhooks=STD_SECRET'], ENV);
+    const config = configFromFlags(
+      ['stripe=STRIPE_SECRET', 'acme:standard-webhooks=STD_SECRET'],
+      ENV,
+    );
     expect(config.tenants).toEqual([
       {
         id: 'default',
         scopeId: 'default',
         calendars: [],
         endpoints: [
-          { provider: 'stripe', scheme: 'stripe', secretEnv: ['STRIPE_SECRET'], triggerId: 'stripe.webhook', toleranceSec: null, replayWindowSec: null },
-          { provider: 'acme', scheme: 'standard-webhooks', secretEnv: ['STD_SECRET'], triggerId: 'acme.webhook', toleranceSec: null, replayWindowSec: null },
+          {
+            provider: 'stripe',
+            scheme: 'stripe',
+            secretEnv: ['STRIPE_SECRET'],
+            triggerId: 'stripe.webhook',
+            toleranceSec: null,
+            replayWindowSec: null,
+          },
+          {
+            provider: 'acme',
+            scheme: 'standard-webhooks',
+            secretEnv: ['STD_SECRET'],
+            triggerId: 'acme.webhook',
+            toleranceSec: null,
+            replayWindowSec: null,
+          },
         ],
       },
     ]);
-    expect(config.routes.map((r) => [r.triggerId, r.routine])).toEqual([['acme.webhook', 'record'], ['stripe.webhook', 'record']]);
+    expect(config.routes.map((r) => [r.triggerId, r.routine])).toEqual([
+      ['acme.webhook', 'record'],
+      ['stripe.webhook', 'record'],
+    ]);
   });
 
   it.each([
@@ -89,10 +161,13 @@ describe('serve configuration', () => {
     [['stripe=STRIPE_SECRET', 'stripe=GH_SECRET'], 'endpoint[1]'],
     [['acme:nope=STRIPE_SECRET'], 'endpoint[0]'],
     [[], 'endpoint'],
-  ])('configFromFlags refuses %j (INVALID_CONFIG at %s) and never echoes a secret', async (flags, path) => {
-    const e = await expectRefusal(() => configFromFlags(flags, ENV), 'INVALID_CONFIG', path);
-    for (const s of Object.values(SECRETS)) expect(e.message).not.toContain(s);
-  });
+  ])(
+    'configFromFlags refuses %j (INVALID_CONFIG at %s) and never echoes a secret',
+    async (flags, path) => {
+      const e = await expectRefusal(() => configFromFlags(flags, ENV), 'INVALID_CONFIG', path);
+      for (const s of Object.values(SECRETS)) expect(e.message).not.toContain(s);
+    },
+  );
 
   it('names the missing environment variable, not its value', async () => {
     const e = await expectRefusal(() => configFromFlags(['stripe=NOT_SET'], ENV), 'INVALID_CONFIG');
@@ -108,16 +183,51 @@ describe('serve configuration', () => {
     [bad((c) => ({ ...c, tenants: {} })), 'tenants'],
     [bad((c) => ({ ...c, tenants: [c.tenants[0], c.tenants[0]] })), 'tenants[1].id'],
     [bad((c) => (((c.tenants[0] as { id: string }).id = 'a b'), c)), 'tenants[0].id'],
-    [bad((c) => (((c.tenants[0] as Record<string, unknown>).secret = 'x'), c)), 'tenants[0].secret'],
-    [bad((c) => ((c.tenants[0]!.endpoints[0]!.secretEnv = 'MISSING' as never), c)), 'tenants[0].endpoints[0].secretEnv'],
-    [bad((c) => ((c.tenants[0]!.endpoints[0]!.secretEnv = ['STRIPE_SECRET', 'NOPE']), c)), 'tenants[0].endpoints[0].secretEnv[1]'],
-    [bad((c) => (((c.tenants[0]!.endpoints[1] as Record<string, unknown>).scheme = 'paypal'), c)), 'tenants[0].endpoints[1].scheme'],
-    [bad((c) => (((c.tenants[0]!.endpoints[0] as Record<string, unknown>).toleranceSec = -5), c)), 'tenants[0].endpoints[0].toleranceSec'],
-    [bad((c) => (((c.tenants[0]!.endpoints[0] as Record<string, unknown>).secret = 'whsec_inline'), c)), 'tenants[0].endpoints[0].secret'],
-    [bad((c) => ((c.tenants[0]!.endpoints[1]!.provider = 'stripe'), c)), 'tenants[0].endpoints[1].provider'],
-    [bad((c) => ((c.tenants[0]!.calendars[0]!.timezone = 'Mars/Base'), c)), 'tenants[0].calendars[0].timezone'],
-    [bad((c) => ((c.tenants[0]!.calendars[0]!.cron = '61 * * * *'), c)), 'tenants[0].calendars[0].cron'],
-    [bad((c) => ((c.tenants[0]!.calendars[0]!.catchUp = { kind: 'all', max: 0 }), c)), 'tenants[0].calendars[0].catchUp.max'],
+    [
+      bad((c) => (((c.tenants[0] as Record<string, unknown>).secret = 'x'), c)),
+      'tenants[0].secret',
+    ],
+    [
+      bad((c) => ((c.tenants[0]!.endpoints[0]!.secretEnv = 'MISSING' as never), c)),
+      'tenants[0].endpoints[0].secretEnv',
+    ],
+    [
+      bad((c) => ((c.tenants[0]!.endpoints[0]!.secretEnv = ['STRIPE_SECRET', 'NOPE']), c)),
+      'tenants[0].endpoints[0].secretEnv[1]',
+    ],
+    [
+      bad((c) => (((c.tenants[0]!.endpoints[1] as Record<string, unknown>).scheme = 'paypal'), c)),
+      'tenants[0].endpoints[1].scheme',
+    ],
+    [
+      bad((c) => (((c.tenants[0]!.endpoints[0] as Record<string, unknown>).toleranceSec = -5), c)),
+      'tenants[0].endpoints[0].toleranceSec',
+    ],
+    [
+      bad(
+        (c) => (
+          ((c.tenants[0]!.endpoints[0] as Record<string, unknown>).secret = 'whsec_inline'),
+          c
+        ),
+      ),
+      'tenants[0].endpoints[0].secret',
+    ],
+    [
+      bad((c) => ((c.tenants[0]!.endpoints[1]!.provider = 'stripe'), c)),
+      'tenants[0].endpoints[1].provider',
+    ],
+    [
+      bad((c) => ((c.tenants[0]!.calendars[0]!.timezone = 'Mars/Base'), c)),
+      'tenants[0].calendars[0].timezone',
+    ],
+    [
+      bad((c) => ((c.tenants[0]!.calendars[0]!.cron = '61 * * * *'), c)),
+      'tenants[0].calendars[0].cron',
+    ],
+    [
+      bad((c) => ((c.tenants[0]!.calendars[0]!.catchUp = { kind: 'all', max: 0 }), c)),
+      'tenants[0].calendars[0].catchUp.max',
+    ],
     [bad((c) => ((c.routes[0]!.routine = 'email'), c)), 'routes[0].routine'],
     [bad((c) => ((c.routes[0]!.triggerId = 'nobody.fires.this'), c)), 'routes[0].triggerId'],
     [bad((c) => ((c.routes[0]!.eventTypes = []), c)), 'routes[0].eventTypes'],
@@ -130,12 +240,20 @@ describe('serve configuration', () => {
   it('can skip the secret check (for `twinworld tick`, which verifies nothing)', async () => {
     const file = join(dir(), 'serve.json');
     writeFileSync(file, JSON.stringify(FILE_CONFIG));
-    await expectRefusal(() => loadServeConfig(file, {}), 'INVALID_CONFIG', 'tenants[0].endpoints[0].secretEnv[0]');
+    await expectRefusal(
+      () => loadServeConfig(file, {}),
+      'INVALID_CONFIG',
+      'tenants[0].endpoints[0].secretEnv[0]',
+    );
     expect(loadServeConfig(file, {}, { checkSecrets: false }).tenants).toHaveLength(2);
   });
 
   it('refuses an unreadable or malformed file', async () => {
-    await expectRefusal(() => loadServeConfig(join(dir(), 'missing.json'), ENV), 'INVALID_CONFIG', 'file');
+    await expectRefusal(
+      () => loadServeConfig(join(dir(), 'missing.json'), ENV),
+      'INVALID_CONFIG',
+      'file',
+    );
     const file = join(dir(), 'bad.json');
     writeFileSync(file, '{ "tenants": [ ');
     await expectRefusal(() => loadServeConfig(file, ENV), 'INVALID_CONFIG', 'file');
@@ -147,20 +265,60 @@ describe('the serve host', () => {
   it('takes webhooks per the config, records what the routine received, and lists every answer with its provider', async () => {
     const clock = new VirtualClock(NOW);
     const world = openWorld({ root: dir(), clock });
-    const serve = await startServe({ world, config: validateServeConfig(FILE_CONFIG, ENV), env: ENV, port: 0 });
-    const send = (tenant: string, raw: string, headers = stripePacket(raw)) => fetch(`${serve.host.url}/ingress/${tenant}/stripe`, { method: 'POST', headers, body: raw });
-    const created = JSON.stringify({ id: 'evt_s1', type: 'customer.created', created: T, data: { object: { id: 'cus_1' } } });
-    const updated = JSON.stringify({ id: 'evt_s2', type: 'customer.updated', created: T, data: { object: { id: 'cus_1' } } });
+    const serve = await startServe({
+      world,
+      config: validateServeConfig(FILE_CONFIG, ENV),
+      env: ENV,
+      port: 0,
+    });
+    const send = (tenant: string, raw: string, headers = stripePacket(raw)) =>
+      fetch(`${serve.host.url}/ingress/${tenant}/stripe`, { method: 'POST', headers, body: raw });
+    const created = JSON.stringify({
+      id: 'evt_s1',
+      type: 'customer.created',
+      created: T,
+      data: { object: { id: 'cus_1' } },
+    });
+    const updated = JSON.stringify({
+      id: 'evt_s2',
+      type: 'customer.updated',
+      created: T,
+      data: { object: { id: 'cus_1' } },
+    });
     expect((await send('acme', created)).status).toBe(200);
     expect(await (await send('acme', updated)).json()).toMatchObject({ status: 'filtered' });
-    expect(await (await send('acme', created, stripePacket(created, T + 5))).json()).toMatchObject({ status: 'duplicate' });
-    expect((await send('acme', created, stripePacket(created, T, 'whsec_wrong0000000000000000000000000001'))).status).toBe(401);
-    expect(await (await send('globex', created)).json()).toMatchObject({ status: 'triggered', triggerId: 'stripe.webhook' });
+    expect(await (await send('acme', created, stripePacket(created, T + 5))).json()).toMatchObject({
+      status: 'duplicate',
+    });
+    expect(
+      (
+        await send(
+          'acme',
+          created,
+          stripePacket(created, T, 'whsec_wrong0000000000000000000000000001'),
+        )
+      ).status,
+    ).toBe(401);
+    expect(await (await send('globex', created)).json()).toMatchObject({
+      status: 'triggered',
+      triggerId: 'stripe.webhook',
+    });
     expect((await send('initech', created)).status).toBe(404);
 
-    const received = (await world.twin('triggers').get(RECEIVED_TYPE, recordId('acme', 'stripe:evt_s1')))!.fields;
-    expect(received).toMatchObject({ routineId: 'record', tenantId: 'acme', provider: 'stripe', triggerId: 'stripe.events', input: { eventType: 'customer.created', body: JSON.parse(created) } });
-    expect((await world.twin('triggers').get(RECEIVED_TYPE, recordId('globex', 'stripe:evt_s1')))!.fields.scopeId).toBe('globex-eu');
+    const received = (await world
+      .twin('triggers')
+      .get(RECEIVED_TYPE, recordId('acme', 'stripe:evt_s1')))!.fields;
+    expect(received).toMatchObject({
+      routineId: 'record',
+      tenantId: 'acme',
+      provider: 'stripe',
+      triggerId: 'stripe.events',
+      input: { eventType: 'customer.created', body: JSON.parse(created) },
+    });
+    expect(
+      (await world.twin('triggers').get(RECEIVED_TYPE, recordId('globex', 'stripe:evt_s1')))!.fields
+        .scopeId,
+    ).toBe('globex-eu');
 
     const rows = await listTriggerRecords(world);
     expect(rows.map((r) => [r.tenantId, r.provider, r.status, r.code])).toEqual([
@@ -170,15 +328,24 @@ describe('the serve host', () => {
       ['acme', 'stripe', 'filtered', null],
       ['acme', 'stripe', 'triggered', null],
     ]);
-    expect((await listTriggerRecords(world, { tenant: 'acme', limit: 2 })).map((r) => r.status)).toEqual(['refused', 'duplicate']);
+    expect(
+      (await listTriggerRecords(world, { tenant: 'acme', limit: 2 })).map((r) => r.status),
+    ).toEqual(['refused', 'duplicate']);
     expect(await listTriggerRecords(world, { tenant: 'initech' })).toEqual([]);
-    expect((await collect(world.twin('triggers').exportLines())).join('\n')).not.toContain(SECRETS.stripe);
+    expect((await collect(world.twin('triggers').exportLines())).join('\n')).not.toContain(
+      SECRETS.stripe,
+    );
 
     // calendars: stored at startup, ticked by the host
-    expect(await serve.calendar.subscription('acme', 'nightly')).toMatchObject({ cron: '0 3 * * *', revision: 1 });
+    expect(await serve.calendar.subscription('acme', 'nightly')).toMatchObject({
+      cron: '0 3 * * *',
+      revision: 1,
+    });
     await clock.set('2026-03-02T03:00:00.000Z');
     const [tick] = await serve.tick();
-    expect(tick!.fired).toMatchObject([{ triggerId: 'nightly', nominalAt: '2026-03-02T03:00:00.000Z', status: 'triggered' }]);
+    expect(tick!.fired).toMatchObject([
+      { triggerId: 'nightly', nominalAt: '2026-03-02T03:00:00.000Z', status: 'triggered' },
+    ]);
     await serve.close();
     expect(world.isClosed).toBe(true);
   });
@@ -186,7 +353,24 @@ describe('the serve host', () => {
   it('at restart: keeps unchanged subscriptions (their cursors), recovers unfinished records, and ticks on its interval', async () => {
     const root = dir();
     const clock = new VirtualClock(NOW);
-    const config = validateServeConfig({ tenants: [{ id: 'acme', calendars: [{ triggerId: 'hourly', cron: '0 * * * *', timezone: 'UTC', catchUp: { kind: 'all', max: 10 } }] }] }, ENV);
+    const config = validateServeConfig(
+      {
+        tenants: [
+          {
+            id: 'acme',
+            calendars: [
+              {
+                triggerId: 'hourly',
+                cron: '0 * * * *',
+                timezone: 'UTC',
+                catchUp: { kind: 'all', max: 10 },
+              },
+            ],
+          },
+        ],
+      },
+      ENV,
+    );
     const first = openWorld({ root, clock });
     const runtime = await startTriggerRuntime(first, config, { env: ENV });
     expect((await runtime.calendar.subscription('acme', 'hourly'))!.revision).toBe(1);
@@ -196,12 +380,21 @@ describe('the serve host', () => {
     await clock.set('2026-03-01T15:00:00.000Z'); // three occurrences fell due while down
     const world = openWorld({ root, clock });
     const serve = await startServe({ world, config, env: ENV, tickEveryMs: 20 });
-    expect(await serve.calendar.subscription('acme', 'hourly')).toMatchObject({ revision: 1, cursor: NOW });
+    expect(await serve.calendar.subscription('acme', 'hourly')).toMatchObject({
+      revision: 1,
+      cursor: NOW,
+    });
     expect(serve.recovered).toEqual([{ tenantId: 'acme', recovered: [], skipped: [] }]);
-    await expect.poll(async () => (await serve.calendar.subscription('acme', 'hourly'))!.occurrences, { timeout: 5_000 }).toBe(3);
+    await expect
+      .poll(async () => (await serve.calendar.subscription('acme', 'hourly'))!.occurrences, {
+        timeout: 5_000,
+      })
+      .toBe(3);
     await serve.close();
     const reopened = openWorld({ root });
-    expect((await listTriggerRecords(reopened)).map((r) => [r.sourceKind, r.provider, r.status])).toEqual([
+    expect(
+      (await listTriggerRecords(reopened)).map((r) => [r.sourceKind, r.provider, r.status]),
+    ).toEqual([
       ['calendar', 'cron', 'triggered'],
       ['calendar', 'cron', 'triggered'],
       ['calendar', 'cron', 'triggered'],
@@ -213,9 +406,26 @@ describe('the serve host', () => {
     const world = openWorld({ root: ':memory:' });
     expect(await listTriggerRecords(world)).toEqual([]);
     expect(await world.twinNames()).toEqual([]);
-    await expectRefusal(async () => await listTriggerRecords(world, { limit: 0 }), 'INVALID_ARGUMENT', 'limit');
-    await expectRefusal(async () => await listTriggerRecords(world, { tenant: 'a b' }), 'INVALID_ARGUMENT', 'tenant');
-    await expectRefusal(() => startServe({ world, config: configFromFlags(['stripe=STRIPE_SECRET'], ENV), tickEveryMs: -1 }), 'INVALID_ARGUMENT', 'tickEveryMs');
+    await expectRefusal(
+      async () => await listTriggerRecords(world, { limit: 0 }),
+      'INVALID_ARGUMENT',
+      'limit',
+    );
+    await expectRefusal(
+      async () => await listTriggerRecords(world, { tenant: 'a b' }),
+      'INVALID_ARGUMENT',
+      'tenant',
+    );
+    await expectRefusal(
+      () =>
+        startServe({
+          world,
+          config: configFromFlags(['stripe=STRIPE_SECRET'], ENV),
+          tickEveryMs: -1,
+        }),
+      'INVALID_ARGUMENT',
+      'tickEveryMs',
+    );
     await world.close();
   });
 });

@@ -6,7 +6,11 @@ import type { JsonValue } from '../../src/log/json-value.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
-import { createTriggerEnvelope, type TriggerEnvelope, type TriggerEnvelopeInput } from '../../src/triggers/envelope.js';
+import {
+  createTriggerEnvelope,
+  type TriggerEnvelope,
+  type TriggerEnvelopeInput,
+} from '../../src/triggers/envelope.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 
 export const T0 = '2026-03-01T12:00:00.000Z';
@@ -40,22 +44,36 @@ export interface Harness {
 }
 
 /** A started engine with routine "fulfil" (answers {fulfilled: order}) routed from "order.placed". */
-export async function harness(options: { root?: string; clock?: VirtualClock; seed?: string; start?: boolean } = {}): Promise<Harness> {
+export async function harness(
+  options: { root?: string; clock?: VirtualClock; seed?: string; start?: boolean } = {},
+): Promise<Harness> {
   const clock = options.clock ?? new VirtualClock(T0);
-  const world = openWorld({ root: options.root ?? ':memory:', clock, seed: options.seed ?? 'triggers' });
+  const world = openWorld({
+    root: options.root ?? ':memory:',
+    clock,
+    seed: options.seed ?? 'triggers',
+  });
   const calls: Harness['calls'] = [];
   const runner = new InProcessRunner(world).register('fulfil', async (input, ctx) => {
     calls.push({ routineId: ctx.routineId, input, runKey: ctx.runKey, attempt: ctx.attempt });
     return { fulfilled: (input as { order?: JsonValue }).order ?? null };
   });
   const engine = new TriggerEngine({ world, runner });
-  engine.registerRoute({ triggerId: 'order.placed', routineId: 'fulfil', buildInput: (e) => e.payload });
+  engine.registerRoute({
+    triggerId: 'order.placed',
+    routineId: 'fulfil',
+    buildInput: (e) => e.payload,
+  });
   if (options.start !== false) await engine.start();
   return { world, clock, runner, engine, calls };
 }
 
 /** Asserts `fn` throws (or rejects with) a TwinError of `code` (and `path`), and returns it. */
-export async function expectRefusal(fn: () => unknown, code: TwinErrorCode, path?: string): Promise<TwinError> {
+export async function expectRefusal(
+  fn: () => unknown,
+  code: TwinErrorCode,
+  path?: string,
+): Promise<TwinError> {
   let caught: unknown;
   try {
     await fn();

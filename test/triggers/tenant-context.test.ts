@@ -7,12 +7,19 @@ import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
 import { errorStatus } from '../../src/triggers/http/status.js';
 import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
 import { listTriggerRecords } from '../../src/triggers/list.js';
-import { isTriggerContext, SYSTEM_CONTEXT, tenantContext, tenantOf, type TriggerContext } from '../../src/triggers/tenant-context.js';
+import {
+  isTriggerContext,
+  SYSTEM_CONTEXT,
+  tenantContext,
+  tenantOf,
+  type TriggerContext,
+} from '../../src/triggers/tenant-context.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { ingressHarness, SECRETS, stripePacket, T } from './packets.js';
 import { envelope, expectRefusal, harness, operations } from './support.js';
 
-const ACME_ALL = () => tenantContext({ tenantId: 'acme', may: ['ingest', 'recover', 'read', 'configure'] });
+const ACME_ALL = () =>
+  tenantContext({ tenantId: 'acme', may: ['ingest', 'recover', 'read', 'configure'] });
 
 describe('tenantContext()', () => {
   it('is a frozen value naming one tenant and what it may do, in a fixed order', () => {
@@ -27,20 +34,48 @@ describe('tenantContext()', () => {
   });
 
   it('refuses an unusable tenant, an empty or unknown permission, naming the field', async () => {
-    await expectRefusal(() => tenantContext({ tenantId: 'no spaces', may: ['read'] }), 'INVALID_ARGUMENT', 'context.tenantId');
-    await expectRefusal(() => tenantContext({ tenantId: 'acme', may: [] }), 'INVALID_ARGUMENT', 'context.may');
-    await expectRefusal(() => tenantContext({ tenantId: 'acme', may: ['read', 'admin' as never] }), 'INVALID_ARGUMENT', 'context.may[1]');
+    await expectRefusal(
+      () => tenantContext({ tenantId: 'no spaces', may: ['read'] }),
+      'INVALID_ARGUMENT',
+      'context.tenantId',
+    );
+    await expectRefusal(
+      () => tenantContext({ tenantId: 'acme', may: [] }),
+      'INVALID_ARGUMENT',
+      'context.may',
+    );
+    await expectRefusal(
+      () => tenantContext({ tenantId: 'acme', may: ['read', 'admin' as never] }),
+      'INVALID_ARGUMENT',
+      'context.may[1]',
+    );
     await expectRefusal(() => tenantContext(null as never), 'INVALID_ARGUMENT', 'context');
   });
 
   it('a look-alike object is no context: refused, never read as options or as authority', async () => {
     const h = await harness();
-    const forged = { kind: 'tenant', tenantId: 'globex', may: ['ingest', 'recover', 'read'] } as unknown as TriggerContext;
+    const forged = {
+      kind: 'tenant',
+      tenantId: 'globex',
+      may: ['ingest', 'recover', 'read'],
+    } as unknown as TriggerContext;
     expect(isTriggerContext(forged)).toBe(false);
     await expectRefusal(() => h.engine.ingest(envelope(), forged), 'INVALID_ARGUMENT', 'context');
-    await expectRefusal(() => h.engine.recoverIncomplete('acme', forged as never), 'INVALID_ARGUMENT', 'options.kind');
-    await expectRefusal(() => listTriggerRecords(h.world, { context: forged }), 'INVALID_ARGUMENT', 'context');
-    await expectRefusal(() => h.engine.record('acme', 'order:ord_1', forged), 'INVALID_ARGUMENT', 'context');
+    await expectRefusal(
+      () => h.engine.recoverIncomplete('acme', forged as never),
+      'INVALID_ARGUMENT',
+      'options.kind',
+    );
+    await expectRefusal(
+      () => listTriggerRecords(h.world, { context: forged }),
+      'INVALID_ARGUMENT',
+      'context',
+    );
+    await expectRefusal(
+      () => h.engine.record('acme', 'order:ord_1', forged),
+      'INVALID_ARGUMENT',
+      'context',
+    );
     expect(await operations(h.world)).toEqual([]);
     await h.world.close();
   });
@@ -50,9 +85,16 @@ describe('ingest under a tenant context', () => {
   it("ingests its own tenant's envelopes; another tenant's are refused and nothing is appended", async () => {
     const h = await harness();
     const acme = tenantContext({ tenantId: 'acme', may: ['ingest'] });
-    expect(await h.engine.ingest(envelope(), acme)).toMatchObject({ status: 'triggered', tenantId: 'acme' });
+    expect(await h.engine.ingest(envelope(), acme)).toMatchObject({
+      status: 'triggered',
+      tenantId: 'acme',
+    });
     const head = await h.engine.twin.head();
-    const e = await expectRefusal(() => h.engine.ingest(envelope({ tenantId: 'globex' }), acme), 'TENANT_FORBIDDEN', 'context.tenantId');
+    const e = await expectRefusal(
+      () => h.engine.ingest(envelope({ tenantId: 'globex' }), acme),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
     expect(e.message).toContain('"acme"');
     expect(e.message).toContain('"globex"');
     expect(e.details).toEqual({ contextTenant: 'acme', tenantId: 'globex', permission: 'ingest' });
@@ -63,7 +105,11 @@ describe('ingest under a tenant context', () => {
 
   it('a context that may not ingest is refused for its own tenant too', async () => {
     const h = await harness();
-    await expectRefusal(() => h.engine.ingest(envelope(), tenantContext({ tenantId: 'acme', may: ['read'] })), 'TENANT_FORBIDDEN', 'context.may');
+    await expectRefusal(
+      () => h.engine.ingest(envelope(), tenantContext({ tenantId: 'acme', may: ['read'] })),
+      'TENANT_FORBIDDEN',
+      'context.may',
+    );
     expect(await operations(h.world)).toEqual([]);
     await h.world.close();
   });
@@ -71,14 +117,27 @@ describe('ingest under a tenant context', () => {
   it('without a context, or with SYSTEM_CONTEXT, host code acts for every tenant', async () => {
     const h = await harness();
     expect((await h.engine.ingest(envelope())).status).toBe('triggered');
-    expect((await h.engine.ingest(envelope({ tenantId: 'globex' }), SYSTEM_CONTEXT)).status).toBe('triggered');
+    expect((await h.engine.ingest(envelope({ tenantId: 'globex' }), SYSTEM_CONTEXT)).status).toBe(
+      'triggered',
+    );
     await h.world.close();
   });
 
   it('TENANT_FORBIDDEN is 403 over HTTP', async () => {
     const h = await harness();
-    const e = await expectRefusal(() => h.engine.record('globex', 'order:ord_1', tenantContext({ tenantId: 'acme', may: ['read'] })), 'TENANT_FORBIDDEN');
-    expect(errorStatus(e)).toMatchObject({ status: 403, body: { error: 'TENANT_FORBIDDEN', path: 'context.tenantId' } });
+    const e = await expectRefusal(
+      () =>
+        h.engine.record(
+          'globex',
+          'order:ord_1',
+          tenantContext({ tenantId: 'acme', may: ['read'] }),
+        ),
+      'TENANT_FORBIDDEN',
+    );
+    expect(errorStatus(e)).toMatchObject({
+      status: 403,
+      body: { error: 'TENANT_FORBIDDEN', path: 'context.tenantId' },
+    });
     await h.world.close();
   });
 });
@@ -93,7 +152,13 @@ describe('recovery and reads under a tenant context', () => {
     });
     h.engine.registerRoute({ triggerId: 'sync', routineId: 'flaky', buildInput: (e) => e.payload });
     for (const tenantId of ['acme', 'globex']) {
-      await expectRefusal(() => h.engine.ingest(envelope({ tenantId, triggerId: 'sync', dedupeKey: 'sync:1', eventId: 's1' })), 'ROUTINE_FAILED');
+      await expectRefusal(
+        () =>
+          h.engine.ingest(
+            envelope({ tenantId, triggerId: 'sync', dedupeKey: 'sync:1', eventId: 's1' }),
+          ),
+        'ROUTINE_FAILED',
+      );
     }
     failing = false;
     return h;
@@ -102,7 +167,11 @@ describe('recovery and reads under a tenant context', () => {
   it("a context for acme cannot recover globex's async records: refused, globex's record untouched", async () => {
     const h = await failedInTwoTenants();
     const head = await h.engine.twin.head();
-    const e = await expectRefusal(() => h.engine.recoverIncomplete('globex', ACME_ALL()), 'TENANT_FORBIDDEN', 'context.tenantId');
+    const e = await expectRefusal(
+      () => h.engine.recoverIncomplete('globex', ACME_ALL()),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
     expect(e.details).toMatchObject({ permission: 'recover' });
     expect(await h.engine.twin.head()).toBe(head);
     expect(await h.engine.record('globex', 'sync:1')).toMatchObject({ state: 'failed' });
@@ -116,12 +185,30 @@ describe('recovery and reads under a tenant context', () => {
 
   it('recovery needs "recover" in may; the old (tenantId, options) form still works', async () => {
     const h = await failedInTwoTenants();
-    await expectRefusal(() => h.engine.recoverIncomplete('acme', tenantContext({ tenantId: 'acme', may: ['ingest', 'read'] })), 'TENANT_FORBIDDEN', 'context.may');
+    await expectRefusal(
+      () =>
+        h.engine.recoverIncomplete(
+          'acme',
+          tenantContext({ tenantId: 'acme', may: ['ingest', 'read'] }),
+        ),
+      'TENANT_FORBIDDEN',
+      'context.may',
+    );
     expect(await h.engine.record('acme', 'sync:1')).toMatchObject({ state: 'failed' });
-    expect((await h.engine.recoverIncomplete('globex', { staleAfterMs: 0 })).recovered).toHaveLength(1);
-    await expectRefusal(() => h.engine.recoverIncomplete('acme', ACME_ALL(), { staleAfterMs: -1 }), 'INVALID_ARGUMENT', 'staleAfterMs');
+    expect(
+      (await h.engine.recoverIncomplete('globex', { staleAfterMs: 0 })).recovered,
+    ).toHaveLength(1);
+    await expectRefusal(
+      () => h.engine.recoverIncomplete('acme', ACME_ALL(), { staleAfterMs: -1 }),
+      'INVALID_ARGUMENT',
+      'staleAfterMs',
+    );
     // an explicit "no context" still reads the options after it
-    await expectRefusal(() => h.engine.recoverIncomplete('acme', undefined, { staleAfterMs: -1 }), 'INVALID_ARGUMENT', 'staleAfterMs');
+    await expectRefusal(
+      () => h.engine.recoverIncomplete('acme', undefined, { staleAfterMs: -1 }),
+      'INVALID_ARGUMENT',
+      'staleAfterMs',
+    );
     await h.world.close();
   });
 
@@ -129,15 +216,33 @@ describe('recovery and reads under a tenant context', () => {
     const h = await failedInTwoTenants();
     const acme = tenantContext({ tenantId: 'acme', may: ['read'] });
     expect(await h.engine.record('acme', 'sync:1', acme)).toMatchObject({ state: 'failed' });
-    await expectRefusal(() => h.engine.record('globex', 'sync:1', acme), 'TENANT_FORBIDDEN', 'context.tenantId');
+    await expectRefusal(
+      () => h.engine.record('globex', 'sync:1', acme),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
     // a listing under a tenant context is that tenant's, and only with "read"
     const rows = await listTriggerRecords(h.world, { context: acme });
     expect(rows.map((r) => r.tenantId)).toEqual(['acme']);
     expect(await listTriggerRecords(h.world, { tenant: 'acme', context: acme })).toEqual(rows);
-    await expectRefusal(() => listTriggerRecords(h.world, { tenant: 'globex', context: acme }), 'TENANT_FORBIDDEN', 'context.tenantId');
-    await expectRefusal(() => listTriggerRecords(h.world, { context: tenantContext({ tenantId: 'acme', may: ['ingest'] }) }), 'TENANT_FORBIDDEN', 'context.may');
+    await expectRefusal(
+      () => listTriggerRecords(h.world, { tenant: 'globex', context: acme }),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
+    await expectRefusal(
+      () =>
+        listTriggerRecords(h.world, {
+          context: tenantContext({ tenantId: 'acme', may: ['ingest'] }),
+        }),
+      'TENANT_FORBIDDEN',
+      'context.may',
+    );
     // host code still lists every tenant
-    expect((await listTriggerRecords(h.world)).map((r) => r.tenantId).sort()).toEqual(['acme', 'globex']);
+    expect((await listTriggerRecords(h.world)).map((r) => r.tenantId).sort()).toEqual([
+      'acme',
+      'globex',
+    ]);
     await h.world.close();
   });
 });
@@ -147,36 +252,110 @@ describe('calendars under a tenant context', () => {
     const h = await harness({ start: false });
     const calendar = new CalendarSource();
     h.engine.registerSource(calendar);
-    h.engine.registerRoute({ triggerId: 'nightly', routineId: 'fulfil', buildInput: () => ({ order: 'nightly' }) });
+    h.engine.registerRoute({
+      triggerId: 'nightly',
+      routineId: 'fulfil',
+      buildInput: () => ({ order: 'nightly' }),
+    });
     await h.engine.start();
     const acme = ACME_ALL();
-    await expectRefusal(() => calendar.configure({ tenantId: 'globex', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' }, undefined, acme), 'TENANT_FORBIDDEN', 'context.tenantId');
-    await expectRefusal(() => calendar.configure({ tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' }, undefined, tenantContext({ tenantId: 'acme', may: ['ingest'] })), 'TENANT_FORBIDDEN', 'context.may');
+    await expectRefusal(
+      () =>
+        calendar.configure(
+          { tenantId: 'globex', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' },
+          undefined,
+          acme,
+        ),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
+    await expectRefusal(
+      () =>
+        calendar.configure(
+          { tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' },
+          undefined,
+          tenantContext({ tenantId: 'acme', may: ['ingest'] }),
+        ),
+      'TENANT_FORBIDDEN',
+      'context.may',
+    );
     expect(await operations(h.world)).toEqual([]);
-    await calendar.configure({ tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' }, undefined, acme);
-    await calendar.configure({ tenantId: 'globex', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' });
-    expect(await calendar.subscription('acme', 'nightly', acme)).toMatchObject({ tenantId: 'acme' });
-    await expectRefusal(() => calendar.subscription('globex', 'nightly', acme), 'TENANT_FORBIDDEN', 'context.tenantId');
+    await calendar.configure(
+      { tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'UTC' },
+      undefined,
+      acme,
+    );
+    await calendar.configure({
+      tenantId: 'globex',
+      triggerId: 'nightly',
+      cron: '0 3 * * *',
+      timezone: 'UTC',
+    });
+    expect(await calendar.subscription('acme', 'nightly', acme)).toMatchObject({
+      tenantId: 'acme',
+    });
+    await expectRefusal(
+      () => calendar.subscription('globex', 'nightly', acme),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
     await h.clock.set('2026-03-02T03:00:00.000Z');
-    await expectRefusal(() => calendar.tick('globex', undefined, acme), 'TENANT_FORBIDDEN', 'context.tenantId');
+    await expectRefusal(
+      () => calendar.tick('globex', undefined, acme),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
     expect((await calendar.subscription('globex', 'nightly'))!.occurrences).toBe(0);
     const tick = await calendar.tick('acme', undefined, acme);
-    expect(tick.fired.map((f) => [f.nominalAt, f.status])).toEqual([['2026-03-02T03:00:00.000Z', 'triggered']]);
+    expect(tick.fired.map((f) => [f.nominalAt, f.status])).toEqual([
+      ['2026-03-02T03:00:00.000Z', 'triggered'],
+    ]);
     await h.world.close();
   });
 });
 
 describe('webhooks under a tenant context', () => {
-  const body = JSON.stringify({ id: 'evt_ctx_1', object: 'event', type: 'customer.created', created: T, data: { object: { id: 'cus_1' } } });
+  const body = JSON.stringify({
+    id: 'evt_ctx_1',
+    object: 'event',
+    type: 'customer.created',
+    created: T,
+    data: { object: { id: 'cus_1' } },
+  });
 
   it("handle() refuses another tenant's packet before resolving secrets, and records nothing", async () => {
     const h = await ingressHarness();
     const acme = tenantContext({ tenantId: 'acme', may: ['ingest'] });
     const head = await h.engine.twin.head();
-    await expectRefusal(() => h.ingress.handle({ tenantId: 'globex', scopeId: 'globex', provider: 'stripe', headers: stripePacket(body), rawBody: body }, acme), 'TENANT_FORBIDDEN', 'context.tenantId');
+    await expectRefusal(
+      () =>
+        h.ingress.handle(
+          {
+            tenantId: 'globex',
+            scopeId: 'globex',
+            provider: 'stripe',
+            headers: stripePacket(body),
+            rawBody: body,
+          },
+          acme,
+        ),
+      'TENANT_FORBIDDEN',
+      'context.tenantId',
+    );
     expect(h.resolved).toEqual([]);
     expect(await h.engine.twin.head()).toBe(head);
-    expect(await h.ingress.handle({ tenantId: 'acme', scopeId: 'acme', provider: 'stripe', headers: stripePacket(body), rawBody: body }, acme)).toMatchObject({ status: 'triggered', tenantId: 'acme' });
+    expect(
+      await h.ingress.handle(
+        {
+          tenantId: 'acme',
+          scopeId: 'acme',
+          provider: 'stripe',
+          headers: stripePacket(body),
+          rawBody: body,
+        },
+        acme,
+      ),
+    ).toMatchObject({ status: 'triggered', tenantId: 'acme' });
     await h.world.close();
   });
 
@@ -190,7 +369,13 @@ describe('webhooks under a tenant context', () => {
     const ingress = new WebhookIngress({
       name: 'ctx',
       endpoints: [
-        { tenantId: 'acme', provider: 'own', triggerId: 'stripe.events', scheme: 'stripe', resolveSecrets },
+        {
+          tenantId: 'acme',
+          provider: 'own',
+          triggerId: 'stripe.events',
+          scheme: 'stripe',
+          resolveSecrets,
+        },
         { provider: 'shared', triggerId: 'stripe.events', scheme: 'stripe', resolveSecrets },
       ],
     });
@@ -199,10 +384,18 @@ describe('webhooks under a tenant context', () => {
     const host = await startIngressHost({ world: h.world, engine: h.engine, ingress, port: 0 });
     const post = (path: string, raw: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request(`${host.url}${path}`, { method: 'POST', headers: { ...stripePacket(raw), 'content-length': String(Buffer.byteLength(raw)) }, agent: false }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          `${host.url}${path}`,
+          {
+            method: 'POST',
+            headers: { ...stripePacket(raw), 'content-length': String(Buffer.byteLength(raw)) },
+            agent: false,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(raw);
       });

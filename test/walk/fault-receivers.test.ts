@@ -15,11 +15,18 @@ function gaps(times: string[]): number[] {
   return times.slice(1).map((t, i) => Date.parse(t) - Date.parse(times[i]!));
 }
 
-async function stripeWalk(profile: Parameters<Awaited<ReturnType<typeof openWalk>>['receiver']>[1], seed = 'faults') {
+async function stripeWalk(
+  profile: Parameters<Awaited<ReturnType<typeof openWalk>>['receiver']>[1],
+  seed = 'faults',
+) {
   const walk = await openWalk({ seed, start: '2026-05-04T08:00:00Z', packs: [stripe.pack] });
   const twin = walk.twin('stripe');
   const receiver = walk.receiver('app', profile);
-  await stripe.createWebhookEndpoint(twin, { url: receiver.url, enabled_events: ['customer.created'], secret: STRIPE_SECRET });
+  await stripe.createWebhookEndpoint(twin, {
+    url: receiver.url,
+    enabled_events: ['customer.created'],
+    secret: STRIPE_SECRET,
+  });
   await stripe.createCustomer(twin, { email: 'ada@example.com' });
   await walk.settle();
   return { walk, twin, receiver };
@@ -44,46 +51,87 @@ describe('fault-injecting receivers', () => {
       expect(g[i]).toBeGreaterThanOrEqual(base * 0.9);
       expect(g[i]).toBeLessThanOrEqual(base * 1.1);
     });
-    expect(Date.parse((await walk.report()).clock.now) - Date.parse(walk.start)).toBeGreaterThan(3.5 * HOUR);
+    expect(Date.parse((await walk.report()).clock.now) - Date.parse(walk.start)).toBeGreaterThan(
+      3.5 * HOUR,
+    );
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(receiver.stats()).toEqual({ requests: 4, accepted: 0, unanswered: 0, acceptedButUnknown: 0 });
+    expect(receiver.stats()).toEqual({
+      requests: 4,
+      accepted: 0,
+      unanswered: 0,
+      acceptedButUnknown: 0,
+    });
     expect(walk.clock.pending()).toBe(0);
     expect(checkDeliveryInvariants(await walk.exportLog()).violations).toEqual([]);
     await walk.close();
   });
 
   it('drive Slack retries: at once, ~1 min, ~5 min, with X-Slack-Retry-Num and -Reason', async () => {
-    const walk = await openWalk({ seed: 'slack-faults', start: '2026-05-04T08:00:00Z', packs: [slack.pack] });
+    const walk = await openWalk({
+      seed: 'slack-faults',
+      start: '2026-05-04T08:00:00Z',
+      packs: [slack.pack],
+    });
     const twin = walk.twin('slack');
-    const bot = walk.receiver('bot', { script: ['timeout', 503, 'refused'], mix: [{ answer: 503, weight: 1 }], verify: { scheme: 'slack', secrets: ['slack-signing-secret-0001'] } });
+    const bot = walk.receiver('bot', {
+      script: ['timeout', 503, 'refused'],
+      mix: [{ answer: 503, weight: 1 }],
+      verify: { scheme: 'slack', secrets: ['slack-signing-secret-0001'] },
+    });
     const team = await slack.createTeam(twin, { name: 'T' });
     const user = await slack.createUser(twin, { team: team.id, name: 'ada' });
-    const channel = await slack.createChannel(twin, { team: team.id, name: 'general', creator: user.id });
-    await slack.createApp(twin, { team: team.id, name: 'Bot', request_url: bot.url, signing_secret: 'slack-signing-secret-0001', bot_events: ['message.channels'] });
+    const channel = await slack.createChannel(twin, {
+      team: team.id,
+      name: 'general',
+      creator: user.id,
+    });
+    await slack.createApp(twin, {
+      team: team.id,
+      name: 'Bot',
+      request_url: bot.url,
+      signing_secret: 'slack-signing-secret-0001',
+      bot_events: ['message.channels'],
+    });
     await slack.postMessage(twin, { channel: channel.id, user: user.id, text: 'hello' });
     await walk.runUntilIdle();
     const [d] = (await walk.report()).deliveries;
     expect(d!.state).toBe('failed');
-    expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual(['unknown:timeout', 'failed:http_status', 'unknown:connection_error', 'failed:http_status']);
+    expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual([
+      'unknown:timeout',
+      'failed:http_status',
+      'unknown:connection_error',
+      'failed:http_status',
+    ]);
     expect(gaps(d!.attempts.map((a) => a.startedAt))).toEqual([0, 60_000, 300_000]);
     // What the receiver got: retry numbers and reasons named after the attempt before.
-    expect(bot.requests.map((r) => [r.headers['X-Slack-Retry-Num'], r.headers['X-Slack-Retry-Reason']])).toEqual([
+    expect(
+      bot.requests.map((r) => [r.headers['X-Slack-Retry-Num'], r.headers['X-Slack-Retry-Reason']]),
+    ).toEqual([
       [undefined, undefined],
       ['1', 'http_timeout'],
       ['2', 'http_error'],
       ['3', 'connection_failed'],
     ]);
     // Signed on the world clock, so the receiver's check against that clock passes every time.
-    expect(bot.requests.filter((r) => r.signature !== 'unchecked').every((r) => r.signature === 'valid')).toBe(true);
+    expect(
+      bot.requests.filter((r) => r.signature !== 'unchecked').every((r) => r.signature === 'valid'),
+    ).toBe(true);
     expect(bot.requests.map((r) => r.packet?.attempt)).toEqual([1, 2, 3, 4]);
     await walk.close();
   });
 
   it('turn timeouts, resets and accept-then-crash into unknown; the retry reaches a receiver that already has it', async () => {
-    const { walk, receiver } = await stripeWalk({ script: ['accept-then-crash', 'reset', 'timeout'] });
+    const { walk, receiver } = await stripeWalk({
+      script: ['accept-then-crash', 'reset', 'timeout'],
+    });
     await walk.runUntilIdle();
     const [d] = (await walk.report()).deliveries;
-    expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual(['unknown:connection_reset', 'unknown:connection_reset', 'unknown:timeout', 'succeeded:http_status']);
+    expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual([
+      'unknown:connection_reset',
+      'unknown:connection_reset',
+      'unknown:timeout',
+      'succeeded:http_status',
+    ]);
     expect(d!.state).toBe('succeeded');
     // The first attempt was in fact accepted: the receiver holds the same event twice (at least once).
     expect(receiver.accepted.map((r) => r.packet?.attempt)).toEqual([1, 4]);
@@ -96,7 +144,11 @@ describe('fault-injecting receivers', () => {
     const { walk, receiver } = await stripeWalk({ latencyMs: 30_000 });
     const [first] = (await walk.report()).deliveries[0]!.attempts;
     expect(first).toMatchObject({ state: 'unknown', reason: 'timeout' });
-    expect(receiver.requests[0]).toMatchObject({ latencyMs: 30_000, senderSaw: 'timeout', accepted: true });
+    expect(receiver.requests[0]).toMatchObject({
+      latencyMs: 30_000,
+      senderSaw: 'timeout',
+      accepted: true,
+    });
     await walk.close();
     const fast = await stripeWalk({ latencyMs: [10, 200] });
     expect((await fast.walk.report()).deliveries[0]!.state).toBe('succeeded');
@@ -105,11 +157,18 @@ describe('fault-injecting receivers', () => {
   });
 
   it('answer 429 with Retry-After, honoured by a policy that says so (Svix); 410 stops a policy that stops on it', async () => {
-    const walk = await openWalk({ seed: '429', start: '2026-05-04T08:00:00Z', packs: [standardWebhooks.pack] });
+    const walk = await openWalk({
+      seed: '429',
+      start: '2026-05-04T08:00:00Z',
+      packs: [standardWebhooks.pack],
+    });
     const twin = walk.twin('standard-webhooks');
     const crm = walk.receiver('crm', { script: [{ status: 429, retryAfterSec: 600 }] });
     await standardWebhooks.createEndpoint(twin, { url: crm.url });
-    await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'inv_1' } });
+    await standardWebhooks.sendMessage(twin, {
+      eventType: 'invoice.paid',
+      payload: { id: 'inv_1' },
+    });
     await walk.runUntilIdle();
     const [d] = (await walk.report()).deliveries;
     expect(d!.attempts.map((a) => a.status)).toEqual([429, 200]);
@@ -117,15 +176,36 @@ describe('fault-injecting receivers', () => {
     expect(gaps(d!.attempts.map((a) => a.startedAt))).toEqual([600_000]);
     await walk.close();
 
-    const retry = { delaysMs: [60_000, 60_000], retryOn: ['failed', 'unknown'] as const, stopOnStatus: [410] };
-    const acme = await openWalk({ seed: '410', packs: [acmePack({ ...retry, retryOn: [...retry.retryOn] }) as Pack] });
+    const retry = {
+      delaysMs: [60_000, 60_000],
+      retryOn: ['failed', 'unknown'] as const,
+      stopOnStatus: [410],
+    };
+    const acme = await openWalk({
+      seed: '410',
+      packs: [acmePack({ ...retry, retryOn: [...retry.retryOn] }) as Pack],
+    });
     const gone = acme.receiver('gone', { script: [410] });
     await acme.world.secrets.set('ep', ACME_SECRET);
     const t = acme.twin('acme');
-    await t.applyWrite({ operation: 'endpoint.create', subjectType: 'endpoint', subjectId: 'ep', fields: { url: gone.url, secret_ref: 'ep', events: ['*'], status: 'enabled' } });
-    await t.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_1', fields: {} });
+    await t.applyWrite({
+      operation: 'endpoint.create',
+      subjectType: 'endpoint',
+      subjectId: 'ep',
+      fields: { url: gone.url, secret_ref: 'ep', events: ['*'], status: 'enabled' },
+    });
+    await t.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: {},
+    });
     await acme.runUntilIdle();
-    expect((await acme.report()).deliveries[0]).toMatchObject({ state: 'failed', nextAttemptAt: null, attempts: [{ status: 410 }] });
+    expect((await acme.report()).deliveries[0]).toMatchObject({
+      state: 'failed',
+      nextAttemptAt: null,
+      attempts: [{ status: 410 }],
+    });
     await acme.close();
   });
 
@@ -139,7 +219,11 @@ describe('fault-injecting receivers', () => {
       const walk = await openWalk({ seed, packs: [stripe.pack] });
       const r = walk.receiver('app', { mix, seed: 'fixed-receiver-seed' });
       const twin = walk.twin('stripe');
-      await stripe.createWebhookEndpoint(twin, { url: r.url, enabled_events: ['*'], secret: STRIPE_SECRET });
+      await stripe.createWebhookEndpoint(twin, {
+        url: r.url,
+        enabled_events: ['*'],
+        secret: STRIPE_SECRET,
+      });
       for (let i = 0; i < 20; i++) await stripe.createCustomer(twin, { name: `c${i}` });
       await walk.settle();
       await walk.close();
@@ -156,14 +240,19 @@ describe('fault-injecting receivers', () => {
     // A process claims the new record, then dies before sending: the claim is all that is left.
     const record = (await twin.list('webhook_delivery')).find((r) => r.fields.state === 'queued')!;
     const now = walk.clock.now();
-    await twin.applyAtomic((view) => decideClaim(view, 'webhook_delivery', record.id, 'first', isoAt(now), now));
+    await twin.applyAtomic((view) =>
+      decideClaim(view, 'webhook_delivery', record.id, 'first', isoAt(now), now),
+    );
     await walk.settle();
     expect((await twin.get('webhook_delivery', record.id))!.fields.state).toBe('sending');
     expect(receiver.requests).toHaveLength(1);
     await walk.advance(60_000);
     const recovered = await walk.dispatcher.recover({ staleAfterMs: 30_000 });
     expect(recovered.markedUnknown).toEqual([record.id]);
-    expect((await twin.get('webhook_delivery', record.id))!.fields).toMatchObject({ state: 'unknown', attempts: 1 });
+    expect((await twin.get('webhook_delivery', record.id))!.fields).toMatchObject({
+      state: 'unknown',
+      attempts: 1,
+    });
     await walk.advance(24 * HOUR);
     expect(receiver.requests).toHaveLength(1);
     const again = await walk.dispatcher.redeliver(record.id);
@@ -196,9 +285,18 @@ describe('fault-injecting receivers', () => {
   });
 
   it('a receiver that verifies refuses a packet signed with another secret (401, not accepted)', async () => {
-    const { walk, receiver } = await stripeWalk({ verify: { scheme: 'stripe', secrets: ['whsec_someone_else'] } });
-    expect(receiver.requests[0]).toMatchObject({ signature: 'invalid', senderSaw: 401, accepted: false });
-    expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({ state: 'failed', status: 401 });
+    const { walk, receiver } = await stripeWalk({
+      verify: { scheme: 'stripe', secrets: ['whsec_someone_else'] },
+    });
+    expect(receiver.requests[0]).toMatchObject({
+      signature: 'invalid',
+      senderSaw: 401,
+      accepted: false,
+    });
+    expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({
+      state: 'failed',
+      status: 401,
+    });
     await walk.close();
   });
 });

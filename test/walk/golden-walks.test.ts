@@ -15,7 +15,8 @@ const fixtures = readdirSync('fixtures')
 
 describe('golden logs', () => {
   it('there is a golden walk fixture for every pack', () => {
-    for (const name of ['walk-stripe', 'walk-github', 'walk-slack', 'walk-standard-webhooks']) expect(fixtures).toContain(name);
+    for (const name of ['walk-stripe', 'walk-github', 'walk-slack', 'walk-standard-webhooks'])
+      expect(fixtures).toContain(name);
   });
 
   for (const name of fixtures) {
@@ -24,18 +25,24 @@ describe('golden logs', () => {
       expect(check.hashes).toEqual(check.expected.hashes);
       expect(check.hashesMatch).toBe(true);
       expect(check.violations).toEqual([]);
-      if (name.startsWith('walk-') && name !== 'walk-triggers') expect(check.claims).toBeGreaterThan(check.deliveries);
+      if (name.startsWith('walk-') && name !== 'walk-triggers')
+        expect(check.claims).toBeGreaterThan(check.deliveries);
     });
   }
 
   it('regenerating the golden walks writes the committed files byte for byte', () => {
     const dir = mkdtempSync(join(tmpdir(), 'walk-fixtures-'));
     try {
-      const run = spawnSync(process.execPath, ['dist/test/support/write-walk-fixtures.js', dir], { encoding: 'utf8' });
+      const run = spawnSync(process.execPath, ['dist/test/support/write-walk-fixtures.js', dir], {
+        encoding: 'utf8',
+      });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       for (const { name } of goldenWalks) {
-        for (const ext of ['jsonl', 'json']) expect(readFileSync(join(dir, `${name}.${ext}`), 'utf8'), `${name}.${ext}`).toBe(readFileSync(`fixtures/${name}.${ext}`, 'utf8'));
+        for (const ext of ['jsonl', 'json'])
+          expect(readFileSync(join(dir, `${name}.${ext}`), 'utf8'), `${name}.${ext}`).toBe(
+            readFileSync(`fixtures/${name}.${ext}`, 'utf8'),
+          );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -43,13 +50,21 @@ describe('golden logs', () => {
   });
 
   it('the same walks in two separate processes export identical bytes, hashes and reports', () => {
-    const runs = [0, 1].map(() => spawnSync(process.execPath, ['dist/test/support/walk-worker.js'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+    const runs = [0, 1].map(() =>
+      spawnSync(process.execPath, ['dist/test/support/walk-worker.js'], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+    );
     for (const run of runs) {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
     }
     expect(runs[0]!.stdout).toBe(runs[1]!.stdout);
-    const out = JSON.parse(runs[0]!.stdout) as Record<string, { log: string; hashes: Record<string, string> }>;
+    const out = JSON.parse(runs[0]!.stdout) as Record<
+      string,
+      { log: string; hashes: Record<string, string> }
+    >;
     expect(Object.keys(out)).toEqual(goldenWalks.map((g) => g.name));
     for (const { name } of goldenWalks) {
       expect(`${out[name]!.log}\n`).toBe(readFileSync(`fixtures/${name}.jsonl`, 'utf8'));

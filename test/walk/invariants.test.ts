@@ -7,7 +7,10 @@ import { checkDeliveryInvariants } from '../../src/walk/index.js';
 
 const lines = () => readFileSync('fixtures/walk-stripe.jsonl', 'utf8').trim().split('\n');
 const parsed = () => lines().map((l) => JSON.parse(l) as Record<string, any>);
-const rules = (ls: (string | Record<string, any>)[]) => checkDeliveryInvariants(ls.map((l) => (typeof l === 'string' ? l : JSON.stringify(l)))).violations.map((v) => v.rule);
+const rules = (ls: (string | Record<string, any>)[]) =>
+  checkDeliveryInvariants(
+    ls.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))),
+  ).violations.map((v) => v.rule);
 
 describe('delivery invariants', () => {
   it('an honest walk log keeps them all', () => {
@@ -45,8 +48,14 @@ describe('delivery invariants', () => {
 
   it('erasing accepted_at after a success is caught', () => {
     const entries = parsed();
-    const accepted = entries.find((e) => e.operation === 'webhook_delivery.finish' && typeof e.fields.acceptedAt === 'string')!;
-    const erase = { ...structuredClone(accepted), fields: { acceptedAt: null }, projection: undefined };
+    const accepted = entries.find(
+      (e) => e.operation === 'webhook_delivery.finish' && typeof e.fields.acceptedAt === 'string',
+    )!;
+    const erase = {
+      ...structuredClone(accepted),
+      fields: { acceptedAt: null },
+      projection: undefined,
+    };
     entries.push(erase);
     expect(rules(entries)).toEqual(['accepted-at-kept']);
   });
@@ -61,7 +70,14 @@ describe('delivery invariants', () => {
   it('an attempt created outside a claim is caught', () => {
     const entries = parsed();
     const claim = entries.find((e) => e.operation === 'webhook_delivery.claim')!;
-    entries.push({ ...structuredClone(claim), operation: 'webhook_delivery.touch', fields: {}, projection: { creates: [{ type: 'webhook_delivery_attempt', id: 'x.9', fields: { number: 9 } }] } });
+    entries.push({
+      ...structuredClone(claim),
+      operation: 'webhook_delivery.touch',
+      fields: {},
+      projection: {
+        creates: [{ type: 'webhook_delivery_attempt', id: 'x.9', fields: { number: 9 } }],
+      },
+    });
     expect(rules(entries)).toContain('attempt-without-claim');
   });
 });

@@ -34,9 +34,15 @@ function tw(args: string[]) {
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'twinworld-walk-cmd-'));
   writeFileSync(join(dir, 'my-walk.mjs'), WALK);
-  writeFileSync(join(dir, 'named.mjs'), 'export async function walk(walk) { await walk.world.twin("notes").applyWrite({ operation: "note.add", subjectType: "note", subjectId: "n1", fields: {} }); }\n');
+  writeFileSync(
+    join(dir, 'named.mjs'),
+    'export async function walk(walk) { await walk.world.twin("notes").applyWrite({ operation: "note.add", subjectType: "note", subjectId: "n1", fields: {} }); }\n',
+  );
   writeFileSync(join(dir, 'empty.mjs'), 'export const nothing = 1;\n');
-  writeFileSync(join(dir, 'throws.mjs'), 'export default async () => { throw new Error("walk went wrong"); };\n');
+  writeFileSync(
+    join(dir, 'throws.mjs'),
+    'export default async () => { throw new Error("walk went wrong"); };\n',
+  );
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,16 +54,26 @@ describe('twinworld walk', () => {
     expect(r.status).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.seed).toBe('from-module');
-    expect(report.clock).toEqual({ start: '2026-02-02T10:00:00.000Z', now: '2026-02-02T12:00:00.000Z' });
+    expect(report.clock).toEqual({
+      start: '2026-02-02T10:00:00.000Z',
+      now: '2026-02-02T12:00:00.000Z',
+    });
     expect(report.deliveries).toHaveLength(2);
     expect(report.deliveries.every((d: { state: string }) => d.state === 'succeeded')).toBe(true);
-    expect(report.deliveries[0].attempts.map((a: { kind: string }) => a.kind)).toEqual(['first', 'retry']);
+    expect(report.deliveries[0].attempts.map((a: { kind: string }) => a.kind)).toEqual([
+      'first',
+      'retry',
+    ]);
     expect(report.receivers[0]).toMatchObject({ name: 'my-app', requests: 3, accepted: 2 });
     expect(report.hashes.stripe).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(report.root).toBeNull();
     // Same module, same seed: same hashes; --seed overrides the module's.
-    expect(JSON.parse(tw(['walk', join(dir, 'my-walk.mjs'), '--json']).stdout).hashes).toEqual(report.hashes);
-    expect(JSON.parse(tw(['walk', join(dir, 'my-walk.mjs'), '--json', '--seed', '9']).stdout).hashes).not.toEqual(report.hashes);
+    expect(JSON.parse(tw(['walk', join(dir, 'my-walk.mjs'), '--json']).stdout).hashes).toEqual(
+      report.hashes,
+    );
+    expect(
+      JSON.parse(tw(['walk', join(dir, 'my-walk.mjs'), '--json', '--seed', '9']).stdout).hashes,
+    ).not.toEqual(report.hashes);
   });
 
   it('prints a human report, keeps the world with --root, saves a golden log with --save', async () => {
@@ -67,7 +83,9 @@ describe('twinworld walk', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('twinworld walk my-walk.mjs — seed from-module');
-    expect(r.stdout).toMatch(/stripe customer\.created evt_\w+ → receiver my-app: succeeded after 2 attempts/);
+    expect(r.stdout).toMatch(
+      /stripe customer\.created evt_\w+ → receiver my-app: succeeded after 2 attempts/,
+    );
     expect(r.stdout).toMatch(/#2 retry\s+2026-02-02 10:1\d:\d\d\.\d{3}\s+succeeded 200/);
     expect(r.stdout).toMatch(/trace [0-9a-f]{32}/);
     expect(r.stdout).toContain(`world kept at ${root}`);
@@ -92,7 +110,9 @@ describe('twinworld walk', () => {
   it('refuses a module without a walk, a missing file, and reports a walk that throws', () => {
     const empty = tw(['walk', join(dir, 'empty.mjs')]);
     expect(empty.status).toBe(1);
-    expect(empty.stderr).toMatch(/error INVALID_ARGUMENT: .*exports no walk; write `export default async \(walk, packs\)/);
+    expect(empty.stderr).toMatch(
+      /error INVALID_ARGUMENT: .*exports no walk; write `export default async \(walk, packs\)/,
+    );
     const missing = tw(['walk', join(dir, 'nope.mjs')]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('no walk module at');

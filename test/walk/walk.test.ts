@@ -51,7 +51,15 @@ describe('walks', () => {
     const walk = await openWalk({ seed: 'ticks', start: '2026-06-01T00:00:00Z' });
     const seen: string[] = [];
     let next: number | undefined = Date.parse('2026-06-01T00:30:00Z');
-    walk.addTicker({ name: 'half-hourly', nextAt: () => next, tick: async (now) => void (seen.push(`tick ${new Date(now).toISOString().slice(11, 16)}`), (next = now + 30 * 60_000)) });
+    walk.addTicker({
+      name: 'half-hourly',
+      nextAt: () => next,
+      tick: async (now) =>
+        void (
+          seen.push(`tick ${new Date(now).toISOString().slice(11, 16)}`),
+          (next = now + 30 * 60_000)
+        ),
+    });
     walk.clock.schedule(Date.parse('2026-06-01T00:30:00Z'), () => void seen.push('task 00:30'));
     walk.clock.schedule(Date.parse('2026-06-01T00:45:00Z'), () => void seen.push('task 00:45'));
     await walk.advance(90 * 60_000);
@@ -75,7 +83,12 @@ describe('walks', () => {
 
   it('exports every twin in world-clock order, replaying to the same hashes; saves a fixture that checks out', async () => {
     const walk = await shop('export');
-    await walk.world.twin('notes').applyWrite({ operation: 'note.add', subjectType: 'note', subjectId: 'n1', fields: { text: 'hi' } });
+    await walk.world.twin('notes').applyWrite({
+      operation: 'note.add',
+      subjectType: 'note',
+      subjectId: 'n1',
+      fields: { text: 'hi' },
+    });
     const lines = await walk.exportLog();
     const times = lines.map((l) => JSON.parse(l).recordedAt as string);
     expect([...times].sort()).toEqual(times);
@@ -113,13 +126,20 @@ describe('walks', () => {
       const base = walk.mount('app', server.url);
       expect(base).toBe('http://app.walk.invalid/');
       const twin = walk.twin('stripe');
-      await stripe.createWebhookEndpoint(twin, { url: `${base}hooks/stripe`, enabled_events: ['*'], secret: SECRET });
+      await stripe.createWebhookEndpoint(twin, {
+        url: `${base}hooks/stripe`,
+        enabled_events: ['*'],
+        secret: SECRET,
+      });
       await stripe.createCustomer(twin, {});
       await walk.settle();
       expect(server.requests.map((r) => r.url)).toEqual(['/hooks/stripe']);
       // Signed on the world clock (2026-01-01), which is the clock the walk's receivers check.
       expect(server.requests[0]!.headers['stripe-signature']).toMatch(/^t=1767225600,v1=/);
-      expect((await walk.report()).deliveries[0]).toMatchObject({ state: 'succeeded', attempts: [{ status: 204 }] });
+      expect((await walk.report()).deliveries[0]).toMatchObject({
+        state: 'succeeded',
+        attempts: [{ status: 204 }],
+      });
       const port = new URL(server.url).port;
       expect((await walk.exportLog()).join('\n')).not.toContain(`:${port}`);
     } finally {
@@ -145,7 +165,11 @@ describe('walks', () => {
     await expectCode(() => walk.receiver('no spaces'), 'INVALID_ARGUMENT', 'name');
     walk.receiver('a');
     await expectCode(() => walk.receiver('a'), 'INVALID_ARGUMENT', 'name');
-    await expectCode(() => walk.mount('Bad_Name', 'http://127.0.0.1:1'), 'INVALID_ARGUMENT', 'name');
+    await expectCode(
+      () => walk.mount('Bad_Name', 'http://127.0.0.1:1'),
+      'INVALID_ARGUMENT',
+      'name',
+    );
     await expectCode(() => walk.mount('ok', 'nope'), 'INVALID_ARGUMENT', 'target');
     await expectCode(() => walk.saveFixture('../escape'), 'INVALID_ARGUMENT', 'name');
     await expectCode(() => walk.advanceTo('2025-01-01T00:00:00Z'), 'INVALID_ARGUMENT', 'to');
@@ -155,10 +179,17 @@ describe('walks', () => {
   it('a packet to a receiver that does not exist is a refused connection (unknown), never sent anywhere', async () => {
     const walk = await openWalk({ seed: 'nobody', packs: [stripe.pack] });
     const twin = walk.twin('stripe');
-    await stripe.createWebhookEndpoint(twin, { url: 'http://receivers.walk.invalid/nobody', enabled_events: ['*'], secret: SECRET });
+    await stripe.createWebhookEndpoint(twin, {
+      url: 'http://receivers.walk.invalid/nobody',
+      enabled_events: ['*'],
+      secret: SECRET,
+    });
     await stripe.createCustomer(twin, {});
     await walk.settle();
-    expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({ state: 'unknown', reason: 'connection_error' });
+    expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({
+      state: 'unknown',
+      reason: 'connection_error',
+    });
     await walk.close();
   });
 });

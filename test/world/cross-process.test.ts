@@ -13,7 +13,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function runWorker(where: string, count: number, label: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/test/support/counter-worker.js', where, String(count), label], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['dist/test/support/counter-worker.js', where, String(count), label],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     child.on('error', reject);
     child.on('exit', (code) => resolve(code ?? -1));
   });
@@ -24,7 +28,11 @@ const cases: { name: string; where: () => string; open: (where: string) => World
   {
     name: 'postgres',
     where: () => `${postgresUrl()}#counter_${process.pid}`,
-    open: (where) => openWorld({ root: ':memory:', backend: new PostgresBackend(where.split('#')[0]!, where.split('#')[1]!) }),
+    open: (where) =>
+      openWorld({
+        root: ':memory:',
+        backend: new PostgresBackend(where.split('#')[0]!, where.split('#')[1]!),
+      }),
   },
 ];
 
@@ -35,7 +43,9 @@ describe.each(cases)('cross-process atomic actions: $name', ({ where, open }) =>
     expect(await setup.twin('counter').head()).toBe(0);
     await setup.close();
 
-    const codes = await Promise.all(['a', 'b', 'c', 'd'].map((label) => runWorker(where(), 500, label)));
+    const codes = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((label) => runWorker(where(), 500, label)),
+    );
     expect(codes).toEqual([0, 0, 0, 0]);
 
     const world = open(where());
@@ -44,9 +54,12 @@ describe.each(cases)('cross-process atomic actions: $name', ({ where, open }) =>
     const entries = await twin.entries();
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 2000 }, (_, i) => i + 1));
     // Each entry saw exactly the value the one before it left: no two actions read the same state.
-    expect(entries.map((e) => e.fields?.value)).toEqual(Array.from({ length: 2000 }, (_, i) => i + 1));
+    expect(entries.map((e) => e.fields?.value)).toEqual(
+      Array.from({ length: 2000 }, (_, i) => i + 1),
+    );
     const byWorker = new Map<string, number>();
-    for (const e of entries) byWorker.set(String(e.fields?.by), (byWorker.get(String(e.fields?.by)) ?? 0) + 1);
+    for (const e of entries)
+      byWorker.set(String(e.fields?.by), (byWorker.get(String(e.fields?.by)) ?? 0) + 1);
     expect([...byWorker.values()]).toEqual([500, 500, 500, 500]);
     expect((await twin.get('counter', 'c1'))?.version).toBe(2000);
     await world.close();

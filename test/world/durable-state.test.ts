@@ -22,13 +22,28 @@ function mixedWorkload(count: number): Write[] {
     if (live.length === 0 || pick < 0.35) {
       const id = `cus_${i}`;
       live.push(id);
-      writes.push({ operation: 'customer.create', subjectType: 'customer', subjectId: id, fields: { n: i, tags: ['new'], address: { city: 'Oslo' } } });
+      writes.push({
+        operation: 'customer.create',
+        subjectType: 'customer',
+        subjectId: id,
+        fields: { n: i, tags: ['new'], address: { city: 'Oslo' } },
+      });
     } else if (pick < 0.7) {
       const id = live[Math.floor(rng.random() * live.length)]!;
-      writes.push({ operation: 'customer.update', subjectType: 'customer', subjectId: id, fields: { n: i, note: null } });
+      writes.push({
+        operation: 'customer.update',
+        subjectType: 'customer',
+        subjectId: id,
+        fields: { n: i, note: null },
+      });
     } else if (pick < 0.85) {
       const [id] = live.splice(Math.floor(rng.random() * live.length), 1);
-      writes.push({ operation: 'customer.delete', subjectType: 'customer', subjectId: id!, delete: true });
+      writes.push({
+        operation: 'customer.delete',
+        subjectType: 'customer',
+        subjectId: id!,
+        delete: true,
+      });
     } else {
       const id = live[Math.floor(rng.random() * live.length)]!;
       writes.push({
@@ -64,12 +79,17 @@ it('live hash equals a full replay after a mixed workload, and again after reope
   expect(await reopened.head()).toBe(writes.length);
   expect(await reopened.hash()).toBe(live);
   // and it keeps going from where it was
-  await reopened.applyWrite({ operation: 'customer.create', subjectType: 'customer', subjectId: 'cus_late', fields: { n: -1 } });
+  await reopened.applyWrite({
+    operation: 'customer.create',
+    subjectType: 'customer',
+    subjectId: 'cus_late',
+    fields: { n: -1 },
+  });
   expect((await replayLines(reopened.exportLines())).hash).toBe(await reopened.hash());
   await again.close();
 });
 
-it('a second world on the same root sees the first one\'s writes before deciding', async () => {
+it("a second world on the same root sees the first one's writes before deciding", async () => {
   const a = openWorld({ root, seed: 'a' });
   const b = openWorld({ root, seed: 'b' });
   const ta = a.twin('shared');

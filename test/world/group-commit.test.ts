@@ -4,17 +4,27 @@ import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/world/group-commit.js';
 import { openWorld } from '../../src/world/world.js';
 
-const bump = (id: string) => (view: { get: (t: string, i: string) => { fields: Record<string, unknown> } | undefined }) => {
-  const n = Number(view.get('counter', id)?.fields.n ?? 0) + 1;
-  return { writes: [{ operation: 'counter.bump', subjectType: 'counter', subjectId: id, fields: { n } }], result: n };
-};
+const bump =
+  (id: string) =>
+  (view: { get: (t: string, i: string) => { fields: Record<string, unknown> } | undefined }) => {
+    const n = Number(view.get('counter', id)?.fields.n ?? 0) + 1;
+    return {
+      writes: [{ operation: 'counter.bump', subjectType: 'counter', subjectId: id, fields: { n } }],
+      result: n,
+    };
+  };
 
 describe('GroupCommit', () => {
   it('commits a turn’s decisions together, each seeing the writes staged before it', async () => {
     const world = openWorld({ root: ':memory:' });
     const twin = world.twin('t');
     const commits = new GroupCommit(twin, () => '2026-01-01T00:00:00.000Z');
-    const results = await Promise.all([commits.submit(bump('a')), commits.submit(bump('a')), commits.submit(bump('b')), commits.submit(bump('a'))]);
+    const results = await Promise.all([
+      commits.submit(bump('a')),
+      commits.submit(bump('a')),
+      commits.submit(bump('b')),
+      commits.submit(bump('a')),
+    ]);
     expect(results).toEqual([1, 2, 1, 3]);
     expect((await twin.get('counter', 'a'))!.fields.n).toBe(3);
     expect((await twin.entries()).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
@@ -32,10 +42,18 @@ describe('GroupCommit', () => {
       commits.submit(() => {
         throw new Error('decide failed');
       }),
-      commits.submit(() => ({ writes: [{ operation: 'bad op!', subjectType: 'counter', subjectId: 'x' }], result: 'never' })),
+      commits.submit(() => ({
+        writes: [{ operation: 'bad op!', subjectType: 'counter', subjectId: 'x' }],
+        result: 'never',
+      })),
       commits.submit(bump('a')),
     ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+    ]);
     expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'INVALID_WRITE' });
     expect((await twin.get('counter', 'a'))!.fields.n).toBe(2);
     expect(await twin.get('counter', 'x')).toBeUndefined();

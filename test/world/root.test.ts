@@ -23,14 +23,27 @@ describe('world roots', () => {
   it('a root that is a file, or that lies below one, is ROOT_NOT_A_FOLDER', () => {
     const file = join(dir, 'plain.txt');
     writeFileSync(file, 'x');
-    expect(refusal(() => openWorld({ root: file }))).toMatchObject({ code: 'ROOT_NOT_A_FOLDER', path: 'root', message: expect.stringContaining('is a file, not a folder') });
-    expect(refusal(() => openWorld({ root: join(file, 'below') }))).toMatchObject({ code: 'ROOT_NOT_A_FOLDER', message: expect.stringContaining(file) });
-    expect(refusal(() => openWorld({ root: join(file, 'below'), create: false }))).toMatchObject({ code: 'ROOT_NOT_A_FOLDER' });
+    expect(refusal(() => openWorld({ root: file }))).toMatchObject({
+      code: 'ROOT_NOT_A_FOLDER',
+      path: 'root',
+      message: expect.stringContaining('is a file, not a folder'),
+    });
+    expect(refusal(() => openWorld({ root: join(file, 'below') }))).toMatchObject({
+      code: 'ROOT_NOT_A_FOLDER',
+      message: expect.stringContaining(file),
+    });
+    expect(refusal(() => openWorld({ root: join(file, 'below'), create: false }))).toMatchObject({
+      code: 'ROOT_NOT_A_FOLDER',
+    });
   });
 
   it('a missing root opened to read is ROOT_NOT_FOUND and is not created; opened to write, it is created', async () => {
     const missing = join(dir, 'missing', 'world');
-    expect(refusal(() => openWorld({ root: missing, create: false }))).toMatchObject({ code: 'ROOT_NOT_FOUND', path: 'root', message: expect.stringContaining('check --root') });
+    expect(refusal(() => openWorld({ root: missing, create: false }))).toMatchObject({
+      code: 'ROOT_NOT_FOUND',
+      path: 'root',
+      message: expect.stringContaining('check --root'),
+    });
     expect(existsSync(join(dir, 'missing'))).toBe(false);
     const world = openWorld({ root: missing });
     await world.twin('t').applyWrite({ operation: 'x.create', subjectType: 'x', subjectId: '1' });

@@ -44,17 +44,33 @@ describe('world', () => {
     const clock = new VirtualClock('2026-02-03T04:05:06.007Z');
     const world = openWorld({ root: ':memory:', clock });
     const twin = world.twin('t');
-    expect((await twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' })).recordedAt).toBe('2026-02-03T04:05:06.007Z');
+    expect(
+      (await twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1' })).recordedAt,
+    ).toBe('2026-02-03T04:05:06.007Z');
     await clock.advance(60_000);
-    const e = await twin.applyWrite({ operation: 'a.b', subjectType: 'a', subjectId: '1', occurredAt: '2025-12-31T23:59:59.000Z' });
+    const e = await twin.applyWrite({
+      operation: 'a.b',
+      subjectType: 'a',
+      subjectId: '1',
+      occurredAt: '2025-12-31T23:59:59.000Z',
+    });
     expect(e.recordedAt).toBe('2026-02-03T04:06:06.007Z');
     expect(e.occurredAt).toBe('2025-12-31T23:59:59.000Z');
   });
 
   it('same seed and clock give the same ids; KSUIDs carry the clock time', () => {
     const make = (seed: string) => {
-      const world = openWorld({ root: ':memory:', clock: new VirtualClock('2026-06-01T00:00:00Z'), seed });
-      return [world.ids.ksuid(), world.ids.vendorId('cus'), world.ids.vendorId('evt', 14), world.ids.uuid()];
+      const world = openWorld({
+        root: ':memory:',
+        clock: new VirtualClock('2026-06-01T00:00:00Z'),
+        seed,
+      });
+      return [
+        world.ids.ksuid(),
+        world.ids.vendorId('cus'),
+        world.ids.vendorId('evt', 14),
+        world.ids.uuid(),
+      ];
     };
     const a = make('s1');
     expect(make('s1')).toEqual(a);
@@ -116,9 +132,13 @@ describe('KSUID encoding', () => {
     for (let i = 0; i < 2000; i++) {
       const payload = randomBytes(16);
       const ms = 1_400_000_000_000 + Math.floor(Math.random() * 4e12);
-      expect(encodeKsuid(ms, payload)).toBe(KSUID.fromParts(Math.floor(ms / 1000) * 1000, payload).string);
+      expect(encodeKsuid(ms, payload)).toBe(
+        KSUID.fromParts(Math.floor(ms / 1000) * 1000, payload).string,
+      );
     }
     expect(encodeKsuid(0, Buffer.alloc(16))).toBe('000000000000000000000000000');
-    expect(encodeKsuid(0, Buffer.alloc(16, 0xff))).toBe(KSUID.fromParts(1_400_000_000_000, Buffer.alloc(16, 0xff)).string);
+    expect(encodeKsuid(0, Buffer.alloc(16, 0xff))).toBe(
+      KSUID.fromParts(1_400_000_000_000, Buffer.alloc(16, 0xff)).string,
+    );
   });
 });

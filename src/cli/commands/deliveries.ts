@@ -1,7 +1,14 @@
 // `twinworld deliveries` and `twinworld attempts`: the delivery records of every pack, found by
 // state through their index, and the numbered attempts of one delivery with the headers sent.
 import { TwinError } from '../../errors.js';
-import { DELIVERY_STATES, STATE_INDEX, attemptId, attemptType, type DeliveryFields, type DeliveryState } from '../../events/records.js';
+import {
+  DELIVERY_STATES,
+  STATE_INDEX,
+  attemptId,
+  attemptType,
+  type DeliveryFields,
+  type DeliveryState,
+} from '../../events/records.js';
 import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
 import type { Resource } from '../../state/resource.js';
 import { stringOption, type Command } from '../command.js';
@@ -10,7 +17,20 @@ import { withPackWorld } from '../pack-world.js';
 
 function deliveryRow(r: Resource): Record<string, unknown> {
   const d = r.fields as unknown as DeliveryFields;
-  return { id: r.id, pack: d.pack, eventType: d.eventType, eventId: d.eventId, endpoint: `${d.endpointKind}/${d.endpointId}`, url: d.url, state: d.state, attempts: d.attempts, lastStatus: d.lastStatus, acceptedAt: d.acceptedAt, nextAttemptAt: d.nextAttemptAt, createdAt: d.createdAt };
+  return {
+    id: r.id,
+    pack: d.pack,
+    eventType: d.eventType,
+    eventId: d.eventId,
+    endpoint: `${d.endpointKind}/${d.endpointId}`,
+    url: d.url,
+    state: d.state,
+    attempts: d.attempts,
+    lastStatus: d.lastStatus,
+    acceptedAt: d.acceptedAt,
+    nextAttemptAt: d.nextAttemptAt,
+    createdAt: d.createdAt,
+  };
 }
 
 export const deliveriesCommand: Command = {
@@ -32,26 +52,53 @@ export const deliveriesCommand: Command = {
     const state = stringOption(args, 'state');
     const packName = stringOption(args, 'pack');
     if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) {
-      throw new TwinError('INVALID_ARGUMENT', `--state "${state}" is not a delivery state; use one of ${DELIVERY_STATES.join(', ')}`, { path: 'state' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `--state "${state}" is not a delivery state; use one of ${DELIVERY_STATES.join(', ')}`,
+        { path: 'state' },
+      );
     }
-    return withPackWorld(args.root, async (world) => {
-      const rows: Record<string, unknown>[] = [];
-      for (const pack of registeredPacks(world).values()) {
-        if (pack.events === undefined || (packName !== undefined && pack.name !== packName)) continue;
-        if (!(await world.twinNames()).includes(packTwinName(pack))) continue;
-        const twin = world.twin(packTwinName(pack));
-        const records = await (state === undefined ? twin.list(pack.events.recordType) : twin.lookup(pack.events.recordType, STATE_INDEX, state));
-        rows.push(...records.map(deliveryRow));
-      }
-      rows.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || String(a.id).localeCompare(String(b.id)));
-      if (args.json) await printJson(io, rows);
-      else if (rows.length === 0) await write(io.stdout, 'no deliveries\n');
-      else {
-        const table = new Table(['ID', 'EVENT', 'ENDPOINT', 'STATE', 'ATTEMPTS', 'LAST STATUS']);
-        await write(io.stdout, table.render(rows.map((r) => [String(r.id), String(r.eventType), String(r.endpoint), String(r.state), String(r.attempts), r.lastStatus === null ? '-' : String(r.lastStatus)])));
-      }
-      return 0;
-    }, { create: false });
+    return withPackWorld(
+      args.root,
+      async (world) => {
+        const rows: Record<string, unknown>[] = [];
+        for (const pack of registeredPacks(world).values()) {
+          if (pack.events === undefined || (packName !== undefined && pack.name !== packName))
+            continue;
+          if (!(await world.twinNames()).includes(packTwinName(pack))) continue;
+          const twin = world.twin(packTwinName(pack));
+          const records = await (state === undefined
+            ? twin.list(pack.events.recordType)
+            : twin.lookup(pack.events.recordType, STATE_INDEX, state));
+          rows.push(...records.map(deliveryRow));
+        }
+        rows.sort(
+          (a, b) =>
+            String(a.createdAt).localeCompare(String(b.createdAt)) ||
+            String(a.id).localeCompare(String(b.id)),
+        );
+        if (args.json) await printJson(io, rows);
+        else if (rows.length === 0) await write(io.stdout, 'no deliveries\n');
+        else {
+          const table = new Table(['ID', 'EVENT', 'ENDPOINT', 'STATE', 'ATTEMPTS', 'LAST STATUS']);
+          await write(
+            io.stdout,
+            table.render(
+              rows.map((r) => [
+                String(r.id),
+                String(r.eventType),
+                String(r.endpoint),
+                String(r.state),
+                String(r.attempts),
+                r.lastStatus === null ? '-' : String(r.lastStatus),
+              ]),
+            ),
+          );
+        }
+        return 0;
+      },
+      { create: false },
+    );
   },
 };
 
@@ -59,24 +106,61 @@ export const attemptsCommand: Command = {
   name: 'attempts',
   summary: 'Show the attempts of one delivery',
   usage: 'attempts <delivery> [--root DIR] [--json]',
-  description: 'Prints each numbered attempt of <delivery>: kind (first, retry, redeliver), state, status,\nreason, start and finish times, and the headers actually sent.',
+  description:
+    'Prints each numbered attempt of <delivery>: kind (first, retry, redeliver), state, status,\nreason, start and finish times, and the headers actually sent.',
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
   positionals: { min: 1, max: 1 },
   options: {},
   jsonHelp: 'print one JSON array of attempts',
   async run(args, io) {
     const [id] = args.positionals as [string];
-    return withPackWorld(args.root, async (_world, dispatcher) => {
-      const { pack, twin, delivery } = await dispatcher.find(id);
-      const type = attemptType(pack.events!.recordType);
-      const attempts = (await Promise.all(Array.from({ length: delivery.attempts }, (_, i) => twin.get(type, attemptId(id, i + 1))))).filter((a): a is Resource => a !== undefined);
-      if (args.json) await printJson(io, attempts.map((a) => ({ id: a.id, ...a.fields })));
-      else if (attempts.length === 0) await write(io.stdout, `delivery ${id} (${delivery.state}) has no attempts yet\n`);
-      else {
-        const table = new Table(['#', 'KIND', 'STATE', 'STATUS', 'REASON', 'STARTED', 'FINISHED']);
-        await write(io.stdout, table.render(attempts.map((a) => [String(a.fields.number), String(a.fields.kind), String(a.fields.state), a.fields.status === null ? '-' : String(a.fields.status), String(a.fields.reason ?? '-'), String(a.fields.startedAt), String(a.fields.finishedAt ?? '-')])));
-      }
-      return 0;
-    }, { create: false });
+    return withPackWorld(
+      args.root,
+      async (_world, dispatcher) => {
+        const { pack, twin, delivery } = await dispatcher.find(id);
+        const type = attemptType(pack.events!.recordType);
+        const attempts = (
+          await Promise.all(
+            Array.from({ length: delivery.attempts }, (_, i) =>
+              twin.get(type, attemptId(id, i + 1)),
+            ),
+          )
+        ).filter((a): a is Resource => a !== undefined);
+        if (args.json)
+          await printJson(
+            io,
+            attempts.map((a) => ({ id: a.id, ...a.fields })),
+          );
+        else if (attempts.length === 0)
+          await write(io.stdout, `delivery ${id} (${delivery.state}) has no attempts yet\n`);
+        else {
+          const table = new Table([
+            '#',
+            'KIND',
+            'STATE',
+            'STATUS',
+            'REASON',
+            'STARTED',
+            'FINISHED',
+          ]);
+          await write(
+            io.stdout,
+            table.render(
+              attempts.map((a) => [
+                String(a.fields.number),
+                String(a.fields.kind),
+                String(a.fields.state),
+                a.fields.status === null ? '-' : String(a.fields.status),
+                String(a.fields.reason ?? '-'),
+                String(a.fields.startedAt),
+                String(a.fields.finishedAt ?? '-'),
+              ]),
+            ),
+          );
+        }
+        return 0;
+      },
+      { create: false },
+    );
   },
 };

@@ -23,9 +23,14 @@ export const demoCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    seed: { type: 'string', arg: 'N', description: `seed of the walk: the same seed writes the same log (default ${DEFAULT_SEED})` },
+    seed: {
+      type: 'string',
+      arg: 'N',
+      description: `seed of the walk: the same seed writes the same log (default ${DEFAULT_SEED})`,
+    },
   },
-  jsonHelp: 'print the report as one JSON object (deliveries, receivers, triggers, hashes, wall, ingress)',
+  jsonHelp:
+    'print the report as one JSON object (deliveries, receivers, triggers, hashes, wall, ingress)',
   async run(args, io) {
     const seed = walkSeed(args, DEFAULT_SEED)!;
     return withWalkRoot(args, async (root, kept) => {
@@ -33,14 +38,22 @@ export const demoCommand: Command = {
       try {
         const notes = [
           `Ingress host: ${triggers.host.url} (endpoints use ${triggers.baseUrl}ingress/demo/<vendor>; the walk routes that name to the host, so no port enters the log)`,
-          kept ? `World kept at ${root} (try: twinworld deliveries --root ${root})` : 'World: a temporary root, removed afterwards (--root DIR keeps it)',
+          kept
+            ? `World kept at ${root} (try: twinworld deliveries --root ${root})`
+            : 'World: a temporary root, removed afterwards (--root DIR keeps it)',
           '',
           'Stripe, GitHub and Slack twins sent signed webhooks to the ingress, which verified each on the',
           'world clock and ran a routine. The "ledger" receiver failed once, so Stripe retried it about',
           '15 minutes later; at 09:30 in New York the "standup" calendar fired, and its routine posted',
           'to Slack — one more webhook. An hour of virtual time, in well under a second of real time.',
         ];
-        await printWalkReport(io, args, walk, { title: 'twinworld demo', notes }, { ingress: triggers.host.url, root: kept ? root : null });
+        await printWalkReport(
+          io,
+          args,
+          walk,
+          { title: 'twinworld demo', notes },
+          { ingress: triggers.host.url, root: kept ? root : null },
+        );
       } finally {
         await walk.close();
       }

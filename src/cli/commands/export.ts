@@ -13,7 +13,11 @@ function code(error: unknown): string {
 }
 
 /** Writes one line, waiting for 'drain' when asked; a stream error rejects instead of crashing. */
-function put(out: WriteStream, line: string, failed: () => Error | undefined): Promise<void> | undefined {
+function put(
+  out: WriteStream,
+  line: string,
+  failed: () => Error | undefined,
+): Promise<void> | undefined {
   const error = failed();
   if (error !== undefined) throw error;
   if (out.write(line)) return undefined;
@@ -25,7 +29,11 @@ function put(out: WriteStream, line: string, failed: () => Error | undefined): P
  * file that looks like a complete (shorter) log. A read or write that fails midway is an
  * EXPORT_FAILED refusal that names where it stopped, and the temporary file is removed.
  */
-async function exportToFile(twin: string, file: string, lines: () => AsyncIterable<string>): Promise<number> {
+async function exportToFile(
+  twin: string,
+  file: string,
+  lines: () => AsyncIterable<string>,
+): Promise<number> {
   const temp = `${file}.${process.pid}.partial`;
   const out = createWriteStream(temp, { encoding: 'utf8' });
   let streamError: Error | undefined;
@@ -34,7 +42,11 @@ async function exportToFile(twin: string, file: string, lines: () => AsyncIterab
   try {
     await once(out, 'open');
   } catch (error) {
-    throw new TwinError('INVALID_ARGUMENT', `cannot write ${file} (${code(error)}); check that its folder exists and is writable`, { path: 'out' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `cannot write ${file} (${code(error)}); check that its folder exists and is writable`,
+      { path: 'out' },
+    );
   }
   let count = 0;
   let reading = true;
@@ -56,11 +68,17 @@ async function exportToFile(twin: string, file: string, lines: () => AsyncIterab
   } catch (error) {
     out.destroy();
     await rm(temp, { force: true });
-    const what = reading ? `reading the twin's log failed (${code(error)}; the database may be damaged)` : `writing ${file} failed (${code(error)}; is the disk full, or the file too large for this process?)`;
-    throw new TwinError('EXPORT_FAILED', `export of twin "${twin}" stopped after ${count} entries: ${what}; nothing was left at ${file}`, {
-      path: reading ? 'twin' : 'out',
-      details: { entries: count, cause: code(error) },
-    });
+    const what = reading
+      ? `reading the twin's log failed (${code(error)}; the database may be damaged)`
+      : `writing ${file} failed (${code(error)}; is the disk full, or the file too large for this process?)`;
+    throw new TwinError(
+      'EXPORT_FAILED',
+      `export of twin "${twin}" stopped after ${count} entries: ${what}; nothing was left at ${file}`,
+      {
+        path: reading ? 'twin' : 'out',
+        details: { entries: count, cause: code(error) },
+      },
+    );
   }
 }
 
@@ -78,9 +96,15 @@ export const exportCommand: Command = {
   arguments: [['<twin>', 'twin name, e.g. stripe']],
   positionals: { min: 1, max: 1 },
   options: {
-    out: { type: 'string', short: 'o', arg: 'FILE', description: 'write to FILE instead of stdout' },
+    out: {
+      type: 'string',
+      short: 'o',
+      arg: 'FILE',
+      description: 'write to FILE instead of stdout',
+    },
   },
-  jsonHelp: 'with --out, print {"twin", "entries", "file"}; without --out the lines are JSON already',
+  jsonHelp:
+    'with --out, print {"twin", "entries", "file"}; without --out the lines are JSON already',
   async run(args, io) {
     const [name] = args.positionals as [string];
     const file = stringOption(args, 'out');

@@ -9,7 +9,7 @@ export const hashCommand: Command = {
   usage: 'hash <twin> [--root DIR] [--json]',
   description: [
     'Prints the state hash of <twin> (sha256:… over its live resources in canonical JSON).',
-    '`twinworld replay` of the twin\'s exported log prints the same hash.',
+    "`twinworld replay` of the twin's exported log prints the same hash.",
     'Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist.',
   ].join('\n'),
   arguments: [['<twin>', 'twin name, e.g. stripe']],

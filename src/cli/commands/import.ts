@@ -61,11 +61,21 @@ export const importCommand: Command = {
       } finally {
         progress.done();
       }
-      const summary = { twin: name, lines: result.line, appended: result.appended, skipped: result.skipped, head: await twin.head(), hash: await twin.hash() };
+      const summary = {
+        twin: name,
+        lines: result.line,
+        appended: result.appended,
+        skipped: result.skipped,
+        head: await twin.head(),
+        hash: await twin.hash(),
+      };
       if (args.json) await printJson(io, summary);
       else {
         const skipped = summary.skipped > 0 ? ` (${summary.skipped} already present, skipped)` : '';
-        await write(io.stdout, `imported ${summary.appended} entries into twin "${name}"${skipped}; head ${summary.head}, ${summary.hash}\n`);
+        await write(
+          io.stdout,
+          `imported ${summary.appended} entries into twin "${name}"${skipped}; head ${summary.head}, ${summary.hash}\n`,
+        );
       }
       return 0;
     });

@@ -20,14 +20,22 @@ export function entryRow(entry: Entry): string[] {
     const n = (p.creates?.length ?? 0) + (p.updates?.length ?? 0) + (p.deletes?.length ?? 0);
     parts.push(`+${n} projected`);
   }
-  return [String(entry.seq), entry.recordedAt, entry.actor, entry.operation, `${entry.subjectType}/${entry.subjectId}`, truncate(parts.join(' '), 80)];
+  return [
+    String(entry.seq),
+    entry.recordedAt,
+    entry.actor,
+    entry.operation,
+    `${entry.subjectType}/${entry.subjectId}`,
+    truncate(parts.join(' '), 80),
+  ];
 }
 
 export const logCommand: Command = {
   name: 'log',
   summary: "Print a twin's entries in seq order",
   usage: 'log <twin> [--after N] [--limit N] [--root DIR] [--json]',
-  description: "Prints the entries of <twin>'s log, oldest first: those with seq greater than --after,\nat most --limit of them. Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist.",
+  description:
+    "Prints the entries of <twin>'s log, oldest first: those with seq greater than --after,\nat most --limit of them. Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist.",
   arguments: [['<twin>', 'twin name, e.g. stripe']],
   positionals: { min: 1, max: 1 },
   options: {
@@ -47,7 +55,10 @@ export const logCommand: Command = {
         const page = await twin.entries({ after, limit: Math.min(PAGE, left) });
         if (page.length === 0) break;
         if (args.json) {
-          await write(io.stdout, page.map((e, i) => `${first && i === 0 ? '' : ','}\n${JSON.stringify(e)}`).join(''));
+          await write(
+            io.stdout,
+            page.map((e, i) => `${first && i === 0 ? '' : ','}\n${JSON.stringify(e)}`).join(''),
+          );
         } else {
           await write(io.stdout, table.render(page.map(entryRow)));
         }
@@ -56,7 +67,11 @@ export const logCommand: Command = {
         left -= page.length;
       }
       if (args.json) await write(io.stdout, first ? ']\n' : '\n]\n');
-      else if (first) await write(io.stdout, `no entries in twin "${name}"${after > 0 ? ` after seq ${after}` : ''}\n`);
+      else if (first)
+        await write(
+          io.stdout,
+          `no entries in twin "${name}"${after > 0 ? ` after seq ${after}` : ''}\n`,
+        );
       return 0;
     });
   },

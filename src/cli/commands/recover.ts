@@ -16,19 +16,39 @@ export const recoverCommand: Command = {
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
-  options: { 'stale-after': { type: 'string', arg: 'MS', description: 'only attempts started at least MS ms ago become unknown (default 0)' } },
+  options: {
+    'stale-after': {
+      type: 'string',
+      arg: 'MS',
+      description: 'only attempts started at least MS ms ago become unknown (default 0)',
+    },
+  },
   jsonHelp: 'print {"markedUnknown": [...], "dispatched": [...], "scheduledRetries": n}',
   async run(args, io) {
     const raw = stringOption(args, 'stale-after');
-    if (raw !== undefined && !/^\d+$/.test(raw)) throw new TwinError('INVALID_ARGUMENT', `--stale-after must be a non-negative integer of milliseconds, got "${raw}"`, { path: 'stale-after' });
+    if (raw !== undefined && !/^\d+$/.test(raw))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `--stale-after must be a non-negative integer of milliseconds, got "${raw}"`,
+        { path: 'stale-after' },
+      );
     return withPackWorld(args.root, async (_world, dispatcher) => {
-      const report = await dispatcher.recover({ staleAfterMs: raw === undefined ? 0 : Number(raw) });
+      const report = await dispatcher.recover({
+        staleAfterMs: raw === undefined ? 0 : Number(raw),
+      });
       await dispatcher.idle();
       if (args.json) await printJson(io, report);
       else {
-        await write(io.stdout, `marked unknown: ${report.markedUnknown.length}${report.markedUnknown.length ? ` (${report.markedUnknown.join(', ')})` : ''}\n`);
+        await write(
+          io.stdout,
+          `marked unknown: ${report.markedUnknown.length}${report.markedUnknown.length ? ` (${report.markedUnknown.join(', ')})` : ''}\n`,
+        );
         await write(io.stdout, `dispatched: ${report.dispatched.length}\n`);
-        for (const r of report.dispatched) await write(io.stdout, `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`);
+        for (const r of report.dispatched)
+          await write(
+            io.stdout,
+            `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
+          );
         await write(io.stdout, `retries scheduled: ${report.scheduledRetries}\n`);
       }
       return 0;
@@ -40,17 +60,23 @@ export const redeliverCommand: Command = {
   name: 'redeliver',
   summary: "Send one delivery again (an operator's explicit new attempt)",
   usage: 'redeliver <delivery> [--root DIR] [--json]',
-  description: 'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight.',
+  description:
+    'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight.',
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
   positionals: { min: 1, max: 1 },
   options: {},
-  jsonHelp: 'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
+  jsonHelp:
+    'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
   async run(args, io) {
     const [id] = args.positionals as [string];
     return withPackWorld(args.root, async (_world, dispatcher) => {
       const result = await dispatcher.redeliver(id);
       if (args.json) await printJson(io, result);
-      else await write(io.stdout, `${result.deliveryId} attempt ${result.number}: ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms — state ${result.state}\n`);
+      else
+        await write(
+          io.stdout,
+          `${result.deliveryId} attempt ${result.number}: ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms — state ${result.state}\n`,
+        );
       return result.outcome === 'succeeded' ? 0 : 1;
     });
   },

@@ -16,22 +16,40 @@ function parseExpect(raw: readonly string[]): Expectation[] {
     const eq = value.indexOf('=');
     const twin = eq > 0 && !value.startsWith('sha256:') ? value.slice(0, eq) : undefined;
     const hash = twin === undefined ? value : value.slice(eq + 1);
-    if (!/^sha256:[0-9a-f]{64}$/.test(hash)) throw new UsageError(`--expect takes sha256:<64 hex digits> or <twin>=sha256:<64 hex digits>, got "${value}"`);
+    if (!/^sha256:[0-9a-f]{64}$/.test(hash))
+      throw new UsageError(
+        `--expect takes sha256:<64 hex digits> or <twin>=sha256:<64 hex digits>, got "${value}"`,
+      );
     return { twin, hash };
   });
 }
 
 /** The first expectation the replay does not meet, as an error. */
-function mismatch(file: string, result: ReplayResult, expectations: readonly Expectation[]): TwinError | undefined {
+function mismatch(
+  file: string,
+  result: ReplayResult,
+  expectations: readonly Expectation[],
+): TwinError | undefined {
   const twins = Object.keys(result.hashes);
   for (const e of expectations) {
     if (e.twin === undefined && twins.length > 1) {
-      return new TwinError('HASH_MISMATCH', `${file} holds ${twins.length} twins (${twins.join(', ')}); name the one to check with --expect <twin>=HASH`, { path: 'expect' });
+      return new TwinError(
+        'HASH_MISMATCH',
+        `${file} holds ${twins.length} twins (${twins.join(', ')}); name the one to check with --expect <twin>=HASH`,
+        { path: 'expect' },
+      );
     }
     const actual = e.twin === undefined ? result.hash : result.hashes[e.twin];
     if (actual !== e.hash) {
       const what = e.twin === undefined ? file : `twin "${e.twin}" of ${file}`;
-      return new TwinError('HASH_MISMATCH', `${what} replays to ${actual ?? 'nothing (no such twin in the log)'}, not the expected ${e.hash}`, { path: 'expect', details: { twin: e.twin ?? null, expected: e.hash, actual: actual ?? null } });
+      return new TwinError(
+        'HASH_MISMATCH',
+        `${what} replays to ${actual ?? 'nothing (no such twin in the log)'}, not the expected ${e.hash}`,
+        {
+          path: 'expect',
+          details: { twin: e.twin ?? null, expected: e.hash, actual: actual ?? null },
+        },
+      );
     }
   }
   return undefined;
@@ -53,9 +71,16 @@ export const replayCommand: Command = {
   arguments: [['<file.jsonl>', 'the log to replay, or - for stdin']],
   positionals: { min: 1, max: 1 },
   options: {
-    expect: { type: 'string', multiple: true, arg: 'HASH', description: 'fail unless the replay reaches HASH; for a log of several\ntwins give <twin>=HASH (repeatable)' },
+    expect: {
+      type: 'string',
+      multiple: true,
+      arg: 'HASH',
+      description:
+        'fail unless the replay reaches HASH; for a log of several\ntwins give <twin>=HASH (repeatable)',
+    },
   },
-  jsonHelp: 'print {"hash", "entries", "hashes"}; hashes maps each twin to its hash,\nhash is the single twin\'s hash (null when the log holds several)',
+  jsonHelp:
+    'print {"hash", "entries", "hashes"}; hashes maps each twin to its hash,\nhash is the single twin\'s hash (null when the log holds several)',
   async run(args, io) {
     const [file] = args.positionals as [string];
     const raw = args.values.expect;
@@ -69,12 +94,22 @@ export const replayCommand: Command = {
     }
     const twins = Object.keys(result.hashes);
     if (args.json) {
-      await printJson(io, { hash: result.hash === '' ? null : result.hash, entries: result.entries, hashes: result.hashes });
+      await printJson(io, {
+        hash: result.hash === '' ? null : result.hash,
+        entries: result.entries,
+        hashes: result.hashes,
+      });
     } else if (twins.length <= 1) {
-      await write(io.stdout, `${result.hash}  ${result.entries} entries${twins.length === 1 ? ` (twin "${twins[0]}")` : ''}\n`);
+      await write(
+        io.stdout,
+        `${result.hash}  ${result.entries} entries${twins.length === 1 ? ` (twin "${twins[0]}")` : ''}\n`,
+      );
     } else {
       const table = new Table(['TWIN', 'HASH']);
-      await write(io.stdout, `${table.render(twins.map((t) => [t, result.hashes[t]!]))}${result.entries} entries in ${twins.length} twins\n`);
+      await write(
+        io.stdout,
+        `${table.render(twins.map((t) => [t, result.hashes[t]!]))}${result.entries} entries in ${twins.length} twins\n`,
+      );
     }
     const failed = mismatch(file, result, expectations);
     if (failed !== undefined) throw failed;

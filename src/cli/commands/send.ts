@@ -10,7 +10,8 @@ import { printJson, Table, write } from '../output.js';
 export const sendCommand: Command = {
   name: 'send',
   summary: 'Send one vendor-faithful, signed webhook to your app',
-  usage: 'send <pack> <event-type> --to URL --secret S [--data JSON] [--root DIR] [--json]\n       twinworld send --list [--json]',
+  usage:
+    'send <pack> <event-type> --to URL --secret S [--data JSON] [--root DIR] [--json]\n       twinworld send --list [--json]',
   description: [
     'Builds the resources <event-type> needs in the <pack> twin, subscribes an endpoint for URL,',
     "performs the write that causes the event, signs it with the vendor's scheme and secret S, and",
@@ -25,9 +26,22 @@ export const sendCommand: Command = {
   ],
   positionals: { min: 0, max: 2 },
   options: {
-    to: { type: 'string', arg: 'URL', description: "your app's webhook URL, e.g. http://127.0.0.1:3000/webhooks" },
-    secret: { type: 'string', arg: 'S', description: 'the signing secret your app verifies with (Stripe: whsec_…)' },
-    data: { type: 'string', short: 'd', arg: 'JSON', description: 'fields merged into the causing write, e.g. {"email":"ada@example.com"}' },
+    to: {
+      type: 'string',
+      arg: 'URL',
+      description: "your app's webhook URL, e.g. http://127.0.0.1:3000/webhooks",
+    },
+    secret: {
+      type: 'string',
+      arg: 'S',
+      description: 'the signing secret your app verifies with (Stripe: whsec_…)',
+    },
+    data: {
+      type: 'string',
+      short: 'd',
+      arg: 'JSON',
+      description: 'fields merged into the causing write, e.g. {"email":"ada@example.com"}',
+    },
     list: { type: 'boolean', description: 'list every event type each pack can send' },
   },
   jsonHelp: 'print the attempt as JSON (with --list: the sendable events as a JSON array)',
@@ -35,11 +49,16 @@ export const sendCommand: Command = {
     if (args.values.list === true) {
       const all = listSendable();
       if (args.json) await printJson(io, all);
-      else await write(io.stdout, new Table(['PACK', 'EVENT TYPE']).render(all.map((s) => [s.pack, s.eventType])));
+      else
+        await write(
+          io.stdout,
+          new Table(['PACK', 'EVENT TYPE']).render(all.map((s) => [s.pack, s.eventType])),
+        );
       return 0;
     }
     const [pack, eventType] = args.positionals;
-    if (pack === undefined || eventType === undefined) throw new UsageError('send needs <pack> and <event-type> (or --list)');
+    if (pack === undefined || eventType === undefined)
+      throw new UsageError('send needs <pack> and <event-type> (or --list)');
     const to = stringOption(args, 'to');
     const secret = stringOption(args, 'secret');
     if (to === undefined) throw new UsageError('send needs --to URL');
@@ -50,18 +69,36 @@ export const sendCommand: Command = {
       try {
         data = JSON.parse(rawData) as JsonObject;
       } catch (error) {
-        throw new TwinError('INVALID_ARGUMENT', `--data is not valid JSON (${(error as Error).message}); pass an object such as '{"email":"ada@example.com"}'`, { path: 'data' });
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `--data is not valid JSON (${(error as Error).message}); pass an object such as '{"email":"ada@example.com"}'`,
+          { path: 'data' },
+        );
       }
-      if (!isPlainObject(data)) throw new TwinError('INVALID_ARGUMENT', '--data must be a JSON object', { path: 'data' });
+      if (!isPlainObject(data))
+        throw new TwinError('INVALID_ARGUMENT', '--data must be a JSON object', { path: 'data' });
     }
     return withWorld(args.root, async (world) => {
-      const result = await sendEvent(world, { pack, eventType, to, secret, ...(data === undefined ? {} : { data }) });
+      const result = await sendEvent(world, {
+        pack,
+        eventType,
+        to,
+        secret,
+        ...(data === undefined ? {} : { data }),
+      });
       if (args.json) await printJson(io, result);
       else {
         await write(io.stdout, `${result.pack} ${result.eventType} → ${to}\n`);
         await write(io.stdout, `  delivery  ${result.deliveryId} (event ${result.eventId})\n`);
-        await write(io.stdout, `  outcome   ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms\n`);
-        if (result.retryAt !== undefined) await write(io.stdout, `  retry     ${result.retryAt} (by the pack's retry policy, when a dispatcher runs)\n`);
+        await write(
+          io.stdout,
+          `  outcome   ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms\n`,
+        );
+        if (result.retryAt !== undefined)
+          await write(
+            io.stdout,
+            `  retry     ${result.retryAt} (by the pack's retry policy, when a dispatcher runs)\n`,
+          );
       }
       return result.outcome === 'succeeded' ? 0 : 1;
     });

@@ -7,7 +7,14 @@ import { configFromFlags, loadServeConfig } from '../../triggers/serve/config.js
 import { startServe } from '../../triggers/serve/serve.js';
 import { checkLimits, type IngressLimits } from '../../triggers/http/connections.js';
 import type { ServeConfig } from '../../triggers/serve/config.js';
-import { countOption, stringOption, UsageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
+import {
+  countOption,
+  stringOption,
+  UsageError,
+  type CliIO,
+  type Command,
+  type ParsedArgs,
+} from '../command.js';
 import { write } from '../output.js';
 
 const DEFAULT_TICK_SECONDS = 60;
@@ -22,8 +29,13 @@ function withFlags(config: ServeConfig, args: ParsedArgs): ServeConfig {
   if (headers !== undefined) limits.headersTimeoutSec = headers;
   if (body !== undefined) limits.bodyTimeoutSec = body;
   const days = countOption(args, 'retention-days');
-  if (days === 0) throw new UsageError('--retention-days must be at least 1 (omit it to keep trigger history)');
-  return { ...config, limits: checkLimits({ ...config.limits, ...limits }), retentionDays: days ?? config.retentionDays };
+  if (days === 0)
+    throw new UsageError('--retention-days must be at least 1 (omit it to keep trigger history)');
+  return {
+    ...config,
+    limits: checkLimits({ ...config.limits, ...limits }),
+    retentionDays: days ?? config.retentionDays,
+  };
 }
 
 function endpoints(args: ParsedArgs): string[] {
@@ -45,14 +57,20 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-async function line(io: CliIO, json: boolean, value: Record<string, unknown>, text: string): Promise<void> {
+async function line(
+  io: CliIO,
+  json: boolean,
+  value: Record<string, unknown>,
+  text: string,
+): Promise<void> {
   await write(io.stdout, json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Take webhooks in as durable, deduplicated triggers over HTTP',
-  usage: 'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--root DIR] [--json]',
+  usage:
+    'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--root DIR] [--json]',
   description: [
     'Serves POST /ingress/<tenant>/<provider> on 127.0.0.1: each packet is verified against its raw',
     "bytes with the provider's signature scheme and a 300 s timestamp window, then ingested with the",
@@ -74,26 +92,70 @@ export const serveCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    endpoint: { type: 'string', multiple: true, arg: 'PROVIDER=ENV_VAR', description: 'an endpoint of tenant "default", e.g. stripe=STRIPE_WEBHOOK_SECRET (repeatable)' },
-    config: { type: 'string', short: 'c', arg: 'FILE', description: 'a JSON configuration file instead of --endpoint flags' },
-    port: { type: 'string', short: 'p', arg: 'N', description: 'port on 127.0.0.1 (default 0: a free port, printed first)' },
-    'tick-every': { type: 'string', arg: 'S', description: `tick calendars every S seconds (default ${DEFAULT_TICK_SECONDS}; 0: never)` },
-    'max-connections': { type: 'string', arg: 'N', description: 'open connections at most (default 1024)' },
-    'headers-timeout': { type: 'string', arg: 'S', description: 'seconds a connection has to send complete headers (default 10)' },
-    'body-timeout': { type: 'string', arg: 'S', description: 'seconds a request has to send its body (default 30)' },
-    'retention-days': { type: 'string', arg: 'D', description: 'prune settled trigger history older than D days (default: keep it)' },
+    endpoint: {
+      type: 'string',
+      multiple: true,
+      arg: 'PROVIDER=ENV_VAR',
+      description:
+        'an endpoint of tenant "default", e.g. stripe=STRIPE_WEBHOOK_SECRET (repeatable)',
+    },
+    config: {
+      type: 'string',
+      short: 'c',
+      arg: 'FILE',
+      description: 'a JSON configuration file instead of --endpoint flags',
+    },
+    port: {
+      type: 'string',
+      short: 'p',
+      arg: 'N',
+      description: 'port on 127.0.0.1 (default 0: a free port, printed first)',
+    },
+    'tick-every': {
+      type: 'string',
+      arg: 'S',
+      description: `tick calendars every S seconds (default ${DEFAULT_TICK_SECONDS}; 0: never)`,
+    },
+    'max-connections': {
+      type: 'string',
+      arg: 'N',
+      description: 'open connections at most (default 1024)',
+    },
+    'headers-timeout': {
+      type: 'string',
+      arg: 'S',
+      description: 'seconds a connection has to send complete headers (default 10)',
+    },
+    'body-timeout': {
+      type: 'string',
+      arg: 'S',
+      description: 'seconds a request has to send its body (default 30)',
+    },
+    'retention-days': {
+      type: 'string',
+      arg: 'D',
+      description: 'prune settled trigger history older than D days (default: keep it)',
+    },
   },
-  jsonHelp: 'print one JSON object per line: {"event":"listening","url",...} first, then "stopping" and "stopped"',
+  jsonHelp:
+    'print one JSON object per line: {"event":"listening","url",...} first, then "stopping" and "stopped"',
   async run(args, io) {
     const flags = endpoints(args);
     const file = stringOption(args, 'config');
-    if (flags.length > 0 && file !== undefined) throw new UsageError('give either --endpoint flags or --config FILE, not both');
-    if (flags.length === 0 && file === undefined) throw new UsageError('give at least one --endpoint PROVIDER=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET), or --config FILE');
+    if (flags.length > 0 && file !== undefined)
+      throw new UsageError('give either --endpoint flags or --config FILE, not both');
+    if (flags.length === 0 && file === undefined)
+      throw new UsageError(
+        'give at least one --endpoint PROVIDER=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET), or --config FILE',
+      );
     const port = countOption(args, 'port') ?? 0;
     if (port > 65535) throw new UsageError(`--port must be 0–65535, got ${port}`);
     const tickSeconds = countOption(args, 'tick-every') ?? DEFAULT_TICK_SECONDS;
     // Validated before the world opens: a bad configuration leaves no folder behind.
-    const config = withFlags(file !== undefined ? loadServeConfig(file) : configFromFlags(flags), args);
+    const config = withFlags(
+      file !== undefined ? loadServeConfig(file) : configFromFlags(flags),
+      args,
+    );
     const world = openWorld({ root: args.root, clock: new RealClock() });
     let serve;
     try {
@@ -103,15 +165,42 @@ export const serveCommand: Command = {
       throw error;
     }
     const signal = untilSignal();
-    const urls = config.tenants.flatMap((t) => t.endpoints.map((e) => ({ tenant: t.id, provider: e.provider, scheme: e.scheme, triggerId: e.triggerId, url: `${serve.host.url}/ingress/${t.id}/${e.provider}` })));
+    const urls = config.tenants.flatMap((t) =>
+      t.endpoints.map((e) => ({
+        tenant: t.id,
+        provider: e.provider,
+        scheme: e.scheme,
+        triggerId: e.triggerId,
+        url: `${serve.host.url}/ingress/${t.id}/${e.provider}`,
+      })),
+    );
     const recovered = serve.recovered.reduce((n, r) => n + r.recovered.length, 0);
-    await line(io, args.json, { event: 'listening', url: serve.host.url, port: serve.host.port, root: world.root, endpoints: urls, recovered }, `listening on ${serve.host.url} (root ${world.root})`);
+    await line(
+      io,
+      args.json,
+      {
+        event: 'listening',
+        url: serve.host.url,
+        port: serve.host.port,
+        root: world.root,
+        endpoints: urls,
+        recovered,
+      },
+      `listening on ${serve.host.url} (root ${world.root})`,
+    );
     if (!args.json) {
-      for (const u of urls) await write(io.stdout, `  POST ${u.url}  (${u.scheme}, trigger ${u.triggerId})\n`);
-      if (recovered > 0) await write(io.stdout, `  recovered ${recovered} unfinished trigger record(s)\n`);
+      for (const u of urls)
+        await write(io.stdout, `  POST ${u.url}  (${u.scheme}, trigger ${u.triggerId})\n`);
+      if (recovered > 0)
+        await write(io.stdout, `  recovered ${recovered} unfinished trigger record(s)\n`);
     }
     const received = await signal;
-    await line(io, args.json, { event: 'stopping', signal: received }, `${received}: stopping (waiting for in-flight requests)`);
+    await line(
+      io,
+      args.json,
+      { event: 'stopping', signal: received },
+      `${received}: stopping (waiting for in-flight requests)`,
+    );
     await serve.close();
     await line(io, args.json, { event: 'stopped' }, 'stopped');
     return 0;

@@ -16,21 +16,35 @@ export const stateCommand: Command = {
   arguments: [['<twin>', 'twin name, e.g. stripe']],
   positionals: { min: 1, max: 1 },
   options: {
-    type: { type: 'string', short: 't', arg: 'T', description: 'only resources of type T, e.g. customer' },
+    type: {
+      type: 'string',
+      short: 't',
+      arg: 'T',
+      description: 'only resources of type T, e.g. customer',
+    },
   },
   jsonHelp: 'print one JSON array of resources {type, id, version, deleted, fields}',
   async run(args, io) {
     const [name] = args.positionals as [string];
     const only = stringOption(args, 'type');
     return withTwin(args, name, { mustExist: true }, async (twin) => {
-      const resources: Resource[] = only === undefined ? await collect(twin.liveResources()) : await twin.list(only);
+      const resources: Resource[] =
+        only === undefined ? await collect(twin.liveResources()) : await twin.list(only);
       if (args.json) {
         await printJson(io, resources);
       } else if (resources.length === 0) {
-        await write(io.stdout, `no live resources in twin "${name}"${only === undefined ? '' : ` of type "${only}"`}\n`);
+        await write(
+          io.stdout,
+          `no live resources in twin "${name}"${only === undefined ? '' : ` of type "${only}"`}\n`,
+        );
       } else {
         const table = new Table(['TYPE', 'ID', 'VERSION', 'FIELDS']);
-        await write(io.stdout, table.render(resources.map((r) => [r.type, r.id, String(r.version), JSON.stringify(r.fields)])));
+        await write(
+          io.stdout,
+          table.render(
+            resources.map((r) => [r.type, r.id, String(r.version), JSON.stringify(r.fields)]),
+          ),
+        );
       }
       return 0;
     });

@@ -16,15 +16,22 @@ import { stringOption, UsageError, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
 
 /** Without a configuration: the stored subscriptions of one tenant, each routed to the record routine. */
-async function storedRuntime(world: World, tenant: string): Promise<{ calendar: CalendarSource; stop: () => Promise<void> }> {
-  const runner = new InProcessRunner(world).register(RECORD_ROUTINE, recordRoutine(DEFAULT_TRIGGER_TWIN));
+async function storedRuntime(
+  world: World,
+  tenant: string,
+): Promise<{ calendar: CalendarSource; stop: () => Promise<void> }> {
+  const runner = new InProcessRunner(world).register(
+    RECORD_ROUTINE,
+    recordRoutine(DEFAULT_TRIGGER_TWIN),
+  );
   const engine = new TriggerEngine({ world, runner });
   const calendar = new CalendarSource();
   engine.registerSource(calendar);
   await engine.start();
   for (const sub of await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant)) {
     const triggerId = String(sub.fields.triggerId);
-    if (!engine.hasRoute(triggerId)) engine.registerRoute({ triggerId, routineId: RECORD_ROUTINE, buildInput: (e) => e.payload });
+    if (!engine.hasRoute(triggerId))
+      engine.registerRoute({ triggerId, routineId: RECORD_ROUTINE, buildInput: (e) => e.payload });
   }
   return { calendar, stop: () => engine.stop() };
 }
@@ -43,9 +50,23 @@ export const tickCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    config: { type: 'string', short: 'c', arg: 'FILE', description: 'the JSON configuration `twinworld serve` uses' },
-    tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T (default: every configured tenant, or "default")' },
-    now: { type: 'string', arg: 'ISO', description: 'tick as of this time instead of now, e.g. 2026-03-01T03:00:00Z' },
+    config: {
+      type: 'string',
+      short: 'c',
+      arg: 'FILE',
+      description: 'the JSON configuration `twinworld serve` uses',
+    },
+    tenant: {
+      type: 'string',
+      short: 't',
+      arg: 'T',
+      description: 'only tenant T (default: every configured tenant, or "default")',
+    },
+    now: {
+      type: 'string',
+      arg: 'ISO',
+      description: 'tick as of this time instead of now, e.g. 2026-03-01T03:00:00Z',
+    },
   },
   jsonHelp: 'print one JSON array of tick answers {tenantId, now, fired: [...], missed: [...]}',
   async run(args, io) {
@@ -54,10 +75,22 @@ export const tickCommand: Command = {
     if (tenant !== undefined) checkTenantId(tenant, 'tenant', 'INVALID_ARGUMENT');
     const nowText = stringOption(args, 'now');
     const now = nowText === undefined ? undefined : Date.parse(nowText);
-    if (now !== undefined && !Number.isFinite(now)) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T03:00:00Z, got "${nowText}"`);
-    const config = file === undefined ? undefined : loadServeConfig(file, process.env, { checkSecrets: false });
-    if (config !== undefined && tenant !== undefined && !config.tenants.some((t) => t.id === tenant)) {
-      throw new TwinError('INVALID_ARGUMENT', `tenant "${tenant}" is not in ${file}; configured: ${config.tenants.map((t) => t.id).join(', ')}`, { path: 'tenant' });
+    if (now !== undefined && !Number.isFinite(now))
+      throw new UsageError(
+        `--now must be an ISO 8601 time such as 2026-03-01T03:00:00Z, got "${nowText}"`,
+      );
+    const config =
+      file === undefined ? undefined : loadServeConfig(file, process.env, { checkSecrets: false });
+    if (
+      config !== undefined &&
+      tenant !== undefined &&
+      !config.tenants.some((t) => t.id === tenant)
+    ) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `tenant "${tenant}" is not in ${file}; configured: ${config.tenants.map((t) => t.id).join(', ')}`,
+        { path: 'tenant' },
+      );
     }
     if (config === undefined && !existsSync(args.root)) {
       await (args.json ? printJson(io, []) : write(io.stdout, 'no calendar subscriptions\n'));
@@ -65,10 +98,21 @@ export const tickCommand: Command = {
     }
     // --now runs the whole tick on a clock stopped at that instant: occurrences, records and a
     // newly stored subscription's cursor all agree on what "now" is.
-    const world = openWorld({ root: args.root, clock: now === undefined ? new RealClock() : new VirtualClock(now) });
+    const world = openWorld({
+      root: args.root,
+      clock: now === undefined ? new RealClock() : new VirtualClock(now),
+    });
     const answers: TickAnswer[] = await (async () => {
-      const tenants = config === undefined ? [tenant ?? DEFAULT_TENANT] : config.tenants.filter((t) => t.calendars.length > 0 && (tenant === undefined || t.id === tenant)).map((t) => t.id);
-      const runtime = config === undefined ? await storedRuntime(world, tenants[0]!) : await startTriggerRuntime(world, config, { env: process.env });
+      const tenants =
+        config === undefined
+          ? [tenant ?? DEFAULT_TENANT]
+          : config.tenants
+              .filter((t) => t.calendars.length > 0 && (tenant === undefined || t.id === tenant))
+              .map((t) => t.id);
+      const runtime =
+        config === undefined
+          ? await storedRuntime(world, tenants[0]!)
+          : await startTriggerRuntime(world, config, { env: process.env });
       const calendar = runtime.calendar;
       const out: TickAnswer[] = [];
       try {
@@ -81,11 +125,24 @@ export const tickCommand: Command = {
     if (args.json) await printJson(io, answers);
     else {
       for (const a of answers) {
-        await write(io.stdout, `tenant ${a.tenantId} at ${a.now}: fired ${a.fired.length}, missed ${a.missed.length}\n`);
-        for (const f of a.fired) await write(io.stdout, `  fired   ${f.triggerId} #${f.number}  ${f.nominalAt}  (${f.wallTime}${f.dstRule === null ? '' : `, ${f.dstRule}`}${f.catchUp ? ', catch-up' : ''})  ${f.status}${f.error === null ? '' : ` ${f.error}`}\n`);
-        for (const m of a.missed) await write(io.stdout, `  missed  ${m.triggerId} #${m.number}  ${m.nominalAt}  (${m.reason})\n`);
+        await write(
+          io.stdout,
+          `tenant ${a.tenantId} at ${a.now}: fired ${a.fired.length}, missed ${a.missed.length}\n`,
+        );
+        for (const f of a.fired)
+          await write(
+            io.stdout,
+            `  fired   ${f.triggerId} #${f.number}  ${f.nominalAt}  (${f.wallTime}${f.dstRule === null ? '' : `, ${f.dstRule}`}${f.catchUp ? ', catch-up' : ''})  ${f.status}${f.error === null ? '' : ` ${f.error}`}\n`,
+          );
+        for (const m of a.missed)
+          await write(
+            io.stdout,
+            `  missed  ${m.triggerId} #${m.number}  ${m.nominalAt}  (${m.reason})\n`,
+          );
       }
     }
-    return answers.some((a) => a.fired.some((f) => f.status === 'failed' || f.status === 'refused')) ? 1 : 0;
+    return answers.some((a) => a.fired.some((f) => f.status === 'failed' || f.status === 'refused'))
+      ? 1
+      : 0;
   },
 };

@@ -15,13 +15,23 @@ function codes(r: TriggerListing): string {
 }
 
 function row(r: TriggerListing): string[] {
-  return [String(r.seq), r.receivedAt, r.tenantId, `${r.sourceKind ?? '-'}/${r.provider ?? '-'}`, r.triggerId ?? '-', r.status, codes(r), truncate(r.dedupeKey ?? (r.kind === 'refusals' ? `(${r.count} in window)` : '-'), 60)];
+  return [
+    String(r.seq),
+    r.receivedAt,
+    r.tenantId,
+    `${r.sourceKind ?? '-'}/${r.provider ?? '-'}`,
+    r.triggerId ?? '-',
+    r.status,
+    codes(r),
+    truncate(r.dedupeKey ?? (r.kind === 'refusals' ? `(${r.count} in window)` : '-'), 60),
+  ];
 }
 
 export const triggersCommand: Command = {
   name: 'triggers',
   summary: 'List trigger records with their answer and provider',
-  usage: 'triggers [--tenant T] [--limit N] [--root DIR] [--json]\n       twinworld triggers --prune DAYS [--root DIR] [--json]',
+  usage:
+    'triggers [--tenant T] [--limit N] [--root DIR] [--json]\n       twinworld triggers --prune DAYS [--root DIR] [--json]',
   description: [
     'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
     'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
@@ -36,15 +46,28 @@ export const triggersCommand: Command = {
   options: {
     tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T' },
     limit: { type: 'string', short: 'n', arg: 'N', description: 'at most N rows (default 100)' },
-    prune: { type: 'string', arg: 'DAYS', description: 'prune settled trigger history older than DAYS days' },
+    prune: {
+      type: 'string',
+      arg: 'DAYS',
+      description: 'prune settled trigger history older than DAYS days',
+    },
   },
-  jsonHelp: 'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts, count, byCode}',
+  jsonHelp:
+    'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts, count, byCode}',
   async run(args, io) {
     const days = countOption(args, 'prune');
     if (days !== undefined) {
-      const report = await withWorld(args.root, (world) => pruneTriggerHistory(world, { olderThanMs: days * 86_400_000 }), { create: false });
+      const report = await withWorld(
+        args.root,
+        (world) => pruneTriggerHistory(world, { olderThanMs: days * 86_400_000 }),
+        { create: false },
+      );
       if (args.json) await printJson(io, report);
-      else await write(io.stdout, `pruned ${report.records} record(s), ${report.receipts} receipt(s), ${report.refusals} refusal window(s), ${report.guards} replay guard(s); retention has reached seq ${report.cursor}\n`);
+      else
+        await write(
+          io.stdout,
+          `pruned ${report.records} record(s), ${report.receipts} receipt(s), ${report.refusals} refusal window(s), ${report.guards} replay guard(s); retention has reached seq ${report.cursor}\n`,
+        );
       return 0;
     }
     const tenant = stringOption(args, 'tenant');
@@ -52,11 +75,36 @@ export const triggersCommand: Command = {
     // Listing never creates a world folder where there was none.
     const rows = !existsSync(args.root)
       ? []
-      : await withWorld(args.root, (world) => listTriggerRecords(world, { ...(tenant === undefined ? {} : { tenant }), limit: Math.max(limit, 1) }), { create: false });
+      : await withWorld(
+          args.root,
+          (world) =>
+            listTriggerRecords(world, {
+              ...(tenant === undefined ? {} : { tenant }),
+              limit: Math.max(limit, 1),
+            }),
+          { create: false },
+        );
     const shown = limit === 0 ? [] : rows;
     if (args.json) await printJson(io, shown);
-    else if (shown.length === 0) await write(io.stdout, `no trigger records${tenant === undefined ? '' : ` for tenant "${tenant}"`}\n`);
-    else await write(io.stdout, new Table(['SEQ', 'RECEIVED', 'TENANT', 'SOURCE', 'TRIGGER', 'STATUS', 'CODE', 'KEY']).render(shown.map(row)));
+    else if (shown.length === 0)
+      await write(
+        io.stdout,
+        `no trigger records${tenant === undefined ? '' : ` for tenant "${tenant}"`}\n`,
+      );
+    else
+      await write(
+        io.stdout,
+        new Table([
+          'SEQ',
+          'RECEIVED',
+          'TENANT',
+          'SOURCE',
+          'TRIGGER',
+          'STATUS',
+          'CODE',
+          'KEY',
+        ]).render(shown.map(row)),
+      );
     return 0;
   },
 };

@@ -10,27 +10,49 @@ import { TwinError } from '../../errors.js';
 import { formatReport, type FormatOptions } from '../../walk/format-report.js';
 import { loadWalkModule, runWalkModule } from '../../walk/walk-module.js';
 import type { Walk } from '../../walk/walk.js';
-import { stringOption, type CliIO, type Command, type OptionSpec, type ParsedArgs } from '../command.js';
+import {
+  stringOption,
+  type CliIO,
+  type Command,
+  type OptionSpec,
+  type ParsedArgs,
+} from '../command.js';
 import { printJson, write } from '../output.js';
 
 /** --seed, --start and --root as every walk-running command reads them. */
 export const WALK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  seed: { type: 'string', arg: 'N', description: 'seed of the walk: the same seed writes the same log (default 1)' },
-  start: { type: 'string', arg: 'ISO', description: 'where the virtual clock starts, e.g. 2026-03-28T22:00:00Z' },
+  seed: {
+    type: 'string',
+    arg: 'N',
+    description: 'seed of the walk: the same seed writes the same log (default 1)',
+  },
+  start: {
+    type: 'string',
+    arg: 'ISO',
+    description: 'where the virtual clock starts, e.g. 2026-03-28T22:00:00Z',
+  },
 };
 
-export const ROOT_NOTE = 'Runs on a fresh temporary world root, removed afterwards; --root DIR keeps the world in DIR\n(which must be new or empty), for `twinworld deliveries --root DIR` and friends.';
+export const ROOT_NOTE =
+  'Runs on a fresh temporary world root, removed afterwards; --root DIR keeps the world in DIR\n(which must be new or empty), for `twinworld deliveries --root DIR` and friends.';
 
 /**
  * A fresh world root for a walk: --root DIR when given (kept, and refused if it already holds
  * something — a seeded walk on an old world would draw ids it already used), else a temporary one.
  */
-export async function withWalkRoot<T>(args: ParsedArgs, fn: (root: string, kept: boolean) => Promise<T>): Promise<T> {
+export async function withWalkRoot<T>(
+  args: ParsedArgs,
+  fn: (root: string, kept: boolean) => Promise<T>,
+): Promise<T> {
   const given = stringOption(args, 'root');
   if (given !== undefined) {
     const dir = resolve(given);
     if (existsSync(dir) && readdirSync(dir).length > 0) {
-      throw new TwinError('INVALID_ARGUMENT', `--root ${given} is not empty; a walk starts from an empty world (its seeded ids would collide with what is there) — pick a new folder`, { path: 'root' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `--root ${given} is not empty; a walk starts from an empty world (its seeded ids would collide with what is there) — pick a new folder`,
+        { path: 'root' },
+      );
     }
     return fn(dir, true);
   }
@@ -42,14 +64,24 @@ export async function withWalkRoot<T>(args: ParsedArgs, fn: (root: string, kept:
   }
 }
 
-export function walkSeed(args: ParsedArgs, fallback: string | number | undefined): string | number | undefined {
+export function walkSeed(
+  args: ParsedArgs,
+  fallback: string | number | undefined,
+): string | number | undefined {
   const seed = stringOption(args, 'seed');
-  if (seed === '') throw new TwinError('INVALID_ARGUMENT', '--seed must not be empty', { path: 'seed' });
+  if (seed === '')
+    throw new TwinError('INVALID_ARGUMENT', '--seed must not be empty', { path: 'seed' });
   return seed ?? fallback;
 }
 
 /** Prints the walk's report as text, or as one JSON object with `extra` merged in. */
-export async function printWalkReport(io: CliIO, args: ParsedArgs, walk: Walk, format: FormatOptions, extra: Record<string, unknown> = {}): Promise<void> {
+export async function printWalkReport(
+  io: CliIO,
+  args: ParsedArgs,
+  walk: Walk,
+  format: FormatOptions,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const report = await walk.report();
   if (args.json) await printJson(io, { ...extra, ...report });
   else await write(io.stdout, formatReport(report, format));
@@ -72,7 +104,11 @@ export const walkCommand: Command = {
   positionals: { min: 1, max: 1 },
   options: {
     ...WALK_OPTIONS,
-    save: { type: 'string', arg: 'PATH', description: 'also save the log as PATH.jsonl and its hashes as PATH.json (a golden log)' },
+    save: {
+      type: 'string',
+      arg: 'PATH',
+      description: 'also save the log as PATH.jsonl and its hashes as PATH.json (a golden log)',
+    },
   },
   jsonHelp: 'print the report as one JSON object (deliveries, receivers, triggers, hashes, wall)',
   async run(args, io) {
@@ -82,15 +118,30 @@ export const walkCommand: Command = {
     const seed = walkSeed(args, undefined);
     const start = stringOption(args, 'start');
     return withWalkRoot(args, async (root, kept) => {
-      const walk = await runWalkModule(loaded, { ...(seed === undefined ? {} : { seed }), ...(start === undefined ? {} : { start }), root, packs: builtInPacks, lib: packs });
+      const walk = await runWalkModule(loaded, {
+        ...(seed === undefined ? {} : { seed }),
+        ...(start === undefined ? {} : { start }),
+        root,
+        packs: builtInPacks,
+        lib: packs,
+      });
       try {
         let saved: string | null = null;
         if (save !== undefined) {
           const name = basename(save).replace(/\.jsonl?$/, '');
           saved = (await walk.saveFixture(name, { dir: dirname(save) })).jsonl;
         }
-        const notes = [...(kept ? [`world kept at ${root}`] : []), ...(saved === null ? [] : [`log saved to ${saved}`])];
-        await printWalkReport(io, args, walk, { title: `twinworld walk ${basename(file)}`, notes }, { file: loaded.file, root: kept ? root : null, saved });
+        const notes = [
+          ...(kept ? [`world kept at ${root}`] : []),
+          ...(saved === null ? [] : [`log saved to ${saved}`]),
+        ];
+        await printWalkReport(
+          io,
+          args,
+          walk,
+          { title: `twinworld walk ${basename(file)}`, notes },
+          { file: loaded.file, root: kept ? root : null, saved },
+        );
       } finally {
         await walk.close();
       }

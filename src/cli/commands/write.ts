@@ -15,7 +15,7 @@ export const writeCommand: Command = {
     'Appends a write to <twin> (created on first write) and prints the resulting entry.',
     'The write is JSON, given with --data/-d or, when --data is absent, read from stdin:',
     '  twinworld write stripe -d \'{"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{"name":"Ada"}}\'',
-    '  echo \'{…}\' | twinworld write stripe',
+    "  echo '{…}' | twinworld write stripe",
     'A JSON array of writes is appended atomically: all of them or none.',
     'Keys: operation, subjectType, subjectId, fields | delete, projection, occurredAt, actor.',
     'A bad write is refused (exit 1, INVALID_WRITE naming the path) and nothing is appended.',
@@ -24,26 +24,41 @@ export const writeCommand: Command = {
   arguments: [['<twin>', 'twin name, e.g. stripe']],
   positionals: { min: 1, max: 1 },
   options: {
-    data: { type: 'string', short: 'd', arg: 'JSON', description: 'the write as JSON (an object, or an array of objects);\nread from stdin when absent' },
+    data: {
+      type: 'string',
+      short: 'd',
+      arg: 'JSON',
+      description:
+        'the write as JSON (an object, or an array of objects);\nread from stdin when absent',
+    },
   },
-  jsonHelp: 'print the appended entry as one JSON object\n(an array of entries for an array of writes)',
+  jsonHelp:
+    'print the appended entry as one JSON object\n(an array of entries for an array of writes)',
   async run(args, io) {
     const [name] = args.positionals as [string];
     let text = stringOption(args, 'data');
     if (text === undefined) {
       // Waiting on a terminal nobody is typing into would look like a hang.
-      if (io.isTTY.stdin) throw new UsageError('give the write with --data \'<json>\' or pipe it on stdin');
+      if (io.isTTY.stdin)
+        throw new UsageError("give the write with --data '<json>' or pipe it on stdin");
       text = await readAll(io.stdin);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new TwinError('INVALID_WRITE', `the write is not valid JSON (${(error as Error).message}); give an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`, { path: 'write' });
+      throw new TwinError(
+        'INVALID_WRITE',
+        `the write is not valid JSON (${(error as Error).message}); give an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`,
+        { path: 'write' },
+      );
     }
     const many = Array.isArray(parsed);
     const writes = (many ? parsed : [parsed]) as Write[];
-    if (writes.length === 0) throw new TwinError('INVALID_WRITE', 'the write is an empty array; give at least one write', { path: 'write' });
+    if (writes.length === 0)
+      throw new TwinError('INVALID_WRITE', 'the write is an empty array; give at least one write', {
+        path: 'write',
+      });
     // Checked before the world opens, so a refused first write does not leave an empty twin behind.
     writes.forEach((w, i) => validateWrite(w, many ? `writes[${i}]` : 'write'));
     return withTwin(args, name, { mustExist: false }, async (twin) => {

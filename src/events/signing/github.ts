@@ -31,7 +31,10 @@ export const githubScheme: SigningScheme = {
   sign(req: SignRequest): Record<string, string> {
     checkSignRequest('github', req);
     const secret = req.secrets[0] as string;
-    return { [LEGACY_HEADER]: `sha1=${createHmac('sha1', secret).update(req.body).digest('hex')}`, [HEADER]: githubSignature(secret, req.body) };
+    return {
+      [LEGACY_HEADER]: `sha1=${createHmac('sha1', secret).update(req.body).digest('hex')}`,
+      [HEADER]: githubSignature(secret, req.body),
+    };
   },
 
   verify(req: VerifyRequest): VerifiedPacket {
@@ -45,7 +48,11 @@ export const githubScheme: SigningScheme = {
     }
     const expected = secrets.map((secret) => githubSignature(secret, rawBody));
     if (!anyMatch(expected, values)) {
-      throw badSignature('github', HEADER, `${HEADER} does not match the body under any configured secret.`);
+      throw badSignature(
+        'github',
+        HEADER,
+        `${HEADER} does not match the body under any configured secret.`,
+      );
     }
     // No signed timestamp or id exists, so nothing verified is returned.
     return {};

@@ -51,7 +51,11 @@ export const hmacSha256Scheme: SigningScheme = {
   sign(req: SignRequest): Record<string, string> {
     checkSignRequest('hmac-sha256', req);
     if (!DELIVERY_ID.test(req.messageId)) {
-      throw new TwinError('INVALID_ARGUMENT', 'hmac-sha256: messageId must be 1–256 characters of A–Z a–z 0–9 _ : - (it is signed as the delivery id)', { path: 'messageId' });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'hmac-sha256: messageId must be 1–256 characters of A–Z a–z 0–9 _ : - (it is signed as the delivery id)',
+        { path: 'messageId' },
+      );
     }
     const ts = String(req.timestampSec);
     return {
@@ -70,21 +74,38 @@ export const hmacSha256Scheme: SigningScheme = {
     const versioned = signatures.filter((s) => s.startsWith(V2));
     if (versioned.length > 0) {
       const id = singleHeader('hmac-sha256', req.headers, HMAC_DELIVERY_HEADER);
-      if (!DELIVERY_ID.test(id)) throw badSignature('hmac-sha256', HMAC_DELIVERY_HEADER, `${HMAC_DELIVERY_HEADER} must be 1–256 characters of A–Z a–z 0–9 _ : - in a v2 packet.`);
+      if (!DELIVERY_ID.test(id))
+        throw badSignature(
+          'hmac-sha256',
+          HMAC_DELIVERY_HEADER,
+          `${HMAC_DELIVERY_HEADER} must be 1–256 characters of A–Z a–z 0–9 _ : - in a v2 packet.`,
+        );
       const expected = secrets.map((secret) => v2(secret, id, ts, rawBody));
       if (!anyMatch(expected, versioned)) {
-        throw badSignature('hmac-sha256', HMAC_SIGNATURE_HEADER, `${HMAC_SIGNATURE_HEADER} v2 does not match the delivery id, timestamp and body under any configured secret.`);
+        throw badSignature(
+          'hmac-sha256',
+          HMAC_SIGNATURE_HEADER,
+          `${HMAC_SIGNATURE_HEADER} v2 does not match the delivery id, timestamp and body under any configured secret.`,
+        );
       }
       checkFreshness('hmac-sha256', HMAC_TIMESTAMP_HEADER, timestampSec, nowSec, toleranceSec);
       return { timestampSec, messageId: id, version: 2 };
     }
     const legacy = signatures.filter((s) => s.startsWith(V1));
     if (legacy.length === 0) {
-      throw badSignature('hmac-sha256', HMAC_SIGNATURE_HEADER, `${HMAC_SIGNATURE_HEADER} must look like v2=<hex> (or sha256=<hex> from a v1 sender).`);
+      throw badSignature(
+        'hmac-sha256',
+        HMAC_SIGNATURE_HEADER,
+        `${HMAC_SIGNATURE_HEADER} must look like v2=<hex> (or sha256=<hex> from a v1 sender).`,
+      );
     }
     const expected = secrets.map((secret) => v1(secret, ts, rawBody));
     if (!anyMatch(expected, legacy)) {
-      throw badSignature('hmac-sha256', HMAC_SIGNATURE_HEADER, `${HMAC_SIGNATURE_HEADER} does not match the timestamp and body under any configured secret.`);
+      throw badSignature(
+        'hmac-sha256',
+        HMAC_SIGNATURE_HEADER,
+        `${HMAC_SIGNATURE_HEADER} does not match the timestamp and body under any configured secret.`,
+      );
     }
     checkFreshness('hmac-sha256', HMAC_TIMESTAMP_HEADER, timestampSec, nowSec, toleranceSec);
     return { timestampSec, version: 1 };

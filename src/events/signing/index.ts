@@ -15,4 +15,9 @@ export { stripeScheme } from './stripe.js';
 export { githubScheme } from './github.js';
 export { slackScheme } from './slack.js';
 export { standardWebhooksScheme, decodeStandardWebhooksSecret } from './standard-webhooks.js';
-export { hmacSha256Scheme, HMAC_DELIVERY_HEADER, HMAC_SIGNATURE_HEADER, HMAC_TIMESTAMP_HEADER } from './hmac-sha256.js';
+export {
+  hmacSha256Scheme,
+  HMAC_DELIVERY_HEADER,
+  HMAC_SIGNATURE_HEADER,
+  HMAC_TIMESTAMP_HEADER,
+} from './hmac-sha256.js';

@@ -19,8 +19,12 @@ const SCHEMES: Readonly<Record<SchemeName, SigningScheme>> = {
 export function getScheme(name: string): SigningScheme {
   const scheme = Object.hasOwn(SCHEMES, name) ? SCHEMES[name as SchemeName] : undefined;
   if (scheme !== undefined) return scheme;
-  throw new TwinError('INVALID_CONFIG', `Unknown signing scheme ${JSON.stringify(name)}; valid schemes are: ${SCHEME_NAMES.join(', ')}.`, {
-    path: 'scheme',
-    details: { scheme: name, validSchemes: [...SCHEME_NAMES] },
-  });
+  throw new TwinError(
+    'INVALID_CONFIG',
+    `Unknown signing scheme ${JSON.stringify(name)}; valid schemes are: ${SCHEME_NAMES.join(', ')}.`,
+    {
+      path: 'scheme',
+      details: { scheme: name, validSchemes: [...SCHEME_NAMES] },
+    },
+  );
 }

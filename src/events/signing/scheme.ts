@@ -75,7 +75,10 @@ export function checkSecrets(scheme: SchemeName, secrets: unknown): readonly str
   }
   secrets.forEach((secret: unknown, i) => {
     if (typeof secret !== 'string') {
-      throw invalid(`secrets[${i}]`, `${scheme}: secrets[${i}] must be a string, got ${typeOf(secret)}.`);
+      throw invalid(
+        `secrets[${i}]`,
+        `${scheme}: secrets[${i}] must be a string, got ${typeOf(secret)}.`,
+      );
     }
     if (secret.trim() === '') {
       throw invalid(`secrets[${i}]`, `${scheme}: secrets[${i}] is empty or only whitespace.`);
@@ -102,7 +105,10 @@ export function checkSignRequest(scheme: SchemeName, req: SignRequest): void {
     );
   }
   if (typeof req.messageId !== 'string') {
-    throw invalid('messageId', `${scheme}: messageId must be a string, got ${typeOf(req.messageId)}.`);
+    throw invalid(
+      'messageId',
+      `${scheme}: messageId must be a string, got ${typeOf(req.messageId)}.`,
+    );
   }
 }
 
@@ -133,7 +139,10 @@ export function checkVerifyRequest(scheme: SchemeName, req: VerifyRequest): Chec
   }
   const secrets = checkSecrets(scheme, req.secrets);
   if (typeof req.nowSec !== 'number' || !Number.isFinite(req.nowSec)) {
-    throw invalid('nowSec', `${scheme}: nowSec must be a finite number of seconds since the epoch, got ${describe(req.nowSec)}.`);
+    throw invalid(
+      'nowSec',
+      `${scheme}: nowSec must be a finite number of seconds since the epoch, got ${describe(req.nowSec)}.`,
+    );
   }
   const toleranceSec = req.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
   if (typeof toleranceSec !== 'number' || !Number.isFinite(toleranceSec) || toleranceSec < 0) {
@@ -196,9 +205,13 @@ export function singleHeader(
 }
 
 export function missingHeader(scheme: SchemeName, name: string): TwinError {
-  return new TwinError('MISSING_HEADER', `${scheme}: required header ${name} is missing or empty.`, {
-    path: `headers.${name}`,
-  });
+  return new TwinError(
+    'MISSING_HEADER',
+    `${scheme}: required header ${name} is missing or empty.`,
+    {
+      path: `headers.${name}`,
+    },
+  );
 }
 
 export function badSignature(scheme: SchemeName, header: string, message: string): TwinError {
@@ -213,7 +226,11 @@ export function parseTimestampHeader(scheme: SchemeName, header: string, value: 
   const trimmed = value.trim();
   const n = Number(trimmed);
   if (!/^\d{1,15}$/.test(trimmed) || !Number.isSafeInteger(n)) {
-    throw badSignature(scheme, header, `header ${header} must be integer Unix seconds, got ${JSON.stringify(value.slice(0, 40))}.`);
+    throw badSignature(
+      scheme,
+      header,
+      `header ${header} must be integer Unix seconds, got ${JSON.stringify(value.slice(0, 40))}.`,
+    );
   }
   return n;
 }
@@ -242,7 +259,10 @@ export function checkFreshness(
 // ---------------------------------------------------------------------------------------------
 // Crypto.
 
-export function hmacSha256(key: string | Uint8Array, ...parts: ReadonlyArray<string | Uint8Array>): Buffer {
+export function hmacSha256(
+  key: string | Uint8Array,
+  ...parts: ReadonlyArray<string | Uint8Array>
+): Buffer {
   const mac = createHmac('sha256', key);
   for (const part of parts) mac.update(part);
   return mac.digest();

@@ -80,7 +80,9 @@ export const standardWebhooksScheme: SigningScheme = {
       'webhook-id': req.messageId,
       'webhook-timestamp': ts,
       // One entry per secret, single-space separated: comma-joined lists fail the official verifiers.
-      'webhook-signature': keys.map((key) => `v1,${signature(key, req.messageId, ts, req.body)}`).join(' '),
+      'webhook-signature': keys
+        .map((key) => `v1,${signature(key, req.messageId, ts, req.body)}`)
+        .join(' '),
     };
   },
 
@@ -105,7 +107,11 @@ export const standardWebhooksScheme: SigningScheme = {
       if (comma > 0 && entry.slice(0, comma) === 'v1') v1.push(entry.slice(comma + 1));
     }
     if (v1.length === 0) {
-      throw badSignature('standard-webhooks', names.signature, `${names.signature} has no v1,<base64> entry.`);
+      throw badSignature(
+        'standard-webhooks',
+        names.signature,
+        `${names.signature} has no v1,<base64> entry.`,
+      );
     }
     const expected = keys.map((key) => signature(key, id, ts, rawBody));
     if (!anyMatch(expected, v1)) {

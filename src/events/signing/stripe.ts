@@ -32,7 +32,9 @@ export const stripeScheme: SigningScheme = {
     const t = String(req.timestampSec);
     // One v1 per active secret, as Stripe does while a secret rolls. stripe-node splits on ','
     // with no trimming, so a space after the comma would hide a v1.
-    return { [HEADER]: `t=${t},${req.secrets.map((secret) => `v1=${stripeMac(secret, t, req.body)}`).join(',')}` };
+    return {
+      [HEADER]: `t=${t},${req.secrets.map((secret) => `v1=${stripeMac(secret, t, req.body)}`).join(',')}`,
+    };
   },
 
   verify(req: VerifyRequest): VerifiedPacket {
@@ -66,7 +68,11 @@ export const stripeScheme: SigningScheme = {
 
     const expected = secrets.map((secret) => stripeMac(secret, t, rawBody));
     if (!anyMatch(expected, v1)) {
-      throw badSignature('stripe', HEADER, `no v1 signature in ${HEADER} matches the body under any configured secret.`);
+      throw badSignature(
+        'stripe',
+        HEADER,
+        `no v1 signature in ${HEADER} matches the body under any configured secret.`,
+      );
     }
     // Freshness after the MAC: an unauthenticated timestamp says nothing about the packet's age.
     checkFreshness('stripe', HEADER, timestampSec, nowSec, toleranceSec);

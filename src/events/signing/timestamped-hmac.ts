@@ -31,7 +31,10 @@ export function timestampedHmacScheme(spec: TimestampedHmac): SigningScheme {
     sign(req) {
       checkSignRequest(name, req);
       const ts = String(req.timestampSec);
-      return { [SIGNATURE]: spec.signature(req.secrets[0] as string, ts, req.body), [TIMESTAMP]: ts };
+      return {
+        [SIGNATURE]: spec.signature(req.secrets[0] as string, ts, req.body),
+        [TIMESTAMP]: ts,
+      };
     },
     verify(req) {
       const { rawBody, secrets, nowSec, toleranceSec } = checkVerifyRequest(name, req);
@@ -44,7 +47,11 @@ export function timestampedHmacScheme(spec: TimestampedHmac): SigningScheme {
       }
       const expected = secrets.map((secret) => spec.signature(secret, ts, rawBody));
       if (!anyMatch(expected, signatures)) {
-        throw badSignature(name, SIGNATURE, `${SIGNATURE} does not match the timestamp and body under any configured secret.`);
+        throw badSignature(
+          name,
+          SIGNATURE,
+          `${SIGNATURE} does not match the timestamp and body under any configured secret.`,
+        );
       }
       checkFreshness(name, TIMESTAMP, timestampSec, nowSec, toleranceSec);
       return { timestampSec };

@@ -3,7 +3,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Clock } from '../../world/clock.js';
-import { parseRetryAfter, TransportFailure, type OutgoingRequest, type Transport, type TransportResponse } from './transport.js';
+import {
+  parseRetryAfter,
+  TransportFailure,
+  type OutgoingRequest,
+  type Transport,
+  type TransportResponse,
+} from './transport.js';
 
 export interface HttpTransportOptions {
   /** The clock receivers verify against; omit for wall time (a user's app checks its own clock). */
@@ -60,7 +66,11 @@ export class HttpTransport implements Transport {
       }, request.timeoutMs);
       req.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        fail(error.code === 'ECONNRESET' || error.code === 'EPIPE' ? 'connection_reset' : 'connection_error');
+        fail(
+          error.code === 'ECONNRESET' || error.code === 'EPIPE'
+            ? 'connection_reset'
+            : 'connection_error',
+        );
       });
       req.on('response', (res) => {
         // Drain and drop the body: it never enters history, and draining frees the socket for reuse.
@@ -69,7 +79,10 @@ export class HttpTransport implements Transport {
           clearTimeout(timer);
           if (settled) return;
           settled = true;
-          resolve({ status: res.statusCode ?? 0, retryAfterSec: parseRetryAfter(res.headers['retry-after']) });
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfterSec: parseRetryAfter(res.headers['retry-after']),
+          });
         });
         res.on('error', () => {
           clearTimeout(timer);

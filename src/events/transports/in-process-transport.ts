@@ -1,7 +1,12 @@
 // In-process transport for walks: the receiver is a function in this process and verifies on
 // the world clock, so packets are deterministic for a seeded walk.
 import type { Clock } from '../../world/clock.js';
-import { TransportFailure, type OutgoingRequest, type Transport, type TransportResponse } from './transport.js';
+import {
+  TransportFailure,
+  type OutgoingRequest,
+  type Transport,
+  type TransportResponse,
+} from './transport.js';
 
 export interface InProcessRequest extends OutgoingRequest {
   /** Epoch ms on the world clock when the packet arrives. */
@@ -9,7 +14,9 @@ export interface InProcessRequest extends OutgoingRequest {
 }
 
 /** A receiver answers a status (and optionally Retry-After), or throws a TransportFailure to simulate the network. */
-export type InProcessHandler = (request: InProcessRequest) => TransportResponse | number | Promise<TransportResponse | number>;
+export type InProcessHandler = (
+  request: InProcessRequest,
+) => TransportResponse | number | Promise<TransportResponse | number>;
 
 export class InProcessTransport implements Transport {
   readonly name = 'in-process';

@@ -25,7 +25,11 @@ class MemoryTwin implements SyncEngine, SyncTx {
   }
 
   begin(readOnly: boolean): void {
-    if (this.undo !== undefined || this.reading) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": a section is already open; sections do not nest`);
+    if (this.undo !== undefined || this.reading)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}": a section is already open; sections do not nest`,
+      );
     if (readOnly) this.reading = true;
     else this.undo = [];
   }
@@ -44,7 +48,11 @@ class MemoryTwin implements SyncEngine, SyncTx {
 
   private journal(): (() => void)[] {
     if (this.reading) throw readOnlyError(this.name);
-    if (this.undo === undefined) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": writes must happen inside a section`);
+    if (this.undo === undefined)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}": writes must happen inside a section`,
+      );
     return this.undo;
   }
 
@@ -54,7 +62,11 @@ class MemoryTwin implements SyncEngine, SyncTx {
 
   append(entry: Entry, body: string): void {
     const undo = this.journal();
-    if (entry.seq !== this.entries.length + 1) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": entry seq ${entry.seq} does not follow head ${this.entries.length}`);
+    if (entry.seq !== this.entries.length + 1)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}": entry seq ${entry.seq} does not follow head ${this.entries.length}`,
+      );
     this.entries.push({ entry, body });
     const key = resourceKey(entry.subjectType, entry.subjectId);
     let seqs = this.bySubject.get(key);
@@ -122,7 +134,8 @@ class MemoryTwin implements SyncEngine, SyncTx {
     for (const type of [...this.byType.keys()].sort(compareKeys)) {
       if (after !== undefined && compareKeys(type, after.type) < 0) continue;
       for (const r of this.listResources(type)) {
-        if (after !== undefined && type === after.type && compareKeys(r.id, after.id) <= 0) continue;
+        if (after !== undefined && type === after.type && compareKeys(r.id, after.id) <= 0)
+          continue;
         out.push(r);
         if (out.length === limit) return out;
       }
@@ -131,15 +144,21 @@ class MemoryTwin implements SyncEngine, SyncTx {
   }
 
   readEntries(afterSeq: number, limit: number): Entry[] {
-    return this.entries.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map((e) => e.entry);
+    return this.entries
+      .slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit)
+      .map((e) => e.entry);
   }
 
   bodyPage(afterSeq: number, limit: number): string[] {
-    return this.entries.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map((e) => e.body);
+    return this.entries
+      .slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit)
+      .map((e) => e.body);
   }
 
   entriesBySubject(type: string, id: string): Entry[] {
-    return (this.bySubject.get(resourceKey(type, id)) ?? []).map((seq) => this.entries[seq - 1]!.entry);
+    return (this.bySubject.get(resourceKey(type, id)) ?? []).map(
+      (seq) => this.entries[seq - 1]!.entry,
+    );
   }
 
   getMeta(key: string): string | undefined {
@@ -165,7 +184,9 @@ class MemoryTwin implements SyncEngine, SyncTx {
   }
 
   allResources(type: string): Resource[] {
-    return [...(this.byType.get(type) ?? [])].map((id) => this.resources.get(resourceKey(type, id))!);
+    return [...(this.byType.get(type) ?? [])].map((id) =>
+      this.resources.get(resourceKey(type, id))!,
+    );
   }
 
   close(): void {}
@@ -177,7 +198,8 @@ export class MemoryBackend implements StorageBackend {
 
   async openTwin(name: string): Promise<TwinStore> {
     let store = this.twins.get(name);
-    if (store === undefined) this.twins.set(name, (store = new SyncTwinStore(new MemoryTwin(name))));
+    if (store === undefined)
+      this.twins.set(name, (store = new SyncTwinStore(new MemoryTwin(name))));
     return store;
   }
 

@@ -14,7 +14,11 @@ const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:\-]{0,127}$/;
 
 function checkName(value: unknown, what: 'world' | 'twin'): string {
   if (typeof value !== 'string' || !NAME.test(value)) {
-    throw storeError('INVALID_ARGUMENT', `${what} name ${JSON.stringify(value)} must be 1-128 letters, digits and _ . : - (not starting with a separator)`, { path: what });
+    throw storeError(
+      'INVALID_ARGUMENT',
+      `${what} name ${JSON.stringify(value)} must be 1-128 letters, digits and _ . : - (not starting with a separator)`,
+      { path: what },
+    );
   }
   return checkText(value, what);
 }
@@ -26,13 +30,21 @@ export class PostgresBackend implements StorageBackend {
   private migrated: Promise<MigrationReport> | undefined;
   private closed = false;
 
-  constructor(url: string, readonly world: string, options: PostgresBackendOptions = {}) {
+  constructor(
+    url: string,
+    readonly world: string,
+    options: PostgresBackendOptions = {},
+  ) {
     checkName(world, 'world');
     this.conn = new Connection(url, parseEndpoint(url), options);
   }
 
   /** Connects, checks and migrates, so a bad URL or schema fails here rather than at first use. */
-  static async open(url: string, world: string, options: PostgresBackendOptions = {}): Promise<PostgresBackend> {
+  static async open(
+    url: string,
+    world: string,
+    options: PostgresBackendOptions = {},
+  ): Promise<PostgresBackend> {
     const backend = new PostgresBackend(url, world, options);
     try {
       await backend.ready();
@@ -45,7 +57,13 @@ export class PostgresBackend implements StorageBackend {
 
   /** What the schema was and is now; migrates once per backend, whoever asks first. */
   ready(): Promise<MigrationReport> {
-    if (this.closed) return Promise.reject(storeError('INVALID_ARGUMENT', `the PostgreSQL backend of world "${this.world}" was closed`));
+    if (this.closed)
+      return Promise.reject(
+        storeError(
+          'INVALID_ARGUMENT',
+          `the PostgreSQL backend of world "${this.world}" was closed`,
+        ),
+      );
     this.migrated ??= (async () => {
       const client = await this.conn.direct();
       try {
@@ -89,7 +107,11 @@ export class PostgresBackend implements StorageBackend {
   async listTwins(): Promise<string[]> {
     await this.ready();
     try {
-      const rows = await this.conn.query<{ twin: string }>({ name: 'tw_twins', text: 'SELECT twin FROM twinworld.twins WHERE world = $1 ORDER BY twin', values: [this.world] });
+      const rows = await this.conn.query<{ twin: string }>({
+        name: 'tw_twins',
+        text: 'SELECT twin FROM twinworld.twins WHERE world = $1 ORDER BY twin',
+        values: [this.world],
+      });
       return rows.map((r) => r.twin);
     } catch (error) {
       throw operationError(error, this.conn.endpoint, '*', undefined);

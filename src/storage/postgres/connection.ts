@@ -31,10 +31,18 @@ export function parseEndpoint(url: string): Endpoint {
   try {
     parsed = new URL(url);
   } catch {
-    throw storeError('INVALID_CONFIG', 'the store URL is not a URL; give one like postgres://user:password@host:5432/database', { path: 'store' });
+    throw storeError(
+      'INVALID_CONFIG',
+      'the store URL is not a URL; give one like postgres://user:password@host:5432/database',
+      { path: 'store' },
+    );
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw storeError('INVALID_CONFIG', `the store URL must start with postgres:// or postgresql://, not ${parsed.protocol}//`, { path: 'store' });
+    throw storeError(
+      'INVALID_CONFIG',
+      `the store URL must start with postgres:// or postgresql://, not ${parsed.protocol}//`,
+      { path: 'store' },
+    );
   }
   const user = decodeURIComponent(parsed.username) || process.env.PGUSER || 'postgres';
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
@@ -107,7 +115,11 @@ export class Connection {
 
   /** A connection of its own, outside the pool (migrations). */
   async direct(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, types: types as pg.CustomTypesConfig, connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({
+      connectionString: this.url,
+      types: types as pg.CustomTypesConfig,
+      connectionTimeoutMillis: 10_000,
+    });
     client.on('error', () => {});
     try {
       await client.connect();
@@ -125,5 +137,9 @@ export class Connection {
 
 /** A statement the server refused (the session is fine) rather than a broken connection. */
 export function isStatementError(error: unknown): boolean {
-  return error instanceof pg.DatabaseError && !error.code?.startsWith('08') && !error.code?.startsWith('57P');
+  return (
+    error instanceof pg.DatabaseError &&
+    !error.code?.startsWith('08') &&
+    !error.code?.startsWith('57P')
+  );
 }

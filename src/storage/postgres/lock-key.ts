@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 
 export function lockKey(...parts: readonly string[]): bigint {
-  const digest = createHash('sha256').update(['twinworld', ...parts].join('\u0000')).digest();
+  const digest = createHash('sha256')
+    .update(['twinworld', ...parts].join('\u0000'))
+    .digest();
   return digest.readBigInt64BE(0);
 }
 

@@ -13,9 +13,13 @@ export interface MigrationReport {
 }
 
 async function currentVersion(client: pg.Client): Promise<number> {
-  const present = await client.query<{ present: boolean }>(`SELECT to_regclass('twinworld.migrations') IS NOT NULL AS present`);
+  const present = await client.query<{ present: boolean }>(
+    `SELECT to_regclass('twinworld.migrations') IS NOT NULL AS present`,
+  );
   if (present.rows[0]?.present !== true) return 0;
-  const row = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM twinworld.migrations');
+  const row = await client.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM twinworld.migrations',
+  );
   return row.rows[0]?.version ?? 0;
 }
 
@@ -30,7 +34,15 @@ export async function migrate(client: pg.Client, at: Endpoint): Promise<Migratio
       throw storeError(
         'STORE_SCHEMA_TOO_NEW',
         `the twinworld schema in database "${at.database}" at ${at.host}:${at.port} is at version ${from}, newer than this twinworld knows (up to ${SCHEMA_VERSION}); upgrade twinworld, or use another database`,
-        { details: { host: at.host, port: at.port, database: at.database, schemaVersion: from, knownVersion: SCHEMA_VERSION } },
+        {
+          details: {
+            host: at.host,
+            port: at.port,
+            database: at.database,
+            schemaVersion: from,
+            knownVersion: SCHEMA_VERSION,
+          },
+        },
       );
     }
     applying = true;
@@ -39,7 +51,9 @@ export async function migrate(client: pg.Client, at: Endpoint): Promise<Migratio
       if (m.asConnectingUser !== undefined) await client.query(m.asConnectingUser);
       await client.query('SET LOCAL ROLE twinworld_owner');
       await client.query(m.asOwner);
-      await client.query(`INSERT INTO twinworld.migrations (version, name) VALUES (${int(m.version)}, ${lit(m.name)})`);
+      await client.query(
+        `INSERT INTO twinworld.migrations (version, name) VALUES (${int(m.version)}, ${lit(m.name)})`,
+      );
       await client.query('RESET ROLE');
     }
     await client.query('COMMIT');
@@ -53,7 +67,10 @@ export async function migrate(client: pg.Client, at: Endpoint): Promise<Migratio
         `the twinworld schema in database "${at.database}" at ${at.host}:${at.port} is at version ${from} and needs version ${SCHEMA_VERSION}, but user "${at.user}" may not migrate it ` +
           `(${String(mapped.details?.reason)}); connect once as a user that is a member of twinworld_owner and may create in the database ` +
           '(and may create roles, if twinworld_owner and twinworld_app do not exist yet); see src/storage/postgres/README.md',
-        { details: { ...mapped.details, schemaVersion: from, knownVersion: SCHEMA_VERSION }, cause: error },
+        {
+          details: { ...mapped.details, schemaVersion: from, knownVersion: SCHEMA_VERSION },
+          cause: error,
+        },
       );
     }
     throw mapped;

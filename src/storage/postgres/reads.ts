@@ -9,8 +9,10 @@ const COLUMNS = 'type, id, version, deleted, fields';
 
 export const READS = {
   head: 'SELECT head FROM twinworld.twins WHERE world = $1 AND twin = $2',
-  range: 'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND seq > $3 ORDER BY seq LIMIT $4',
-  bySubject: 'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND subject_type = $3 AND subject_id = $4 ORDER BY seq',
+  range:
+    'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND seq > $3 ORDER BY seq LIMIT $4',
+  bySubject:
+    'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND subject_type = $3 AND subject_id = $4 ORDER BY seq',
   get: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND id = $4`,
   list: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND NOT deleted ORDER BY id`,
   all: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 ORDER BY id`,
@@ -26,49 +28,89 @@ export class Reads {
   constructor(
     private readonly world: string,
     private readonly twin: string,
-    private readonly run: <R extends object>(config: { name: string; text: string; values: unknown[] }) => Promise<R[]>,
+    private readonly run: <R extends object>(config: {
+      name: string;
+      text: string;
+      values: unknown[];
+    }) => Promise<R[]>,
   ) {}
 
   async head(): Promise<number> {
-    const rows = await this.run<{ head: number }>({ name: 'tw_head', text: READS.head, values: [this.world, this.twin] });
+    const rows = await this.run<{ head: number }>({
+      name: 'tw_head',
+      text: READS.head,
+      values: [this.world, this.twin],
+    });
     return rows[0]?.head ?? 0;
   }
 
   async readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
-    const rows = await this.run<{ body: string }>({ name: 'tw_range', text: READS.range, values: [this.world, this.twin, afterSeq, Math.max(0, limit)] });
+    const rows = await this.run<{ body: string }>({
+      name: 'tw_range',
+      text: READS.range,
+      values: [this.world, this.twin, afterSeq, Math.max(0, limit)],
+    });
     return rows.map((r) => JSON.parse(r.body) as Entry);
   }
 
   async entriesBySubject(type: string, id: string): Promise<Entry[]> {
-    const rows = await this.run<{ body: string }>({ name: 'tw_by_subject', text: READS.bySubject, values: [this.world, this.twin, type, id] });
+    const rows = await this.run<{ body: string }>({
+      name: 'tw_by_subject',
+      text: READS.bySubject,
+      values: [this.world, this.twin, type, id],
+    });
     return rows.map((r) => JSON.parse(r.body) as Entry);
   }
 
   async getResource(type: string, id: string): Promise<Resource | undefined> {
     if (!safeKey(type) || !safeKey(id)) return undefined;
-    const rows = await this.run<ResourceRow>({ name: 'tw_get', text: READS.get, values: [this.world, this.twin, type, id] });
+    const rows = await this.run<ResourceRow>({
+      name: 'tw_get',
+      text: READS.get,
+      values: [this.world, this.twin, type, id],
+    });
     return rows[0] === undefined ? undefined : toResource(rows[0]);
   }
 
   async listResources(type: string): Promise<Resource[]> {
     if (!safeKey(type)) return [];
-    return (await this.run<ResourceRow>({ name: 'tw_list', text: READS.list, values: [this.world, this.twin, type] })).map(toResource);
+    return (
+      await this.run<ResourceRow>({
+        name: 'tw_list',
+        text: READS.list,
+        values: [this.world, this.twin, type],
+      })
+    ).map(toResource);
   }
 
   async allResources(type: string): Promise<Resource[]> {
     if (!safeKey(type)) return [];
-    return (await this.run<ResourceRow>({ name: 'tw_all', text: READS.all, values: [this.world, this.twin, type] })).map(toResource);
+    return (
+      await this.run<ResourceRow>({
+        name: 'tw_all',
+        text: READS.all,
+        values: [this.world, this.twin, type],
+      })
+    ).map(toResource);
   }
 
   async lookup(type: string, index: string, key: string): Promise<Resource[]> {
     if (!safeKey(type) || !safeKey(index)) return [];
-    const rows = await this.run<ResourceRow>({ name: 'tw_lookup', text: READS.lookup, values: [this.world, this.twin, type, index, encodeKey(key)] });
+    const rows = await this.run<ResourceRow>({
+      name: 'tw_lookup',
+      text: READS.lookup,
+      values: [this.world, this.twin, type, index, encodeKey(key)],
+    });
     return rows.map(toResource);
   }
 
   async getMeta(key: string): Promise<string | undefined> {
     if (!safeKey(key)) return undefined;
-    const rows = await this.run<{ value: string }>({ name: 'tw_meta', text: READS.meta, values: [this.world, this.twin, key] });
+    const rows = await this.run<{ value: string }>({
+      name: 'tw_meta',
+      text: READS.meta,
+      values: [this.world, this.twin, key],
+    });
     return rows[0]?.value;
   }
 }

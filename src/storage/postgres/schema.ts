@@ -125,6 +125,13 @@ GRANT SELECT, INSERT, UPDATE ON twinworld.resources TO twinworld_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.lookups TO twinworld_app;
 GRANT SELECT, INSERT, UPDATE ON twinworld.meta TO twinworld_app;`;
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'log, resources, lookups, meta; owner and app roles; tenant row-level security', asConnectingUser: V1_ROLES, asOwner: V1_TABLES }];
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'log, resources, lookups, meta; owner and app roles; tenant row-level security',
+    asConnectingUser: V1_ROLES,
+    asOwner: V1_TABLES,
+  },
+];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

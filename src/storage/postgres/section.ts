@@ -66,7 +66,11 @@ export class PostgresTx implements StoreTx {
     private readonly mapError: (error: unknown) => unknown,
     private readonly readOnly = false,
   ) {
-    this.reads = new Reads(world, twin, (config) => this.enqueue(inline(config.text, config.values)) as Promise<never>);
+    this.reads = new Reads(
+      world,
+      twin,
+      (config) => this.enqueue(inline(config.text, config.values)) as Promise<never>,
+    );
   }
 
   get isOpen(): boolean {
@@ -79,7 +83,13 @@ export class PostgresTx implements StoreTx {
   }
 
   private enqueue(sql: string | undefined, internal = false): Promise<unknown[]> {
-    if (!this.open && !internal) return Promise.reject(storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section has ended; read only inside its callback`));
+    if (!this.open && !internal)
+      return Promise.reject(
+        storeError(
+          'INVALID_ARGUMENT',
+          `twin "${this.twin}": this section has ended; read only inside its callback`,
+        ),
+      );
     return new Promise((resolve, reject) => {
       this.pending.push({ sql, resolve, reject });
       if (this.pending.length === 1) queueMicrotask(() => this.flush());
@@ -92,12 +102,21 @@ export class PostgresTx implements StoreTx {
     this.pending = [];
     const begin = !this.begun;
     this.begun = true;
-    const statements = [...(begin ? this.beginStatements : []), ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql]))];
+    const statements = [
+      ...(begin ? this.beginStatements : []),
+      ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql])),
+    ];
     if (statements.length === 0) {
       // Only head() again while the start is in flight: answer when it lands.
       this.lastFlush = this.lastFlush.then(() => {
         for (const p of batch) {
-          if (this.startHead === undefined) p.reject(storeError('STORE_FAILED', `twin "${this.twin}": the section's transaction did not start`));
+          if (this.startHead === undefined)
+            p.reject(
+              storeError(
+                'STORE_FAILED',
+                `twin "${this.twin}": the section's transaction did not start`,
+              ),
+            );
           else p.resolve([]);
         }
       });
@@ -107,9 +126,14 @@ export class PostgresTx implements StoreTx {
       (result) => {
         const results = (Array.isArray(result) ? result : [result]) as QueryResults;
         if (begin) {
-          const head = (results[this.beginStatements.length - 1]?.rows[0] as { head?: number } | undefined)?.head;
+          const head = (
+            results[this.beginStatements.length - 1]?.rows[0] as { head?: number } | undefined
+          )?.head;
           if (head === undefined) {
-            const missing = storeError('STORE_FAILED', `twin "${this.twin}" has no row in twinworld.twins; open it through the backend first`);
+            const missing = storeError(
+              'STORE_FAILED',
+              `twin "${this.twin}" has no row in twinworld.twins; open it through the backend first`,
+            );
             for (const p of batch) p.reject(missing);
             return;
           }
@@ -155,23 +179,43 @@ export class PostgresTx implements StoreTx {
   }
 
   private writable(): void {
-    if (!this.open) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section has ended; write only inside its callback`);
-    if (this.readOnly) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": this section is read-only; write through applyAtomic`);
+    if (!this.open)
+      throw storeError(
+        'INVALID_ARGUMENT',
+        `twin "${this.twin}": this section has ended; write only inside its callback`,
+      );
+    if (this.readOnly)
+      throw storeError(
+        'INVALID_ARGUMENT',
+        `twin "${this.twin}": this section is read-only; write through applyAtomic`,
+      );
   }
 
   private checkSeq(seq: number, expected: number): void {
-    if (seq !== expected) throw storeError('INVALID_ARGUMENT', `twin "${this.twin}": entry seq ${seq} does not follow head ${expected - 1}`, { path: 'entry.seq' });
+    if (seq !== expected)
+      throw storeError(
+        'INVALID_ARGUMENT',
+        `twin "${this.twin}": entry seq ${seq} does not follow head ${expected - 1}`,
+        { path: 'entry.seq' },
+      );
   }
 
   append(entry: Entry, body: string): void {
     this.writable();
     // Dense: after the head when it is known, else after the entries before it (the head is checked at commit).
-    const first = this.entries[0]?.seq ?? (this.startHead === undefined ? entry.seq : this.startHead + 1);
+    const first =
+      this.entries[0]?.seq ?? (this.startHead === undefined ? entry.seq : this.startHead + 1);
     this.checkSeq(entry.seq, first + this.entries.length);
     checkText(entry.subjectType, 'entry.subjectType');
     checkText(entry.subjectId, 'entry.subjectId');
     // Until its subject is put (the kernel puts it right after), an entry carries its own tenantId.
-    this.entries.push({ seq: entry.seq, tenant: tenantOfFields(entry.fields), type: entry.subjectType, id: entry.subjectId, body });
+    this.entries.push({
+      seq: entry.seq,
+      tenant: tenantOfFields(entry.fields),
+      type: entry.subjectType,
+      id: entry.subjectId,
+      body,
+    });
   }
 
   putResource(resource: Resource, delta: IndexDelta, subjectOf?: number): void {
@@ -195,10 +239,23 @@ export class PostgresTx implements StoreTx {
     for (const k of delta.add) this.keyOp(resource, k.name, k.key, true, tenant);
   }
 
-  private keyOp(resource: Resource, name: string, key: string, add: boolean, tenant: string | null): void {
+  private keyOp(
+    resource: Resource,
+    name: string,
+    key: string,
+    add: boolean,
+    tenant: string | null,
+  ): void {
     checkText(name, 'index name');
     const encoded = encodeKey(key);
-    this.keys.set(`${resource.type}\u0000${name}\u0000${encoded}\u0000${resource.id}`, { type: resource.type, name, key: encoded, id: resource.id, add, tenant });
+    this.keys.set(`${resource.type}\u0000${name}\u0000${encoded}\u0000${resource.id}`, {
+      type: resource.type,
+      name,
+      key: encoded,
+      id: resource.id,
+      add,
+      tenant,
+    });
   }
 
   setMeta(key: string, value: string): void {
@@ -223,7 +280,14 @@ export class PostgresTx implements StoreTx {
   }
 
   private get wrote(): boolean {
-    return this.entries.length + this.resources.size + this.keys.size + this.clears.size + this.meta.size > 0;
+    return (
+      this.entries.length +
+        this.resources.size +
+        this.keys.size +
+        this.clears.size +
+        this.meta.size >
+      0
+    );
   }
 
   /**
@@ -259,24 +323,34 @@ export class PostgresTx implements StoreTx {
     const t = lit(this.twin);
     const statements: string[] = [];
     const multiRow = (head: string, rows: string[], tail = ''): void => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) statements.push(`${head} ${rows.slice(i, i + ROWS_PER_STATEMENT).join(', ')}${tail}`);
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
+        statements.push(`${head} ${rows.slice(i, i + ROWS_PER_STATEMENT).join(', ')}${tail}`);
     };
     multiRow(
       'INSERT INTO twinworld.entries (world, twin, seq, tenant, subject_type, subject_id, body) VALUES',
-      this.entries.map((e) => `(${w}, ${t}, ${int(e.seq)}, ${litOrNull(e.tenant)}, ${lit(e.type)}, ${lit(e.id)}, ${lit(e.body)})`),
+      this.entries.map(
+        (e) =>
+          `(${w}, ${t}, ${int(e.seq)}, ${litOrNull(e.tenant)}, ${lit(e.type)}, ${lit(e.id)}, ${lit(e.body)})`,
+      ),
     );
     multiRow(
       'INSERT INTO twinworld.resources (world, twin, type, id, tenant, version, deleted, fields) VALUES',
       [...this.resources.values()].map(
-        ({ resource: r, tenant }) => `(${w}, ${t}, ${lit(r.type)}, ${lit(r.id)}, ${litOrNull(tenant)}, ${int(r.version)}, ${r.deleted}, ${lit(JSON.stringify(r.fields))})`,
+        ({ resource: r, tenant }) =>
+          `(${w}, ${t}, ${lit(r.type)}, ${lit(r.id)}, ${litOrNull(tenant)}, ${int(r.version)}, ${r.deleted}, ${lit(JSON.stringify(r.fields))})`,
       ),
       ' ON CONFLICT (world, twin, type, id) DO UPDATE SET tenant = excluded.tenant, version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
     );
-    for (const c of this.clears.values()) statements.push(`DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND type = ${lit(c.type)} AND name = ${lit(c.name)}`);
+    for (const c of this.clears.values())
+      statements.push(
+        `DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND type = ${lit(c.type)} AND name = ${lit(c.name)}`,
+      );
     const ops = [...this.keys.values()];
     multiRow(
       `DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND (type, name, key, id) IN (`,
-      ops.filter((k) => !k.add).map((k) => `(${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)})`),
+      ops
+        .filter((k) => !k.add)
+        .map((k) => `(${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)})`),
       ')',
     );
     multiRow(
@@ -284,7 +358,10 @@ export class PostgresTx implements StoreTx {
       ops
         .filter((k) => k.add)
         // a key belongs to the tenant of its resource's last value in this section
-        .map((k) => `(${w}, ${t}, ${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)}, ${litOrNull(this.resources.get(`${k.type}\u0000${k.id}`)?.tenant ?? k.tenant)})`),
+        .map(
+          (k) =>
+            `(${w}, ${t}, ${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)}, ${litOrNull(this.resources.get(`${k.type}\u0000${k.id}`)?.tenant ?? k.tenant)})`,
+        ),
       ' ON CONFLICT DO NOTHING',
     );
     multiRow(
@@ -293,7 +370,9 @@ export class PostgresTx implements StoreTx {
       ' ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
     );
     if (this.entries.length > 0) {
-      statements.push(`UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`);
+      statements.push(
+        `UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`,
+      );
     }
     statements.push('COMMIT');
     const queries: string[] = [];

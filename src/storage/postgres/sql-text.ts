@@ -20,7 +20,8 @@ export function litOrNull(value: string | null): string {
 }
 
 export function int(value: number): string {
-  if (!Number.isSafeInteger(value)) throw storeError('INVALID_ARGUMENT', `${value} is not a safe integer`);
+  if (!Number.isSafeInteger(value))
+    throw storeError('INVALID_ARGUMENT', `${value} is not a safe integer`);
   return String(value);
 }
 
@@ -30,7 +31,11 @@ export function int(value: number): string {
  */
 export function checkText(value: string, path: string): string {
   if (value.includes('\u0000') || !wellFormed(value)) {
-    throw storeError('INVALID_WRITE', `${path} holds a NUL character or an unpaired UTF-16 surrogate, which PostgreSQL cannot store; use plain Unicode text`, { path });
+    throw storeError(
+      'INVALID_WRITE',
+      `${path} holds a NUL character or an unpaired UTF-16 surrogate, which PostgreSQL cannot store; use plain Unicode text`,
+      { path },
+    );
   }
   return value;
 }
@@ -50,5 +55,11 @@ export interface ResourceRow {
 }
 
 export function toResource(row: ResourceRow): Resource {
-  return { type: row.type, id: row.id, version: row.version, deleted: row.deleted, fields: JSON.parse(row.fields) as Resource['fields'] };
+  return {
+    type: row.type,
+    id: row.id,
+    version: row.version,
+    deleted: row.deleted,
+    fields: JSON.parse(row.fields) as Resource['fields'],
+  };
 }

@@ -4,9 +4,16 @@
 import { TwinError, type TwinErrorCode } from '../../errors.js';
 
 /** Codes of the PostgreSQL backend's refusals. */
-export type StoreErrorCode = Extract<TwinErrorCode, `STORE_${string}` | 'TENANT_MISMATCH' | 'INVALID_CONFIG' | 'INVALID_ARGUMENT' | 'INVALID_WRITE'>;
+export type StoreErrorCode = Extract<
+  TwinErrorCode,
+  `STORE_${string}` | 'TENANT_MISMATCH' | 'INVALID_CONFIG' | 'INVALID_ARGUMENT' | 'INVALID_WRITE'
+>;
 
-export function storeError(code: StoreErrorCode, message: string, options: { path?: string; details?: Record<string, unknown>; cause?: unknown } = {}): TwinError {
+export function storeError(
+  code: StoreErrorCode,
+  message: string,
+  options: { path?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+): TwinError {
   return new TwinError(code, message, options);
 }
 
@@ -31,14 +38,16 @@ const SOCKET_REASONS: Record<string, string> = {
   ETIMEDOUT: 'the connection timed out: check the host, port and firewalls',
   EHOSTUNREACH: 'the host is unreachable: check the network and the host name',
   ENETUNREACH: 'the network is unreachable: check the network and the host name',
-  ECONNRESET: 'the server closed the connection: check that this port is PostgreSQL and that it accepts this client',
+  ECONNRESET:
+    'the server closed the connection: check that this port is PostgreSQL and that it accepts this client',
 };
 
 function driverError(error: unknown): DriverError {
   if (error === null || typeof error !== 'object') return { message: String(error) };
   const e = error as DriverError;
   // Node reports a refused connection to a name with several addresses as an AggregateError.
-  if (e.code === undefined && Array.isArray(e.errors) && e.errors.length > 0) return driverError(e.errors[0]);
+  if (e.code === undefined && Array.isArray(e.errors) && e.errors.length > 0)
+    return driverError(e.errors[0]);
   return e;
 }
 
@@ -55,15 +64,38 @@ export function connectError(error: unknown, at: Endpoint): TwinError {
   const e = driverError(error);
   const where = `${at.host}:${at.port}`;
   const reason = reasonOf(e);
-  const details = { host: at.host, port: at.port, database: at.database, user: at.user, reason, ...(e.code === undefined ? {} : { driverCode: e.code }) };
+  const details = {
+    host: at.host,
+    port: at.port,
+    database: at.database,
+    user: at.user,
+    reason,
+    ...(e.code === undefined ? {} : { driverCode: e.code }),
+  };
   if (e.code !== undefined && SOCKET_REASONS[e.code] !== undefined) {
-    return storeError('STORE_UNREACHABLE', `cannot connect to PostgreSQL at ${where}: ${SOCKET_REASONS[e.code]} (${e.code}: ${reason})`, { details, cause: error });
+    return storeError(
+      'STORE_UNREACHABLE',
+      `cannot connect to PostgreSQL at ${where}: ${SOCKET_REASONS[e.code]} (${e.code}: ${reason})`,
+      { details, cause: error },
+    );
   }
-  if (e.code === '28P01' || e.code === '28000' || (/SASL|password/i.test(reason) && (e.code === undefined || !SQLSTATE.test(e.code)))) {
-    return storeError('STORE_AUTH_FAILED', `PostgreSQL at ${where} refused user "${at.user}": ${reason}; check the user and password in the store URL`, { details, cause: error });
+  if (
+    e.code === '28P01' ||
+    e.code === '28000' ||
+    (/SASL|password/i.test(reason) && (e.code === undefined || !SQLSTATE.test(e.code)))
+  ) {
+    return storeError(
+      'STORE_AUTH_FAILED',
+      `PostgreSQL at ${where} refused user "${at.user}": ${reason}; check the user and password in the store URL`,
+      { details, cause: error },
+    );
   }
   if (e.code === '3D000') {
-    return storeError('INVALID_CONFIG', `PostgreSQL at ${where} has no database "${at.database}": create it (createdb ${at.database}) or fix the database in the store URL`, { path: 'store', details, cause: error });
+    return storeError(
+      'INVALID_CONFIG',
+      `PostgreSQL at ${where} has no database "${at.database}": create it (createdb ${at.database}) or fix the database in the store URL`,
+      { path: 'store', details, cause: error },
+    );
   }
   if (e.code === '42501') {
     return storeError(
@@ -74,21 +106,42 @@ export function connectError(error: unknown, at: Endpoint): TwinError {
     );
   }
   if (e.code === '53300' || e.code === '57P03') {
-    return storeError('STORE_UNREACHABLE', `PostgreSQL at ${where} is not accepting connections now: ${reason}`, { details, cause: error });
+    return storeError(
+      'STORE_UNREACHABLE',
+      `PostgreSQL at ${where} is not accepting connections now: ${reason}`,
+      { details, cause: error },
+    );
   }
   if (e.code === undefined || !SQLSTATE.test(e.code)) {
     // Socket-level failures without a code: a timeout, a connection cut during startup.
-    return storeError('STORE_UNREACHABLE', `cannot connect to PostgreSQL at ${where}: ${reason}`, { details, cause: error });
+    return storeError('STORE_UNREACHABLE', `cannot connect to PostgreSQL at ${where}: ${reason}`, {
+      details,
+      cause: error,
+    });
   }
-  return storeError('STORE_FAILED', `PostgreSQL at ${where} failed: ${reason}`, { details, cause: error });
+  return storeError('STORE_FAILED', `PostgreSQL at ${where} failed: ${reason}`, {
+    details,
+    cause: error,
+  });
 }
 
 /** Maps a failure met inside a section or a read; `tenant` is the section's tenant, if any. */
-export function operationError(error: unknown, at: Endpoint, twin: string, tenant: string | undefined): TwinError {
+export function operationError(
+  error: unknown,
+  at: Endpoint,
+  twin: string,
+  tenant: string | undefined,
+): TwinError {
   if (error instanceof TwinError) return error;
   const e = driverError(error);
   const reason = reasonOf(e);
-  const details = { host: at.host, port: at.port, twin, reason, ...(e.code === undefined ? {} : { driverCode: e.code }) };
+  const details = {
+    host: at.host,
+    port: at.port,
+    twin,
+    reason,
+    ...(e.code === undefined ? {} : { driverCode: e.code }),
+  };
   if (e.code === '42501' && tenant !== undefined) {
     return storeError(
       'TENANT_MISMATCH',
@@ -97,9 +150,23 @@ export function operationError(error: unknown, at: Endpoint, twin: string, tenan
     );
   }
   if (e.code === '55P03') {
-    return storeError('STORE_BUSY', `twin "${twin}": another section held its lock longer than the lock timeout; retry, or raise lockTimeoutMs`, { details, cause: error });
+    return storeError(
+      'STORE_BUSY',
+      `twin "${twin}": another section held its lock longer than the lock timeout; retry, or raise lockTimeoutMs`,
+      { details, cause: error },
+    );
   }
   if (e.code === '42501') return connectError(error, at);
-  if (e.code === undefined || !SQLSTATE.test(e.code) || e.code.startsWith('08') || e.code.startsWith('57P')) return connectError(error, at);
-  return storeError('STORE_FAILED', `twin "${twin}": PostgreSQL at ${at.host}:${at.port} failed: ${reason}`, { details, cause: error });
+  if (
+    e.code === undefined ||
+    !SQLSTATE.test(e.code) ||
+    e.code.startsWith('08') ||
+    e.code.startsWith('57P')
+  )
+    return connectError(error, at);
+  return storeError(
+    'STORE_FAILED',
+    `twin "${twin}": PostgreSQL at ${at.host}:${at.port} failed: ${reason}`,
+    { details, cause: error },
+  );
 }

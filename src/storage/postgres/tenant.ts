@@ -23,8 +23,19 @@ export function tenantOf(resource: Resource): string | null {
 export function scopeTenant(scope: StoreScope | undefined): string | undefined {
   if (scope === undefined || scope.tenant === undefined) return undefined;
   const tenant: unknown = scope.tenant;
-  if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 256 || tenant === ALL_TENANTS || tenant.includes('\u0000') || !wellFormed(tenant)) {
-    throw storeError('INVALID_ARGUMENT', `scope.tenant must be a tenant id (a non-empty string of at most 256 characters, not "${ALL_TENANTS}"), or omitted for a kernel-wide section`, { path: 'scope.tenant' });
+  if (
+    typeof tenant !== 'string' ||
+    tenant.length === 0 ||
+    tenant.length > 256 ||
+    tenant === ALL_TENANTS ||
+    tenant.includes('\u0000') ||
+    !wellFormed(tenant)
+  ) {
+    throw storeError(
+      'INVALID_ARGUMENT',
+      `scope.tenant must be a tenant id (a non-empty string of at most 256 characters, not "${ALL_TENANTS}"), or omitted for a kernel-wide section`,
+      { path: 'scope.tenant' },
+    );
   }
   return tenant;
 }

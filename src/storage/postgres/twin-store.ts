@@ -44,7 +44,11 @@ export class PostgresTwinStore implements TwinStore {
   }
 
   private usable(): void {
-    if (this.closed) throw storeError('INVALID_ARGUMENT', `twin "${this.name}" was closed; open it again from the backend`);
+    if (this.closed)
+      throw storeError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}" was closed; open it again from the backend`,
+      );
   }
 
   transact<T>(section: (tx: StoreTx) => Awaitable<T>, scope?: StoreScope): Promise<T> {
@@ -52,7 +56,10 @@ export class PostgresTwinStore implements TwinStore {
       this.usable();
       const running = current.getStore();
       if (running !== undefined && running.store === this && running.tx.isOpen) {
-        throw storeError('INVALID_ARGUMENT', `twin "${this.name}": a section is already open; sections do not nest`);
+        throw storeError(
+          'INVALID_ARGUMENT',
+          `twin "${this.name}": a section is already open; sections do not nest`,
+        );
       }
       const tenant = scopeTenant(scope);
       // A read-only section takes no lock and waits for no writer: it reads one snapshot.
@@ -65,9 +72,21 @@ export class PostgresTwinStore implements TwinStore {
     }
   }
 
-  private async section<T>(section: (tx: StoreTx) => Awaitable<T>, tenant: string | undefined, readOnly: boolean): Promise<T> {
+  private async section<T>(
+    section: (tx: StoreTx) => Awaitable<T>,
+    tenant: string | undefined,
+    readOnly: boolean,
+  ): Promise<T> {
     const client = await this.conn.acquire();
-    const tx = new PostgresTx(client, this.world, this.name, this.beginStatements(tenant, readOnly), tenant, (error) => operationError(error, this.conn.endpoint, this.name, tenant), readOnly);
+    const tx = new PostgresTx(
+      client,
+      this.world,
+      this.name,
+      this.beginStatements(tenant, readOnly),
+      tenant,
+      (error) => operationError(error, this.conn.endpoint, this.name, tenant),
+      readOnly,
+    );
     let broken = false;
     try {
       let value: T;
@@ -107,7 +126,9 @@ export class PostgresTwinStore implements TwinStore {
   private beginStatements(tenant: string | undefined, readOnly: boolean): string[] {
     return [
       readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
-      ...(tenant === undefined ? [] : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
+      ...(tenant === undefined
+        ? []
+        : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
       ...(readOnly ? [] : [`SELECT pg_advisory_xact_lock(${this.lockKey})`]),
       `SELECT head FROM twinworld.twins WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)}`,
     ];
@@ -161,9 +182,17 @@ export class PostgresTwinStore implements TwinStore {
     let open = true;
     let broken = false;
     try {
-      await this.driver(undefined, () => client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; DECLARE twinworld_stream NO SCROLL CURSOR FOR ${query}`));
+      await this.driver(undefined, () =>
+        client.query(
+          `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; DECLARE twinworld_stream NO SCROLL CURSOR FOR ${query}`,
+        ),
+      );
       for (;;) {
-        const rows = await this.driver(undefined, async () => (await client.query<R & object>(`FETCH ${STREAM_BATCH} FROM twinworld_stream`)).rows);
+        const rows = await this.driver(
+          undefined,
+          async () =>
+            (await client.query<R & object>(`FETCH ${STREAM_BATCH} FROM twinworld_stream`)).rows,
+        );
         for (const row of rows) yield row;
         if (rows.length < STREAM_BATCH) break;
       }

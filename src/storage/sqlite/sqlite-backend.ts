@@ -59,7 +59,13 @@ interface ResourceRow {
 }
 
 function toResource(row: ResourceRow): Resource {
-  return { type: row.type, id: row.id, version: row.version, deleted: row.deleted === 1, fields: JSON.parse(row.fields) };
+  return {
+    type: row.type,
+    id: row.id,
+    version: row.version,
+    deleted: row.deleted === 1,
+    fields: JSON.parse(row.fields),
+  };
 }
 
 // Loaded on the first SQLite twin, not on import: a world on another backend never loads the
@@ -75,7 +81,11 @@ class SqliteTwin implements SyncEngine, SyncTx {
   private readonly stmt;
   private reading = false;
 
-  constructor(readonly name: string, file: string, options: SqliteOptions) {
+  constructor(
+    readonly name: string,
+    file: string,
+    options: SqliteOptions,
+  ) {
     const Driver = loadDriver();
     this.db = new Driver(file);
     this.db.pragma('journal_mode = WAL');
@@ -96,29 +106,45 @@ class SqliteTwin implements SyncEngine, SyncTx {
       ),
       // The subject's put also moves its chain head; SET sees the old row, so RETURNING hands back
       // the previous head without a second lookup of the resource.
-      putSubject: db.prepare(
-        'INSERT INTO resources (type, id, version, deleted, fields, subject_head, subject_prev) VALUES (?, ?, ?, ?, ?, ?, NULL) ' +
-          'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields, ' +
-          'subject_prev = resources.subject_head, subject_head = excluded.subject_head RETURNING subject_prev',
-      ).pluck(),
+      putSubject: db
+        .prepare(
+          'INSERT INTO resources (type, id, version, deleted, fields, subject_head, subject_prev) VALUES (?, ?, ?, ?, ?, ?, NULL) ' +
+            'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields, ' +
+            'subject_prev = resources.subject_head, subject_head = excluded.subject_head RETURNING subject_prev',
+        )
+        .pluck(),
       link: db.prepare('UPDATE entries SET subject_prev = ? WHERE seq = ?'),
-      subjectHead: db.prepare('SELECT subject_head FROM resources WHERE type = ? AND id = ?').pluck(),
+      subjectHead: db
+        .prepare('SELECT subject_head FROM resources WHERE type = ? AND id = ?')
+        .pluck(),
       entryLink: db.prepare('SELECT subject_prev, body FROM entries WHERE seq = ?'),
-      get: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND id = ?'),
-      list: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND deleted = 0 ORDER BY id'),
+      get: db.prepare(
+        'SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND id = ?',
+      ),
+      list: db.prepare(
+        'SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND deleted = 0 ORDER BY id',
+      ),
       all: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ?'),
-      liveFirst: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 ORDER BY type, id LIMIT ?'),
-      liveAfter: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 AND (type, id) > (?, ?) ORDER BY type, id LIMIT ?'),
+      liveFirst: db.prepare(
+        'SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 ORDER BY type, id LIMIT ?',
+      ),
+      liveAfter: db.prepare(
+        'SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 AND (type, id) > (?, ?) ORDER BY type, id LIMIT ?',
+      ),
       lookup: db.prepare(
         'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
           'WHERE l.type = ? AND l.name = ? AND l.key = ? AND r.deleted = 0 ORDER BY r.id',
       ),
       addKey: db.prepare('INSERT OR IGNORE INTO lookups (type, name, key, id) VALUES (?, ?, ?, ?)'),
-      removeKey: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?'),
+      removeKey: db.prepare(
+        'DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?',
+      ),
       clearIndex: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ?'),
       range: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq LIMIT ?').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
-      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      setMeta: db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
     };
   }
 
@@ -127,7 +153,11 @@ class SqliteTwin implements SyncEngine, SyncTx {
   }
 
   begin(readOnly: boolean): void {
-    if (this.db.inTransaction) throw new TwinError('INVALID_ARGUMENT', `twin "${this.name}": a section is already open; sections do not nest`);
+    if (this.db.inTransaction)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}": a section is already open; sections do not nest`,
+      );
     (readOnly ? this.stmt.beginRead : this.stmt.beginWrite).run();
     this.reading = readOnly;
   }
@@ -153,9 +183,17 @@ class SqliteTwin implements SyncEngine, SyncTx {
 
   putResource(r: Resource, delta: IndexDelta, subjectOf?: number): void {
     if (this.reading) throw readOnlyError(this.name);
-    if (subjectOf === undefined) this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields));
+    if (subjectOf === undefined)
+      this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields));
     else {
-      const prev = this.stmt.putSubject.get(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields), subjectOf) as number | null;
+      const prev = this.stmt.putSubject.get(
+        r.type,
+        r.id,
+        r.version,
+        r.deleted ? 1 : 0,
+        JSON.stringify(r.fields),
+        subjectOf,
+      ) as number | null;
       if (prev !== null) this.stmt.link.run(prev, subjectOf);
     }
     for (const k of delta.remove) this.stmt.removeKey.run(r.type, k.name, k.key, r.id);
@@ -176,12 +214,18 @@ class SqliteTwin implements SyncEngine, SyncTx {
   }
 
   livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {
-    const rows = (after === undefined ? this.stmt.liveFirst.all(limit) : this.stmt.liveAfter.all(after.type, after.id, limit)) as ResourceRow[];
+    const rows = (
+      after === undefined
+        ? this.stmt.liveFirst.all(limit)
+        : this.stmt.liveAfter.all(after.type, after.id, limit)
+    ) as ResourceRow[];
     return rows.map(toResource);
   }
 
   readEntries(afterSeq: number, limit: number): Entry[] {
-    return (this.stmt.range.all(afterSeq, limit) as string[]).map((body) => JSON.parse(body) as Entry);
+    return (this.stmt.range.all(afterSeq, limit) as string[]).map(
+      (body) => JSON.parse(body) as Entry,
+    );
   }
 
   bodyPage(afterSeq: number, limit: number): string[] {
@@ -227,7 +271,10 @@ export class SqliteBackend implements StorageBackend {
   private readonly dir: string;
   private readonly open = new Map<string, TwinStore>();
 
-  constructor(root: string, private readonly options: SqliteOptions = {}) {
+  constructor(
+    root: string,
+    private readonly options: SqliteOptions = {},
+  ) {
     this.dir = join(root, 'twins');
     mkdirSync(this.dir, { recursive: true });
   }

@@ -11,7 +11,13 @@ import { loadDriver } from './sqlite-backend.js';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TwinError } from '../../errors.js';
-import { checkRef, checkRotation, checkSecret, retired, type SecretStore } from '../secret-store.js';
+import {
+  checkRef,
+  checkRotation,
+  checkSecret,
+  retired,
+  type SecretStore,
+} from '../secret-store.js';
 
 export const SECRETS_FILE = 'secrets.db';
 const LEGACY_FILE = 'secrets.json';
@@ -38,13 +44,23 @@ function prepare(db: Database.Database) {
   return {
     isRetired: db.prepare('SELECT 1 FROM retired WHERE ref = ?').pluck(),
     clear: db.prepare('DELETE FROM secrets WHERE ref = ?'),
-    dropExpired: db.prepare('DELETE FROM secrets WHERE ref = ? AND expires_at IS NOT NULL AND expires_at <= ?'),
+    dropExpired: db.prepare(
+      'DELETE FROM secrets WHERE ref = ? AND expires_at IS NOT NULL AND expires_at <= ?',
+    ),
     // The grace period only ever shortens an expiry, never lengthens one.
-    expire: db.prepare('UPDATE secrets SET expires_at = MIN(COALESCE(expires_at, @until), @until) WHERE ref = @ref'),
+    expire: db.prepare(
+      'UPDATE secrets SET expires_at = MIN(COALESCE(expires_at, @until), @until) WHERE ref = @ref',
+    ),
     next: db.prepare('SELECT COALESCE(MAX(n), 0) + 1 FROM secrets WHERE ref = ?').pluck(),
     insert: db.prepare('INSERT INTO secrets (ref, n, secret, expires_at) VALUES (?, ?, ?, NULL)'),
-    insertExpiring: db.prepare('INSERT INTO secrets (ref, n, secret, expires_at) VALUES (?, ?, ?, ?)'),
-    resolve: db.prepare('SELECT secret FROM secrets WHERE ref = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY n DESC').pluck(),
+    insertExpiring: db.prepare(
+      'INSERT INTO secrets (ref, n, secret, expires_at) VALUES (?, ?, ?, ?)',
+    ),
+    resolve: db
+      .prepare(
+        'SELECT secret FROM secrets WHERE ref = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY n DESC',
+      )
+      .pluck(),
     retire: db.prepare('INSERT OR IGNORE INTO retired (ref) VALUES (?)'),
     count: db.prepare('SELECT COUNT(*) FROM secrets WHERE ref = ?').pluck(),
   };
@@ -79,10 +95,14 @@ export class SqliteSecretStore implements SecretStore {
       this.db?.close();
       this.db = undefined;
       const code = (error as { code?: unknown }).code;
-      throw new TwinError('ROOT_READ_ONLY', `cannot open the secret store ${this.file} (${typeof code === 'string' ? code : 'error'}); the world root must be a writable folder`, {
-        path: 'root',
-        cause: error,
-      });
+      throw new TwinError(
+        'ROOT_READ_ONLY',
+        `cannot open the secret store ${this.file} (${typeof code === 'string' ? code : 'error'}); the world root must be a writable folder`,
+        {
+          path: 'root',
+          cause: error,
+        },
+      );
     }
     this.importLegacy();
     return this.stmt;
@@ -105,13 +125,22 @@ export class SqliteSecretStore implements SecretStore {
     }
     this.change((s) => {
       for (const [ref, list] of Object.entries(data)) {
-        if (!Array.isArray(list) || (s.count.get(ref) as number) > 0 || s.isRetired.get(ref) !== undefined) continue;
+        if (
+          !Array.isArray(list) ||
+          (s.count.get(ref) as number) > 0 ||
+          s.isRetired.get(ref) !== undefined
+        )
+          continue;
         // The legacy file listed newest first.
-        list.slice().reverse().forEach((entry, i) => {
-          if (typeof entry?.secret !== 'string') return;
-          if (typeof entry.expiresAt === 'number') s.insertExpiring.run(ref, i + 1, entry.secret, entry.expiresAt);
-          else s.insert.run(ref, i + 1, entry.secret);
-        });
+        list
+          .slice()
+          .reverse()
+          .forEach((entry, i) => {
+            if (typeof entry?.secret !== 'string') return;
+            if (typeof entry.expiresAt === 'number')
+              s.insertExpiring.run(ref, i + 1, entry.secret, entry.expiresAt);
+            else s.insert.run(ref, i + 1, entry.secret);
+          });
       }
     });
     rmSync(legacy, { force: true });

@@ -12,7 +12,13 @@ import type { SourceHost } from '../source.js';
 import { checkTenantId, createTriggerEnvelope, type TriggerEnvelope } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
 import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
-import { DST_RULES, nextOccurrence, occurrencesBetween, planCatchUp, type Occurrence } from './occurrences.js';
+import {
+  DST_RULES,
+  nextOccurrence,
+  occurrencesBetween,
+  planCatchUp,
+  type Occurrence,
+} from './occurrences.js';
 import {
   BY_TENANT_INDEX,
   MAX_CATCH_UP_FIRES,
@@ -109,13 +115,21 @@ export interface ConfigureAnswer {
 }
 
 function dstRuleOf(dst: Occurrence['dst']): string | null {
-  return dst === 'gap-shifted' ? `gap:${DST_RULES.gap}` : dst === 'fold-first' ? `fold:${DST_RULES.fold}` : null;
+  return dst === 'gap-shifted'
+    ? `gap:${DST_RULES.gap}`
+    : dst === 'fold-first'
+      ? `fold:${DST_RULES.fold}`
+      : null;
 }
 
 function checkNow(value: unknown, fallback: () => number): number {
   if (value === undefined) return fallback();
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new TwinError('INVALID_ARGUMENT', 'now must be epoch milliseconds (an integer), or omitted to use the world clock', { path: 'now' });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'now must be epoch milliseconds (an integer), or omitted to use the world clock',
+      { path: 'now' },
+    );
   }
   return value;
 }
@@ -132,7 +146,14 @@ interface DuePlan {
  * missed, and the cursor moved past them — all in one commit. `catchingUp` says an earlier page of
  * this tick already recorded missed occurrences (so `skip` fires none of the rest either).
  */
-function decideDue(view: ReadView, subId: string, nowMs: number, nowIso: string, catchingUp: boolean, leaseMs: number): { writes: Write[]; result: DuePlan } {
+function decideDue(
+  view: ReadView,
+  subId: string,
+  nowMs: number,
+  nowIso: string,
+  catchingUp: boolean,
+  leaseMs: number,
+): { writes: Write[]; result: DuePlan } {
   const none = { writes: [], result: { fire: [], missed: [], more: false } };
   const resource = view.get(SUBSCRIPTION_TYPE, subId);
   if (resource === undefined || resource.deleted) return none;
@@ -144,7 +165,11 @@ function decideDue(view: ReadView, subId: string, nowMs: number, nowIso: string,
   const { occurrences, truncated } = occurrencesBetween(spec, cursorMs, nowMs, PAGE);
   if (occurrences.length === 0) return none;
   // An occurrence already on record (a cursor reset to before it) is never numbered or fired again.
-  const fresh = occurrences.filter((o) => view.get(OCCURRENCE_TYPE, occurrenceId(sub.tenantId, sub.triggerId, isoAt(o.nominalAt))) === undefined);
+  const fresh = occurrences.filter(
+    (o) =>
+      view.get(OCCURRENCE_TYPE, occurrenceId(sub.tenantId, sub.triggerId, isoAt(o.nominalAt))) ===
+      undefined,
+  );
   let fire: Occurrence[];
   let missed: Occurrence[];
   let newCursor: number;
@@ -155,7 +180,10 @@ function decideDue(view: ReadView, subId: string, nowMs: number, nowIso: string,
     missed = fresh.filter((o) => o.nominalAt <= cut);
     newCursor = cut;
   } else {
-    const plan = catchingUp && sub.catchUp.kind === 'skip' ? { fire: [], missed: fresh } : planCatchUp(fresh, sub.catchUp);
+    const plan =
+      catchingUp && sub.catchUp.kind === 'skip'
+        ? { fire: [], missed: fresh }
+        : planCatchUp(fresh, sub.catchUp);
     fire = plan.fire;
     missed = plan.missed;
     newCursor = nowMs;
@@ -213,7 +241,11 @@ function decideDue(view: ReadView, subId: string, nowMs: number, nowIso: string,
   });
   return {
     writes,
-    result: { fire: fields.filter((f) => f.state === 'pending'), missed: fields.filter((f) => f.state === 'missed'), more: truncated },
+    result: {
+      fire: fields.filter((f) => f.state === 'pending'),
+      missed: fields.filter((f) => f.state === 'missed'),
+      more: truncated,
+    },
   };
 }
 
@@ -253,7 +285,12 @@ export class CalendarSource implements TriggerSource {
   constructor(options: { name?: string; pendingLeaseMs?: number } = {}) {
     this.name = options.name ?? 'calendar';
     const lease = options.pendingLeaseMs ?? DEFAULT_PENDING_LEASE_MS;
-    if (!Number.isSafeInteger(lease) || lease < 0) throw new TwinError('INVALID_ARGUMENT', 'pendingLeaseMs must be a non-negative integer number of milliseconds', { path: 'pendingLeaseMs' });
+    if (!Number.isSafeInteger(lease) || lease < 0)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'pendingLeaseMs must be a non-negative integer number of milliseconds',
+        { path: 'pendingLeaseMs' },
+      );
     this.pendingLeaseMs = lease;
   }
 
@@ -269,7 +306,10 @@ export class CalendarSource implements TriggerSource {
 
   private connected(what: string): SourceHost {
     if (this.engine === undefined) {
-      throw new TwinError('ENGINE_STOPPED', `calendar.${what}: register this source with engine.registerSource() and start the engine first`);
+      throw new TwinError(
+        'ENGINE_STOPPED',
+        `calendar.${what}: register this source with engine.registerSource() and start the engine first`,
+      );
     }
     return this.engine;
   }
@@ -280,7 +320,11 @@ export class CalendarSource implements TriggerSource {
    * changes, not before every tick, or the cursor keeps jumping to the present. A tenant
    * context needs `configure` for the subscription's tenant.
    */
-  async configure(subscription: CalendarSubscription, now?: number, context?: TriggerContext): Promise<ConfigureAnswer> {
+  async configure(
+    subscription: CalendarSubscription,
+    now?: number,
+    context?: TriggerContext,
+  ): Promise<ConfigureAnswer> {
     const engine = this.connected('configure');
     const sub = validateSubscription(subscription);
     authorize(contextArgument(context), sub.tenantId, 'configure', 'configure calendars');
@@ -289,7 +333,10 @@ export class CalendarSource implements TriggerSource {
     const cursor = isoAt(nowMs);
     const { result } = await engine.twin.applyAtomic((view) => {
       const prev = view.get(SUBSCRIPTION_TYPE, id);
-      const before = prev === undefined || prev.deleted ? undefined : (prev.fields as unknown as SubscriptionFields);
+      const before =
+        prev === undefined || prev.deleted
+          ? undefined
+          : (prev.fields as unknown as SubscriptionFields);
       const revision = (before?.revision ?? 0) + 1;
       const fields: SubscriptionFields = {
         ...sub,
@@ -303,18 +350,38 @@ export class CalendarSource implements TriggerSource {
       };
       return {
         kind: 'commit' as const,
-        writes: [{ operation: 'calendar.configure', subjectType: SUBSCRIPTION_TYPE, subjectId: id, fields: fields as unknown as JsonObject, actor: 'operator' }],
+        writes: [
+          {
+            operation: 'calendar.configure',
+            subjectType: SUBSCRIPTION_TYPE,
+            subjectId: id,
+            fields: fields as unknown as JsonObject,
+            actor: 'operator',
+          },
+        ],
         result: revision,
       };
     });
     const next = nextOccurrence({ cron: sub.cron, timezone: sub.timezone }, nowMs);
-    return { subscriptionId: id, revision: result, cursor, nextAt: next === undefined ? null : isoAt(next.nominalAt) };
+    return {
+      subscriptionId: id,
+      revision: result,
+      cursor,
+      nextAt: next === undefined ? null : isoAt(next.nominalAt),
+    };
   }
 
   /** The stored subscription of one trigger, if any. */
-  async subscription(tenantId: string, triggerId: string, context?: TriggerContext): Promise<SubscriptionFields | undefined> {
+  async subscription(
+    tenantId: string,
+    triggerId: string,
+    context?: TriggerContext,
+  ): Promise<SubscriptionFields | undefined> {
     authorize(contextArgument(context), tenantId, 'read', 'read the calendars');
-    const r = await this.connected('subscription').twin.get(SUBSCRIPTION_TYPE, subscriptionId(tenantId, triggerId));
+    const r = await this.connected('subscription').twin.get(
+      SUBSCRIPTION_TYPE,
+      subscriptionId(tenantId, triggerId),
+    );
     return r === undefined || r.deleted ? undefined : (r.fields as unknown as SubscriptionFields);
   }
 
@@ -334,19 +401,40 @@ export class CalendarSource implements TriggerSource {
     const answer: TickAnswer = { tenantId, now: nowIso, fired: [], missed: [] };
     for (const leftover of await engine.twin.lookup(OCCURRENCE_TYPE, PENDING_INDEX, tenantId)) {
       const claimed = await this.reclaim(engine, leftover.id, nowMs);
-      if (claimed !== undefined) answer.fired.push(await this.fire(engine, leftover.id, claimed, acting));
+      if (claimed !== undefined)
+        answer.fired.push(await this.fire(engine, leftover.id, claimed, acting));
     }
     const subs = await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenantId);
     const triggerOf = (r: (typeof subs)[number]): string => String(r.fields.triggerId);
     subs.sort((a, b) => (triggerOf(a) < triggerOf(b) ? -1 : triggerOf(a) > triggerOf(b) ? 1 : 0));
     for (const sub of subs) {
       for (let catchingUp = false; ; catchingUp = true) {
-        const plan = (await engine.twin.applyAtomic((view) => {
-          const { writes, result } = decideDue(view, sub.id, nowMs, nowIso, catchingUp, this.pendingLeaseMs);
-          return { kind: 'commit' as const, writes, result };
-        })).result;
-        for (const m of plan.missed) answer.missed.push({ triggerId: m.triggerId, number: m.number, nominalAt: m.nominalAt, wallTime: m.wallTime, dst: m.dst, reason: m.reason! });
-        for (const f of plan.fire) answer.fired.push(await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f, acting));
+        const plan = (
+          await engine.twin.applyAtomic((view) => {
+            const { writes, result } = decideDue(
+              view,
+              sub.id,
+              nowMs,
+              nowIso,
+              catchingUp,
+              this.pendingLeaseMs,
+            );
+            return { kind: 'commit' as const, writes, result };
+          })
+        ).result;
+        for (const m of plan.missed)
+          answer.missed.push({
+            triggerId: m.triggerId,
+            number: m.number,
+            nominalAt: m.nominalAt,
+            wallTime: m.wallTime,
+            dst: m.dst,
+            reason: m.reason!,
+          });
+        for (const f of plan.fire)
+          answer.fired.push(
+            await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f, acting),
+          );
         if (!plan.more) break;
       }
     }
@@ -357,22 +445,44 @@ export class CalendarSource implements TriggerSource {
    * A pending occurrence whose lease ran out: the tick that decided it crashed (or is very slow).
    * Claimed with a fresh lease in an atomic action, so two recovering ticks fire it once.
    */
-  private async reclaim(engine: SourceHost, id: string, nowMs: number): Promise<OccurrenceFields | undefined> {
+  private async reclaim(
+    engine: SourceHost,
+    id: string,
+    nowMs: number,
+  ): Promise<OccurrenceFields | undefined> {
     const { result } = await engine.twin.applyAtomic((view) => {
       const r = view.get(OCCURRENCE_TYPE, id);
       const o = r?.fields as unknown as OccurrenceFields | undefined;
-      if (o === undefined || o.state !== 'pending' || (o.leaseUntil !== null && Date.parse(o.leaseUntil) > nowMs)) return { kind: 'skip' as const, result: undefined };
+      if (
+        o === undefined ||
+        o.state !== 'pending' ||
+        (o.leaseUntil !== null && Date.parse(o.leaseUntil) > nowMs)
+      )
+        return { kind: 'skip' as const, result: undefined };
       const leaseUntil = isoAt(nowMs + this.pendingLeaseMs);
       return {
         kind: 'commit' as const,
-        writes: [{ operation: 'calendar.reclaim', subjectType: OCCURRENCE_TYPE, subjectId: id, fields: { leaseUntil }, actor: 'system' }],
+        writes: [
+          {
+            operation: 'calendar.reclaim',
+            subjectType: OCCURRENCE_TYPE,
+            subjectId: id,
+            fields: { leaseUntil },
+            actor: 'system',
+          },
+        ],
         result: { ...o, leaseUntil },
       };
     });
     return result;
   }
 
-  private async fire(engine: SourceHost, id: string, o: OccurrenceFields, context: TriggerContext): Promise<FiredOccurrence> {
+  private async fire(
+    engine: SourceHost,
+    id: string,
+    o: OccurrenceFields,
+    context: TriggerContext,
+  ): Promise<FiredOccurrence> {
     let status: FiredOccurrence['status'];
     let error: string | null = null;
     let recordId: string | null = null;
@@ -384,7 +494,11 @@ export class CalendarSource implements TriggerSource {
       if (a.status === 'triggered' || a.status === 'duplicate') routineResult = a.routineResult;
     } catch (e) {
       // The engine recorded these; the occurrence still counts as fired (recovery owns a failed run).
-      if (!(e instanceof TwinError) || !['ROUTINE_FAILED', 'UNKNOWN_TRIGGER', 'PAYLOAD_CONFLICT'].includes(e.code)) throw e;
+      if (
+        !(e instanceof TwinError) ||
+        !['ROUTINE_FAILED', 'UNKNOWN_TRIGGER', 'PAYLOAD_CONFLICT'].includes(e.code)
+      )
+        throw e;
       status = e.code === 'ROUTINE_FAILED' ? 'failed' : 'refused';
       error = e.code;
       recordId = typeof e.details?.recordId === 'string' ? e.details.recordId : null;
@@ -394,7 +508,15 @@ export class CalendarSource implements TriggerSource {
       operation: 'calendar.fire',
       subjectType: OCCURRENCE_TYPE,
       subjectId: id,
-      fields: { state: 'fired', answer: status, error, recordId, firedAt, pending: null, leaseUntil: null },
+      fields: {
+        state: 'fired',
+        answer: status,
+        error,
+        recordId,
+        firedAt,
+        pending: null,
+        leaseUntil: null,
+      },
       actor: 'system',
     });
     return {

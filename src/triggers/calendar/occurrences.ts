@@ -156,7 +156,10 @@ function compileCron(cron: string): Cron {
   } catch (error) {
     const raw = error instanceof Error ? error.message : String(error);
     const reason = raw.replace(/^CronPattern:\s*/, '');
-    throw invalidCron(cron, `is not a valid cron expression (${reason}); write it like ${CRON_EXAMPLE}`);
+    throw invalidCron(
+      cron,
+      `is not a valid cron expression (${reason}); write it like ${CRON_EXAMPLE}`,
+    );
   }
   if (matcher.nextRun(new Date(Date.UTC(2000, 0, 1))) === null) {
     throw invalidCron(
@@ -196,14 +199,18 @@ export function validateCalendarSpec(spec: unknown): CalendarSpec {
   }
   const { cron, timezone } = spec;
   if (typeof cron !== 'string' || cron.trim().length === 0) {
-    throw new TwinError('INVALID_CONFIG', `cron must be a non-empty string such as ${CRON_EXAMPLE}`, {
-      path: 'cron',
-    });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `cron must be a non-empty string such as ${CRON_EXAMPLE}`,
+      {
+        path: 'cron',
+      },
+    );
   }
   const fields = cron.trim().split(/\s+/);
   if (fields.length !== 5 && fields.length !== 6) {
     const hint = cron.trim().startsWith('@')
-      ? "; nicknames are not accepted, write the fields instead " +
+      ? '; nicknames are not accepted, write the fields instead ' +
         "('@daily' is '0 0 * * *', '@hourly' is '0 * * * *')"
       : '';
     throw invalidCron(
@@ -247,7 +254,12 @@ function checkInstant(value: unknown, path: string): number {
 
 function occurrenceAt(zone: string, at: number, dst: Occurrence['dst']): Occurrence {
   const offset = zoneOffsetMs(zone, at);
-  return { nominalAt: at, wallTime: formatWall(at + offset), utcOffsetMinutes: offset / 60_000, dst };
+  return {
+    nominalAt: at,
+    wallTime: formatWall(at + offset),
+    utcOffsetMinutes: offset / 60_000,
+    dst,
+  };
 }
 
 /** The first occurrence strictly after `after`; the spec is already valid. */
@@ -285,9 +297,13 @@ export function occurrencesBetween(
   const after = checkInstant(afterMs, 'afterMs');
   const until = checkInstant(untilMs, 'untilMs');
   if (until < after) {
-    throw new TwinError('INVALID_ARGUMENT', `untilMs (${until}) must not be before afterMs (${after})`, {
-      path: 'untilMs',
-    });
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `untilMs (${until}) must not be before afterMs (${after})`,
+      {
+        path: 'untilMs',
+      },
+    );
   }
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) {
     throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });
@@ -355,9 +371,13 @@ function checkDue(due: unknown): readonly Occurrence[] {
   due.forEach((occurrence: unknown, i) => {
     const at = isRecord(occurrence) ? occurrence['nominalAt'] : undefined;
     if (typeof at !== 'number' || !Number.isFinite(at)) {
-      throw new TwinError('INVALID_ARGUMENT', `due[${i}] is not an occurrence with a numeric nominalAt`, {
-        path: `due[${i}]`,
-      });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `due[${i}] is not an occurrence with a numeric nominalAt`,
+        {
+          path: `due[${i}]`,
+        },
+      );
     }
     if (at <= previous) {
       throw new TwinError(

@@ -4,7 +4,13 @@ import { TwinError } from '../../errors.js';
 import { sha256Hex } from '../../log/canonical-json.js';
 import { isPlainObject } from '../../log/json-value.js';
 import { checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
-import { validateCalendarSpec, validateCatchUpPolicy, type CatchUpPolicy, type DstFoldRule, type DstGapRule } from './occurrences.js';
+import {
+  validateCalendarSpec,
+  validateCatchUpPolicy,
+  type CatchUpPolicy,
+  type DstFoldRule,
+  type DstGapRule,
+} from './occurrences.js';
 
 export const SUBSCRIPTION_TYPE = 'calendar_subscription';
 export const OCCURRENCE_TYPE = 'calendar_occurrence';
@@ -82,16 +88,26 @@ export type ValidSubscription = Required<Omit<CalendarSubscription, 'kind'>>;
 /** Checks a subscription; INVALID_CONFIG naming the field. Answers it with defaults filled in. */
 export function validateSubscription(input: unknown): ValidSubscription {
   if (!isPlainObject(input)) {
-    refuse('', "a calendar subscription is an object such as { tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'Europe/London' }");
+    refuse(
+      '',
+      "a calendar subscription is an object such as { tenantId: 'acme', triggerId: 'nightly', cron: '0 3 * * *', timezone: 'Europe/London' }",
+    );
   }
   for (const key of Object.keys(input)) {
-    if (!KEYS.includes(key)) refuse(key, `subscription has an unknown key "${key}"; allowed: ${KEYS.join(', ')}`);
+    if (!KEYS.includes(key))
+      refuse(key, `subscription has an unknown key "${key}"; allowed: ${KEYS.join(', ')}`);
   }
   if (input.kind !== undefined && !(CALENDAR_KINDS as readonly unknown[]).includes(input.kind)) {
-    refuse('kind', `kind ${JSON.stringify(input.kind)} is not a calendar kind; calendars are ${CALENDAR_KINDS.map((k) => `'${k}'`).join(', ')} (or omit kind)`);
+    refuse(
+      'kind',
+      `kind ${JSON.stringify(input.kind)} is not a calendar kind; calendars are ${CALENDAR_KINDS.map((k) => `'${k}'`).join(', ')} (or omit kind)`,
+    );
   }
   const tenantId = checkTenantId(input.tenantId, 'tenantId', 'INVALID_CONFIG');
-  const scopeId = input.scopeId === undefined ? tenantId : checkScopeId(input.scopeId, 'scopeId', 'INVALID_CONFIG');
+  const scopeId =
+    input.scopeId === undefined
+      ? tenantId
+      : checkScopeId(input.scopeId, 'scopeId', 'INVALID_CONFIG');
   const triggerId = checkTriggerId(input.triggerId, 'triggerId', 'INVALID_CONFIG');
   const { cron, timezone } = validateCalendarSpec({ cron: input.cron, timezone: input.timezone });
   let catchUp: CatchUpPolicy = DEFAULT_CATCH_UP;
@@ -103,9 +119,13 @@ export function validateSubscription(input: unknown): ValidSubscription {
       refuse(e.path === undefined ? 'catchUp' : `catchUp.${e.path}`, e.message);
     }
     if (catchUp.kind === 'all' && catchUp.max > MAX_CATCH_UP_FIRES) {
-      refuse('catchUp.max', `catchUp.max is ${catchUp.max}; at most ${MAX_CATCH_UP_FIRES} occurrences fire in one catch-up (the older ones are recorded as missed)`);
+      refuse(
+        'catchUp.max',
+        `catchUp.max is ${catchUp.max}; at most ${MAX_CATCH_UP_FIRES} occurrences fire in one catch-up (the older ones are recorded as missed)`,
+      );
     }
   }
-  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') refuse('enabled', 'enabled must be true or false');
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean')
+    refuse('enabled', 'enabled must be true or false');
   return { tenantId, scopeId, triggerId, cron, timezone, catchUp, enabled: input.enabled ?? true };
 }

@@ -41,11 +41,18 @@ export function checkLimits(limits: IngressLimits): IngressLimits {
   const positive = (key: keyof IngressLimits, max: number): void => {
     const v = limits[key];
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > max) {
-      throw new TwinError('INVALID_ARGUMENT', `limits.${key} must be a positive number up to ${max}, got ${String(v)}`, { path: `limits.${key}` });
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `limits.${key} must be a positive number up to ${max}, got ${String(v)}`,
+        { path: `limits.${key}` },
+      );
     }
   };
   positive('maxConnections', 1_000_000);
-  if (!Number.isInteger(limits.maxConnections)) throw new TwinError('INVALID_ARGUMENT', 'limits.maxConnections must be an integer', { path: 'limits.maxConnections' });
+  if (!Number.isInteger(limits.maxConnections))
+    throw new TwinError('INVALID_ARGUMENT', 'limits.maxConnections must be an integer', {
+      path: 'limits.maxConnections',
+    });
   positive('headersTimeoutSec', 3600);
   positive('bodyTimeoutSec', 3600);
   positive('keepAliveTimeoutSec', 3600);
@@ -85,7 +92,12 @@ export class ConnectionGuard {
       this.evicted++;
       this.forget(victim).destroy();
     }
-    this.sockets.set(socket, { busy: false, deadline: performance.now() + this.limits.headersTimeoutSec * 1000, bodyDeadline: Infinity, request: undefined });
+    this.sockets.set(socket, {
+      busy: false,
+      deadline: performance.now() + this.limits.headersTimeoutSec * 1000,
+      bodyDeadline: Infinity,
+      request: undefined,
+    });
     // Errors of a socket we close or that the client resets are not worth a word.
     socket.on('error', () => {});
     socket.once('close', () => this.sockets.delete(socket));
@@ -120,7 +132,12 @@ export class ConnectionGuard {
   }
 
   stats(): { open: number; evicted: number; refused: number; timedOut: number } {
-    return { open: this.sockets.size, evicted: this.evicted, refused: this.refused, timedOut: this.timedOut };
+    return {
+      open: this.sockets.size,
+      evicted: this.evicted,
+      refused: this.refused,
+      timedOut: this.timedOut,
+    };
   }
 
   private oldestIdle(): Socket | undefined {
@@ -137,7 +154,9 @@ export class ConnectionGuard {
     const now = performance.now();
     for (const [socket, t] of [...this.sockets]) {
       // A busy request whose body is complete is our work in flight: never cut off.
-      const late = t.busy ? t.request !== undefined && !t.request.complete && now > t.bodyDeadline : now > t.deadline;
+      const late = t.busy
+        ? t.request !== undefined && !t.request.complete && now > t.bodyDeadline
+        : now > t.deadline;
       if (!late) continue;
       this.timedOut++;
       this.forget(socket).destroy();

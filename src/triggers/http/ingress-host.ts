@@ -58,7 +58,13 @@ function send(res: ServerResponse, answer: HttpAnswer, closeConnection = false):
 }
 
 function notFound(what: string): HttpAnswer {
-  return errorStatus(new TwinError('UNKNOWN_ENDPOINT', `${what}; webhooks are taken at POST /ingress/<tenant>/<provider>`, { path: 'url' }));
+  return errorStatus(
+    new TwinError(
+      'UNKNOWN_ENDPOINT',
+      `${what}; webhooks are taken at POST /ingress/<tenant>/<provider>`,
+      { path: 'url' },
+    ),
+  );
 }
 
 /** "/ingress/acme/stripe" → ["acme", "stripe"]; anything else → undefined. */
@@ -108,9 +114,19 @@ function readBody(req: IncomingMessage, limit: number): Promise<Body> {
  * client is still reading when the answer arrives: closing on unread bytes would reset the
  * connection and take the answer with it. Bounded in time and bytes; past either, it hangs up.
  */
-function refuseUpload(req: IncomingMessage, res: ServerResponse, answer: HttpAnswer, limits: IngressLimits): void {
+function refuseUpload(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: HttpAnswer,
+  limits: IngressLimits,
+): void {
   const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...answer.headers, connection: 'close' });
+  res.writeHead(answer.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...answer.headers,
+    connection: 'close',
+  });
   res.write(text);
   if (req.complete) {
     res.end();
@@ -139,13 +155,25 @@ function refuseUpload(req: IncomingMessage, res: ServerResponse, answer: HttpAns
 }
 
 export function startIngressHost(options: IngressHostOptions): Promise<IngressHost> {
-  if (options === null || typeof options !== 'object') throw new TwinError('INVALID_ARGUMENT', 'startIngressHost({world, engine, ingress, port?, host?}) needs an options object', { path: 'options' });
+  if (options === null || typeof options !== 'object')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'startIngressHost({world, engine, ingress, port?, host?}) needs an options object',
+      { path: 'options' },
+    );
   const { world, engine, ingress } = options;
   if (world === undefined || engine === undefined || ingress === undefined) {
-    throw new TwinError('INVALID_ARGUMENT', 'startIngressHost needs {world, engine, ingress}', { path: world === undefined ? 'world' : engine === undefined ? 'engine' : 'ingress' });
+    throw new TwinError('INVALID_ARGUMENT', 'startIngressHost needs {world, engine, ingress}', {
+      path: world === undefined ? 'world' : engine === undefined ? 'engine' : 'ingress',
+    });
   }
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TwinError('INVALID_ARGUMENT', `port must be an integer 0–65535 (0 picks a free port), got ${String(port)}`, { path: 'port' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `port must be an integer 0–65535 (0 picks a free port), got ${String(port)}`,
+      { path: 'port' },
+    );
   const host = options.host ?? '127.0.0.1';
   const scopeFor = options.scopeFor ?? ((tenantId: string) => tenantId);
   const report = options.onError ?? ((error: unknown) => world.reportError(error, 'ingress host'));
@@ -155,37 +183,85 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = route(req.url);
-    if (target === undefined) return send(res, notFound(`no such path ${JSON.stringify((req.url ?? '').slice(0, 100))}`));
+    if (target === undefined)
+      return send(res, notFound(`no such path ${JSON.stringify((req.url ?? '').slice(0, 100))}`));
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return send(res, { status: 405, headers: {}, body: { error: 'METHOD_NOT_ALLOWED', message: 'webhooks are POSTed' } });
+      return send(res, {
+        status: 405,
+        headers: {},
+        body: { error: 'METHOD_NOT_ALLOWED', message: 'webhooks are POSTed' },
+      });
     }
     const [tenantId, provider] = target;
     const endpoint = ingress.endpointFor(tenantId, provider);
-    if (endpoint === undefined) return send(res, notFound(`no webhook endpoint for provider "${provider.slice(0, 64)}" of tenant "${tenantId.slice(0, 128)}"`));
+    if (endpoint === undefined)
+      return send(
+        res,
+        notFound(
+          `no webhook endpoint for provider "${provider.slice(0, 64)}" of tenant "${tenantId.slice(0, 128)}"`,
+        ),
+      );
     let context: TenantContext;
     try {
       // A packet acts for the tenant its endpoint serves, and may only ingest there.
       context = tenantContext({ tenantId: endpoint.tenantId ?? tenantId, may: ['ingest'] });
     } catch (error) {
-      return send(res, notFound(`no webhook endpoint for tenant "${tenantId.slice(0, 128)}": ${error instanceof TwinError ? error.message : 'unusable tenant id'}`));
+      return send(
+        res,
+        notFound(
+          `no webhook endpoint for tenant "${tenantId.slice(0, 128)}": ${error instanceof TwinError ? error.message : 'unusable tenant id'}`,
+        ),
+      );
     }
     const declared = Number(req.headers['content-length'] ?? 0);
-    const body: Body = declared > ingress.maxBodyBytes ? { kind: 'too_large' } : await readBody(req, ingress.maxBodyBytes);
+    const body: Body =
+      declared > ingress.maxBodyBytes
+        ? { kind: 'too_large' }
+        : await readBody(req, ingress.maxBodyBytes);
     if (body.kind === 'aborted') return;
     if (body.kind === 'too_large') {
       // Counted like every refusal (never the body).
-      const error = new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is over this ingress's ${ingress.maxBodyBytes}-byte limit`, { path: 'body', details: { limit: ingress.maxBodyBytes } });
+      const error = new TwinError(
+        'PAYLOAD_TOO_LARGE',
+        `${provider}: body is over this ingress's ${ingress.maxBodyBytes}-byte limit`,
+        { path: 'body', details: { limit: ingress.maxBodyBytes } },
+      );
       refuseUpload(req, res, errorStatus(error), limits);
-      await engine.recordRefusal({ tenantId, scopeId: scopeFor(tenantId), sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: Number.isFinite(declared) && declared > 0 ? declared : null, error }, context).catch(report);
+      await engine
+        .recordRefusal(
+          {
+            tenantId,
+            scopeId: scopeFor(tenantId),
+            sourceKind: 'webhook',
+            provider,
+            triggerId: endpoint.triggerId,
+            bodyBytes: Number.isFinite(declared) && declared > 0 ? declared : null,
+            error,
+          },
+          context,
+        )
+        .catch(report);
       return;
     }
     let answer: HttpAnswer;
     try {
-      answer = answerStatus(await ingress.handle({ tenantId, scopeId: scopeFor(tenantId), provider, headers: req.headers, rawBody: body.bytes }, context));
+      answer = answerStatus(
+        await ingress.handle(
+          {
+            tenantId,
+            scopeId: scopeFor(tenantId),
+            provider,
+            headers: req.headers,
+            rawBody: body.bytes,
+          },
+          context,
+        ),
+      );
     } catch (error) {
       answer = errorStatus(error);
-      if (answer.status === 500 && !(error instanceof TwinError && error.code === 'ROUTINE_FAILED')) report(error);
+      if (answer.status === 500 && !(error instanceof TwinError && error.code === 'ROUTINE_FAILED'))
+        report(error);
     }
     send(res, answer, closing);
   }
@@ -193,30 +269,51 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
   const guard = new ConnectionGuard(limits);
   // Node's own timeouts answer 408 to headers or a body that trickle; the guard keeps the count
   // (the cap) and the same deadlines on it, checked once a second.
-  const server = createServer({ requestTimeout: (limits.headersTimeoutSec + limits.bodyTimeoutSec) * 1000, headersTimeout: limits.headersTimeoutSec * 1000, connectionsCheckingInterval: 1000 }, (req, res) => {
-    guard.requestStarted(req, res);
-    if (closing) {
-      // Intake has stopped: refuse at once, retryably, and let the connection go.
-      send(res, errorStatus(new TwinError('ENGINE_STOPPED', 'the ingress host is shutting down; retry later')), true);
-      req.resume();
-      return;
-    }
-    const work = handle(req, res).catch((error: unknown) => {
-      if (req.destroyed && !req.complete) return; // the client left; nothing to answer
-      report(error);
-      if (!res.headersSent) send(res, errorStatus(error), true);
-      else res.destroy();
-    });
-    inflight.add(work);
-    void work.finally(() => inflight.delete(work));
-  });
+  const server = createServer(
+    {
+      requestTimeout: (limits.headersTimeoutSec + limits.bodyTimeoutSec) * 1000,
+      headersTimeout: limits.headersTimeoutSec * 1000,
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      guard.requestStarted(req, res);
+      if (closing) {
+        // Intake has stopped: refuse at once, retryably, and let the connection go.
+        send(
+          res,
+          errorStatus(
+            new TwinError('ENGINE_STOPPED', 'the ingress host is shutting down; retry later'),
+          ),
+          true,
+        );
+        req.resume();
+        return;
+      }
+      const work = handle(req, res).catch((error: unknown) => {
+        if (req.destroyed && !req.complete) return; // the client left; nothing to answer
+        report(error);
+        if (!res.headersSent) send(res, errorStatus(error), true);
+        else res.destroy();
+      });
+      inflight.add(work);
+      void work.finally(() => inflight.delete(work));
+    },
+  );
 
   server.keepAliveTimeout = limits.keepAliveTimeoutSec * 1000;
   server.on('connection', (socket) => guard.accept(socket));
   // Malformed requests and timeouts: answer if the socket still can, never log a stack.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    if (socket.writable && error.code !== 'ECONNRESET') socket.end(`HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
+    if (socket.writable && error.code !== 'ECONNRESET')
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
     socket.destroy();
   });
 

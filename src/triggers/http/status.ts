@@ -11,7 +11,8 @@ export interface HttpAnswer {
 
 /** triggered, filtered, duplicate: 200. in_progress: 409 (the IETF idempotency draft's "original still in flight") with Retry-After. */
 export function answerStatus(answer: IngestAnswer): HttpAnswer {
-  if (answer.status === 'in_progress') return { status: 409, headers: { 'retry-after': '1' }, body: answer };
+  if (answer.status === 'in_progress')
+    return { status: 409, headers: { 'retry-after': '1' }, body: answer };
   return { status: 200, headers: {}, body: answer };
 }
 
@@ -40,5 +41,9 @@ export function errorStatus(error: unknown): HttpAnswer {
     const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
     return { status, headers, body: error.toJSON() };
   }
-  return { status: 500, headers: {}, body: { error: 'INTERNAL', message: 'internal error; see the server log' } };
+  return {
+    status: 500,
+    headers: {},
+    body: { error: 'INTERNAL', message: 'internal error; see the server log' },
+  };
 }

@@ -7,7 +7,11 @@ import { TwinError } from '../../errors.js';
 import { getScheme, isSchemeName, type SchemeName } from '../../events/signing/index.js';
 import { assertJson, isPlainObject } from '../../log/json-value.js';
 import { checkLimits, DEFAULT_LIMITS, type IngressLimits } from '../http/connections.js';
-import { validateSubscription, type CalendarSubscription, type ValidSubscription } from '../calendar/subscription.js';
+import {
+  validateSubscription,
+  type CalendarSubscription,
+  type ValidSubscription,
+} from '../calendar/subscription.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
 import { endpointScheme } from '../webhook/scheme-key.js';
 
@@ -63,10 +67,20 @@ function refuse(path: string, message: string): never {
   throw new TwinError('INVALID_CONFIG', message, { path });
 }
 
-function object(value: unknown, path: string, keys: readonly string[], example: string): Record<string, unknown> {
-  if (!isPlainObject(value)) refuse(path, `${path || 'the configuration'} must be an object such as ${example}`);
+function object(
+  value: unknown,
+  path: string,
+  keys: readonly string[],
+  example: string,
+): Record<string, unknown> {
+  if (!isPlainObject(value))
+    refuse(path, `${path || 'the configuration'} must be an object such as ${example}`);
   for (const key of Object.keys(value)) {
-    if (!keys.includes(key)) refuse(path === '' ? key : `${path}.${key}`, `${path || 'the configuration'} has an unknown key "${key}"; allowed: ${keys.join(', ')}`);
+    if (!keys.includes(key))
+      refuse(
+        path === '' ? key : `${path}.${key}`,
+        `${path || 'the configuration'} has an unknown key "${key}"; allowed: ${keys.join(', ')}`,
+      );
   }
   return value;
 }
@@ -83,42 +97,103 @@ function array(value: unknown, path: string): unknown[] {
  */
 function checkSchemeSecret(scheme: SchemeName, name: string, secret: string, at: string): void {
   try {
-    getScheme(scheme).sign({ body: '{}', secrets: [secret], timestampSec: 0, messageId: 'startup-check' });
+    getScheme(scheme).sign({
+      body: '{}',
+      secrets: [secret],
+      timestampSec: 0,
+      messageId: 'startup-check',
+    });
   } catch (error) {
-    const why = error instanceof TwinError ? error.message.replace(/secrets\[0\]/g, name) : 'it cannot sign';
-    refuse(at, `environment variable ${name} (named by ${at}) does not hold a usable ${scheme} secret: ${why}`);
+    const why =
+      error instanceof TwinError ? error.message.replace(/secrets\[0\]/g, name) : 'it cannot sign';
+    refuse(
+      at,
+      `environment variable ${name} (named by ${at}) does not hold a usable ${scheme} secret: ${why}`,
+    );
   }
 }
 
-function envNames(value: unknown, path: string, env: Env | undefined, scheme: SchemeName): string[] {
+function envNames(
+  value: unknown,
+  path: string,
+  env: Env | undefined,
+  scheme: SchemeName,
+): string[] {
   const names = typeof value === 'string' ? [value] : value;
-  if (!Array.isArray(names) || names.length === 0) refuse(path, `${path} must name the environment variable holding the secret, e.g. "STRIPE_WEBHOOK_SECRET" (or an array of names while a secret rotates)`);
+  if (!Array.isArray(names) || names.length === 0)
+    refuse(
+      path,
+      `${path} must name the environment variable holding the secret, e.g. "STRIPE_WEBHOOK_SECRET" (or an array of names while a secret rotates)`,
+    );
   return names.map((name: unknown, i) => {
     const at = Array.isArray(value) ? `${path}[${i}]` : path;
-    if (typeof name !== 'string' || !ENV_NAME.test(name)) refuse(at, `${at} must be an environment variable name such as "STRIPE_WEBHOOK_SECRET"`);
+    if (typeof name !== 'string' || !ENV_NAME.test(name))
+      refuse(at, `${at} must be an environment variable name such as "STRIPE_WEBHOOK_SECRET"`);
     // Checked now so a typo fails at startup, not at the first packet; the value is never kept.
-    if (env !== undefined && (env[name] ?? '').trim() === '') refuse(at, `environment variable ${name} (named by ${at}) is not set or empty; export the endpoint's signing secret in it`);
+    if (env !== undefined && (env[name] ?? '').trim() === '')
+      refuse(
+        at,
+        `environment variable ${name} (named by ${at}) is not set or empty; export the endpoint's signing secret in it`,
+      );
     if (env !== undefined) checkSchemeSecret(scheme, name, env[name]!, at);
     return name;
   });
 }
 
 function endpoint(value: unknown, path: string, env: Env | undefined): EndpointConfig {
-  const e = object(value, path, ['provider', 'scheme', 'signatureScheme', 'secretEnv', 'triggerId', 'toleranceSec', 'replayWindowSec'], '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }');
+  const e = object(
+    value,
+    path,
+    [
+      'provider',
+      'scheme',
+      'signatureScheme',
+      'secretEnv',
+      'triggerId',
+      'toleranceSec',
+      'replayWindowSec',
+    ],
+    '{ "provider": "stripe", "secretEnv": "STRIPE_WEBHOOK_SECRET" }',
+  );
   const provider = checkProvider(e.provider, `${path}.provider`, 'INVALID_CONFIG');
   // A provider named after a scheme ("stripe") signs with it unless told otherwise.
   const scheme = endpointScheme(e, path, isSchemeName(provider) ? provider : undefined);
   const secretEnv = envNames(e.secretEnv, `${path}.secretEnv`, env, scheme);
-  const triggerId = e.triggerId === undefined ? `${provider}.webhook` : checkTriggerId(e.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
+  const triggerId =
+    e.triggerId === undefined
+      ? `${provider}.webhook`
+      : checkTriggerId(e.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
   const tol = e.toleranceSec;
-  if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0)) refuse(`${path}.toleranceSec`, `${path}.toleranceSec must be a non-negative number of seconds`);
+  if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0))
+    refuse(`${path}.toleranceSec`, `${path}.toleranceSec must be a non-negative number of seconds`);
   const win = e.replayWindowSec;
-  if (win !== undefined && (typeof win !== 'number' || !Number.isSafeInteger(win) || win < 1)) refuse(`${path}.replayWindowSec`, `${path}.replayWindowSec must be a positive integer number of seconds`);
-  return { provider, scheme, secretEnv, triggerId, toleranceSec: typeof tol === 'number' ? tol : null, replayWindowSec: typeof win === 'number' ? win : null };
+  if (win !== undefined && (typeof win !== 'number' || !Number.isSafeInteger(win) || win < 1))
+    refuse(
+      `${path}.replayWindowSec`,
+      `${path}.replayWindowSec must be a positive integer number of seconds`,
+    );
+  return {
+    provider,
+    scheme,
+    secretEnv,
+    triggerId,
+    toleranceSec: typeof tol === 'number' ? tol : null,
+    replayWindowSec: typeof win === 'number' ? win : null,
+  };
 }
 
-function calendar(value: unknown, path: string, tenantId: string, scopeId: string): ValidSubscription {
-  const c = object(value, path, ['triggerId', 'kind', 'cron', 'timezone', 'catchUp', 'enabled'], '{ "triggerId": "nightly", "cron": "0 3 * * *", "timezone": "Europe/London" }');
+function calendar(
+  value: unknown,
+  path: string,
+  tenantId: string,
+  scopeId: string,
+): ValidSubscription {
+  const c = object(
+    value,
+    path,
+    ['triggerId', 'kind', 'cron', 'timezone', 'catchUp', 'enabled'],
+    '{ "triggerId": "nightly", "cron": "0 3 * * *", "timezone": "Europe/London" }',
+  );
   try {
     return validateSubscription({ ...c, tenantId, scopeId } as unknown as CalendarSubscription);
   } catch (error) {
@@ -128,33 +203,67 @@ function calendar(value: unknown, path: string, tenantId: string, scopeId: strin
 }
 
 function tenant(value: unknown, path: string, env: Env | undefined): TenantConfig {
-  const t = object(value, path, ['id', 'scopeId', 'endpoints', 'calendars'], '{ "id": "acme", "endpoints": [...], "calendars": [...] }');
+  const t = object(
+    value,
+    path,
+    ['id', 'scopeId', 'endpoints', 'calendars'],
+    '{ "id": "acme", "endpoints": [...], "calendars": [...] }',
+  );
   const id = checkTenantId(t.id, `${path}.id`, 'INVALID_CONFIG');
-  const scopeId = t.scopeId === undefined ? id : checkScopeId(t.scopeId, `${path}.scopeId`, 'INVALID_CONFIG');
-  const endpoints = array(t.endpoints, `${path}.endpoints`).map((e, i) => endpoint(e, `${path}.endpoints[${i}]`, env));
+  const scopeId =
+    t.scopeId === undefined ? id : checkScopeId(t.scopeId, `${path}.scopeId`, 'INVALID_CONFIG');
+  const endpoints = array(t.endpoints, `${path}.endpoints`).map((e, i) =>
+    endpoint(e, `${path}.endpoints[${i}]`, env),
+  );
   const seen = new Set<string>();
   endpoints.forEach((e, i) => {
-    if (seen.has(e.provider)) refuse(`${path}.endpoints[${i}].provider`, `tenant "${id}" has two endpoints for provider "${e.provider}"`);
+    if (seen.has(e.provider))
+      refuse(
+        `${path}.endpoints[${i}].provider`,
+        `tenant "${id}" has two endpoints for provider "${e.provider}"`,
+      );
     seen.add(e.provider);
   });
-  const calendars = array(t.calendars, `${path}.calendars`).map((c, i) => calendar(c, `${path}.calendars[${i}]`, id, scopeId));
+  const calendars = array(t.calendars, `${path}.calendars`).map((c, i) =>
+    calendar(c, `${path}.calendars[${i}]`, id, scopeId),
+  );
   const triggers = new Set<string>();
   calendars.forEach((c, i) => {
-    if (triggers.has(c.triggerId)) refuse(`${path}.calendars[${i}].triggerId`, `tenant "${id}" has two calendars for trigger "${c.triggerId}"`);
+    if (triggers.has(c.triggerId))
+      refuse(
+        `${path}.calendars[${i}].triggerId`,
+        `tenant "${id}" has two calendars for trigger "${c.triggerId}"`,
+      );
     triggers.add(c.triggerId);
   });
   return { id, scopeId, endpoints, calendars };
 }
 
 function route(value: unknown, path: string): RouteConfig {
-  const r = object(value, path, ['triggerId', 'routine', 'eventTypes'], '{ "triggerId": "stripe.webhook", "routine": "record" }');
+  const r = object(
+    value,
+    path,
+    ['triggerId', 'routine', 'eventTypes'],
+    '{ "triggerId": "stripe.webhook", "routine": "record" }',
+  );
   const triggerId = checkTriggerId(r.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
   const routine = r.routine ?? RECORD_ROUTINE;
-  if (routine !== RECORD_ROUTINE) refuse(`${path}.routine`, `${path}.routine ${JSON.stringify(routine)} is not a built-in routine; the serve command has one: "${RECORD_ROUTINE}"`);
+  if (routine !== RECORD_ROUTINE)
+    refuse(
+      `${path}.routine`,
+      `${path}.routine ${JSON.stringify(routine)} is not a built-in routine; the serve command has one: "${RECORD_ROUTINE}"`,
+    );
   let eventTypes: string[] | null = null;
   if (r.eventTypes !== undefined) {
-    if (!Array.isArray(r.eventTypes) || r.eventTypes.length === 0 || !r.eventTypes.every((t) => typeof t === 'string' && t !== '')) {
-      refuse(`${path}.eventTypes`, `${path}.eventTypes must be a non-empty array of event type names such as ["customer.created"]`);
+    if (
+      !Array.isArray(r.eventTypes) ||
+      r.eventTypes.length === 0 ||
+      !r.eventTypes.every((t) => typeof t === 'string' && t !== '')
+    ) {
+      refuse(
+        `${path}.eventTypes`,
+        `${path}.eventTypes must be a non-empty array of event type names such as ["customer.created"]`,
+      );
     }
     eventTypes = r.eventTypes as string[];
   }
@@ -163,7 +272,12 @@ function route(value: unknown, path: string): RouteConfig {
 
 function limits(value: unknown): IngressLimits {
   if (value === undefined) return DEFAULT_LIMITS;
-  const l = object(value, 'limits', Object.keys(DEFAULT_LIMITS), '{ "maxConnections": 1024, "headersTimeoutSec": 10, "bodyTimeoutSec": 30 }');
+  const l = object(
+    value,
+    'limits',
+    Object.keys(DEFAULT_LIMITS),
+    '{ "maxConnections": 1024, "headersTimeoutSec": 10, "bodyTimeoutSec": 30 }',
+  );
   try {
     return checkLimits({ ...DEFAULT_LIMITS, ...(l as Partial<IngressLimits>) });
   } catch (error) {
@@ -175,50 +289,104 @@ function limits(value: unknown): IngressLimits {
 function retentionDays(value: unknown): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 36_500) {
-    refuse('retentionDays', 'retentionDays must be a positive number of days (settled trigger history older than that is pruned), or omitted to keep it');
+    refuse(
+      'retentionDays',
+      'retentionDays must be a positive number of days (settled trigger history older than that is pruned), or omitted to keep it',
+    );
   }
   return value;
 }
 
 /** Validates a parsed configuration (see README: "Serve configuration"). */
-export function validateServeConfig(value: unknown, env: Env = process.env, options: ConfigOptions = {}): ServeConfig {
+export function validateServeConfig(
+  value: unknown,
+  env: Env = process.env,
+  options: ConfigOptions = {},
+): ServeConfig {
   // Nothing nested past the limit, no lone surrogates or __proto__ keys, before any field is read.
   assertJson(value, 'config', { code: 'INVALID_CONFIG' });
-  const c = object(value, '', ['tenants', 'routes', 'limits', 'retentionDays'], '{ "tenants": [...], "routes": [...] }');
+  const c = object(
+    value,
+    '',
+    ['tenants', 'routes', 'limits', 'retentionDays'],
+    '{ "tenants": [...], "routes": [...] }',
+  );
   const checked = options.checkSecrets === false ? undefined : env;
   const tenants = array(c.tenants, 'tenants').map((t, i) => tenant(t, `tenants[${i}]`, checked));
-  if (tenants.length === 0) refuse('tenants', 'tenants is empty; configure at least one tenant with an endpoint or a calendar');
+  if (tenants.length === 0)
+    refuse(
+      'tenants',
+      'tenants is empty; configure at least one tenant with an endpoint or a calendar',
+    );
   const ids = new Set<string>();
   tenants.forEach((t, i) => {
     if (ids.has(t.id)) refuse(`tenants[${i}].id`, `tenant "${t.id}" is configured twice`);
     ids.add(t.id);
   });
   const explicit = array(c.routes, 'routes').map((r, i) => route(r, `routes[${i}]`));
-  const used = new Set(tenants.flatMap((t) => [...t.endpoints.map((e) => e.triggerId), ...t.calendars.map((k) => k.triggerId)]));
+  const used = new Set(
+    tenants.flatMap((t) => [
+      ...t.endpoints.map((e) => e.triggerId),
+      ...t.calendars.map((k) => k.triggerId),
+    ]),
+  );
   const routed = new Set<string>();
   explicit.forEach((r, i) => {
-    if (routed.has(r.triggerId)) refuse(`routes[${i}].triggerId`, `trigger "${r.triggerId}" has two routes`);
-    if (!used.has(r.triggerId)) refuse(`routes[${i}].triggerId`, `no endpoint or calendar fires trigger "${r.triggerId}"; check the name`);
+    if (routed.has(r.triggerId))
+      refuse(`routes[${i}].triggerId`, `trigger "${r.triggerId}" has two routes`);
+    if (!used.has(r.triggerId))
+      refuse(
+        `routes[${i}].triggerId`,
+        `no endpoint or calendar fires trigger "${r.triggerId}"; check the name`,
+      );
     routed.add(r.triggerId);
   });
-  const routes = [...explicit, ...[...used].filter((t) => !routed.has(t)).sort().map((triggerId): RouteConfig => ({ triggerId, routine: RECORD_ROUTINE, eventTypes: null }))];
-  return { tenants, routes, limits: limits(c.limits), retentionDays: retentionDays(c.retentionDays) };
+  const routes = [
+    ...explicit,
+    ...[...used]
+      .filter((t) => !routed.has(t))
+      .sort()
+      .map((triggerId): RouteConfig => ({ triggerId, routine: RECORD_ROUTINE, eventTypes: null })),
+  ];
+  return {
+    tenants,
+    routes,
+    limits: limits(c.limits),
+    retentionDays: retentionDays(c.retentionDays),
+  };
 }
 
 /** Reads and validates a JSON configuration file. */
-export function loadServeConfig(file: string, env: Env = process.env, options: ConfigOptions = {}): ServeConfig {
-  if (typeof file !== 'string' || file === '') throw new TwinError('INVALID_ARGUMENT', 'loadServeConfig(file): give the path of a JSON configuration file', { path: 'file' });
+export function loadServeConfig(
+  file: string,
+  env: Env = process.env,
+  options: ConfigOptions = {},
+): ServeConfig {
+  if (typeof file !== 'string' || file === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'loadServeConfig(file): give the path of a JSON configuration file',
+      { path: 'file' },
+    );
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new TwinError('INVALID_CONFIG', `cannot read configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { path: 'file' });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `cannot read configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      { path: 'file' },
+    );
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new TwinError('INVALID_CONFIG', `configuration file ${file} is not valid JSON: ${(error as Error).message}`, { path: 'file' });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `configuration file ${file} is not valid JSON: ${(error as Error).message}`,
+      { path: 'file' },
+    );
   }
   return validateServeConfig(parsed, env, options);
 }
@@ -230,12 +398,20 @@ export function loadServeConfig(file: string, env: Env = process.env, options: C
  */
 export function configFromFlags(endpoints: readonly string[], env: Env = process.env): ServeConfig {
   if (!Array.isArray(endpoints) || endpoints.length === 0) {
-    throw new TwinError('INVALID_CONFIG', 'give at least one --endpoint provider=ENV_VAR (e.g. --endpoint stripe=STRIPE_WEBHOOK_SECRET), or a --config file', { path: 'endpoint' });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      'give at least one --endpoint provider=ENV_VAR (e.g. --endpoint stripe=STRIPE_WEBHOOK_SECRET), or a --config file',
+      { path: 'endpoint' },
+    );
   }
   const parsed = endpoints.map((flag, i) => {
     const path = `endpoint[${i}]`;
     const m = typeof flag === 'string' ? /^([^:=]+)(?::([^=]+))?=(.+)$/.exec(flag) : null;
-    if (m === null) refuse(path, `--endpoint ${JSON.stringify(flag)} must look like provider=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET) or provider:scheme=ENV_VAR`);
+    if (m === null)
+      refuse(
+        path,
+        `--endpoint ${JSON.stringify(flag)} must look like provider=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET) or provider:scheme=ENV_VAR`,
+      );
     return { provider: m[1], ...(m[2] === undefined ? {} : { scheme: m[2] }), secretEnv: m[3] };
   });
   try {
@@ -243,6 +419,10 @@ export function configFromFlags(endpoints: readonly string[], env: Env = process
   } catch (error) {
     const e = error as TwinError;
     const at = /endpoints\[(\d+)\]/.exec(e.path ?? '');
-    throw new TwinError('INVALID_CONFIG', e.message.replace(/tenants\[0\]\.endpoints\[(\d+)\]/g, 'endpoint[$1]'), { path: at === null ? e.path ?? 'endpoint' : `endpoint[${at[1]}]` });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      e.message.replace(/tenants\[0\]\.endpoints\[(\d+)\]/g, 'endpoint[$1]'),
+      { path: at === null ? (e.path ?? 'endpoint') : `endpoint[${at[1]}]` },
+    );
   }
 }

@@ -30,7 +30,11 @@ export interface TriggerRuntime {
  * calendar source, and each configured subscription stored — reconfigured (cursor reset) only
  * when it changed, so a restart does not skip what fell due while the server was down.
  */
-export async function startTriggerRuntime(world: World, config: ServeConfig, options: { env?: Env; twin?: string } = {}): Promise<TriggerRuntime> {
+export async function startTriggerRuntime(
+  world: World,
+  config: ServeConfig,
+  options: { env?: Env; twin?: string } = {},
+): Promise<TriggerRuntime> {
   const env = options.env ?? process.env;
   const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
   const runner = new InProcessRunner(world).register(RECORD_ROUTINE, recordRoutine(twin));
@@ -40,7 +44,14 @@ export async function startTriggerRuntime(world: World, config: ServeConfig, opt
     engine.registerRoute({
       triggerId: route.triggerId,
       routineId: route.routine,
-      ...(types === null ? {} : { filter: (e) => { const t = (e.payload as { eventType?: unknown } | null)?.eventType; return typeof t === 'string' && types.has(t); } }),
+      ...(types === null
+        ? {}
+        : {
+            filter: (e) => {
+              const t = (e.payload as { eventType?: unknown } | null)?.eventType;
+              return typeof t === 'string' && types.has(t);
+            },
+          }),
       buildInput: (e) => e.payload,
     });
   }
@@ -54,7 +65,8 @@ export async function startTriggerRuntime(world: World, config: ServeConfig, opt
         scheme: ep.scheme,
         ...(ep.toleranceSec === null ? {} : { toleranceSec: ep.toleranceSec }),
         ...(ep.replayWindowSec === null ? {} : { replayWindowSec: ep.replayWindowSec }),
-        resolveSecrets: () => ep.secretEnv.map((name) => env[name] ?? '').filter((s) => s.trim() !== ''),
+        resolveSecrets: () =>
+          ep.secretEnv.map((name) => env[name] ?? '').filter((s) => s.trim() !== ''),
       });
     }
   }
@@ -66,7 +78,13 @@ export async function startTriggerRuntime(world: World, config: ServeConfig, opt
       const stored = await calendar.subscription(sub.tenantId, sub.triggerId);
       const same =
         stored !== undefined &&
-        canonicalJson([stored.scopeId, stored.cron, stored.timezone, stored.catchUp, stored.enabled]) === canonicalJson([sub.scopeId, sub.cron, sub.timezone, sub.catchUp, sub.enabled]);
+        canonicalJson([
+          stored.scopeId,
+          stored.cron,
+          stored.timezone,
+          stored.catchUp,
+          stored.enabled,
+        ]) === canonicalJson([sub.scopeId, sub.cron, sub.timezone, sub.catchUp, sub.enabled]);
       if (!same) await calendar.configure(sub);
     }
   }
@@ -103,16 +121,27 @@ export interface ServeHandle extends TriggerRuntime {
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const { world, config } = options;
   const every = options.tickEveryMs ?? 0;
-  if (!Number.isSafeInteger(every) || every < 0) throw new TwinError('INVALID_ARGUMENT', 'tickEveryMs must be a non-negative integer (0: no automatic ticks)', { path: 'tickEveryMs' });
-  const runtime = await startTriggerRuntime(world, config, { ...(options.env === undefined ? {} : { env: options.env }), ...(options.twin === undefined ? {} : { twin: options.twin }) });
+  if (!Number.isSafeInteger(every) || every < 0)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'tickEveryMs must be a non-negative integer (0: no automatic ticks)',
+      { path: 'tickEveryMs' },
+    );
+  const runtime = await startTriggerRuntime(world, config, {
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.twin === undefined ? {} : { twin: options.twin }),
+  });
   const recovered: TriggerRecoveryReport[] = [];
   // At startup, before intake: anything a crashed predecessor left processing or failed runs again.
-  for (const tenant of config.tenants) recovered.push(await runtime.engine.recoverIncomplete(tenant.id));
+  for (const tenant of config.tenants)
+    recovered.push(await runtime.engine.recoverIncomplete(tenant.id));
   const scopes = new Map(config.tenants.map((t) => [t.id, t.scopeId]));
   const report = options.onError ?? ((error: unknown) => world.reportError(error, 'serve'));
   const retention = config.retentionDays;
   const prune = async (): Promise<PruneReport | undefined> =>
-    retention === null || !runtime.engine.running ? undefined : runtime.engine.pruneSettled({ olderThanMs: Math.round(retention * 86_400_000) });
+    retention === null || !runtime.engine.running
+      ? undefined
+      : runtime.engine.pruneSettled({ olderThanMs: Math.round(retention * 86_400_000) });
   await prune();
   const host = await startIngressHost({
     world,
@@ -126,12 +155,18 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   let ticking: Promise<unknown> = Promise.resolve();
   const tick = async (): Promise<TickAnswer[]> => {
     const answers: TickAnswer[] = [];
-    for (const tenant of config.tenants) if (tenant.calendars.length > 0) answers.push(await runtime.calendar.tick(tenant.id));
+    for (const tenant of config.tenants)
+      if (tenant.calendars.length > 0) answers.push(await runtime.calendar.tick(tenant.id));
     return answers;
   };
   let pruning: Promise<unknown> = Promise.resolve();
   const pruneEvery = options.pruneEveryMs ?? 3_600_000;
-  if (!Number.isSafeInteger(pruneEvery) || pruneEvery < 1) throw new TwinError('INVALID_ARGUMENT', 'pruneEveryMs must be a positive integer number of milliseconds', { path: 'pruneEveryMs' });
+  if (!Number.isSafeInteger(pruneEvery) || pruneEvery < 1)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'pruneEveryMs must be a positive integer number of milliseconds',
+      { path: 'pruneEveryMs' },
+    );
   const pruneTimer =
     retention === null
       ? undefined

@@ -5,7 +5,11 @@
 import { createHash } from 'node:crypto';
 import { TwinError } from '../../errors.js';
 import type { JsonValue } from '../../log/json-value.js';
-import { HMAC_DELIVERY_HEADER, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
+import {
+  HMAC_DELIVERY_HEADER,
+  type SchemeName,
+  type VerifiedPacket,
+} from '../../events/signing/index.js';
 
 export { HMAC_DELIVERY_HEADER };
 export const GITHUB_DELIVERY_HEADER = 'X-GitHub-Delivery';
@@ -58,7 +62,11 @@ function field(body: JsonValue, name: string): JsonValue | undefined {
 function stringField(body: JsonValue, name: string, scheme: string, example: string): string {
   const value = field(body, name);
   if (typeof value !== 'string' || value === '') {
-    throw new TwinError('INVALID_BODY', `${scheme}: the body has no "${name}" string (e.g. "${example}"), which identifies the event across retries`, { path: `body.${name}` });
+    throw new TwinError(
+      'INVALID_BODY',
+      `${scheme}: the body has no "${name}" string (e.g. "${example}"), which identifies the event across retries`,
+      { path: `body.${name}` },
+    );
   }
   return value;
 }
@@ -79,20 +87,38 @@ function typeField(value: JsonValue | undefined): string | null {
  * and body (all v1 signs) as the replay key, remembered for twice the tolerance — longer, the
  * signed timestamp no longer verifies.
  */
-export function deliveryIdentity(scheme: SchemeName, headers: Headers, body: JsonValue, rawBody: Buffer, verified: VerifiedPacket, options: IdentityOptions): DeliveryIdentity {
+export function deliveryIdentity(
+  scheme: SchemeName,
+  headers: Headers,
+  body: JsonValue,
+  rawBody: Buffer,
+  verified: VerifiedPacket,
+  options: IdentityOptions,
+): DeliveryIdentity {
   switch (scheme) {
     case 'stripe':
-      return { deliveryId: stringField(body, 'id', 'stripe', 'evt_1NXo9d2eZvKYlo2C'), eventType: typeField(field(body, 'type')), occurredAtSec: seconds(field(body, 'created')) };
+      return {
+        deliveryId: stringField(body, 'id', 'stripe', 'evt_1NXo9d2eZvKYlo2C'),
+        eventType: typeField(field(body, 'type')),
+        occurredAtSec: seconds(field(body, 'created')),
+      };
     case 'github': {
       const id = header(headers, GITHUB_DELIVERY_HEADER);
       if (id === undefined) {
-        throw new TwinError('MISSING_HEADER', `github: required header ${GITHUB_DELIVERY_HEADER} is missing or empty; it identifies the delivery across redeliveries`, { path: `headers.${GITHUB_DELIVERY_HEADER}` });
+        throw new TwinError(
+          'MISSING_HEADER',
+          `github: required header ${GITHUB_DELIVERY_HEADER} is missing or empty; it identifies the delivery across redeliveries`,
+          { path: `headers.${GITHUB_DELIVERY_HEADER}` },
+        );
       }
       return {
         deliveryId: id,
         eventType: header(headers, GITHUB_EVENT_HEADER) ?? null,
         occurredAtSec: null,
-        replay: { key: `github-body:${sha256(rawBody)}`, windowSec: options.replayWindowSec ?? DEFAULT_GITHUB_REPLAY_WINDOW_SEC },
+        replay: {
+          key: `github-body:${sha256(rawBody)}`,
+          windowSec: options.replayWindowSec ?? DEFAULT_GITHUB_REPLAY_WINDOW_SEC,
+        },
       };
     }
     case 'slack': {
@@ -105,16 +131,27 @@ export function deliveryIdentity(scheme: SchemeName, headers: Headers, body: Jso
     }
     case 'standard-webhooks':
       // verify() answers the id it checked the signature over.
-      return { deliveryId: verified.messageId!, eventType: typeField(field(body, 'type')), occurredAtSec: verified.timestampSec ?? null };
+      return {
+        deliveryId: verified.messageId!,
+        eventType: typeField(field(body, 'type')),
+        occurredAtSec: verified.timestampSec ?? null,
+      };
     case 'hmac-sha256':
       if (verified.messageId !== undefined) {
-        return { deliveryId: verified.messageId, eventType: typeField(field(body, 'type')), occurredAtSec: verified.timestampSec ?? null };
+        return {
+          deliveryId: verified.messageId,
+          eventType: typeField(field(body, 'type')),
+          occurredAtSec: verified.timestampSec ?? null,
+        };
       }
       return {
         deliveryId: header(headers, HMAC_DELIVERY_HEADER) ?? `sha256:${sha256(rawBody)}`,
         eventType: typeField(field(body, 'type')),
         occurredAtSec: verified.timestampSec ?? null,
-        replay: { key: `hmac-v1:${sha256(String(verified.timestampSec), '.', rawBody)}`, windowSec: 2 * options.toleranceSec + 1 },
+        replay: {
+          key: `hmac-v1:${sha256(String(verified.timestampSec), '.', rawBody)}`,
+          windowSec: 2 * options.toleranceSec + 1,
+        },
       };
   }
 }

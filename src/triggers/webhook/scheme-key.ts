@@ -16,13 +16,25 @@ export interface SchemeKeys {
 export function endpointScheme(endpoint: SchemeKeys, path: string, fallback?: string): SchemeName {
   const { scheme, signatureScheme } = endpoint;
   if (scheme !== undefined && signatureScheme !== undefined && scheme !== signatureScheme) {
-    throw new TwinError('INVALID_CONFIG', `${path} gives scheme ${JSON.stringify(scheme)} and signatureScheme ${JSON.stringify(signatureScheme)}; they name the same setting, give one`, { path: `${path}.signatureScheme` });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `${path} gives scheme ${JSON.stringify(scheme)} and signatureScheme ${JSON.stringify(signatureScheme)}; they name the same setting, give one`,
+      { path: `${path}.signatureScheme` },
+    );
   }
-  const key = scheme !== undefined ? 'scheme' : signatureScheme !== undefined ? 'signatureScheme' : 'scheme';
+  const key =
+    scheme !== undefined ? 'scheme' : signatureScheme !== undefined ? 'signatureScheme' : 'scheme';
   const value = scheme ?? signatureScheme ?? fallback;
   if (!isSchemeName(value)) {
-    const what = value === undefined ? 'is missing' : `${JSON.stringify(value)} is not one of ${SCHEME_NAMES.join(', ')}`;
-    throw new TwinError('INVALID_CONFIG', `${path}.${key} ${what}; name the scheme the sender signs with (scheme or signatureScheme: ${SCHEME_NAMES.join(', ')})`, { path: `${path}.${key}` });
+    const what =
+      value === undefined
+        ? 'is missing'
+        : `${JSON.stringify(value)} is not one of ${SCHEME_NAMES.join(', ')}`;
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `${path}.${key} ${what}; name the scheme the sender signs with (scheme or signatureScheme: ${SCHEME_NAMES.join(', ')})`,
+      { path: `${path}.${key}` },
+    );
   }
   return value;
 }

@@ -3,12 +3,24 @@
 // Refused packets are recorded without their body; secrets are resolved per call, never stored.
 import { withTraceContext } from '../../events/trace.js';
 import { TwinError } from '../../errors.js';
-import { getScheme, DEFAULT_TOLERANCE_SEC, type SchemeName, type VerifiedPacket } from '../../events/signing/index.js';
+import {
+  getScheme,
+  DEFAULT_TOLERANCE_SEC,
+  type SchemeName,
+  type VerifiedPacket,
+} from '../../events/signing/index.js';
 import { assertJson, type JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
 import type { IngestAnswer } from '../answer.js';
 import type { SourceHost } from '../source.js';
-import { checkProvider, checkScopeId, checkTenantId, checkTriggerId, createTriggerEnvelope, MAX_PAYLOAD_DEPTH } from '../envelope.js';
+import {
+  checkProvider,
+  checkScopeId,
+  checkTenantId,
+  checkTriggerId,
+  createTriggerEnvelope,
+  MAX_PAYLOAD_DEPTH,
+} from '../envelope.js';
 import type { TriggerSource } from '../source.js';
 import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
 import { deliveryIdentity, type DeliveryIdentity } from './delivery-id.js';
@@ -29,7 +41,11 @@ interface EndpointSettings {
    * Current secrets (several while one rotates). Called per packet with the context the packet
    * is handled under; the answer is never stored.
    */
-  readonly resolveSecrets: (tenantId: string, scopeId: string, context: TriggerContext) => readonly string[] | Promise<readonly string[]>;
+  readonly resolveSecrets: (
+    tenantId: string,
+    scopeId: string,
+    context: TriggerContext,
+  ) => readonly string[] | Promise<readonly string[]>;
   /** Allowed clock distance of a signed timestamp, both ways; default 300 s. */
   readonly toleranceSec?: number;
   /**
@@ -40,7 +56,11 @@ interface EndpointSettings {
 }
 
 /** An endpoint names its signature scheme as `scheme` or, as the trigger guide does, `signatureScheme`. */
-export type WebhookEndpoint = EndpointSettings & ({ readonly scheme: SchemeName; readonly signatureScheme?: SchemeName } | { readonly signatureScheme: SchemeName; readonly scheme?: SchemeName });
+export type WebhookEndpoint = EndpointSettings &
+  (
+    | { readonly scheme: SchemeName; readonly signatureScheme?: SchemeName }
+    | { readonly signatureScheme: SchemeName; readonly scheme?: SchemeName }
+  );
 
 /** An endpoint as the ingress keeps it: its scheme resolved from either key. */
 export type ConfiguredEndpoint = EndpointSettings & { readonly scheme: SchemeName };
@@ -61,7 +81,14 @@ export interface WebhookIngressOptions {
   readonly name?: string;
 }
 
-const REFUSED = new Set(['MISSING_HEADER', 'BAD_SIGNATURE', 'STALE_TIMESTAMP', 'INVALID_BODY', 'INVALID_ENVELOPE', 'PAYLOAD_TOO_LARGE']);
+const REFUSED = new Set([
+  'MISSING_HEADER',
+  'BAD_SIGNATURE',
+  'STALE_TIMESTAMP',
+  'INVALID_BODY',
+  'INVALID_ENVELOPE',
+  'PAYLOAD_TOO_LARGE',
+]);
 
 export class WebhookIngress implements TriggerSource {
   readonly name: string;
@@ -72,31 +99,56 @@ export class WebhookIngress implements TriggerSource {
   constructor(options: WebhookIngressOptions = {}) {
     this.name = options.name ?? 'webhook';
     const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    if (!Number.isSafeInteger(max) || max < 1) throw new TwinError('INVALID_ARGUMENT', 'maxBodyBytes must be a positive integer', { path: 'maxBodyBytes' });
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new TwinError('INVALID_ARGUMENT', 'maxBodyBytes must be a positive integer', {
+        path: 'maxBodyBytes',
+      });
     this.maxBodyBytes = max;
     (options.endpoints ?? []).forEach((e, i) => this.addEndpoint(e, `endpoints[${i}]`));
   }
 
   addEndpoint(endpoint: WebhookEndpoint, path = 'endpoint'): this {
-    if (endpoint === null || typeof endpoint !== 'object') throw new TwinError('INVALID_CONFIG', `${path} must be an object {provider, triggerId, scheme, resolveSecrets}`, { path });
-    if (endpoint.tenantId !== undefined) checkTenantId(endpoint.tenantId, `${path}.tenantId`, 'INVALID_CONFIG');
+    if (endpoint === null || typeof endpoint !== 'object')
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `${path} must be an object {provider, triggerId, scheme, resolveSecrets}`,
+        { path },
+      );
+    if (endpoint.tenantId !== undefined)
+      checkTenantId(endpoint.tenantId, `${path}.tenantId`, 'INVALID_CONFIG');
     checkProvider(endpoint.provider, `${path}.provider`, 'INVALID_CONFIG');
     checkTriggerId(endpoint.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
     const scheme = endpointScheme(endpoint, path);
     if (typeof endpoint.resolveSecrets !== 'function') {
-      throw new TwinError('INVALID_CONFIG', `${path}.resolveSecrets must be a function (tenantId, scopeId) => secrets`, { path: `${path}.resolveSecrets` });
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `${path}.resolveSecrets must be a function (tenantId, scopeId) => secrets`,
+        { path: `${path}.resolveSecrets` },
+      );
     }
     const tol = endpoint.toleranceSec;
     if (tol !== undefined && (typeof tol !== 'number' || !Number.isFinite(tol) || tol < 0)) {
-      throw new TwinError('INVALID_CONFIG', `${path}.toleranceSec must be a non-negative number of seconds`, { path: `${path}.toleranceSec` });
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `${path}.toleranceSec must be a non-negative number of seconds`,
+        { path: `${path}.toleranceSec` },
+      );
     }
     const win = endpoint.replayWindowSec;
     if (win !== undefined && (typeof win !== 'number' || !Number.isSafeInteger(win) || win < 1)) {
-      throw new TwinError('INVALID_CONFIG', `${path}.replayWindowSec must be a positive integer number of seconds`, { path: `${path}.replayWindowSec` });
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `${path}.replayWindowSec must be a positive integer number of seconds`,
+        { path: `${path}.replayWindowSec` },
+      );
     }
     const key = endpointKey(endpoint.tenantId, endpoint.provider);
     if (this.endpoints.has(key)) {
-      throw new TwinError('INVALID_CONFIG', `${path}: provider "${endpoint.provider}" already has an endpoint${endpoint.tenantId === undefined ? '' : ` for tenant "${endpoint.tenantId}"`}`, { path: `${path}.provider` });
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `${path}: provider "${endpoint.provider}" already has an endpoint${endpoint.tenantId === undefined ? '' : ` for tenant "${endpoint.tenantId}"`}`,
+        { path: `${path}.provider` },
+      );
     }
     this.endpoints.set(key, { ...endpoint, scheme });
     return this;
@@ -104,7 +156,10 @@ export class WebhookIngress implements TriggerSource {
 
   /** The tenant's own endpoint for a provider, else the one serving every tenant. */
   endpointFor(tenantId: string, provider: string): ConfiguredEndpoint | undefined {
-    return this.endpoints.get(endpointKey(tenantId, provider)) ?? this.endpoints.get(endpointKey(undefined, provider));
+    return (
+      this.endpoints.get(endpointKey(tenantId, provider)) ??
+      this.endpoints.get(endpointKey(undefined, provider))
+    );
   }
 
   connect(engine: SourceHost): void {
@@ -129,26 +184,61 @@ export class WebhookIngress implements TriggerSource {
     const acting = contextArgument(context);
     const engine = this.engine;
     if (engine === undefined || !engine.running) {
-      throw new TwinError('ENGINE_STOPPED', 'webhook ingress: register this source with engine.registerSource() and start the engine first');
+      throw new TwinError(
+        'ENGINE_STOPPED',
+        'webhook ingress: register this source with engine.registerSource() and start the engine first',
+      );
     }
-    if (request === null || typeof request !== 'object') throw new TwinError('INVALID_ARGUMENT', 'handle({tenantId, scopeId, provider, headers, rawBody}) needs a request object', { path: 'request' });
+    if (request === null || typeof request !== 'object')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'handle({tenantId, scopeId, provider, headers, rawBody}) needs a request object',
+        { path: 'request' },
+      );
     const { tenantId, provider } = request;
-    const endpoint = typeof tenantId === 'string' && typeof provider === 'string' ? this.endpointFor(tenantId, provider) : undefined;
+    const endpoint =
+      typeof tenantId === 'string' && typeof provider === 'string'
+        ? this.endpointFor(tenantId, provider)
+        : undefined;
     if (endpoint === undefined) {
-      throw new TwinError('UNKNOWN_ENDPOINT', `no webhook endpoint for provider ${JSON.stringify(String(provider).slice(0, 64))} of tenant ${JSON.stringify(String(tenantId).slice(0, 128))}`, { path: 'provider' });
+      throw new TwinError(
+        'UNKNOWN_ENDPOINT',
+        `no webhook endpoint for provider ${JSON.stringify(String(provider).slice(0, 64))} of tenant ${JSON.stringify(String(tenantId).slice(0, 128))}`,
+        { path: 'provider' },
+      );
     }
     checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
     // Signature verification is no tenant authorization: the context must allow this tenant.
     authorize(acting, tenantId, 'ingest', 'take webhooks');
     const scopeId = checkScopeId(request.scopeId, 'scopeId', 'INVALID_ARGUMENT');
-    if (request.headers === null || typeof request.headers !== 'object') throw new TwinError('INVALID_ARGUMENT', 'headers must be an object of header name to value', { path: 'headers' });
+    if (request.headers === null || typeof request.headers !== 'object')
+      throw new TwinError('INVALID_ARGUMENT', 'headers must be an object of header name to value', {
+        path: 'headers',
+      });
     const raw = toBuffer(request.rawBody);
     const refuse = async (error: TwinError): Promise<never> => {
-      await engine.recordRefusal({ tenantId, scopeId, sourceKind: 'webhook', provider, triggerId: endpoint.triggerId, bodyBytes: raw.length, error }, acting);
+      await engine.recordRefusal(
+        {
+          tenantId,
+          scopeId,
+          sourceKind: 'webhook',
+          provider,
+          triggerId: endpoint.triggerId,
+          bodyBytes: raw.length,
+          error,
+        },
+        acting,
+      );
       throw error;
     };
     if (raw.length > this.maxBodyBytes) {
-      return refuse(new TwinError('PAYLOAD_TOO_LARGE', `${provider}: body is ${raw.length} bytes, over this ingress's ${this.maxBodyBytes}-byte limit`, { path: 'body', details: { bytes: raw.length, limit: this.maxBodyBytes } }));
+      return refuse(
+        new TwinError(
+          'PAYLOAD_TOO_LARGE',
+          `${provider}: body is ${raw.length} bytes, over this ingress's ${this.maxBodyBytes}-byte limit`,
+          { path: 'body', details: { bytes: raw.length, limit: this.maxBodyBytes } },
+        ),
+      );
     }
     const secrets = await resolve(endpoint, tenantId, scopeId, acting);
     const toleranceSec = endpoint.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
@@ -165,7 +255,11 @@ export class WebhookIngress implements TriggerSource {
       if (error instanceof TwinError && REFUSED.has(error.code)) return refuse(error);
       if (error instanceof TwinError && error.code === 'INVALID_ARGUMENT') {
         // A malformed configured secret: the server's fault, not the packet's.
-        throw new TwinError('INVALID_CONFIG', `endpoint ${provider} of tenant ${tenantId}: ${error.message}`, { path: 'resolveSecrets' });
+        throw new TwinError(
+          'INVALID_CONFIG',
+          `endpoint ${provider} of tenant ${tenantId}: ${error.message}`,
+          { path: 'resolveSecrets' },
+        );
       }
       throw error;
     }
@@ -175,7 +269,9 @@ export class WebhookIngress implements TriggerSource {
       const body = parseJson(raw, provider);
       const id = deliveryIdentity(endpoint.scheme, request.headers, body, raw, verified, {
         toleranceSec,
-        ...(endpoint.replayWindowSec === undefined ? {} : { replayWindowSec: endpoint.replayWindowSec }),
+        ...(endpoint.replayWindowSec === undefined
+          ? {}
+          : { replayWindowSec: endpoint.replayWindowSec }),
       });
       replay = id.replay;
       const now = engine.world.clock.now();
@@ -197,17 +293,24 @@ export class WebhookIngress implements TriggerSource {
     }
     // Conflicts and unknown triggers are recorded by the engine itself. The sender's trace goes
     // on into the routine, so what the routine writes (and the webhooks that sends) continues it.
-    const options = replay === undefined ? {} : { replayGuard: { key: `${provider}:${replay.key}`, windowMs: replay.windowSec * 1000 } };
+    const options =
+      replay === undefined
+        ? {}
+        : { replayGuard: { key: `${provider}:${replay.key}`, windowMs: replay.windowSec * 1000 } };
     const traceparent = headerValue(request.headers, 'traceparent');
     if (traceparent === undefined) return engine.ingest(envelope, acting, options);
     const tracestate = headerValue(request.headers, 'tracestate');
-    return withTraceContext({ traceparent, ...(tracestate === undefined ? {} : { tracestate }) }, () => engine.ingest(envelope, acting, options));
+    return withTraceContext(
+      { traceparent, ...(tracestate === undefined ? {} : { tracestate }) },
+      () => engine.ingest(envelope, acting, options),
+    );
   }
 }
 
 function headerValue(headers: WebhookRequest['headers'], name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(',') : value ?? undefined;
+    if (key.toLowerCase() === name)
+      return Array.isArray(value) ? value.join(',') : (value ?? undefined);
   }
   return undefined;
 }
@@ -219,14 +322,31 @@ function endpointKey(tenantId: string | undefined, provider: string): string {
 function toBuffer(raw: unknown): Buffer {
   if (typeof raw === 'string') return Buffer.from(raw, 'utf8');
   if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  throw new TwinError('INVALID_ARGUMENT', 'rawBody must be the received bytes (Buffer, Uint8Array or string); a parsed body cannot be verified', { path: 'rawBody' });
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    'rawBody must be the received bytes (Buffer, Uint8Array or string); a parsed body cannot be verified',
+    { path: 'rawBody' },
+  );
 }
 
-async function resolve(endpoint: ConfiguredEndpoint, tenantId: string, scopeId: string, context: TriggerContext): Promise<readonly string[]> {
+async function resolve(
+  endpoint: ConfiguredEndpoint,
+  tenantId: string,
+  scopeId: string,
+  context: TriggerContext,
+): Promise<readonly string[]> {
   const secrets: unknown = await endpoint.resolveSecrets(tenantId, scopeId, context);
-  if (!Array.isArray(secrets) || secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.trim() !== '')) {
+  if (
+    !Array.isArray(secrets) ||
+    secrets.length === 0 ||
+    !secrets.every((s) => typeof s === 'string' && s.trim() !== '')
+  ) {
     // Never echo what came back: it may be a secret in the wrong shape.
-    throw new TwinError('INVALID_CONFIG', `resolveSecrets for provider "${endpoint.provider}" of tenant "${tenantId}" must answer a non-empty array of non-empty strings`, { path: 'resolveSecrets' });
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `resolveSecrets for provider "${endpoint.provider}" of tenant "${tenantId}" must answer a non-empty array of non-empty strings`,
+      { path: 'resolveSecrets' },
+    );
   }
   return secrets as readonly string[];
 }
@@ -238,14 +358,22 @@ function parseJson(raw: Buffer, provider: string): JsonValue {
   try {
     text = utf8.decode(raw);
   } catch {
-    throw new TwinError('INVALID_BODY', `${provider}: the body is not valid UTF-8; webhook bodies must be JSON`, { path: 'body' });
+    throw new TwinError(
+      'INVALID_BODY',
+      `${provider}: the body is not valid UTF-8; webhook bodies must be JSON`,
+      { path: 'body' },
+    );
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     // The parser's message quotes the body: never put it in an error that is recorded.
-    throw new TwinError('INVALID_BODY', `${provider}: the body is not JSON (${raw.length} bytes); this ingress takes JSON webhook bodies only`, { path: 'body' });
+    throw new TwinError(
+      'INVALID_BODY',
+      `${provider}: the body is not JSON (${raw.length} bytes); this ingress takes JSON webhook bodies only`,
+      { path: 'body' },
+    );
   }
   // Signed is not the same as sane: a body nested past the limit, holding a lone surrogate
   // escape, a number that overflows to Infinity or a __proto__ key is refused before it is stored.

@@ -1,16 +1,29 @@
 // GitHub packets against @octokit/webhooks-methods (ESM-only), and ours against Octokit's.
 
-import { sign as octokitSign, verify as octokitVerify, verifyWithFallback } from '@octokit/webhooks-methods';
+import {
+  sign as octokitSign,
+  verify as octokitVerify,
+  verifyWithFallback,
+} from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
 import { githubScheme } from '../../../src/events/signing/index.js';
 import { expectTwinError, secret } from './support.js';
 
 const SECRET = secret('gh-hook-secret-twin-1');
 const OLD_SECRET = secret('gh-hook-secret-twin-0');
-const BODY = JSON.stringify({ action: 'opened', issue: { number: 1347, title: 'Found a bug ✓' }, sender: { login: 'octocat' } });
+const BODY = JSON.stringify({
+  action: 'opened',
+  issue: { number: 1347, title: 'Found a bug ✓' },
+  sender: { login: 'octocat' },
+});
 
 function sign(body = BODY, secrets: readonly string[] = [SECRET]): string {
-  const headers = githubScheme.sign({ body, secrets, timestampSec: 1_700_000_000, messageId: 'ignored' });
+  const headers = githubScheme.sign({
+    body,
+    secrets,
+    timestampSec: 1_700_000_000,
+    messageId: 'ignored',
+  });
   expect(Object.keys(headers)).toEqual(['X-Hub-Signature', 'X-Hub-Signature-256']);
   return headers['X-Hub-Signature-256'] as string;
 }
@@ -26,7 +39,8 @@ describe('github: packets accepted and refused by @octokit/webhooks-methods', ()
     expect(headers).toEqual({
       // The legacy SHA-1 header GitHub still sends beside the SHA-256 one (vector computed independently).
       'X-Hub-Signature': 'sha1=01dc10d0c83e72ed246219cdd91669667fe2ca59',
-      'X-Hub-Signature-256': 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+      'X-Hub-Signature-256':
+        'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
     });
   });
 
@@ -52,7 +66,10 @@ describe('github: packets accepted and refused by @octokit/webhooks-methods', ()
 });
 
 describe('github: our verifier', () => {
-  const verify = (header: string | string[] | undefined, opts: { body?: string | Uint8Array; secrets?: string[]; now?: number } = {}) =>
+  const verify = (
+    header: string | string[] | undefined,
+    opts: { body?: string | Uint8Array; secrets?: string[]; now?: number } = {},
+  ) =>
     githubScheme.verify({
       headers: { 'X-GitHub-Event': 'issues', 'x-hub-signature-256': header },
       rawBody: opts.body ?? BODY,
@@ -75,7 +92,11 @@ describe('github: our verifier', () => {
   });
 
   it('refuses a tampered body and a wrong secret', () => {
-    expectTwinError(() => verify(sign(), { body: `${BODY}\n` }), 'BAD_SIGNATURE', 'headers.X-Hub-Signature-256');
+    expectTwinError(
+      () => verify(sign(), { body: `${BODY}\n` }),
+      'BAD_SIGNATURE',
+      'headers.X-Hub-Signature-256',
+    );
     expectTwinError(() => verify(sign(), { secrets: [OLD_SECRET] }), 'BAD_SIGNATURE');
   });
 

@@ -18,7 +18,10 @@ const BODY = '{"id":"evt_contract","amount":4200,"note":"naïve"}';
 
 function secretsFor(name: string): [string, string] {
   return name === 'standard-webhooks'
-    ? [secret(`whsec_${randomBytes(24).toString('base64')}`), secret(`whsec_${randomBytes(24).toString('base64')}`)]
+    ? [
+        secret(`whsec_${randomBytes(24).toString('base64')}`),
+        secret(`whsec_${randomBytes(24).toString('base64')}`),
+      ]
     : [secret(`contract-${name}-secret-A`), secret(`contract-${name}-secret-B`)];
 }
 
@@ -43,9 +46,17 @@ describe.each(SCHEME_NAMES.map((name) => ({ name, scheme: getScheme(name) })))(
   ({ name, scheme }: { name: string; scheme: SigningScheme }) => {
     const [A, B] = secretsFor(name);
     const timestamped = name !== 'github';
-    const base: SignRequest = { body: BODY, secrets: [A], timestampSec: T, messageId: 'msg_contract1' };
+    const base: SignRequest = {
+      body: BODY,
+      secrets: [A],
+      timestampSec: T,
+      messageId: 'msg_contract1',
+    };
     const headers = scheme.sign(base);
-    const verify = (h: Record<string, string | undefined>, over: { body?: string; secrets?: string[]; now?: number; tolerance?: number } = {}) =>
+    const verify = (
+      h: Record<string, string | undefined>,
+      over: { body?: string; secrets?: string[]; now?: number; tolerance?: number } = {},
+    ) =>
       scheme.verify({
         headers: h,
         rawBody: over.body ?? BODY,
@@ -57,11 +68,22 @@ describe.each(SCHEME_NAMES.map((name) => ({ name, scheme: getScheme(name) })))(
     it('round-trips, whatever the header casing', () => {
       const expected = verify(headers);
       if (timestamped) expect(expected.timestampSec).toBe(T);
-      const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
-      const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+      const upper = Object.fromEntries(
+        Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]),
+      );
+      const lower = Object.fromEntries(
+        Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]),
+      );
       expect(verify(upper)).toEqual(expected);
       expect(verify(lower)).toEqual(expected);
-      expect(scheme.verify({ headers, rawBody: new TextEncoder().encode(BODY), secrets: [A], nowSec: T })).toEqual(expected);
+      expect(
+        scheme.verify({
+          headers,
+          rawBody: new TextEncoder().encode(BODY),
+          secrets: [A],
+          nowSec: T,
+        }),
+      ).toEqual(expected);
     });
 
     it('is deterministic and depends on the body', () => {
@@ -75,40 +97,81 @@ describe.each(SCHEME_NAMES.map((name) => ({ name, scheme: getScheme(name) })))(
     });
 
     it('refuses a tampered body', () => {
-      expectTwinError(() => verify(headers, { body: BODY.replace('4200', '4201') }), 'BAD_SIGNATURE');
+      expectTwinError(
+        () => verify(headers, { body: BODY.replace('4200', '4201') }),
+        'BAD_SIGNATURE',
+      );
     });
 
-    it(timestamped ? 'refuses old and future timestamps beyond tolerance' : 'ignores the clock (no timestamp)', () => {
-      if (timestamped) {
-        expectTwinError(() => verify(headers, { now: T + 301 }), 'STALE_TIMESTAMP');
-        expectTwinError(() => verify(headers, { now: T - 301 }), 'STALE_TIMESTAMP');
-        expectTwinError(() => verify(headers, { now: T + 11, tolerance: 10 }), 'STALE_TIMESTAMP');
-        expect(() => verify(headers, { now: T + 10, tolerance: 10 })).not.toThrow();
-      } else {
-        expect(() => verify(headers, { now: T + 10 ** 6, tolerance: 0 })).not.toThrow();
-      }
-    });
+    it(
+      timestamped
+        ? 'refuses old and future timestamps beyond tolerance'
+        : 'ignores the clock (no timestamp)',
+      () => {
+        if (timestamped) {
+          expectTwinError(() => verify(headers, { now: T + 301 }), 'STALE_TIMESTAMP');
+          expectTwinError(() => verify(headers, { now: T - 301 }), 'STALE_TIMESTAMP');
+          expectTwinError(() => verify(headers, { now: T + 11, tolerance: 10 }), 'STALE_TIMESTAMP');
+          expect(() => verify(headers, { now: T + 10, tolerance: 10 })).not.toThrow();
+        } else {
+          expect(() => verify(headers, { now: T + 10 ** 6, tolerance: 0 })).not.toThrow();
+        }
+      },
+    );
 
     it('a tampered packet is BAD_SIGNATURE even when also stale (MAC is checked first)', () => {
-      expectTwinError(() => verify(headers, { body: `${BODY}x`, now: T + 10_000 }), 'BAD_SIGNATURE');
+      expectTwinError(
+        () => verify(headers, { body: `${BODY}x`, now: T + 10_000 }),
+        'BAD_SIGNATURE',
+      );
     });
 
     it('refuses each missing signature header with MISSING_HEADER naming it', () => {
       // GitHub's legacy X-Hub-Signature (sha1) rides along for old receivers; verifiers, GitHub's own
       // included, check X-Hub-Signature-256 alone, so a packet without the legacy header still verifies.
-      for (const key of Object.keys(headers).filter((k) => !(name === 'github' && k === 'X-Hub-Signature'))) {
-        expectTwinError(() => verify({ ...headers, [key]: undefined }), 'MISSING_HEADER', `headers.${key}`);
-        expectTwinError(() => verify({ ...headers, [key]: '  ' }), 'MISSING_HEADER', `headers.${key}`);
+      for (const key of Object.keys(headers).filter(
+        (k) => !(name === 'github' && k === 'X-Hub-Signature'),
+      )) {
+        expectTwinError(
+          () => verify({ ...headers, [key]: undefined }),
+          'MISSING_HEADER',
+          `headers.${key}`,
+        );
+        expectTwinError(
+          () => verify({ ...headers, [key]: '  ' }),
+          'MISSING_HEADER',
+          `headers.${key}`,
+        );
       }
     });
 
     it('signs: empty secrets, non-integer or negative timestamp, non-string body -> INVALID_ARGUMENT naming the field', () => {
       expectTwinError(() => scheme.sign({ ...base, secrets: [] }), 'INVALID_ARGUMENT', 'secrets');
-      expectTwinError(() => scheme.sign({ ...base, secrets: [A, ''] }), 'INVALID_ARGUMENT', 'secrets[1]');
-      expectTwinError(() => scheme.sign({ ...base, timestampSec: T + 0.5 }), 'INVALID_ARGUMENT', 'timestampSec');
-      expectTwinError(() => scheme.sign({ ...base, timestampSec: 1_700_000_000.123 }), 'INVALID_ARGUMENT', 'timestampSec');
-      expectTwinError(() => scheme.sign({ ...base, timestampSec: -1 }), 'INVALID_ARGUMENT', 'timestampSec');
-      expectTwinError(() => scheme.sign({ ...base, timestampSec: Number.NaN }), 'INVALID_ARGUMENT', 'timestampSec');
+      expectTwinError(
+        () => scheme.sign({ ...base, secrets: [A, ''] }),
+        'INVALID_ARGUMENT',
+        'secrets[1]',
+      );
+      expectTwinError(
+        () => scheme.sign({ ...base, timestampSec: T + 0.5 }),
+        'INVALID_ARGUMENT',
+        'timestampSec',
+      );
+      expectTwinError(
+        () => scheme.sign({ ...base, timestampSec: 1_700_000_000.123 }),
+        'INVALID_ARGUMENT',
+        'timestampSec',
+      );
+      expectTwinError(
+        () => scheme.sign({ ...base, timestampSec: -1 }),
+        'INVALID_ARGUMENT',
+        'timestampSec',
+      );
+      expectTwinError(
+        () => scheme.sign({ ...base, timestampSec: Number.NaN }),
+        'INVALID_ARGUMENT',
+        'timestampSec',
+      );
       expectTwinError(
         () => scheme.sign({ ...base, body: { id: 1 } as unknown as string }),
         'INVALID_ARGUMENT',
@@ -121,7 +184,8 @@ describe.each(SCHEME_NAMES.map((name) => ({ name, scheme: getScheme(name) })))(
       expectTwinError(() => verify(headers, { now: Number.NaN }), 'INVALID_ARGUMENT', 'nowSec');
       expectTwinError(() => verify(headers, { tolerance: -1 }), 'INVALID_ARGUMENT', 'toleranceSec');
       expectTwinError(
-        () => scheme.verify({ headers, rawBody: JSON.parse(BODY) as string, secrets: [A], nowSec: T }),
+        () =>
+          scheme.verify({ headers, rawBody: JSON.parse(BODY) as string, secrets: [A], nowSec: T }),
         'INVALID_ARGUMENT',
         'rawBody',
       );

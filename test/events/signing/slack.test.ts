@@ -7,7 +7,12 @@ import { expectTwinError, nowSec, secret } from './support.js';
 
 const SECRET = secret('8f742231b10e8888abcd99aaabbb85a5');
 const OLD_SECRET = secret('0f742231b10e8888abcd99aaabbb85a0');
-const BODY = JSON.stringify({ type: 'event_callback', team_id: 'T0TWIN001', event: { type: 'app_mention', text: '<@U0BOT> héllo' }, event_id: 'Ev0TWIN0001' });
+const BODY = JSON.stringify({
+  type: 'event_callback',
+  team_id: 'T0TWIN001',
+  event: { type: 'app_mention', text: '<@U0BOT> héllo' },
+  event_id: 'Ev0TWIN0001',
+});
 
 function sign(timestampSec: number, body = BODY, secrets: readonly string[] = [SECRET]) {
   const headers = slackScheme.sign({ body, secrets, timestampSec, messageId: 'Ev0TWIN0001' });
@@ -16,7 +21,12 @@ function sign(timestampSec: number, body = BODY, secrets: readonly string[] = [S
 }
 
 /** Bolt takes lower-case keys and the timestamp as a number. */
-function boltOptions(headers: Record<string, string>, body: string, signingSecret: string, nowMilliseconds?: number) {
+function boltOptions(
+  headers: Record<string, string>,
+  body: string,
+  signingSecret: string,
+  nowMilliseconds?: number,
+) {
   return {
     signingSecret,
     body,
@@ -37,7 +47,9 @@ describe('slack: packets accepted and refused by @slack/bolt', () => {
 
   it('verifySlackRequest accepts our packet with an injected clock', () => {
     const headers = sign(1_531_420_618);
-    expect(() => verifySlackRequest(boltOptions(headers, BODY, SECRET, 1_531_420_618_000 + 299_000))).not.toThrow();
+    expect(() =>
+      verifySlackRequest(boltOptions(headers, BODY, SECRET, 1_531_420_618_000 + 299_000)),
+    ).not.toThrow();
   });
 
   it('signs with secrets[0] during rotation', () => {
@@ -48,19 +60,25 @@ describe('slack: packets accepted and refused by @slack/bolt', () => {
 
   it('rejects a tampered body', () => {
     const headers = sign(nowSec());
-    expect(() => verifySlackRequest(boltOptions(headers, BODY.replace('héllo', 'hello'), SECRET))).toThrow(/signature mismatch/);
+    expect(() =>
+      verifySlackRequest(boltOptions(headers, BODY.replace('héllo', 'hello'), SECRET)),
+    ).toThrow(/signature mismatch/);
   });
 
   it('rejects a wrong secret', () => {
     const headers = sign(nowSec());
-    expect(() => verifySlackRequest(boltOptions(headers, BODY, OLD_SECRET))).toThrow(/signature mismatch/);
+    expect(() => verifySlackRequest(boltOptions(headers, BODY, OLD_SECRET))).toThrow(
+      /signature mismatch/,
+    );
   });
 
   it('rejects a stale timestamp (301 s old)', () => {
     const now = nowSec();
     const headers = sign(now - 301);
     expect(() => verifySlackRequest(boltOptions(headers, BODY, SECRET))).toThrow(/stale/);
-    expect(() => verifySlackRequest(boltOptions(sign(now), BODY, SECRET, (now + 301) * 1000))).toThrow(/stale/);
+    expect(() =>
+      verifySlackRequest(boltOptions(sign(now), BODY, SECRET, (now + 301) * 1000)),
+    ).toThrow(/stale/);
   });
 
   it('Bolt accepts a future timestamp; our ingress is stricter and refuses it', () => {
@@ -77,8 +95,16 @@ describe('slack: packets accepted and refused by @slack/bolt', () => {
 
 describe('slack: our verifier', () => {
   const T = 1_700_000_000;
-  const verify = (headers: Record<string, string | undefined>, opts: { body?: string | Uint8Array; secrets?: string[]; now?: number } = {}) =>
-    slackScheme.verify({ headers, rawBody: opts.body ?? BODY, secrets: opts.secrets ?? [SECRET], nowSec: opts.now ?? T });
+  const verify = (
+    headers: Record<string, string | undefined>,
+    opts: { body?: string | Uint8Array; secrets?: string[]; now?: number } = {},
+  ) =>
+    slackScheme.verify({
+      headers,
+      rawBody: opts.body ?? BODY,
+      secrets: opts.secrets ?? [SECRET],
+      nowSec: opts.now ?? T,
+    });
 
   it('accepts our packet with any header casing, as string or bytes', () => {
     const headers = sign(T);
@@ -92,9 +118,16 @@ describe('slack: our verifier', () => {
   });
 
   it('refuses a tampered body, a wrong secret, and a re-stamped timestamp', () => {
-    expectTwinError(() => verify(sign(T), { body: BODY.slice(1) }), 'BAD_SIGNATURE', 'headers.X-Slack-Signature');
+    expectTwinError(
+      () => verify(sign(T), { body: BODY.slice(1) }),
+      'BAD_SIGNATURE',
+      'headers.X-Slack-Signature',
+    );
     expectTwinError(() => verify(sign(T), { secrets: [OLD_SECRET] }), 'BAD_SIGNATURE');
-    expectTwinError(() => verify({ ...sign(T), 'X-Slack-Request-Timestamp': String(T + 1) }), 'BAD_SIGNATURE');
+    expectTwinError(
+      () => verify({ ...sign(T), 'X-Slack-Request-Timestamp': String(T + 1) }),
+      'BAD_SIGNATURE',
+    );
   });
 
   it('refuses stale and far-future timestamps', () => {
@@ -105,12 +138,19 @@ describe('slack: our verifier', () => {
 
   it('refuses a missing signature or timestamp header, and a malformed timestamp', () => {
     const headers = sign(T);
-    expectTwinError(() => verify({ ...headers, 'X-Slack-Signature': undefined }), 'MISSING_HEADER', 'headers.X-Slack-Signature');
+    expectTwinError(
+      () => verify({ ...headers, 'X-Slack-Signature': undefined }),
+      'MISSING_HEADER',
+      'headers.X-Slack-Signature',
+    );
     expectTwinError(
       () => verify({ ...headers, 'X-Slack-Request-Timestamp': undefined }),
       'MISSING_HEADER',
       'headers.X-Slack-Request-Timestamp',
     );
-    expectTwinError(() => verify({ ...headers, 'X-Slack-Request-Timestamp': '1.7e9' }), 'BAD_SIGNATURE');
+    expectTwinError(
+      () => verify({ ...headers, 'X-Slack-Request-Timestamp': '1.7e9' }),
+      'BAD_SIGNATURE',
+    );
   });
 });

@@ -11,15 +11,26 @@ import { expectTwinError, nowSec, secret } from './support.js';
 const SECRET = secret(`whsec_${randomBytes(24).toString('base64')}`);
 const NEXT_SECRET = secret(`whsec_${randomBytes(32).toString('base64')}`);
 const OTHER_SECRET = secret(`whsec_${randomBytes(24).toString('base64')}`);
-const BODY = JSON.stringify({ type: 'contact.created', timestamp: '2026-11-29T10:00:00.000Z', data: { id: 'contact_01TWIN', name: 'Åda' } });
+const BODY = JSON.stringify({
+  type: 'contact.created',
+  timestamp: '2026-11-29T10:00:00.000Z',
+  data: { id: 'contact_01TWIN', name: 'Åda' },
+});
 const ID = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W';
 
-function sign(timestampSec: number, secrets: readonly string[] = [SECRET], body = BODY, messageId = ID) {
+function sign(
+  timestampSec: number,
+  secrets: readonly string[] = [SECRET],
+  body = BODY,
+  messageId = ID,
+) {
   return standardWebhooksScheme.sign({ body, secrets, timestampSec, messageId });
 }
 
 function toSvixNames(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.replace(/^webhook-/, 'svix-'), v]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k.replace(/^webhook-/, 'svix-'), v]),
+  );
 }
 
 const libraries = [
@@ -43,44 +54,51 @@ describe('standard-webhooks: reference vector', () => {
   });
 });
 
-describe.each(libraries)('standard-webhooks: packets accepted and refused by $name', ({ name, make }) => {
-  it('verify accepts our packet and returns the parsed body', () => {
-    const parsed = make(SECRET).verify(BODY, sign(nowSec()));
-    expect(parsed).toEqual(JSON.parse(BODY));
-  });
-
-  if (name === 'svix') {
-    it('verify accepts our packet under svix-* header names', () => {
-      expect(make(SECRET).verify(BODY, toSvixNames(sign(nowSec())))).toEqual(JSON.parse(BODY));
+describe.each(libraries)(
+  'standard-webhooks: packets accepted and refused by $name',
+  ({ name, make }) => {
+    it('verify accepts our packet and returns the parsed body', () => {
+      const parsed = make(SECRET).verify(BODY, sign(nowSec()));
+      expect(parsed).toEqual(JSON.parse(BODY));
     });
-  }
 
-  it('rotation: two secrets give two space-separated v1 entries, each secret alone verifies', () => {
-    const headers = sign(nowSec(), [SECRET, NEXT_SECRET]);
-    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
-    expect(() => make(SECRET).verify(BODY, headers)).not.toThrow();
-    expect(() => make(NEXT_SECRET).verify(BODY, headers)).not.toThrow();
-    expect(() => make(OTHER_SECRET).verify(BODY, headers)).toThrow(/No matching signature found/);
-  });
+    if (name === 'svix') {
+      it('verify accepts our packet under svix-* header names', () => {
+        expect(make(SECRET).verify(BODY, toSvixNames(sign(nowSec())))).toEqual(JSON.parse(BODY));
+      });
+    }
 
-  it('produces the same signature as the library sign()', () => {
-    const t = nowSec();
-    expect(sign(t)['webhook-signature']).toBe(make(SECRET).sign(ID, new Date(t * 1000), BODY));
-  });
+    it('rotation: two secrets give two space-separated v1 entries, each secret alone verifies', () => {
+      const headers = sign(nowSec(), [SECRET, NEXT_SECRET]);
+      expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+      expect(() => make(SECRET).verify(BODY, headers)).not.toThrow();
+      expect(() => make(NEXT_SECRET).verify(BODY, headers)).not.toThrow();
+      expect(() => make(OTHER_SECRET).verify(BODY, headers)).toThrow(/No matching signature found/);
+    });
 
-  it('verify rejects a tampered body', () => {
-    expect(() => make(SECRET).verify(BODY.replace('Åda', 'Ada'), sign(nowSec()))).toThrow(/No matching signature found/);
-  });
+    it('produces the same signature as the library sign()', () => {
+      const t = nowSec();
+      expect(sign(t)['webhook-signature']).toBe(make(SECRET).sign(ID, new Date(t * 1000), BODY));
+    });
 
-  it('verify rejects a wrong secret', () => {
-    expect(() => make(OTHER_SECRET).verify(BODY, sign(nowSec()))).toThrow(/No matching signature found/);
-  });
+    it('verify rejects a tampered body', () => {
+      expect(() => make(SECRET).verify(BODY.replace('Åda', 'Ada'), sign(nowSec()))).toThrow(
+        /No matching signature found/,
+      );
+    });
 
-  it('verify rejects a stale timestamp and one too far in the future', () => {
-    expect(() => make(SECRET).verify(BODY, sign(nowSec() - 310))).toThrow(/too old/);
-    expect(() => make(SECRET).verify(BODY, sign(nowSec() + 310))).toThrow(/too new/);
-  });
-});
+    it('verify rejects a wrong secret', () => {
+      expect(() => make(OTHER_SECRET).verify(BODY, sign(nowSec()))).toThrow(
+        /No matching signature found/,
+      );
+    });
+
+    it('verify rejects a stale timestamp and one too far in the future', () => {
+      expect(() => make(SECRET).verify(BODY, sign(nowSec() - 310))).toThrow(/too old/);
+      expect(() => make(SECRET).verify(BODY, sign(nowSec() + 310))).toThrow(/too new/);
+    });
+  },
+);
 
 describe('standard-webhooks: our verifier', () => {
   const T = 1_700_000_000;
@@ -98,14 +116,21 @@ describe('standard-webhooks: our verifier', () => {
 
   it('accepts our packet and reports the signed id and timestamp', () => {
     expect(verify(sign(T))).toEqual({ timestampSec: T, messageId: ID });
-    expect(verify(sign(T), { body: Buffer.from(BODY) })).toEqual({ timestampSec: T, messageId: ID });
+    expect(verify(sign(T), { body: Buffer.from(BODY) })).toEqual({
+      timestampSec: T,
+      messageId: ID,
+    });
   });
 
   it('accepts packets signed by the standardwebhooks and svix libraries, under either header family', () => {
     const t = nowSec();
     for (const { make } of libraries) {
       const sig = make(SECRET).sign(ID, new Date(t * 1000), BODY);
-      const headers = { 'webhook-id': ID, 'webhook-timestamp': String(t), 'webhook-signature': sig };
+      const headers = {
+        'webhook-id': ID,
+        'webhook-timestamp': String(t),
+        'webhook-signature': sig,
+      };
       expect(verify(headers, { now: t })).toEqual({ timestampSec: t, messageId: ID });
       expect(verify(toSvixNames(headers), { now: t })).toEqual({ timestampSec: t, messageId: ID });
     }
@@ -125,43 +150,85 @@ describe('standard-webhooks: our verifier', () => {
     const headers = sign(T, [SECRET, NEXT_SECRET]);
     expect(verify(headers, { secrets: [SECRET] })).toEqual({ timestampSec: T, messageId: ID });
     expect(verify(headers, { secrets: [NEXT_SECRET] })).toEqual({ timestampSec: T, messageId: ID });
-    expect(verify(sign(T, [NEXT_SECRET]), { secrets: [OTHER_SECRET, NEXT_SECRET] })).toEqual({ timestampSec: T, messageId: ID });
+    expect(verify(sign(T, [NEXT_SECRET]), { secrets: [OTHER_SECRET, NEXT_SECRET] })).toEqual({
+      timestampSec: T,
+      messageId: ID,
+    });
   });
 
   it('refuses a tampered body, a wrong secret, and a swapped message id', () => {
-    expectTwinError(() => verify(sign(T), { body: `${BODY} ` }), 'BAD_SIGNATURE', 'headers.webhook-signature');
+    expectTwinError(
+      () => verify(sign(T), { body: `${BODY} ` }),
+      'BAD_SIGNATURE',
+      'headers.webhook-signature',
+    );
     expectTwinError(() => verify(sign(T), { secrets: [OTHER_SECRET] }), 'BAD_SIGNATURE');
     expectTwinError(() => verify({ ...sign(T), 'webhook-id': 'msg_other' }), 'BAD_SIGNATURE');
-    expectTwinError(() => verify(toSvixNames(sign(T)), { secrets: [OTHER_SECRET] }), 'BAD_SIGNATURE', 'headers.svix-signature');
+    expectTwinError(
+      () => verify(toSvixNames(sign(T)), { secrets: [OTHER_SECRET] }),
+      'BAD_SIGNATURE',
+      'headers.svix-signature',
+    );
   });
 
   it('refuses a comma-joined rotation list, as the official verifiers do', () => {
     const headers = sign(T, [SECRET, NEXT_SECRET]);
-    const commaJoined = { ...headers, 'webhook-signature': (headers['webhook-signature'] as string).replace(' ', ',') };
-    expect(() => new StandardWebhook(NEXT_SECRET).verify(BODY, { ...commaJoined, 'webhook-timestamp': String(nowSec()) })).toThrow();
+    const commaJoined = {
+      ...headers,
+      'webhook-signature': (headers['webhook-signature'] as string).replace(' ', ','),
+    };
+    expect(() =>
+      new StandardWebhook(NEXT_SECRET).verify(BODY, {
+        ...commaJoined,
+        'webhook-timestamp': String(nowSec()),
+      }),
+    ).toThrow();
     expectTwinError(() => verify(commaJoined, { secrets: [NEXT_SECRET] }), 'BAD_SIGNATURE');
   });
 
   it('refuses stale and future timestamps beyond tolerance, in both header families', () => {
     expect(verify(sign(T), { now: T - 300 })).toEqual({ timestampSec: T, messageId: ID });
-    expectTwinError(() => verify(sign(T), { now: T + 301 }), 'STALE_TIMESTAMP', 'headers.webhook-timestamp');
+    expectTwinError(
+      () => verify(sign(T), { now: T + 301 }),
+      'STALE_TIMESTAMP',
+      'headers.webhook-timestamp',
+    );
     expectTwinError(() => verify(sign(T), { now: T - 301 }), 'STALE_TIMESTAMP');
-    expectTwinError(() => verify(toSvixNames(sign(T)), { now: T + 301 }), 'STALE_TIMESTAMP', 'headers.svix-timestamp');
-    expect(verify(sign(T), { now: T + 301, tolerance: 600 })).toEqual({ timestampSec: T, messageId: ID });
+    expectTwinError(
+      () => verify(toSvixNames(sign(T)), { now: T + 301 }),
+      'STALE_TIMESTAMP',
+      'headers.svix-timestamp',
+    );
+    expect(verify(sign(T), { now: T + 301, tolerance: 600 })).toEqual({
+      timestampSec: T,
+      messageId: ID,
+    });
   });
 
   it('refuses each missing header by name', () => {
     const headers = sign(T);
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
-      expectTwinError(() => verify({ ...headers, [name]: undefined }), 'MISSING_HEADER', `headers.${name}`);
+      expectTwinError(
+        () => verify({ ...headers, [name]: undefined }),
+        'MISSING_HEADER',
+        `headers.${name}`,
+      );
     }
-    expectTwinError(() => verify({ ...toSvixNames(headers), 'svix-id': undefined }), 'MISSING_HEADER', 'headers.svix-id');
+    expectTwinError(
+      () => verify({ ...toSvixNames(headers), 'svix-id': undefined }),
+      'MISSING_HEADER',
+      'headers.svix-id',
+    );
     expectTwinError(() => verify({}), 'MISSING_HEADER', 'headers.webhook-id');
   });
 
   it('validates secrets as whsec_ + canonical base64, naming the index and hiding the value', () => {
     const raw = secret('not-a-whsec-secret-value');
-    const err = expectTwinError(() => verify(sign(T), { secrets: [SECRET, raw] }), 'INVALID_ARGUMENT', 'secrets[1]');
+    const err = expectTwinError(
+      () => verify(sign(T), { secrets: [SECRET, raw] }),
+      'INVALID_ARGUMENT',
+      'secrets[1]',
+    );
     expect(err.message).toMatch(/whsec_/);
     expectTwinError(() => sign(T, [secret('whsec_')]), 'INVALID_ARGUMENT', 'secrets[0]');
     expectTwinError(() => sign(T, [secret('whsec_abc!def')]), 'INVALID_ARGUMENT', 'secrets[0]');

@@ -13,26 +13,44 @@ const OLDEST = secret('whsec_rotationOldestSecret000000000000');
 const BODY = JSON.stringify({ id: 'evt_rot', object: 'event', type: 'customer.updated' });
 const T = 1_760_000_000;
 
-const header = (secrets: readonly string[], body = BODY, t = T) => stripeScheme.sign({ body, secrets, timestampSec: t, messageId: 'evt_rot' })['Stripe-Signature']!;
-const v1s = (h: string) => h.split(',').filter((e) => e.startsWith('v1=')).map((e) => e.slice(3));
-const verify = (h: string | string[], secrets: readonly string[], body = BODY) => stripeScheme.verify({ headers: { 'Stripe-Signature': h }, rawBody: body, secrets, nowSec: T });
+const header = (secrets: readonly string[], body = BODY, t = T) =>
+  stripeScheme.sign({ body, secrets, timestampSec: t, messageId: 'evt_rot' })['Stripe-Signature']!;
+const v1s = (h: string) =>
+  h
+    .split(',')
+    .filter((e) => e.startsWith('v1='))
+    .map((e) => e.slice(3));
+const verify = (h: string | string[], secrets: readonly string[], body = BODY) =>
+  stripeScheme.verify({ headers: { 'Stripe-Signature': h }, rawBody: body, secrets, nowSec: T });
 
 describe('stripe signing while a secret rolls', () => {
-  it('one v1 per active secret, in the order given, each equal to that secret\'s own signature, under one t=', () => {
+  it("one v1 per active secret, in the order given, each equal to that secret's own signature, under one t=", () => {
     const rolled = header([NEW, OLD, OLDEST]);
     expect(rolled.split(',')[0]).toBe(`t=${T}`);
     expect(rolled.split(',')).toHaveLength(4);
-    expect(v1s(rolled)).toEqual([v1s(header([NEW]))[0], v1s(header([OLD]))[0], v1s(header([OLDEST]))[0]]);
+    expect(v1s(rolled)).toEqual([
+      v1s(header([NEW]))[0],
+      v1s(header([OLD]))[0],
+      v1s(header([OLDEST]))[0],
+    ]);
     expect(new Set(v1s(rolled)).size).toBe(3);
     for (const mac of v1s(rolled)) expect(mac).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('stripe-node accepts the rolled packet under each secret alone, and refuses it under any other', () => {
     const rolled = header([NEW, OLD]);
-    for (const s of [NEW, OLD]) expect(stripe.webhooks.constructEvent(BODY, rolled, s, 300, undefined, T * 1000).id).toBe('evt_rot');
-    expect(() => stripe.webhooks.constructEvent(BODY, rolled, OLDEST, 300, undefined, T * 1000)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    for (const s of [NEW, OLD])
+      expect(stripe.webhooks.constructEvent(BODY, rolled, s, 300, undefined, T * 1000).id).toBe(
+        'evt_rot',
+      );
+    expect(() =>
+      stripe.webhooks.constructEvent(BODY, rolled, OLDEST, 300, undefined, T * 1000),
+    ).toThrow(Stripe.errors.StripeSignatureVerificationError);
     // and every signature covers the body: a changed byte fails under both secrets
-    for (const s of [NEW, OLD]) expect(() => stripe.webhooks.constructEvent(`${BODY} `, rolled, s, 300, undefined, T * 1000)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    for (const s of [NEW, OLD])
+      expect(() =>
+        stripe.webhooks.constructEvent(`${BODY} `, rolled, s, 300, undefined, T * 1000),
+      ).toThrow(Stripe.errors.StripeSignatureVerificationError);
   });
 
   it('our verifier accepts the rolled packet under each secret alone and refuses a secret not in it', () => {

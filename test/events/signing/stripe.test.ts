@@ -9,7 +9,12 @@ import { expectTwinError, nowSec, secret } from './support.js';
 const stripe = new Stripe('sk_test_x');
 const SECRET = secret('whsec_stripeTwinSecret0000000000000001');
 const OLD_SECRET = secret('whsec_stripeTwinSecret0000000000000000');
-const BODY = JSON.stringify({ id: 'evt_1Twin', object: 'event', type: 'customer.updated', data: { object: { id: 'cus_1', email: 'é@example.com' } } });
+const BODY = JSON.stringify({
+  id: 'evt_1Twin',
+  object: 'event',
+  type: 'customer.updated',
+  data: { object: { id: 'cus_1', email: 'é@example.com' } },
+});
 const T = 1_700_000_000;
 
 function sign(body = BODY, timestampSec = T, secrets: readonly string[] = [SECRET]): string {
@@ -27,12 +32,20 @@ describe('stripe: packets accepted and refused by stripe-node', () => {
       messageId: 'x',
     });
     expect(headers).toEqual({
-      'Stripe-Signature': 't=1700000000,v1=c25fec335f20601dcb662f0e7c4944646158a9324bb6ed8b7f6ab126449f507a',
+      'Stripe-Signature':
+        't=1700000000,v1=c25fec335f20601dcb662f0e7c4944646158a9324bb6ed8b7f6ab126449f507a',
     });
   });
 
   it('constructEvent accepts our packet at a fixed clock and at real now', () => {
-    const event = stripe.webhooks.constructEvent(BODY, sign(), SECRET, 300, undefined, T * 1000 + 299_000);
+    const event = stripe.webhooks.constructEvent(
+      BODY,
+      sign(),
+      SECRET,
+      300,
+      undefined,
+      T * 1000 + 299_000,
+    );
     expect(event.id).toBe('evt_1Twin');
     const now = nowSec();
     expect(stripe.webhooks.constructEvent(BODY, sign(BODY, now), SECRET).id).toBe('evt_1Twin');
@@ -46,16 +59,27 @@ describe('stripe: packets accepted and refused by stripe-node', () => {
   it('signs once per active secret while a secret rolls, as Stripe does; each verifies alone', () => {
     const header = sign(BODY, T, [SECRET, OLD_SECRET]);
     expect(header.match(/v1=/g)).toHaveLength(2);
-    expect(() => stripe.webhooks.constructEvent(BODY, header, SECRET, 300, undefined, T * 1000)).not.toThrow();
-    expect(() => stripe.webhooks.constructEvent(BODY, header, OLD_SECRET, 300, undefined, T * 1000)).not.toThrow();
-    expect(() => stripe.webhooks.constructEvent(BODY, header, 'whsec_someone_else', 300, undefined, T * 1000)).toThrow(
-      Stripe.errors.StripeSignatureVerificationError,
-    );
+    expect(() =>
+      stripe.webhooks.constructEvent(BODY, header, SECRET, 300, undefined, T * 1000),
+    ).not.toThrow();
+    expect(() =>
+      stripe.webhooks.constructEvent(BODY, header, OLD_SECRET, 300, undefined, T * 1000),
+    ).not.toThrow();
+    expect(() =>
+      stripe.webhooks.constructEvent(BODY, header, 'whsec_someone_else', 300, undefined, T * 1000),
+    ).toThrow(Stripe.errors.StripeSignatureVerificationError);
   });
 
   it('constructEvent rejects a tampered body', () => {
     expect(() =>
-      stripe.webhooks.constructEvent(BODY.replace('customer', 'kustomer'), sign(), SECRET, 300, undefined, T * 1000),
+      stripe.webhooks.constructEvent(
+        BODY.replace('customer', 'kustomer'),
+        sign(),
+        SECRET,
+        300,
+        undefined,
+        T * 1000,
+      ),
     ).toThrow(/No signatures found matching the expected signature/);
   });
 
@@ -72,13 +96,18 @@ describe('stripe: packets accepted and refused by stripe-node', () => {
   });
 
   it('the key is the whole whsec_ string, not its decoded tail (the Standard Webhooks trap)', () => {
-    const tailKeyed = createHmac('sha256', SECRET.slice('whsec_'.length)).update(`${T}.${BODY}`).digest('hex');
+    const tailKeyed = createHmac('sha256', SECRET.slice('whsec_'.length))
+      .update(`${T}.${BODY}`)
+      .digest('hex');
     expect(sign()).not.toContain(tailKeyed);
   });
 });
 
 describe('stripe: our verifier', () => {
-  const verify = (header: string | undefined, opts: { body?: string | Uint8Array; secrets?: string[]; now?: number; tolerance?: number } = {}) =>
+  const verify = (
+    header: string | undefined,
+    opts: { body?: string | Uint8Array; secrets?: string[]; now?: number; tolerance?: number } = {},
+  ) =>
     stripeScheme.verify({
       headers: header === undefined ? {} : { 'stripe-signature': header },
       rawBody: opts.body ?? BODY,
@@ -93,7 +122,11 @@ describe('stripe: our verifier', () => {
   });
 
   it('accepts stripe-node generateTestHeaderString output', () => {
-    const header = stripe.webhooks.generateTestHeaderString({ payload: BODY, secret: SECRET, timestamp: T });
+    const header = stripe.webhooks.generateTestHeaderString({
+      payload: BODY,
+      secret: SECRET,
+      timestamp: T,
+    });
     expect(verify(header)).toEqual({ timestampSec: T });
     const live = stripe.webhooks.generateTestHeaderString({ payload: BODY, secret: SECRET });
     expect(verify(live, { now: nowSec() }).timestampSec).toBeGreaterThanOrEqual(T);
@@ -110,12 +143,16 @@ describe('stripe: our verifier', () => {
   });
 
   it('ignores v0: a correct MAC under the v0 label is a downgrade and is refused', () => {
-    const mac = (sign().split('v1=')[1]) as string;
+    const mac = sign().split('v1=')[1] as string;
     expectTwinError(() => verify(`t=${T},v0=${mac}`), 'BAD_SIGNATURE', 'headers.Stripe-Signature');
   });
 
   it('refuses a tampered body', () => {
-    expectTwinError(() => verify(sign(), { body: `${BODY} ` }), 'BAD_SIGNATURE', 'headers.Stripe-Signature');
+    expectTwinError(
+      () => verify(sign(), { body: `${BODY} ` }),
+      'BAD_SIGNATURE',
+      'headers.Stripe-Signature',
+    );
   });
 
   it('refuses a wrong secret', () => {

@@ -40,7 +40,11 @@ function caught(fn: () => unknown): unknown {
 
 describe('planCatchUp', () => {
   it('plans nothing when nothing is due, whatever the policy', () => {
-    for (const policy of [{ kind: 'skip' }, { kind: 'latest' }, { kind: 'all', max: 5 }] as CatchUpPolicy[]) {
+    for (const policy of [
+      { kind: 'skip' },
+      { kind: 'latest' },
+      { kind: 'all', max: 5 },
+    ] as CatchUpPolicy[]) {
       expect(planCatchUp([], policy)).toEqual({ fire: [], missed: [] });
     }
   });
@@ -73,7 +77,8 @@ describe('planCatchUp', () => {
   });
 
   it('all with max 1 equals latest', () => {
-    for (const n of [0, 1, 2, 7]) expect(plan(n, { kind: 'all', max: 1 })).toEqual(plan(n, { kind: 'latest' }));
+    for (const n of [0, 1, 2, 7])
+      expect(plan(n, { kind: 'all', max: 1 })).toEqual(plan(n, { kind: 'latest' }));
   });
 
   it('does not modify its input', () => {

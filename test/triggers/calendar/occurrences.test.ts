@@ -19,10 +19,25 @@ function spec(cron: string, timezone: string): CalendarSpec {
 }
 
 /** Occurrences in (from, until] as compact tuples: [ISO instant, wall time, offset, dst]. */
-function between(cron: string, zone: string, from: string, until: string): Array<[string, string, number, Occurrence['dst']]> {
-  const { occurrences, truncated } = occurrencesBetween(spec(cron, zone), at(from), at(until), 10_000);
+function between(
+  cron: string,
+  zone: string,
+  from: string,
+  until: string,
+): Array<[string, string, number, Occurrence['dst']]> {
+  const { occurrences, truncated } = occurrencesBetween(
+    spec(cron, zone),
+    at(from),
+    at(until),
+    10_000,
+  );
   expect(truncated).toBe(false);
-  return occurrences.map((o) => [new Date(o.nominalAt).toISOString(), o.wallTime, o.utcOffsetMinutes, o.dst]);
+  return occurrences.map((o) => [
+    new Date(o.nominalAt).toISOString(),
+    o.wallTime,
+    o.utcOffsetMinutes,
+    o.dst,
+  ]);
 }
 
 function expectConfigError(fn: () => unknown, path: string | undefined, message: RegExp): void {
@@ -106,8 +121,12 @@ describe('America/New_York, spring forward 2026-03-08 (02:00 EST -> 03:00 EDT at
 
   it('treats the shifted instant like any other for strictly-after', () => {
     const s = spec('30 2 * * *', NY);
-    expect(nextOccurrence(s, at('2026-03-08T06:59:59.999Z'))?.nominalAt).toBe(at('2026-03-08T07:00:00Z'));
-    expect(nextOccurrence(s, at('2026-03-08T07:00:00Z'))?.nominalAt).toBe(at('2026-03-09T06:30:00Z'));
+    expect(nextOccurrence(s, at('2026-03-08T06:59:59.999Z'))?.nominalAt).toBe(
+      at('2026-03-08T07:00:00Z'),
+    );
+    expect(nextOccurrence(s, at('2026-03-08T07:00:00Z'))?.nominalAt).toBe(
+      at('2026-03-09T06:30:00Z'),
+    );
   });
 });
 
@@ -129,9 +148,15 @@ describe('America/New_York, fall back 2026-11-01 (02:00 EDT -> 01:00 EST at 06:0
   it('does not fire the 01:30 again after a restart during the repeated hour', () => {
     const s = spec('30 1 * * *', NY);
     // 06:10Z is 01:10 EST, the second pass; 06:30Z (01:30 EST) must not fire.
-    expect(nextOccurrence(s, at('2026-11-01T06:10:00Z'))?.nominalAt).toBe(at('2026-11-02T06:30:00Z'));
-    expect(nextOccurrence(s, at('2026-11-01T05:29:59.999Z'))?.nominalAt).toBe(at('2026-11-01T05:30:00Z'));
-    expect(nextOccurrence(s, at('2026-11-01T05:30:00Z'))?.nominalAt).toBe(at('2026-11-02T06:30:00Z'));
+    expect(nextOccurrence(s, at('2026-11-01T06:10:00Z'))?.nominalAt).toBe(
+      at('2026-11-02T06:30:00Z'),
+    );
+    expect(nextOccurrence(s, at('2026-11-01T05:29:59.999Z'))?.nominalAt).toBe(
+      at('2026-11-01T05:30:00Z'),
+    );
+    expect(nextOccurrence(s, at('2026-11-01T05:30:00Z'))?.nominalAt).toBe(
+      at('2026-11-02T06:30:00Z'),
+    );
   });
 
   it('fires an hourly job at 01:00 EDT but not again at 01:00 EST (rule first)', () => {
@@ -190,7 +215,9 @@ describe('Europe/London 2026', () => {
 
 describe('Australia/Lord_Howe 2026 (30-minute DST)', () => {
   it('DST start (Oct 4, 02:00 +10:30 -> 02:30 +11:00): 02:15 falls in the gap and fires at 02:30', () => {
-    expect(between('15 2 * * *', LORD_HOWE, '2026-10-02T12:00:00Z', '2026-10-05T12:00:00Z')).toEqual([
+    expect(
+      between('15 2 * * *', LORD_HOWE, '2026-10-02T12:00:00Z', '2026-10-05T12:00:00Z'),
+    ).toEqual([
       ['2026-10-02T15:45:00.000Z', '2026-10-03T02:15', 630, 'normal'],
       ['2026-10-03T15:30:00.000Z', '2026-10-04T02:30', 660, 'gap-shifted'],
       ['2026-10-04T15:15:00.000Z', '2026-10-05T02:15', 660, 'normal'],
@@ -198,19 +225,23 @@ describe('Australia/Lord_Howe 2026 (30-minute DST)', () => {
   });
 
   it('DST end (Apr 5, 02:00 +11:00 -> 01:30 +10:30): 01:45 is ambiguous and fires once, first', () => {
-    expect(between('45 1 * * *', LORD_HOWE, '2026-04-03T12:00:00Z', '2026-04-06T12:00:00Z')).toEqual([
+    expect(
+      between('45 1 * * *', LORD_HOWE, '2026-04-03T12:00:00Z', '2026-04-06T12:00:00Z'),
+    ).toEqual([
       ['2026-04-03T14:45:00.000Z', '2026-04-04T01:45', 660, 'normal'],
       ['2026-04-04T14:45:00.000Z', '2026-04-05T01:45', 660, 'fold-first'],
       ['2026-04-05T15:15:00.000Z', '2026-04-06T01:45', 630, 'normal'],
     ]);
     // 15:15Z on Apr 4 is the second 01:45: not a run.
-    expect(nextOccurrence(spec('45 1 * * *', LORD_HOWE), at('2026-04-04T14:50:00Z'))?.nominalAt).toBe(
-      at('2026-04-05T15:15:00Z'),
-    );
+    expect(
+      nextOccurrence(spec('45 1 * * *', LORD_HOWE), at('2026-04-04T14:50:00Z'))?.nominalAt,
+    ).toBe(at('2026-04-05T15:15:00Z'));
   });
 
   it('a `*/15` job through the repeated half hour fires each wall time once', () => {
-    expect(between('*/15 * * * *', LORD_HOWE, '2026-04-04T14:10:00Z', '2026-04-04T15:40:00Z')).toEqual([
+    expect(
+      between('*/15 * * * *', LORD_HOWE, '2026-04-04T14:10:00Z', '2026-04-04T15:40:00Z'),
+    ).toEqual([
       ['2026-04-04T14:15:00.000Z', '2026-04-05T01:15', 660, 'normal'],
       ['2026-04-04T14:30:00.000Z', '2026-04-05T01:30', 660, 'fold-first'],
       ['2026-04-04T14:45:00.000Z', '2026-04-05T01:45', 660, 'fold-first'],
@@ -221,7 +252,9 @@ describe('Australia/Lord_Howe 2026 (30-minute DST)', () => {
 
 describe('other zones', () => {
   it('Pacific/Apia skipped 2011-12-30: its 09:00 fires at the first instant of Dec 31', () => {
-    expect(between('0 9 * * *', 'Pacific/Apia', '2011-12-28T12:00:00Z', '2011-12-31T12:00:00Z')).toEqual([
+    expect(
+      between('0 9 * * *', 'Pacific/Apia', '2011-12-28T12:00:00Z', '2011-12-31T12:00:00Z'),
+    ).toEqual([
       ['2011-12-28T19:00:00.000Z', '2011-12-28T09:00', -600, 'normal'],
       ['2011-12-29T19:00:00.000Z', '2011-12-29T09:00', -600, 'normal'],
       ['2011-12-30T10:00:00.000Z', '2011-12-31T00:00', 840, 'gap-shifted'],
@@ -230,7 +263,9 @@ describe('other zones', () => {
   });
 
   it('America/Sao_Paulo 2018-11-04 midnight gap: 00:00 fires at 01:00', () => {
-    expect(between('0 0 * * *', 'America/Sao_Paulo', '2018-11-02T12:00:00Z', '2018-11-05T12:00:00Z')).toEqual([
+    expect(
+      between('0 0 * * *', 'America/Sao_Paulo', '2018-11-02T12:00:00Z', '2018-11-05T12:00:00Z'),
+    ).toEqual([
       ['2018-11-03T03:00:00.000Z', '2018-11-03T00:00', -180, 'normal'],
       ['2018-11-04T03:00:00.000Z', '2018-11-04T01:00', -120, 'gap-shifted'],
       ['2018-11-05T02:00:00.000Z', '2018-11-05T00:00', -120, 'normal'],
@@ -269,16 +304,17 @@ describe('occurrencesBetween bounds and limit', () => {
     const r = occurrencesBetween(hourly, t0, t0 + 3 * H, 100);
     expect(r.occurrences.map((o) => o.nominalAt)).toEqual([t0 + H, t0 + 2 * H, t0 + 3 * H]);
     expect(r.truncated).toBe(false);
-    expect(occurrencesBetween(hourly, t0 - 1, t0 + 3 * H - 1, 100).occurrences.map((o) => o.nominalAt)).toEqual([
-      t0,
-      t0 + H,
-      t0 + 2 * H,
-    ]);
+    expect(
+      occurrencesBetween(hourly, t0 - 1, t0 + 3 * H - 1, 100).occurrences.map((o) => o.nominalAt),
+    ).toEqual([t0, t0 + H, t0 + 2 * H]);
   });
 
   it('returns nothing for an empty range', () => {
     expect(occurrencesBetween(hourly, t0, t0, 10)).toEqual({ occurrences: [], truncated: false });
-    expect(occurrencesBetween(hourly, t0 + 1, t0 + H - 1, 10)).toEqual({ occurrences: [], truncated: false });
+    expect(occurrencesBetween(hourly, t0 + 1, t0 + H - 1, 10)).toEqual({
+      occurrences: [],
+      truncated: false,
+    });
   });
 
   it('stops at limit and says so only when more remain in range', () => {
@@ -296,11 +332,16 @@ describe('occurrencesBetween bounds and limit', () => {
     const until = at('2026-11-03T00:00:00Z');
     const listed = occurrencesBetween(s, from, until, 1000).occurrences;
     const walked: Occurrence[] = [];
-    for (let o = nextOccurrence(s, from); o !== undefined && o.nominalAt <= until; o = nextOccurrence(s, o.nominalAt)) {
+    for (
+      let o = nextOccurrence(s, from);
+      o !== undefined && o.nominalAt <= until;
+      o = nextOccurrence(s, o.nominalAt)
+    ) {
       walked.push(o);
     }
     expect(listed).toEqual(walked);
-    for (let i = 1; i < listed.length; i++) expect(listed[i]!.nominalAt).toBeGreaterThan(listed[i - 1]!.nominalAt);
+    for (let i = 1; i < listed.length; i++)
+      expect(listed[i]!.nominalAt).toBeGreaterThan(listed[i - 1]!.nominalAt);
     // 3 days x 12 wall times, less nothing: each wall time fires exactly once.
     expect(new Set(listed.map((o) => o.wallTime)).size).toBe(listed.length);
     expect(listed).toHaveLength(36);
@@ -340,18 +381,26 @@ describe('nextOccurrence', () => {
 
   it('supports seconds, L, W and # in the zone calendar', () => {
     const s6 = spec('*/20 * * * * *', 'UTC');
-    expect(nextOccurrence(s6, at('2026-01-01T00:00:00.500Z'))?.nominalAt).toBe(at('2026-01-01T00:00:20Z'));
+    expect(nextOccurrence(s6, at('2026-01-01T00:00:00.500Z'))?.nominalAt).toBe(
+      at('2026-01-01T00:00:20Z'),
+    );
     // Last day of February 2026, 23:00 in Tokyo = 14:00Z.
-    expect(nextOccurrence(spec('0 23 L 2 *', 'Asia/Tokyo'), at('2026-01-01T00:00:00Z'))?.wallTime).toBe('2026-02-28T23:00');
+    expect(
+      nextOccurrence(spec('0 23 L 2 *', 'Asia/Tokyo'), at('2026-01-01T00:00:00Z'))?.wallTime,
+    ).toBe('2026-02-28T23:00');
     // Second Friday of May 2026 (the 8th), 09:00 in Kolkata (+05:30) = 03:30Z.
-    expect(nextOccurrence(spec('0 9 * * 5#2', 'Asia/Kolkata'), at('2026-05-01T00:00:00Z'))).toEqual({
-      nominalAt: at('2026-05-08T03:30:00Z'),
-      wallTime: '2026-05-08T09:00',
-      utcOffsetMinutes: 330,
-      dst: 'normal',
-    });
+    expect(nextOccurrence(spec('0 9 * * 5#2', 'Asia/Kolkata'), at('2026-05-01T00:00:00Z'))).toEqual(
+      {
+        nominalAt: at('2026-05-08T03:30:00Z'),
+        wallTime: '2026-05-08T09:00',
+        utcOffsetMinutes: 330,
+        dst: 'normal',
+      },
+    );
     // 15W in August 2026: the 15th is a Saturday, so Friday the 14th.
-    expect(nextOccurrence(spec('0 8 15W * *', 'UTC'), at('2026-08-01T00:00:00Z'))?.wallTime).toBe('2026-08-14T08:00');
+    expect(nextOccurrence(spec('0 8 15W * *', 'UTC'), at('2026-08-01T00:00:00Z'))?.wallTime).toBe(
+      '2026-08-14T08:00',
+    );
   });
 
   it('returns undefined when the pattern has no later date (croner searches up to the year 3000)', () => {
@@ -365,7 +414,9 @@ describe('validateCalendarSpec', () => {
       cron: '30 2 * * *',
       timezone: NY,
     });
-    expect(validateCalendarSpec({ cron: '0 30 2 * * 1-5', timezone: 'UTC' }).cron).toBe('0 30 2 * * 1-5');
+    expect(validateCalendarSpec({ cron: '0 30 2 * * 1-5', timezone: 'UTC' }).cron).toBe(
+      '0 30 2 * * 1-5',
+    );
   });
 
   it('refuses a spec that is not an object', () => {
@@ -374,26 +425,82 @@ describe('validateCalendarSpec', () => {
   });
 
   it('refuses bad cron expressions with path cron', () => {
-    expectConfigError(() => validateCalendarSpec({ cron: 42, timezone: 'UTC' }), 'cron', /non-empty string/);
+    expectConfigError(
+      () => validateCalendarSpec({ cron: 42, timezone: 'UTC' }),
+      'cron',
+      /non-empty string/,
+    );
     expectConfigError(() => validateCalendarSpec({ timezone: 'UTC' }), 'cron', /non-empty string/);
-    expectConfigError(() => validateCalendarSpec({ cron: '  ', timezone: 'UTC' }), 'cron', /non-empty string/);
-    expectConfigError(() => validateCalendarSpec({ cron: '* * * *', timezone: 'UTC' }), 'cron', /has 4 field\(s\); use 5/);
-    expectConfigError(() => validateCalendarSpec({ cron: '0 0 0 1 1 * 2030', timezone: 'UTC' }), 'cron', /has 7 field/);
-    expectConfigError(() => validateCalendarSpec({ cron: '@daily', timezone: 'UTC' }), 'cron', /'@daily' is '0 0 \* \* \*'/);
-    expectConfigError(() => validateCalendarSpec({ cron: '61 * * * *', timezone: 'UTC' }), 'cron', /not a valid cron expression/);
-    expectConfigError(() => validateCalendarSpec({ cron: '0 25 * * *', timezone: 'UTC' }), 'cron', /not a valid cron expression/);
-    expectConfigError(() => validateCalendarSpec({ cron: 'a b c d e', timezone: 'UTC' }), 'cron', /not a valid cron expression/);
-    expectConfigError(() => validateCalendarSpec({ cron: '0 0 30 2 *', timezone: 'UTC' }), 'cron', /never matches/);
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '  ', timezone: 'UTC' }),
+      'cron',
+      /non-empty string/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '* * * *', timezone: 'UTC' }),
+      'cron',
+      /has 4 field\(s\); use 5/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '0 0 0 1 1 * 2030', timezone: 'UTC' }),
+      'cron',
+      /has 7 field/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '@daily', timezone: 'UTC' }),
+      'cron',
+      /'@daily' is '0 0 \* \* \*'/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '61 * * * *', timezone: 'UTC' }),
+      'cron',
+      /not a valid cron expression/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '0 25 * * *', timezone: 'UTC' }),
+      'cron',
+      /not a valid cron expression/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: 'a b c d e', timezone: 'UTC' }),
+      'cron',
+      /not a valid cron expression/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '0 0 30 2 *', timezone: 'UTC' }),
+      'cron',
+      /never matches/,
+    );
   });
 
   it('refuses unknown or missing zones with path timezone', () => {
-    expectConfigError(() => validateCalendarSpec({ cron: '0 * * * *', timezone: 'Mars/Olympus_Mons' }), 'timezone', /unknown time zone 'Mars\/Olympus_Mons'.*IANA/);
-    expectConfigError(() => validateCalendarSpec({ cron: '0 * * * *', timezone: '' }), 'timezone', /IANA zone name/);
-    expectConfigError(() => validateCalendarSpec({ cron: '0 * * * *' }), 'timezone', /IANA zone name/);
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '0 * * * *', timezone: 'Mars/Olympus_Mons' }),
+      'timezone',
+      /unknown time zone 'Mars\/Olympus_Mons'.*IANA/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '0 * * * *', timezone: '' }),
+      'timezone',
+      /IANA zone name/,
+    );
+    expectConfigError(
+      () => validateCalendarSpec({ cron: '0 * * * *' }),
+      'timezone',
+      /IANA zone name/,
+    );
   });
 
   it('is applied by nextOccurrence and occurrencesBetween', () => {
-    expectConfigError(() => nextOccurrence({ cron: '0 * * *', timezone: 'UTC' }, 0), 'cron', /field/);
-    expectConfigError(() => occurrencesBetween({ cron: '0 * * * *', timezone: 'Nowhere/Town' }, 0, 1, 1), 'timezone', /unknown/);
+    expectConfigError(
+      () => nextOccurrence({ cron: '0 * * *', timezone: 'UTC' }, 0),
+      'cron',
+      /field/,
+    );
+    expectConfigError(
+      () => occurrencesBetween({ cron: '0 * * * *', timezone: 'Nowhere/Town' }, 0, 1, 1),
+      'timezone',
+      /unknown/,
+    );
   });
 });

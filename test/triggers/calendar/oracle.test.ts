@@ -43,7 +43,8 @@ function oracle(cron: string, zone: string, from: number, until: number): Row[] 
     const w = walls[index(t)]!;
     if (w <= high) continue;
     let reached = false;
-    for (let v = Math.max(high + MIN, w - 2 * DAY); v <= w; v += MIN) if (matches(v)) reached = true;
+    for (let v = Math.max(high + MIN, w - 2 * DAY); v <= w; v += MIN)
+      if (matches(v)) reached = true;
     high = w;
     if (!reached) continue;
     let dst: Occurrence['dst'] = 'normal';
@@ -69,7 +70,8 @@ function transitionDays(zone: string, from: string, until: string): number[] {
   const wall = wallClock(zone);
   const offset = (ms: number): number => wall(ms) - ms;
   const days: number[] = [];
-  for (let d = Date.parse(from); d < Date.parse(until); d += DAY) if (offset(d) !== offset(d + DAY)) days.push(d);
+  for (let d = Date.parse(from); d < Date.parse(until); d += DAY)
+    if (offset(d) !== offset(d + DAY)) days.push(d);
   return days;
 }
 

@@ -26,7 +26,12 @@ describe('zoneOffsetMinutes and wallTime', () => {
       ['Europe/London', '1969-12-31T23:00:00Z', 60, '1970-01-01T00:00'], // British Standard Time, pre-epoch
     ];
     for (const [zone, iso, offset, local] of cases) {
-      expect([zone, iso, zoneOffsetMinutes(zone, at(iso)), wallTime(zone, at(iso))]).toEqual([zone, iso, offset, local]);
+      expect([zone, iso, zoneOffsetMinutes(zone, at(iso)), wallTime(zone, at(iso))]).toEqual([
+        zone,
+        iso,
+        offset,
+        local,
+      ]);
     }
   });
 
@@ -46,14 +51,38 @@ describe('zoneOffsetMinutes and wallTime', () => {
 describe('resolveWall', () => {
   const NY = 'America/New_York';
   it('maps ordinary, gap and fold wall times', () => {
-    expect(resolveWall(NY, wall('2026-03-08T01:59:00'))).toEqual({ at: at('2026-03-08T06:59:00Z'), kind: 'normal' });
-    expect(resolveWall(NY, wall('2026-03-08T02:00:00'))).toEqual({ at: at('2026-03-08T07:00:00Z'), kind: 'gap' });
-    expect(resolveWall(NY, wall('2026-03-08T02:59:59'))).toEqual({ at: at('2026-03-08T07:00:00Z'), kind: 'gap' });
-    expect(resolveWall(NY, wall('2026-03-08T03:00:00'))).toEqual({ at: at('2026-03-08T07:00:00Z'), kind: 'normal' });
-    expect(resolveWall(NY, wall('2026-11-01T00:59:59'))).toEqual({ at: at('2026-11-01T04:59:59Z'), kind: 'normal' });
-    expect(resolveWall(NY, wall('2026-11-01T01:00:00'))).toEqual({ at: at('2026-11-01T05:00:00Z'), kind: 'fold' });
-    expect(resolveWall(NY, wall('2026-11-01T01:59:59'))).toEqual({ at: at('2026-11-01T05:59:59Z'), kind: 'fold' });
-    expect(resolveWall(NY, wall('2026-11-01T02:00:00'))).toEqual({ at: at('2026-11-01T07:00:00Z'), kind: 'normal' });
+    expect(resolveWall(NY, wall('2026-03-08T01:59:00'))).toEqual({
+      at: at('2026-03-08T06:59:00Z'),
+      kind: 'normal',
+    });
+    expect(resolveWall(NY, wall('2026-03-08T02:00:00'))).toEqual({
+      at: at('2026-03-08T07:00:00Z'),
+      kind: 'gap',
+    });
+    expect(resolveWall(NY, wall('2026-03-08T02:59:59'))).toEqual({
+      at: at('2026-03-08T07:00:00Z'),
+      kind: 'gap',
+    });
+    expect(resolveWall(NY, wall('2026-03-08T03:00:00'))).toEqual({
+      at: at('2026-03-08T07:00:00Z'),
+      kind: 'normal',
+    });
+    expect(resolveWall(NY, wall('2026-11-01T00:59:59'))).toEqual({
+      at: at('2026-11-01T04:59:59Z'),
+      kind: 'normal',
+    });
+    expect(resolveWall(NY, wall('2026-11-01T01:00:00'))).toEqual({
+      at: at('2026-11-01T05:00:00Z'),
+      kind: 'fold',
+    });
+    expect(resolveWall(NY, wall('2026-11-01T01:59:59'))).toEqual({
+      at: at('2026-11-01T05:59:59Z'),
+      kind: 'fold',
+    });
+    expect(resolveWall(NY, wall('2026-11-01T02:00:00'))).toEqual({
+      at: at('2026-11-01T07:00:00Z'),
+      kind: 'normal',
+    });
   });
 });
 
