@@ -196,13 +196,25 @@ export class Dispatcher {
     await this.acquire();
     try {
       const now = this.world.clock.now();
-      const claim = await this.decide(twin, (view) =>
-        decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, (d) =>
-          endpointTakes(view, decl, d),
-        ),
-      );
-      if (claim === undefined) return undefined;
-      return await this.sendAndFinish(pack, twin, decl, deliveryId, claim);
+      // The packet (url, body, secret ref, trace) never changes after the record is created: the
+      // claim hands it over, so a send costs no second read of the record.
+      const claimed = await this.decide(twin, (view) => {
+        const { writes, result } = normalizeDecision(
+          decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, (d) =>
+            endpointTakes(view, decl, d),
+          ),
+        );
+        const record =
+          result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
+        return {
+          kind: 'commit' as const,
+          writes,
+          result:
+            result === undefined || record === undefined ? undefined : { claim: result, record },
+        };
+      });
+      if (claimed === undefined) return undefined;
+      return await this.sendAndFinish(pack, twin, decl, deliveryId, claimed.claim, claimed.record);
     } finally {
       this.release();
     }
@@ -342,8 +354,8 @@ export class Dispatcher {
     decl: EventsDeclaration,
     deliveryId: string,
     claim: Claim,
+    record: DeliveryFields,
   ): Promise<AttemptResult> {
-    const record = (await twin.read((view) => readDelivery(view, decl.recordType, deliveryId)))!;
     const transport = this.transportFor(record.url);
     const sentAt = transport.now();
     const timestampSec = Math.floor(sentAt / 1000);
