@@ -9,6 +9,11 @@ export interface ReadView {
   list(type: string): Resource[];
   /** Live resources of a type whose declared index holds `key`. */
   lookup(type: string, index: string, key: string): Resource[];
+  /**
+   * Live resources of a type whose key in a declared index is at most `maxKey` (byte order),
+   * ordered by (key, id), at most `limit` — what is due by a time, when the key is an ISO time.
+   */
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[];
   /** seq of the newest entry this view reflects. */
   readonly head: number;
 }

@@ -37,6 +37,11 @@ export interface StoreTx {
   listResources(type: string): Awaitable<Resource[]>;
   /** Live resources of a type whose declared index holds `key`, ordered by id. */
   lookup(type: string, index: string, key: string): Awaitable<Resource[]>;
+  /**
+   * Live resources of a type whose key in a declared index is at most `maxKey` (byte order),
+   * ordered by (key, id), at most `limit`: due work, found by an index ordered by due time.
+   */
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Awaitable<Resource[]>;
   /** Every resource of a type, tombstones included (index rebuilds). */
   allResources(type: string): Awaitable<Resource[]>;
   getMeta(key: string): Awaitable<string | undefined>;

@@ -14,6 +14,7 @@ export interface SyncTx extends StoreTx {
   getResource(type: string, id: string): Resource | undefined;
   listResources(type: string): Resource[];
   lookup(type: string, index: string, key: string): Resource[];
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[];
   allResources(type: string): Resource[];
   getMeta(key: string): string | undefined;
   append(entry: Entry, body: string): void;

@@ -142,6 +142,10 @@ class Overlay implements ReadView {
     return this.base.lookup(type, index, key);
   }
 
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
+    return this.base.lookupUpTo(type, index, maxKey, limit);
+  }
+
   stage(writes: readonly Write[]): void {
     for (const write of writes) {
       this.seq++;

@@ -214,20 +214,32 @@ export class Twin {
           () => true,
         ),
       lookup: (type, index, key) => {
-        const decls = this.indexesByType.get(type)?.filter((d) => d.name === index) ?? [];
-        if (decls.length === 0) {
-          throw new TwinError(
-            'INVALID_ARGUMENT',
-            `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`,
-            { path: 'index' },
-          );
-        }
+        const decls = this.declared(type, index);
         const rows = s.read(`lookup:${type}\u0000${index}\u0000${key}`, () =>
           s.tx.lookup(type, index, key),
         );
         return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
       },
+      lookupUpTo: (type, index, maxKey, limit) => {
+        const decls = this.declared(type, index);
+        const rows = s.read(`upTo:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
+          s.tx.lookupUpTo(type, index, maxKey, limit),
+        );
+        return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
+      },
     };
+  }
+
+  private declared(type: string, index: string): IndexDeclaration[] {
+    const decls = this.indexesByType.get(type)?.filter((d) => d.name === index) ?? [];
+    if (decls.length === 0) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`,
+        { path: 'index' },
+      );
+    }
+    return decls;
   }
 
   /**
@@ -658,6 +670,35 @@ function withStaged(
   }
   if (!changed) return out;
   return [...byId.values()].sort((a, b) => compareKeys(a.id, b.id));
+}
+
+/** A range as the store answered it, with this section's staged writes laid over it, in (key, id) order. */
+function withStagedRange(
+  s: Section,
+  type: string,
+  stored: Resource[],
+  decls: readonly IndexDeclaration[],
+  maxKey: string,
+  limit: number,
+): Resource[] {
+  if (s.staged.size === 0) return stored;
+  const keyOf = (r: Resource): string | undefined =>
+    indexKeys(r, decls)
+      .map((k) => k.key)
+      .filter((k) => compareKeys(k, maxKey) <= 0)
+      .sort(compareKeys)[0];
+  const byId = new Map<string, { r: Resource; key: string }>();
+  for (const r of stored) byId.set(r.id, { r, key: keyOf(r) ?? maxKey });
+  for (const r of s.staged.values()) {
+    if (r.type !== type) continue;
+    const key = r.deleted ? undefined : keyOf(r);
+    if (key === undefined) byId.delete(r.id);
+    else byId.set(r.id, { r, key });
+  }
+  return [...byId.values()]
+    .sort((a, b) => compareKeys(a.key, b.key) || compareKeys(a.r.id, b.r.id))
+    .slice(0, limit)
+    .map((x) => x.r);
 }
 
 function diffKeys(before: IndexKey[], after: IndexKey[]): IndexDelta {

@@ -66,6 +66,7 @@ function failingOnRecord(inner: StorageBackend, at: StoreWrite) {
     getResource: (type, id) => tx.getResource(type, id),
     listResources: (type) => tx.listResources(type),
     lookup: (type, index, key) => tx.lookup(type, index, key),
+    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
     allResources: (type) => tx.allResources(type),
     getMeta: (key) => tx.getMeta(key),
     setMeta: (key, value) => tx.setMeta(key, value),

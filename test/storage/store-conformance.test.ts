@@ -428,6 +428,50 @@ for (const backendCase of backends) {
       expect(new Set(streamed.map((r) => `${r.type}\u0000${r.id}`)).size).toBe(streamed.length);
     });
 
+    it('answers a range of index keys up to a bound in (key, id) order, live keys only', async () => {
+      await fresh();
+      const due = (id: string, at: string | null) => ({
+        resource: resource('job', id, 1, { dueAt: at }),
+        key: at,
+      });
+      const jobs = [
+        due('j3', '2026-01-01T00:00:03.000Z'),
+        due('j1', '2026-01-01T00:00:01.000Z'),
+        due('j2', '2026-01-01T00:00:01.000Z'),
+        due('j4', '2026-01-01T00:00:09.000Z'),
+        due('j5', null),
+      ];
+      await store.transact((tx) => {
+        for (const j of jobs)
+          tx.putResource(j.resource, {
+            remove: [],
+            add: j.key === null ? [] : [{ name: 'due', key: j.key }],
+          });
+      });
+      const upTo = (max: string, limit: number) =>
+        store.transact(
+          async (tx) => (await tx.lookupUpTo('job', 'due', max, limit)).map((r) => r.id),
+          { readOnly: true },
+        );
+      expect(await upTo('2026-01-01T00:00:05.000Z', 10)).toEqual(['j1', 'j2', 'j3']);
+      expect(await upTo('2026-01-01T00:00:05.000Z', 2)).toEqual(['j1', 'j2']);
+      expect(await upTo('2026-01-01T00:00:00.000Z', 10)).toEqual([]);
+      expect(await upTo('\uffff', 1)).toEqual(['j1']);
+      // a key moved on (claimed, rescheduled) or removed (done) leaves the range
+      await store.transact((tx) => {
+        tx.putResource(resource('job', 'j1', 2, { dueAt: '2026-01-01T00:00:07.000Z' }), {
+          remove: [{ name: 'due', key: '2026-01-01T00:00:01.000Z' }],
+          add: [{ name: 'due', key: '2026-01-01T00:00:07.000Z' }],
+        });
+        tx.putResource(resource('job', 'j2', 2, { dueAt: null }), {
+          remove: [{ name: 'due', key: '2026-01-01T00:00:01.000Z' }],
+          add: [],
+        });
+      });
+      expect(await upTo('2026-01-01T00:00:08.000Z', 10)).toEqual(['j3', 'j1']);
+      expect(await upTo('\uffff', 10)).toEqual(['j3', 'j1', 'j4']);
+    });
+
     it('survives reopening with everything intact', async () => {
       await fresh();
       await store.transact((tx) => {

@@ -13,7 +13,8 @@ class MemoryTwin implements SyncEngine, SyncTx {
   private readonly resources = new Map<string, Resource>();
   private readonly byType = new Map<string, Set<string>>();
   private readonly bySubject = new Map<string, number[]>();
-  private readonly lookups = new Map<string, Set<string>>();
+  /** (type, index) → key → ids; a key whose set empties is dropped, so ranges see only live keys. */
+  private readonly lookups = new Map<string, Map<string, Set<string>>>();
   private readonly meta = new Map<string, string>();
   private undo: (() => void)[] | undefined;
   private reading = false;
@@ -89,22 +90,32 @@ class MemoryTwin implements SyncEngine, SyncTx {
     const hadId = ids.has(resource.id);
     ids.add(resource.id);
     const typeIds = ids;
-    for (const k of delta.remove) this.lookupSet(resource.type, k.name, k.key).delete(resource.id);
-    for (const k of delta.add) this.lookupSet(resource.type, k.name, k.key).add(resource.id);
+    for (const k of delta.remove) this.unkey(resource.type, k.name, k.key, resource.id);
+    for (const k of delta.add) this.keySet(resource.type, k.name, k.key).add(resource.id);
     undo.push(() => {
       if (prev === undefined) this.resources.delete(key);
       else this.resources.set(key, prev);
       if (!hadId) typeIds.delete(resource.id);
-      for (const k of delta.add) this.lookupSet(resource.type, k.name, k.key).delete(resource.id);
-      for (const k of delta.remove) this.lookupSet(resource.type, k.name, k.key).add(resource.id);
+      for (const k of delta.add) this.unkey(resource.type, k.name, k.key, resource.id);
+      for (const k of delta.remove) this.keySet(resource.type, k.name, k.key).add(resource.id);
     });
   }
 
-  private lookupSet(type: string, index: string, key: string): Set<string> {
-    const k = `${type}\u0000${index}\u0000${key}`;
-    let set = this.lookups.get(k);
-    if (set === undefined) this.lookups.set(k, (set = new Set()));
+  private keySet(type: string, index: string, key: string): Set<string> {
+    const k = `${type}\u0000${index}`;
+    let keys = this.lookups.get(k);
+    if (keys === undefined) this.lookups.set(k, (keys = new Map()));
+    let set = keys.get(key);
+    if (set === undefined) keys.set(key, (set = new Set()));
     return set;
+  }
+
+  private unkey(type: string, index: string, key: string, id: string): void {
+    const keys = this.lookups.get(`${type}\u0000${index}`);
+    const set = keys?.get(key);
+    if (set === undefined) return;
+    set.delete(id);
+    if (set.size === 0) keys!.delete(key);
   }
 
   getResource(type: string, id: string): Resource | undefined {
@@ -122,11 +133,27 @@ class MemoryTwin implements SyncEngine, SyncTx {
 
   lookup(type: string, index: string, key: string): Resource[] {
     const out: Resource[] = [];
-    for (const id of this.lookups.get(`${type}\u0000${index}\u0000${key}`) ?? []) {
+    for (const id of this.lookups.get(`${type}\u0000${index}`)?.get(key) ?? []) {
       const r = this.resources.get(resourceKey(type, id));
       if (r !== undefined && !r.deleted) out.push(r);
     }
     return out.sort(compareResources);
+  }
+
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
+    const keys = this.lookups.get(`${type}\u0000${index}`);
+    if (keys === undefined) return [];
+    const out: Resource[] = [];
+    for (const key of [...keys.keys()]
+      .filter((k) => compareKeys(k, maxKey) <= 0)
+      .sort(compareKeys)) {
+      for (const id of [...keys.get(key)!].sort(compareKeys)) {
+        if (out.length >= limit) return out;
+        const r = this.resources.get(resourceKey(type, id));
+        if (r !== undefined && !r.deleted) out.push(r);
+      }
+    }
+    return out;
   }
 
   livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {
@@ -174,13 +201,11 @@ class MemoryTwin implements SyncEngine, SyncTx {
 
   clearIndex(type: string, index: string): void {
     const undo = this.journal();
-    const prefix = `${type}\u0000${index}\u0000`;
-    for (const [k, set] of this.lookups) {
-      if (!k.startsWith(prefix)) continue;
-      const copy = new Set(set);
-      set.clear();
-      undo.push(() => copy.forEach((id) => set.add(id)));
-    }
+    const k = `${type}\u0000${index}`;
+    const keys = this.lookups.get(k);
+    if (keys === undefined) return;
+    this.lookups.delete(k);
+    undo.push(() => this.lookups.set(k, keys));
   }
 
   allResources(type: string): Resource[] {

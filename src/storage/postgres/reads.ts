@@ -20,6 +20,10 @@ export const READS = {
     `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l JOIN twinworld.resources r ` +
     'ON r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id ' +
     'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key = $5 AND NOT r.deleted ORDER BY r.id',
+  lookupUpTo:
+    `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l JOIN twinworld.resources r ` +
+    'ON r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id ' +
+    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key <= $5 AND NOT r.deleted ORDER BY l.key, l.id LIMIT $6',
   meta: 'SELECT value FROM twinworld.meta WHERE world = $1 AND twin = $2 AND key = $3',
 } as const;
 
@@ -100,6 +104,21 @@ export class Reads {
       name: 'tw_lookup',
       text: READS.lookup,
       values: [this.world, this.twin, type, index, encodeKey(key)],
+    });
+    return rows.map(toResource);
+  }
+
+  async lookupUpTo(
+    type: string,
+    index: string,
+    maxKey: string,
+    limit: number,
+  ): Promise<Resource[]> {
+    if (!safeKey(type) || !safeKey(index)) return [];
+    const rows = await this.run<ResourceRow>({
+      name: 'tw_lookup_up_to',
+      text: READS.lookupUpTo,
+      values: [this.world, this.twin, type, index, encodeKey(maxKey), Math.max(0, limit)],
     });
     return rows.map(toResource);
   }

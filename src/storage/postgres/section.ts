@@ -170,6 +170,10 @@ export class PostgresTx implements StoreTx {
     return this.reads.lookup(type, index, key);
   }
 
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
+    return this.reads.lookupUpTo(type, index, maxKey, limit);
+  }
+
   allResources(type: string): Promise<Resource[]> {
     return this.reads.allResources(type);
   }

@@ -150,6 +150,10 @@ export class PostgresTwinStore implements TwinStore {
     return this.reads.lookup(type, index, key);
   }
 
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
+    return this.reads.lookupUpTo(type, index, maxKey, limit);
+  }
+
   readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
     return this.reads.readEntries(afterSeq, limit);
   }

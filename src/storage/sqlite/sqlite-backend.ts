@@ -135,6 +135,10 @@ class SqliteTwin implements SyncEngine, SyncTx {
         'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
           'WHERE l.type = ? AND l.name = ? AND l.key = ? AND r.deleted = 0 ORDER BY r.id',
       ),
+      lookupUpTo: db.prepare(
+        'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
+          'WHERE l.type = ? AND l.name = ? AND l.key <= ? AND r.deleted = 0 ORDER BY l.key, l.id LIMIT ?',
+      ),
       addKey: db.prepare('INSERT OR IGNORE INTO lookups (type, name, key, id) VALUES (?, ?, ?, ?)'),
       removeKey: db.prepare(
         'DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?',
@@ -211,6 +215,10 @@ class SqliteTwin implements SyncEngine, SyncTx {
 
   lookup(type: string, index: string, key: string): Resource[] {
     return (this.stmt.lookup.all(type, index, key) as ResourceRow[]).map(toResource);
+  }
+
+  lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
+    return (this.stmt.lookupUpTo.all(type, index, maxKey, limit) as ResourceRow[]).map(toResource);
   }
 
   livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {

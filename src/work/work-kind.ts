@@ -1,0 +1,42 @@
+// The worker's one port: a kind of claimable work (deliveries, routine runs, calendar ticks,
+// scheduled fires, deferred dispatches). Each kind finds its due items through the due-time index,
+// claims one with a lease, runs it, heartbeats while it runs, and finishes it. The layer that owns
+// the work implements it; the worker only schedules.
+import type { Twin } from '../world/twin.js';
+
+export interface DueItem {
+  /** Unique within its kind: the record's id. */
+  readonly id: string;
+  /** When it fell due (ISO); for a claim held by someone else, when that lease lapses. */
+  readonly dueAt: string;
+}
+
+export interface WorkContext {
+  /** The claimant's worker id, written as the owner of each claim. */
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+/** What running one item came to, for status lines and `--json` reports. */
+export interface WorkReport {
+  readonly kind: string;
+  readonly id: string;
+  /** Kind-specific: a delivery's state after the attempt, a run's state, "fired", … */
+  readonly outcome: string;
+  readonly detail?: string;
+}
+
+export interface WorkKind {
+  readonly name: string;
+  /** The twins whose appends can bring new work of this kind (the worker watches their heads). */
+  twins(): readonly Twin[];
+  /** Up to `limit` items due at `nowMs`, earliest first. */
+  due(nowMs: number, limit: number): Promise<DueItem[]>;
+  /** The earliest due time of any item (epoch ms), due yet or not; undefined when none has one. */
+  nextDue(): Promise<number | undefined>;
+  /**
+   * Claims the item, runs it and finishes it. Undefined when there was nothing to claim (another
+   * worker took it, or it stopped being due).
+   */
+  run(item: DueItem, context: WorkContext): Promise<WorkReport | undefined>;
+}

@@ -1,0 +1,210 @@
+// The worker (DESIGN §6): one loop per process that claims due work of every kind, runs it with
+// bounded concurrency, and learns of new work by watching the heads of the twins it serves. Due
+// times come from the store's due-time index, never from a timer only this process knows, so work
+// queued by any process — or left by one that died — is found. Several workers on one store share
+// the work; the claims' leases make sure no piece runs twice.
+import { TwinError } from '../errors.js';
+import type { World } from '../world/world.js';
+import { checkLeaseMs, DEFAULT_LEASE_MS } from './lease.js';
+import type { DueItem, WorkKind, WorkReport } from './work-kind.js';
+
+export interface WorkerOptions {
+  /** The owner written on every claim; defaults to a fresh id from the world's id source. */
+  readonly owner?: string;
+  /** Items run at once. */
+  readonly concurrency?: number;
+  /** Lease length in ms; the owner heartbeats every third of it. */
+  readonly leaseMs?: number;
+  /** How often the heads of the watched twins are read for new work (ms). */
+  readonly pollMs?: number;
+  /** Called after each item ran. */
+  readonly onReport?: (report: WorkReport) => void;
+  /** Called when an item was claimed and starts running. */
+  readonly onClaim?: (kind: string, item: DueItem) => void;
+}
+
+export interface WorkerStats {
+  claimed: number;
+  finished: number;
+  byOutcome: Record<string, number>;
+}
+
+interface Running {
+  readonly key: string;
+  readonly done: Promise<void>;
+}
+
+export class Worker {
+  readonly owner: string;
+  readonly stats: WorkerStats = { claimed: 0, finished: 0, byOutcome: {} };
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly running = new Map<string, Running>();
+  /** Items that were due but claimed nothing, with the due time they had: not retried until it changes. */
+  private readonly passed = new Map<string, string>();
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    readonly world: World,
+    private readonly kinds: readonly WorkKind[],
+    private readonly options: WorkerOptions = {},
+  ) {
+    if (
+      options.concurrency !== undefined &&
+      (!Number.isSafeInteger(options.concurrency) || options.concurrency < 1)
+    )
+      throw new TwinError('INVALID_ARGUMENT', 'worker concurrency must be a positive integer', {
+        path: 'concurrency',
+      });
+    this.concurrency = options.concurrency ?? 8;
+    this.leaseMs = checkLeaseMs(options.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs');
+    this.pollMs = checkLeaseMs(options.pollMs ?? 50, 'pollMs');
+    this.owner = options.owner ?? `wrk_${world.ids.ksuid()}`;
+  }
+
+  /** Runs until stop(): the long-lived loop of `twinworld work` and `serve`. */
+  start(): void {
+    this.loop ??= this.run(false);
+  }
+
+  /** Runs until nothing has a due time (queued, claimed, waiting for a retry) and nothing runs. */
+  runUntilIdle(): Promise<void> {
+    this.loop ??= this.run(true);
+    return this.loop;
+  }
+
+  /** Stops claiming, lets what it holds finish (finishing releases each lease), and resolves. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    await this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.running.size > 0)
+      await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  private async run(untilIdle: boolean): Promise<void> {
+    const heads = new Map<string, number>();
+    while (!this.stopping) {
+      const started = await this.claimRound();
+      if (started > 0) continue;
+      if (untilIdle && this.running.size === 0 && (await this.nextDue()) === undefined) return;
+      await this.waitForWork(heads);
+    }
+  }
+
+  /** One pass over every kind: starts what is due, up to the free slots. */
+  private async claimRound(): Promise<number> {
+    let started = 0;
+    const now = this.world.clock.now();
+    for (const kind of this.kinds) {
+      const free = this.concurrency - this.running.size;
+      if (free <= 0 || this.stopping) break;
+      // Ask for a few more than the free slots: some may be running here already.
+      for (const item of await kind.due(now, free + this.running.size)) {
+        if (this.running.size >= this.concurrency || this.stopping) break;
+        const key = `${kind.name}\u0000${item.id}`;
+        if (this.running.has(key) || this.passed.get(key) === item.dueAt) continue;
+        this.launch(kind, item, key);
+        started++;
+      }
+    }
+    return started;
+  }
+
+  private launch(kind: WorkKind, item: DueItem, key: string): void {
+    this.options.onClaim?.(kind.name, item);
+    const done = kind
+      .run(item, { owner: this.owner, leaseMs: this.leaseMs })
+      .then(
+        (report) => {
+          if (report === undefined) {
+            this.passed.set(key, item.dueAt);
+            return;
+          }
+          this.passed.delete(key);
+          this.stats.claimed++;
+          this.stats.finished++;
+          this.stats.byOutcome[report.outcome] = (this.stats.byOutcome[report.outcome] ?? 0) + 1;
+          this.options.onReport?.(report);
+        },
+        (error: unknown) => {
+          this.passed.set(key, item.dueAt);
+          this.world.reportError(error, `worker ${kind.name} ${item.id}`);
+        },
+      )
+      .finally(() => {
+        this.running.delete(key);
+        this.wake?.();
+      });
+    this.running.set(key, { key, done });
+  }
+
+  private async nextDue(): Promise<number | undefined> {
+    let next: number | undefined;
+    for (const kind of this.kinds) {
+      const at = await kind.nextDue();
+      if (at !== undefined && (next === undefined || at < next)) next = at;
+    }
+    return next;
+  }
+
+  /**
+   * Sleeps until something may be due: an item finished, a watched head moved (another process
+   * committed), or the earliest known due time came (on the world clock, so a virtual clock drives
+   * it). Head polling is wall-time I/O pacing, not a decision: it never reaches the log.
+   */
+  private async waitForWork(heads: Map<string, number>): Promise<void> {
+    const next = await this.nextDue();
+    await new Promise<void>((resolve) => {
+      let settled = false;
+      let poll: NodeJS.Timeout | undefined;
+      let cancelDue: (() => void) | undefined;
+      const done = (): void => {
+        if (settled) return;
+        settled = true;
+        if (poll !== undefined) clearTimeout(poll);
+        cancelDue?.();
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = done;
+      if (this.stopping) return done();
+      if (next !== undefined) {
+        if (next <= this.world.clock.now()) {
+          // Due already but claimed nothing this round (held or passed): look again after a poll.
+        } else cancelDue = this.world.clock.schedule(next, done);
+      }
+      const check = async (): Promise<void> => {
+        if (settled) return;
+        try {
+          if (await this.headsMoved(heads)) return done();
+        } catch (error) {
+          this.world.reportError(error, 'worker watching heads');
+        }
+        if (!settled) poll = setTimeout(() => void check(), this.pollMs);
+      };
+      poll = setTimeout(() => void check(), this.pollMs);
+    });
+  }
+
+  private async headsMoved(heads: Map<string, number>): Promise<boolean> {
+    let moved = false;
+    for (const kind of this.kinds) {
+      for (const twin of kind.twins()) {
+        const head = await twin.head();
+        if (heads.get(twin.name) !== head) {
+          heads.set(twin.name, head);
+          moved = true;
+        }
+      }
+    }
+    return moved;
+  }
+}
