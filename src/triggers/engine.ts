@@ -6,6 +6,8 @@ import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../log/json-value.js';
 import { isoAt } from '../world/clock.js';
+import { keepAlive } from '../work/heartbeat.js';
+import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
 import type { IngestAnswer, TriggeredAnswer } from './answer.js';
@@ -15,7 +17,10 @@ import {
   decideFinish,
   decideReceive,
   decideRecover,
+  decideRunHeartbeat,
   envelopeIdentity,
+  runClaimFree,
+  type RunClaimant,
   readRecord,
   RECEIPT_TYPE,
   RECORD_TYPE,
@@ -66,6 +71,10 @@ export interface TriggerEngineOptions {
   readonly runner: RoutineRunner;
   /** Refusals are counted per source in windows this long of world time (default 60 s). */
   readonly refusalWindowMs?: number;
+  /** The owner written on each run's claim; defaults to a fresh id from the world's id source. */
+  readonly owner?: string;
+  /** How long a run's claim lasts before its owner must heartbeat (default 30 s, world clock). */
+  readonly leaseMs?: number;
 }
 
 export interface IngestOptions {
@@ -83,7 +92,10 @@ export interface StopOptions {
 }
 
 export interface RecoveryOptions {
-  /** Re-run a `processing` record only if its run started at least this long ago (default 0). */
+  /**
+   * Re-run a `processing` record only if its run started at least this long ago (default 0). Its
+   * owner's lease must also have lapsed: a run still heartbeating is never started twice.
+   */
   readonly staleAfterMs?: number;
 }
 
@@ -118,6 +130,8 @@ export class TriggerEngine {
   private readonly routes = new Map<string, TriggerRoute>();
   private readonly sources = new Map<string, TriggerSource>();
   private readonly commits: GroupCommit;
+  /** This engine's identity on the runs it claims. */
+  readonly claimant: RunClaimant;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly refusals: RefusalCounter;
   private state: EngineState = 'new';
@@ -166,6 +180,11 @@ export class TriggerEngine {
     this.twin.declareIndex({ type: RECORD_TYPE, name: TENANT_INDEX, field: 'envelope.tenantId' });
     this.twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
     this.twin.declareIndex({ type: REFUSALS_TYPE, name: TENANT_INDEX, field: 'tenantId' });
+    this.twin.declareIndex({ type: RECORD_TYPE, name: DUE_INDEX, field: DUE_FIELD });
+    this.claimant = {
+      owner: options.owner ?? `wrk_${world.ids.ksuid()}`,
+      leaseMs: checkLeaseMs(options.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs'),
+    };
     this.commits = new GroupCommit(this.twin, () => isoAt(this.world.clock.now()));
     // The store is about to close: nothing in flight could record its finish anyway.
     world.onClose(() => this.stop({ graceMs: 0 }));
@@ -386,7 +405,15 @@ export class TriggerEngine {
     const filtered = route.filter !== undefined && !route.filter(env);
     const recorder = this.runner.recorder;
     const outcome = await this.commits.submit((view, now) =>
-      decideReceive(view, now, env, { routineId: route.routineId, filtered }, recorder, guard),
+      decideReceive(
+        view,
+        now,
+        env,
+        { routineId: route.routineId, filtered },
+        recorder,
+        this.claimant,
+        guard,
+      ),
     );
     if (outcome.kind === 'answered') return outcome.answer;
     if (outcome.kind === 'conflict') throw outcome.error;
@@ -401,6 +428,18 @@ export class TriggerEngine {
   ): Promise<TriggeredAnswer> {
     let outcome: RunOutcome;
     let cause: unknown;
+    const { owner, leaseMs } = this.claimant;
+    const stopBeats = keepAlive(
+      this.world.clock,
+      leaseMs,
+      // A stopped engine's process is going away: its leases lapse and another worker takes over.
+      async () =>
+        this.state !== 'stopped' &&
+        (await this.commits.submit((view, now) =>
+          decideRunHeartbeat(view, now, run, this.claimant),
+        )),
+      (error) => this.world.reportError(error, `heartbeat of run ${run.recordId}`),
+    );
     try {
       const input = await route.buildInput(run.envelope);
       assertJson(input, 'input', { maxDepth: MAX_JSON_DEPTH - 1 });
@@ -409,9 +448,28 @@ export class TriggerEngine {
     } catch (error) {
       cause = error;
       outcome = { ok: false, error: errorCode(error) };
+    } finally {
+      stopBeats();
     }
     const recorder = this.runner.recorder;
-    await this.commits.submit((view, now) => decideFinish(view, now, run, outcome, recorder));
+    const finished = await this.commits.submit((view, now) =>
+      decideFinish(view, now, run, outcome, recorder, owner),
+    );
+    if (!finished.current) {
+      throw new TwinError(
+        'STALE_OWNER',
+        `run ${run.recordId} attempt ${run.attempt} lost its claim (its lease lapsed and ${finished.heldBy ?? 'another owner'} took the record over); its ${outcome.ok ? 'result' : 'failure'} is kept as a late observation on the record and the record's state did not move`,
+        {
+          details: {
+            recordId: run.recordId,
+            attempt: run.attempt,
+            owner,
+            heldBy: finished.heldBy ?? null,
+          },
+          ...(cause === undefined ? {} : { cause }),
+        },
+      );
+    }
     if (!outcome.ok) {
       throw new TwinError(
         'ROUTINE_FAILED',
@@ -524,61 +582,79 @@ export class TriggerEngine {
         RECOVERY_INDEX,
         recoveryKey(from, tenantId),
       )) {
-        const seen = resource.fields as unknown as RecordFields;
-        const route = this.routes.get(seen.envelope.triggerId);
-        if (route === undefined) {
-          report.skipped.push({ recordId: resource.id, reason: 'UNKNOWN_TRIGGER' });
-          continue;
-        }
-        const staleBefore = isoAt(this.world.clock.now() - staleAfterMs);
-        const recorder = this.runner.recorder;
-        const run = await this.commits.submit((view, now) =>
-          decideRecover(
-            view,
-            now,
-            resource.id,
-            { state: from, attempts: seen.attempts },
-            route.routineId,
-            staleBefore,
-            recorder,
-          ),
-        );
-        if (run === undefined) {
-          const notStale =
-            from === 'processing' && seen.startedAt !== null && seen.startedAt > staleBefore;
-          report.skipped.push({
-            recordId: resource.id,
-            reason: notStale ? 'not_stale' : 'claimed_elsewhere',
-          });
-          continue;
-        }
-        const entry = {
-          recordId: resource.id,
-          dedupeKey: seen.envelope.dedupeKey,
-          triggerId: seen.envelope.triggerId,
-          attempt: run.attempt,
+        const outcome = await this.recoverOne(
+          resource.id,
+          resource.fields as unknown as RecordFields,
           from,
-        };
-        try {
-          const answer = await this.runClaimed(route, run, seen.envelope.scheduledAt);
-          report.recovered.push({
-            ...entry,
-            status: 'triggered',
-            routineResult: answer.routineResult,
-            error: null,
-          });
-        } catch (error) {
-          if (!(error instanceof TwinError) || error.code !== 'ROUTINE_FAILED') throw error;
-          report.recovered.push({
-            ...entry,
-            status: 'failed',
-            routineResult: null,
-            error: String(error.details?.error ?? 'ROUTINE_FAILED'),
-          });
-        }
+          staleAfterMs,
+        );
+        if ('reason' in outcome) report.skipped.push(outcome);
+        else report.recovered.push(outcome);
       }
     }
     return report;
+  }
+
+  /**
+   * The worker's side of recovery: re-runs one `processing` record whose owner's lease lapsed
+   * (its process died or hung). Undefined when there is nothing to take over.
+   */
+  async takeOver(recordId: string): Promise<RecoveredRun | undefined> {
+    this.assertRunning('takeOver');
+    const seen = await this.twin.read((view) => readRecord(view, recordId));
+    if (seen === undefined || seen.state !== 'processing') return undefined;
+    const outcome = await this.track(this.recoverOne(recordId, seen, 'processing', 0));
+    return 'reason' in outcome ? undefined : outcome;
+  }
+
+  private async recoverOne(
+    id: string,
+    seen: RecordFields,
+    from: 'processing' | 'failed',
+    staleAfterMs: number,
+  ): Promise<RecoveredRun | TriggerRecoveryReport['skipped'][number]> {
+    const route = this.routes.get(seen.envelope.triggerId);
+    if (route === undefined) return { recordId: id, reason: 'UNKNOWN_TRIGGER' };
+    const staleBefore = isoAt(this.world.clock.now() - staleAfterMs);
+    const recorder = this.runner.recorder;
+    const run = await this.commits.submit((view, now) =>
+      decideRecover(
+        view,
+        now,
+        id,
+        { state: from, attempts: seen.attempts },
+        route.routineId,
+        staleBefore,
+        recorder,
+        this.claimant,
+      ),
+    );
+    if (run === undefined) {
+      const notStale =
+        from === 'processing' && !runClaimFree(seen, this.world.clock.now(), staleBefore);
+      return { recordId: id, reason: notStale ? 'not_stale' : 'claimed_elsewhere' };
+    }
+    const entry = {
+      recordId: id,
+      dedupeKey: seen.envelope.dedupeKey,
+      triggerId: seen.envelope.triggerId,
+      attempt: run.attempt,
+      from,
+    };
+    try {
+      const answer = await this.runClaimed(route, run, seen.envelope.scheduledAt);
+      return { ...entry, status: 'triggered', routineResult: answer.routineResult, error: null };
+    } catch (error) {
+      if (error instanceof TwinError && error.code === 'STALE_OWNER')
+        return { recordId: id, reason: 'claimed_elsewhere' };
+      if (!(error instanceof TwinError) || error.code !== 'ROUTINE_FAILED') throw error;
+      return {
+        ...entry,
+        status: 'failed',
+        routineResult: null,
+        error: String(error.details?.error ?? 'ROUTINE_FAILED'),
+      };
+    }
   }
 }
 

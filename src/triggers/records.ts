@@ -11,6 +11,7 @@ import type { TriggerEnvelope } from './envelope.js';
 import type { Decided } from '../world/group-commit.js';
 import type { RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
 import { isoAt } from '../world/clock.js';
+import { DUE_FIELD, extendFields, leaseFree, leaseOf, releaseFields } from '../work/lease.js';
 
 export const RECORD_TYPE = 'trigger_record';
 export const RECEIPT_TYPE = 'trigger_receipt';
@@ -37,6 +38,11 @@ export interface RecordFields {
   /** An error code (never exception text) when the last run failed. */
   readonly error: string | null;
   readonly recovery: string | null;
+  /** The worker holding the run's claim, and until when (DESIGN §6); absent on older records. */
+  readonly owner?: string | null;
+  readonly leaseUntil?: string | null;
+  readonly fence?: number;
+  readonly dueAt?: string | null;
 }
 
 export type ReceiptStatus = 'duplicate' | 'in_progress' | 'refused';
@@ -114,13 +120,25 @@ function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
+/** Who claims a run, and for how long before it must heartbeat (DESIGN §6). */
+export interface RunClaimant {
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+/**
+ * A run's claim. The attempt number is its fencing number: it increases on every claim of the
+ * record, so `(owner, attempt)` names one claim and a finish from any other is stale.
+ */
 function startWrite(
   id: string,
   run: RunStartInfo,
   reason: 'first' | 'retry' | 'recovery',
   nowIso: string,
   recorder: RunRecorder | undefined,
+  claimant: RunClaimant,
 ): Write {
+  const leaseUntil = isoAt(Date.parse(nowIso) + claimant.leaseMs);
   const creates = recorder?.started(run, nowIso) ?? [];
   return {
     operation: 'trigger.start',
@@ -136,6 +154,10 @@ function startWrite(
       error: null,
       startReason: reason,
       recovery: recoveryKey('processing', run.envelope.tenantId),
+      owner: claimant.owner,
+      leaseUntil,
+      fence: run.attempt,
+      [DUE_FIELD]: leaseUntil,
     },
     ...(creates.length === 0 ? {} : { projection: { creates: [...creates] } }),
     actor: 'system',
@@ -183,6 +205,7 @@ export function decideReceive(
   env: TriggerEnvelope,
   route: RouteChoice,
   recorder: RunRecorder | undefined,
+  claimant: RunClaimant,
   guard?: ReplayGuard,
 ): Decided<ReceiveOutcome> {
   const id = recordId(env.tenantId, env.dedupeKey);
@@ -312,7 +335,7 @@ export function decideReceive(
       envelope: env,
     };
     return {
-      writes: [receive, startWrite(id, run, 'first', nowIso, recorder)],
+      writes: [receive, startWrite(id, run, 'first', nowIso, recorder, claimant)],
       result: { kind: 'claimed', run, scheduledAt: env.scheduledAt },
     };
   }
@@ -377,7 +400,7 @@ export function decideReceive(
         envelope: stored,
       };
       return {
-        writes: [startWrite(id, run, 'retry', nowIso, recorder)],
+        writes: [startWrite(id, run, 'retry', nowIso, recorder, claimant)],
         result: { kind: 'claimed', run, scheduledAt: stored.scheduledAt },
       };
     }
@@ -394,27 +417,41 @@ export function decideFinish(
   run: RunStartInfo,
   outcome: RunOutcome,
   recorder: RunRecorder | undefined,
-): Decided<{ current: boolean }> {
+  owner?: string,
+): Decided<{ current: boolean; heldBy?: string | null }> {
   const record = readRecord(view, run.recordId);
   const updates = [...(recorder?.finished(run, outcome, nowIso) ?? [])];
   const projection = updates.length === 0 ? {} : { projection: { updates } };
   if (
     record === undefined ||
     record.state !== 'processing' ||
-    record.currentAttempt !== run.attempt
+    record.currentAttempt !== run.attempt ||
+    (owner !== undefined && record.owner !== undefined && record.owner !== owner)
   ) {
+    // The claim was lost (its lease lapsed and another owner took the record): state does not
+    // move, but what this run saw is kept, so nothing observed is lost.
     return {
       writes: [
         {
           operation: 'trigger.finish_superseded',
           subjectType: RECORD_TYPE,
           subjectId: run.recordId,
-          fields: { lastSupersededAttempt: run.attempt },
+          fields: {
+            lastSupersededAttempt: run.attempt,
+            lateObservation: {
+              attempt: run.attempt,
+              owner: owner ?? null,
+              observedAt: nowIso,
+              ok: outcome.ok,
+              result: outcome.ok ? outcome.result : null,
+              error: outcome.ok ? null : outcome.error,
+            },
+          },
           ...projection,
           actor: 'system',
         },
       ],
-      result: { current: false },
+      result: { current: false, heldBy: record?.owner ?? null },
     };
   }
   const fields: JsonObject = outcome.ok
@@ -425,6 +462,7 @@ export function decideFinish(
         result: outcome.result,
         error: null,
         recovery: null,
+        ...releaseFields(null),
       }
     : {
         state: 'failed',
@@ -432,6 +470,7 @@ export function decideFinish(
         finishedAt: nowIso,
         error: outcome.error,
         recovery: recoveryKey('failed', run.envelope.tenantId),
+        ...releaseFields(null),
       };
   return {
     writes: [
@@ -460,15 +499,12 @@ export function decideRecover(
   routineId: string,
   staleBeforeIso: string,
   recorder: RunRecorder | undefined,
+  claimant: RunClaimant,
 ): Decided<RunStartInfo | undefined> {
   const record = readRecord(view, id);
   if (record === undefined || record.state !== seen.state || record.attempts !== seen.attempts)
     return { writes: [], result: undefined };
-  if (
-    record.state === 'processing' &&
-    record.startedAt !== null &&
-    record.startedAt > staleBeforeIso
-  )
+  if (record.state === 'processing' && !runClaimFree(record, Date.parse(nowIso), staleBeforeIso))
     return { writes: [], result: undefined };
   const run: RunStartInfo = {
     routineId,
@@ -477,7 +513,49 @@ export function decideRecover(
     recordId: id,
     envelope: record.envelope,
   };
-  return { writes: [startWrite(id, run, 'recovery', nowIso, recorder)], result: run };
+  return { writes: [startWrite(id, run, 'recovery', nowIso, recorder, claimant)], result: run };
+}
+
+/**
+ * A heartbeat: extends the run's lease while `(owner, attempt)` still holds it. Answers false —
+ * and writes nothing — once the claim is lost, which stops the beats.
+ */
+export function decideRunHeartbeat(
+  view: ReadView,
+  nowIso: string,
+  run: RunStartInfo,
+  claimant: RunClaimant,
+): Decided<boolean> {
+  const record = readRecord(view, run.recordId);
+  if (
+    record === undefined ||
+    record.state !== 'processing' ||
+    record.currentAttempt !== run.attempt ||
+    record.owner !== claimant.owner
+  )
+    return { writes: [], result: false };
+  return {
+    writes: [
+      {
+        operation: 'trigger.heartbeat',
+        subjectType: RECORD_TYPE,
+        subjectId: run.recordId,
+        fields: extendFields(Date.parse(nowIso), claimant.leaseMs),
+        actor: 'system',
+      },
+    ],
+    result: true,
+  };
+}
+
+/**
+ * Whether a `processing` record may be taken over: its owner's lease lapsed, and its run started
+ * before `staleBeforeIso`. A record claimed before leases existed has no lease: only the start
+ * time counts.
+ */
+export function runClaimFree(record: RecordFields, nowMs: number, staleBeforeIso: string): boolean {
+  if (record.startedAt !== null && record.startedAt > staleBeforeIso) return false;
+  return leaseFree(leaseOf(record as unknown as JsonObject), nowMs);
 }
 
 /** What identifies an envelope in a receipt or refusal: everything but its payload. */

@@ -35,7 +35,8 @@ if (mode === 'crash') {
     if (i % 3 === 1) throw new Error('boom');
     return new Promise(() => {});
   });
-  const engine = new TriggerEngine({ world, runner });
+  // A short lease, so the parent sees the killed runs' claims lapse within the test.
+  const engine = new TriggerEngine({ world, runner, leaseMs: 1_500 });
   engine.registerRoute({
     triggerId: 'order.placed',
     routineId: 'work',

@@ -519,6 +519,8 @@ describe('ticks that race or crash', () => {
         async () => (await crashed.world.twin('triggers').get(OCCURRENCE_TYPE, id))?.fields.state,
       )
       .toBe('pending');
+    // The process dies: its engine stops heartbeating, so its run's lease will lapse.
+    await crashed.engine.stop({ graceMs: 0 });
 
     const next = await calendarHarness('', { root, clock });
     // while the deciding tick's lease runs, it owns the firing

@@ -88,6 +88,9 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
     const twin = world.twin('triggers');
     const list = vi.spyOn(twin, 'list');
 
+    const hungKeys = Array.from({ length: COUNT }, (_, i) => i)
+      .filter((i) => i % 3 === 2)
+      .map((i) => `order:${i}`);
     // Not stale yet: a live process could still be running them, so they are left alone.
     const early = await engine.recoverIncomplete('acme', { staleAfterMs: 3_600_000 });
     expect(early.skipped.filter((s) => s.reason === 'not_stale')).toHaveLength(COUNT / 3);
@@ -103,6 +106,21 @@ describe('recoverIncomplete after SIGKILL mid-routine', () => {
         .filter((i) => i % 3 === 1)
         .map((i) => `order:${i}`)
         .sort(),
+    );
+
+    // Stale by start time, but their owner's leases have not lapsed yet: a run that may still be
+    // running is never started twice, whatever staleAfterMs says.
+    const held = await engine.recoverIncomplete('acme');
+    expect(held.recovered).toEqual([]);
+    expect(held.skipped.filter((s) => s.reason === 'not_stale')).toHaveLength(COUNT / 3);
+    await vi.waitFor(
+      async () => {
+        const leases = await Promise.all(
+          hungKeys.map(async (k) => (await engine.record('acme', k))!.leaseUntil!),
+        );
+        expect(leases.every((l) => Date.parse(l) <= Date.now())).toBe(true);
+      },
+      { timeout: 10_000, interval: 100 },
     );
 
     const report = await engine.recoverIncomplete('acme');
@@ -188,9 +206,11 @@ describe('recoverIncomplete in one process', () => {
     const clock = new VirtualClock(T0);
     const root = freshRoot();
     const h = await harness({ root, clock });
-    // a record left processing by a "crashed" engine: claim with a routine that never returns
+    // A record left processing by a frozen process: its world's clock never moves again, so it
+    // never heartbeats, and its routine never returns.
+    const frozen = openWorld({ root, clock: new VirtualClock(T0), seed: 'frozen' });
     const stuck = new TriggerEngine({
-      world: h.world,
+      world: frozen,
       runner: { run: () => new Promise(() => {}) },
     });
     stuck.registerRoute({
@@ -204,6 +224,11 @@ describe('recoverIncomplete in one process', () => {
       expect((await h.engine.record('acme', 'order:ord_1'))?.state).toBe('processing'),
     );
     const other = await harness({ root, clock });
+    // While its lease holds, neither recovery touches it.
+    expect((await h.engine.recoverIncomplete('acme')).skipped).toEqual([
+      { recordId: recordId('acme', 'order:ord_1'), reason: 'not_stale' },
+    ]);
+    await clock.advance(30_000);
     const [a, b] = await Promise.all([
       h.engine.recoverIncomplete('acme'),
       other.engine.recoverIncomplete('acme'),
@@ -219,42 +244,87 @@ describe('recoverIncomplete in one process', () => {
     });
     await other.world.close();
     await h.world.close();
+    await frozen.close();
   });
 
-  it('a late finish of a superseded attempt never overwrites the newer one', async () => {
+  it('a late finish from an owner that lost its claim is refused and kept, never overwriting the newer one', async () => {
+    const root = freshRoot();
     const clock = new VirtualClock(T0);
-    const world = openWorld({ root: ':memory:', clock });
+    // The first owner freezes (its clock stops: no heartbeat) while its routine is running.
+    const frozenWorld = openWorld({ root, clock: new VirtualClock(T0), seed: 'frozen' });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    let n = 0;
-    const runner = new InProcessRunner(world).register('r', async () => {
-      n++;
-      if (n === 1) {
-        await gate;
-        return 'late';
-      }
-      return 'recovered';
+    const frozenRunner = new InProcessRunner(frozenWorld).register('r', async () => {
+      await gate;
+      return 'late';
     });
-    const engine = new TriggerEngine({ world, runner });
+    const frozen = new TriggerEngine({
+      world: frozenWorld,
+      runner: frozenRunner,
+      owner: 'wrk_frozen',
+    });
+    frozen.registerRoute({ triggerId: 'order.placed', routineId: 'r', buildInput: () => null });
+    await frozen.start();
+    const first = frozen.ingest(envelope());
+
+    const world = openWorld({ root, clock, seed: 'live' });
+    const runner = new InProcessRunner(world).register('r', async () => 'recovered');
+    const engine = new TriggerEngine({ world, runner, owner: 'wrk_live' });
     engine.registerRoute({ triggerId: 'order.placed', routineId: 'r', buildInput: () => null });
     await engine.start();
-    const first = engine.ingest(envelope());
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(async () =>
+      expect((await engine.record('acme', 'order:ord_1'))?.owner).toBe('wrk_frozen'),
+    );
+    await clock.advance(30_000);
     const report = await engine.recoverIncomplete('acme');
     expect(report.recovered).toMatchObject([
       { attempt: 2, status: 'triggered', routineResult: 'recovered' },
     ]);
     release();
-    expect(await first).toMatchObject({ status: 'triggered', attempt: 1, routineResult: 'late' });
+    const refused = await expectRefusal(() => first, 'STALE_OWNER');
+    expect(refused.details).toMatchObject({ attempt: 1, owner: 'wrk_frozen' });
     expect(await engine.record('acme', 'order:ord_1')).toMatchObject({
       state: 'triggered',
       attempts: 2,
       result: 'recovered',
       lastSupersededAttempt: 1,
+      lateObservation: { attempt: 1, owner: 'wrk_frozen', ok: true, result: 'late' },
+      owner: null,
+      dueAt: null,
     });
     expect(
       (await world.twin('triggers').get(RUN_TYPE, `${recordId('acme', 'order:ord_1')}.1`))!.fields,
     ).toMatchObject({ state: 'succeeded', result: 'late' });
+    await frozenWorld.close();
+    await world.close();
+  });
+
+  it('a live owner heartbeats: its run is never taken over while it works', async () => {
+    const clock = new VirtualClock(T0);
+    const world = openWorld({ root: ':memory:', clock });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const runner = new InProcessRunner(world).register('r', async () => {
+      await gate;
+      return 'done';
+    });
+    const engine = new TriggerEngine({ world, runner, leaseMs: 3_000 });
+    engine.registerRoute({ triggerId: 'order.placed', routineId: 'r', buildInput: () => null });
+    await engine.start();
+    const first = engine.ingest(envelope());
+    await vi.waitFor(async () =>
+      expect((await engine.record('acme', 'order:ord_1'))?.state).toBe('processing'),
+    );
+    // Ten leases' worth of world time: the owner's beats keep extending it.
+    for (let i = 0; i < 30; i++) await clock.advance(1_000);
+    expect((await engine.recoverIncomplete('acme')).skipped).toMatchObject([
+      { reason: 'not_stale' },
+    ]);
+    const rec = (await engine.record('acme', 'order:ord_1'))!;
+    expect(Date.parse(rec.leaseUntil!)).toBeGreaterThan(clock.now());
+    release();
+    expect(await first).toMatchObject({ status: 'triggered', attempt: 1, routineResult: 'done' });
+    expect(await engine.record('acme', 'order:ord_1')).toMatchObject({ owner: null, dueAt: null });
     await world.close();
   });
 
