@@ -26,6 +26,7 @@ import { tickCommand } from './commands/tick.js';
 import { triggersCommand } from './commands/triggers.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
+import { workCommand } from './commands/work.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   attemptsCommand,
   recoverCommand,
   redeliverCommand,
+  workCommand,
   serveCommand,
   triggersCommand,
   tickCommand,
