@@ -613,7 +613,7 @@ describe('trigger output', () => {
     expect(new Set(states.map((s) => s.state))).toEqual(new Set(['queued']));
     const none = await cli(['trigger', 'standard-webhooks', 'contact.created', '--root', root]);
     expect(none.stdout).toBe(
-      'standard-webhooks contact.created: 0 deliveries queued (no endpoint takes these events; add one with `twinworld endpoints add standard-webhooks --url URL`)\n',
+      'standard-webhooks contact.created: 0 deliveries queued (no endpoint takes these events; register one with `twinworld endpoints add standard-webhooks --url URL …`)\n',
     );
   });
 });

@@ -222,7 +222,7 @@ export const triggerCommand: Command = {
         } else {
           await write(
             io.stdout,
-            `${pack.name} ${eventType}${count > 1 ? ` ×${count}` : ''}: ${queued.length} ${queued.length === 1 ? 'delivery' : 'deliveries'} queued${queued.length === 0 ? ` (no endpoint takes these events; add one with \`twinworld endpoints add ${pack.name} --url URL\`)` : ''}\n`,
+            `${pack.name} ${eventType}${count > 1 ? ` ×${count}` : ''}: ${queued.length} ${queued.length === 1 ? 'delivery' : 'deliveries'} queued${queued.length === 0 ? ` (no endpoint takes these events; register one with \`twinworld endpoints add ${pack.name} --url URL …\`)` : ''}\n`,
           );
           if (outcomes === undefined) {
             if (queued.length > 0)
