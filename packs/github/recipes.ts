@@ -142,6 +142,20 @@ const release: Recipe = {
 
 const ISSUE_KEYS = ['title', 'body'];
 
+/** Who acts where: every recipe's writes are octocat's, in the context's repository. */
+const by = (ctx: RecipeContext) => ({ repository: ctx.repository, sender: SAMPLE_USER });
+
+/** An issue opened first, as the one the causing write acts on. */
+async function openedIssue(ctx: RecipeContext) {
+  const opened = await openIssue(ctx.twin, { ...by(ctx), ...issue() });
+  return { ...by(ctx), number: opened.number };
+}
+
+/** A workflow run requested first. */
+function requestedRun(ctx: RecipeContext) {
+  return requestWorkflowRun(ctx.twin, { ...by(ctx), workflow: 'CI' });
+}
+
 export const recipes: Readonly<Record<string, Recipe>> = {
   push: {
     family: 'push',
@@ -149,8 +163,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     async run(ctx) {
       await ctx.ready();
       await push(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         ...(withData({ branch: 'main', messages: ['Update README.md'] }, ctx.data) as {
           branch: string;
           messages: string[];
@@ -164,8 +177,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     async run(ctx) {
       await ctx.ready();
       await openIssue(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         ...issue(ctx.data),
       });
     },
@@ -174,16 +186,10 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     family: 'issues',
     keys: ['title', 'body'],
     async run(ctx) {
-      const opened = await openIssue(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
-        ...issue(),
-      });
+      const opened = await openedIssue(ctx);
       await ctx.ready();
       await editIssue(ctx.twin, {
-        repository: ctx.repository,
-        number: opened.number,
-        sender: SAMPLE_USER,
+        ...opened,
         ...withData({ title: 'Found a bug in the parser' }, ctx.data),
       });
     },
@@ -192,16 +198,10 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     family: 'issues',
     keys: ['state_reason'],
     async run(ctx) {
-      const opened = await openIssue(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
-        ...issue(),
-      });
+      const opened = await openedIssue(ctx);
       await ctx.ready();
       await closeIssue(ctx.twin, {
-        repository: ctx.repository,
-        number: opened.number,
-        sender: SAMPLE_USER,
+        ...opened,
         ...(ctx.data as { state_reason?: 'completed' | 'not_planned' } | undefined),
       });
     },
@@ -210,16 +210,10 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     family: 'issue_comment',
     keys: ['body'],
     async run(ctx) {
-      const opened = await openIssue(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
-        ...issue(),
-      });
+      const opened = await openedIssue(ctx);
       await ctx.ready();
       await commentOnIssue(ctx.twin, {
-        repository: ctx.repository,
-        number: opened.number,
-        sender: SAMPLE_USER,
+        ...opened,
         ...(withData({ body: 'Thanks, looking into it.' }, ctx.data) as { body: string }),
       });
     },
@@ -230,8 +224,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     async run(ctx) {
       await ctx.ready();
       await openPullRequest(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         ...pull(ctx.data),
       });
     },
@@ -241,14 +234,12 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     keys: ['messages'],
     async run(ctx) {
       const opened = await openPullRequest(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         ...pull(),
       });
       await ctx.ready();
       await push(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         branch: opened.head.ref,
         ...(withData({ messages: ['Address review comments'] }, ctx.data) as {
           messages: string[];
@@ -261,16 +252,14 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     keys: ['merge'],
     async run(ctx) {
       const opened = await openPullRequest(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         title: 'Amazing new feature',
         head: 'new-topic',
       });
       await ctx.ready();
       await closePullRequest(ctx.twin, {
-        repository: ctx.repository,
+        ...by(ctx),
         number: opened.number,
-        sender: SAMPLE_USER,
         ...withData({ merge: true }, ctx.data),
       });
     },
@@ -297,8 +286,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     async run(ctx) {
       await ctx.ready();
       await requestWorkflowRun(ctx.twin, {
-        repository: ctx.repository,
-        sender: SAMPLE_USER,
+        ...by(ctx),
         ...(withData({ workflow: 'CI' }, ctx.data) as { workflow: string }),
       });
     },
@@ -307,11 +295,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     family: 'workflow_run',
     keys: [],
     async run(ctx) {
-      const run = await requestWorkflowRun(ctx.twin, {
-        repository: ctx.repository,
-        workflow: 'CI',
-        sender: SAMPLE_USER,
-      });
+      const run = await requestedRun(ctx);
       await ctx.ready();
       await startWorkflowRun(ctx.twin, {
         repository: ctx.repository,
@@ -324,11 +308,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
     family: 'workflow_run',
     keys: ['conclusion'],
     async run(ctx) {
-      const run = await requestWorkflowRun(ctx.twin, {
-        repository: ctx.repository,
-        workflow: 'CI',
-        sender: SAMPLE_USER,
-      });
+      const run = await requestedRun(ctx);
       await startWorkflowRun(ctx.twin, {
         repository: ctx.repository,
         run_id: run.id,

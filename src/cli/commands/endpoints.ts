@@ -20,7 +20,7 @@ function packOptions(): Record<string, OptionSpec> {
   const out: Record<string, OptionSpec> = {};
   for (const { cli } of cliPacks())
     for (const [name, description] of Object.entries(cli.endpointOptions ?? {}))
-      out[name] = { type: 'string', arg: 'VALUE', description };
+      out[name] = { type: 'string', arg: name.toUpperCase(), description };
   return out;
 }
 
