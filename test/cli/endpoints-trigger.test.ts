@@ -460,6 +460,67 @@ describe('refusals that need the world', () => {
   });
 });
 
+describe('a trigger refused on a later run', () => {
+  it('says what the earlier runs queued (it stays queued) beside the refusal', async () => {
+    const root = fresh();
+    await cli(['trigger', 'github', 'ping', '--root', root]);
+    await cli([
+      'endpoints',
+      'add',
+      'github',
+      '--url',
+      URL_,
+      '--repo',
+      'octo-org/hello-world',
+      '--events',
+      'release',
+      '--root',
+      root,
+    ]);
+    // GitHub refuses a second release of one tag: the second run fails.
+    const args = [
+      'trigger',
+      'github',
+      'release.published',
+      '--count',
+      '3',
+      '--data',
+      '{"tag_name":"v9.0.0"}',
+      '--root',
+      root,
+    ];
+    const r = await cli(args);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      'error INVALID_ARGUMENT: github: Validation Failed: tag_name "v9.0.0" already has a release (at tag_name)\n',
+    );
+    const [line] = r.stdout.split('\n');
+    expect(line).toMatch(
+      /^github release\.published: stopped at run 2 of 3; 2 queued before it: dlv_\w+, dlv_\w+$/,
+    );
+    // Refused on its first run, nothing was queued and nothing is printed but the refusal.
+    const first = await cli([...args, '--json']);
+    expect([first.status, first.stdout]).toEqual([1, '']);
+    const j = await cli([
+      ...args.slice(0, -4),
+      '--data',
+      '{"tag_name":"v9.1.0"}',
+      '--root',
+      root,
+      '--json',
+    ]);
+    expect(j.status).toBe(1);
+    expect(j.json()).toMatchObject({
+      stoppedAtRun: 2,
+      queued: [{ eventType: 'release.created' }, { eventType: 'release.published' }],
+    });
+    const pending = (await cli(['deliveries', '--state', 'queued', '--root', root, '--json'])).json<
+      { eventType: string }[]
+    >();
+    expect(pending.filter((d) => d.eventType.startsWith('release.'))).toHaveLength(4);
+  });
+});
+
 describe('an empty or absent event filter takes every event type', () => {
   it.each([
     ['stripe', [], ['*']],

@@ -202,8 +202,27 @@ export const triggerCommand: Command = {
       async (world, dispatcher) => {
         const twin = world.twin(pack.twin);
         const watch = watchQueued(world);
+        let run = 0;
         try {
-          for (let i = 0; i < count; i++) await t.run(twin, data);
+          for (; run < count; run++) await t.run(twin, data);
+        } catch (error) {
+          // What earlier runs queued stays queued (a worker sends it): say so beside the refusal.
+          if (watch.queued.length > 0) {
+            if (args.json)
+              await printJson(io, {
+                pack: pack.name,
+                eventType,
+                count,
+                stoppedAtRun: run + 1,
+                queued: watch.queued,
+              });
+            else
+              await write(
+                io.stdout,
+                `${pack.name} ${eventType}: stopped at run ${run + 1} of ${count}; ${watch.queued.length} queued before it: ${watch.queued.map((q) => q.id).join(', ')}\n`,
+              );
+          }
+          throw error;
         } finally {
           watch.stop();
         }
