@@ -45,7 +45,8 @@ export interface EndpointSummary {
 
 /**
  * The vendor writes that produce one event type, with whatever they need first (as `stripe
- * trigger` creates a customer for customer.created). `data` has been checked against `data`'s keys.
+ * trigger` creates a customer for customer.created). The CLI checks `--data`'s keys against
+ * `data` before `run` is called; the values are the vendor operations' to check.
  */
 export interface EventTrigger {
   /**
