@@ -23,6 +23,8 @@ import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
+import { endpointsCommand } from './commands/endpoints.js';
+import { triggerCommand } from './commands/trigger.js';
 import { triggersCommand } from './commands/triggers.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
@@ -40,6 +42,8 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   replayCommand,
   sendCommand,
+  endpointsCommand,
+  triggerCommand,
   deliveriesCommand,
   attemptsCommand,
   recoverCommand,
