@@ -26,6 +26,7 @@ import { tickCommand } from './commands/tick.js';
 import { triggersCommand } from './commands/triggers.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
+import { verifyCommand } from './commands/verify.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -38,6 +39,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   replayCommand,
+  verifyCommand,
   sendCommand,
   deliveriesCommand,
   attemptsCommand,
