@@ -10,7 +10,7 @@ import { TwinError } from '../errors.js';
 import { isChainHash, type ChainHead } from '../log/chain.js';
 
 /** Entries appended in one process between two updates of a twin's mark. */
-export const MARK_EVERY = 4096;
+export const MARK_EVERY = 1024;
 
 export class HeadMarks {
   constructor(

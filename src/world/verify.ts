@@ -1,8 +1,9 @@
 // Verifying a twin: reads its stored log line by line and checks what the log itself vouches for —
 // each line well-formed, seqs dense from 1, each `prev` the hash of the line before (chain.ts), the
-// newest line the chain head recorded at its commit, the root's mark (head-marks.ts) — then folds
-// the log again and compares the result with the stored resources. Stops at the first entry that
-// does not match and says how to look at it. Reads only; the fold is held in memory, like a replay.
+// newest line the chain head recorded at its commit where the store records one, the entry the
+// root's mark names (head-marks.ts) — then folds the log again and compares the result with the
+// stored resources. Stops at the first entry that does not match and says how to look at it. Reads
+// only; the fold is held in memory, like a replay.
 import { canonicalJson } from '../log/canonical-json.js';
 import { GENESIS, lineHash, type ChainHead } from '../log/chain.js';
 import { validateEntry, type Entry } from '../log/write.js';

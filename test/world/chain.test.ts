@@ -88,10 +88,12 @@ describe.each(backends)('the hash chain on $name', (backendCase) => {
     for (let i = 1; i < entries.length; i++) expect(entries[i]!.prev).toBe(sha(lines[i - 1]!));
     // the line is canonical with prev in its sorted place
     expect(lines[1]).toMatch(/"operation":"item\.create","prev":"[0-9a-f]{64}","recordedAt"/);
-    expect(await world.twin('shop').recordedChainHead()).toEqual({
-      seq: 7,
-      hash: sha(lines[6]!),
-    });
+    const head = { seq: 7, hash: sha(lines[6]!) };
+    expect(await world.twin('shop').chainHead()).toEqual(head);
+    // Recorded with each commit where a section may not see the newest entry (tenant rows).
+    expect(await world.twin('shop').recordedChainHead()).toEqual(
+      backendCase.name === 'postgres' ? head : undefined,
+    );
     await world.close();
   });
 

@@ -116,14 +116,14 @@ describe('verify finds what was changed in a real SQLite file', () => {
     expect(report.problem!.investigate).toContain('twinworld log shop --after 3 --limit 3');
   });
 
-  it('one byte flipped in the newest entry: verify names it against the head its commit recorded', async () => {
+  it('one byte flipped in the newest entry: verify names it against the root’s mark', async () => {
     const at = root();
     const lines = await written(at, 8);
     flipByte(at, lines, 8);
     const report = await verify(at);
-    expect(report.problem).toMatchObject({ seq: 8, check: 'head' });
+    expect(report.problem).toMatchObject({ seq: 8, check: 'mark' });
     expect(report.problem!.message).toMatch(
-      /^entry 8, the newest, was changed after it was written/,
+      /^entry 8 hashes to [0-9a-f]{12}…, but the root recorded [0-9a-f]{12}… for it \(.*shop\.head\)/,
     );
   });
 
@@ -136,21 +136,17 @@ describe('verify finds what was changed in a real SQLite file', () => {
     expect(report.problem!.message).toBe('entry 4 is missing: after entry 3 the log holds entry 5');
   });
 
-  it('the newest entries deleted: refused on open; without the mark, the chain head says how many are gone', async () => {
+  it('the newest entries deleted: refused on open against the root’s mark', async () => {
     const at = root();
     await written(at, 8);
     sql(at, (db) => db.prepare('DELETE FROM entries WHERE seq > 6').run());
-    // The root's mark (moved when the world closed) refuses the twin outright…
     const world = open(at);
-    expect((await refusal(() => world.twin('shop').head())).code).toBe('TWIN_LOG_MISSING');
-    await world.close();
-    // …and where the mark lags (a process killed before it moved), the chain head still tells.
-    rmSync(join(at, 'twins', 'shop.head'));
-    const report = await verify(at);
-    expect(report.problem).toMatchObject({ seq: 7, check: 'head' });
-    expect(report.problem!.message).toBe(
-      'the log ends at entry 6, but its last commit recorded entry 8: entries 7–8 were removed',
+    const e = await refusal(() => world.twin('shop').head());
+    expect(e.code).toBe('TWIN_LOG_MISSING');
+    expect(e.message).toMatch(
+      /holds only 6 entries, but the root recorded that its log reached entry 8/,
     );
+    await world.close();
   });
 
   it('a stored resource rewritten: verify names the resource and the entry that last wrote it', async () => {
@@ -254,6 +250,31 @@ describe('a database emptied or replaced under its root', () => {
     const world = openWorld({ root: ':memory:' });
     await world.twin('shop').applyWrite({ operation: 'x', subjectType: 't', subjectId: '1' });
     expect(world.marks).toBeUndefined();
+    await world.close();
+  });
+
+  it('on PostgreSQL: the newest entry changed is found against the head its commit recorded', async () => {
+    const name = `tamper_${process.pid}_${Date.now().toString(36)}_head`;
+    const world = open(':memory:', { backend: new PostgresBackend(postgresUrl(), name) });
+    for (let i = 1; i <= 3; i++)
+      await world
+        .twin('shop')
+        .applyWrite({ operation: 'item.put', subjectType: 'item', subjectId: `i${i}` });
+    const client = new pg.Client(postgresUrl());
+    await client.connect();
+    try {
+      await client.query(
+        `UPDATE twinworld.entries SET body = replace(body, '"i3"', '"i4"') WHERE world = $1 AND seq = 3`,
+        [name],
+      );
+    } finally {
+      await client.end();
+    }
+    const report = await verifyTwin(world.twin('shop'));
+    expect(report.problem).toMatchObject({ seq: 3, check: 'head' });
+    expect(report.problem!.message).toMatch(
+      /^entry 3, the newest, was changed after it was written: its stored line hashes to [0-9a-f]{12}…, but its commit recorded [0-9a-f]{12}…$/,
+    );
     await world.close();
   });
 

@@ -72,7 +72,7 @@ export const importCommand: Command = {
         head: await twin.head(),
         hash: await twin.hash(),
         // The newest entry's chain hash: what `twinworld verify` at the source prints for it.
-        chain: (await twin.recordedChainHead())?.hash ?? null,
+        chain: (await twin.chainHead())?.hash ?? null,
       };
       if (args.json) await printJson(io, summary);
       else {

@@ -1,6 +1,7 @@
 // `twinworld verify`: checks a twin's stored log against itself — every line well-formed, seqs
-// dense, the hash chain unbroken up to the head recorded at the last commit and the root's mark —
-// and its stored state against the log folded again; names the first entry that does not match.
+// dense, the hash chain unbroken, the entries the root's mark and the recorded head vouch for
+// unchanged — and its stored state against the log folded again; names the first entry that does
+// not match.
 import { verifyTwin, type VerifyReport } from '../../world/verify.js';
 import { withTwin, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
@@ -35,10 +36,10 @@ export const verifyCommand: Command = {
   usage: 'verify <twin> [--root DIR] [--json]',
   description: [
     "Reads <twin>'s whole log and checks that every entry is well-formed, seqs run 1, 2, 3… with",
-    "no gap, every entry's prev is the SHA-256 of the entry before it, the newest entry is the one",
-    'its commit recorded and the root remembers; then folds the log again and compares the result',
-    'with the stored resources. Prints ok, or the first entry that does not match, what differed',
-    'and how to look into it (exit 1). Reads only.',
+    "no gap, every entry's prev is the SHA-256 of the entry before it, and the entry the root",
+    'remembers (and, on PostgreSQL, the newest entry its commit recorded) is there unchanged; then',
+    'folds the log again and compares the result with the stored resources. Prints ok, or the',
+    'first entry that does not match, what differed and how to look into it (exit 1). Reads only.',
     'Refused (exit 1, TWIN_LOG_MISSING) when the database holds fewer entries than the root',
     'recorded; (exit 1, UNKNOWN_TWIN) when the twin does not exist.',
   ].join('\n'),
