@@ -29,6 +29,7 @@ import { triggersCommand } from './commands/triggers.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
+import { verifyCommand } from './commands/verify.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   replayCommand,
+  verifyCommand,
   sendCommand,
   endpointsCommand,
   triggerCommand,
