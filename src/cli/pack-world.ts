@@ -5,10 +5,11 @@ import { Dispatcher } from '../events/dispatcher.js';
 import { registerPack } from '../events/pack-registry.js';
 import type { World } from '../world/world.js';
 import { withWorld } from './command.js';
+import type { StoreTarget } from './store.js';
 
 /** `create: false` for commands that only read (deliveries, attempts): a missing root is refused. */
 export function withPackWorld<T>(
-  root: string,
+  where: string | StoreTarget,
   fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T,
   options: { create?: boolean } = {},
 ): Promise<T> {
@@ -21,5 +22,5 @@ export function withPackWorld<T>(
       await dispatcher.close();
     }
   };
-  return withWorld(root, run, options);
+  return withWorld(where, run, options);
 }

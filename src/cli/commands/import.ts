@@ -30,7 +30,7 @@ function raced(error: unknown, twin: string, last: ImportProgress): TwinError | 
 export const importCommand: Command = {
   name: 'import',
   summary: 'Append a JSONL log to a twin',
-  usage: 'import <twin> <file.jsonl> [--root DIR] [--json]',
+  usage: 'import <twin> <file.jsonl> [--root DIR | --store URL] [--json]',
   description: [
     'Appends the entries of <file.jsonl> (as written by `twinworld export`) to <twin>, creating',
     'it if needed. Entries already present (same seq and writeId) are skipped, so a stopped',
