@@ -77,9 +77,13 @@ export interface DispatchFields {
   readonly listKeys: readonly string[];
 }
 
-/** One per envelope that opened it: the record it came with and the seq it was made at. */
+/**
+ * One per envelope that opened it, named after the seq it was made at (so dispatches due at the
+ * same instant run in the order they were made: the due index breaks ties by id) and the key.
+ */
 export function dispatchId(tenantId: string, dedupeKey: string, seq: number): string {
-  return `dsp_${sha256Hex(`${tenantId}\u0000${dedupeKey}\u0000${seq}`).slice(0, 32)}`;
+  const hash = sha256Hex(`${tenantId}\u0000${dedupeKey}\u0000${seq}`).slice(0, 20);
+  return `dsp_${String(seq).padStart(12, '0')}${hash}`;
 }
 
 export function listKeys(tenantId: string, state: DispatchState): string[] {
