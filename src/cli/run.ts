@@ -24,6 +24,7 @@ import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
 import { triggersCommand } from './commands/triggers.js';
+import { dispatchesCommand } from './commands/dispatches.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { printError, printUsageError, write } from './output.js';
@@ -45,6 +46,7 @@ export const COMMANDS: readonly Command[] = [
   redeliverCommand,
   serveCommand,
   triggersCommand,
+  dispatchesCommand,
   tickCommand,
 ];
 
