@@ -14,7 +14,7 @@ import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Decision } from '../../world/decision.js';
-import { claimFields, leaseOf, releaseFields } from '../../work/lease.js';
+import { claimFields, leaseFree, leaseOf, releaseFields } from '../../work/lease.js';
 import { readRecord, startWrite, type RunClaimant } from '../records.js';
 import type { RunRecorder, RunStartInfo } from '../runner.js';
 import {
@@ -48,7 +48,9 @@ export type StepResult =
   | { readonly kind: 'dropped' }
   | { readonly kind: 'settled'; readonly runStatus: string }
   /** Its run still runs (here or elsewhere): looked at again when that run's lease could lapse. */
-  | { readonly kind: 'following' };
+  | { readonly kind: 'following' }
+  /** Its run's owner stopped heartbeating (its host died): the run is to be taken over. */
+  | { readonly kind: 'lapsed'; readonly recordId: string };
 
 export interface StepContext {
   /** Who claims the run: the engine's owner and lease. */
@@ -216,6 +218,8 @@ export function decideSettle(
   const run = d.runRecordId === null ? undefined : readRecord(view, d.runRecordId);
   if (run !== undefined && (run.state === 'processing' || run.state === 'received')) {
     const nowMs = Date.parse(nowIso);
+    if (run.state === 'processing' && leaseFree(leaseOf(run as unknown as JsonObject), nowMs))
+      return skip({ kind: 'lapsed', recordId: d.runRecordId! });
     const lease = run.leaseUntil == null ? 0 : Date.parse(run.leaseUntil);
     const next = isoAt(Math.max(lease, nowMs + leaseMs));
     if (d.dueAt === next) return skip({ kind: 'following' });

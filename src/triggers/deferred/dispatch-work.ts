@@ -38,7 +38,7 @@ export function deferredDispatchWork(engine: TriggerEngine): DispatchWork {
     );
   const now = (): string => isoAt(world.clock.now());
 
-  const step = async (id: string): Promise<StepResult> => {
+  const atomicStep = async (id: string): Promise<StepResult> => {
     // One instant per step: a decide may run again (a read-set restart) and must decide the same.
     const at = now();
     const outcome = await twin.applyAtomic((view) => {
@@ -50,6 +50,25 @@ export function deferredDispatchWork(engine: TriggerEngine): DispatchWork {
       });
     });
     return outcome.result;
+  };
+
+  const settle = async (id: string): Promise<StepResult> => {
+    const at = now();
+    return (await twin.applyAtomic((view) => decideSettle(view, at, id, engine.claimant.leaseMs)))
+      .result;
+  };
+
+  const step = async (id: string): Promise<StepResult> => {
+    const result = await atomicStep(id);
+    if (result.kind !== 'lapsed') return result;
+    // The host running it died: take its run over here (whoever else tries, one claim wins), so
+    // a dispatch never waits on a worker that also runs the trigger-run kind. Then settle.
+    const d = await twin.read((view) => readDispatch(view, id));
+    if (engine.running && d !== undefined && engine.hasRoute(d.triggerId))
+      await runInWorld(world, () => engine.takeOver(result.recordId));
+    const settled = await settle(id);
+    // Still lapsed: not ours to run (no route here); left for a worker that can.
+    return settled.kind === 'lapsed' ? { kind: 'idle' } : settled;
   };
 
   const execute = (claimed: ClaimedDispatch): Promise<WorkReport> =>
@@ -66,12 +85,7 @@ export function deferredDispatchWork(engine: TriggerEngine): DispatchWork {
           throw error;
         status = error.code === 'ROUTINE_FAILED' ? 'failed' : 'superseded';
       }
-      const at = now();
-      const settled = (
-        await twin.applyAtomic((view) =>
-          decideSettle(view, at, claimed.id, engine.claimant.leaseMs),
-        )
-      ).result;
+      const settled = await settle(claimed.id);
       return {
         kind: DISPATCH_WORK,
         id: claimed.id,

@@ -234,7 +234,7 @@ describe('deferred dispatch across processes on PostgreSQL', () => {
     const side = (await world.twin('side').entries()).map((e) => [
       e.operation,
       e.subjectId,
-      e.fields.by,
+      e.fields?.by,
     ]);
     expect(side).toEqual([
       ['run.start', '1.1', holder],
@@ -276,7 +276,7 @@ describe('deferred dispatch across processes on PostgreSQL', () => {
     expect(
       entries
         .filter((e) => e.operation === 'run.start')
-        .map((e) => e.fields.n)
+        .map((e) => e.fields?.n)
         .sort((x, y) => Number(x) - Number(y)),
     ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     a.child.kill('SIGTERM');

@@ -137,6 +137,45 @@ for (const backendCase of durable) {
       expect(d).toMatchObject({ state: 'dispatched', runStatus: 'triggered', dueAt: null });
     });
 
+    it('the dispatch kind alone takes over a run whose host died, once its lease lapsed', async () => {
+      const made = backendCase.create();
+      cleanups.push(made.cleanup);
+      const clock = new VirtualClock(T0);
+      const ran: string[] = [];
+      const dead = await host(made.backend, clock, 'dead', async () => {}, 5_000);
+      const answer = (await dead.engine.ingest(
+        event(1, { repo: 'r1', n: 1 }, { triggerId: 'build' }),
+      )) as DeferredAnswer;
+      await deferredDispatchWork(dead.engine).step(answer.dispatchId);
+      await dead.world.close();
+      const alive = await host(
+        made.reopen(),
+        clock,
+        'alive',
+        async (n, by) => void ran.push(`${n}:${by}`),
+        5_000,
+      );
+      cleanups.push(() => alive.world.close());
+      const dispatches = deferredDispatchWork(alive.engine);
+      expect(await runDueDispatches(dispatches, clock.now())).toEqual([]);
+      await clock.advance(5_000);
+      const reports = await runDueDispatches(dispatches, clock.now());
+      expect(reports.map((r) => [r.outcome, r.detail])).toEqual([['settled', 'triggered']]);
+      expect(ran).toEqual(['1:alive']);
+      expect(await alive.engine.record('acme', 'evt_1')).toMatchObject({
+        state: 'triggered',
+        attempts: 2,
+        owner: null,
+      });
+      expect(await alive.engine.twin.read((v) => readDispatch(v, answer.dispatchId))).toMatchObject(
+        {
+          runStatus: 'triggered',
+          running: false,
+          dueAt: null,
+        },
+      );
+    });
+
     it('a claim whose host died mid-run is run again after its lease, and frees its slot', async () => {
       const made = backendCase.create();
       cleanups.push(made.cleanup);
