@@ -27,6 +27,7 @@ import { triggersCommand } from './commands/triggers.js';
 import { dispatchesCommand } from './commands/dispatches.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
+import { workCommand } from './commands/work.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -44,6 +45,7 @@ export const COMMANDS: readonly Command[] = [
   attemptsCommand,
   recoverCommand,
   redeliverCommand,
+  workCommand,
   serveCommand,
   triggersCommand,
   dispatchesCommand,

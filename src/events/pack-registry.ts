@@ -6,6 +6,7 @@ import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
 import { installFanOut, EVENTS_INDEX } from './fan-out.js';
 import { STATE_INDEX } from './records.js';
+import { DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { Twin, TwinHost } from '../world/twin.js';
 
 export interface Pack {
@@ -54,8 +55,14 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
   for (const index of pack.indexes ?? []) twin.declareIndex(index);
   if (pack.events !== undefined) {
     for (const kind of pack.events.endpoints)
-      twin.declareIndex({ type: kind.type, name: EVENTS_INDEX, field: kind.eventsField });
+      twin.declareIndex({
+        type: kind.type,
+        name: EVENTS_INDEX,
+        field: kind.eventsField,
+        emptyKey: '*',
+      });
     twin.declareIndex({ type: pack.events.recordType, name: STATE_INDEX, field: 'state' });
+    twin.declareIndex({ type: pack.events.recordType, name: DUE_INDEX, field: DUE_FIELD });
     installFanOut(twin, pack.name, pack.events);
   }
   packs.set(pack.name, pack);

@@ -3,7 +3,7 @@
 // dispatch kind and the run-takeover kind). Two modes:
 //   serve <url> <world> <config.json> <label> <leaseMs>
 //       the serve host itself (startServe from the configuration file, the built-in record
-//       routine), with the worker beside it — what `twinworld serve` runs.
+//       routine), with the worker and work kinds `twinworld serve` runs beside it, on PostgreSQL.
 //   slow <url> <world> <label> <leaseMs>
 //       the same parts assembled around a routine that takes time: trigger "builds" (provider
 //       "builds", concurrency 2 per repository) and "jobs" (provider "jobs", delay 300 ms). Each run
@@ -23,6 +23,7 @@ import { startServe } from '../../src/triggers/serve/serve.js';
 import { runTakeoverWork } from '../../src/triggers/run-work.js';
 import { deferredDispatchWork } from '../../src/triggers/deferred/dispatch-work.js';
 import { Worker } from '../../src/work/worker.js';
+import { serveWorkKinds } from '../../src/cli/work-kinds.js';
 import type { JsonObject } from '../../src/log/json-value.js';
 
 const [mode, url, worldName, ...rest] = process.argv.slice(2);
@@ -37,11 +38,12 @@ async function main(): Promise<{ close: () => Promise<void> }> {
     const [configFile, label, leaseText] = rest;
     const leaseMs = Number(leaseText);
     const serve = await startServe({ world, config: loadServeConfig(configFile!), port: 0 });
-    const worker = new Worker(
-      world,
-      [deferredDispatchWork(serve.engine), runTakeoverWork(serve.engine)],
-      { owner: `wrk_${label!}`, leaseMs, pollMs: 20 },
-    );
+    // The kinds `twinworld serve` gives its worker (src/cli/work-kinds.ts).
+    const worker = new Worker(world, serveWorkKinds(serve), {
+      owner: `wrk_${label!}`,
+      leaseMs,
+      pollMs: 20,
+    });
     worker.start();
     process.stdout.write(`${JSON.stringify({ event: 'listening', url: serve.host.url })}\n`);
     return {

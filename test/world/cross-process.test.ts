@@ -63,5 +63,5 @@ describe.each(cases)('cross-process atomic actions: $name', ({ where, open }) =>
     expect([...byWorker.values()]).toEqual([500, 500, 500, 500]);
     expect((await twin.get('counter', 'c1'))?.version).toBe(2000);
     await world.close();
-  });
+  }, 180_000);
 });
