@@ -6,7 +6,11 @@ import { registerPack } from '../events/pack-registry.js';
 import type { World } from '../world/world.js';
 import { withWorld } from './command.js';
 
-/** `create: false` for commands that only read (deliveries, attempts): a missing root is refused. */
+/**
+ * `create: false` for commands that only read (deliveries, attempts): a missing root is refused.
+ * `dispatcher` configures the attached dispatcher: `{ autoDispatch: false }` for commands that
+ * only queue work (endpoints, trigger), so a running worker sends it, not this process.
+ */
 export function withPackWorld<T>(
   root: string,
   fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T,

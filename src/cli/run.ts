@@ -23,11 +23,14 @@ import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
+import { endpointsCommand } from './commands/endpoints.js';
+import { triggerCommand } from './commands/trigger.js';
 import { triggersCommand } from './commands/triggers.js';
 import { dispatchesCommand } from './commands/dispatches.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
+import { verifyCommand } from './commands/verify.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -40,7 +43,10 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   replayCommand,
+  verifyCommand,
   sendCommand,
+  endpointsCommand,
+  triggerCommand,
   deliveriesCommand,
   attemptsCommand,
   recoverCommand,
