@@ -518,12 +518,14 @@ export class Twin {
 
   /**
    * Runs `body` inside a store section: at once when every read answers synchronously, else again
-   * after each round of loads. The id source is rewound before a re-run, so ids drawn by the
-   * final run are the ones a synchronous store would have drawn.
+   * after each round of loads. The id source replays a re-run's draws (mark/reset/release), so
+   * ids drawn by the final run are the ones a synchronous store would have drawn, and a decide that
+   * reads what it just drew (a new id's row) finds the same key on every run.
    */
   private run<T>(tx: StoreTx, body: (s: Section) => T): Awaitable<T> {
     const s = new Section(tx, this.epoch);
-    const mark = this.world.ids.mark();
+    const ids = this.world.ids;
+    const mark = ids.mark();
     const once = (): T | typeof MISS => {
       this.section = s;
       try {
@@ -542,11 +544,11 @@ export class Twin {
         return value;
       } catch (error) {
         if (error !== MISS && !s.missed) throw error;
-        this.world.ids.reset(mark);
         s.reset();
         return MISS;
       } finally {
         this.section = undefined;
+        ids.release?.(mark);
       }
     };
     const first = once();
@@ -556,6 +558,7 @@ export class Twin {
         const loads = s.loads;
         s.loads = [];
         await Promise.all(loads);
+        ids.reset(mark);
         const next = once();
         if (next !== MISS) return next;
       }
