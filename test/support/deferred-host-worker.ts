@@ -1,15 +1,14 @@
 // Child process for the deferred-dispatch process tests: one host of several sharing a PostgreSQL
 // database, taking signed Stripe webhooks over HTTP on 127.0.0.1 and running a worker (the
-// dispatch kind and the run-takeover kind). Two modes:
-//   serve <url> <world> <config.json> <label> <leaseMs>
-//       the serve host itself (startServe from the configuration file, the built-in record
-//       routine), with the worker and work kinds `twinworld serve` runs beside it, on PostgreSQL.
+// dispatch kind and the run-takeover kind). `twinworld serve` runs only the built-in record
+// routine, which finishes at once; this host has the parts `serve` has and a routine that takes
+// time, so a run can be caught mid-way:
 //   slow <url> <world> <label> <leaseMs>
-//       the same parts assembled around a routine that takes time: trigger "builds" (provider
-//       "builds", concurrency 2 per repository) and "jobs" (provider "jobs", delay 300 ms). Each run
-//       writes run.start and run.end to twin "side" (so the store orders every host's runs) and
-//       prints "run <n> <attempt> <label>"; input {hold: ms} holds that long, {hold: "first"} holds
-//       forever on attempt 1 (the parent kills it) and returns at once after.
+//       trigger "builds" (provider "builds", concurrency 2 per repository) and "jobs" (provider
+//       "jobs", delay 300 ms). Each run writes run.start and run.end to twin "side" (so the store
+//       orders every host's runs) and prints "run <n> <attempt> <label>"; input {hold: ms} holds
+//       that long, {hold: "first"} holds forever on attempt 1 (the parent kills it), returning at
+//       once after.
 // Prints {"event":"listening","url"} first; SIGTERM stops gracefully.
 import { RealClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
@@ -18,12 +17,9 @@ import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { startIngressHost, type IngressHost } from '../../src/triggers/http/ingress-host.js';
-import { loadServeConfig } from '../../src/triggers/serve/config.js';
-import { startServe } from '../../src/triggers/serve/serve.js';
 import { runTakeoverWork } from '../../src/triggers/run-work.js';
 import { deferredDispatchWork } from '../../src/triggers/deferred/dispatch-work.js';
 import { Worker } from '../../src/work/worker.js';
-import { serveWorkKinds } from '../../src/cli/work-kinds.js';
 import type { JsonObject } from '../../src/log/json-value.js';
 
 const [mode, url, worldName, ...rest] = process.argv.slice(2);
@@ -34,25 +30,6 @@ const world = openWorld({
 });
 
 async function main(): Promise<{ close: () => Promise<void> }> {
-  if (mode === 'serve') {
-    const [configFile, label, leaseText] = rest;
-    const leaseMs = Number(leaseText);
-    const serve = await startServe({ world, config: loadServeConfig(configFile!), port: 0 });
-    // The kinds `twinworld serve` gives its worker (src/cli/work-kinds.ts).
-    const worker = new Worker(world, serveWorkKinds(serve), {
-      owner: `wrk_${label!}`,
-      leaseMs,
-      pollMs: 20,
-    });
-    worker.start();
-    process.stdout.write(`${JSON.stringify({ event: 'listening', url: serve.host.url })}\n`);
-    return {
-      close: async () => {
-        await worker.stop();
-        await serve.close();
-      },
-    };
-  }
   if (mode === 'slow') {
     const [label, leaseText] = rest;
     const leaseMs = Number(leaseText);

@@ -1,7 +1,6 @@
 // `twinworld dispatches`: the deferred dispatches in a world's trigger twin — list them by state,
 // inspect one (its plan, envelope and run), cancel one still waiting. Works on the store alone,
 // so a dispatch whose process is gone is listed and cancelled like any other.
-import { existsSync } from 'node:fs';
 import { DISPATCH_STATES, type DispatchState } from '../../triggers/deferred/dispatch-record.js';
 import type { DispatchStatus } from '../../triggers/deferred/dispatch-status.js';
 import {
@@ -18,6 +17,7 @@ import {
   type ParsedArgs,
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
+import { storeMayHoldWorld } from '../store.js';
 
 const ACTIONS = ['list', 'inspect', 'cancel'] as const;
 
@@ -83,7 +83,7 @@ export const dispatchesCommand: Command = {
   name: 'dispatches',
   summary: 'List, inspect and cancel deferred dispatches',
   usage:
-    'dispatches list [--state S] [--tenant T] [--limit N] [--root DIR] [--json]\n       twinworld dispatches inspect ID [--root DIR] [--json]\n       twinworld dispatches cancel ID [--root DIR] [--json]',
+    'dispatches list [--state S] [--tenant T] [--limit N] [--root DIR | --store URL] [--json]\n       twinworld dispatches inspect ID [--root DIR | --store URL] [--json]\n       twinworld dispatches cancel ID [--root DIR | --store URL] [--json]',
   description: [
     'Deferred dispatches are the runs a route put off: delayed, debounced (a burst coalesced into one',
     'run), queued behind a concurrency limit, or expired by their ttl. `list` shows them newest first,',
@@ -120,10 +120,10 @@ export const dispatchesCommand: Command = {
       const limit = countOption(args, 'limit') ?? 100;
       if (limit === 0) throw new UsageError('--limit must be at least 1');
       // Listing never creates a world folder where there was none.
-      const rows = !existsSync(args.root)
+      const rows = !storeMayHoldWorld(args.store)
         ? []
         : await withWorld(
-            args.root,
+            args.store,
             (world) =>
               listDispatches(world, {
                 limit,
@@ -157,14 +157,14 @@ export const dispatchesCommand: Command = {
       if (args.values[flag] !== undefined)
         throw new UsageError(`--${flag} is for list, not ${action}`);
     if (action === 'inspect') {
-      const detail = await withWorld(args.root, (world) => inspectDispatch(world, id), {
+      const detail = await withWorld(args.store, (world) => inspectDispatch(world, id), {
         create: false,
       });
       if (args.json) await printJson(io, detail);
       else await write(io.stdout, describe(detail));
       return 0;
     }
-    const answer = await withWorld(args.root, (world) => cancelDispatch(world, id), {
+    const answer = await withWorld(args.store, (world) => cancelDispatch(world, id), {
       create: false,
     });
     if (args.json) await printJson(io, answer);

@@ -1,9 +1,10 @@
 // Deferred dispatch with real processes on one PostgreSQL database: two hosts take signed Stripe
-// webhooks over HTTP and each runs a worker. A burst of 20 with one debounce key, spread over both
+// webhooks over HTTP and each runs a worker (`twinworld serve --store postgres://…` for the burst;
+// a host with a routine that takes time for the others). A burst of 20 with one debounce key, spread over both
 // hosts, runs the routine once, after the quiet period, with the last payload; SIGKILL of the host
 // running a dispatch hands it to the other once the lease lapses; a concurrency limit of 2 over 10
 // queued builds never has more than 2 running across the hosts.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import { postgresUrl } from '../../storage/postgres-url.js';
 const SECRET = 'whsec_deferredProcesses000000000000001';
 const stripe = new Stripe('sk_test_x');
 const WORKER = 'dist/test/support/deferred-host-worker.js';
+const BIN = 'dist/src/cli/main.js';
 
 interface Host {
   readonly child: ChildProcess;
@@ -43,8 +45,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-function startHost(args: string[]): Promise<Host> {
-  const child = spawn(process.execPath, [WORKER, ...args], {
+/** A host: `slow` args for the test worker, or a whole command line for the built binary. */
+function startHost(args: string[], bin = WORKER): Promise<Host> {
+  const child = spawn(process.execPath, [bin, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, STRIPE_SECRET: SECRET },
   });
@@ -150,9 +153,18 @@ describe('deferred dispatch across processes on PostgreSQL', () => {
       }),
     );
     const name = worldName();
-    // The first host migrates and creates the world; the second joins it.
-    const a = await startHost(['serve', postgresUrl(), name, config, 'a', '5000']);
-    const b = await startHost(['serve', postgresUrl(), name, config, 'b', '5000']);
+    // `twinworld serve --store postgres://…?world=NAME`: the first migrates and creates the world,
+    // the second joins it; each runs its worker beside the ingress.
+    const serve = [
+      'serve',
+      '--config',
+      config,
+      '--store',
+      `${postgresUrl()}?world=${name}`,
+      '--json',
+    ];
+    const a = await startHost(serve, BIN);
+    const b = await startHost(serve, BIN);
     const answers = [];
     for (let i = 0; i < 20; i++) {
       const host = i % 2 === 0 ? a : b;
@@ -197,6 +209,16 @@ describe('deferred dispatch across processes on PostgreSQL', () => {
     const run = (await triggers.get(RECORD_TYPE, done.runRecordId!))!
       .fields as unknown as RecordFields;
     expect(Date.parse(run.startedAt!) - Date.parse(done.lastPingAt)).toBeGreaterThanOrEqual(1_500);
+    // And `twinworld dispatches` reads it from the same database.
+    const listed = spawnSync(
+      process.execPath,
+      [BIN, 'dispatches', 'list', '--store', `${postgresUrl()}?world=${name}`, '--json'],
+      { encoding: 'utf8' },
+    );
+    expect(listed.status).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { dispatchId, state: 'dispatched', pings: 20, run: { status: 'triggered' } },
+    ]);
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);
