@@ -26,6 +26,7 @@ import { tickCommand } from './commands/tick.js';
 import { endpointsCommand } from './commands/endpoints.js';
 import { triggerCommand } from './commands/trigger.js';
 import { triggersCommand } from './commands/triggers.js';
+import { dispatchesCommand } from './commands/dispatches.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
@@ -54,6 +55,7 @@ export const COMMANDS: readonly Command[] = [
   workCommand,
   serveCommand,
   triggersCommand,
+  dispatchesCommand,
   tickCommand,
 ];
 

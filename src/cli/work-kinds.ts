@@ -4,6 +4,7 @@ import { deliveryWork } from '../events/delivery-work.js';
 import type { Dispatcher } from '../events/dispatcher.js';
 import { calendarWork } from '../triggers/calendar/calendar-work.js';
 import { runTakeoverWork } from '../triggers/run-work.js';
+import { deferredDispatchWork } from '../triggers/deferred/dispatch-work.js';
 import type { TriggerRuntime } from '../triggers/serve/serve.js';
 import type { WorkKind } from '../work/work-kind.js';
 
@@ -12,7 +13,14 @@ export function deliveryWorkKinds(dispatcher: Dispatcher): WorkKind[] {
   return deliveryWork(dispatcher);
 }
 
-/** `twinworld serve`: calendars that fell due, and routine runs whose owner's lease lapsed. */
+/**
+ * `twinworld serve`: calendars that fell due, routine runs whose owner's lease lapsed, and deferred
+ * dispatches that fell due (delayed, debounced, queued for a slot, expiring).
+ */
 export function serveWorkKinds(runtime: TriggerRuntime): WorkKind[] {
-  return [calendarWork(runtime.calendar, runtime.engine.twin), runTakeoverWork(runtime.engine)];
+  return [
+    calendarWork(runtime.calendar, runtime.engine.twin),
+    runTakeoverWork(runtime.engine),
+    deferredDispatchWork(runtime.engine),
+  ];
 }

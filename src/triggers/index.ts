@@ -133,3 +133,4 @@ export {
 export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './records.js';
 export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
 export type { IngestOptions } from './engine.js';
+export * from './deferred/index.js';

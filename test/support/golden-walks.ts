@@ -5,6 +5,7 @@ import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { runDemoWalk } from '../../src/cli/demo-walk.js';
 import { openWalk, type Walk, type WalkOptions } from '../../src/walk/index.js';
 import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
+import { deferredWalk } from './golden-walk-deferred.js';
 
 export interface GoldenWalk {
   readonly name: string;
@@ -241,4 +242,6 @@ export const goldenWalks: readonly GoldenWalk[] = [
   // The packs' walk-callable scenarios: a pull request's life, a Slack conversation.
   { name: 'walk-github-pull-request', run: githubPullRequestWalk },
   { name: 'walk-slack-conversation', run: slackConversationWalk },
+  // Deferred dispatch: a debounced burst, a delayed reminder, a concurrency queue, an expiry.
+  { name: 'walk-deferred', run: deferredWalk },
 ];
