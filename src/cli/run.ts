@@ -23,6 +23,7 @@ import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
+import { schedulesCommand } from './commands/schedules.js';
 import { triggersCommand } from './commands/triggers.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   serveCommand,
   triggersCommand,
   tickCommand,
+  schedulesCommand,
 ];
 
 const EXIT_STATUS =
