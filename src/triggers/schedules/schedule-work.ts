@@ -22,12 +22,10 @@ export function scheduleWork(schedules: Schedules): WorkKind {
     schedules.twin.read((view) => {
       // A declaration's item names its due time: the next occurrence is another item, so a
       // worker still running the last one can claim it.
-      const decls = view
-        .lookupUpTo(SCHEDULE_TYPE, DUE_INDEX, maxKey, limit)
-        .map((r) => ({
-          id: `${SCHEDULE_ITEM}${r.id}@${String(r.fields.dueAt)}`,
-          dueAt: String(r.fields.dueAt),
-        }));
+      const decls = view.lookupUpTo(SCHEDULE_TYPE, DUE_INDEX, maxKey, limit).map((r) => ({
+        id: `${SCHEDULE_ITEM}${r.id}@${String(r.fields.dueAt)}`,
+        dueAt: String(r.fields.dueAt),
+      }));
       const fires = view
         .lookupUpTo(FIRE_TYPE, DUE_INDEX, maxKey, limit)
         .map((r) => ({ id: `${FIRE_ITEM}${r.id}`, dueAt: String(r.fields.dueAt) }));
@@ -79,37 +77,51 @@ export function scheduleWork(schedules: Schedules): WorkKind {
       return first === undefined ? undefined : Date.parse(first.dueAt);
     },
     run: async (item: DueItem, context: WorkContext) => {
-      if (item.id.startsWith(SCHEDULE_ITEM)) {
-        const key = item.id.slice(SCHEDULE_ITEM.length, item.id.lastIndexOf('@'));
-        const { claims, missed } = await schedules.claimDue(key, { owner: context.owner });
-        const made = claims.filter((c) => c.claimed);
-        if (made.length === 0 && missed === 0) return undefined;
-        const held = made.flatMap((c) =>
-          c.claimed &&
-          (c.action === 'fire' || c.action === 'supersede') &&
-          c.reservation !== undefined
-            ? [c.reservation]
-            : [],
-        );
-        const decided = made.map((c) => `${c.nominalAt} ${c.claimed ? c.action : ''}`).join(', ');
-        if (held.length === 0)
-          return report(
-            item.id,
-            made.some((c) => c.claimed && c.action === 'buffer') ? 'buffered' : 'skipped',
-            decided || `${missed} missed`,
-          );
-        const { outcome, detail } = describe(await runAll(held));
-        return report(item.id, outcome, detail);
-      }
-      if (item.id.startsWith(FIRE_ITEM)) {
-        const held = await schedules.reserve(item.id.slice(FIRE_ITEM.length), {
-          owner: context.owner,
-        });
-        if (held === undefined) return undefined;
-        const { outcome, detail } = describe(await runAll([held]));
-        return report(item.id, outcome, `fence ${held.fence}: ${detail}`);
-      }
-      return undefined;
+      const claimed = await claimItem(schedules, item, context.owner);
+      if (claimed === undefined) return undefined;
+      if (claimed.held.length === 0) return report(item.id, claimed.outcome, claimed.detail);
+      const { outcome, detail } = describe(await runAll(claimed.held));
+      return report(item.id, outcome, `${claimed.detail}: ${detail}`);
     },
   };
+}
+
+export interface ClaimedItem {
+  /** Reservations to launch, in nominal order. */
+  readonly held: Reservation[];
+  /** With nothing to launch: what the claim decided (skipped, buffered). */
+  readonly outcome: string;
+  readonly detail: string;
+}
+
+/**
+ * The claim half of running one due item: a declaration's due occurrences claimed, or a ledger
+ * row reserved. Undefined when the item claimed nothing (another worker got there first).
+ */
+export async function claimItem(
+  schedules: Schedules,
+  item: DueItem,
+  owner: string,
+): Promise<ClaimedItem | undefined> {
+  if (item.id.startsWith(SCHEDULE_ITEM)) {
+    const key = item.id.slice(SCHEDULE_ITEM.length, item.id.lastIndexOf('@'));
+    const { claims, missed } = await schedules.claimDue(key, { owner });
+    const made = claims.filter((c) => c.claimed);
+    if (made.length === 0 && missed === 0) return undefined;
+    const held: Reservation[] = [];
+    for (const c of made)
+      if (c.claimed && (c.action === 'fire' || c.action === 'supersede') && c.reservation)
+        held.push(c.reservation);
+    const detail =
+      made.map((c) => `${c.nominalAt} ${c.claimed ? c.action : ''}`).join(', ') ||
+      `${missed} missed`;
+    const buffered = made.some((c) => c.claimed && c.action === 'buffer');
+    return { held, outcome: buffered ? 'buffered' : 'skipped', detail };
+  }
+  if (item.id.startsWith(FIRE_ITEM)) {
+    const held = await schedules.reserve(item.id.slice(FIRE_ITEM.length), { owner });
+    if (held === undefined) return undefined;
+    return { held: [held], outcome: 'reserved', detail: `${held.nominalAt} fence ${held.fence}` };
+  }
+  return undefined;
 }
