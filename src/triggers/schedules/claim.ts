@@ -3,6 +3,7 @@
 // skipped, buffered, or launched superseding what was active — by the overlap policy stored on
 // the declaration (or an override its caller named). An occurrence that already has a ledger row
 // (or had one, pruned) is "already claimed": nothing is written for it. Every decision is a write.
+import type { TwinError } from '../../errors.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
@@ -397,6 +398,8 @@ export interface DueClaims {
   readonly missed: number;
   /** More occurrences are due than one page holds: claim again. */
   readonly more: boolean;
+  /** The declaration is stored but cannot be read: nothing was claimed, and this says why. */
+  readonly undecodable?: TwinError;
 }
 
 /**
@@ -413,8 +416,12 @@ export function decideDue(
   graceMs: number,
 ): { writes: Write[]; result: DueClaims } {
   const none = { writes: [], result: { claims: [], missed: 0, more: false } };
-  const decl = readSchedule(view, key);
-  if (decl === undefined || !decl.enabled) return none;
+  const stored = view.get(SCHEDULE_TYPE, key);
+  if (stored === undefined || stored.deleted) return none;
+  const decoded = decodeSchedule(stored);
+  if (!decoded.ok) return { ...none, result: { ...none.result, undecodable: decoded.error } };
+  const decl = decoded.value;
+  if (!decl.enabled) return none;
   const cursorMs = Date.parse(decl.cursor);
   if (nowMs <= cursorMs) return none;
   const spec = { cron: decl.cron, timezone: decl.timezone };

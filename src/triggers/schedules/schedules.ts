@@ -329,22 +329,36 @@ export class Schedules {
     const key = scheduleKey(valid.tenantId, valid.scheduleId);
     const nowMs = this.now();
     return this.decide((view) => {
-      const before = readStored(view, key);
-      const actual = before?.revision ?? 0;
+      // An unreadable declaration can be replaced: declaring is how it is repaired.
+      const stored = view.get(SCHEDULE_TYPE, key);
+      const decoded = stored === undefined || stored.deleted ? undefined : decodeSchedule(stored);
+      const before = decoded?.ok === true ? decoded.value : undefined;
+      const raw = stored?.deleted === false ? stored.fields.revision : undefined;
+      const actual = before?.revision ?? (typeof raw === 'number' ? raw : 0);
       if (expected !== undefined && expected !== actual)
         throw revisionMismatch(valid.tenantId, valid.scheduleId, expected, actual);
-      const fields = declarationFields(valid, before, isoAt(nowMs));
+      const fields = { ...declarationFields(valid, before, isoAt(nowMs)), revision: actual + 1 };
+      // Enabled again with occurrences queued and nothing running: the oldest takes the slot.
+      const s = openSession(view, nowMs, key, fields);
+      promoteBuffered(s);
+      const next: ScheduleFields = {
+        ...fields,
+        active: s.decl.active,
+        buffer: s.decl.buffer,
+        lastFiredAt: s.decl.lastFiredAt,
+      };
       return {
         writes: [
           {
             operation: before === undefined ? 'schedule.declare' : 'schedule.change',
             subjectType: SCHEDULE_TYPE,
             subjectId: key,
-            fields: fields as unknown as JsonObject,
+            fields: next as unknown as JsonObject,
             actor: 'operator',
           },
+          ...s.writes,
         ],
-        result: { key, ...fields },
+        result: { key, ...next },
       };
     });
   }
@@ -513,6 +527,9 @@ export class Schedules {
     for (;;) {
       const nowMs = this.now();
       const page = await this.decide((view) => decideDue(view, nowMs, key, claimant, this.graceMs));
+      // Reported, not thrown: one unreadable schedule must not stop a worker serving the others.
+      if (page.undecodable !== undefined)
+        this.world.reportError(page.undecodable, `schedule ${key}`);
       claims.push(...page.claims);
       missed += page.missed;
       if (!page.more) return { claims, missed, more: false };

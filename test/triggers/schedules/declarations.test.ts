@@ -8,6 +8,7 @@ import {
   parseOverlap,
   SCHEDULE_TYPE,
   scheduleKey,
+  scheduleWork,
 } from '../../../src/triggers/schedules/index.js';
 import { backends } from '../../support/backends.js';
 import { expectRefusal } from '../support.js';
@@ -168,6 +169,50 @@ describe('schedule declarations', () => {
       expect.objectContaining({ id: scheduleKey('acme', 'broken'), code: 'UNDECODABLE_RECORD' }),
     ]);
     await expectRefusal(() => h.schedules.get('acme', 'broken'), 'UNDECODABLE_RECORD');
+    // The worker reports it and serves the others.
+    await h.clock.set('2026-03-02T01:00:00.000Z');
+    const kind = scheduleWork(h.schedules);
+    const due = await kind.due(h.clock.now(), 10);
+    expect(due.map((d) => d.id)).toEqual([
+      `schedule:${scheduleKey('acme', 'hourly')}@2026-03-02T01:00:00.000Z`,
+    ]);
+    await h.schedules.claimDue(scheduleKey('acme', 'broken'));
+    expect(h.reported).toMatchObject([
+      { error: { code: 'UNDECODABLE_RECORD' }, where: `schedule ${scheduleKey('acme', 'broken')}` },
+    ]);
+    // Declaring it again, against the revision it holds, repairs it.
+    await expectRefusal(
+      () => h.schedules.declare(nightly({ scheduleId: 'broken' }), { expectedRevision: 0 }),
+      'REVISION_MISMATCH',
+    );
+    const repaired = await h.schedules.declare(nightly({ scheduleId: 'broken' }), {
+      expectedRevision: 1,
+    });
+    expect(repaired.revision).toBe(2);
+    expect((await h.schedules.list('acme')).undecodable).toEqual([]);
+  });
+
+  it('declaring a paused schedule enabled again launches what waited in its buffer', async () => {
+    h = await harness(memory);
+    await h.schedules.declare(nightly({ cron: '* * * * *', overlap: 'buffer:2' }));
+    const key = scheduleKey('acme', 'nightly');
+    await h.clock.set('2026-03-02T00:01:00.000Z');
+    const [first] = (await h.schedules.claimDue(key)).claims;
+    await h.clock.set('2026-03-02T00:02:00.000Z');
+    await h.schedules.claimDue(key);
+    const paused = await h.schedules.pause('acme', 'nightly');
+    if (!first?.claimed || !('reservation' in first) || first.reservation === undefined)
+      throw new Error('expected a reservation');
+    await h.schedules.recordResult(first.reservation, { outcome: 'failed', error: 'STOPPED' });
+    // Paused: the buffered occurrence waits.
+    expect((await h.schedules.get('acme', 'nightly'))!.active).toEqual([]);
+    const again = await h.schedules.declare(nightly({ cron: '* * * * *', overlap: 'buffer:2' }), {
+      expectedRevision: paused.revision,
+    });
+    expect(again.buffer).toEqual([]);
+    expect(again.active).toHaveLength(1);
+    const seen = await h.schedules.inspect('acme', 'nightly');
+    expect(seen.active).toMatchObject([{ nominalAt: '2026-03-02T00:02:00.000Z', state: 'ready' }]);
   });
 });
 

@@ -24,6 +24,8 @@ export interface Harness {
   readonly schedules: Schedules;
   /** Calls of the `gate` routine, each finished by the test. */
   readonly gates: { input: JsonValue; finish: (result: JsonValue) => void; fail: () => void }[];
+  /** What the world reported (world.reportError) instead of throwing. */
+  readonly reported: { error: unknown; where: string }[];
   /** A second Schedules on its own world over the same storage: another scheduler host. */
   second(options?: Partial<SchedulesOptions>): Promise<Schedules>;
   close(): Promise<void>;
@@ -35,7 +37,14 @@ export async function harness(
 ): Promise<Harness> {
   const { backend, reopen, cleanup } = backendCase.create();
   const clock = new VirtualClock(options.start ?? T0);
-  const world = openWorld({ root: ':memory:', clock, seed: 'schedules', backend });
+  const reported: Harness['reported'] = [];
+  const world = openWorld({
+    root: ':memory:',
+    clock,
+    seed: 'schedules',
+    backend,
+    onError: (error, where) => void reported.push({ error, where }),
+  });
   const gates: Harness['gates'] = [];
   const runner = new InProcessRunner(world)
     .register('record', recordRoutine('triggers'))
@@ -59,6 +68,7 @@ export async function harness(
     runner,
     schedules,
     gates,
+    reported,
     async second(more = {}) {
       const other = openWorld({ root: ':memory:', clock, seed: 'schedules-b', backend: reopen() });
       others.push(other);
