@@ -87,3 +87,22 @@ export function decideHeartbeat(
     result: true,
   };
 }
+
+/**
+ * Gives a reservation back before launching it (a host shutting down): the occurrence is ready
+ * again, due at once for any worker. A launched run is not released: it ends with a result, or its
+ * lease lapses. False when the reservation no longer holds the row or already launched.
+ */
+export function decideRelease(view: ReadView, nowMs: number, held: Reservation): Decided<boolean> {
+  const w = fireWriter(view);
+  const fire = readFire(w, held.occurrenceId);
+  if (fire === undefined || !holds(fire, held) || fire.state !== 'reserved')
+    return { writes: [], result: false };
+  putFire(w, held.occurrenceId, 'schedule.release_reservation', {
+    state: 'ready',
+    owner: null,
+    leaseUntil: null,
+    dueAt: isoAt(nowMs),
+  });
+  return { writes: w.writes, result: true };
+}

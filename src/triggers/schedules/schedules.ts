@@ -79,7 +79,7 @@ import {
   type UndecodableRow,
 } from './ledger.js';
 import { validateOverlap, type OverlapPolicy } from './overlap.js';
-import { decideHeartbeat, decideReserve } from './reservation.js';
+import { decideHeartbeat, decideRelease, decideReserve } from './reservation.js';
 import { decideResult, promoteBuffered, type FireResult, type ResultAnswer } from './result.js';
 import { runStartOf } from './run-start.js';
 
@@ -546,6 +546,13 @@ export class Schedules {
     return this.decide((view) =>
       decideReserve(view, nowMs, occurrenceId, { owner, leaseMs: this.leaseMs }),
     );
+  }
+
+  /** Gives back a reservation not launched yet: ready again for any worker. False if it was not held. */
+  release(held: Reservation): Promise<boolean> {
+    checkReservation(held);
+    const nowMs = this.now();
+    return this.decide((view) => decideRelease(view, nowMs, held));
   }
 
   /** Extends a reservation's lease; false once it lost the occurrence. */

@@ -100,6 +100,23 @@ for (const backendCase of backends) {
       });
     });
 
+    it('a reservation given back before its launch is ready at once for another worker', async () => {
+      await setUp();
+      await h.clock.set(at(SECOND));
+      const held = reservationOf((await h.schedules.claimDue(key)).claims[0]);
+      const other = await h.second();
+      expect(await other.release({ ...held, owner: 'host-b' })).toBe(false);
+      expect(await h.schedules.release(held)).toBe(true);
+      expect(await h.schedules.release(held)).toBe(false);
+      const taken = await other.reserve(held.occurrenceId);
+      expect(taken).toMatchObject({ owner: 'host-b', fence: 2 });
+      await expectRefusal(
+        () => h.schedules.recordResult(held, { outcome: 'launched', runId: 'late' }),
+        'STALE_OWNER',
+      );
+      expect((await other.run(taken!)).outcome).toBe('completed');
+    });
+
     it("a live owner's heartbeats keep its reservation however long its routine runs", async () => {
       h = await harness(backendCase, { leaseMs: LEASE });
       await h.schedules.declare(nightly({ cron: '0 * * * * *', routine: 'gate' }));
