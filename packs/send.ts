@@ -168,9 +168,8 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
         e.fields?.endpointId === endpointId &&
         e.fields?.eventType === options.eventType,
     );
-    // Later sends to this world must not reach the endpoint this one made.
-    await pack.retireEndpoint(twin, endpointKind, endpointId);
     if (record === undefined) {
+      await pack.retireEndpoint(twin, endpointKind, endpointId);
       throw new TwinError(
         'INVALID_CONFIG',
         `pack "${pack.name}": the ${options.eventType} scenario produced no delivery to its endpoint; its scenario and event rules disagree`,
@@ -178,15 +177,22 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
       );
     }
     const deliveryId = record.subjectId;
-    const attempt = await dispatcher.dispatch(pack.name, deliveryId, 'first');
-    // undefined: another dispatcher of this world claimed the record first; wait for its attempt.
-    if (attempt === undefined)
-      await settled(
-        twin,
-        pack.events.recordType,
-        deliveryId,
-        (pack.events.timeoutMs ?? 10_000) + 5_000,
-      );
+    let attempt: Awaited<ReturnType<Dispatcher['dispatch']>>;
+    try {
+      attempt = await dispatcher.dispatch(pack.name, deliveryId, 'first');
+      // undefined: another dispatcher of this world claimed the record first; wait for its attempt.
+      if (attempt === undefined)
+        await settled(
+          twin,
+          pack.events.recordType,
+          deliveryId,
+          (pack.events.timeoutMs ?? 10_000) + 5_000,
+        );
+    } finally {
+      // Later sends to this world must not reach the endpoint this one made. Retired after the
+      // first attempt: a first attempt to an endpoint disabled meanwhile is cancelled, never sent.
+      await pack.retireEndpoint(twin, endpointKind, endpointId);
+    }
     const delivery = (await twin.get(pack.events.recordType, deliveryId))!.fields;
     const last = (
       await twin.get(

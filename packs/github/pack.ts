@@ -5,6 +5,7 @@
 import type { EndpointKind, EventsDeclaration } from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { LOGIN_INDEX } from './accounts.js';
+import { githubCli } from './cli.js';
 import { setAppWebhookActive, SLUG_INDEX } from './apps.js';
 import { HEAD_INDEX } from './branches.js';
 import { SUITE_INDEX } from './checks.js';
@@ -89,6 +90,7 @@ export const githubPack: VendorPack = {
   ],
   events: githubEvents,
   scenarios,
+  cli: githubCli,
   idShapes: githubIdShapes,
   retireEndpoint: async (twin, kind, id) => {
     if (kind === 'app') await setAppWebhookActive(twin, Number(id), false);

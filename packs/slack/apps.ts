@@ -285,3 +285,39 @@ export async function setInteractivityUrl(
   });
   return done.result;
 }
+
+/**
+ * Deletes the app (Slack's "Delete App"): its Events API subscription, Interactivity URL and
+ * slash commands go with it and its bot user is deactivated, in one commit; its signing secret
+ * leaves the secret store.
+ */
+export async function deleteApp(twin: Twin, appId: string): Promise<void> {
+  requirePackTwin(twin, 'slack');
+  await twin.applyAtomic((view) => {
+    const app = view.get('app', appId);
+    if (app === undefined || app.deleted)
+      throw slackError('app_not_found', `no app ${appId}`, 'app');
+    const gone = (type: string, id: string) => ({
+      operation: `${type}.delete`,
+      subjectType: type,
+      subjectId: id,
+      delete: true as const,
+    });
+    const commands = view.list('slash_command').filter((c) => c.fields.app_id === appId);
+    return commit([
+      ...commands.map((c) => gone('slash_command', c.id)),
+      ...(view.get('interactivity', appId)?.deleted === false
+        ? [gone('interactivity', appId)]
+        : []),
+      gone('event_subscription', appId),
+      {
+        operation: 'user.deactivate',
+        subjectType: 'user',
+        subjectId: String(app.fields.bot_user_id),
+        fields: { deleted: true },
+      },
+      gone('app', appId),
+    ]);
+  });
+  await twin.world.secrets.delete(secretRefFor(twin, appId));
+}

@@ -17,6 +17,7 @@ export {
   createApp,
   updateEventSubscription,
   setInteractivityUrl,
+  deleteApp,
   BOT_EVENTS,
   type SlackApp,
   type EventSubscription,

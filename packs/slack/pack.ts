@@ -6,6 +6,7 @@
 import type { EndpointKind, EventsDeclaration, RetryPolicy } from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { TEAM_INDEX, setInteractivityUrl, updateEventSubscription } from './apps.js';
+import { slackCli } from './cli.js';
 import { encodeSlackBody, envelopeValues, mentionsApp } from './envelope.js';
 import { slackIdShapes } from './ids.js';
 import { updateSlashCommand } from './interactivity.js';
@@ -89,6 +90,7 @@ export const slackPack: VendorPack = {
   indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }],
   events: slackEvents,
   scenarios,
+  cli: slackCli,
   idShapes: slackIdShapes,
   retireEndpoint: async (twin, kind, id) => {
     if (kind === 'interactivity') {

@@ -18,6 +18,8 @@ export function slackRetryReason(previous: PreviousOutcome | undefined): string 
     case 'timeout':
       return 'http_timeout';
     case 'connection_error':
+    case 'connection_reset':
+    case 'not_sent':
       return 'connection_failed';
     default:
       return 'unknown_error';

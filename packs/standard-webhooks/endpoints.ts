@@ -198,3 +198,19 @@ export async function rotateEndpointSecret(
   });
   return { secret, oldSecretExpiresAt: new Date(now + graceMs).toISOString() };
 }
+
+/** Deletes the endpoint (Svix's DELETE …/endpoint/{id}) and its secrets. */
+export async function deleteEndpoint(twin: Twin, id: string): Promise<void> {
+  owningPack(twin);
+  let ref = '';
+  await twin.applyAtomic((view) => {
+    ref = current(view, id).secretRef;
+    return commit({
+      operation: 'endpoint.delete',
+      subjectType: 'endpoint',
+      subjectId: id,
+      delete: true,
+    });
+  });
+  await twin.world.secrets.delete(ref);
+}

@@ -8,6 +8,7 @@ export {
 export {
   createEndpoint,
   updateEndpoint,
+  deleteEndpoint,
   rotateEndpointSecret,
   DEFAULT_ROTATION_GRACE_MS,
   type SwEndpoint,

@@ -3,6 +3,7 @@
 // -signature headers (one v1 signature per active secret), and the Svix retry schedule.
 import { TwinError, type JsonObject, type RetryPolicy } from '../../src/index.js';
 import type { Scenario, VendorPack } from '../kit/vendor-pack.js';
+import { standardWebhooksCli } from './cli.js';
 import { createEndpoint, updateEndpoint } from './endpoints.js';
 import { swIdShapes } from './ids.js';
 import { sendMessage } from './messages.js';
@@ -94,6 +95,7 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
       timeoutMs: options.timeoutMs ?? 15_000,
     },
     scenarios: Object.fromEntries(types.map((t) => [t, scenario(t, options.examples?.[t])])),
+    cli: standardWebhooksCli(types, options.examples ?? {}),
     idShapes: swIdShapes,
     retireEndpoint: async (twin, _kind, id) =>
       void (await updateEndpoint(twin, id, { disabled: true })),

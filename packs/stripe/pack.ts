@@ -4,6 +4,7 @@ import type { EventsDeclaration, RetryPolicy } from '../../src/index.js';
 import { ordered } from '../kit/ordered.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { API_REQUEST, eventRequest, IDEMPOTENCY_INDEX } from './api-requests.js';
+import { stripeCli } from './cli.js';
 import { STRIPE_EVENT_RULES } from './event-types.js';
 import { STATUS_INDEX } from './billing-clock.js';
 import { stripeIdShapes } from './ids.js';
@@ -89,6 +90,7 @@ export const stripePack: VendorPack = {
   ],
   events: stripeEvents,
   scenarios,
+  cli: stripeCli,
   idShapes: stripeIdShapes,
   retireEndpoint: (twin, _kind, id) => updateWebhookEndpoint(twin, id, { disabled: true }),
 };

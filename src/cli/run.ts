@@ -24,9 +24,13 @@ import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
 import { schedulesCommand } from './commands/schedules.js';
+import { endpointsCommand } from './commands/endpoints.js';
+import { triggerCommand } from './commands/trigger.js';
 import { triggersCommand } from './commands/triggers.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
+import { workCommand } from './commands/work.js';
+import { verifyCommand } from './commands/verify.js';
 import { printError, printUsageError, write } from './output.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -39,11 +43,15 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   replayCommand,
+  verifyCommand,
   sendCommand,
+  endpointsCommand,
+  triggerCommand,
   deliveriesCommand,
   attemptsCommand,
   recoverCommand,
   redeliverCommand,
+  workCommand,
   serveCommand,
   triggersCommand,
   tickCommand,

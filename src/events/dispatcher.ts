@@ -12,9 +12,13 @@ import type { EventsDeclaration } from './declaration.js';
 import {
   attemptId,
   attemptType,
+  decideAttemptFinish,
   decideClaim,
-  decideFinish,
+  decideDeliveryHeartbeat,
+  deliveryOf,
   readDelivery,
+  sendingLapsed,
+  STALE,
   STATE_INDEX,
   type Claim,
   type ClaimKind,
@@ -33,7 +37,9 @@ import {
   type TransportResponse,
 } from './transports/transport.js';
 import { GroupCommit } from '../world/group-commit.js';
-import { normalizeDecision, type Decision } from '../world/decision.js';
+import { normalizeDecision, skip, type Decision } from '../world/decision.js';
+import { keepAlive } from '../work/heartbeat.js';
+import { checkLeaseMs, DEFAULT_LEASE_MS } from '../work/lease.js';
 import type { ReadView } from '../state/read-view.js';
 
 export interface TransportRoute {
@@ -54,6 +60,10 @@ export interface DispatcherOptions {
    * sends does not depend on how long the store took to answer; `false` never by itself.
    */
   readonly autoDispatch?: boolean | 'on-flush';
+  /** The owner written on every claim (DESIGN §6); defaults to a fresh id from the world's ids. */
+  readonly owner?: string;
+  /** How long a claim lasts before its owner must heartbeat (default 30 s, world clock). */
+  readonly leaseMs?: number;
 }
 
 /** A signed packet just before it is sent. Seeing it is not evidence of transport or acceptance. */
@@ -82,11 +92,28 @@ export interface AttemptResult {
   readonly retryAt?: string;
   /** Wall-clock time of the request, reported beside the log, never in it. */
   readonly durationMs: number;
+  /**
+   * Set when this sender had lost its claim before finishing (its lease lapsed and the attempt
+   * was taken over): the finish was refused (STALE_OWNER) and what it saw kept on the attempt.
+   */
+  readonly stale?: true;
 }
 
 export interface RecoveryReport {
+  /** Attempts whose sender's lease had lapsed: finished `unknown`, never resent blindly. */
   readonly markedUnknown: string[];
   readonly dispatched: AttemptResult[];
+  /** Retries that were due and ran. */
+  readonly retried: AttemptResult[];
+  /** Retries not due yet: left in the store for a worker, with their due time. */
+  readonly scheduled: { readonly deliveryId: string; readonly at: string }[];
+  /** Attempts in flight under a live lease: someone is sending them; left alone. */
+  readonly inFlight: {
+    readonly deliveryId: string;
+    readonly owner: string | null;
+    readonly leaseUntil: string | null;
+  }[];
+  /** `scheduled.length`, kept for callers of the first version. */
   readonly scheduledRetries: number;
 }
 
@@ -105,6 +132,30 @@ function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryField
 }
 let instances = 0;
 
+/** What one send came to, before it is recorded. */
+interface Sent {
+  readonly outcome: AttemptOutcome;
+  readonly reason: string;
+  readonly headers: Record<string, string> | null;
+  readonly response?: TransportResponse;
+  readonly durationMs: number;
+}
+
+function notSent(
+  outcome: AttemptOutcome,
+  reason: string,
+  headers: Record<string, string> | null = null,
+): Sent {
+  return { outcome, reason, headers, durationMs: 0 };
+}
+
+/** 2xx accepted, other real statuses refused; a number outside 100–599 means nothing was understood. */
+function classifyStatus(status: number): { outcome: AttemptOutcome; reason: string } {
+  if (!Number.isInteger(status) || status < 100 || status > 599)
+    return { outcome: 'unknown', reason: 'invalid_status' };
+  return { outcome: status >= 200 && status < 300 ? 'succeeded' : 'failed', reason: 'http_status' };
+}
+
 export class Dispatcher {
   private readonly routes: readonly TransportRoute[];
   private readonly defaultTransport: Transport;
@@ -122,6 +173,8 @@ export class Dispatcher {
   private readonly waiting: (() => void)[] = [];
   private closed = false;
   private readonly hookName = `dispatcher#${++instances}`;
+  readonly owner: string;
+  readonly leaseMs: number;
 
   constructor(
     readonly world: World,
@@ -140,6 +193,8 @@ export class Dispatcher {
     this.defaultTransport = options.defaultTransport ?? new HttpTransport();
     this.concurrency = options.concurrency ?? 32;
     this.autoDispatch = options.autoDispatch ?? true;
+    this.owner = options.owner ?? `wrk_${world.ids.ksuid()}`;
+    this.leaseMs = checkLeaseMs(options.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs');
     for (const pack of registeredPacks(world).values()) this.attach(pack);
     world.onClose(() => this.close());
   }
@@ -200,9 +255,11 @@ export class Dispatcher {
       // claim hands it over, so a send costs no second read of the record.
       const claimed = await this.decide(twin, (view) => {
         const { writes, result } = normalizeDecision(
-          decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, (d) =>
-            endpointTakes(view, decl, d),
-          ),
+          decideClaim(view, decl.recordType, deliveryId, kind, isoAt(now), now, {
+            endpointTakes: (d) => endpointTakes(view, decl, d),
+            owner: this.owner,
+            leaseMs: this.leaseMs,
+          }),
         );
         const record =
           result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
@@ -262,60 +319,115 @@ export class Dispatcher {
   }
 
   /**
-   * After a crash or restart: records still queued are dispatched (they were never attempted);
-   * records found `sending` whose attempt started at least `staleAfterMs` ago become `unknown` —
-   * never resent blindly; records waiting for a retry are scheduled again.
+   * Runs what is due once, from any process, at any time, while others work: records still queued
+   * are dispatched; retries whose time has come run; a `sending` record is taken over only when its
+   * sender's lease lapsed (the attempt becomes `unknown` — never resent blindly); everything else is
+   * reported: retries not due yet with their time, attempts in flight under a live lease.
+   * `staleAfterMs` applies to records claimed before leases existed (default: one lease).
    */
   async recover(options: { staleAfterMs?: number } = {}): Promise<RecoveryReport> {
-    const staleAfterMs = options.staleAfterMs ?? 0;
-    const markedUnknown: string[] = [];
-    const queued: Promise<AttemptResult | undefined>[] = [];
-    let scheduledRetries = 0;
+    const staleAfterMs = options.staleAfterMs ?? this.leaseMs;
+    const report = {
+      markedUnknown: [] as string[],
+      dispatched: [] as AttemptResult[],
+      retried: [] as AttemptResult[],
+      scheduled: [] as { deliveryId: string; at: string }[],
+      inFlight: [] as { deliveryId: string; owner: string | null; leaseUntil: string | null }[],
+    };
+    const runs: Promise<void>[] = [];
     for (const pack of registeredPacks(this.world).values()) {
       const decl = pack.events;
       if (decl === undefined) continue;
       const twin = this.world.twin(packTwinName(pack));
       for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'sending')) {
-        const d = record.fields as unknown as DeliveryFields;
-        const claim: Claim = {
-          attemptId: d.currentAttempt ?? attemptId(record.id, d.attempts),
-          number: d.attempts,
-          kind: 'first',
-        };
-        const started = (await twin.get(attemptType(decl.recordType), claim.attemptId))?.fields
-          .startedAt;
-        const now = this.world.clock.now();
-        if (typeof started === 'string' && Date.parse(started) + staleAfterMs > now) continue;
-        const finish: Finish = {
-          outcome: 'unknown',
-          status: null,
-          reason: 'recovered_after_crash',
-          headers: null,
-        };
-        const state = (
-          await twin.applyAtomic((view) =>
-            decideFinish(view, decl.recordType, record.id, claim, finish, isoAt(now)),
-          )
-        ).result;
-        if (state !== undefined) markedUnknown.push(record.id);
+        const d = deliveryOf(record);
+        if (await this.takeOver(pack, record.id, staleAfterMs))
+          report.markedUnknown.push(record.id);
+        else
+          report.inFlight.push({
+            deliveryId: record.id,
+            owner: d.owner ?? null,
+            leaseUntil: d.leaseUntil ?? null,
+          });
       }
       for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'queued')) {
-        queued.push(this.track(this.dispatch(pack.name, record.id, 'first')));
-      }
-      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'retrying')) {
-        const at = (record.fields as unknown as DeliveryFields).nextAttemptAt;
-        this.scheduleRetry(
-          pack.name,
-          record.id,
-          at === null ? this.world.clock.now() : Date.parse(at),
+        runs.push(
+          this.track(this.dispatch(pack.name, record.id, 'first')).then((r) => {
+            if (r !== undefined) report.dispatched.push(r);
+          }),
         );
-        scheduledRetries++;
+      }
+      const now = this.world.clock.now();
+      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'retrying')) {
+        const at = deliveryOf(record).nextAttemptAt;
+        if (at === null || Date.parse(at) <= now) {
+          runs.push(
+            this.track(this.dispatch(pack.name, record.id, 'retry')).then((r) => {
+              if (r !== undefined) report.retried.push(r);
+            }),
+          );
+        } else {
+          report.scheduled.push({ deliveryId: record.id, at });
+          this.scheduleRetry(pack.name, record.id, Date.parse(at));
+        }
       }
     }
-    const dispatched = (await Promise.all(queued)).filter(
-      (r): r is AttemptResult => r !== undefined,
-    );
-    return { markedUnknown, dispatched, scheduledRetries };
+    await Promise.all(runs);
+    return { ...report, scheduledRetries: report.scheduled.length };
+  }
+
+  /**
+   * Takes over one `sending` record whose sender's lease lapsed: its attempt is finished
+   * `unknown` (`lease_expired`). A record claimed before leases existed counts as lapsed once its
+   * attempt started `staleAfterMs` ago. False when its claim is live (or it is not sending).
+   */
+  async takeOver(pack: Pack, deliveryId: string, staleAfterMs = this.leaseMs): Promise<boolean> {
+    const decl = pack.events!;
+    const twin = this.world.twin(packTwinName(pack));
+    const now = this.world.clock.now();
+    const state = await this.decide(twin, (view) => {
+      const d = readDelivery(view, decl.recordType, deliveryId);
+      if (d === undefined || d.state !== 'sending') return skip(undefined);
+      const claim: Claim = {
+        attemptId: d.currentAttempt ?? attemptId(deliveryId, d.attempts),
+        number: d.attempts,
+        kind: 'first',
+      };
+      if (d.leaseUntil === undefined || d.leaseUntil === null) {
+        const started = view.get(attemptType(decl.recordType), claim.attemptId)?.fields.startedAt;
+        if (typeof started === 'string' && Date.parse(started) + staleAfterMs > now)
+          return skip(undefined);
+      } else if (!sendingLapsed(d, now)) return skip(undefined);
+      const finish: Finish = {
+        outcome: 'unknown',
+        status: null,
+        reason: d.leaseUntil == null ? 'recovered_after_crash' : 'lease_expired',
+        headers: null,
+      };
+      return decideAttemptFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now));
+    });
+    return state !== undefined && state !== STALE;
+  }
+
+  /**
+   * The worker's entry: acts on one record that fell due, whatever it needs — a first attempt, a
+   * due retry, or a takeover of a lapsed claim. Undefined when there was nothing to do.
+   */
+  async runDue(
+    packName: string,
+    deliveryId: string,
+  ): Promise<AttemptResult | 'taken_over' | undefined> {
+    const pack = getPack(this.world, packName);
+    const recordType = pack.events!.recordType;
+    const d = await this.world
+      .twin(packTwinName(pack))
+      .read((view) => readDelivery(view, recordType, deliveryId));
+    if (d === undefined) return undefined;
+    if (d.state === 'queued') return this.dispatch(packName, deliveryId, 'first');
+    if (d.state === 'retrying') return this.dispatch(packName, deliveryId, 'retry');
+    if (d.state === 'sending')
+      return (await this.takeOver(pack, deliveryId)) ? 'taken_over' : undefined;
+    return undefined;
   }
 
   async close(): Promise<void> {
@@ -348,6 +460,7 @@ export class Dispatcher {
     return this.defaultTransport;
   }
 
+  /** One claimed attempt, in named steps: secrets, headers and signature, observers, send, classify, finish. */
   private async sendAndFinish(
     pack: Pack,
     twin: Twin,
@@ -358,117 +471,192 @@ export class Dispatcher {
   ): Promise<AttemptResult> {
     const transport = this.transportFor(record.url);
     const sentAt = transport.now();
-    const timestampSec = Math.floor(sentAt / 1000);
-    let secrets: readonly string[];
-    let secretError = false;
+    const stopBeats = keepAlive(
+      this.world.clock,
+      this.leaseMs,
+      async () =>
+        !this.closed &&
+        (await this.decide(twin, (view) =>
+          decideDeliveryHeartbeat(
+            view,
+            decl.recordType,
+            deliveryId,
+            claim,
+            this.world.clock.now(),
+            this.leaseMs,
+          ),
+        )),
+      (error) => this.world.reportError(error, `heartbeat of delivery ${deliveryId}`),
+    );
+    let sent: Sent;
+    try {
+      const secrets = await this.resolveSecrets(record, deliveryId, sentAt);
+      if (secrets === 'missing_secret' || secrets === 'secret_error') {
+        // Never send an unsigned packet: the attempt fails before any request is made.
+        sent = notSent('failed', secrets);
+      } else {
+        const headers = await this.signedHeaders(
+          twin,
+          decl,
+          deliveryId,
+          claim,
+          record,
+          secrets,
+          sentAt,
+        );
+        sent =
+          headers === undefined
+            ? notSent('failed', 'signing_error')
+            : await this.send(transport, decl, pack, twin, deliveryId, claim, record, headers);
+      }
+    } finally {
+      stopBeats();
+    }
+    return this.finish(pack, twin, decl, deliveryId, claim, sent);
+  }
+
+  /** The secrets to sign with, or why there are none (reported, never sent unsigned). */
+  private async resolveSecrets(
+    record: DeliveryFields,
+    deliveryId: string,
+    at: number,
+  ): Promise<readonly string[] | 'missing_secret' | 'secret_error'> {
     try {
       // A vault resolver may answer with a promise; the built-in stores answer at once (no tick).
-      const found = this.world.secrets.resolve(record.secretRef, sentAt);
-      secrets = isPromise(found) ? await found : found;
-    } catch (error) {
-      secrets = [];
-      secretError = true;
-      this.world.reportError(error, `resolving the secret of delivery ${deliveryId}`);
-    }
-    let response: TransportResponse | undefined;
-    let outcome: AttemptOutcome;
-    let reason: string;
-    let headers: Record<string, string> | null = null;
-    let durationMs = 0;
-    if (secrets.length === 0) {
-      // Never send an unsigned packet: the attempt fails before any request is made.
-      outcome = 'failed';
-      reason = secretError ? 'secret_error' : 'missing_secret';
-      if (!secretError)
-        this.world.reportError(
-          new TwinError(
-            'INVALID_CONFIG',
-            `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`,
-          ),
-          'dispatch',
-        );
-    } else {
-      const previous =
-        claim.number > 1
-          ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))
-              ?.fields
-          : undefined;
-      const trace = continueTrace(
-        record.traceparent === null
-          ? undefined
-          : {
-              traceparent: record.traceparent,
-              ...(record.tracestate ? { tracestate: record.tracestate } : {}),
-            },
-        () => this.world.ids.bytes(8).toString('hex'),
+      const found = this.world.secrets.resolve(record.secretRef, at);
+      const secrets = isPromise(found) ? await found : found;
+      if (secrets.length > 0) return secrets;
+      this.world.reportError(
+        new TwinError(
+          'INVALID_CONFIG',
+          `delivery ${deliveryId}: no secret is stored for reference "${record.secretRef}"; set it with world.secrets.set(ref, secret)`,
+        ),
+        'dispatch',
       );
-      try {
-        headers = {
-          'content-type': 'application/json',
-          ...(decl.headers?.({
-            record: record as never,
-            attempt: claim.number,
-            previousOutcome:
-              previous === undefined
-                ? undefined
-                : {
-                    state: String(previous.state),
-                    status: (previous.status as number | null) ?? null,
-                    reason: String(previous.reason ?? 'unknown'),
-                  },
-            timestampSec,
-          }) ?? {}),
-          ...getScheme(decl.signing).sign({
-            body: record.body,
-            secrets,
-            timestampSec,
-            messageId: record.messageId,
-          }),
-          ...trace.headers,
-        };
-      } catch (error) {
-        headers = null;
-        this.world.reportError(error, `signing delivery ${deliveryId}`);
-      }
-      if (headers === null) {
-        outcome = 'failed';
-        reason = 'signing_error';
-      } else {
-        const packet: SignedPacket = {
-          twin: twin.name,
-          pack: pack.name,
-          deliveryId,
+      return 'missing_secret';
+    } catch (error) {
+      this.world.reportError(error, `resolving the secret of delivery ${deliveryId}`);
+      return 'secret_error';
+    }
+  }
+
+  /** The pack's headers, the signature and the trace headers; undefined when signing threw. */
+  private async signedHeaders(
+    twin: Twin,
+    decl: EventsDeclaration,
+    deliveryId: string,
+    claim: Claim,
+    record: DeliveryFields,
+    secrets: readonly string[],
+    sentAt: number,
+  ): Promise<
+    { headers: Record<string, string>; trace: ReturnType<typeof continueTrace> } | undefined
+  > {
+    const timestampSec = Math.floor(sentAt / 1000);
+    const previous =
+      claim.number > 1
+        ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))
+            ?.fields
+        : undefined;
+    const trace = continueTrace(
+      record.traceparent === null
+        ? undefined
+        : {
+            traceparent: record.traceparent,
+            ...(record.tracestate ? { tracestate: record.tracestate } : {}),
+          },
+      () => this.world.ids.bytes(8).toString('hex'),
+    );
+    try {
+      const headers = {
+        'content-type': 'application/json',
+        ...(decl.headers?.({
+          record: record as never,
           attempt: claim.number,
-          eventType: record.eventType,
-          url: record.url,
-          headers,
+          previousOutcome:
+            previous === undefined
+              ? undefined
+              : {
+                  state: String(previous.state),
+                  status: (previous.status as number | null) ?? null,
+                  reason: String(previous.reason ?? 'unknown'),
+                },
+          timestampSec,
+        }) ?? {}),
+        ...getScheme(decl.signing).sign({
           body: record.body,
-        };
-        for (const observer of this.observers) {
-          try {
-            observer(packet);
-          } catch (error) {
-            this.world.reportError(error, 'delivery observer');
-          }
-        }
-        const started = performance.now();
-        try {
-          response = await transport.send({
-            url: record.url,
-            headers,
-            body: record.body,
-            timeoutMs: decl.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          });
-          outcome = response.status >= 200 && response.status < 300 ? 'succeeded' : 'failed';
-          reason = 'http_status';
-        } catch (error) {
-          outcome = 'unknown';
-          reason = error instanceof TransportFailure ? error.kind : 'connection_error';
-        }
-        durationMs = performance.now() - started;
-        trace.end(outcome === 'succeeded');
+          secrets,
+          timestampSec,
+          messageId: record.messageId,
+        }),
+        ...trace.headers,
+      };
+      return { headers, trace };
+    } catch (error) {
+      this.world.reportError(error, `signing delivery ${deliveryId}`);
+      return undefined;
+    }
+  }
+
+  /** Shows the packet to observers, sends it and classifies what came back. */
+  private async send(
+    transport: Transport,
+    decl: EventsDeclaration,
+    pack: Pack,
+    twin: Twin,
+    deliveryId: string,
+    claim: Claim,
+    record: DeliveryFields,
+    signed: { headers: Record<string, string>; trace: ReturnType<typeof continueTrace> },
+  ): Promise<Sent> {
+    const { headers, trace } = signed;
+    const packet: SignedPacket = {
+      twin: twin.name,
+      pack: pack.name,
+      deliveryId,
+      attempt: claim.number,
+      eventType: record.eventType,
+      url: record.url,
+      headers,
+      body: record.body,
+    };
+    for (const observer of this.observers) {
+      try {
+        observer(packet);
+      } catch (error) {
+        this.world.reportError(error, 'delivery observer');
       }
     }
+    const started = performance.now();
+    let sent: Sent;
+    try {
+      const response = await transport.send({
+        url: record.url,
+        headers,
+        body: record.body,
+        timeoutMs: decl.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      });
+      sent = { ...classifyStatus(response.status), response, headers, durationMs: 0 };
+    } catch (error) {
+      const kind = error instanceof TransportFailure ? error.kind : 'connection_error';
+      // A request that provably never left is a plain failure; any other may have arrived.
+      sent = notSent(kind === 'not_sent' ? 'failed' : 'unknown', kind, headers);
+    }
+    sent = { ...sent, durationMs: performance.now() - started };
+    trace.end(sent.outcome === 'succeeded');
+    return sent;
+  }
+
+  /** Records the outcome (with the retry the policy grants) and schedules that retry here too. */
+  private async finish(
+    pack: Pack,
+    twin: Twin,
+    decl: EventsDeclaration,
+    deliveryId: string,
+    claim: Claim,
+    sent: Sent,
+  ): Promise<AttemptResult> {
+    const { outcome, reason, headers, response, durationMs } = sent;
     const status = response?.status ?? null;
     const now = this.world.clock.now();
     // An operator's redeliver is one explicit attempt: its failure is reported, not retried by policy.
@@ -492,8 +680,21 @@ export class Dispatcher {
       ...(retryAt === undefined ? {} : { retryAt }),
     };
     const state = await this.decide(twin, (view) =>
-      decideFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)),
+      decideAttemptFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)),
     );
+    if (state === STALE) {
+      this.world.reportError(
+        new TwinError(
+          'STALE_OWNER',
+          `delivery ${deliveryId} attempt ${claim.number}: this sender (${claim.owner}) lost its claim before finishing — its lease lapsed and the attempt was taken over; what it saw (${outcome}${status === null ? '' : ` ${status}`}) is kept on the attempt as a late observation`,
+          {
+            path: 'delivery',
+            details: { deliveryId, attempt: claim.number, owner: claim.owner ?? null },
+          },
+        ),
+        'dispatch',
+      );
+    }
     if (state === 'retrying' && retryAt !== undefined)
       this.scheduleRetry(pack.name, deliveryId, retryAt);
     return {
@@ -505,9 +706,10 @@ export class Dispatcher {
       outcome,
       status,
       reason,
-      state,
+      state: state === STALE ? undefined : state,
       ...(retryAt === undefined ? {} : { retryAt: isoAt(retryAt) }),
       durationMs,
+      ...(state === STALE ? { stale: true as const } : {}),
     };
   }
 

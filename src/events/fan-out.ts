@@ -174,6 +174,7 @@ export function deliveryRecordWrite(
     url: String(endpoint.fields[kind.urlField] ?? ''),
     body: event.body,
     createdAt: nowIso,
+    dueAt: nowIso,
     traceparent: trace?.traceparent ?? null,
     tracestate: trace?.tracestate ?? null,
   };

@@ -1,4 +1,4 @@
-// Endpoint event filters: "*", "family.*" or an exact type. The keys an event type is looked
+// Endpoint event filters: "*", "family.*" or an exact type; empty or absent takes every type. The keys an event type is looked
 // up under, so matching endpoints come from an index, never a scan.
 export function filterKeysFor(eventType: string): string[] {
   const keys = ['*', eventType];
@@ -7,8 +7,14 @@ export function filterKeysFor(eventType: string): string[] {
   return keys;
 }
 
-export function filterTakes(filter: readonly unknown[] | undefined, eventType: string): boolean {
+/** An empty or absent filter takes every type, as Svix and the delivery design have it. */
+export function filterTakes(
+  filter: readonly unknown[] | undefined | null,
+  eventType: string,
+): boolean {
+  if (filter === undefined || filter === null) return true;
   if (!Array.isArray(filter)) return false;
+  if (filter.length === 0) return true;
   const keys = new Set(filterKeysFor(eventType));
   return filter.some((f) => typeof f === 'string' && keys.has(f));
 }

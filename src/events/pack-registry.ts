@@ -6,6 +6,8 @@ import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
 import { installFanOut, EVENTS_INDEX } from './fan-out.js';
 import { STATE_INDEX } from './records.js';
+import { DUE_FIELD, DUE_INDEX } from '../work/lease.js';
+import type { JsonObject } from '../log/json-value.js';
 import type { Twin, TwinHost } from '../world/twin.js';
 
 export interface Pack {
@@ -15,6 +17,60 @@ export interface Pack {
   readonly description?: string;
   readonly indexes?: readonly IndexDeclaration[];
   readonly events?: EventsDeclaration;
+  /** Optional: how `twinworld endpoints` and `twinworld trigger` drive this pack. */
+  readonly cli?: PackCli;
+}
+
+/** What `twinworld endpoints add <pack>` asks for: a webhook endpoint, registered the vendor's way. */
+export interface EndpointRequest {
+  readonly url: string;
+  /** The signing secret; absent = the pack generates one the way the vendor does. */
+  readonly secret?: string;
+  /** Event types the endpoint takes; absent = every type ("*" says so explicitly). */
+  readonly events?: readonly string[];
+  /** Values of the pack's own options (`endpointOptions`), e.g. GitHub's repo; absent when not given. */
+  readonly options: Readonly<Record<string, string>>;
+}
+
+/** An endpoint as the CLI lists it; `kind` is its resource type in the pack's twin. */
+export interface EndpointSummary {
+  readonly kind: string;
+  readonly id: string;
+  readonly url: string;
+  /** The filter in the vendor's words (Stripe's enabled_events, GitHub's events, …); ["*"] = all. */
+  readonly events: readonly string[];
+  readonly enabled: boolean;
+  /** What the endpoint belongs to, when the vendor scopes it (a repository, a workspace). */
+  readonly scope?: string;
+}
+
+/**
+ * The vendor writes that produce one event type, with whatever they need first (as `stripe
+ * trigger` creates a customer for customer.created). The CLI checks `--data`'s keys against
+ * `data` before `run` is called; the values are the vendor operations' to check.
+ */
+export interface EventTrigger {
+  /**
+   * The keys `--data` may hold, merged into the object the trigger creates; empty = it takes no
+   * data; "any" = the object is free-form (a Standard Webhooks message's payload).
+   */
+  readonly data: readonly string[] | 'any';
+  run(twin: Twin, data: JsonObject | undefined): Promise<void>;
+}
+
+export interface PackCli {
+  /** Extra `endpoints add` options this pack reads, by name (no leading dashes), with their help. */
+  readonly endpointOptions?: Readonly<Record<string, string>>;
+  /** Registers the endpoint; answers it with its signing secret (stored in world.secrets). */
+  addEndpoint(
+    twin: Twin,
+    request: EndpointRequest,
+  ): Promise<EndpointSummary & { readonly secret: string }>;
+  listEndpoints(twin: Twin): Promise<EndpointSummary[]>;
+  setEndpointEnabled(twin: Twin, endpoint: EndpointSummary, enabled: boolean): Promise<void>;
+  removeEndpoint(twin: Twin, endpoint: EndpointSummary): Promise<void>;
+  /** Event type → its trigger; the types `twinworld trigger <pack>` accepts. */
+  readonly triggers: Readonly<Record<string, EventTrigger>>;
 }
 
 const registries = new WeakMap<TwinHost, Map<string, Pack>>();
@@ -54,8 +110,14 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
   for (const index of pack.indexes ?? []) twin.declareIndex(index);
   if (pack.events !== undefined) {
     for (const kind of pack.events.endpoints)
-      twin.declareIndex({ type: kind.type, name: EVENTS_INDEX, field: kind.eventsField });
+      twin.declareIndex({
+        type: kind.type,
+        name: EVENTS_INDEX,
+        field: kind.eventsField,
+        emptyKey: '*',
+      });
     twin.declareIndex({ type: pack.events.recordType, name: STATE_INDEX, field: 'state' });
+    twin.declareIndex({ type: pack.events.recordType, name: DUE_INDEX, field: DUE_FIELD });
     installFanOut(twin, pack.name, pack.events);
   }
   packs.set(pack.name, pack);

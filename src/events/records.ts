@@ -4,12 +4,26 @@ import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { commit, skip, type Decision } from '../world/decision.js';
+import type { Resource } from '../state/resource.js';
+import {
+  claimFields,
+  DEFAULT_LEASE_MS,
+  DUE_FIELD,
+  extendFields,
+  leaseFree,
+  leaseOf,
+  releaseFields,
+  stillHeld,
+} from '../work/lease.js';
 import { incompleteReason, packetGap } from './packet.js';
 import type { AttemptOutcome } from './retry.js';
 
-/** `refused`: the record never held a whole packet (see packet.ts); terminal, nothing was sent. */
+/**
+ * `refused`: the record never held a whole packet (see packet.ts); `cancelled`: its endpoint was
+ * disabled or removed before the first attempt. Both terminal, nothing was sent.
+ */
 export type DeliveryState =
-  'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown' | 'refused';
+  'queued' | 'sending' | 'retrying' | 'succeeded' | 'failed' | 'unknown' | 'refused' | 'cancelled';
 export const DELIVERY_STATES: readonly DeliveryState[] = [
   'queued',
   'sending',
@@ -18,6 +32,7 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   'failed',
   'unknown',
   'refused',
+  'cancelled',
 ];
 
 /** Index every delivery record type carries, so recovery finds records by state, never by scan. */
@@ -45,8 +60,14 @@ export interface DeliveryFields {
   createdAt: string;
   traceparent: string | null;
   tracestate: string | null;
-  /** Why a `refused` record was refused, e.g. "incomplete_packet: url"; absent otherwise. */
+  /** Why a `refused` or `cancelled` record ended so, e.g. "incomplete_packet: url"; absent otherwise. */
   reason?: string;
+  /** The claim (DESIGN §6): who sends the current attempt, until when, under which fence. */
+  owner?: string | null;
+  leaseUntil?: string | null;
+  fence?: number;
+  /** When someone must act: queued → created, retrying → next attempt, sending → lease end; null when done. */
+  dueAt?: string | null;
 }
 
 export type ClaimKind = 'first' | 'retry' | 'redeliver';
@@ -55,6 +76,17 @@ export interface Claim {
   readonly attemptId: string;
   readonly number: number;
   readonly kind: ClaimKind;
+  /** Who holds the attempt's claim, under which fence: a finish from anyone else is stale. */
+  readonly owner?: string;
+  readonly fence?: number;
+}
+
+export interface ClaimOptions {
+  /** Whether the record's endpoint still takes deliveries (exists and is enabled). */
+  readonly endpointTakes?: (d: DeliveryFields) => boolean;
+  /** The claimant written as the attempt's owner (default "local"). */
+  readonly owner?: string;
+  readonly leaseMs?: number;
 }
 
 export function attemptType(recordType: string): string {
@@ -65,13 +97,18 @@ export function attemptId(deliveryId: string, number: number): string {
   return `${deliveryId}.${number}`;
 }
 
+/** A record's fields, typed: the one place a delivery is read out of `Resource.fields`. */
+export function deliveryOf(resource: Resource): DeliveryFields {
+  return resource.fields as unknown as DeliveryFields;
+}
+
 export function readDelivery(
   view: ReadView,
   recordType: string,
   id: string,
 ): DeliveryFields | undefined {
   const r = view.get(recordType, id);
-  return r === undefined || r.deleted ? undefined : (r.fields as unknown as DeliveryFields);
+  return r === undefined || r.deleted ? undefined : deliveryOf(r);
 }
 
 /**
@@ -86,8 +123,9 @@ export function decideClaim(
   kind: ClaimKind,
   nowIso: string,
   nowMs: number,
-  endpointTakes: (d: DeliveryFields) => boolean = () => true,
+  options: ClaimOptions = {},
 ): Decision<Claim | undefined> {
+  const endpointTakes = options.endpointTakes ?? (() => true);
   const d = readDelivery(view, recordType, id);
   if (d === undefined) return skip(undefined);
   if (kind === 'retry' && d.state === 'retrying' && !endpointTakes(d)) {
@@ -97,7 +135,20 @@ export function decideClaim(
         operation: `${recordType}.retry_cancel`,
         subjectType: recordType,
         subjectId: id,
-        fields: { state: 'failed', nextAttemptAt: null },
+        fields: { state: 'failed', nextAttemptAt: null, [DUE_FIELD]: null },
+        actor: 'system',
+      },
+      undefined,
+    );
+  }
+  if (kind === 'first' && d.state === 'queued' && d.attempts === 0 && !endpointTakes(d)) {
+    // Disabled or removed after the record was queued: the first attempt is never made.
+    return commit(
+      {
+        operation: `${recordType}.cancel`,
+        subjectType: recordType,
+        subjectId: id,
+        fields: { state: 'cancelled', reason: 'endpoint_disabled', [DUE_FIELD]: null },
         actor: 'system',
       },
       undefined,
@@ -122,7 +173,12 @@ export function decideClaim(
         operation: `${recordType}.refuse`,
         subjectType: recordType,
         subjectId: id,
-        fields: { state: 'refused', reason: incompleteReason(gap), nextAttemptAt: null },
+        fields: {
+          state: 'refused',
+          reason: incompleteReason(gap),
+          nextAttemptAt: null,
+          [DUE_FIELD]: null,
+        },
         actor: 'system',
       },
       undefined,
@@ -130,6 +186,13 @@ export function decideClaim(
   }
   const number = d.attempts + 1;
   const aid = attemptId(id, number);
+  const owner = options.owner ?? 'local';
+  const lease = claimFields(
+    leaseOf(d as unknown as JsonObject),
+    owner,
+    nowMs,
+    options.leaseMs ?? DEFAULT_LEASE_MS,
+  );
   const writes: Write[] = [
     {
       operation: `${recordType}.claim`,
@@ -141,6 +204,7 @@ export function decideClaim(
         currentAttempt: aid,
         nextAttemptAt: null,
         finishedAt: null,
+        ...lease.fields,
       },
       projection: {
         creates: [
@@ -158,6 +222,7 @@ export function decideClaim(
               status: null,
               reason: null,
               headers: null,
+              owner,
             },
           },
         ],
@@ -165,7 +230,51 @@ export function decideClaim(
       actor: kind === 'redeliver' ? 'operator' : 'system',
     },
   ];
-  return commit(writes, { attemptId: aid, number, kind });
+  return commit(writes, { attemptId: aid, number, kind, owner, fence: lease.held.fence });
+}
+
+/**
+ * A heartbeat: extends the attempt's lease while its claimant still holds it. False — and nothing
+ * written — once the claim is lost (taken over after a lapse), which stops the beats.
+ */
+export function decideDeliveryHeartbeat(
+  view: ReadView,
+  recordType: string,
+  id: string,
+  claim: Claim,
+  nowMs: number,
+  leaseMs: number,
+): Decision<boolean> {
+  const d = readDelivery(view, recordType, id);
+  if (
+    d === undefined ||
+    d.state !== 'sending' ||
+    d.currentAttempt !== claim.attemptId ||
+    !stillHeld(leaseOf(d as unknown as JsonObject), {
+      owner: claim.owner ?? 'local',
+      fence: claim.fence ?? 0,
+    })
+  )
+    return skip(false);
+  return commit(
+    {
+      operation: `${recordType}.heartbeat`,
+      subjectType: recordType,
+      subjectId: id,
+      fields: extendFields(nowMs, leaseMs),
+      actor: 'system',
+    },
+    true,
+  );
+}
+
+/** Whether a `sending` record's claim may be taken over: its lease lapsed. */
+export function sendingLapsed(d: DeliveryFields, nowMs: number): boolean {
+  return (
+    d.state === 'sending' &&
+    leaseOf(d as unknown as JsonObject).leaseUntil !== null &&
+    leaseFree(leaseOf(d as unknown as JsonObject), nowMs)
+  );
 }
 
 export interface Finish {
@@ -177,6 +286,9 @@ export interface Finish {
   /** When the policy grants another attempt, its due time (epoch ms). */
   readonly retryAt?: number;
 }
+
+/** What a finish answers when its claimant had lost the claim: refused, observation kept. */
+export const STALE = 'stale' as const;
 
 /**
  * Whether an attempt was claimed for this record. Attempts claimed before attempts named their
@@ -194,22 +306,42 @@ function attemptBelongs(fields: Readonly<JsonObject>, recordType: string, id: st
  * follows only if that attempt is still its current one, takes the attempt's `finishedAt`, and
  * `acceptedAt` is set on the first success and never erased.
  */
-export function decideFinish(
+export function decideAttemptFinish(
   view: ReadView,
   recordType: string,
   id: string,
   claim: Claim,
   finish: Finish,
   nowIso: string,
-): Decision<DeliveryState | undefined> {
+): Decision<DeliveryState | undefined | typeof STALE> {
   const attempt = view.get(attemptType(recordType), claim.attemptId);
-  if (
-    attempt === undefined ||
-    attempt.deleted ||
-    attempt.fields.state !== 'sending' ||
-    !attemptBelongs(attempt.fields, recordType, id)
-  )
+  if (attempt === undefined || attempt.deleted || !attemptBelongs(attempt.fields, recordType, id))
     return skip(undefined);
+  if (attempt.fields.state !== 'sending') {
+    // Someone finished this attempt first: its claimant lost the claim (the lease lapsed and it
+    // was taken over). State does not move; what this claimant saw is kept.
+    if (claim.owner === undefined || attempt.fields.owner !== claim.owner) return skip(undefined);
+    if (attempt.fields.lateObservation !== undefined) return skip(STALE);
+    return commit(
+      {
+        operation: `${attemptType(recordType)}.late_observation`,
+        subjectType: attemptType(recordType),
+        subjectId: claim.attemptId,
+        fields: {
+          lateObservation: {
+            owner: claim.owner,
+            observedAt: nowIso,
+            outcome: finish.outcome,
+            status: finish.status,
+            reason: finish.reason,
+            headers: finish.headers as JsonObject | null,
+          },
+        },
+        actor: 'system',
+      },
+      STALE,
+    );
+  }
   const d = readDelivery(view, recordType, id);
   const attemptFields: JsonObject = {
     state: finish.outcome,
@@ -238,6 +370,7 @@ export function decideFinish(
     lastOutcome: finish.outcome,
     nextAttemptAt: finish.retryAt !== undefined ? new Date(finish.retryAt).toISOString() : null,
     finishedAt: nowIso,
+    ...releaseFields(finish.retryAt !== undefined ? new Date(finish.retryAt).toISOString() : null),
   };
   if (finish.outcome === 'succeeded' && d.acceptedAt === null) fields.acceptedAt = nowIso;
   return commit(

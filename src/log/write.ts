@@ -2,6 +2,7 @@
 // and the validation that refuses a bad write before anything is appended.
 import { TwinError } from '../errors.js';
 import { canonicalJson } from './canonical-json.js';
+import { isChainHash } from './chain.js';
 import { isoProblem } from './iso-time.js';
 import {
   assertJson,
@@ -51,6 +52,11 @@ export interface Entry extends Write {
   readonly recordedAt: string;
   readonly occurredAt: string;
   readonly actor: string;
+  /**
+   * SHA-256 (hex) of the previous entry's canonical line; GENESIS for entry 1 (see chain.ts).
+   * Absent only in entries written before the chain, which imports accept and link.
+   */
+  readonly prev?: string;
 }
 
 const WRITE_KEYS = new Set([
@@ -63,7 +69,7 @@ const WRITE_KEYS = new Set([
   'occurredAt',
   'actor',
 ]);
-const ENTRY_KEYS = new Set([...WRITE_KEYS, 'seq', 'writeId', 'twin', 'recordedAt']);
+const ENTRY_KEYS = new Set([...WRITE_KEYS, 'seq', 'writeId', 'twin', 'recordedAt', 'prev']);
 const PROJECTION_KEYS = new Set(['creates', 'updates', 'deletes']);
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:\-]{0,127}$/;
 
@@ -229,6 +235,11 @@ export function validateEntry(input: unknown, path = 'entry'): Entry {
     invalid(`${path}.twin`, `${path}.twin must be a non-empty string`);
   assertWellFormed(twin, `${path}.twin`);
   requireTime(recordedAt, `${path}.recordedAt`, '');
+  if (input.prev !== undefined && !isChainHash(input.prev))
+    invalid(
+      `${path}.prev`,
+      `${path}.prev must be the previous entry's SHA-256 as 64 lowercase hex digits (64 zeros for entry 1), or absent in a log written before the chain`,
+    );
   // Everything outside fields and projections is short: ids, names, times (≤ 6 bytes a unit).
   const bound: SizeBound = {
     bytes: 1024 + 6 * (writeId.length + twin.length + String(input.subjectId ?? '').length),
@@ -260,7 +271,7 @@ export function checkSize(serialized: string, path: string): void {
  */
 export function buildEntry(
   write: Write,
-  meta: { seq: number; writeId: string; twin: string; recordedAt: string },
+  meta: { seq: number; writeId: string; twin: string; recordedAt: string; prev: string },
   path: string,
 ): { entry: Entry; line: string } {
   const fieldsJson = write.fields === undefined ? undefined : canonicalJson(write.fields);
@@ -273,7 +284,7 @@ export function buildEntry(
     `{"actor":${q(actor)}` +
     (write.delete === undefined ? '' : `,"delete":${write.delete}`) +
     (fieldsJson === undefined ? '' : `,"fields":${fieldsJson}`) +
-    `,"occurredAt":${q(occurredAt)},"operation":${q(write.operation)}` +
+    `,"occurredAt":${q(occurredAt)},"operation":${q(write.operation)},"prev":"${meta.prev}"` +
     (projectionJson === undefined ? '' : `,"projection":${projectionJson}`) +
     `,"recordedAt":${q(meta.recordedAt)},"seq":${meta.seq},"subjectId":${q(write.subjectId)},"subjectType":${q(write.subjectType)},"twin":${q(meta.twin)},"writeId":${q(meta.writeId)}}`;
   // UTF-8 takes at most 3 bytes per UTF-16 unit: short lines need no exact count.
@@ -293,6 +304,7 @@ export function buildEntry(
     writeId: meta.writeId,
     twin: meta.twin,
     recordedAt: meta.recordedAt,
+    prev: meta.prev,
   };
   return { entry, line };
 }

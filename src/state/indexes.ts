@@ -8,6 +8,8 @@ export interface IndexDeclaration {
   readonly name: string;
   /** Dotted path into `fields`; an array value yields one key per element. */
   readonly field: string;
+  /** The key a resource is kept under when the field is absent, null or an empty array. */
+  readonly emptyKey?: string;
 }
 
 export interface IndexKey {
@@ -25,7 +27,21 @@ export function validateIndex(decl: IndexDeclaration): IndexDeclaration {
       );
     }
   }
-  return Object.freeze({ type: decl.type, name: decl.name, field: decl.field });
+  if (decl.emptyKey !== undefined && typeof decl.emptyKey !== 'string') {
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'index.emptyKey must be a string when given, e.g. "*"',
+      {
+        path: 'index.emptyKey',
+      },
+    );
+  }
+  return Object.freeze({
+    type: decl.type,
+    name: decl.name,
+    field: decl.field,
+    ...(decl.emptyKey === undefined ? {} : { emptyKey: decl.emptyKey }),
+  });
 }
 
 function keyOf(value: unknown): string | undefined {
@@ -49,6 +65,13 @@ export function indexKeys(
           : undefined;
     }
     const values = Array.isArray(value) ? value : [value];
+    if (
+      decl.emptyKey !== undefined &&
+      (value === undefined || value === null || values.length === 0)
+    ) {
+      keys.push({ name: decl.name, key: decl.emptyKey });
+      continue;
+    }
     const seen = new Set<string>();
     for (const v of values) {
       const key = keyOf(v);
@@ -62,5 +85,13 @@ export function indexKeys(
 }
 
 export function indexSignature(decls: readonly IndexDeclaration[]): string {
-  return JSON.stringify([...decls].map((d) => [d.type, d.name, d.field]).sort());
+  return JSON.stringify(
+    [...decls]
+      .map((d) =>
+        d.emptyKey === undefined
+          ? [d.type, d.name, d.field]
+          : [d.type, d.name, d.field, d.emptyKey],
+      )
+      .sort(),
+  );
 }

@@ -54,6 +54,45 @@ export interface ListOptions {
   /** Newest first, at most this many (default 100). */
   readonly limit?: number;
   readonly twin?: string;
+  /**
+   * Called for a stored row that cannot be read as a listing (written by hand, or by a foreign
+   * tool): it is left out, never a crash. Default: reported through world.reportError.
+   */
+  readonly onUndecodable?: (row: UndecodableRow) => void;
+}
+
+export interface UndecodableRow {
+  readonly kind: TriggerListing['kind'];
+  readonly id: string;
+  readonly reason: string;
+}
+
+/** Maps one stored row, or says why it cannot be listed. */
+function decode(
+  kind: TriggerListing['kind'],
+  r: Resource,
+  map: (r: Resource) => TriggerListing,
+): TriggerListing | UndecodableRow {
+  let row: TriggerListing;
+  try {
+    row = map(r);
+  } catch (error) {
+    return { kind, id: r.id, reason: error instanceof Error ? error.message : String(error) };
+  }
+  for (const [field, type] of [
+    ['seq', 'number'],
+    ['receivedAt', 'string'],
+    ['tenantId', 'string'],
+    ['status', 'string'],
+  ] as const) {
+    if (typeof row[field] !== type)
+      return {
+        kind,
+        id: r.id,
+        reason: `${field} is ${JSON.stringify(row[field]) ?? 'absent'}, not a ${type}`,
+      };
+  }
+  return row;
 }
 
 function fromRecord(r: Resource): TriggerListing {
@@ -150,11 +189,28 @@ export async function listTriggerRecords(
   const refusals = await (t === undefined
     ? twin.list(REFUSALS_TYPE)
     : twin.lookup(REFUSALS_TYPE, TENANT_INDEX, t));
-  const rows = [
-    ...records.map(fromRecord),
-    ...receipts.map(fromReceipt),
-    ...refusals.map(fromRefusals),
-  ];
+  const report =
+    options.onUndecodable ??
+    ((u: UndecodableRow) =>
+      world.reportError(
+        new TwinError(
+          'INVALID_ARGUMENT',
+          `trigger ${u.kind} ${u.id} cannot be listed: ${u.reason}`,
+        ),
+        'listing trigger records',
+      ));
+  const rows: TriggerListing[] = [];
+  for (const [kind, list, map] of [
+    ['record', records, fromRecord],
+    ['receipt', receipts, fromReceipt],
+    ['refusals', refusals, fromRefusals],
+  ] as const) {
+    for (const r of list) {
+      const row = decode(kind, r, map);
+      if ('reason' in row) report(row);
+      else rows.push(row);
+    }
+  }
   rows.sort((a, b) => b.seq - a.seq);
   return rows.slice(0, limit);
 }

@@ -9,7 +9,7 @@ import { isSchemeName, type SchemeName } from '../events/signing/index.js';
  * - a status (`200`, `500`, `410`), or `{ status: 429, retryAfterSec: 120 }` for Retry-After;
  * - `'timeout'`: the receiver never answers in time — the sender records `unknown`;
  * - `'reset'`: the connection drops before the receiver processes the packet — `unknown`;
- * - `'refused'`: nothing listens — `unknown` (connection_error);
+ * - `'refused'`: nothing listens — the request never left: `failed` (not_sent);
  * - `'accept-then-crash'`: the receiver keeps the packet, then the connection drops, so the
  *   sender sees a reset (`unknown`) for a packet that was in fact accepted.
  */

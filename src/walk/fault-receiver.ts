@@ -36,7 +36,7 @@ export interface ReceivedRequest {
   /** Virtual processing time drawn for this request. */
   readonly latencyMs: number;
   /** What the sender got: a status, or the failure it saw. */
-  readonly senderSaw: number | 'timeout' | 'connection_reset' | 'connection_error';
+  readonly senderSaw: number | 'timeout' | 'connection_reset' | 'not_sent';
   /** The receiver kept the packet (processed it and meant to acknowledge it). */
   readonly accepted: boolean;
   readonly signature: 'valid' | 'invalid' | 'unchecked';
@@ -115,7 +115,7 @@ export class FaultReceiver {
     let senderSaw: ReceivedRequest['senderSaw'];
     if (fault === 'timeout' || (processes && late)) senderSaw = 'timeout';
     else if (fault === 'reset' || fault === 'accept-then-crash') senderSaw = 'connection_reset';
-    else if (fault === 'refused') senderSaw = 'connection_error';
+    else if (fault === 'refused') senderSaw = 'not_sent';
     else senderSaw = status!;
     this.requests.push({
       n: this.requests.length + 1,

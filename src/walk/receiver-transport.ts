@@ -31,7 +31,7 @@ export function receiverTransport(
     const name = receiverName(request.url);
     const receiver = name === undefined ? undefined : receivers.get(name);
     // Nothing listens at an unknown receiver: the sender sees a refused connection.
-    if (receiver === undefined) throw new TransportFailure('connection_error');
+    if (receiver === undefined) throw new TransportFailure('not_sent');
     return receiver.handle(request);
   });
 }

@@ -10,6 +10,7 @@ import { RandomIds, SeededIds, type IdSource } from './ids.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Twin, type TwinHost } from './twin.js';
 import { prepareRoot, storageRefusal } from './root.js';
+import { HeadMarks } from './head-marks.js';
 import {
   FileSecretStore,
   MemorySecretStore,
@@ -59,6 +60,8 @@ export class World implements TwinHost {
   readonly backend: StorageBackend;
   /** Endpoint secrets, kept outside every log. */
   readonly secrets: SecretStore;
+  /** How far each twin's log reached, kept in the root apart from the twins' databases. */
+  readonly marks: HeadMarks | undefined;
   private readonly twins = new Map<string, Twin>();
   private readonly onError: (error: unknown, where: string) => void;
   private readonly closers: (() => void | Promise<void>)[] = [];
@@ -94,6 +97,11 @@ export class World implements TwinHost {
         throw storageRefusal(error, this.root) ?? error;
       }
     }
+    // A memory backend keeps nothing between worlds: there is nothing on disk for a mark to vouch for.
+    this.marks =
+      this.root === ':memory:' || this.backend.kind === 'memory'
+        ? undefined
+        : new HeadMarks(this.root, this.backend.kind);
     this.ownsSecrets = options.secrets === undefined;
     const store =
       options.secrets ??

@@ -129,6 +129,9 @@ describe('delivery commands', () => {
     expect(JSON.parse(r.stdout)).toEqual({
       markedUnknown: [],
       dispatched: [],
+      retried: [],
+      scheduled: [],
+      inFlight: [],
       scheduledRetries: 0,
     });
   });

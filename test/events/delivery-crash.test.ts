@@ -52,7 +52,8 @@ describe('delivery crash recovery', () => {
       expect(exit).toBe('SIGKILL');
       const beforeRecovery = receiver.requests.length;
 
-      // restart: the same root, a new dispatcher, recovery
+      // restart after the dead sender's leases lapsed: the same root, a new dispatcher, recovery
+      await new Promise((r) => setTimeout(r, 1_100));
       const world = openWorld({ root });
       const twin = registerPack(world, acmePack());
       const dispatcher = new Dispatcher(world);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Write } from '../../src/log/write.js';
 import {
   decideClaim,
-  decideFinish,
+  decideAttemptFinish,
   type Claim,
   type ClaimKind,
   type DeliveryFields,
@@ -85,11 +85,13 @@ async function claimOn(
         kind,
         NOW_ISO,
         NOW,
-        ...(takes === undefined ? [] : [() => takes]),
+        takes === undefined ? {} : { endpointTakes: () => takes },
       ),
     ),
   );
 }
+
+const LEASE_END = new Date(NOW + 30_000).toISOString();
 
 const claimWrite = (number: number, kind: ClaimKind): Write => ({
   operation: 'delivery.claim',
@@ -101,6 +103,11 @@ const claimWrite = (number: number, kind: ClaimKind): Write => ({
     currentAttempt: `dlv_1.${number}`,
     nextAttemptAt: null,
     finishedAt: null,
+    // the claim: owned, leased for the default 30 s (the due time is the lease's end), fenced
+    owner: 'local',
+    leaseUntil: LEASE_END,
+    fence: 1,
+    dueAt: LEASE_END,
   },
   projection: {
     creates: [
@@ -118,6 +125,7 @@ const claimWrite = (number: number, kind: ClaimKind): Write => ({
           status: null,
           reason: null,
           headers: null,
+          owner: 'local',
         },
       },
     ],
@@ -148,7 +156,7 @@ describe('decideClaim', () => {
   it('a first attempt: a queued record never attempted, claimed as attempt 1 by the system', async () => {
     expect(await claimOn({}, 'first')).toEqual({
       writes: [claimWrite(1, 'first')],
-      result: { attemptId: 'dlv_1.1', number: 1, kind: 'first' },
+      result: { attemptId: 'dlv_1.1', number: 1, kind: 'first', owner: 'local', fence: 1 },
       skipped: false,
     });
   });
@@ -170,7 +178,7 @@ describe('decideClaim', () => {
     for (const nextAttemptAt of [NOW_ISO, '2026-04-01T00:09:59.999Z']) {
       expect(await claimOn({ ...due, nextAttemptAt }, 'retry')).toEqual({
         writes: [claimWrite(3, 'retry')],
-        result: { attemptId: 'dlv_1.3', number: 3, kind: 'retry' },
+        result: { attemptId: 'dlv_1.3', number: 3, kind: 'retry', owner: 'local', fence: 1 },
         skipped: false,
       });
     }
@@ -197,7 +205,7 @@ describe('decideClaim', () => {
           operation: 'delivery.retry_cancel',
           subjectType: 'delivery',
           subjectId: 'dlv_1',
-          fields: { state: 'failed', nextAttemptAt: null },
+          fields: { state: 'failed', nextAttemptAt: null, dueAt: null },
           actor: 'system',
         },
       ],
@@ -210,9 +218,19 @@ describe('decideClaim', () => {
         await claimOn({ ...due, nextAttemptAt: '2026-04-02T00:00:00.000Z' }, 'retry', false)
       ).writes.map((w) => w.operation),
     ).toEqual(['delivery.retry_cancel']);
-    // the endpoint check is for retries of retrying records only
-    expect(await claimOn({}, 'first', false)).toMatchObject({
-      result: { number: 1, kind: 'first' },
+    // a first attempt to an endpoint disabled after queueing is never made: cancelled
+    expect(await claimOn({}, 'first', false)).toEqual({
+      writes: [
+        {
+          operation: 'delivery.cancel',
+          subjectType: 'delivery',
+          subjectId: 'dlv_1',
+          fields: { state: 'cancelled', reason: 'endpoint_disabled', dueAt: null },
+          actor: 'system',
+        },
+      ],
+      result: undefined,
+      skipped: false,
     });
     expect(await claimOn({ state: 'failed', attempts: 1 }, 'retry', false)).toEqual(none);
     expect(await claimOn({ state: 'failed', attempts: 1 }, 'redeliver', false)).toMatchObject({
@@ -233,7 +251,7 @@ describe('decideClaim', () => {
     for (const state of ['queued', 'retrying', 'succeeded', 'failed', 'unknown'] as const) {
       expect(await claimOn({ state, attempts: 1 }, 'redeliver'), state).toEqual({
         writes: [claimWrite(2, 'redeliver')],
-        result: { attemptId: 'dlv_1.2', number: 2, kind: 'redeliver' },
+        result: { attemptId: 'dlv_1.2', number: 2, kind: 'redeliver', owner: 'local', fence: 1 },
         skipped: false,
       });
     }
@@ -250,7 +268,7 @@ describe('decideClaim', () => {
   });
 });
 
-describe('decideFinish', () => {
+describe('decideAttemptFinish', () => {
   const claim: Claim = { attemptId: 'dlv_1.2', number: 2, kind: 'retry' };
   const sendingAttempt = {
     delivery: 'dlv_1',
@@ -285,7 +303,7 @@ describe('decideFinish', () => {
   ) {
     const twin = await twinWith(fields, attempt === undefined ? {} : { 'dlv_1.2': attempt });
     return twin.read((view) =>
-      normalizeDecision(decideFinish(view, 'delivery', 'dlv_1', claim, finish, NOW_ISO)),
+      normalizeDecision(decideAttemptFinish(view, 'delivery', 'dlv_1', claim, finish, NOW_ISO)),
     );
   }
 
@@ -304,6 +322,9 @@ describe('decideFinish', () => {
             nextAttemptAt: null,
             finishedAt: NOW_ISO,
             acceptedAt: NOW_ISO,
+            owner: null,
+            leaseUntil: null,
+            dueAt: null,
           },
           projection: {
             updates: [{ type: 'delivery_attempt', id: 'dlv_1.2', fields: attemptFields(ok) }],
@@ -339,6 +360,10 @@ describe('decideFinish', () => {
       lastOutcome: 'failed',
       nextAttemptAt: '2026-04-01T00:11:00.000Z',
       finishedAt: NOW_ISO,
+      // the claim ends; the record falls due again when its retry does
+      owner: null,
+      leaseUntil: null,
+      dueAt: '2026-04-01T00:11:00.000Z',
     });
     const unknown: Finish = { outcome: 'unknown', status: null, reason: 'timeout', headers: null };
     const done = await finishOn(inFlight, sendingAttempt, unknown);
@@ -350,6 +375,9 @@ describe('decideFinish', () => {
       lastOutcome: 'unknown',
       nextAttemptAt: null,
       finishedAt: NOW_ISO,
+      owner: null,
+      leaseUntil: null,
+      dueAt: null,
     });
   });
 

@@ -250,22 +250,33 @@ describe('send-once dispatcher', () => {
         },
       ],
     });
+    // While its sender's lease holds, the attempt may still be in flight in a live process: left alone.
+    const early = await fresh.recover();
+    expect(early.markedUnknown).toEqual([]);
+    expect(early.inFlight).toMatchObject([{ deliveryId: d1!.id, owner: 'local' }]);
+    expect(early.dispatched.map((r) => r.deliveryId)).toEqual([d2!.id]);
+    expect(s.received).toHaveLength(1);
+    await s.clock.advance(30_000);
     const report = await fresh.recover();
     expect(report.markedUnknown).toEqual([d1!.id]);
-    expect(report.dispatched.map((r) => r.deliveryId)).toEqual([d2!.id]);
     expect(s.received).toHaveLength(1);
     expect((await s.twin.get('delivery', d1!.id))?.fields).toMatchObject({
       state: 'unknown',
       currentAttempt: null,
+      owner: null,
+      dueAt: null,
     });
     expect((await s.twin.get('delivery_attempt', `${d1!.id}.1`))?.fields).toMatchObject({
       state: 'unknown',
-      reason: 'recovered_after_crash',
+      reason: 'lease_expired',
     });
     // recovering again changes nothing
     expect(await fresh.recover()).toEqual({
       markedUnknown: [],
       dispatched: [],
+      retried: [],
+      scheduled: [],
+      inFlight: [],
       scheduledRetries: 0,
     });
     // an unknown record is resent only on an operator's explicit request

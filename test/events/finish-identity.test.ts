@@ -2,7 +2,12 @@
 // `finishedAt` of its last attempt: null before the first and while one is in flight.
 import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/events/dispatcher.js';
-import { decideClaim, decideFinish, type Claim, type Finish } from '../../src/events/records.js';
+import {
+  decideClaim,
+  decideAttemptFinish,
+  type Claim,
+  type Finish,
+} from '../../src/events/records.js';
 import { InProcessTransport } from '../../src/events/transports/in-process-transport.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { registerPack } from '../../src/index.js'; // the root entry: registerPack's module moves in issue 9
@@ -43,7 +48,7 @@ describe('finish identity', () => {
     const s = await twoClaimed();
     const head = await s.twin.head();
     const out = await s.twin.applyAtomic((view) =>
-      decideFinish(view, 'delivery', s.a, s.claimB, OK, T0),
+      decideAttemptFinish(view, 'delivery', s.a, s.claimB, OK, T0),
     );
     expect(out.result).toBeUndefined();
     expect(out.entries).toEqual([]);
@@ -57,8 +62,11 @@ describe('finish identity', () => {
     });
     // its own finish goes through
     expect(
-      (await s.twin.applyAtomic((view) => decideFinish(view, 'delivery', s.b, s.claimB, OK, T0)))
-        .result,
+      (
+        await s.twin.applyAtomic((view) =>
+          decideAttemptFinish(view, 'delivery', s.b, s.claimB, OK, T0),
+        )
+      ).result,
     ).toBe('succeeded');
     await s.world.close();
   });
@@ -74,7 +82,7 @@ describe('finish identity', () => {
       fields: { recordType: 'hook_delivery', delivery: s.a, number: 9, state: 'sending' },
     });
     const out = await s.twin.applyAtomic((view) =>
-      decideFinish(view, 'delivery', s.a, stray, OK, T0),
+      decideAttemptFinish(view, 'delivery', s.a, stray, OK, T0),
     );
     expect(out.entries).toEqual([]);
     expect((await s.twin.get('delivery_attempt', stray.attemptId))!.fields.state).toBe('sending');
@@ -96,12 +104,15 @@ describe('finish identity', () => {
     });
     // claimed for b: a finish for a refuses it
     expect(
-      (await s.twin.applyAtomic((view) => decideFinish(view, 'delivery', s.a, legacy, OK, T0)))
-        .entries,
+      (
+        await s.twin.applyAtomic((view) =>
+          decideAttemptFinish(view, 'delivery', s.a, legacy, OK, T0),
+        )
+      ).entries,
     ).toEqual([]);
     // for b it records the attempt's outcome (b's current attempt is another, so b does not move)
     const forB = await s.twin.applyAtomic((view) =>
-      decideFinish(view, 'delivery', s.b, legacy, OK, T0),
+      decideAttemptFinish(view, 'delivery', s.b, legacy, OK, T0),
     );
     expect(forB.entries.map((e) => e.operation)).toEqual(['delivery_attempt.finish']);
     await s.world.close();

@@ -89,7 +89,7 @@ describe('HTTP delivery', () => {
     await s.world.close();
   });
 
-  it('a refused connection is unknown with reason connection_error', async () => {
+  it('a refused connection provably never left: failed with reason not_sent, retryable by policy', async () => {
     const s = await setup();
     await s.twin.applyWrite({
       operation: 'endpoint.update',
@@ -104,8 +104,8 @@ describe('HTTP delivery', () => {
     });
     await s.dispatcher.idle();
     expect((await s.twin.list('delivery_attempt'))[0]?.fields).toMatchObject({
-      state: 'unknown',
-      reason: 'connection_error',
+      state: 'failed',
+      reason: 'not_sent',
     });
     await s.world.close();
   });
@@ -186,11 +186,13 @@ describe('HTTP delivery', () => {
     await s.world.close();
   });
 
-  it('HttpTransport refuses a non-HTTP URL as a connection error without sending', async () => {
+  it('HttpTransport refuses a non-HTTP or invalid URL as not sent', async () => {
     const transport = new HttpTransport();
-    await expect(
-      transport.send({ url: 'ftp://127.0.0.1/x', headers: {}, body: '{}', timeoutMs: 100 }),
-    ).rejects.toMatchObject({ kind: 'connection_error' });
+    for (const url of ['ftp://127.0.0.1/x', 'not a url', 'http://'])
+      await expect(
+        transport.send({ url, headers: {}, body: '{}', timeoutMs: 100 }),
+        url,
+      ).rejects.toMatchObject({ kind: 'not_sent' });
     transport.close();
   });
 });

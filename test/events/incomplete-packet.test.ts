@@ -97,6 +97,9 @@ describe('incomplete packets are refused before the claim', () => {
     expect(await s.dispatcher.recover()).toEqual({
       markedUnknown: [],
       dispatched: [],
+      retried: [],
+      scheduled: [],
+      inFlight: [],
       scheduledRetries: 0,
     });
     expect(await s.dispatcher.dispatch('acme', record!.id)).toBeUndefined();

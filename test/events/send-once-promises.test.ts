@@ -213,20 +213,23 @@ describe('recovery leaves a young attempt in flight alone', () => {
     expect((await s.attempts())[0]).toMatchObject({ state: 'succeeded', status: 200 });
   });
 
-  it('an abandoned claim is marked unknown exactly when it reaches staleAfterMs, not a millisecond before', async () => {
+  it('an abandoned claim is marked unknown exactly when its lease lapses, not a millisecond before', async () => {
     const s = await dispatchHarness(() => 200, { autoDispatch: false });
     await s.create();
     const id = (await s.delivery()).id;
     // the sender claimed and died before sending
     await s.twin.applyAtomic((view) =>
-      decideClaim(view, 'delivery', id, 'first', isoAt(s.clock.now()), s.clock.now()),
+      decideClaim(view, 'delivery', id, 'first', isoAt(s.clock.now()), s.clock.now(), {
+        owner: 'wrk_dead',
+        leaseMs: 60_000,
+      }),
     );
     const recovering = s.newDispatcher();
     await s.clock.advance(59_999);
-    expect((await recovering.recover({ staleAfterMs: 60_000 })).markedUnknown).toEqual([]);
+    expect((await recovering.recover()).markedUnknown).toEqual([]);
     expect((await s.delivery(id)).fields.state).toBe('sending');
     await s.clock.advance(1);
-    expect((await recovering.recover({ staleAfterMs: 60_000 })).markedUnknown).toEqual([id]);
+    expect((await recovering.recover()).markedUnknown).toEqual([id]);
     expect((await s.delivery(id)).fields).toMatchObject({
       state: 'unknown',
       currentAttempt: null,
@@ -234,7 +237,8 @@ describe('recovery leaves a young attempt in flight alone', () => {
     });
     expect((await s.attempts())[0]).toMatchObject({
       state: 'unknown',
-      reason: 'recovered_after_crash',
+      reason: 'lease_expired',
+      owner: 'wrk_dead',
       finishedAt: '2026-04-01T00:01:00.000Z',
     });
     expect(s.received).toHaveLength(0);

@@ -5,7 +5,7 @@
 //
 // The contract: the receiver gets the body byte for byte and every header (names compared
 // without case), once per send; send resolves with the receiver's status and its Retry-After in
-// seconds; a refused connection rejects as TransportFailure 'connection_error', a receiver slower
+// seconds; a refused connection rejects as TransportFailure 'not_sent', a receiver slower
 // than timeoutMs as 'timeout', a dropped connection as 'connection_reset' — always a rejected
 // promise, never another error; now() reads the clock the receiver verifies signatures against.
 import http from 'node:http';
@@ -156,9 +156,9 @@ const cases: TransportCase[] = [
       const transport = new InProcessTransport(clock, (req) => {
         const i = Number(/^inproc:\/\/r(\d+)\//.exec(req.url)?.[1]);
         const b = behaviours[i]!;
-        // In process, the network is the handler: a refused connection is an error that is not a
-        // TransportFailure, and a slow or dropped receiver throws the failure its sender would see.
-        if (b.kind === 'refuse') throw new Error('ECONNREFUSED 127.0.0.1');
+        // In process, the network is the handler: a refused connection, a slow or a dropped
+        // receiver each throws the failure its sender would see.
+        if (b.kind === 'refuse') throw new TransportFailure('not_sent');
         seen[i]!.push({ headers: lower(req.headers), body: req.body });
         if (b.kind === 'slow') throw new TransportFailure('timeout');
         if (b.kind === 'reset') throw new TransportFailure('connection_reset');
@@ -347,11 +347,9 @@ for (const c of cases) {
       expect(plain!.retryAfterSec).toBeUndefined();
     });
 
-    it('a refused connection rejects as connection_error', async () => {
+    it('a refused connection rejects as not_sent: the request provably never left', async () => {
       const b = await open([{ kind: 'refuse' }]);
-      expect((await failure(b.transport.send(request(b.receivers[0]!.url)))).kind).toBe(
-        'connection_error',
-      );
+      expect((await failure(b.transport.send(request(b.receivers[0]!.url)))).kind).toBe('not_sent');
       expect(b.receivers[0]!.seen()).toEqual([]);
     });
 

@@ -8,7 +8,8 @@ import { ACME_SECRET, acmePack } from './acme-pack.js';
 const [root, receiverUrl, countText] = process.argv.slice(2);
 const world = openWorld({ root: root! });
 const twin = registerPack(world, acmePack());
-const dispatcher = new Dispatcher(world, { concurrency: 16 });
+// A short lease, so the parent sees the killed sender's claims lapse within the test.
+const dispatcher = new Dispatcher(world, { concurrency: 16, leaseMs: 1_000 });
 await world.secrets.set('ep', ACME_SECRET);
 if ((await twin.get('endpoint', 'ep')) === undefined) {
   await twin.applyWrite({

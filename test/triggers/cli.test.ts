@@ -171,6 +171,29 @@ describe('twinworld triggers and tick', () => {
     expect(tw(['triggers', '--root', root, '--tenant', 'bad tenant']).status).toBe(0);
   });
 
+  it('triggers isolates a record it cannot read: named on stderr with why, never a crash', () => {
+    const root = join(dir(), 'world');
+    const written = tw([
+      'write',
+      'triggers',
+      '--root',
+      root,
+      '-d',
+      JSON.stringify({
+        operation: 'trigger.receive',
+        subjectType: 'trigger_record',
+        subjectId: 'trg_malformed',
+        fields: { state: 'triggered', envelope: 'not an envelope' },
+      }),
+    ]);
+    expect(written.status).toBe(0);
+    const listed = tw(['triggers', '--root', root, '--json']);
+    expect(listed.status).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+    expect(listed.stderr).toMatch(/skipped trigger record trg_malformed: cannot be read \(/);
+    expect(listed.stderr).not.toMatch(/TypeError|at .*\.js/);
+  });
+
   it('tick fires due occurrences from a configuration, records missed ones, and never fires one twice', () => {
     const d = dir();
     const root = join(d, 'world');

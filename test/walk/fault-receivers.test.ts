@@ -99,7 +99,7 @@ describe('fault-injecting receivers', () => {
     expect(d!.attempts.map((a) => `${a.state}:${a.reason}`)).toEqual([
       'unknown:timeout',
       'failed:http_status',
-      'unknown:connection_error',
+      'failed:not_sent',
       'failed:http_status',
     ]);
     expect(gaps(d!.attempts.map((a) => a.startedAt))).toEqual([0, 60_000, 300_000]);

@@ -176,7 +176,7 @@ describe('walks', () => {
     await walk.close();
   });
 
-  it('a packet to a receiver that does not exist is a refused connection (unknown), never sent anywhere', async () => {
+  it('a packet to a receiver that does not exist is a refused connection (failed: not sent), never sent anywhere', async () => {
     const walk = await openWalk({ seed: 'nobody', packs: [stripe.pack] });
     const twin = walk.twin('stripe');
     await stripe.createWebhookEndpoint(twin, {
@@ -187,8 +187,8 @@ describe('walks', () => {
     await stripe.createCustomer(twin, {});
     await walk.settle();
     expect((await walk.report()).deliveries[0]!.attempts[0]).toMatchObject({
-      state: 'unknown',
-      reason: 'connection_error',
+      state: 'failed',
+      reason: 'not_sent',
     });
     await walk.close();
   });

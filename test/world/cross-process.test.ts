@@ -1,9 +1,11 @@
 // The action lock holds across processes: real children race read-increment-write actions on
-// one counter — on one SQLite root, and on one PostgreSQL database — and no update is lost.
+// one counter — on one SQLite root, and on one PostgreSQL database — and no update is lost, nor
+// a link of the hash chain.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { verifyTwin } from '../../src/world/verify.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
 import { postgresUrl } from '../storage/postgres-url.js';
@@ -62,6 +64,10 @@ describe.each(cases)('cross-process atomic actions: $name', ({ where, open }) =>
       byWorker.set(String(e.fields?.by), (byWorker.get(String(e.fields?.by)) ?? 0) + 1);
     expect([...byWorker.values()]).toEqual([500, 500, 500, 500]);
     expect((await twin.get('counter', 'c1'))?.version).toBe(2000);
+    // Every process linked its entries onto whichever process wrote the one before.
+    const report = await verifyTwin(twin);
+    expect(report.problem).toBeUndefined();
+    expect(report.chainHead?.seq).toBe(2000);
     await world.close();
-  });
+  }, 180_000);
 });

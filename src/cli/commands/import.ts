@@ -35,8 +35,10 @@ export const importCommand: Command = {
     'Appends the entries of <file.jsonl> (as written by `twinworld export`) to <twin>, creating',
     'it if needed. Entries already present (same seq and writeId) are skipped, so a stopped',
     'import can be re-run. A malformed line stops the import with IMPORT_MALFORMED_LINE naming',
-    'its line number (exit 1); every line before it stays imported. Shows progress on stderr',
-    'when stderr is a terminal.',
+    "its line number (exit 1); every line before it stays imported. Each line's prev must be the",
+    'hash of the line before it: a changed line stops the import with IMPORT_CHAIN_BROKEN naming',
+    'it, and is not imported. A log from before the chain (no prev) is accepted and chained.',
+    'Shows progress on stderr when stderr is a terminal.',
   ].join('\n'),
   arguments: [
     ['<twin>', 'twin name, e.g. stripe'],
@@ -44,7 +46,8 @@ export const importCommand: Command = {
   ],
   positionals: { min: 2, max: 2 },
   options: {},
-  jsonHelp: 'print {"twin", "lines", "appended", "skipped", "head", "hash"}',
+  jsonHelp:
+    'print {"twin", "lines", "appended", "skipped", "head", "hash", "chain"} (chain: the newest entry\'s hash)',
   async run(args, io) {
     const [name, file] = args.positionals as [string, string];
     return withTwin(args, name, { mustExist: false }, async (twin) => {
@@ -68,13 +71,15 @@ export const importCommand: Command = {
         skipped: result.skipped,
         head: await twin.head(),
         hash: await twin.hash(),
+        // The newest entry's chain hash: what `twinworld verify` at the source prints for it.
+        chain: (await twin.chainHead())?.hash ?? null,
       };
       if (args.json) await printJson(io, summary);
       else {
         const skipped = summary.skipped > 0 ? ` (${summary.skipped} already present, skipped)` : '';
         await write(
           io.stdout,
-          `imported ${summary.appended} entries into twin "${name}"${skipped}; head ${summary.head}, ${summary.hash}\n`,
+          `imported ${summary.appended} entries into twin "${name}"${skipped}; head ${summary.head}${summary.chain === null ? '' : ` (chain ${summary.chain.slice(0, 16)}…)`}, ${summary.hash}\n`,
         );
       }
       return 0;

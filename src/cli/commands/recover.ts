@@ -10,9 +10,12 @@ export const recoverCommand: Command = {
   summary: 'Settle deliveries a crash left behind',
   usage: 'recover [--stale-after MS] [--root DIR] [--json]',
   description: [
-    'Dispatches records still queued (never attempted), marks records found sending whose attempt',
-    'started at least --stale-after ms ago as unknown (never resent blindly), and runs retries',
-    'already due. Run it when the process that was sending is gone.',
+    'Runs what is due once and says what it left: dispatches records still queued (never attempted),',
+    'runs retries whose time has come, and marks a record found sending as unknown (never resent',
+    "blindly) only when its sender's lease lapsed — a send in flight in a live process is left alone.",
+    'Safe at any time, from any process, while others work. Retries due later are listed with their',
+    'time (a running `twinworld work` sends them). --stale-after applies to records claimed before',
+    'claims carried leases: their attempt must have started at least MS ms ago (default 30000).',
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
@@ -20,10 +23,12 @@ export const recoverCommand: Command = {
     'stale-after': {
       type: 'string',
       arg: 'MS',
-      description: 'only attempts started at least MS ms ago become unknown (default 0)',
+      description:
+        'for records claimed without a lease: attempts started at least MS ms ago\nbecome unknown (default 30000)',
     },
   },
-  jsonHelp: 'print {"markedUnknown": [...], "dispatched": [...], "scheduledRetries": n}',
+  jsonHelp:
+    'print {"markedUnknown": [...], "dispatched": [...], "retried": [...], "scheduled": [{deliveryId, at}], "inFlight": [{deliveryId, owner, leaseUntil}], "scheduledRetries": n}',
   async run(args, io) {
     const raw = stringOption(args, 'stale-after');
     if (raw !== undefined && !/^\d+$/.test(raw))
@@ -33,9 +38,9 @@ export const recoverCommand: Command = {
         { path: 'stale-after' },
       );
     return withPackWorld(args.root, async (_world, dispatcher) => {
-      const report = await dispatcher.recover({
-        staleAfterMs: raw === undefined ? 0 : Number(raw),
-      });
+      const report = await dispatcher.recover(
+        raw === undefined ? {} : { staleAfterMs: Number(raw) },
+      );
       await dispatcher.idle();
       if (args.json) await printJson(io, report);
       else {
@@ -49,7 +54,26 @@ export const recoverCommand: Command = {
             io.stdout,
             `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
           );
-        await write(io.stdout, `retries scheduled: ${report.scheduledRetries}\n`);
+        await write(io.stdout, `retries run: ${report.retried.length}\n`);
+        for (const r of report.retried)
+          await write(
+            io.stdout,
+            `  ${r.deliveryId}  attempt ${r.number}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
+          );
+        await write(io.stdout, `retries left scheduled: ${report.scheduled.length}\n`);
+        for (const r of report.scheduled)
+          await write(io.stdout, `  ${r.deliveryId}  due ${r.at}\n`);
+        if (report.inFlight.length > 0) {
+          await write(
+            io.stdout,
+            `in flight under a live lease (left alone): ${report.inFlight.length}\n`,
+          );
+          for (const r of report.inFlight)
+            await write(
+              io.stdout,
+              `  ${r.deliveryId}  owner ${r.owner ?? '-'}  lease until ${r.leaseUntil ?? '-'}\n`,
+            );
+        }
       }
       return 0;
     });

@@ -2,10 +2,9 @@
 // signs it as the vendor would, delivers it through the dispatcher to the user's app, and records
 // everything in the world's log. `send --list` shows every event each pack can send.
 import { listSendable, sendEvent } from '../../../packs/send.js';
-import { TwinError } from '../../errors.js';
-import { isPlainObject, type JsonObject } from '../../log/json-value.js';
 import { stringOption, UsageError, withWorld, type Command } from '../command.js';
 import { printJson, Table, write } from '../output.js';
+import { parseData } from '../pack-cli.js';
 
 export const sendCommand: Command = {
   name: 'send',
@@ -63,21 +62,7 @@ export const sendCommand: Command = {
     const secret = stringOption(args, 'secret');
     if (to === undefined) throw new UsageError('send needs --to URL');
     if (secret === undefined) throw new UsageError('send needs --secret S');
-    const rawData = stringOption(args, 'data');
-    let data: JsonObject | undefined;
-    if (rawData !== undefined) {
-      try {
-        data = JSON.parse(rawData) as JsonObject;
-      } catch (error) {
-        throw new TwinError(
-          'INVALID_ARGUMENT',
-          `--data is not valid JSON (${(error as Error).message}); pass an object such as '{"email":"ada@example.com"}'`,
-          { path: 'data' },
-        );
-      }
-      if (!isPlainObject(data))
-        throw new TwinError('INVALID_ARGUMENT', '--data must be a JSON object', { path: 'data' });
-    }
+    const data = parseData(stringOption(args, 'data'));
     return withWorld(args.root, async (world) => {
       const result = await sendEvent(world, {
         pack,

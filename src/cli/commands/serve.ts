@@ -16,6 +16,9 @@ import {
   type ParsedArgs,
 } from '../command.js';
 import { write } from '../output.js';
+import { untilSignal } from '../signals.js';
+import { Worker } from '../../work/worker.js';
+import { serveWorkKinds } from '../work-kinds.js';
 
 const DEFAULT_TICK_SECONDS = 60;
 
@@ -42,19 +45,6 @@ function endpoints(args: ParsedArgs): string[] {
   const raw = args.values.endpoint as unknown;
   if (raw === undefined) return [];
   return (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string');
-}
-
-/** Resolves on the first SIGINT or SIGTERM; the listeners are removed either way. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 async function line(
@@ -136,6 +126,11 @@ export const serveCommand: Command = {
       arg: 'D',
       description: 'prune settled trigger history older than D days (default: keep it)',
     },
+    'no-worker': {
+      type: 'boolean',
+      description:
+        "do not run the worker beside the ingress (it takes over runs whose\nowner's lease lapsed; run `twinworld work` elsewhere instead)",
+    },
   },
   jsonHelp:
     'print one JSON object per line: {"event":"listening","url",...} first, then "stopping" and "stopped"',
@@ -165,6 +160,12 @@ export const serveCommand: Command = {
       throw error;
     }
     const signal = untilSignal();
+    // The worker beside the ingress: runs another process left behind when its lease lapsed.
+    const worker =
+      args.values['no-worker'] === true
+        ? undefined
+        : new Worker(world, serveWorkKinds(serve), { owner: serve.engine.claimant.owner });
+    worker?.start();
     const urls = config.tenants.flatMap((t) =>
       t.endpoints.map((e) => ({
         tenant: t.id,
@@ -201,6 +202,7 @@ export const serveCommand: Command = {
       { event: 'stopping', signal: received },
       `${received}: stopping (waiting for in-flight requests)`,
     );
+    await worker?.stop();
     await serve.close();
     await line(io, args.json, { event: 'stopped' }, 'stopped');
     return 0;

@@ -1,7 +1,11 @@
 // `twinworld triggers`: the trigger history — every record and receipt (duplicates, in-progress
 // answers, refusals), newest first, with the answer each got and the provider it came from.
 import { existsSync } from 'node:fs';
-import { listTriggerRecords, type TriggerListing } from '../../triggers/list.js';
+import {
+  listTriggerRecords,
+  type TriggerListing,
+  type UndecodableRow,
+} from '../../triggers/list.js';
 import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
@@ -73,6 +77,7 @@ export const triggersCommand: Command = {
     const tenant = stringOption(args, 'tenant');
     const limit = countOption(args, 'limit') ?? 100;
     // Listing never creates a world folder where there was none.
+    const undecodable: UndecodableRow[] = [];
     const rows = !existsSync(args.root)
       ? []
       : await withWorld(
@@ -81,9 +86,13 @@ export const triggersCommand: Command = {
             listTriggerRecords(world, {
               ...(tenant === undefined ? {} : { tenant }),
               limit: Math.max(limit, 1),
+              onUndecodable: (u) => undecodable.push(u),
             }),
           { create: false },
         );
+    // A row nobody can read is named, with why, and the listing goes on without it.
+    for (const u of undecodable)
+      await write(io.stderr, `skipped trigger ${u.kind} ${u.id}: cannot be read (${u.reason})\n`);
     const shown = limit === 0 ? [] : rows;
     if (args.json) await printJson(io, shown);
     else if (shown.length === 0)

@@ -17,6 +17,15 @@ export interface HttpTransportOptions {
   readonly maxSockets?: number;
 }
 
+/** Errors raised before a connection exists: not one byte of the request left. */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'ERR_INVALID_URL',
+]);
+
 export class HttpTransport implements Transport {
   readonly name = 'http';
   private readonly httpAgent: http.Agent;
@@ -40,12 +49,12 @@ export class HttpTransport implements Transport {
       try {
         url = new URL(request.url);
       } catch {
-        reject(new TransportFailure('connection_error'));
+        reject(new TransportFailure('not_sent'));
         return;
       }
       const secure = url.protocol === 'https:';
       if (!secure && url.protocol !== 'http:') {
-        reject(new TransportFailure('connection_error'));
+        reject(new TransportFailure('not_sent'));
         return;
       }
       const body = Buffer.from(request.body, 'utf8');
@@ -69,7 +78,9 @@ export class HttpTransport implements Transport {
         fail(
           error.code === 'ECONNRESET' || error.code === 'EPIPE'
             ? 'connection_reset'
-            : 'connection_error',
+            : NEVER_SENT.has(error.code ?? '')
+              ? 'not_sent'
+              : 'connection_error',
         );
       });
       req.on('response', (res) => {

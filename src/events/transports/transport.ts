@@ -13,8 +13,12 @@ export interface TransportResponse {
   readonly retryAfterSec?: number;
 }
 
-/** Why a request produced no status: it may or may not have reached the receiver. */
-export type TransportFailureKind = 'timeout' | 'connection_error' | 'connection_reset';
+/**
+ * Why a request produced no status. `not_sent`: it provably never left (an invalid URL, a refused
+ * connection, a name that does not resolve) — a plain failure. The others may or may not have
+ * reached the receiver.
+ */
+export type TransportFailureKind = 'timeout' | 'connection_error' | 'connection_reset' | 'not_sent';
 
 export class TransportFailure extends Error {
   constructor(readonly kind: TransportFailureKind) {

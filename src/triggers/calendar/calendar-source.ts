@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
+import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { IngestStatus } from '../answer.js';
 import type { SourceHost } from '../source.js';
 import { checkTenantId, createTriggerEnvelope, type TriggerEnvelope } from '../envelope.js';
@@ -70,6 +71,8 @@ export interface OccurrenceFields {
   readonly pending: string | null;
   /** Until then the tick that decided a pending occurrence owns its firing; after, any tick may. */
   readonly leaseUntil: string | null;
+  /** When a worker must look at it: a pending occurrence's lease end; null once fired or missed. */
+  readonly dueAt: string | null;
 }
 
 export interface FiredOccurrence {
@@ -223,6 +226,7 @@ function decideDue(
       firedAt: null,
       pending: isFire ? sub.tenantId : null,
       leaseUntil: isFire ? isoAt(nowMs + leaseMs) : null,
+      dueAt: isFire ? isoAt(nowMs + leaseMs) : null,
     });
   }
   const writes: Write[] = fields.map((f) => ({
@@ -236,7 +240,12 @@ function decideDue(
     operation: 'calendar.advance',
     subjectType: SUBSCRIPTION_TYPE,
     subjectId: subId,
-    fields: { cursor: isoAt(newCursor), occurrences: number, lastTickAt: nowIso },
+    fields: {
+      cursor: isoAt(newCursor),
+      occurrences: number,
+      lastTickAt: nowIso,
+      dueAt: nextDueAt(spec, newCursor),
+    },
     actor: 'system',
   });
   return {
@@ -247,6 +256,12 @@ function decideDue(
       more: truncated,
     },
   };
+}
+
+/** A subscription falls due at its next occurrence after the cursor (none: never). */
+function nextDueAt(spec: { cron: string; timezone: string }, cursorMs: number): string | null {
+  const next = nextOccurrence(spec, cursorMs);
+  return next === undefined ? null : isoAt(next.nominalAt);
 }
 
 function envelopeOf(o: OccurrenceFields): TriggerEnvelope {
@@ -298,6 +313,9 @@ export class CalendarSource implements TriggerSource {
     this.engine = engine;
     engine.twin.declareIndex({ type: SUBSCRIPTION_TYPE, name: BY_TENANT_INDEX, field: 'tenantId' });
     engine.twin.declareIndex({ type: OCCURRENCE_TYPE, name: PENDING_INDEX, field: 'pending' });
+    // Due times (DESIGN §6): a subscription's next occurrence, a pending occurrence's lease end.
+    engine.twin.declareIndex({ type: SUBSCRIPTION_TYPE, name: DUE_INDEX, field: DUE_FIELD });
+    engine.twin.declareIndex({ type: OCCURRENCE_TYPE, name: DUE_INDEX, field: DUE_FIELD });
   }
 
   disconnect(): void {
@@ -347,6 +365,7 @@ export class CalendarSource implements TriggerSource {
         lastTickAt: before?.lastTickAt ?? null,
         tzdb: process.versions.tz ?? null,
         dstRules: DST_RULES,
+        dueAt: sub.enabled ? nextDueAt({ cron: sub.cron, timezone: sub.timezone }, nowMs) : null,
       };
       return {
         kind: 'commit' as const,
@@ -467,7 +486,7 @@ export class CalendarSource implements TriggerSource {
             operation: 'calendar.reclaim',
             subjectType: OCCURRENCE_TYPE,
             subjectId: id,
-            fields: { leaseUntil },
+            fields: { leaseUntil, dueAt: leaseUntil },
             actor: 'system',
           },
         ],
@@ -516,6 +535,7 @@ export class CalendarSource implements TriggerSource {
         firedAt,
         pending: null,
         leaseUntil: null,
+        dueAt: null,
       },
       actor: 'system',
     });

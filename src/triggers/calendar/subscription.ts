@@ -60,6 +60,8 @@ export interface SubscriptionFields {
   /** The tz database the occurrences were computed with (process.versions.tz). */
   readonly tzdb: string | null;
   readonly dstRules: { readonly gap: DstGapRule; readonly fold: DstFoldRule };
+  /** Its next occurrence after the cursor, when a worker should tick it; null when disabled or none. */
+  readonly dueAt?: string | null;
 }
 
 const KEYS = ['tenantId', 'scopeId', 'kind', 'triggerId', 'cron', 'timezone', 'catchUp', 'enabled'];

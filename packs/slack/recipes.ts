@@ -1,0 +1,159 @@
+// For each Slack event an app's Request URL takes, the writes that cause it in one workspace
+// that has the app, a person (ada) and a #general channel: what both `twinworld send` (which
+// installs its target app with the workspace) and `twinworld trigger` (which acts in each
+// workspace whose app takes the event) run. `data` is merged into the causing call's input.
+import type { JsonObject, Twin } from '../../src/index.js';
+import { addReaction, joinChannel, openAppHome } from './activity.js';
+import type { SlackApp } from './apps.js';
+import { clickButton, runSlashCommand } from './interactivity.js';
+import { mention, postMessage } from './messages.js';
+import { createUser, type SlackChannel, type SlackTeam, type SlackUser } from './workspace.js';
+
+export interface Workspace {
+  readonly team: SlackTeam;
+  /** A person in the workspace, the creator of `channel`. */
+  readonly user: SlackUser;
+  readonly channel: SlackChannel;
+  readonly app: SlackApp;
+}
+
+export interface RecipeContext {
+  readonly twin: Twin;
+  readonly data: JsonObject | undefined;
+  readonly w: Workspace;
+}
+
+export interface Recipe {
+  /** Which of the app's endpoints takes the event. */
+  readonly endpoint: 'event_subscription' | 'interactivity' | 'slash_command';
+  readonly keys: readonly string[];
+  run(ctx: RecipeContext): Promise<void>;
+}
+
+/** The slash command `slash_command` runs. */
+export const SLASH_COMMAND = '/deploy';
+
+/** A button a bot posts: what block_actions clicks. */
+export const APPROVE_BLOCKS: JsonObject[] = [
+  {
+    type: 'section',
+    block_id: 'request',
+    text: { type: 'mrkdwn', text: 'Deploy *v1.2.0* to production?' },
+  },
+  {
+    type: 'actions',
+    block_id: 'decision',
+    elements: [
+      {
+        type: 'button',
+        action_id: 'approve',
+        text: { type: 'plain_text', text: 'Approve', emoji: true },
+        value: 'v1.2.0',
+        style: 'primary',
+      },
+    ],
+  },
+];
+
+const text = (data: JsonObject | undefined, fallback: string) =>
+  typeof data?.text === 'string' ? data.text : fallback;
+
+export const recipes: Readonly<Record<string, Recipe>> = {
+  message: {
+    endpoint: 'event_subscription',
+    keys: ['text', 'thread_ts', 'blocks'],
+    async run({ twin, data, w }) {
+      await postMessage(twin, {
+        channel: w.channel.id,
+        user: w.user.id,
+        text: 'Hello from twinworld',
+        ...(data as { text?: string } | undefined),
+      });
+    },
+  },
+  app_mention: {
+    endpoint: 'event_subscription',
+    keys: ['text', 'thread_ts'],
+    async run({ twin, data, w }) {
+      const input = data as { text?: string } | undefined;
+      // The mention is what makes this an app_mention, so it leads whatever text is given.
+      await postMessage(twin, {
+        channel: w.channel.id,
+        user: w.user.id,
+        ...input,
+        text: `${mention(w.app.bot_user_id)} ${input?.text ?? 'can you help?'}`,
+      });
+    },
+  },
+  reaction_added: {
+    endpoint: 'event_subscription',
+    keys: ['name'],
+    async run({ twin, data, w }) {
+      const posted = await postMessage(twin, {
+        channel: w.channel.id,
+        user: w.user.id,
+        text: 'Shipped!',
+      });
+      await addReaction(twin, {
+        channel: w.channel.id,
+        ts: posted.ts,
+        user: w.user.id,
+        name: typeof data?.name === 'string' ? data.name : 'tada',
+      });
+    },
+  },
+  member_joined_channel: {
+    endpoint: 'event_subscription',
+    keys: [],
+    async run({ twin, w }) {
+      const grace = await createUser(twin, {
+        team: w.team.id,
+        name: 'grace',
+        real_name: 'Grace Hopper',
+      });
+      await joinChannel(twin, { channel: w.channel.id, user: grace.id, inviter: w.user.id });
+    },
+  },
+  app_home_opened: {
+    endpoint: 'event_subscription',
+    keys: ['tab'],
+    async run({ twin, data, w }) {
+      await openAppHome(twin, {
+        app: w.app.id,
+        user: w.user.id,
+        ...(data as { tab?: 'home' | 'messages' } | undefined),
+      });
+    },
+  },
+  block_actions: {
+    endpoint: 'interactivity',
+    keys: [],
+    async run({ twin, w }) {
+      const posted = await postMessage(twin, {
+        channel: w.channel.id,
+        user: w.app.bot_user_id,
+        text: 'Deploy v1.2.0 to production?',
+        blocks: APPROVE_BLOCKS,
+      });
+      await clickButton(twin, {
+        channel: w.channel.id,
+        ts: posted.ts,
+        user: w.user.id,
+        action_id: 'approve',
+      });
+    },
+  },
+  slash_command: {
+    endpoint: 'slash_command',
+    keys: ['text'],
+    async run({ twin, data, w }) {
+      await runSlashCommand(twin, {
+        team: w.team.id,
+        command: SLASH_COMMAND,
+        text: text(data, 'v1.2.0 to production'),
+        user: w.user.id,
+        channel: w.channel.id,
+      });
+    },
+  },
+};

@@ -1,0 +1,260 @@
+// `twinworld endpoints`: webhook endpoints registered the way each vendor registers them (a
+// Stripe webhook endpoint, a GitHub repository or organization hook, a Slack app, a Standard
+// Webhooks endpoint), listed, disabled, enabled and removed. Deliveries a registration queues (a
+// GitHub hook's ping) are listed; a running worker sends them.
+import { TwinError } from '../../errors.js';
+import type { EndpointSummary } from '../../events/pack-registry.js';
+import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
+import type { World } from '../../world/world.js';
+import { stringOption, UsageError, type CliIO, type Command, type OptionSpec } from '../command.js';
+import { printJson, Table, write } from '../output.js';
+import { checkUrl, cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
+import { withPackWorld } from '../pack-world.js';
+
+const ACTIONS = ['add', 'list', 'disable', 'enable', 'remove'] as const;
+type Action = (typeof ACTIONS)[number];
+const ADD_ONLY = ['url', 'secret', 'events'];
+
+/** Every pack's own `endpoints add` options (GitHub's --repo, Slack's --team), by name. */
+function packOptions(): Record<string, OptionSpec> {
+  const out: Record<string, OptionSpec> = {};
+  for (const { cli } of cliPacks())
+    for (const [name, description] of Object.entries(cli.endpointOptions ?? {}))
+      out[name] = { type: 'string', arg: name.toUpperCase(), description };
+  return out;
+}
+
+/** `--events a,b`: the types given, or undefined (every type) when the flag is absent or empty. */
+function parseEvents(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const events = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  return events.length === 0 ? undefined : events;
+}
+
+interface Located extends EndpointSummary {
+  readonly pack: string;
+}
+
+/** Every endpoint of the packs asked for, in packs whose twin the world already holds. */
+async function located(world: World, packName: string | undefined): Promise<Located[]> {
+  const twins = await world.twinNames();
+  const out: Located[] = [];
+  for (const pack of registeredPacks(world).values()) {
+    if (pack.cli === undefined || (packName !== undefined && pack.name !== packName)) continue;
+    if (!twins.includes(packTwinName(pack))) continue;
+    const twin = world.twin(packTwinName(pack));
+    for (const e of await pack.cli.listEndpoints(twin)) out.push({ pack: pack.name, ...e });
+  }
+  return out;
+}
+
+async function find(world: World, id: string, packName: string | undefined): Promise<Located> {
+  const matches = (await located(world, packName)).filter((e) => e.id === id);
+  if (matches.length === 0)
+    throw new TwinError(
+      'UNKNOWN_ENDPOINT',
+      `no endpoint ${id}${packName === undefined ? '' : ` in pack ${packName}`}; list them with \`twinworld endpoints list\``,
+      { path: 'endpoint' },
+    );
+  if (matches.length > 1)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `endpoint id ${id} is held by packs ${matches.map((m) => m.pack).join(' and ')}; name one with --pack`,
+      { path: 'endpoint' },
+    );
+  return matches[0]!;
+}
+
+function row(e: Located): string[] {
+  return [
+    e.pack,
+    e.id,
+    e.kind,
+    e.scope ?? '-',
+    e.enabled ? 'enabled' : 'disabled',
+    e.events.join(','),
+    e.url,
+  ];
+}
+
+async function printQueued(io: CliIO, queued: readonly QueuedDelivery[]): Promise<void> {
+  for (const q of queued)
+    await write(
+      io.stdout,
+      `  queued   ${q.id} (${q.eventType}; a running \`twinworld work\` sends it)\n`,
+    );
+}
+
+export const endpointsCommand: Command = {
+  name: 'endpoints',
+  summary: 'Register, list, disable, enable and remove webhook endpoints',
+  usage: [
+    'endpoints add <pack> --url URL [--secret S] [--events a,b|*] [pack options] [--root DIR] [--json]',
+    '       twinworld endpoints list [<pack>] [--root DIR] [--json]',
+    '       twinworld endpoints disable|enable|remove <id> [--pack P] [--root DIR] [--json]',
+  ].join('\n'),
+  description: [
+    "`add` registers an endpoint the vendor's way and prints its id and signing secret:",
+    '  stripe             a webhook endpoint (we_…, a whsec_ secret, enabled_events)',
+    '  github             a repository hook (--repo owner/name) or an organization hook (--org login);',
+    '                     the repository or organization must exist; the hook is sent a ping',
+    '  slack              an app: Request URL (also its Interactivity URL) and signing secret',
+    '  standard-webhooks  an endpoint (ep_…, a whsec_ secret, filterTypes)',
+    "The secret is generated the vendor's way when --secret is absent, and kept in the world's",
+    'secret store, never in the log. Without --events (or with an empty one) the endpoint takes',
+    'every event type; "*" says so explicitly. Deliveries it queues are sent by `twinworld work`.',
+    '`list` shows every endpoint (of one pack); `disable`, `enable` and `remove` act on one by id.',
+  ].join('\n'),
+  arguments: [
+    ['<action>', ACTIONS.join(', ')],
+    [
+      '<pack>',
+      `for add (and list): ${cliPacks()
+        .map((p) => p.name)
+        .join(', ')}`,
+    ],
+    ['<id>', 'for disable, enable, remove: the endpoint id `list` shows'],
+  ],
+  positionals: { min: 1, max: 2 },
+  options: {
+    url: { type: 'string', arg: 'URL', description: 'add: where deliveries go' },
+    secret: {
+      type: 'string',
+      arg: 'S',
+      description: "add: the signing secret (generated the vendor's way when absent)",
+    },
+    events: {
+      type: 'string',
+      arg: 'a,b|*',
+      description: 'add: the event types it takes, comma-separated; all when absent',
+    },
+    pack: {
+      type: 'string',
+      short: 'p',
+      arg: 'P',
+      description: 'disable/enable/remove: only in pack P',
+    },
+    ...packOptions(),
+  },
+  jsonHelp: 'print the endpoint (add: with its secret and queued deliveries) as JSON',
+  async run(args, io) {
+    const [action, target] = args.positionals as [string, string | undefined];
+    if (!(ACTIONS as readonly string[]).includes(action))
+      throw new UsageError(`unknown action "${action}"; use one of ${ACTIONS.join(', ')}`);
+    const given = (name: string) => args.values[name] !== undefined;
+    if (action !== 'add') {
+      const misplaced = [...ADD_ONLY, ...Object.keys(packOptions())].find(given);
+      if (misplaced !== undefined) throw new UsageError(`--${misplaced} is only for endpoints add`);
+    }
+    switch (action as Action) {
+      case 'add': {
+        if (target === undefined) throw new UsageError('endpoints add needs <pack>');
+        if (given('pack'))
+          throw new UsageError('endpoints add takes the pack as <pack>, not --pack');
+        const pack = cliPack(target);
+        const own = pack.cli.endpointOptions ?? {};
+        const foreign = Object.keys(packOptions()).find((o) => given(o) && !Object.hasOwn(own, o));
+        if (foreign !== undefined)
+          throw new UsageError(
+            `--${foreign} is not an option of ${pack.name} endpoints${
+              Object.keys(own).length === 0
+                ? ''
+                : `; ${pack.name} takes ${Object.keys(own)
+                    .map((o) => `--${o}`)
+                    .join(', ')}`
+            }`,
+          );
+        const rawUrl = stringOption(args, 'url');
+        if (rawUrl === undefined) throw new UsageError('endpoints add needs --url URL');
+        const url = checkUrl(rawUrl);
+        const secret = stringOption(args, 'secret');
+        const events = parseEvents(stringOption(args, 'events'));
+        const options: Record<string, string> = {};
+        for (const name of Object.keys(own)) {
+          const value = stringOption(args, name);
+          if (value !== undefined) options[name] = value;
+        }
+        return withPackWorld(
+          args.root,
+          async (world) => {
+            const twin = world.twin(pack.twin);
+            const watch = watchQueued(world);
+            let added;
+            try {
+              added = await pack.cli.addEndpoint(twin, {
+                url,
+                ...(secret === undefined ? {} : { secret }),
+                ...(events === undefined ? {} : { events }),
+                options,
+              });
+            } finally {
+              watch.stop();
+            }
+            if (args.json) await printJson(io, { pack: pack.name, ...added, queued: watch.queued });
+            else {
+              await write(io.stdout, `${pack.name} ${added.kind} ${added.id} → ${added.url}\n`);
+              await write(io.stdout, `  secret   ${added.secret}\n`);
+              await write(io.stdout, `  events   ${added.events.join(',')}\n`);
+              if (added.scope !== undefined) await write(io.stdout, `  on       ${added.scope}\n`);
+              await printQueued(io, watch.queued);
+            }
+            return 0;
+          },
+          { dispatcher: { autoDispatch: false } },
+        );
+      }
+      case 'list': {
+        if (given('pack'))
+          throw new UsageError('endpoints list takes the pack as <pack>, not --pack');
+        const packName = target === undefined ? undefined : cliPack(target).name;
+        return withPackWorld(
+          args.root,
+          async (world) => {
+            const rows = await located(world, packName);
+            if (args.json) await printJson(io, rows);
+            else if (rows.length === 0) await write(io.stdout, 'no endpoints\n');
+            else
+              await write(
+                io.stdout,
+                new Table(['PACK', 'ID', 'KIND', 'ON', 'STATE', 'EVENTS', 'URL']).render(
+                  rows.map(row),
+                ),
+              );
+            return 0;
+          },
+          { create: false },
+        );
+      }
+      default: {
+        if (target === undefined) throw new UsageError(`endpoints ${action} needs <id>`);
+        const packOption = stringOption(args, 'pack');
+        const packName = packOption === undefined ? undefined : cliPack(packOption).name;
+        return withPackWorld(
+          args.root,
+          async (world) => {
+            const endpoint = await find(world, target, packName);
+            const { cli, twin: twinName } = cliPack(endpoint.pack);
+            const twin = world.twin(twinName);
+            if (action === 'remove') await cli.removeEndpoint(twin, endpoint);
+            else await cli.setEndpointEnabled(twin, endpoint, action === 'enable');
+            const after =
+              action === 'remove'
+                ? { ...endpoint, removed: true }
+                : (await located(world, endpoint.pack)).find((e) => e.id === endpoint.id)!;
+            if (args.json) await printJson(io, after);
+            else
+              await write(
+                io.stdout,
+                `${action === 'remove' ? 'removed' : `${action}d`} ${endpoint.pack} ${endpoint.kind} ${endpoint.id}\n`,
+              );
+            return 0;
+          },
+          { create: false, dispatcher: { autoDispatch: false } },
+        );
+      }
+    }
+  },
+};

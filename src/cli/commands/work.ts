@@ -1,0 +1,155 @@
+// `twinworld work`: the worker (DESIGN §6) for the twins at a root. It claims due work of every
+// kind from every process's writes — queued deliveries, retries that fell due, claims whose owner
+// died — runs it, heartbeats, and finishes it; several `work` processes share the work safely.
+import { TwinError } from '../../errors.js';
+import { deliveryWorkKinds } from '../work-kinds.js';
+import { Worker } from '../../work/worker.js';
+import type { WorkReport } from '../../work/work-kind.js';
+import { countOption, stringOption, type CliIO, type Command } from '../command.js';
+import { write } from '../output.js';
+import { withPackWorld } from '../pack-world.js';
+import { untilSignal } from '../signals.js';
+
+/** --lease in seconds (decimals allowed), as whole milliseconds. */
+export function leaseOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const seconds = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(seconds * 1000 >= 1))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `--lease must be a positive number of seconds (at least 0.001), got "${raw}"`,
+      { path: 'lease' },
+    );
+  return Math.round(seconds * 1000);
+}
+
+class StatusLine {
+  private last = '';
+  constructor(private readonly io: CliIO) {}
+  async show(text: string): Promise<void> {
+    if (text === this.last) return;
+    this.last = text;
+    await write(this.io.stdout, `\r\u001b[2K${text}`);
+  }
+}
+
+export const workCommand: Command = {
+  name: 'work',
+  summary: 'Run the worker: send queued deliveries, due retries, take over lapsed claims',
+  usage: 'work [--concurrency N] [--lease S] [--until-idle] [--root DIR] [--json]',
+  description: [
+    "Claims due work from every process's writes at the root and runs it: queued deliveries, retries",
+    'whose time came, and claims whose owner stopped heartbeating (a send in flight when its process',
+    'died becomes unknown — never resent blindly). It notices new work within about 100 ms of its',
+    'commit by watching the log heads. Several `work` processes share the work; none does a piece twice.',
+    '--until-idle exits once nothing is queued, sending or waiting for a retry (it waits for retries due',
+    'later, on the wall clock). SIGINT/SIGTERM: stop claiming, finish what it holds, exit 0.',
+    'On a terminal it keeps one status line (claimed, sent, failed, retrying); --json prints one JSON',
+    'object per finished item: {"event":"done","kind","id","outcome","detail"}.',
+  ].join('\n'),
+  arguments: [],
+  positionals: { min: 0, max: 0 },
+  options: {
+    concurrency: {
+      type: 'string',
+      arg: 'N',
+      description: 'items run at once (default 8)',
+    },
+    lease: {
+      type: 'string',
+      arg: 'S',
+      description: 'seconds a claim lasts without a heartbeat (default 30)',
+    },
+    'until-idle': {
+      type: 'boolean',
+      description: 'exit when nothing is queued, sending or due',
+    },
+  },
+  jsonHelp:
+    'print one JSON object per line: {"event":"started","owner"}, one {"event":"done",…} per item, {"event":"stopped",…}',
+  async run(args, io) {
+    const concurrency = countOption(args, 'concurrency');
+    if (concurrency === 0)
+      throw new TwinError('INVALID_ARGUMENT', '--concurrency must be at least 1', {
+        path: 'concurrency',
+      });
+    const leaseMs = leaseOption(stringOption(args, 'lease'));
+    const untilIdle = args.values['until-idle'] === true;
+    return withPackWorld(
+      args.root,
+      async (world, dispatcher) => {
+        const status = io.isTTY.stdout && !args.json ? new StatusLine(io) : undefined;
+        const counts = { claimed: 0, sent: 0, failed: 0, retrying: 0, unknown: 0 };
+        const shown = (): string =>
+          `claimed ${counts.claimed}  sent ${counts.sent}  failed ${counts.failed}  retrying ${counts.retrying}  unknown ${counts.unknown}`;
+        let pending: Promise<void> = Promise.resolve();
+        const emit = (fn: () => Promise<void>): void => {
+          pending = pending
+            .then(fn)
+            .catch((error: unknown) => world.reportError(error, 'work output'));
+        };
+        const onReport = (r: WorkReport): void => {
+          if (r.outcome === 'succeeded') counts.sent++;
+          else if (r.outcome === 'failed' || r.outcome === 'cancelled' || r.outcome === 'refused')
+            counts.failed++;
+          else if (r.outcome === 'retrying') counts.retrying++;
+          else if (r.outcome === 'unknown' || r.outcome === 'stale') counts.unknown++;
+          if (args.json)
+            emit(() =>
+              write(
+                io.stdout,
+                `${JSON.stringify({ event: 'done', kind: r.kind, id: r.id, outcome: r.outcome, detail: r.detail ?? null })}\n`,
+              ),
+            );
+          else if (status !== undefined) emit(() => status.show(shown()));
+        };
+        const worker = new Worker(world, deliveryWorkKinds(dispatcher), {
+          owner: dispatcher.owner,
+          ...(concurrency === undefined ? {} : { concurrency }),
+          ...(leaseMs === undefined ? {} : { leaseMs }),
+          onClaim: () => {
+            counts.claimed++;
+            if (status !== undefined) emit(() => status.show(shown()));
+          },
+          onReport,
+        });
+        emit(() =>
+          write(
+            io.stdout,
+            args.json
+              ? `${JSON.stringify({ event: 'started', owner: worker.owner, root: world.root })}\n`
+              : `working as ${worker.owner} (root ${world.root})\n`,
+          ),
+        );
+        let signal: NodeJS.Signals | undefined;
+        if (untilIdle) {
+          const stop = untilSignal().then((s) => {
+            signal = s;
+            return worker.stop();
+          });
+          await Promise.race([worker.runUntilIdle(), stop]);
+        } else {
+          worker.start();
+          signal = await untilSignal();
+          await worker.stop();
+        }
+        await worker.stop();
+        await dispatcher.idle();
+        await pending;
+        const summary = {
+          event: 'stopped',
+          ...counts,
+          ...(signal === undefined ? {} : { signal }),
+        };
+        await write(
+          io.stdout,
+          args.json
+            ? `${JSON.stringify(summary)}\n`
+            : `${status !== undefined ? '\n' : ''}${signal ?? 'idle'}: stopped — ${shown()}\n`,
+        );
+        return 0;
+      },
+      { dispatcher: { autoDispatch: false, ...(leaseMs === undefined ? {} : { leaseMs }) } },
+    );
+  },
+};

@@ -1,0 +1,51 @@
+// Deliveries as work for the worker (DESIGN §6). A record's due time says when someone must act:
+// queued → at once, retrying → when its retry falls due, sending → when its sender's lease lapses.
+// One kind per pack, so the worker's reports name the pack; the dispatcher does the claiming.
+import { isoAt } from '../world/clock.js';
+import { DUE_INDEX, END_OF_TIME } from '../work/lease.js';
+import type { DueItem, WorkKind } from '../work/work-kind.js';
+import type { Dispatcher } from './dispatcher.js';
+import { packTwinName, registeredPacks } from './pack-registry.js';
+
+/** A work kind per registered pack that declares events. */
+export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
+  const kinds: WorkKind[] = [];
+  for (const pack of registeredPacks(dispatcher.world).values()) {
+    const decl = pack.events;
+    if (decl === undefined) continue;
+    const twin = dispatcher.world.twin(packTwinName(pack));
+    const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
+      twin.read((view) =>
+        view
+          .lookupUpTo(decl.recordType, DUE_INDEX, maxKey, limit)
+          .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt) })),
+      );
+    kinds.push({
+      name: `delivery:${pack.name}`,
+      twins: () => [twin],
+      due: (nowMs, limit) => dueItems(isoAt(nowMs), limit),
+      nextDue: async () => {
+        const [first] = await dueItems(END_OF_TIME, 1);
+        return first === undefined ? undefined : Date.parse(first.dueAt);
+      },
+      run: async (item) => {
+        const result = await dispatcher.runDue(pack.name, item.id);
+        if (result === undefined) return undefined;
+        if (result === 'taken_over')
+          return {
+            kind: `delivery:${pack.name}`,
+            id: item.id,
+            outcome: 'unknown',
+            detail: 'lease_expired',
+          };
+        return {
+          kind: `delivery:${pack.name}`,
+          id: item.id,
+          outcome: result.stale ? 'stale' : (result.state ?? result.outcome),
+          detail: `attempt ${result.number} ${result.reason}${result.status === null ? '' : ` ${result.status}`}`,
+        };
+      },
+    });
+  }
+  return kinds;
+}
