@@ -60,5 +60,6 @@ export {
   type UndecodableRow,
 } from './ledger.js';
 export { HOST_TYPE, DEFAULT_HOST_BEAT_MS, type HostView } from './hosts.js';
-export { scheduleWork, SCHEDULE_WORK } from './schedule-work.js';
+export { scheduleWork, SCHEDULE_WORK, claimItem, type ClaimedItem } from './schedule-work.js';
+export { builtInRunner, scheduleHostWork, type ScheduleHostOptions } from './schedule-host.js';
 export { SCHEDULE_PROVIDER, scheduleDedupeKey } from './run-start.js';

@@ -1,4 +1,5 @@
-// Schedules across real processes, on SQLite and PostgreSQL: two workers and a schedule firing
+// Schedules across real processes — `twinworld work` on SQLite, the same worker and work kind in a
+// child process on PostgreSQL (the CLI opens SQLite roots only): two workers and a schedule firing
 // every second whose routine takes 2.5 s, once per overlap policy — the ledger shows each
 // occurrence exactly once and runs overlap only under `fire`; a worker SIGKILLed while it holds a
 // run is reclaimed by the other after the lease, and the dead owner's late result is refused and
@@ -20,6 +21,7 @@ import {
 import { postgresUrl } from '../../storage/postgres-url.js';
 import { expectRefusal } from '../support.js';
 
+const BIN = 'dist/src/cli/main.js';
 const WORKER = 'dist/test/support/schedule-worker.js';
 const LEASE = 2000;
 const dirs: string[] = [];
@@ -27,7 +29,8 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 interface Store {
   readonly name: string;
-  readonly args: string[];
+  /** The command line of a worker process named `label`, and how to read its owner id from a line. */
+  worker(label: string): { argv: string[]; owner: (line: string) => string | undefined };
   open(): World;
 }
 
@@ -40,7 +43,14 @@ const stores: { name: string; make(): Store }[] = [
       const root = join(dir, 'world');
       return {
         name: 'sqlite',
-        args: ['sqlite', root],
+        worker: () => ({
+          argv: [BIN, 'work', '--root', root, '--lease', String(LEASE / 1000), '--json'],
+          owner: (line) => {
+            if (!line.startsWith('{')) return undefined;
+            const event = JSON.parse(line) as { event?: string; owner?: string };
+            return event.event === 'started' ? event.owner : undefined;
+          },
+        }),
         open: () => openWorld({ root, clock: new RealClock(), sqlite: { busyTimeoutMs: 60_000 } }),
       };
     },
@@ -52,7 +62,10 @@ const stores: { name: string; make(): Store }[] = [
       const world = `sched_${process.pid}_${Date.now().toString(36)}_${++made}`;
       return {
         name: 'postgres',
-        args: ['postgres', url, world],
+        worker: (label) => ({
+          argv: [WORKER, 'postgres', url, world, label, String(LEASE)],
+          owner: (line) => (line === `ready ${label}` ? label : undefined),
+        }),
         open: () =>
           openWorld({
             root: ':memory:',
@@ -69,6 +82,8 @@ interface Proc {
   readonly child: ChildProcess;
   readonly lines: string[];
   readonly exited: Promise<number | string | null>;
+  /** The worker id it writes on its claims and heartbeats. */
+  readonly owner: string;
 }
 
 const running: Proc[] = [];
@@ -76,10 +91,9 @@ afterEach(() => {
   for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
 });
 
-async function startWorker(store: Store, owner: string): Promise<Proc> {
-  const child = spawn(process.execPath, [WORKER, ...store.args, owner, String(LEASE)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function startWorker(store: Store, label: string): Promise<Proc> {
+  const { argv, owner: ownerOf } = store.worker(label);
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let partial = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -90,13 +104,16 @@ async function startWorker(store: Store, owner: string): Promise<Proc> {
   const exited = new Promise<number | string | null>((resolve) =>
     child.on('exit', (code, signal) => resolve(signal ?? code)),
   );
-  const proc = { child, lines, exited };
-  running.push(proc);
-  await vi.waitFor(() => expect(lines).toContain(`ready ${owner}`), {
-    timeout: 30_000,
-    interval: 20,
-  });
-  return proc;
+  running.push({ child, lines, exited, owner: label });
+  let owner: string | undefined;
+  await vi.waitFor(
+    () => {
+      owner = lines.map(ownerOf).find((o) => o !== undefined);
+      expect(owner).toBeDefined();
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  return { child, lines, exited, owner: owner! };
 }
 
 async function withSchedules<T>(store: Store, fn: (s: Schedules) => Promise<T>): Promise<T> {
@@ -156,7 +173,8 @@ for (const { name, make } of stores) {
         const seconds = rows.map((r) => ms(r.nominalAt) / 1000).sort((a, b) => a - b);
         expect(seconds.length).toBeGreaterThanOrEqual(5);
         expect(seconds).toEqual(seconds.map((_, i) => seconds[0]! + i));
-        expect(hosts.map((h) => h.owner).sort()).toEqual(['wrk-a', 'wrk-b']);
+        const owners = workers.map((w) => w.owner);
+        expect(hosts.map((h) => h.owner).sort()).toEqual([...owners].sort());
         const outcomes = rows.map((r) => r.outcome);
         const completed = rows.filter((r) => r.outcome === 'completed');
         expect(completed.length).toBeGreaterThanOrEqual(overlap === 'supersede' ? 0 : 1);
@@ -168,7 +186,7 @@ for (const { name, make } of stores) {
         if (overlap === 'fire') {
           expect(maxConcurrent(rows)).toBeGreaterThanOrEqual(2);
           expect(outcomes).not.toContain('skipped');
-          expect(new Set(completed.map((r) => r.owner))).toEqual(new Set(['wrk-a', 'wrk-b']));
+          expect(new Set(completed.map((r) => r.owner))).toEqual(new Set(owners));
         } else expect(maxConcurrent(rows)).toBe(1);
         if (overlap === 'skip')
           expect(rows.filter((r) => r.reason === 'overlap').length).toBeGreaterThanOrEqual(2);
@@ -200,24 +218,34 @@ for (const { name, make } of stores) {
         }),
       );
       const a = await startWorker(store, 'wrk-a');
-      await vi.waitFor(() => expect(a.lines.some((l) => l.startsWith('run '))).toBe(true), {
-        timeout: 15_000,
-        interval: 20,
-      });
-      const occurrence = a.lines.find((l) => l.startsWith('run '))!.split(' ')[1]!;
+      /** The occurrence a worker is running, from the ledger. */
+      const runningBy = (owner: string, fence: number): Promise<string | undefined> =>
+        withSchedules(store, async (s) => {
+          const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick' });
+          return items.find((r) => r.state === 'running' && r.owner === owner && r.fence === fence)
+            ?.occurrenceId;
+        });
+      let occurrence = '';
+      await vi.waitFor(
+        async () => {
+          occurrence = (await runningBy(a.owner, 1)) ?? '';
+          expect(occurrence).not.toBe('');
+        },
+        { timeout: 15_000, interval: 50 },
+      );
       const b = await startWorker(store, 'wrk-b');
       a.child.kill('SIGKILL');
       expect(await a.exited).toBe('SIGKILL');
       const killedAt = Date.now();
-      await vi.waitFor(() => expect(b.lines).toContain(`run ${occurrence} 2`), {
+      await vi.waitFor(async () => expect(await runningBy(b.owner, 2)).toBe(occurrence), {
         timeout: 20_000,
-        interval: 20,
+        interval: 50,
       });
       await withSchedules(store, async (s) => {
         const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
         expect(row).toMatchObject({
           occurrenceId: occurrence,
-          owner: 'wrk-b',
+          owner: b.owner,
           fence: 2,
           reclaimedRunId: `${occurrence}.1`,
         });
@@ -250,7 +278,7 @@ for (const { name, make } of stores) {
           scheduleId: 'tick',
           occurrenceId: occurrence,
           nominalAt: row!.nominalAt,
-          owner: 'wrk-a',
+          owner: a.owner,
           fence: 1,
           reservationId: reservationIdOf(occurrence, 1),
           leaseUntil: row!.nominalAt,
@@ -267,10 +295,10 @@ for (const { name, make } of stores) {
         const [after] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
         expect(after).toMatchObject({
           outcome: 'completed',
-          owner: 'wrk-b',
+          owner: b.owner,
           fence: 2,
           lateObservation: {
-            owner: 'wrk-a',
+            owner: a.owner,
             fence: 1,
             outcome: 'completed',
             result: { waited: 3000 },
