@@ -28,13 +28,19 @@ export function waitRoutine(): RoutineFn {
     const startedAt = clock.now();
     return new Promise<JsonValue>((resolve, reject) => {
       const signal = ctx.signal;
+      // The real clock's timers do not hold the process open; a process waiting for this routine
+      // (a worker finishing what it holds on SIGTERM) must stay up until it ends. Wall-time pacing
+      // only: nothing of it reaches the log, and a virtual clock needs none.
+      const keep = clock.kind === 'real' ? setInterval(() => {}, 2 ** 30) : undefined;
       const onAbort = (): void => {
+        clearInterval(keep);
         cancel();
         const error = new Error('the run lost its claim');
         error.name = 'ABORTED';
         reject(error);
       };
       const cancel = clock.schedule(startedAt + ms, () => {
+        clearInterval(keep);
         signal?.removeEventListener('abort', onAbort);
         resolve({ waited: ms });
       });
