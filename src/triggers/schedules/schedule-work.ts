@@ -69,8 +69,11 @@ export function scheduleWork(schedules: Schedules): WorkKind {
     name: SCHEDULE_WORK,
     twins: () => [schedules.twin],
     due: async (nowMs, limit) => {
-      await schedules.beat();
-      return dueItems(isoAt(nowMs), limit);
+      const items = await dueItems(isoAt(nowMs), limit);
+      // A host beats while it serves schedules: a root with none keeps its trigger twin empty.
+      if (schedules.beatDue() && (items.length > 0 || (await dueItems(END_OF_TIME, 1)).length > 0))
+        await schedules.beat();
+      return items;
     },
     nextDue: async () => {
       const [first] = await dueItems(END_OF_TIME, 1);

@@ -877,6 +877,11 @@ export class Schedules {
 
   // ---- scheduler hosts ------------------------------------------------------------------------
 
+  /** Whether this host's next heartbeat is due (one per beat interval of the world clock). */
+  beatDue(): boolean {
+    return this.now() >= this.lastBeat + this.hostBeatMs;
+  }
+
   /** Records that this host polled, at most once per beat interval (world clock). */
   async beat(): Promise<boolean> {
     const nowMs = this.now();

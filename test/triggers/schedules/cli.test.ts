@@ -1,11 +1,11 @@
 // `twinworld schedules` through the built binary: declaring (with a seconds field, the policies in
 // text form, the revision fence), listing, pausing, inspecting, backfilling, history and pruning,
 // and each refusal's code and exit status.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 const BIN = resolve('dist/src/cli/main.js');
 const dirs: string[] = [];
@@ -183,5 +183,38 @@ describe('twinworld schedules', () => {
       removed: 0,
       kept: 0,
     });
+  });
+
+  it('serve runs the schedules beside its ingress, as work does', async () => {
+    const r = root();
+    json(tw(r, ['add', 'tick', '--cron', '* * * * * *', '--input', '{"n":1}', '--json']));
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--endpoint', 'stripe=SCHED_TEST_SECRET', '--root', r],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, SCHED_TEST_SECRET: 'whsec_x' },
+      },
+    );
+    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await vi.waitFor(
+        () => {
+          const page = json<{ items: { outcome: string; result: unknown }[] }>(
+            tw(r, ['history', 'tick', '--outcome', 'completed', '--json']),
+          );
+          expect(page.items.length).toBeGreaterThanOrEqual(2);
+          expect(page.items[0]!.result).toMatchObject({ recorded: expect.any(String) });
+        },
+        { timeout: 20_000, interval: 300 },
+      );
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    const seen = json<{ hosts: unknown[]; lastHeartbeat: { label: string } }>(
+      tw(r, ['inspect', 'tick', '--json']),
+    );
+    expect(seen.lastHeartbeat.label).toMatch(/:\d+$/);
   });
 });
