@@ -23,9 +23,9 @@ import {
 const N = 2_000;
 const CONCURRENCY = 16;
 const ROUNDS = 3;
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+export const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-const pack: Pack = {
+export const pack: Pack = {
   name: 'bench',
   events: {
     rules: [{ operation: 'customer.create', types: ['customer.created'] }],
@@ -39,13 +39,13 @@ const pack: Pack = {
   },
 };
 
-interface ReceiverProcess {
+export interface ReceiverProcess {
   url: string;
   dump(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
-async function startReceiver(): Promise<ReceiverProcess> {
+export async function startReceiver(): Promise<ReceiverProcess> {
   const child: ChildProcess = fork(
     join(fileURLToPath(new URL('.', import.meta.url)), 'receiver-process.js'),
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
@@ -68,7 +68,7 @@ async function startReceiver(): Promise<ReceiverProcess> {
   };
 }
 
-async function pool(
+export async function pool(
   n: number,
   concurrency: number,
   job: (i: number) => Promise<void>,

@@ -29,13 +29,13 @@ import {
 const OPS = 2_000;
 const ROUNDS = 5;
 const WARMUP = 400;
-const IN_FLIGHT = 64;
+export const IN_FLIGHT = 64;
 const HTTP_REQUESTS = 2_000;
 const HTTP_CLIENTS = 8;
 const SECRET = 'whsec_benchIngressSecret000000000000001';
-const NOW = '2026-03-01T12:00:00.000Z';
+export const NOW = '2026-03-01T12:00:00.000Z';
 
-function envelopeFor(round: string, i: number): TriggerEnvelope {
+export function envelopeFor(round: string, i: number): TriggerEnvelope {
   return createTriggerEnvelope({
     tenantId: 'acme',
     scopeId: 'store-1',
@@ -55,14 +55,18 @@ function envelopeFor(round: string, i: number): TriggerEnvelope {
 }
 
 /** Duplicates trail their originals by this many keys: by the time one arrives, the first delivery has finished. */
-const LAG = IN_FLIGHT / 2;
+export const LAG = IN_FLIGHT / 2;
 
 /**
  * OPS envelopes over OPS/2 keys: each new key is followed by a retried delivery of the key LAG
  * places back (the first LAG retry the previous round's last keys), so half are duplicates.
  */
-function workload(round: string, previous: readonly TriggerEnvelope[]): TriggerEnvelope[] {
-  const fresh = Array.from({ length: OPS / 2 }, (_, i) => envelopeFor(round, i));
+export function workload(
+  round: string,
+  previous: readonly TriggerEnvelope[],
+  ops = OPS,
+): TriggerEnvelope[] {
+  const fresh = Array.from({ length: ops / 2 }, (_, i) => envelopeFor(round, i));
   const out: TriggerEnvelope[] = [];
   fresh.forEach((e, i) =>
     out.push(e, i >= LAG ? fresh[i - LAG]! : previous[previous.length - LAG + i]!),

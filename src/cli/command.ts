@@ -2,13 +2,23 @@
 // run(args, io) → exit code), the io it talks through — streams passed in rather than taken
 // from `process`, so tests can drive a command in-process as well as through the binary — and
 // opening the world a command works on.
-import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { TwinError } from '../errors.js';
 import { RealClock } from '../world/clock.js';
 import type { Twin } from '../world/twin.js';
-import { openWorld, validateTwinName, type World } from '../world/world.js';
+import { validateTwinName, type World } from '../world/world.js';
 import { storageRefusal } from '../world/root.js';
+import {
+  DEFAULT_ROOT,
+  openStoreWorld,
+  parseStore,
+  STORE_ENV,
+  storeMayHoldWorld,
+  type StoreTarget,
+} from './store.js';
+import { UsageError } from './usage-error.js';
+
+export { DEFAULT_ROOT, UsageError };
 
 export interface CliIO {
   readonly stdin: Readable;
@@ -16,6 +26,8 @@ export interface CliIO {
   readonly stderr: Writable;
   /** Progress lines go to stderr only when a person is watching it. */
   readonly isTTY: { readonly stdin: boolean; readonly stdout: boolean; readonly stderr: boolean };
+  /** Where TWINWORLD_STORE is read (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface OptionSpec {
@@ -31,7 +43,12 @@ export interface OptionSpec {
 export interface ParsedArgs {
   readonly positionals: readonly string[];
   readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
-  /** `--root DIR`, default ./.twinworld. */
+  /** Where the world is kept: `--root DIR`, `--store URL` or TWINWORLD_STORE (src/cli/store.ts). */
+  readonly store: StoreTarget;
+  /**
+   * The same as a string `withWorld` accepts: the SQLite root folder (default ./.twinworld), or
+   * the PostgreSQL URL — which may carry a password, so print `store.label` (or `world.root`), never this.
+   */
   readonly root: string;
   /** `--json`: machine-readable output (and errors as JSON on stderr). */
   readonly json: boolean;
@@ -47,28 +64,27 @@ export interface Command {
   readonly description: string;
   readonly arguments: readonly (readonly [name: string, description: string])[];
   readonly positionals: { readonly min: number; readonly max: number };
-  /** Command-specific options; --root, --json and --help are added to every command. */
+  /** Command-specific options; --root, --store, --json and --help are added to every command. */
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** What --json does for this command. */
   readonly jsonHelp: string;
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 
-export const DEFAULT_ROOT = './.twinworld';
-
 export const COMMON_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  root: { type: 'string', arg: 'DIR', description: `world root folder (default ${DEFAULT_ROOT})` },
+  root: {
+    type: 'string',
+    arg: 'DIR',
+    description: `world root folder, kept in SQLite (default ${DEFAULT_ROOT})`,
+  },
+  store: {
+    type: 'string',
+    arg: 'URL',
+    description: `where the world is kept: postgres://user:pw@host:port/db[?world=NAME]\n(PostgreSQL), sqlite:DIR or a folder (SQLite); default $${STORE_ENV}`,
+  },
   json: { type: 'boolean', description: '' },
   help: { type: 'boolean', short: 'h', description: 'show this help' },
 };
-
-/** A mistake in how the command was called (exit 2), as opposed to a refused operation (exit 1). */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export function stringOption(args: ParsedArgs, name: string): string | undefined {
   const value = args.values[name];
@@ -86,16 +102,18 @@ export function countOption(args: ParsedArgs, name: string): number | undefined 
 }
 
 /**
- * Opens the world with the real clock and the SQLite backend, and always closes it. Commands that
- * only read pass `create: false`: a missing root is refused (ROOT_NOT_FOUND), never created.
- * What the file system or the driver says about the root comes out as a typed refusal.
+ * Opens the world with the real clock on its store (`args.store`, or `args.root` as a string: a
+ * folder, sqlite:DIR or a postgres:// URL), and always closes it. Commands that only read pass
+ * `create: false`: a missing SQLite root is refused (ROOT_NOT_FOUND), never created. What the file
+ * system or the database says comes out as a typed refusal (src/storage/postgres/store-error.ts).
  */
 export async function withWorld<T>(
-  root: string,
+  where: string | StoreTarget,
   fn: (world: World) => Promise<T> | T,
   options: { create?: boolean } = {},
 ): Promise<T> {
-  const world = openWorld({ root, clock: new RealClock(), create: options.create ?? true });
+  const target = typeof where === 'string' ? parseStore(where) : where;
+  const world = openStoreWorld(target, { clock: new RealClock(), create: options.create ?? true });
   let result: T;
   try {
     result = await fn(world);
@@ -119,9 +137,10 @@ export async function withTwin<T>(
   fn: (twin: Twin) => Promise<T> | T,
 ): Promise<T> {
   validateTwinName(name);
-  if (options.mustExist && !existsSync(args.root)) throw unknownTwin(name, args.root);
+  if (options.mustExist && !storeMayHoldWorld(args.store))
+    throw unknownTwin(name, args.store.label);
   return withWorld(
-    args.root,
+    args.store,
     async (world) => {
       const known = await world.twinNames();
       if (options.mustExist && !known.includes(name)) throw unknownTwin(name, world.root, known);
@@ -135,7 +154,7 @@ function unknownTwin(name: string, root: string, known: string[] = []): TwinErro
   const hint = known.length === 0 ? 'it holds no twins yet' : `it holds: ${known.join(', ')}`;
   return new TwinError(
     'UNKNOWN_TWIN',
-    `no twin "${name}" in the world at ${root} (${hint}); check the name or pass --root`,
+    `no twin "${name}" in the world at ${root} (${hint}); check the name, or pass --root or --store`,
     { path: 'twin' },
   );
 }

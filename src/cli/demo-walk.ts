@@ -3,6 +3,7 @@
 // once so a retry shows; a New York calendar fires as the clock passes 09:30 there.
 import { github, slack, stripe } from '../../packs/index.js';
 import type { JsonObject, JsonValue } from '../log/json-value.js';
+import type { StorageBackend } from '../storage/port.js';
 import type { RoutineFn } from '../triggers/in-process-runner.js';
 import { mountPrefix } from '../walk/mount-transport.js';
 import { openWalk, type Walk } from '../walk/walk.js';
@@ -13,8 +14,10 @@ export const DEMO_TENANT = 'demo';
 
 export interface DemoOptions {
   readonly seed: string | number;
-  /** A folder for the world, or ':memory:' (default). */
+  /** A folder for the world, or ':memory:' (default); with `backend`, the label of its store. */
   readonly root?: string;
+  /** Another storage backend (PostgreSQL): the demo's world is kept there. */
+  readonly backend?: StorageBackend;
 }
 
 export interface Demo {
@@ -41,6 +44,7 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
     seed: options.seed,
     start: DEMO_START,
     ...(options.root === undefined ? {} : { root: options.root }),
+    ...(options.backend === undefined ? {} : { backend: options.backend }),
     packs: [stripe.pack, github.pack, slack.pack],
   });
   try {

@@ -5,6 +5,7 @@ import { Dispatcher, type DispatcherOptions } from '../events/dispatcher.js';
 import { registerPack } from '../events/pack-registry.js';
 import type { World } from '../world/world.js';
 import { withWorld } from './command.js';
+import type { StoreTarget } from './store.js';
 
 /**
  * `create: false` for commands that only read (deliveries, attempts): a missing root is refused.
@@ -12,7 +13,7 @@ import { withWorld } from './command.js';
  * only queue work (endpoints, trigger), so a running worker sends it, not this process.
  */
 export function withPackWorld<T>(
-  root: string,
+  where: string | StoreTarget,
   fn: (world: World, dispatcher: Dispatcher) => Promise<T> | T,
   options: { create?: boolean; dispatcher?: DispatcherOptions } = {},
 ): Promise<T> {
@@ -25,7 +26,7 @@ export function withPackWorld<T>(
       await dispatcher.close();
     }
   };
-  return withWorld(root, run, {
+  return withWorld(where, run, {
     ...(options.create === undefined ? {} : { create: options.create }),
   });
 }

@@ -27,11 +27,13 @@ import { schedulesCommand } from './commands/schedules.js';
 import { endpointsCommand } from './commands/endpoints.js';
 import { triggerCommand } from './commands/trigger.js';
 import { triggersCommand } from './commands/triggers.js';
+import { dispatchesCommand } from './commands/dispatches.js';
 import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
 import { printError, printUsageError, write } from './output.js';
+import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -54,6 +56,7 @@ export const COMMANDS: readonly Command[] = [
   workCommand,
   serveCommand,
   triggersCommand,
+  dispatchesCommand,
   tickCommand,
   schedulesCommand,
 ];
@@ -75,8 +78,10 @@ export function mainHelp(): string {
     'Commands:',
     ...lines,
     '',
-    `Every command takes --root DIR (world root, default ${DEFAULT_ROOT}), --json (machine-readable`,
-    'output) and -h/--help. Run `twinworld help <command>` or `twinworld <command> --help` for details.',
+    `Every command takes --root DIR (a world root folder, kept in SQLite; default ${DEFAULT_ROOT}) or`,
+    `--store URL (postgres://user:pw@host:port/db[?world=NAME] for PostgreSQL; sqlite:DIR or a folder`,
+    `for SQLite; default $${STORE_ENV}), --json (machine-readable output) and -h/--help.`,
+    'Run `twinworld help <command>` or `twinworld <command> --help` for details.',
     '',
     EXIT_STATUS,
   ].join('\n');
@@ -194,16 +199,15 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       json,
     );
   }
-  const root = typeof parsed.values.root === 'string' ? parsed.values.root : DEFAULT_ROOT;
-  if (root === '')
-    return printUsageError(io, '--root must not be empty', commandHelp(command), json);
-  const args: ParsedArgs = {
-    positionals: parsed.positionals,
-    values: parsed.values as ParsedArgs['values'],
-    root,
-    json,
-  };
   try {
+    const store = chooseStore(parsed.values, io.env ?? process.env);
+    const args: ParsedArgs = {
+      positionals: parsed.positionals,
+      values: parsed.values as ParsedArgs['values'],
+      store,
+      root: storeSpec(store),
+      json,
+    };
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof UsageError)

@@ -4,6 +4,7 @@ import { deliveryWork } from '../events/delivery-work.js';
 import type { Dispatcher } from '../events/dispatcher.js';
 import { calendarWork } from '../triggers/calendar/calendar-work.js';
 import { runTakeoverWork } from '../triggers/run-work.js';
+import { deferredDispatchWork } from '../triggers/deferred/dispatch-work.js';
 import type { TriggerRuntime } from '../triggers/serve/serve.js';
 import { scheduleHostWork } from '../triggers/schedules/schedule-host.js';
 import type { WorkKind } from '../work/work-kind.js';
@@ -35,13 +36,14 @@ export function workKinds(dispatcher: Dispatcher, options: { leaseMs?: number } 
 }
 
 /**
- * `twinworld serve`: calendars that fell due, routine runs whose owner's lease lapsed, and the
- * schedules.
+ * `twinworld serve`: calendars that fell due, routine runs whose owner's lease lapsed, deferred
+ * dispatches that fell due (delayed, debounced, queued for a slot, expiring), and the schedules.
  */
 export function serveWorkKinds(runtime: TriggerRuntime): WorkKind[] {
   return [
     calendarWork(runtime.calendar, runtime.engine.twin),
     runTakeoverWork(runtime.engine),
+    deferredDispatchWork(runtime.engine),
     scheduleHostWork(runtime.engine.world, {
       owner: runtime.engine.claimant.owner,
       twin: runtime.engine.twin.name,

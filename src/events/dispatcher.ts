@@ -31,6 +31,9 @@ import { getScheme } from './signing/index.js';
 import { isPromise } from '../storage/secret-store.js';
 import { continueTrace } from './trace.js';
 import { HttpTransport } from './transports/http-transport.js';
+import { TransportRoutes, type TransportRoute } from './transports/routes.js';
+
+export type { TransportRoute };
 import {
   TransportFailure,
   type Transport,
@@ -41,12 +44,6 @@ import { normalizeDecision, skip, type Decision } from '../world/decision.js';
 import { keepAlive } from '../work/heartbeat.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS } from '../work/lease.js';
 import type { ReadView } from '../state/read-view.js';
-
-export interface TransportRoute {
-  /** URLs starting with this prefix go through `transport`. */
-  readonly prefix: string;
-  readonly transport: Transport;
-}
 
 export interface DispatcherOptions {
   readonly routes?: readonly TransportRoute[];
@@ -157,7 +154,7 @@ function classifyStatus(status: number): { outcome: AttemptOutcome; reason: stri
 }
 
 export class Dispatcher {
-  private readonly routes: readonly TransportRoute[];
+  private readonly routes: TransportRoutes;
   private readonly defaultTransport: Transport;
   private readonly ownsDefault: boolean;
   private readonly concurrency: number;
@@ -188,9 +185,9 @@ export class Dispatcher {
         path: 'concurrency',
       });
     }
-    this.routes = options.routes ?? [];
     this.ownsDefault = options.defaultTransport === undefined;
     this.defaultTransport = options.defaultTransport ?? new HttpTransport();
+    this.routes = new TransportRoutes(options.routes ?? [], this.defaultTransport);
     this.concurrency = options.concurrency ?? 32;
     this.autoDispatch = options.autoDispatch ?? true;
     this.owner = options.owner ?? `wrk_${world.ids.ksuid()}`;
@@ -455,11 +452,6 @@ export class Dispatcher {
     });
   }
 
-  private transportFor(url: string): Transport {
-    for (const route of this.routes) if (url.startsWith(route.prefix)) return route.transport;
-    return this.defaultTransport;
-  }
-
   /** One claimed attempt, in named steps: secrets, headers and signature, observers, send, classify, finish. */
   private async sendAndFinish(
     pack: Pack,
@@ -469,7 +461,7 @@ export class Dispatcher {
     claim: Claim,
     record: DeliveryFields,
   ): Promise<AttemptResult> {
-    const transport = this.transportFor(record.url);
+    const transport = this.routes.for(record.url);
     const sentAt = transport.now();
     const stopBeats = keepAlive(
       this.world.clock,

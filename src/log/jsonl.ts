@@ -5,9 +5,11 @@ import { createInterface } from 'node:readline';
 import { TwinError } from '../errors.js';
 
 export function readLines(file: string): AsyncIterable<string> {
-  const stream = createReadStream(file, { encoding: 'utf8' });
-  stream.on('error', () => {});
   return (async function* () {
+    // Opened when reading starts, not before: a caller that awaits something else first (a
+    // network store's head) must not miss the 'open' event and wait on it forever.
+    const stream = createReadStream(file, { encoding: 'utf8' });
+    stream.on('error', () => {});
     try {
       await once(stream, 'open');
     } catch (error) {

@@ -5,6 +5,7 @@
 import type { IndexKey } from '../state/indexes.js';
 import type { Resource } from '../state/resource.js';
 import type { Entry } from '../log/write.js';
+import type { SecretStore } from './secret-store.js';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -79,5 +80,11 @@ export interface StorageBackend {
   openTwin(name: string): Promise<TwinStore>;
   /** Names of the twins this backend already holds. */
   listTwins(): Promise<string[]>;
+  /**
+   * Where the backend keeps the world's endpoint secrets, when it keeps them itself (PostgreSQL: a
+   * table beside the twins, shared by every host). A world opened on the backend uses it unless
+   * given a store of its own; closing the backend releases it.
+   */
+  secretStore?(): SecretStore;
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // shape a host can send back as the JSON body of its HTTP answer.
 import type { JsonValue } from '../log/json-value.js';
 
-export type IngestStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress';
+export type IngestStatus = 'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'deferred';
 
 interface AnswerBase {
   readonly tenantId: string;
@@ -44,6 +44,8 @@ export interface DuplicateAnswer extends AnswerBase {
   readonly routineResult: JsonValue;
   /** For a replay: the dedupe key the same signed content was first received under. */
   readonly replayOf?: string;
+  /** For a key a deferred dispatch took in: the dispatch, whose run this answer reports. */
+  readonly dispatchId?: string;
 }
 
 /** Still running (here or in another process); keep the retry, or schedule recovery. */
@@ -52,4 +54,25 @@ export interface InProgressAnswer extends AnswerBase {
   readonly attempt: number;
 }
 
-export type IngestAnswer = TriggeredAnswer | FilteredAnswer | DuplicateAnswer | InProgressAnswer;
+/**
+ * Taken in, to run later (a route's or the call's dispatch options: delay, debounce, concurrency,
+ * ttl); safe to acknowledge. Over HTTP: 202 Accepted, `Location: /dispatches/<dispatchId>`.
+ * A later duplicate of the key answers this again until the dispatch ran, then as dedupe does.
+ */
+export interface DeferredAnswer extends AnswerBase {
+  readonly status: 'deferred';
+  readonly routineId: string;
+  /** The deferred dispatch this envelope opened or joined (a debounce coalesces many keys into one). */
+  readonly dispatchId: string;
+  readonly state: 'delayed' | 'debounced' | 'queued' | 'dispatched' | 'expired' | 'cancelled';
+  /** When the worker takes it up next; null while it waits for a concurrency slot, or is done. */
+  readonly dueAt: string | null;
+  /** When it is meant to run (the delay's end, the quiet period's end, when it was queued). */
+  readonly runAt: string;
+  readonly expiresAt: string | null;
+  /** Envelopes the dispatch has absorbed so far, this one included. */
+  readonly pings: number;
+}
+
+export type IngestAnswer =
+  TriggeredAnswer | FilteredAnswer | DuplicateAnswer | InProgressAnswer | DeferredAnswer;

@@ -44,6 +44,15 @@ import {
 } from './refusal-windows.js';
 import type { TriggerSource } from './source.js';
 import {
+  checkDispatchOptions,
+  mergeDispatch,
+  type CheckedDispatch,
+  type DispatchOptions,
+} from './deferred/dispatch-options.js';
+import { planDispatch } from './deferred/dispatch-plan.js';
+import { declareDispatchIndexes } from './deferred/dispatch-record.js';
+import { decideDeferredReceive } from './deferred/receive-deferred.js';
+import {
   authorize,
   contextArgument,
   isTriggerContext,
@@ -62,6 +71,8 @@ export interface TriggerRoute {
   readonly filter?: (envelope: TriggerEnvelope) => boolean;
   /** Builds the routine's input after the claim (so a failure here is a failed, recoverable run). */
   readonly buildInput: (envelope: TriggerEnvelope) => JsonValue | Promise<JsonValue>;
+  /** Run later, not at once: delay, debounce, concurrency, ttl (see deferred/dispatch-options.ts). */
+  readonly dispatch?: DispatchOptions;
 }
 
 export interface TriggerEngineOptions {
@@ -84,6 +95,8 @@ export interface IngestOptions {
    * answered `duplicate` (with `replayOf`) and never run.
    */
   readonly replayGuard?: ReplayGuard;
+  /** Dispatch options for this envelope; each one given replaces the route's option of that name. */
+  readonly dispatch?: DispatchOptions;
 }
 
 export interface StopOptions {
@@ -128,6 +141,7 @@ export class TriggerEngine {
   readonly twin: Twin;
   readonly runner: RoutineRunner;
   private readonly routes = new Map<string, TriggerRoute>();
+  private readonly dispatchOptions = new Map<string, CheckedDispatch>();
   private readonly sources = new Map<string, TriggerSource>();
   private readonly commits: GroupCommit;
   /** This engine's identity on the runs it claims. */
@@ -181,6 +195,7 @@ export class TriggerEngine {
     this.twin.declareIndex({ type: RECEIPT_TYPE, name: TENANT_INDEX, field: 'tenantId' });
     this.twin.declareIndex({ type: REFUSALS_TYPE, name: TENANT_INDEX, field: 'tenantId' });
     this.twin.declareIndex({ type: RECORD_TYPE, name: DUE_INDEX, field: DUE_FIELD });
+    declareDispatchIndexes(this.twin);
     this.claimant = {
       owner: options.owner ?? `wrk_${world.ids.ksuid()}`,
       leaseMs: checkLeaseMs(options.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs'),
@@ -229,12 +244,21 @@ export class TriggerEngine {
         { path: 'route.triggerId' },
       );
     }
+    const dispatch =
+      route.dispatch === undefined
+        ? undefined
+        : checkDispatchOptions(route.dispatch, 'route.dispatch', 'INVALID_ARGUMENT');
     this.routes.set(route.triggerId, route);
+    if (dispatch !== undefined) this.dispatchOptions.set(route.triggerId, dispatch);
     return this;
   }
 
   hasRoute(triggerId: string): boolean {
     return this.routes.has(triggerId);
+  }
+
+  routeFor(triggerId: string): TriggerRoute | undefined {
+    return this.routes.get(triggerId);
   }
 
   /** Sources are registered before start(), which connects them all. */
@@ -375,7 +399,11 @@ export class TriggerEngine {
       const env = checkEnvelope(envelope);
       authorize(contextArgument(context), env.tenantId, 'ingest', 'ingest events');
       const guard = checkGuard(options?.replayGuard);
-      return this.track(this.ingestNow(env, guard));
+      const dispatch =
+        options?.dispatch === undefined
+          ? undefined
+          : checkDispatchOptions(options.dispatch, 'options.dispatch', 'INVALID_ARGUMENT');
+      return this.track(this.ingestNow(env, guard, dispatch));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -384,6 +412,7 @@ export class TriggerEngine {
   private async ingestNow(
     env: TriggerEnvelope,
     guard: ReplayGuard | undefined,
+    callDispatch: CheckedDispatch | undefined,
   ): Promise<IngestAnswer> {
     const route = this.routes.get(env.triggerId);
     if (route === undefined) {
@@ -404,20 +433,38 @@ export class TriggerEngine {
     }
     const filtered = route.filter !== undefined && !route.filter(env);
     const recorder = this.runner.recorder;
+    const dispatch = mergeDispatch(this.dispatchOptions.get(env.triggerId), callDispatch);
+    // Keys come from host code (a key function), so they are read before the decision.
+    const plan = dispatch === undefined || filtered ? undefined : planDispatch(dispatch, env);
+    const choice = { routineId: route.routineId, filtered };
     const outcome = await this.commits.submit((view, now) =>
-      decideReceive(
-        view,
-        now,
-        env,
-        { routineId: route.routineId, filtered },
-        recorder,
-        this.claimant,
-        guard,
-      ),
+      plan === undefined
+        ? decideReceive(view, now, env, choice, recorder, this.claimant, guard)
+        : decideDeferredReceive(view, now, env, choice, plan, recorder, this.claimant, guard),
     );
     if (outcome.kind === 'answered') return outcome.answer;
     if (outcome.kind === 'conflict') throw outcome.error;
     return this.runClaimed(route, outcome.run, outcome.scheduledAt);
+  }
+
+  /**
+   * Runs an attempt a deferred dispatch claimed (deferred/dispatch-step.ts), exactly as ingest
+   * runs its own: heartbeats, the finish, STALE_OWNER, ROUTINE_FAILED.
+   */
+  runDispatched(run: RunStartInfo, scheduledAt: string): Promise<TriggeredAnswer> {
+    try {
+      this.assertRunning('runDispatched');
+      const route = this.routes.get(run.envelope.triggerId);
+      if (route === undefined)
+        throw new TwinError(
+          'UNKNOWN_TRIGGER',
+          `no route for trigger "${run.envelope.triggerId}" in this process; register it before starting a worker`,
+          { path: 'triggerId' },
+        );
+      return this.track(this.runClaimed(route, run, scheduledAt));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Runs a claimed attempt outside any lock, then records its finish. */

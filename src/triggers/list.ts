@@ -18,7 +18,7 @@ import { authorize, contextArgument, type TriggerContext } from './tenant-contex
 import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
 
 export type ListedStatus =
-  'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused';
+  'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused' | 'deferred';
 
 export interface TriggerListing {
   /**
@@ -98,8 +98,14 @@ function decode(
 function fromRecord(r: Resource): TriggerListing {
   const f = r.fields as unknown as RecordFields;
   const e = f.envelope;
-  const status: ListedStatus =
-    f.state === 'processing' || f.state === 'received' ? 'in_progress' : f.state;
+  // A key a deferred dispatch took in waits on its dispatch (`twinworld dispatches`), not on a run.
+  const deferred =
+    f.state === 'received' && typeof (f as { dispatchId?: unknown }).dispatchId === 'string';
+  const status: ListedStatus = deferred
+    ? 'deferred'
+    : f.state === 'processing' || f.state === 'received'
+      ? 'in_progress'
+      : f.state;
   return {
     kind: 'record',
     id: r.id,

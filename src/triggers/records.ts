@@ -130,7 +130,7 @@ export interface RunClaimant {
  * A run's claim. The attempt number is its fencing number: it increases on every claim of the
  * record, so `(owner, attempt)` names one claim and a finish from any other is stale.
  */
-function startWrite(
+export function startWrite(
   id: string,
   run: RunStartInfo,
   reason: 'first' | 'retry' | 'recovery',
@@ -185,7 +185,7 @@ function base(env: TriggerEnvelope, id: string, scheduledAt: string) {
 }
 
 /** Which field makes a repeated key a different event, if any. */
-function conflictPath(stored: TriggerEnvelope, env: TriggerEnvelope): string | undefined {
+export function conflictPath(stored: TriggerEnvelope, env: TriggerEnvelope): string | undefined {
   if (stored.scopeId !== env.scopeId) return 'scopeId';
   if (stored.source.kind !== env.source.kind || stored.source.provider !== env.source.provider)
     return 'source';

@@ -3,6 +3,7 @@
 // so two runs of one walk give the same report. Wall-clock timings sit apart, under `wall`.
 import { attemptId, attemptType, type DeliveryFields } from '../events/records.js';
 import { packTwinName, registeredPacks } from '../events/pack-registry.js';
+import { headerValues } from '../events/signing/scheme.js';
 import type { World } from '../world/world.js';
 import type { FaultReceiver } from './fault-receiver.js';
 import { RECEIVERS_PREFIX } from './receiver-transport.js';
@@ -68,9 +69,7 @@ function traceIdOf(traceparent: string | null | undefined): string | null {
 
 function header(headers: unknown, name: string): string | null {
   if (headers === null || typeof headers !== 'object') return null;
-  for (const [k, v] of Object.entries(headers as Record<string, unknown>))
-    if (k.toLowerCase() === name && typeof v === 'string') return v;
-  return null;
+  return headerValues(headers as Record<string, string>, name)[0] ?? null;
 }
 
 /** Every delivery of every pack, in world-clock order of their records. */

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TwinError } from '../errors.js';
 import type { Pack } from '../events/pack-registry.js';
+import type { StorageBackend } from '../storage/port.js';
 import { openWalk, type Walk } from './walk.js';
 
 /** The function a walk module exports. `packs` is the `twinworld/packs` module (stripe, github, slack, …). */
@@ -72,6 +73,8 @@ export interface RunWalkOptions {
   readonly seed?: string | number;
   readonly start?: string | number;
   readonly root?: string;
+  /** Another storage backend (PostgreSQL): the walk's world is kept there. */
+  readonly backend?: StorageBackend;
   readonly packs: readonly Pack[];
   /** Handed to the walk function as its second argument. */
   readonly lib: Readonly<Record<string, unknown>>;
@@ -84,6 +87,7 @@ export async function runWalkModule(loaded: LoadedWalk, options: RunWalkOptions)
     seed: options.seed ?? loaded.options.seed ?? 1,
     ...(start === undefined ? {} : { start }),
     ...(options.root === undefined ? {} : { root: options.root }),
+    ...(options.backend === undefined ? {} : { backend: options.backend }),
     packs: options.packs,
   });
   try {

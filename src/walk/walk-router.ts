@@ -2,6 +2,7 @@
 // their stable names, anything else over HTTP — every packet signed on the world clock, since a
 // walk's receivers all verify against it. Each request is timed in wall time for the report.
 import { HttpTransport } from '../events/transports/http-transport.js';
+import { TransportRoutes } from '../events/transports/routes.js';
 import type {
   OutgoingRequest,
   Transport,
@@ -15,7 +16,7 @@ import { TimingTransport } from './timing-transport.js';
 
 export class WalkRouter implements Transport {
   readonly name = 'walk';
-  private readonly routes: { prefix: string; transport: Transport }[] = [];
+  private readonly routes: TransportRoutes;
   private readonly http: HttpTransport;
   private readonly fallback: Transport;
 
@@ -27,17 +28,22 @@ export class WalkRouter implements Transport {
   ) {
     this.http = new HttpTransport({ clock });
     this.fallback = new TimingTransport(fallback ?? this.http, onTimed);
-    this.routes.push({
-      prefix: RECEIVERS_PREFIX,
-      transport: new TimingTransport(receiverTransport(clock, receivers), onTimed),
-    });
+    this.routes = new TransportRoutes(
+      [
+        {
+          prefix: RECEIVERS_PREFIX,
+          transport: new TimingTransport(receiverTransport(clock, receivers), onTimed),
+        },
+      ],
+      this.fallback,
+    );
   }
 
   /** Routes http://<name>.walk.invalid/… to `target` (e.g. http://127.0.0.1:40123) over HTTP. */
   mount(name: string, target: string): string {
     const prefix = mountPrefix(name);
     const base = target.endsWith('/') ? target : `${target}/`;
-    this.routes.push({
+    this.routes.add({
       prefix,
       transport: new TimingTransport(new MountTransport(prefix, base, this.http), this.onTimed),
     });
@@ -49,9 +55,7 @@ export class WalkRouter implements Transport {
   }
 
   send(request: OutgoingRequest): Promise<TransportResponse> {
-    for (const route of this.routes)
-      if (request.url.startsWith(route.prefix)) return route.transport.send(request);
-    return this.fallback.send(request);
+    return this.routes.for(request.url).send(request);
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 // The trigger ingress inside a walk: an engine with in-process routines, a webhook ingress behind
 // a real ingress host on 127.0.0.1 (mounted under a stable name, so ports never reach the log),
-// and calendar subscriptions the walk clock ticks as it passes their occurrences.
+// calendar subscriptions the walk clock ticks as it passes their occurrences, and deferred
+// dispatches run as the clock passes their due times, in one deterministic order.
 import { TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
 import { nextOccurrence } from '../triggers/calendar/occurrences.js';
@@ -11,6 +12,9 @@ import {
   type SubscriptionFields,
 } from '../triggers/calendar/subscription.js';
 import { TriggerEngine, type TriggerRoute } from '../triggers/engine.js';
+import type { DispatchOptions } from '../triggers/deferred/dispatch-options.js';
+import { deferredDispatchWork, type DispatchWork } from '../triggers/deferred/dispatch-work.js';
+import { runDueDispatches } from '../triggers/deferred/run-due.js';
 import type { TriggerEnvelope } from '../triggers/envelope.js';
 import { startIngressHost, type IngressHost } from '../triggers/http/ingress-host.js';
 import { InProcessRunner, type RoutineFn } from '../triggers/in-process-runner.js';
@@ -24,6 +28,8 @@ export interface WalkRoute {
   readonly eventTypes?: readonly string[];
   /** Default: the envelope's payload. */
   readonly buildInput?: (envelope: TriggerEnvelope) => JsonValue | Promise<JsonValue>;
+  /** Run later: delay, debounce, concurrency, ttl (deferred dispatch). */
+  readonly dispatch?: DispatchOptions;
 }
 
 export interface WalkTriggersOptions {
@@ -42,6 +48,8 @@ export interface WalkTriggers {
   readonly runner: InProcessRunner;
   readonly ingress: WebhookIngress;
   readonly calendar: CalendarSource;
+  /** The deferred dispatches, run by the walk's clock as it passes their due times. */
+  readonly dispatches: DispatchWork;
   readonly host: IngressHost;
   /** The stable base URL endpoints should use: http://ingress.walk.invalid/ */
   readonly baseUrl: string;
@@ -65,6 +73,7 @@ function toRoute(r: WalkRoute): TriggerRoute {
       ? {}
       : { filter: (e: TriggerEnvelope) => types.has(String(eventTypeOf(e))) }),
     buildInput: r.buildInput ?? ((e) => e.payload),
+    ...(r.dispatch === undefined ? {} : { dispatch: r.dispatch }),
   };
 }
 
@@ -118,6 +127,15 @@ export async function startWalkTriggers(
     },
   });
 
+  // Deferred dispatches: after the calendar at the same instant; every one due then, earliest
+  // first, claimed before any runs (see run-due.ts). A run that frees a slot makes the next due.
+  const dispatches = deferredDispatchWork(engine);
+  walk.addTicker({
+    name: 'deferred',
+    nextAt: () => dispatches.nextDue(),
+    tick: (now) => runDueDispatches(dispatches, now),
+  });
+
   const host = await startIngressHost({ world, engine, ingress, closeWorld: false });
   // Stop intake and the engine before the world's storage closes.
   world.onClose(() => host.close());
@@ -127,6 +145,7 @@ export async function startWalkTriggers(
     runner,
     ingress,
     calendar,
+    dispatches,
     host,
     baseUrl,
     url: (tenantId, provider) =>

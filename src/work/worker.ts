@@ -46,6 +46,8 @@ export class Worker {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** A heads check in flight: stop() waits for it, so none reads a twin after its world closed. */
+  private checking: Promise<void> = Promise.resolve();
 
   constructor(
     readonly world: World,
@@ -82,6 +84,7 @@ export class Worker {
     this.wake?.();
     await this.loop;
     await this.drain();
+    await this.checking;
   }
 
   private async drain(): Promise<void> {
@@ -186,11 +189,11 @@ export class Worker {
         try {
           if (await this.headsMoved(heads)) return done();
         } catch (error) {
-          this.world.reportError(error, 'worker watching heads');
+          if (!this.stopping) this.world.reportError(error, 'worker watching heads');
         }
-        if (!settled) poll = setTimeout(() => void check(), this.pollMs);
+        if (!settled) poll = setTimeout(() => (this.checking = check()), this.pollMs);
       };
-      poll = setTimeout(() => void check(), this.pollMs);
+      poll = setTimeout(() => (this.checking = check()), this.pollMs);
     });
   }
 

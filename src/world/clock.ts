@@ -5,7 +5,6 @@ import { TwinError } from '../errors.js';
 export type Task = () => void | Promise<void>;
 
 export interface Clock {
-  readonly kind: 'real' | 'virtual';
   /** Epoch milliseconds. */
   now(): number;
   /** Runs `task` once the clock reaches `at`; returns a cancel function. */
@@ -23,7 +22,6 @@ export function isoAt(ms: number): string {
  * is a millisecond shorter (test/ports/clock-conformance.test.ts caught it).
  */
 export class RealClock implements Clock {
-  readonly kind = 'real' as const;
   private queue: Scheduled[] = [];
   private order = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -90,7 +88,6 @@ interface Scheduled {
 }
 
 export class VirtualClock implements Clock {
-  readonly kind = 'virtual' as const;
   private current: number;
   private order = 0;
   private queue: Scheduled[] = [];

@@ -45,16 +45,83 @@ export interface IdSource {
   /** Uniform in [0, 1): for seeded jitter. */
   random(): number;
   bytes(n: number): Buffer;
-  /** A point to rewind to: a decide run again over an asynchronous store redraws the same ids. */
+  /**
+   * Starts a section's first run: what it draws is recorded, so that a decide run again over an
+   * asynchronous store (a read-set restart) redraws the same ids.
+   */
   mark(): unknown;
+  /** Starts a re-run of the section `mark` began: its next draws repeat what its last run drew. */
   reset(mark: unknown): void;
+  /**
+   * A run of the section ended (synchronously, so no one else drew during it). Draws until the
+   * next `reset` are not the section's; what the run left of the replay goes to whoever draws next.
+   */
+  release?(mark: unknown): void;
 }
 
+/** What one section drew in its last run, and what its current run has yet to draw again. */
+interface Tape {
+  drawn: Buffer[];
+  replay: Buffer | undefined;
+}
+
+/**
+ * Draws come from `fresh` (the source's own stream) after any bytes handed back. A section's
+ * runs record what they draw on its tape and a re-run replays it first — its own bytes, not the
+ * stream's position, so sections on other twins drawing while it waited for a load neither take
+ * its ids nor change them. Without such interleaving the bytes are exactly those of rewinding the
+ * stream, so seeded walks keep their logs.
+ */
 abstract class BaseIds implements IdSource {
+  private active: Tape | undefined;
+  /** Bytes a finished run did not use again, drawn before the stream's own. */
+  private handedBack: Buffer = Buffer.alloc(0);
+
   constructor(protected readonly clock: Clock) {}
-  abstract bytes(n: number): Buffer;
-  abstract mark(): unknown;
-  abstract reset(mark: unknown): void;
+  protected abstract fresh(n: number): Buffer;
+
+  bytes(n: number): Buffer {
+    const tape = this.active;
+    let out: Buffer;
+    if (tape?.replay !== undefined && tape.replay.length > 0) {
+      const head = tape.replay.subarray(0, n);
+      tape.replay = tape.replay.subarray(head.length);
+      out =
+        head.length === n ? Buffer.from(head) : Buffer.concat([head, this.next(n - head.length)]);
+    } else out = this.next(n);
+    tape?.drawn.push(out);
+    return out;
+  }
+
+  private next(n: number): Buffer {
+    if (this.handedBack.length === 0) return this.fresh(n);
+    const head = this.handedBack.subarray(0, n);
+    this.handedBack = this.handedBack.subarray(head.length);
+    return head.length === n
+      ? Buffer.from(head)
+      : Buffer.concat([head, this.fresh(n - head.length)]);
+  }
+
+  mark(): unknown {
+    const tape: Tape = { drawn: [], replay: undefined };
+    this.active = tape;
+    return tape;
+  }
+
+  reset(mark: unknown): void {
+    const tape = mark as Tape;
+    tape.replay = Buffer.concat(tape.drawn);
+    tape.drawn = [];
+    this.active = tape;
+  }
+
+  release(mark: unknown): void {
+    const tape = mark as Tape;
+    if (this.active === tape) this.active = undefined;
+    if (tape.replay !== undefined && tape.replay.length > 0)
+      this.handedBack = Buffer.concat([tape.replay, this.handedBack]);
+    tape.replay = undefined;
+  }
 
   ksuid(): string {
     return encodeKsuid(this.clock.now(), this.bytes(16));
@@ -84,19 +151,12 @@ export class RandomIds extends BaseIds {
   // One large draw serves many ids: a randomBytes call per id costs more than the id itself.
   private pool = Buffer.alloc(0);
 
-  bytes(n: number): Buffer {
+  protected fresh(n: number): Buffer {
     if (this.pool.length < n) this.pool = randomBytes(Math.max(4096, n));
     const out = Buffer.from(this.pool.subarray(0, n));
     this.pool = this.pool.subarray(n);
     return out;
   }
-
-  // Random ids need no rewinding: a re-run draws fresh ones, as a first run would have.
-  mark(): unknown {
-    return undefined;
-  }
-
-  reset(): void {}
 }
 
 /** SHA-256 in counter mode over the seed: slower than a toy PRNG, but well distributed and portable. */
@@ -110,7 +170,7 @@ export class SeededIds extends BaseIds {
     this.seed = String(seed);
   }
 
-  bytes(n: number): Buffer {
+  protected fresh(n: number): Buffer {
     while (this.pool.length < n) {
       const block = createHash('sha256').update(`${this.seed}:${this.counter++}`).digest();
       this.pool = Buffer.concat([this.pool, block]);
@@ -118,15 +178,5 @@ export class SeededIds extends BaseIds {
     const out = this.pool.subarray(0, n);
     this.pool = this.pool.subarray(n);
     return Buffer.from(out);
-  }
-
-  mark(): unknown {
-    return { counter: this.counter, pool: this.pool };
-  }
-
-  reset(mark: unknown): void {
-    const m = mark as { counter: number; pool: Buffer<ArrayBuffer> };
-    this.counter = m.counter;
-    this.pool = m.pool;
   }
 }

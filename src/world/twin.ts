@@ -95,10 +95,15 @@ class Section {
   readonly staged = new Map<string, Resource>();
   readonly beforeImages = new Map<number, Resource | undefined>();
 
-  /** `epoch` is the twin's cache epoch when the section began. */
+  /**
+   * `epoch` is the twin's cache epoch when the section began. A tenant-scoped section never uses
+   * the process cache: what it may see is what the store shows that tenant (row-level security
+   * on PostgreSQL), and a row cached for another tenant's or a kernel-wide section must not leak.
+   */
   constructor(
     readonly tx: StoreTx,
     readonly epoch: number,
+    readonly tenantScoped = false,
   ) {}
 
   /** A store read: its value if the store answered at once or it was loaded before; else MISS. */
@@ -264,12 +269,12 @@ export class Twin {
     const key = resourceKey(type, id);
     const staged = s.staged.get(key);
     if (staged !== undefined) return staged;
-    const cached = this.cache.get(key);
+    const cached = s.tenantScoped ? undefined : this.cache.get(key);
     // Evicted in insertion order (FIFO): re-ordering on every hit cost more than the misses it saves.
     if (cached !== undefined) return cached ?? undefined;
     const stored = s.read(`get:${key}`, () => s.tx.getResource(type, id));
     const value = stored === undefined ? null : freezeResource(stored);
-    if (s.epoch === this.epoch) this.remember(key, value);
+    if (s.epoch === this.epoch && !s.tenantScoped) this.remember(key, value);
     return value ?? undefined;
   }
 
@@ -324,7 +329,7 @@ export class Twin {
    */
   async read<T>(fn: (view: ReadView) => T, scope: StoreScope = {}): Promise<T> {
     const store = await this.opened();
-    return store.transact((tx) => this.run(tx, (s) => fn(this.view(s, this.catchUp(s)))), {
+    return store.transact((tx) => this.run(tx, (s) => fn(this.view(s, this.catchUp(s))), scope), {
       ...scope,
       readOnly: true,
     });
@@ -494,7 +499,7 @@ export class Twin {
       );
     const store = await this.opened();
     const outcome = await store.transact(
-      (tx) => this.run(tx, (s) => this.decideAndFold(s, decide)),
+      (tx) => this.run(tx, (s) => this.decideAndFold(s, decide), scope),
       scope,
     );
     if (outcome.entries.length > 0) {
@@ -518,12 +523,14 @@ export class Twin {
 
   /**
    * Runs `body` inside a store section: at once when every read answers synchronously, else again
-   * after each round of loads. The id source is rewound before a re-run, so ids drawn by the
-   * final run are the ones a synchronous store would have drawn.
+   * after each round of loads. The id source replays a re-run's draws (mark/reset/release), so
+   * ids drawn by the final run are the ones a synchronous store would have drawn, and a decide that
+   * reads what it just drew (a new id's row) finds the same key on every run.
    */
-  private run<T>(tx: StoreTx, body: (s: Section) => T): Awaitable<T> {
-    const s = new Section(tx, this.epoch);
-    const mark = this.world.ids.mark();
+  private run<T>(tx: StoreTx, body: (s: Section) => T, scope: StoreScope = {}): Awaitable<T> {
+    const s = new Section(tx, this.epoch, scope.tenant !== undefined);
+    const ids = this.world.ids;
+    const mark = ids.mark();
     const once = (): T | typeof MISS => {
       this.section = s;
       try {
@@ -542,11 +549,11 @@ export class Twin {
         return value;
       } catch (error) {
         if (error !== MISS && !s.missed) throw error;
-        this.world.ids.reset(mark);
         s.reset();
         return MISS;
       } finally {
         this.section = undefined;
+        ids.release?.(mark);
       }
     };
     const first = once();
@@ -556,6 +563,7 @@ export class Twin {
         const loads = s.loads;
         s.loads = [];
         await Promise.all(loads);
+        ids.reset(mark);
         const next = once();
         if (next !== MISS) return next;
       }

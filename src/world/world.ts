@@ -20,7 +20,11 @@ import {
 } from './secrets.js';
 
 export interface WorldOptions {
-  /** A folder (created if missing), or ':memory:' for a world that lives only in this process. */
+  /**
+   * A folder (created if missing), or ':memory:' for a world that lives only in this process. With
+   * `backend`, a URL may name where the backend keeps the world (shown in messages, so never one
+   * that carries a password).
+   */
   readonly root: string;
   /**
    * false: the world is opened to read, so a missing root is refused (ROOT_NOT_FOUND) instead of
@@ -30,7 +34,10 @@ export interface WorldOptions {
   readonly clock?: Clock;
   /** Seeds the id source: the same seed and clock give the same ids. */
   readonly seed?: string | number;
-  /** Plug another backend in (the core never imports a driver beyond the two built in). */
+  /**
+   * Plug another backend in (the core never imports a driver beyond the two built in). A backend
+   * that keeps secrets itself (`secretStore()`) keeps the world's, unless `secrets` is given.
+   */
   readonly backend?: StorageBackend;
   readonly sqlite?: SqliteOptions;
   readonly secrets?: SecretStore;
@@ -39,6 +46,8 @@ export interface WorldOptions {
   /** Where errors nobody awaits (after-commit hooks, background dispatch) are reported. */
   readonly onError?: (error: unknown, where: string) => void;
 }
+
+const STORE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 const TWIN_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
@@ -81,7 +90,11 @@ export class World implements TwinHost {
         { path: 'root' },
       );
     }
-    this.root = options.root === ':memory:' ? ':memory:' : resolve(options.root);
+    // A URL names where a plugged-in backend keeps the world (for messages); only folders resolve.
+    this.root =
+      options.root === ':memory:' || (options.backend !== undefined && STORE_URL.test(options.root))
+        ? options.root
+        : resolve(options.root);
     this.clock = options.clock ?? new RealClock();
     this.ids =
       options.seed === undefined
@@ -105,6 +118,7 @@ export class World implements TwinHost {
     this.ownsSecrets = options.secrets === undefined;
     const store =
       options.secrets ??
+      this.backend.secretStore?.() ??
       (this.root === ':memory:' ? new MemorySecretStore() : new FileSecretStore(this.root));
     this.secrets =
       options.resolveSecret === undefined

@@ -1,10 +1,9 @@
 // Crash recovery with real processes: a child dispatches 500 deliveries to a loopback receiver
 // and is SIGKILLed at a random point; recovery then settles everything without a blind resend.
+// On a SQLite root and on a world in PostgreSQL.
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { openWorld } from '../../src/world/world.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import { replayLines } from '../../src/world/replay.js';
@@ -12,21 +11,22 @@ import { SeededIds } from '../../src/world/ids.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 import { startReceiver } from '../support/receiver.js';
-import { tempDir } from '../support/backends.js';
+import { homes } from '../support/backends.js';
+import { openWorldAt } from '../support/world-at.js';
 
 const TOTAL = 500;
-const roots: string[] = [];
-afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+const cleanups: (() => void)[] = [];
+afterAll(() => cleanups.forEach((cleanup) => cleanup()));
 
 // Kill points drawn from a seeded source, so a failure names a reproducible point.
 const rng = new SeededIds(new VirtualClock(0), 'kill-points');
 const killAfter = [5, ...Array.from({ length: 3 }, () => 20 + Math.floor(rng.random() * 400))];
 
-describe('delivery crash recovery', () => {
+describe.each(homes)('delivery crash recovery: $name', (home) => {
   for (const killAt of killAfter) {
     it(`SIGKILL after ${killAt} received requests: nothing lost, nothing sent twice`, async () => {
-      const root = tempDir();
-      roots.push(root);
+      const { spec: root, cleanup } = home.fresh();
+      cleanups.push(cleanup);
       let child: ReturnType<typeof spawn> | undefined;
       let killed = false;
       const receiver = await startReceiver(() => {
@@ -54,7 +54,8 @@ describe('delivery crash recovery', () => {
 
       // restart after the dead sender's leases lapsed: the same root, a new dispatcher, recovery
       await new Promise((r) => setTimeout(r, 1_100));
-      const world = openWorld({ root });
+      const world = openWorldAt(root);
+      expect(world.backend.kind).toBe(home.name);
       const twin = registerPack(world, acmePack());
       const dispatcher = new Dispatcher(world);
       const report = await dispatcher.recover();

@@ -69,7 +69,7 @@ describe('PostgreSQL: migrations', () => {
           (await c.query('SELECT version FROM twinworld.migrations ORDER BY version')).rows.map(
             (r) => r.version,
           ),
-        ).toEqual([1]);
+        ).toEqual(MIGRATIONS.map((m) => m.version));
         const tables = await c.query(
           `SELECT c.relname, pg_get_userbyid(c.relowner) AS owner, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'twinworld' AND c.relkind = 'r' ORDER BY c.relname`,
@@ -80,6 +80,8 @@ describe('PostgreSQL: migrations', () => {
           { relname: 'meta', owner: 'twinworld_owner', rls: false, forced: false },
           { relname: 'migrations', owner: 'twinworld_owner', rls: false, forced: false },
           { relname: 'resources', owner: 'twinworld_owner', rls: true, forced: true },
+          { relname: 'retired_secrets', owner: 'twinworld_owner', rls: false, forced: false },
+          { relname: 'secrets', owner: 'twinworld_owner', rls: false, forced: false },
           { relname: 'twins', owner: 'twinworld_owner', rls: false, forced: false },
         ]);
       });

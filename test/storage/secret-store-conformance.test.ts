@@ -1,5 +1,6 @@
 // One conformance suite for the SecretStore port, run against every implementation: memory, the
-// root's SQLite file, and a store with a vault resolver in front that answers nothing itself.
+// root's SQLite file, a world's table on PostgreSQL, and a store with a vault resolver in front
+// that answers nothing itself.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isTwinError } from '../../src/errors.js';
@@ -9,7 +10,10 @@ import {
   type SecretStore,
 } from '../../src/storage/secret-store.js';
 import { SqliteSecretStore } from '../../src/storage/sqlite/sqlite-secret-store.js';
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { tempDir } from '../support/backends.js';
+import { postgresUrl } from './postgres-url.js';
+import { uniqueName } from './postgres-support.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -22,6 +26,21 @@ const stores: { name: string; create: () => SecretStore }[] = [
       const dir = tempDir('twinworld-secrets-');
       dirs.push(dir);
       return new SqliteSecretStore(dir);
+    },
+  },
+  {
+    // The table of a world on PostgreSQL; closing the store here closes the backend that owns its pool.
+    name: 'postgres table',
+    create: () => {
+      const backend = new PostgresBackend(postgresUrl(), uniqueName('secrets'));
+      const store = backend.secretStore();
+      return {
+        set: (ref, secret) => store.set(ref, secret),
+        rotate: (ref, secret, now, graceMs) => store.rotate(ref, secret, now, graceMs),
+        resolve: (ref, now) => store.resolve(ref, now),
+        delete: (ref) => store.delete(ref),
+        close: () => backend.close(),
+      };
     },
   },
   {

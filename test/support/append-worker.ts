@@ -1,9 +1,9 @@
-// Child process for the import race test: appends to one twin for as long as it lives, printing
-// "ready" after its first write.
-import { openWorld } from '../../src/world/world.js';
+// Child process for the import race tests: appends to one twin for as long as it lives, printing
+// "ready" after its first write. The world is a SQLite root or a postgres://…?world=NAME spec.
+import { openWorldAt } from './world-at.js';
 
 const [root, name] = process.argv.slice(2);
-const world = openWorld({ root: root! });
+const world = openWorldAt(root!);
 const twin = world.twin(name!);
 for (let i = 0; ; i++) {
   await twin.applyWrite({

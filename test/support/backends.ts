@@ -1,5 +1,6 @@
-// The backends every conformance suite runs against, each with a fresh home; and the small helpers
-// tests over them share (a temporary folder, draining a streamed read).
+// The backends every conformance suite runs against, each with a fresh home; the durable ones as
+// homes child processes can open by spec; and the small helpers tests over them share (a
+// temporary folder, draining a streamed read).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,3 +68,28 @@ export const backends: BackendCase[] = [
 ];
 
 let worlds = 0;
+
+export interface Home {
+  readonly name: string;
+  /** A fresh, empty home as a store spec (`openWorldAt` in ./world-at.ts, or `--store`), and how to remove it. */
+  fresh(): { spec: string; cleanup: () => void };
+}
+
+/** The durable backends, each as a home that child processes open by its spec. */
+export const homes: Home[] = [
+  {
+    name: 'sqlite',
+    fresh() {
+      const dir = tempDir();
+      return { spec: dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'postgres',
+    fresh() {
+      const url = new URL(postgresUrl());
+      url.searchParams.set('world', `h${++worlds}_${process.pid}_${Date.now().toString(36)}`);
+      return { spec: url.toString(), cleanup: () => {} };
+    },
+  },
+];

@@ -1,12 +1,13 @@
 // Child process for the delivery crash test: writes customers (each fans out to one delivery)
-// and dispatches them to a loopback receiver, printing each committed write, until killed.
-import { openWorld } from '../../src/world/world.js';
+// and dispatches them to a loopback receiver, printing each committed write, until killed. The
+// world is a SQLite root or a postgres://…?world=NAME spec (./world-at.ts).
+import { openWorldAt } from './world-at.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import { ACME_SECRET, acmePack } from './acme-pack.js';
 
 const [root, receiverUrl, countText] = process.argv.slice(2);
-const world = openWorld({ root: root! });
+const world = openWorldAt(root!);
 const twin = registerPack(world, acmePack());
 // A short lease, so the parent sees the killed sender's claims lapse within the test.
 const dispatcher = new Dispatcher(world, { concurrency: 16, leaseMs: 1_000 });

@@ -8,6 +8,7 @@ import type { RoutineContext } from '../../src/triggers/in-process-runner.js';
 import { waitRoutine } from '../../src/triggers/serve/wait-routine.js';
 import { openWalk, startWalkSchedules, type Walk, type WalkOptions } from '../../src/walk/index.js';
 import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
+import { deferredWalk } from './golden-walk-deferred.js';
 
 export interface GoldenWalk {
   readonly name: string;
@@ -286,4 +287,6 @@ export const goldenWalks: readonly GoldenWalk[] = [
   // The packs' walk-callable scenarios: a pull request's life, a Slack conversation.
   { name: 'walk-github-pull-request', run: githubPullRequestWalk },
   { name: 'walk-slack-conversation', run: slackConversationWalk },
+  // Deferred dispatch: a debounced burst, a delayed reminder, a concurrency queue, an expiry.
+  { name: 'walk-deferred', run: deferredWalk },
 ];

@@ -1,7 +1,7 @@
 // The engine's answer contract: triggered, filtered, duplicate, in_progress, PAYLOAD_CONFLICT,
 // UNKNOWN_TRIGGER and ROUTINE_FAILED — each decision a write in the trigger twin, records
 // found by their derived id, never by scanning.
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { TwinError } from '../../src/errors.js';
 import type { JsonValue } from '../../src/log/json-value.js';
 import { VirtualClock } from '../../src/world/clock.js';
@@ -16,10 +16,37 @@ import {
 } from '../../src/triggers/records.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';
 import { collect, envelope, expectRefusal, harness, operations, T0 } from './support.js';
+import { backends, type BackendCase } from '../support/backends.js';
+import type { StorageBackend } from '../../src/storage/port.js';
+import type { World } from '../../src/world/world.js';
 
-describe('ingest: the answer contract', () => {
+/** Dedupe and conflicts run on every backend; each world gets a fresh home, removed at the end. */
+interface EngineBackend {
+  readonly name: string;
+  readonly durable: boolean;
+  options(): { backend: StorageBackend };
+  open(clock: VirtualClock): World;
+  /** A fresh home with a second handle on it (durable backends: another connection). */
+  pair(): { backend: StorageBackend; reopen: () => StorageBackend };
+}
+const cleanups: (() => void)[] = [];
+afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+function fresh(c: BackendCase): ReturnType<BackendCase['create']> {
+  const made = c.create();
+  cleanups.push(made.cleanup);
+  return made;
+}
+const engineBackends: EngineBackend[] = backends.map((c) => ({
+  name: c.name,
+  durable: c.durable,
+  options: () => ({ backend: fresh(c).backend }),
+  open: (clock) => openWorld({ root: ':memory:', clock, backend: fresh(c).backend }),
+  pair: () => fresh(c),
+}));
+
+function answerContract(b: EngineBackend): void {
   it('triggers the routed routine once and answers its result, recording receive, start and finish', async () => {
-    const { world, engine, calls } = await harness();
+    const { world, engine, calls } = await harness(b.options());
     const answer = await engine.ingest(envelope());
     expect(answer).toEqual({
       status: 'triggered',
@@ -65,7 +92,7 @@ describe('ingest: the answer contract', () => {
   });
 
   it('answers duplicate for a repeated key, with the first result and the first nominal time, without running again', async () => {
-    const { world, engine, clock, calls } = await harness();
+    const { world, engine, clock, calls } = await harness(b.options());
     await engine.ingest(envelope());
     await clock.advance(60_000);
     const retry = envelope({
@@ -98,7 +125,7 @@ describe('ingest: the answer contract', () => {
   });
 
   it('the same key in another tenant is another event', async () => {
-    const { world, engine, calls } = await harness();
+    const { world, engine, calls } = await harness(b.options());
     await engine.ingest(envelope());
     const other = await engine.ingest(envelope({ tenantId: 'globex' }));
     expect(other.status).toBe('triggered');
@@ -108,7 +135,7 @@ describe('ingest: the answer contract', () => {
   });
 
   it('answers filtered when the route filter says no, and duplicate (original filtered) after', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock(T0) });
+    const world = b.open(new VirtualClock(T0));
     const run = vi.fn(async () => 'ran');
     const engine = new TriggerEngine({ world, runner: { run } });
     engine.registerRoute({
@@ -146,7 +173,7 @@ describe('ingest: the answer contract', () => {
   });
 
   it('answers in_progress while the first run is still running, and duplicate once it finished', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock(T0) });
+    const world = b.open(new VirtualClock(T0));
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const runner = new InProcessRunner(world).register('slow', async () => {
@@ -175,7 +202,7 @@ describe('ingest: the answer contract', () => {
   });
 
   it('runs the routine once when many ingests of one key arrive together (one batch)', async () => {
-    const { world, engine, calls } = await harness();
+    const { world, engine, calls } = await harness(b.options());
     const answers = await Promise.all(Array.from({ length: 10 }, () => engine.ingest(envelope())));
     expect(calls).toHaveLength(1);
     expect(answers.filter((a) => a.status === 'triggered')).toHaveLength(1);
@@ -184,7 +211,7 @@ describe('ingest: the answer contract', () => {
   });
 
   it('within one batch, a later decision sees the earlier ones: same key, other payload is a conflict', async () => {
-    const { world, engine, calls } = await harness();
+    const { world, engine, calls } = await harness(b.options());
     const [first, second] = await Promise.allSettled([
       engine.ingest(envelope()),
       engine.ingest(envelope({ payload: { order: 'ord_1', total: 1 } })),
@@ -205,30 +232,32 @@ describe('ingest: the answer contract', () => {
     await world.close();
   });
 
-  it('two engines on one SQLite root (two connections, as two processes) run a key once', async () => {
-    const { tempDir } = await import('../support/backends.js');
-    const root = tempDir();
-    const a = await harness({ root });
-    const b = await harness({ root, clock: a.clock });
-    const keys = Array.from({ length: 20 }, (_, i) =>
-      envelope({ dedupeKey: `order:${i}`, eventId: `ord_${i}` }),
-    );
-    const answers = await Promise.all(
-      keys.flatMap((e) => [a.engine.ingest(e), b.engine.ingest(e)]),
-    );
-    expect(a.calls.length + b.calls.length).toBe(20);
-    expect(answers.filter((x) => x.status === 'triggered')).toHaveLength(20);
-    expect(
-      answers.filter(
-        (x) => x.status === 'triggered' || x.status === 'in_progress' || x.status === 'duplicate',
-      ),
-    ).toHaveLength(40);
-    await a.world.close();
-    await b.world.close();
-  });
-});
+  // Memory has no second connection: one process is all it ever serves.
+  if (b.durable)
+    it('two engines on one store (two connections, as two processes) run a key once', async () => {
+      const home = b.pair();
+      const a = await harness({ backend: home.backend });
+      const b2 = await harness({ backend: home.reopen(), clock: a.clock });
+      const keys = Array.from({ length: 20 }, (_, i) =>
+        envelope({ dedupeKey: `order:${i}`, eventId: `ord_${i}` }),
+      );
+      const answers = await Promise.all(
+        keys.flatMap((e) => [a.engine.ingest(e), b2.engine.ingest(e)]),
+      );
+      expect(a.calls.length + b2.calls.length).toBe(20);
+      expect(answers.filter((x) => x.status === 'triggered')).toHaveLength(20);
+      expect(
+        answers.filter(
+          (x) => x.status === 'triggered' || x.status === 'in_progress' || x.status === 'duplicate',
+        ),
+      ).toHaveLength(40);
+      await a.world.close();
+      await b2.world.close();
+    });
+}
+describe.each(engineBackends)('ingest: the answer contract: $name', answerContract);
 
-describe('ingest: refusals, each recorded', () => {
+function refusalContract(b: EngineBackend): void {
   it.each([
     ['scopeId', { scopeId: 'store-2' }],
     ['source', { source: { kind: 'webhook' as const, provider: 'shop' } }],
@@ -238,7 +267,7 @@ describe('ingest: refusals, each recorded', () => {
   ])(
     'the same key with another %s is PAYLOAD_CONFLICT, recorded, and the record is untouched',
     async (path, overrides) => {
-      const { world, engine, calls } = await harness();
+      const { world, engine, calls } = await harness(b.options());
       engine.registerRoute({
         triggerId: 'order.cancelled',
         routineId: 'fulfil',
@@ -275,7 +304,7 @@ describe('ingest: refusals, each recorded', () => {
   );
 
   it('a conflicting key is refused while the first is still in progress too', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock(T0) });
+    const world = b.open(new VirtualClock(T0));
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const engine = new TriggerEngine({ world, runner: { run: async () => (await gate, 'ok') } });
@@ -294,7 +323,7 @@ describe('ingest: refusals, each recorded', () => {
   });
 
   it('an unknown trigger is UNKNOWN_TRIGGER, recorded, and nothing is claimed', async () => {
-    const { world, engine, calls } = await harness();
+    const { world, engine, calls } = await harness(b.options());
     const e = await expectRefusal(
       () => engine.ingest(envelope({ triggerId: 'nobody.listens' })),
       'UNKNOWN_TRIGGER',
@@ -324,7 +353,7 @@ describe('ingest: refusals, each recorded', () => {
   });
 
   it('an invalid envelope is INVALID_ENVELOPE before anything is written', async () => {
-    const { world, engine } = await harness();
+    const { world, engine } = await harness(b.options());
     const bad = { ...JSON.parse(JSON.stringify(envelope())), dedupeKey: '' };
     await expectRefusal(() => engine.ingest(bad), 'INVALID_ENVELOPE', 'dedupeKey');
     await expectRefusal(
@@ -338,7 +367,7 @@ describe('ingest: refusals, each recorded', () => {
   });
 
   it('refuses to ingest before start and after stop (ENGINE_STOPPED)', async () => {
-    const { world, engine } = await harness({ start: false });
+    const { world, engine } = await harness({ ...b.options(), start: false });
     await expectRefusal(() => engine.ingest(envelope()), 'ENGINE_STOPPED');
     await engine.start();
     await engine.stop();
@@ -347,7 +376,8 @@ describe('ingest: refusals, each recorded', () => {
     expect(await operations(world)).toEqual([]);
     await world.close();
   });
-});
+}
+describe.each(engineBackends)('ingest: refusals, each recorded: $name', refusalContract);
 
 describe('routines that do not finish', () => {
   function failing(

@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import { TwinError, type TwinErrorCode } from '../../src/errors.js';
 import type { JsonValue } from '../../src/log/json-value.js';
+import type { StorageBackend } from '../../src/storage/port.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
@@ -45,13 +46,20 @@ export interface Harness {
 
 /** A started engine with routine "fulfil" (answers {fulfilled: order}) routed from "order.placed". */
 export async function harness(
-  options: { root?: string; clock?: VirtualClock; seed?: string; start?: boolean } = {},
+  options: {
+    root?: string;
+    backend?: StorageBackend;
+    clock?: VirtualClock;
+    seed?: string;
+    start?: boolean;
+  } = {},
 ): Promise<Harness> {
   const clock = options.clock ?? new VirtualClock(T0);
   const world = openWorld({
     root: options.root ?? ':memory:',
     clock,
     seed: options.seed ?? 'triggers',
+    ...(options.backend === undefined ? {} : { backend: options.backend }),
   });
   const calls: Harness['calls'] = [];
   const runner = new InProcessRunner(world).register('fulfil', async (input, ctx) => {

@@ -36,7 +36,7 @@ function deliveryRow(r: Resource): Record<string, unknown> {
 export const deliveriesCommand: Command = {
   name: 'deliveries',
   summary: 'List webhook delivery records and their states',
-  usage: 'deliveries [--state S] [--pack P] [--root DIR] [--json]',
+  usage: 'deliveries [--state S] [--pack P] [--root DIR | --store URL] [--json]',
   description: [
     'Lists the delivery records of every built-in pack: id, event type, endpoint, state,',
     `attempts and last status. States: ${DELIVERY_STATES.join(', ')}.`,
@@ -59,7 +59,7 @@ export const deliveriesCommand: Command = {
       );
     }
     return withPackWorld(
-      args.root,
+      args.store,
       async (world) => {
         const rows: Record<string, unknown>[] = [];
         for (const pack of registeredPacks(world).values()) {
@@ -105,7 +105,7 @@ export const deliveriesCommand: Command = {
 export const attemptsCommand: Command = {
   name: 'attempts',
   summary: 'Show the attempts of one delivery',
-  usage: 'attempts <delivery> [--root DIR] [--json]',
+  usage: 'attempts <delivery> [--root DIR | --store URL] [--json]',
   description:
     'Prints each numbered attempt of <delivery>: kind (first, retry, redeliver), state, status,\nreason, start and finish times, and the headers actually sent.',
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
@@ -115,7 +115,7 @@ export const attemptsCommand: Command = {
   async run(args, io) {
     const [id] = args.positionals as [string];
     return withPackWorld(
-      args.root,
+      args.store,
       async (_world, dispatcher) => {
         const { pack, twin, delivery } = await dispatcher.find(id);
         const type = attemptType(pack.events!.recordType);

@@ -10,7 +10,7 @@ const DEFAULT_SEED = 1;
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'Run the demo walk: twins → signed webhooks → ingress → routines, with a report',
-  usage: 'demo [--seed N] [--root DIR] [--json]',
+  usage: 'demo [--seed N] [--root DIR | --store URL] [--json]',
   description: [
     'Starts the webhook ingress host on 127.0.0.1 and registers Stripe, GitHub and Slack endpoints',
     'pointing at it, then walks an hour of virtual time: two customers, a payment that fails then',
@@ -33,13 +33,18 @@ export const demoCommand: Command = {
     'print the report as one JSON object (deliveries, receivers, triggers, hashes, wall, ingress)',
   async run(args, io) {
     const seed = walkSeed(args, DEFAULT_SEED)!;
-    return withWalkRoot(args, async (root, kept) => {
-      const { walk, triggers } = await runDemoWalk({ seed, root });
+    return withWalkRoot(args, async (place, kept) => {
+      const root = place.root;
+      const { walk, triggers } = await runDemoWalk({
+        seed,
+        root,
+        ...(place.backend === undefined ? {} : { backend: place.backend }),
+      });
       try {
         const notes = [
           `Ingress host: ${triggers.host.url} (endpoints use ${triggers.baseUrl}ingress/demo/<vendor>; the walk routes that name to the host, so no port enters the log)`,
           kept
-            ? `World kept at ${root} (try: twinworld deliveries --root ${root})`
+            ? `World kept at ${root} (try: twinworld deliveries ${place.flag})`
             : 'World: a temporary root, removed afterwards (--root DIR keeps it)',
           '',
           'Stripe, GitHub and Slack twins sent signed webhooks to the ingress, which verified each on the',

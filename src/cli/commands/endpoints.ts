@@ -178,7 +178,7 @@ export const endpointsCommand: Command = {
           if (value !== undefined) options[name] = value;
         }
         return withPackWorld(
-          args.root,
+          args.store,
           async (world) => {
             const twin = world.twin(pack.twin);
             const watch = watchQueued(world);
@@ -211,7 +211,7 @@ export const endpointsCommand: Command = {
           throw new UsageError('endpoints list takes the pack as <pack>, not --pack');
         const packName = target === undefined ? undefined : cliPack(target).name;
         return withPackWorld(
-          args.root,
+          args.store,
           async (world) => {
             const rows = await located(world, packName);
             if (args.json) await printJson(io, rows);
@@ -233,7 +233,7 @@ export const endpointsCommand: Command = {
         const packOption = stringOption(args, 'pack');
         const packName = packOption === undefined ? undefined : cliPack(packOption).name;
         return withPackWorld(
-          args.root,
+          args.store,
           async (world) => {
             const endpoint = await find(world, target, packName);
             const { cli, twin: twinName } = cliPack(endpoint.pack);

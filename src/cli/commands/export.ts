@@ -85,7 +85,7 @@ async function exportToFile(
 export const exportCommand: Command = {
   name: 'export',
   summary: "Write a twin's log as JSONL (stdout or --out FILE)",
-  usage: 'export <twin> [--out FILE] [--root DIR] [--json]',
+  usage: 'export <twin> [--out FILE] [--root DIR | --store URL] [--json]',
   description: [
     "Writes every entry of <twin>'s log as canonical JSONL, one entry per line, oldest first:",
     '  twinworld export stripe > stripe.jsonl      (stdout, the default)',

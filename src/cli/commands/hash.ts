@@ -6,7 +6,7 @@ import { printJson, write } from '../output.js';
 export const hashCommand: Command = {
   name: 'hash',
   summary: "Print a twin's state hash",
-  usage: 'hash <twin> [--root DIR] [--json]',
+  usage: 'hash <twin> [--root DIR | --store URL] [--json]',
   description: [
     'Prints the state hash of <twin> (sha256:… over its live resources in canonical JSON).',
     "`twinworld replay` of the twin's exported log prints the same hash.",

@@ -15,11 +15,16 @@ export function inputLines(file: string, io: CliIO): AsyncIterable<string> {
 
 /**
  * Another process appending to the twin while it imports makes the store refuse an entry whose
- * seq was just taken: that is an import conflict to report as one, not a driver's constraint code.
+ * seq was just taken (SQLite: a constraint code; PostgreSQL: a seq that no longer follows the
+ * head): that is an import conflict to report as one, not the store's own words.
  */
 function raced(error: unknown, twin: string, last: ImportProgress): TwinError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_CONSTRAINT')) return undefined;
+  const taken =
+    typeof code === 'string' &&
+    (code.startsWith('SQLITE_CONSTRAINT') ||
+      (error instanceof TwinError && code === 'INVALID_ARGUMENT' && error.path === 'entry.seq'));
+  if (!taken) return undefined;
   return new TwinError(
     'IMPORT_CONFLICT',
     `import into twin "${twin}" stopped: another process appended to it while the import ran, so the next entry's seq was taken; ${last.appended} entries were kept — import into a twin nothing else writes to (re-running skips what is already there, and stops where the histories differ)`,
@@ -30,7 +35,7 @@ function raced(error: unknown, twin: string, last: ImportProgress): TwinError | 
 export const importCommand: Command = {
   name: 'import',
   summary: 'Append a JSONL log to a twin',
-  usage: 'import <twin> <file.jsonl> [--root DIR] [--json]',
+  usage: 'import <twin> <file.jsonl> [--root DIR | --store URL] [--json]',
   description: [
     'Appends the entries of <file.jsonl> (as written by `twinworld export`) to <twin>, creating',
     'it if needed. Entries already present (same seq and writeId) are skipped, so a stopped',

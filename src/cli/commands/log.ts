@@ -33,7 +33,7 @@ export function entryRow(entry: Entry): string[] {
 export const logCommand: Command = {
   name: 'log',
   summary: "Print a twin's entries in seq order",
-  usage: 'log <twin> [--after N] [--limit N] [--root DIR] [--json]',
+  usage: 'log <twin> [--after N] [--limit N] [--root DIR | --store URL] [--json]',
   description:
     "Prints the entries of <twin>'s log, oldest first: those with seq greater than --after,\nat most --limit of them. Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist.",
   arguments: [['<twin>', 'twin name, e.g. stripe']],

@@ -8,7 +8,7 @@ import { withPackWorld } from '../pack-world.js';
 export const recoverCommand: Command = {
   name: 'recover',
   summary: 'Settle deliveries a crash left behind',
-  usage: 'recover [--stale-after MS] [--root DIR] [--json]',
+  usage: 'recover [--stale-after MS] [--root DIR | --store URL] [--json]',
   description: [
     'Runs what is due once and says what it left: dispatches records still queued (never attempted),',
     'runs retries whose time has come, and marks a record found sending as unknown (never resent',
@@ -37,7 +37,7 @@ export const recoverCommand: Command = {
         `--stale-after must be a non-negative integer of milliseconds, got "${raw}"`,
         { path: 'stale-after' },
       );
-    return withPackWorld(args.root, async (_world, dispatcher) => {
+    return withPackWorld(args.store, async (_world, dispatcher) => {
       const report = await dispatcher.recover(
         raw === undefined ? {} : { staleAfterMs: Number(raw) },
       );
@@ -83,7 +83,7 @@ export const recoverCommand: Command = {
 export const redeliverCommand: Command = {
   name: 'redeliver',
   summary: "Send one delivery again (an operator's explicit new attempt)",
-  usage: 'redeliver <delivery> [--root DIR] [--json]',
+  usage: 'redeliver <delivery> [--root DIR | --store URL] [--json]',
   description:
     'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight.',
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
@@ -93,7 +93,7 @@ export const redeliverCommand: Command = {
     'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
   async run(args, io) {
     const [id] = args.positionals as [string];
-    return withPackWorld(args.root, async (_world, dispatcher) => {
+    return withPackWorld(args.store, async (_world, dispatcher) => {
       const result = await dispatcher.redeliver(id);
       if (args.json) await printJson(io, result);
       else

@@ -10,14 +10,15 @@ export const sendCommand: Command = {
   name: 'send',
   summary: 'Send one vendor-faithful, signed webhook to your app',
   usage:
-    'send <pack> <event-type> --to URL --secret S [--data JSON] [--root DIR] [--json]\n       twinworld send --list [--json]',
+    'send <pack> <event-type> --to URL --secret S [--data JSON] [--root DIR | --store URL] [--json]\n       twinworld send --list [--json]',
   description: [
     'Builds the resources <event-type> needs in the <pack> twin, subscribes an endpoint for URL,',
     "performs the write that causes the event, signs it with the vendor's scheme and secret S, and",
     'POSTs it to URL. Prints the attempt: status, outcome, duration and the delivery id; the',
     'resources, the delivery record and the attempt stay in the world (see `twinworld deliveries`).',
-    'The secret is kept in <root>/secrets.db, never in the log. A send killed at any moment leaves no',
-    'endpoint that later events go to. Exit 1 unless the receiver answered 2xx.',
+    'The secret is kept in the store (<root>/secrets.db, or a table on PostgreSQL), never in the log.',
+    'A send killed at any moment leaves no endpoint that later events go to. Exit 1 unless the',
+    'receiver answered 2xx.',
   ].join('\n'),
   arguments: [
     ['<pack>', 'stripe, github, slack or standard-webhooks'],
@@ -63,7 +64,7 @@ export const sendCommand: Command = {
     if (to === undefined) throw new UsageError('send needs --to URL');
     if (secret === undefined) throw new UsageError('send needs --secret S');
     const data = parseData(stringOption(args, 'data'));
-    return withWorld(args.root, async (world) => {
+    return withWorld(args.store, async (world) => {
       const result = await sendEvent(world, {
         pack,
         eventType,

@@ -2,7 +2,7 @@
 // configured from a file or from `--endpoint provider=ENV_VAR` flags, recovering unfinished
 // trigger records at startup, ticking calendars, and stopping gracefully on SIGINT/SIGTERM.
 import { RealClock } from '../../world/clock.js';
-import { openWorld } from '../../world/world.js';
+import { openStoreWorld } from '../store.js';
 import { configFromFlags, loadServeConfig } from '../../triggers/serve/config.js';
 import { startServe } from '../../triggers/serve/serve.js';
 import { checkLimits, type IngressLimits } from '../../triggers/http/connections.js';
@@ -60,7 +60,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Take webhooks in as durable, deduplicated triggers over HTTP',
   usage:
-    'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--root DIR] [--json]',
+    'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--root DIR | --store URL] [--json]',
   description: [
     'Serves POST /ingress/<tenant>/<provider> on 127.0.0.1: each packet is verified against its raw',
     "bytes with the provider's signature scheme and a 300 s timestamp window, then ingested with the",
@@ -151,7 +151,7 @@ export const serveCommand: Command = {
       file !== undefined ? loadServeConfig(file) : configFromFlags(flags),
       args,
     );
-    const world = openWorld({ root: args.root, clock: new RealClock() });
+    const world = openStoreWorld(args.store, { clock: new RealClock() });
     let serve;
     try {
       serve = await startServe({ world, config, port, tickEveryMs: tickSeconds * 1000 });

@@ -6,7 +6,7 @@ import { printJson, Table, write } from '../output.js';
 export const stateCommand: Command = {
   name: 'state',
   summary: 'Print the live resources of a twin',
-  usage: 'state <twin> [--type T] [--root DIR] [--json]',
+  usage: 'state <twin> [--type T] [--root DIR | --store URL] [--json]',
   description: [
     'Prints the live (not deleted) resources of <twin>, ordered by type then id.',
     'With --type, only that type, read straight from the resource index; without it, every',

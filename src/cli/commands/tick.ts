@@ -1,6 +1,5 @@
 // `twinworld tick`: fires the calendar occurrences that are due now (or at --now) and records the
 // ones a catch-up policy leaves out; run it from cron or a scheduler of your choice.
-import { existsSync } from 'node:fs';
 import { TwinError } from '../../errors.js';
 import { CalendarSource, type TickAnswer } from '../../triggers/calendar/calendar-source.js';
 import { BY_TENANT_INDEX, SUBSCRIPTION_TYPE } from '../../triggers/calendar/subscription.js';
@@ -11,9 +10,10 @@ import { DEFAULT_TENANT, loadServeConfig, RECORD_ROUTINE } from '../../triggers/
 import { recordRoutine } from '../../triggers/serve/record-routine.js';
 import { startTriggerRuntime } from '../../triggers/serve/serve.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
-import { openWorld, type World } from '../../world/world.js';
+import type { World } from '../../world/world.js';
 import { stringOption, UsageError, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
+import { openStoreWorld, storeMayHoldWorld } from '../store.js';
 
 /** Without a configuration: the stored subscriptions of one tenant, each routed to the record routine. */
 async function storedRuntime(
@@ -39,7 +39,7 @@ async function storedRuntime(
 export const tickCommand: Command = {
   name: 'tick',
   summary: 'Fire the calendar occurrences that are due',
-  usage: 'tick [--config FILE] [--tenant T] [--now ISO] [--root DIR] [--json]',
+  usage: 'tick [--config FILE] [--tenant T] [--now ISO] [--root DIR | --store URL] [--json]',
   description: [
     'Fires every calendar occurrence due since the last tick, once (a repeated or concurrent tick',
     'never fires one twice), and records those the catch-up policy leaves out as missed. With',
@@ -92,14 +92,13 @@ export const tickCommand: Command = {
         { path: 'tenant' },
       );
     }
-    if (config === undefined && !existsSync(args.root)) {
+    if (config === undefined && !storeMayHoldWorld(args.store)) {
       await (args.json ? printJson(io, []) : write(io.stdout, 'no calendar subscriptions\n'));
       return 0;
     }
     // --now runs the whole tick on a clock stopped at that instant: occurrences, records and a
     // newly stored subscription's cursor all agree on what "now" is.
-    const world = openWorld({
-      root: args.root,
+    const world = openStoreWorld(args.store, {
       clock: now === undefined ? new RealClock() : new VirtualClock(now),
     });
     const answers: TickAnswer[] = await (async () => {

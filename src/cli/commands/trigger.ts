@@ -198,7 +198,7 @@ export const triggerCommand: Command = {
     if (data !== undefined) checkDataKeys(pack.name, eventType, t, data);
     const wait = args.values.wait === true;
     return withPackWorld(
-      args.root,
+      args.store,
       async (world, dispatcher) => {
         const twin = world.twin(pack.twin);
         const watch = watchQueued(world);

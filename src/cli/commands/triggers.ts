@@ -1,6 +1,5 @@
 // `twinworld triggers`: the trigger history — every record and receipt (duplicates, in-progress
 // answers, refusals), newest first, with the answer each got and the provider it came from.
-import { existsSync } from 'node:fs';
 import {
   listTriggerRecords,
   type TriggerListing,
@@ -9,6 +8,7 @@ import {
 import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
+import { storeMayHoldWorld } from '../store.js';
 
 function codes(r: TriggerListing): string {
   if (r.byCode === null) return r.code ?? '';
@@ -35,7 +35,7 @@ export const triggersCommand: Command = {
   name: 'triggers',
   summary: 'List trigger records with their answer and provider',
   usage:
-    'triggers [--tenant T] [--limit N] [--root DIR] [--json]\n       twinworld triggers --prune DAYS [--root DIR] [--json]',
+    'triggers [--tenant T] [--limit N] [--root DIR | --store URL] [--json]\n       twinworld triggers --prune DAYS [--root DIR | --store URL] [--json]',
   description: [
     'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
     'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
@@ -62,7 +62,7 @@ export const triggersCommand: Command = {
     const days = countOption(args, 'prune');
     if (days !== undefined) {
       const report = await withWorld(
-        args.root,
+        args.store,
         (world) => pruneTriggerHistory(world, { olderThanMs: days * 86_400_000 }),
         { create: false },
       );
@@ -78,10 +78,10 @@ export const triggersCommand: Command = {
     const limit = countOption(args, 'limit') ?? 100;
     // Listing never creates a world folder where there was none.
     const undecodable: UndecodableRow[] = [];
-    const rows = !existsSync(args.root)
+    const rows = !storeMayHoldWorld(args.store)
       ? []
       : await withWorld(
-          args.root,
+          args.store,
           (world) =>
             listTriggerRecords(world, {
               ...(tenant === undefined ? {} : { tenant }),

@@ -10,6 +10,8 @@ import { TwinError } from '../../errors.js';
 import { formatReport, type FormatOptions } from '../../walk/format-report.js';
 import { loadWalkModule, runWalkModule } from '../../walk/walk-module.js';
 import type { Walk } from '../../walk/walk.js';
+import type { StorageBackend } from '../../storage/port.js';
+import { storeBackend } from '../store.js';
 import {
   stringOption,
   type CliIO,
@@ -34,33 +36,62 @@ export const WALK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 };
 
 export const ROOT_NOTE =
-  'Runs on a fresh temporary world root, removed afterwards; --root DIR keeps the world in DIR\n(which must be new or empty), for `twinworld deliveries --root DIR` and friends.';
+  'Runs on a fresh temporary world root, removed afterwards; --root DIR keeps the world in DIR\n(which must be new or empty), for `twinworld deliveries --root DIR` and friends; --store URL\n(or TWINWORLD_STORE) keeps it in that store, whose world must hold no twins yet.';
+
+/** Where a walk's world is kept: a folder, or a store's label and its backend. */
+export interface WalkPlace {
+  readonly root: string;
+  readonly backend?: StorageBackend;
+  /** How to name the world to later commands: `--root DIR` or `--store LABEL`. */
+  readonly flag: string;
+}
+
+const SEEDED =
+  'a walk starts from an empty world (its seeded ids would collide with what is there)';
 
 /**
- * A fresh world root for a walk: --root DIR when given (kept, and refused if it already holds
- * something — a seeded walk on an old world would draw ids it already used), else a temporary one.
+ * A fresh world for a walk: the store asked for (--root, --store or TWINWORLD_STORE: kept, and
+ * refused if it already holds something — a seeded walk on an old world would draw ids it already
+ * used), else a temporary root.
  */
 export async function withWalkRoot<T>(
   args: ParsedArgs,
-  fn: (root: string, kept: boolean) => Promise<T>,
+  fn: (place: WalkPlace, kept: boolean) => Promise<T>,
 ): Promise<T> {
-  const given = stringOption(args, 'root');
-  if (given !== undefined) {
-    const dir = resolve(given);
+  const store = args.store;
+  if (store.from === 'default') {
+    const dir = mkdtempSync(join(tmpdir(), 'twinworld-walk-'));
+    try {
+      return await fn({ root: dir, flag: `--root ${dir}` }, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (store.kind === 'sqlite') {
+    const dir = resolve(store.root);
     if (existsSync(dir) && readdirSync(dir).length > 0) {
       throw new TwinError(
         'INVALID_ARGUMENT',
-        `--root ${given} is not empty; a walk starts from an empty world (its seeded ids would collide with what is there) — pick a new folder`,
-        { path: 'root' },
+        `${store.from} ${store.root} is not empty; ${SEEDED} — pick a new folder`,
+        { path: store.from === '--root' ? 'root' : 'store' },
       );
     }
-    return fn(dir, true);
+    return fn({ root: dir, flag: `--root ${dir}` }, true);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'twinworld-walk-'));
+  const backend = storeBackend(store)!;
   try {
-    return await fn(dir, false);
+    const twins = await backend.listTwins();
+    if (twins.length > 0) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `world "${store.world}" in ${store.label} already holds twins (${twins.join(', ')}); ${SEEDED} — pick another ?world=NAME`,
+        { path: 'store' },
+      );
+    }
+    return await fn({ root: store.label, backend, flag: `--store '${store.label}'` }, true);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // The walk closes its world, and with it the backend; this covers a walk that never opened.
+    await backend.close();
   }
 }
 
@@ -90,7 +121,8 @@ export async function printWalkReport(
 export const walkCommand: Command = {
   name: 'walk',
   summary: 'Run a walk you wrote (a JS module) and print its report',
-  usage: 'walk <file.mjs> [--seed N] [--start ISO] [--save PATH] [--root DIR] [--json]',
+  usage:
+    'walk <file.mjs> [--seed N] [--start ISO] [--save PATH] [--root DIR | --store URL] [--json]',
   description: [
     'Imports <file.mjs>, which exports its walk as `export default async (walk, packs) => { … }`',
     '(or as a function named `walk`), and may export `options = { seed, start }`. The walk gets a',
@@ -117,11 +149,13 @@ export const walkCommand: Command = {
     const save = stringOption(args, 'save');
     const seed = walkSeed(args, undefined);
     const start = stringOption(args, 'start');
-    return withWalkRoot(args, async (root, kept) => {
+    return withWalkRoot(args, async (place, kept) => {
+      const root = place.root;
       const walk = await runWalkModule(loaded, {
         ...(seed === undefined ? {} : { seed }),
         ...(start === undefined ? {} : { start }),
         root,
+        ...(place.backend === undefined ? {} : { backend: place.backend }),
         packs: builtInPacks,
         lib: packs,
       });

@@ -78,7 +78,7 @@ export const workCommand: Command = {
     const leaseMs = leaseOption(stringOption(args, 'lease'));
     const untilIdle = args.values['until-idle'] === true;
     return withPackWorld(
-      args.root,
+      args.store,
       async (world, dispatcher) => {
         const status = io.isTTY.stdout && !args.json ? new StatusLine(io) : undefined;
         const counts = { claimed: 0, sent: 0, failed: 0, retrying: 0, unknown: 0 };

@@ -10,7 +10,7 @@ import { entryRow, entryTable } from './log.js';
 export const writeCommand: Command = {
   name: 'write',
   summary: 'Append a write to a twin and print the entry it became',
-  usage: "write <twin> [--data '<write>'] [--root DIR] [--json]",
+  usage: "write <twin> [--data '<write>'] [--root DIR | --store URL] [--json]",
   description: [
     'Appends a write to <twin> (created on first write) and prints the resulting entry.',
     'The write is JSON, given with --data/-d or, when --data is absent, read from stdin:',

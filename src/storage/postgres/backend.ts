@@ -4,6 +4,7 @@
 import type { StorageBackend, TwinStore } from '../port.js';
 import { Connection, parseEndpoint, type ConnectionOptions } from './connection.js';
 import { migrate, type MigrationReport } from './migrate.js';
+import { PostgresSecretStore } from './secret-store.js';
 import { checkText } from './sql-text.js';
 import { operationError, storeError } from './store-error.js';
 import { PostgresTwinStore } from './twin-store.js';
@@ -28,6 +29,7 @@ export class PostgresBackend implements StorageBackend {
   private readonly conn: Connection;
   private readonly twins = new Map<string, PostgresTwinStore>();
   private migrated: Promise<MigrationReport> | undefined;
+  private secrets: PostgresSecretStore | undefined;
   private closed = false;
 
   constructor(
@@ -102,6 +104,12 @@ export class PostgresBackend implements StorageBackend {
       }
     }
     return store;
+  }
+
+  /** The world's endpoint secrets, in `twinworld.secrets` on the same pool (a world opened on this backend uses it). */
+  secretStore(): PostgresSecretStore {
+    this.secrets ??= new PostgresSecretStore(this.conn, this.world, () => this.ready());
+    return this.secrets;
   }
 
   async listTwins(): Promise<string[]> {

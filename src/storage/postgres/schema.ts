@@ -125,6 +125,25 @@ GRANT SELECT, INSERT, UPDATE ON twinworld.resources TO twinworld_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.lookups TO twinworld_app;
 GRANT SELECT, INSERT, UPDATE ON twinworld.meta TO twinworld_app;`;
 
+// Endpoint secrets of each world (postgres/secret-store.ts). Shared by the world's hosts, not by a
+// tenant: no tenant column and no row-level security; a deleted ref is retired for good.
+const V2_SECRETS = `
+CREATE TABLE twinworld.secrets (
+  world text COLLATE "C" NOT NULL,
+  ref text COLLATE "C" NOT NULL,
+  n integer NOT NULL,
+  secret text NOT NULL,
+  expires_at double precision,
+  PRIMARY KEY (world, ref, n)
+);
+CREATE TABLE twinworld.retired_secrets (
+  world text COLLATE "C" NOT NULL,
+  ref text COLLATE "C" NOT NULL,
+  PRIMARY KEY (world, ref)
+);
+GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.secrets TO twinworld_app;
+GRANT SELECT, INSERT ON twinworld.retired_secrets TO twinworld_app;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -132,6 +151,7 @@ export const MIGRATIONS: readonly Migration[] = [
     asConnectingUser: V1_ROLES,
     asOwner: V1_TABLES,
   },
+  { version: 2, name: 'endpoint secrets of each world', asOwner: V2_SECRETS },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -2,6 +2,7 @@
 // 2xx means "acknowledge, never resend"; every non-2xx makes a vendor retry (GitHub excepted).
 import { TwinError } from '../../errors.js';
 import type { IngestAnswer } from '../answer.js';
+import { dispatchLocation } from '../deferred/dispatch-status.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -9,10 +10,19 @@ export interface HttpAnswer {
   readonly body: unknown;
 }
 
-/** triggered, filtered, duplicate: 200. in_progress: 409 (the IETF idempotency draft's "original still in flight") with Retry-After. */
+/**
+ * triggered, filtered, duplicate: 200. in_progress: 409 (the IETF idempotency draft's "original
+ * still in flight") with Retry-After. deferred: 202 Accepted, with the dispatch's Location.
+ */
 export function answerStatus(answer: IngestAnswer): HttpAnswer {
   if (answer.status === 'in_progress')
     return { status: 409, headers: { 'retry-after': '1' }, body: answer };
+  if (answer.status === 'deferred')
+    return {
+      status: 202,
+      headers: { location: dispatchLocation(answer.dispatchId) },
+      body: answer,
+    };
   return { status: 200, headers: {}, body: answer };
 }
 
@@ -25,6 +35,7 @@ const STATUS: Readonly<Record<string, number>> = {
   TENANT_FORBIDDEN: 403,
   UNKNOWN_ENDPOINT: 404,
   UNKNOWN_TRIGGER: 404,
+  UNKNOWN_DISPATCH: 404,
   PAYLOAD_TOO_LARGE: 413,
   PAYLOAD_CONFLICT: 422,
   ROUTINE_FAILED: 500,

@@ -14,6 +14,7 @@ import {
 } from '../calendar/subscription.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
 import { endpointScheme } from '../webhook/scheme-key.js';
+import { checkDispatchOptions, type DispatchOptions } from '../deferred/dispatch-options.js';
 
 export const DEFAULT_TENANT = 'default';
 /** The only built-in routine: records what it received (see record-routine.ts). */
@@ -42,6 +43,8 @@ export interface RouteConfig {
   readonly routine: typeof RECORD_ROUTINE;
   /** Keep only webhook events of these types (payload.eventType); null keeps everything. */
   readonly eventTypes: readonly string[] | null;
+  /** Run later: delay, debounce, concurrency, ttl (keys are paths into the envelope); absent: at once. */
+  readonly dispatch?: DispatchOptions;
 }
 
 export interface ServeConfig {
@@ -243,7 +246,7 @@ function route(value: unknown, path: string): RouteConfig {
   const r = object(
     value,
     path,
-    ['triggerId', 'routine', 'eventTypes'],
+    ['triggerId', 'routine', 'eventTypes', 'dispatch'],
     '{ "triggerId": "stripe.webhook", "routine": "record" }',
   );
   const triggerId = checkTriggerId(r.triggerId, `${path}.triggerId`, 'INVALID_CONFIG');
@@ -267,7 +270,14 @@ function route(value: unknown, path: string): RouteConfig {
     }
     eventTypes = r.eventTypes as string[];
   }
-  return { triggerId, routine: RECORD_ROUTINE, eventTypes };
+  if (r.dispatch === undefined) return { triggerId, routine: RECORD_ROUTINE, eventTypes };
+  checkDispatchOptions(r.dispatch, `${path}.dispatch`, 'INVALID_CONFIG');
+  return {
+    triggerId,
+    routine: RECORD_ROUTINE,
+    eventTypes,
+    dispatch: r.dispatch as DispatchOptions,
+  };
 }
 
 function limits(value: unknown): IngressLimits {

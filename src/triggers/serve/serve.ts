@@ -53,6 +53,7 @@ export async function startTriggerRuntime(
             },
           }),
       buildInput: (e) => e.payload,
+      ...(route.dispatch === undefined ? {} : { dispatch: route.dispatch }),
     });
   }
   const ingress = new WebhookIngress();

@@ -3,6 +3,7 @@
 // in `twinworld work`. It stops early, failing, when its run loses its claim (a supersede).
 import { TwinError } from '../../errors.js';
 import type { JsonValue } from '../../log/json-value.js';
+import { RealClock } from '../../world/clock.js';
 import type { RoutineContext, RoutineFn } from '../in-process-runner.js';
 
 export const WAIT_ROUTINE = 'wait';
@@ -31,7 +32,7 @@ export function waitRoutine(): RoutineFn {
       // The real clock's timers do not hold the process open; a process waiting for this routine
       // (a worker finishing what it holds on SIGTERM) must stay up until it ends. Wall-time pacing
       // only: nothing of it reaches the log, and a virtual clock needs none.
-      const keep = clock.kind === 'real' ? setInterval(() => {}, 2 ** 30) : undefined;
+      const keep = clock instanceof RealClock ? setInterval(() => {}, 2 ** 30) : undefined;
       const onAbort = (): void => {
         clearInterval(keep);
         cancel();

@@ -10,6 +10,7 @@ import {
   type SchemeName,
   type VerifiedPacket,
 } from '../../events/signing/index.js';
+import { headerValues } from '../../events/signing/scheme.js';
 
 export { HMAC_DELIVERY_HEADER };
 export const GITHUB_DELIVERY_HEADER = 'X-GitHub-Delivery';
@@ -45,14 +46,9 @@ function sha256(...parts: (string | Uint8Array)[]): string {
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
+/** The first non-empty value of a header, trimmed, whatever its casing. */
 function header(headers: Headers, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    const first = Array.isArray(value) ? value[0] : value;
-    if (typeof first === 'string' && first.trim() !== '') return first.trim();
-  }
-  return undefined;
+  return headerValues(headers, name)[0]?.trim();
 }
 
 function field(body: JsonValue, name: string): JsonValue | undefined {

@@ -9,6 +9,7 @@ import {
   type SchemeName,
   type VerifiedPacket,
 } from '../../events/signing/index.js';
+import { headerValues } from '../../events/signing/scheme.js';
 import { assertJson, type JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
 import type { IngestAnswer } from '../answer.js';
@@ -307,12 +308,10 @@ export class WebhookIngress implements TriggerSource {
   }
 }
 
+/** A header's values joined as one field (RFC 9110 §5.3), whatever its casing; undefined when absent. */
 function headerValue(headers: WebhookRequest['headers'], name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name)
-      return Array.isArray(value) ? value.join(',') : (value ?? undefined);
-  }
-  return undefined;
+  const values = headerValues(headers, name);
+  return values.length === 0 ? undefined : values.join(',');
 }
 
 function endpointKey(tenantId: string | undefined, provider: string): string {

@@ -1,0 +1,150 @@
+// Where a command's world is kept, from `--root DIR`, `--store URL` or TWINWORLD_STORE: a
+// postgres:// (or postgresql://) URL selects PostgreSQL, `sqlite:DIR` or a folder path selects
+// SQLite, and nothing at all is the SQLite root ./.twinworld. A PostgreSQL database holds many
+// worlds; `?world=NAME` in the URL picks one (default "default"). The URL may carry a password, so
+// messages only ever show the store's label, which leaves it out.
+import { existsSync } from 'node:fs';
+import { PostgresBackend } from '../storage/postgres/index.js';
+import type { StorageBackend } from '../storage/port.js';
+import type { Clock } from '../world/clock.js';
+import { openWorld, type World } from '../world/world.js';
+import { UsageError } from './usage-error.js';
+
+export const DEFAULT_ROOT = './.twinworld';
+export const DEFAULT_PG_WORLD = 'default';
+export const STORE_ENV = 'TWINWORLD_STORE';
+
+/** Where the choice came from, for messages and for walks (which keep only a world asked for). */
+export type StoreSource = '--root' | '--store' | typeof STORE_ENV | 'default';
+
+export type StoreTarget =
+  | {
+      readonly kind: 'sqlite';
+      /** The root folder as given (relative to the working directory). */
+      readonly root: string;
+      readonly label: string;
+      readonly from: StoreSource;
+    }
+  | {
+      readonly kind: 'postgres';
+      /** The connection URL without `world`: may carry a password, never printed. */
+      readonly url: string;
+      readonly world: string;
+      /** postgres://user@host:port/database?world=NAME, without the password. */
+      readonly label: string;
+      readonly from: StoreSource;
+    };
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+const WORLD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
+
+function sqlite(root: string, from: StoreSource): StoreTarget {
+  return { kind: 'sqlite', root, label: root, from };
+}
+
+function postgres(spec: string, from: StoreSource): StoreTarget {
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    throw new UsageError(
+      `${from} is not a valid URL; give one like postgres://user:password@host:5432/database`,
+    );
+  }
+  const world = url.searchParams.get('world') ?? DEFAULT_PG_WORLD;
+  if (!WORLD_NAME.test(world)) {
+    throw new UsageError(
+      `${from}: ?world=${world} is not a world name; use 1-128 letters, digits and _ . : - (not starting with a separator)`,
+    );
+  }
+  url.searchParams.delete('world');
+  const user = url.username === '' ? '' : `${url.username}@`;
+  const label = `${url.protocol}//${user}${url.host}${url.pathname}?world=${world}`;
+  return { kind: 'postgres', url: url.toString(), world, label, from };
+}
+
+/** Reads one store spec: a postgres:// URL, sqlite:DIR, or a folder path. */
+export function parseStore(spec: string, from: StoreSource = '--store'): StoreTarget {
+  if (spec === '') throw new UsageError(`${from} must not be empty`);
+  const scheme = SCHEME.exec(spec)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return postgres(spec, from);
+  if (scheme === undefined && /^sqlite:/i.test(spec)) {
+    const root = spec.slice('sqlite:'.length);
+    if (root === '') throw new UsageError(`${from}: sqlite: needs a folder, e.g. sqlite:./world`);
+    return sqlite(root, from);
+  }
+  if (scheme === 'sqlite') {
+    // sqlite:///abs/path or sqlite://./rel: what follows the slashes is the folder.
+    const root = spec.slice('sqlite://'.length);
+    if (root === '') throw new UsageError(`${from}: sqlite:// needs a folder, e.g. sqlite:./world`);
+    return sqlite(root, from);
+  }
+  if (scheme !== undefined) {
+    throw new UsageError(
+      `${from} must be a postgres://… URL, sqlite:DIR or a folder path, not a ${scheme}:// URL`,
+    );
+  }
+  return sqlite(spec, from);
+}
+
+/**
+ * The store a command runs on. `--root` and `--store` together are a usage error naming both; either
+ * one wins over TWINWORLD_STORE; with none of them, the default root.
+ */
+export function chooseStore(
+  values: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+): StoreTarget {
+  const root = typeof values.root === 'string' ? values.root : undefined;
+  const store = typeof values.store === 'string' ? values.store : undefined;
+  if (root === '') throw new UsageError('--root must not be empty');
+  if (root !== undefined && store !== undefined) {
+    const shown = store === '' ? '""' : parseStore(store).label;
+    throw new UsageError(
+      `give either --root DIR or --store URL, not both (got --root ${root} and --store ${shown})`,
+    );
+  }
+  if (store !== undefined) return parseStore(store, '--store');
+  if (root !== undefined) return sqlite(root, '--root');
+  const fromEnv = env[STORE_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') return parseStore(fromEnv, STORE_ENV);
+  return sqlite(DEFAULT_ROOT, 'default');
+}
+
+/**
+ * What `ParsedArgs.root` holds for a store: the SQLite folder, or the PostgreSQL spec itself, so
+ * that `withWorld(args.root, …)` opens the same store (never print it: it may carry a password).
+ */
+export function storeSpec(target: StoreTarget): string {
+  if (target.kind === 'sqlite')
+    return /^sqlite:/i.test(target.root) || SCHEME.test(target.root)
+      ? `sqlite:${target.root}`
+      : target.root;
+  const url = new URL(target.url);
+  url.searchParams.set('world', target.world);
+  return url.toString();
+}
+
+/** A backend for the store; undefined for SQLite, which the world opens itself from its root. */
+export function storeBackend(target: StoreTarget): StorageBackend | undefined {
+  return target.kind === 'postgres' ? new PostgresBackend(target.url, target.world) : undefined;
+}
+
+/** Whether a world may be there without opening it: a missing SQLite root holds none. */
+export function storeMayHoldWorld(target: StoreTarget): boolean {
+  return target.kind === 'postgres' || existsSync(target.root);
+}
+
+/**
+ * Opens the world a store holds. `create: false` (commands that only read) refuses a missing SQLite
+ * root; on PostgreSQL the backend connects (and migrates) on first use, so connection refusals come
+ * from the first read or write.
+ */
+export function openStoreWorld(
+  target: StoreTarget,
+  options: { clock: Clock; create?: boolean },
+): World {
+  if (target.kind === 'sqlite')
+    return openWorld({ root: target.root, clock: options.clock, create: options.create ?? true });
+  return openWorld({ root: target.label, clock: options.clock, backend: storeBackend(target)! });
+}

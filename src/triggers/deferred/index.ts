@@ -1,0 +1,54 @@
+// Deferred dispatch (DESIGN §7): delay, debounce, concurrency limits and expiry, answered at once
+// and run when due by any worker sharing the store.
+export {
+  checkDispatchOptions,
+  mergeDispatch,
+  MAX_DISPATCH_MS,
+  MAX_CONCURRENCY,
+  type DispatchOptions,
+  type DebounceOptions,
+  type ConcurrencyOptions,
+  type DispatchKey,
+  type DebounceMode,
+  type OnLimit,
+  type CheckedDispatch,
+} from './dispatch-options.js';
+export { planDispatch, resolveKey, type DispatchPlan } from './dispatch-plan.js';
+export {
+  DISPATCH_TYPE,
+  DEBOUNCE_TYPE,
+  GATE_TYPE,
+  DISPATCH_LIST_INDEX,
+  DISPATCH_TICKET_INDEX,
+  DISPATCH_STATES,
+  WAITING_STATES,
+  declareDispatchIndexes,
+  type DispatchState,
+  type DispatchFields,
+} from './dispatch-record.js';
+export type { GateFields } from './concurrency-gate.js';
+export type { DebounceFields } from './debounce.js';
+export {
+  deferredDispatchWork,
+  DISPATCH_WORK,
+  type DispatchWork,
+  type ClaimedDispatch,
+} from './dispatch-work.js';
+export { runDueDispatches } from './run-due.js';
+export {
+  dispatchLocation,
+  DISPATCH_PATH,
+  readDispatchStatus,
+  type DispatchStatus,
+  type DispatchDetail,
+  type DispatchRun,
+} from './dispatch-status.js';
+export {
+  listDispatches,
+  inspectDispatch,
+  cancelDispatch,
+  type DispatchQuery,
+  type DispatchTarget,
+  type CancelAnswer,
+} from './operations.js';
+export type { StepResult } from './dispatch-step.js';

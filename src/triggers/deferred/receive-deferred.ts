@@ -1,0 +1,341 @@
+// The receive decision of a route with dispatch options. A new key is recorded as today (a
+// `received` trigger record holding its envelope) and opens or joins a deferred dispatch in the
+// same commit; it is answered `deferred`. A later duplicate of a key still waiting is answered
+// `deferred` again; once its dispatch ran, as dedupe answers today (in_progress, duplicate). Filtered
+// envelopes, conflicts, replays and retries of a failed run are decided by decideReceive itself.
+import type { JsonObject } from '../../log/json-value.js';
+import type { Write } from '../../log/write.js';
+import type { ReadView } from '../../state/read-view.js';
+import { isoAt } from '../../world/clock.js';
+import type { Decided } from '../../world/group-commit.js';
+import type { DeferredAnswer, IngestAnswer } from '../answer.js';
+import type { TriggerEnvelope } from '../envelope.js';
+import {
+  conflictPath,
+  decideReceive,
+  envelopeIdentity,
+  RECEIPT_TYPE,
+  receiptId,
+  RECORD_TYPE,
+  readRecord,
+  recordId,
+  REPLAY_GUARD_TYPE,
+  replayGuardId,
+  type ReceiptFields,
+  type ReceiptStatus,
+  type ReceiveOutcome,
+  type RecordFields,
+  type ReplayGuard,
+  type ReplayGuardFields,
+  type RouteChoice,
+  type RunClaimant,
+} from '../records.js';
+import type { RunRecorder } from '../runner.js';
+import { gateId, join, loadGate, gateWrite } from './concurrency-gate.js';
+import { openWindow, pingFields, pointerWrite, windowTimes } from './debounce.js';
+import type { DispatchPlan } from './dispatch-plan.js';
+import {
+  dispatchId,
+  dispatchWrite,
+  listKeys,
+  readDispatch,
+  type DispatchFields,
+  type DispatchState,
+} from './dispatch-record.js';
+
+/** A trigger record that a deferred dispatch took in. */
+export type DeferredRecordFields = RecordFields & { readonly dispatchId?: string };
+
+function json(value: unknown): JsonObject {
+  return value as JsonObject;
+}
+
+export function deferredAnswer(
+  env: TriggerEnvelope,
+  id: string,
+  scheduledAt: string,
+  did: string,
+  d: Pick<DispatchFields, 'routineId' | 'state' | 'dueAt' | 'runAt' | 'expiresAt' | 'pings'>,
+): DeferredAnswer {
+  return {
+    status: 'deferred',
+    tenantId: env.tenantId,
+    triggerId: env.triggerId,
+    dedupeKey: env.dedupeKey,
+    recordId: id,
+    scheduledAt,
+    routineId: d.routineId,
+    dispatchId: did,
+    state: d.state,
+    dueAt: d.dueAt,
+    runAt: d.runAt,
+    expiresAt: d.expiresAt,
+    pings: d.pings,
+  };
+}
+
+/** Same signed content under another delivery id, inside the replay window. */
+function isReplay(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  guard: ReplayGuard,
+): boolean {
+  const seen = view.get(REPLAY_GUARD_TYPE, replayGuardId(env.tenantId, guard.key));
+  if (seen === undefined || seen.deleted) return false;
+  const g = seen.fields as unknown as ReplayGuardFields;
+  return g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey;
+}
+
+export function decideDeferredReceive(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  route: RouteChoice,
+  plan: DispatchPlan,
+  recorder: RunRecorder | undefined,
+  claimant: RunClaimant,
+  guard?: ReplayGuard,
+): Decided<ReceiveOutcome> {
+  const today = (): Decided<ReceiveOutcome> =>
+    decideReceive(view, nowIso, env, route, recorder, claimant, guard);
+  if (route.filtered) return today();
+  const id = recordId(env.tenantId, env.dedupeKey);
+  const record = readRecord(view, id) as DeferredRecordFields | undefined;
+  if (record !== undefined) {
+    const stored = record.envelope;
+    if (
+      record.state !== 'received' ||
+      typeof record.dispatchId !== 'string' ||
+      stored.tenantId !== env.tenantId ||
+      stored.dedupeKey !== env.dedupeKey ||
+      conflictPath(stored, env) !== undefined
+    )
+      return today();
+    return answerKnown(view, nowIso, env, id, record, record.dispatchId);
+  }
+  if (guard !== undefined && isReplay(view, nowIso, env, guard)) return today();
+  return receiveNew(view, nowIso, env, id, route.routineId, plan, guard);
+}
+
+function receipt(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  id: string,
+  status: ReceiptStatus,
+): Write {
+  const seq = view.head + 1;
+  return {
+    operation: `trigger.${status}`,
+    subjectType: RECEIPT_TYPE,
+    subjectId: receiptId(seq),
+    fields: json({
+      status,
+      ...envelopeIdentity(env),
+      recordId: id,
+      code: null,
+      path: null,
+      message: null,
+      bodyBytes: null,
+      receivedAt: nowIso,
+      receivedSeq: seq,
+    } satisfies ReceiptFields),
+    actor: 'system',
+  };
+}
+
+/** A duplicate of a key a dispatch took in: its dispatch's state, or once it ran, its run's. */
+function answerKnown(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  id: string,
+  record: DeferredRecordFields,
+  did: string,
+): Decided<ReceiveOutcome> {
+  const scheduledAt = record.envelope.scheduledAt;
+  const base = {
+    tenantId: env.tenantId,
+    triggerId: env.triggerId,
+    dedupeKey: env.dedupeKey,
+    recordId: id,
+    scheduledAt,
+  };
+  const d = readDispatch(view, did);
+  const answered = (status: ReceiptStatus, answer: IngestAnswer): Decided<ReceiveOutcome> => ({
+    writes: [receipt(view, nowIso, env, id, status)],
+    result: { kind: 'answered', answer },
+  });
+  if (d !== undefined && d.state !== 'dispatched')
+    return answered('duplicate', deferredAnswer(env, id, scheduledAt, did, d));
+  const run = d?.runRecordId == null ? undefined : readRecord(view, d.runRecordId);
+  if (run !== undefined && (run.state === 'received' || run.state === 'processing'))
+    return answered('in_progress', {
+      status: 'in_progress',
+      ...base,
+      attempt: run.currentAttempt ?? run.attempts,
+    });
+  return answered('duplicate', {
+    status: 'duplicate',
+    ...base,
+    original:
+      run === undefined
+        ? 'pruned'
+        : run.state === 'processing' || run.state === 'received'
+          ? 'in_progress'
+          : run.state,
+    routineResult: run?.state === 'triggered' ? run.result : null,
+    dispatchId: did,
+  });
+}
+
+function receiveNew(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  id: string,
+  routineId: string,
+  plan: DispatchPlan,
+  guard: ReplayGuard | undefined,
+): Decided<ReceiveOutcome> {
+  const seq = view.head + 1;
+  const nowMs = Date.parse(nowIso);
+  const receive = (did: string): Write => ({
+    operation: 'trigger.receive',
+    subjectType: RECORD_TYPE,
+    subjectId: id,
+    fields: json({
+      envelope: env,
+      state: 'received',
+      routineId,
+      runKey: env.dedupeKey,
+      attempts: 0,
+      currentAttempt: null,
+      receivedAt: nowIso,
+      receivedSeq: seq,
+      startedAt: null,
+      finishedAt: null,
+      result: null,
+      error: null,
+      recovery: null,
+      dispatchId: did,
+    } satisfies DeferredRecordFields),
+    ...(guard === undefined
+      ? {}
+      : {
+          projection: {
+            creates: [
+              {
+                type: REPLAY_GUARD_TYPE,
+                id: replayGuardId(env.tenantId, guard.key),
+                fields: json({
+                  tenantId: env.tenantId,
+                  key: guard.key,
+                  recordId: id,
+                  dedupeKey: env.dedupeKey,
+                  firstSeenAt: nowIso,
+                  expiresAt: isoAt(nowMs + guard.windowMs),
+                } satisfies ReplayGuardFields),
+              },
+            ],
+          },
+        }),
+    actor: 'system',
+  });
+  const answer = (did: string, d: Parameters<typeof deferredAnswer>[4]): ReceiveOutcome => ({
+    kind: 'answered',
+    answer: deferredAnswer(env, id, env.scheduledAt, did, d),
+  });
+
+  if (plan.debounce !== null) {
+    const open = openWindow(view, nowIso, env.tenantId, env.triggerId, plan.debounce);
+    if (open !== undefined) {
+      const ping = pingFields(open.dispatch, nowMs, plan.debounce, {
+        envelope: json(env),
+        recordId: id,
+      });
+      return {
+        writes: [receive(open.id), dispatchWrite('ping', open.id, ping)],
+        result: answer(open.id, { ...open.dispatch, ...(ping as Partial<DispatchFields>) }),
+      };
+    }
+  }
+
+  const did = dispatchId(env.tenantId, env.dedupeKey, seq);
+  const expiresAt = plan.ttl === null ? null : isoAt(nowMs + plan.ttl);
+  let state: DispatchState;
+  let runAt: string;
+  let windowClosesAt: string | null = null;
+  const extra: Write[] = [];
+  let gateFields: Pick<DispatchFields, 'gate' | 'ticket' | 'gateTicket'> = {
+    gate: null,
+    ticket: null,
+    gateTicket: null,
+  };
+  if (plan.debounce !== null) {
+    state = 'debounced';
+    ({ runAt, windowClosesAt } = windowTimes(nowMs, plan.debounce));
+    extra.push(pointerWrite(env.tenantId, env.triggerId, plan.debounce.key, did, nowIso));
+  } else if (plan.delay !== null) {
+    state = 'delayed';
+    runAt =
+      'ms' in plan.delay
+        ? isoAt(nowMs + plan.delay.ms)
+        : plan.delay.until > nowIso
+          ? plan.delay.until
+          : nowIso;
+  } else {
+    state = 'queued';
+    runAt = nowIso;
+    if (plan.concurrency !== null) {
+      // Nothing to wait for first: it takes its place in the gate's queue now.
+      const c = plan.concurrency;
+      const gate = loadGate(view, gateId(env.tenantId, env.triggerId, c.key), {
+        tenantId: env.tenantId,
+        triggerId: env.triggerId,
+        key: c.key,
+        limit: c.limit,
+      });
+      gateFields = { gate: gate.id, ...join(gate) };
+      extra.push(...gateWrite(gate));
+    }
+  }
+  const dueAt = expiresAt !== null && expiresAt < runAt ? expiresAt : runAt;
+  const fields: DispatchFields = {
+    tenantId: env.tenantId,
+    scopeId: env.scopeId,
+    triggerId: env.triggerId,
+    routineId,
+    state,
+    envelope: env,
+    recordId: id,
+    plan,
+    createdAt: nowIso,
+    createdSeq: seq,
+    dueAt,
+    runAt,
+    expiresAt,
+    pings: 1,
+    firstPingAt: nowIso,
+    lastPingAt: nowIso,
+    windowClosesAt,
+    ...gateFields,
+    running: false,
+    owner: null,
+    leaseUntil: null,
+    fence: 0,
+    dispatchedAt: null,
+    runRecordId: null,
+    runAttempt: null,
+    runStatus: null,
+    settledAt: null,
+    endedAt: null,
+    reason: null,
+    listKeys: listKeys(env.tenantId, state),
+  };
+  return {
+    writes: [receive(did), dispatchWrite('create', did, json(fields)), ...extra],
+    result: answer(did, fields),
+  };
+}
