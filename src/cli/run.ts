@@ -23,6 +23,7 @@ import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
+import { schedulesCommand } from './commands/schedules.js';
 import { endpointsCommand } from './commands/endpoints.js';
 import { triggerCommand } from './commands/trigger.js';
 import { triggersCommand } from './commands/triggers.js';
@@ -57,6 +58,7 @@ export const COMMANDS: readonly Command[] = [
   triggersCommand,
   dispatchesCommand,
   tickCommand,
+  schedulesCommand,
 ];
 
 const EXIT_STATUS =

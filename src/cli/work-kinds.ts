@@ -6,7 +6,14 @@ import { calendarWork } from '../triggers/calendar/calendar-work.js';
 import { runTakeoverWork } from '../triggers/run-work.js';
 import { deferredDispatchWork } from '../triggers/deferred/dispatch-work.js';
 import type { TriggerRuntime } from '../triggers/serve/serve.js';
+import { scheduleHostWork } from '../triggers/schedules/schedule-host.js';
 import type { WorkKind } from '../work/work-kind.js';
+import { hostname } from 'node:os';
+
+/** How a host names itself in its schedule heartbeats. */
+function hostLabel(): string {
+  return `${hostname()}:${process.pid}`;
+}
 
 /** `twinworld work`: the deliveries of every registered pack. */
 export function deliveryWorkKinds(dispatcher: Dispatcher): WorkKind[] {
@@ -14,13 +21,33 @@ export function deliveryWorkKinds(dispatcher: Dispatcher): WorkKind[] {
 }
 
 /**
- * `twinworld serve`: calendars that fell due, routine runs whose owner's lease lapsed, and deferred
- * dispatches that fell due (delayed, debounced, queued for a slot, expiring).
+ * `twinworld work`: the deliveries of every registered pack, and the schedules (their reservation
+ * lease is `leaseMs` when the command was given one, else five minutes).
+ */
+export function workKinds(dispatcher: Dispatcher, options: { leaseMs?: number } = {}): WorkKind[] {
+  return [
+    ...deliveryWorkKinds(dispatcher),
+    scheduleHostWork(dispatcher.world, {
+      owner: dispatcher.owner,
+      hostLabel: hostLabel(),
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    }),
+  ];
+}
+
+/**
+ * `twinworld serve`: calendars that fell due, routine runs whose owner's lease lapsed, deferred
+ * dispatches that fell due (delayed, debounced, queued for a slot, expiring), and the schedules.
  */
 export function serveWorkKinds(runtime: TriggerRuntime): WorkKind[] {
   return [
     calendarWork(runtime.calendar, runtime.engine.twin),
     runTakeoverWork(runtime.engine),
     deferredDispatchWork(runtime.engine),
+    scheduleHostWork(runtime.engine.world, {
+      owner: runtime.engine.claimant.owner,
+      twin: runtime.engine.twin.name,
+      hostLabel: hostLabel(),
+    }),
   ];
 }

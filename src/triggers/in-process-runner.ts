@@ -22,6 +22,8 @@ export interface RoutineContext {
   readonly runKey: string;
   readonly attempt: number;
   readonly envelope: TriggerEnvelope;
+  /** Aborted when the run lost its claim (a schedule superseded it); absent for ingested runs. */
+  readonly signal?: AbortSignal;
 }
 
 /** Answers the routine's terminal result (JSON); throwing means "not finished, run me again". */
@@ -129,6 +131,7 @@ export class InProcessRunner implements RoutineRunner {
       runKey: request.runKey,
       attempt: request.attempt,
       envelope: request.envelope,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
     return result === undefined ? null : result;
   }

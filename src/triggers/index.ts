@@ -133,4 +133,6 @@ export {
 export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './records.js';
 export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
 export type { IngestOptions } from './engine.js';
+export * from './schedules/index.js';
+export { WAIT_ROUTINE, MAX_WAIT_MS, waitRoutine } from './serve/wait-routine.js';
 export * from './deferred/index.js';

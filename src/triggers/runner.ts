@@ -14,6 +14,8 @@ export interface RoutineRunRequest {
   readonly attempt: number;
   /** The trigger record this run belongs to (resource id in the trigger twin). */
   readonly recordId: string;
+  /** Aborted when the run lost its claim (a schedule superseded it): stop early, if you can. */
+  readonly signal?: AbortSignal;
 }
 
 export type RunOutcome =

@@ -24,6 +24,11 @@ export {
   type WalkTriggersOptions,
   type WalkRoute,
 } from './walk-triggers.js';
+export {
+  startWalkSchedules,
+  type WalkSchedules,
+  type WalkSchedulesOptions,
+} from './walk-schedules.js';
 export { exportWorldLines, worldHashes } from './export-log.js';
 export {
   checkDeliveryInvariants,

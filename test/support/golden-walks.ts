@@ -3,7 +3,10 @@
 // fixtures/walk-*.jsonl by write-walk-fixtures.ts; tests check a rerun writes the same bytes.
 import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { runDemoWalk } from '../../src/cli/demo-walk.js';
-import { openWalk, type Walk, type WalkOptions } from '../../src/walk/index.js';
+import type { JsonValue } from '../../src/log/json-value.js';
+import type { RoutineContext } from '../../src/triggers/in-process-runner.js';
+import { waitRoutine } from '../../src/triggers/serve/wait-routine.js';
+import { openWalk, startWalkSchedules, type Walk, type WalkOptions } from '../../src/walk/index.js';
 import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
 import { deferredWalk } from './golden-walk-deferred.js';
 
@@ -231,6 +234,46 @@ async function standardWebhooksWalk(): Promise<Walk> {
   return walk;
 }
 
+/**
+ * The nightly report takes three hours, thirty on Tuesdays and fifty on Fridays (by the wall
+ * day of its occurrence), so the week shows a buffered night, a night skipped behind a full buffer,
+ * and promotions as slow runs end.
+ */
+async function slowReport(input: JsonValue, ctx: RoutineContext): Promise<JsonValue> {
+  const wall = String((ctx.envelope.payload as { wallTime?: unknown }).wallTime);
+  const day = new Date(`${wall}:00Z`).getUTCDay();
+  const hours = day === 2 ? 30 : day === 5 ? 50 : 3;
+  await waitRoutine()({ ms: hours * 3600_000 }, ctx);
+  return { rows: (input as { rows?: JsonValue }).rows ?? null, hours };
+}
+
+/** A week of a nightly schedule (02:30 New York, across the DST gap) with a slow routine. */
+async function schedulesWalk(options: Partial<WalkOptions> = {}): Promise<Walk> {
+  const walk = await openWalk({
+    seed: 'walk-schedules',
+    start: '2026-03-02T00:00:00.000Z',
+    ...options,
+  });
+  await startWalkSchedules(walk, {
+    routines: { report: slowReport },
+    leaseMs: 6 * 3600_000,
+    hostBeatMs: 3600_000,
+    schedules: [
+      {
+        tenantId: 'acme',
+        scheduleId: 'nightly-report',
+        cron: '30 2 * * *',
+        timezone: 'America/New_York',
+        routine: 'report',
+        input: { rows: 1000 },
+        overlap: 'buffer:1:oldest',
+      },
+    ],
+  });
+  await walk.advanceTo('2026-03-09T12:00:00.000Z');
+  return walk;
+}
+
 export const goldenWalks: readonly GoldenWalk[] = [
   { name: 'walk-stripe', run: stripeWalk },
   { name: 'walk-stripe-billing', run: stripeBillingWalk },
@@ -239,6 +282,8 @@ export const goldenWalks: readonly GoldenWalk[] = [
   { name: 'walk-standard-webhooks', run: standardWebhooksWalk },
   // The trigger ingress: the demo walk (webhooks through the ingress host on 127.0.0.1, a calendar).
   { name: 'walk-triggers', run: async () => (await runDemoWalk({ seed: 'walk-triggers' })).walk },
+  // Schedules: a week of a nightly report that sometimes runs longer than a day.
+  { name: 'walk-schedules', run: schedulesWalk },
   // The packs' walk-callable scenarios: a pull request's life, a Slack conversation.
   { name: 'walk-github-pull-request', run: githubPullRequestWalk },
   { name: 'walk-slack-conversation', run: slackConversationWalk },

@@ -2,7 +2,7 @@
 // kind from every process's writes — queued deliveries, retries that fell due, claims whose owner
 // died — runs it, heartbeats, and finishes it; several `work` processes share the work safely.
 import { TwinError } from '../../errors.js';
-import { deliveryWorkKinds } from '../work-kinds.js';
+import { workKinds } from '../work-kinds.js';
 import { Worker } from '../../work/worker.js';
 import type { WorkReport } from '../../work/work-kind.js';
 import { countOption, stringOption, type CliIO, type Command } from '../command.js';
@@ -39,11 +39,13 @@ export const workCommand: Command = {
   usage: 'work [--concurrency N] [--lease S] [--until-idle] [--root DIR] [--json]',
   description: [
     "Claims due work from every process's writes at the root and runs it: queued deliveries, retries",
-    'whose time came, and claims whose owner stopped heartbeating (a send in flight when its process',
-    'died becomes unknown — never resent blindly). It notices new work within about 100 ms of its',
+    'whose time came, schedule occurrences that came (`twinworld schedules`), and claims whose owner',
+    'stopped heartbeating (a send in flight when its process died becomes unknown — never resent',
+    'blindly; a schedule run is run again). It notices new work within about 100 ms of its',
     'commit by watching the log heads. Several `work` processes share the work; none does a piece twice.',
     '--until-idle exits once nothing is queued, sending or waiting for a retry (it waits for retries due',
-    'later, on the wall clock). SIGINT/SIGTERM: stop claiming, finish what it holds, exit 0.',
+    'later, on the wall clock, and an enabled schedule always has a next occurrence).',
+    'SIGINT/SIGTERM: stop claiming, finish what it holds, exit 0.',
     'On a terminal it keeps one status line (claimed, sent, failed, retrying); --json prints one JSON',
     'object per finished item: {"event":"done","kind","id","outcome","detail"}.',
   ].join('\n'),
@@ -103,16 +105,20 @@ export const workCommand: Command = {
             );
           else if (status !== undefined) emit(() => status.show(shown()));
         };
-        const worker = new Worker(world, deliveryWorkKinds(dispatcher), {
-          owner: dispatcher.owner,
-          ...(concurrency === undefined ? {} : { concurrency }),
-          ...(leaseMs === undefined ? {} : { leaseMs }),
-          onClaim: () => {
-            counts.claimed++;
-            if (status !== undefined) emit(() => status.show(shown()));
+        const worker = new Worker(
+          world,
+          workKinds(dispatcher, leaseMs === undefined ? {} : { leaseMs }),
+          {
+            owner: dispatcher.owner,
+            ...(concurrency === undefined ? {} : { concurrency }),
+            ...(leaseMs === undefined ? {} : { leaseMs }),
+            onClaim: () => {
+              counts.claimed++;
+              if (status !== undefined) emit(() => status.show(shown()));
+            },
+            onReport,
           },
-          onReport,
-        });
+        );
         emit(() =>
           write(
             io.stdout,

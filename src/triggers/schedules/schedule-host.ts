@@ -1,0 +1,43 @@
+// The schedules a worker process serves: a Schedules service with the built-in routines (`record`
+// and `wait`) and its work kind, as `twinworld work` and `serve` assemble it. The process's
+// worker id is the owner of its claims and its host heartbeats.
+import type { World } from '../../world/world.js';
+import type { WorkKind } from '../../work/work-kind.js';
+import { DEFAULT_TRIGGER_TWIN } from '../engine.js';
+import { InProcessRunner } from '../in-process-runner.js';
+import { RECORD_ROUTINE } from '../serve/config.js';
+import { recordRoutine } from '../serve/record-routine.js';
+import { WAIT_ROUTINE, waitRoutine } from '../serve/wait-routine.js';
+import { scheduleWork } from './schedule-work.js';
+import { Schedules } from './schedules.js';
+
+export interface ScheduleHostOptions {
+  /** The worker's id: the owner of its reservations and its heartbeats. */
+  readonly owner: string;
+  /** The reservation lease; default five minutes. */
+  readonly leaseMs?: number;
+  readonly twin?: string;
+  /** What the host says about itself in its heartbeats, e.g. "hostname:pid". */
+  readonly hostLabel?: string;
+}
+
+/** The routines every schedule host has: `record` (records its input) and `wait` ({"ms": N}). */
+export function builtInRunner(world: World, twin = DEFAULT_TRIGGER_TWIN): InProcessRunner {
+  return new InProcessRunner(world)
+    .register(RECORD_ROUTINE, recordRoutine(twin))
+    .register(WAIT_ROUTINE, waitRoutine());
+}
+
+export function scheduleHostWork(world: World, options: ScheduleHostOptions): WorkKind {
+  const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
+  return scheduleWork(
+    new Schedules({
+      world,
+      twin,
+      runner: builtInRunner(world, twin),
+      owner: options.owner,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.hostLabel === undefined ? {} : { hostLabel: options.hostLabel }),
+    }),
+  );
+}

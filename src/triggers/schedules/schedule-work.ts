@@ -1,0 +1,130 @@
+// Schedules as work for the worker (DESIGN §6). Two things fall due, both found through the
+// due-time index, never by a scan: a declaration whose next occurrence came (its claim decides
+// every due occurrence by the stored policies and reserves what launches), and a ledger row that
+// needs a worker — ready (a backfill's, or promoted from the buffer) or held by an owner whose
+// lease lapsed (it died), which is reclaimed and launched again. Several workers share this: the
+// claims and reservations are atomic, so no occurrence fires twice.
+import { TwinError } from '../../errors.js';
+import { isoAt } from '../../world/clock.js';
+import { DUE_INDEX, END_OF_TIME } from '../../work/lease.js';
+import type { DueItem, WorkContext, WorkKind, WorkReport } from '../../work/work-kind.js';
+import type { Reservation } from './claim.js';
+import { SCHEDULE_TYPE } from './declaration.js';
+import { FIRE_TYPE } from './fire-record.js';
+import type { RunReport, Schedules } from './schedules.js';
+
+export const SCHEDULE_WORK = 'schedule';
+const SCHEDULE_ITEM = 'schedule:';
+const FIRE_ITEM = 'fire:';
+
+export function scheduleWork(schedules: Schedules): WorkKind {
+  const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
+    schedules.twin.read((view) => {
+      // A declaration's item names its due time: the next occurrence is another item, so a
+      // worker still running the last one can claim it.
+      const decls = view.lookupUpTo(SCHEDULE_TYPE, DUE_INDEX, maxKey, limit).map((r) => ({
+        id: `${SCHEDULE_ITEM}${r.id}@${String(r.fields.dueAt)}`,
+        dueAt: String(r.fields.dueAt),
+      }));
+      const fires = view
+        .lookupUpTo(FIRE_TYPE, DUE_INDEX, maxKey, limit)
+        .map((r) => ({ id: `${FIRE_ITEM}${r.id}`, dueAt: String(r.fields.dueAt) }));
+      return [...decls, ...fires]
+        .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : a.id < b.id ? -1 : 1))
+        .slice(0, limit);
+    });
+
+  const runAll = async (held: readonly Reservation[]): Promise<(RunReport | TwinError)[]> =>
+    Promise.all(
+      held.map((r) =>
+        schedules.run(r).catch((error: unknown) => {
+          if (error instanceof TwinError && error.code === 'STALE_OWNER') return error;
+          throw error;
+        }),
+      ),
+    );
+
+  const report = (id: string, outcome: string, detail?: string): WorkReport => ({
+    kind: SCHEDULE_WORK,
+    id,
+    outcome,
+    ...(detail === undefined ? {} : { detail }),
+  });
+
+  const describe = (runs: (RunReport | TwinError)[]): { outcome: string; detail: string } => {
+    const parts = runs.map((r) =>
+      r instanceof TwinError
+        ? 'stale_owner'
+        : `${r.outcome}${r.error === null ? '' : ` (${r.error})`}`,
+    );
+    return {
+      outcome: runs.some((r) => r instanceof TwinError)
+        ? 'stale_owner'
+        : (runs[runs.length - 1] as RunReport).outcome,
+      detail: parts.join(', '),
+    };
+  };
+
+  return {
+    name: SCHEDULE_WORK,
+    twins: () => [schedules.twin],
+    due: async (nowMs, limit) => {
+      const items = await dueItems(isoAt(nowMs), limit);
+      // A host beats while it serves schedules: a root with none keeps its trigger twin empty.
+      if (schedules.beatDue() && (items.length > 0 || (await dueItems(END_OF_TIME, 1)).length > 0))
+        await schedules.beat();
+      return items;
+    },
+    nextDue: async () => {
+      const [first] = await dueItems(END_OF_TIME, 1);
+      return first === undefined ? undefined : Date.parse(first.dueAt);
+    },
+    run: async (item: DueItem, context: WorkContext) => {
+      const claimed = await claimItem(schedules, item, context.owner);
+      if (claimed === undefined) return undefined;
+      if (claimed.held.length === 0) return report(item.id, claimed.outcome, claimed.detail);
+      const { outcome, detail } = describe(await runAll(claimed.held));
+      return report(item.id, outcome, `${claimed.detail}: ${detail}`);
+    },
+  };
+}
+
+export interface ClaimedItem {
+  /** Reservations to launch, in nominal order. */
+  readonly held: Reservation[];
+  /** With nothing to launch: what the claim decided (skipped, buffered). */
+  readonly outcome: string;
+  readonly detail: string;
+}
+
+/**
+ * The claim half of running one due item: a declaration's due occurrences claimed, or a ledger
+ * row reserved. Undefined when the item claimed nothing (another worker got there first).
+ */
+export async function claimItem(
+  schedules: Schedules,
+  item: DueItem,
+  owner: string,
+): Promise<ClaimedItem | undefined> {
+  if (item.id.startsWith(SCHEDULE_ITEM)) {
+    const key = item.id.slice(SCHEDULE_ITEM.length, item.id.lastIndexOf('@'));
+    const { claims, missed } = await schedules.claimDue(key, { owner });
+    const made = claims.filter((c) => c.claimed);
+    if (made.length === 0 && missed === 0) return undefined;
+    const held: Reservation[] = [];
+    for (const c of made)
+      if (c.claimed && (c.action === 'fire' || c.action === 'supersede') && c.reservation)
+        held.push(c.reservation);
+    const detail =
+      made.map((c) => `${c.nominalAt} ${c.claimed ? c.action : ''}`).join(', ') ||
+      `${missed} missed`;
+    const buffered = made.some((c) => c.claimed && c.action === 'buffer');
+    return { held, outcome: buffered ? 'buffered' : 'skipped', detail };
+  }
+  if (item.id.startsWith(FIRE_ITEM)) {
+    const held = await schedules.reserve(item.id.slice(FIRE_ITEM.length), { owner });
+    if (held === undefined) return undefined;
+    return { held: [held], outcome: 'reserved', detail: `${held.nominalAt} fence ${held.fence}` };
+  }
+  return undefined;
+}

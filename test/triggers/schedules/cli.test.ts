@@ -1,0 +1,220 @@
+// `twinworld schedules` through the built binary: declaring (with a seconds field, the policies in
+// text form, the revision fence), listing, pausing, inspecting, backfilling, history and pruning,
+// and each refusal's code and exit status.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+const BIN = resolve('dist/src/cli/main.js');
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tw(
+  root: string,
+  args: string[],
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, 'schedules', ...args, '--root', root], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function json<T = Record<string, unknown>>(run: {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}): T {
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+function refusal(run: { status: number | null; stderr: string }): {
+  error: string;
+  path?: string;
+  message: string;
+} {
+  expect(run.status).toBe(1);
+  return JSON.parse(run.stderr) as { error: string; path?: string; message: string };
+}
+
+function root(): string {
+  const d = mkdtempSync(join(tmpdir(), 'twinworld-schedules-cli-'));
+  dirs.push(d);
+  return join(d, 'world');
+}
+
+describe('twinworld schedules', () => {
+  it('adds, lists, pauses, resumes and inspects a schedule, fenced by its revision', () => {
+    const r = root();
+    const added = json(
+      tw(r, [
+        'add',
+        'tick',
+        '--cron',
+        '*/10 * * * * *',
+        '--tz',
+        'Europe/Paris',
+        '--routine',
+        'wait',
+        '--input',
+        '{"ms":2500}',
+        '--overlap',
+        'buffer:2:newest',
+        '--catch-up',
+        'all:3',
+        '--json',
+      ]),
+    );
+    expect(added).toMatchObject({
+      scheduleId: 'tick',
+      tenantId: 'default',
+      revision: 1,
+      routine: 'wait',
+      input: { ms: 2500 },
+      overlap: { kind: 'buffer', size: 2, keep: 'newest' },
+      catchUp: { kind: 'all', max: 3 },
+    });
+    const again = refusal(tw(r, ['add', 'tick', '--cron', '* * * * *', '--json']));
+    expect(again).toMatchObject({ error: 'REVISION_MISMATCH', path: 'expectedRevision' });
+    const changed = json(
+      tw(r, ['add', 'tick', '--cron', '0 3 * * *', '--revision', '1', '--json']),
+    );
+    expect(changed).toMatchObject({ revision: 2, cron: '0 3 * * *', routine: 'record' });
+    const stale = refusal(tw(r, ['pause', 'tick', '--revision', '1', '--json']));
+    expect(stale.error).toBe('REVISION_MISMATCH');
+    expect(stale.message).toMatch(/revision 2.*revision 1/);
+    expect(json(tw(r, ['pause', 'tick', '--revision', '2', '--json']))).toMatchObject({
+      enabled: false,
+      revision: 3,
+    });
+    expect(tw(r, ['list']).stdout).toMatch(
+      /tick\s+0 3 \* \* \*\s+UTC\s+record\s+skip\s+paused\s+3/,
+    );
+    expect(json(tw(r, ['resume', 'tick', '--json']))).toMatchObject({ enabled: true, revision: 4 });
+    const seen = json<{ schedule: { scheduleId: string }; next: unknown[]; active: unknown[] }>(
+      tw(r, ['inspect', 'tick', '--next', '2', '--json']),
+    );
+    expect(seen.schedule.scheduleId).toBe('tick');
+    expect(seen.next).toHaveLength(2);
+    expect(seen.active).toEqual([]);
+    expect(tw(r, ['inspect', 'tick']).stdout).toContain('hosts     none alive');
+    expect(json(tw(r, ['list', '--tenant', 'globex', '--json']))).toEqual({
+      items: [],
+      undecodable: [],
+    });
+  });
+
+  it('refuses a bad cron, zone or overlap policy, and an unknown schedule, with exit 1', () => {
+    const r = root();
+    expect(refusal(tw(r, ['add', 'x', '--cron', '99 * * * *', '--json']))).toMatchObject({
+      error: 'INVALID_CONFIG',
+      path: 'cron',
+    });
+    expect(
+      refusal(tw(r, ['add', 'x', '--cron', '* * * * *', '--tz', 'Nowhere/Land', '--json'])),
+    ).toMatchObject({ error: 'INVALID_CONFIG', path: 'timezone' });
+    expect(
+      refusal(tw(r, ['add', 'x', '--cron', '* * * * *', '--overlap', 'buffer:0', '--json'])),
+    ).toMatchObject({ error: 'INVALID_CONFIG', path: 'overlap' });
+    expect(
+      refusal(tw(r, ['add', 'x', '--cron', '* * * * *', '--catch-up', 'most', '--json'])),
+    ).toMatchObject({ error: 'INVALID_CONFIG', path: 'catchUp' });
+    expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'UNKNOWN_TRIGGER' });
+    const usage = tw(r, ['add', 'x', '--json']);
+    expect(usage.status).toBe(2);
+    expect(tw(r, ['fly', '--json']).status).toBe(2);
+    expect(tw(r, ['add', 'x', '--cron', '* * * * *', '--input', '{oops', '--json']).status).toBe(2);
+  });
+
+  it('backfills past occurrences once, pages the history, refuses a bad limit or cursor, and prunes', () => {
+    const r = root();
+    json(tw(r, ['add', 'daily', '--cron', '0 3 * * *', '--overlap', 'fire', '--json']));
+    const from = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.now() - 86_400_000).toISOString();
+    const first = json(tw(r, ['backfill', 'daily', '--from', from, '--to', to, '--json']));
+    expect(first).toMatchObject({
+      claimed: first.occurrences,
+      alreadyClaimed: 0,
+      launched: first.occurrences,
+    });
+    expect(first.occurrences).toBeGreaterThanOrEqual(4);
+    const second = json(tw(r, ['backfill', 'daily', '--from', from, '--to', to, '--json']));
+    expect(second).toMatchObject({ claimed: 0, alreadyClaimed: first.occurrences });
+    const page = json<{ items: { nominalAt: string; origin: string }[]; nextCursor: string }>(
+      tw(r, ['history', 'daily', '--limit', '2', '--json']),
+    );
+    expect(page.items).toHaveLength(2);
+    expect(page.items[0]!.nominalAt > page.items[1]!.nominalAt).toBe(true);
+    expect(page.items.every((i) => i.origin === 'backfill')).toBe(true);
+    const rest = json<{ items: unknown[] }>(
+      tw(r, ['history', 'daily', '--cursor', page.nextCursor, '--json']),
+    );
+    expect(rest.items).toHaveLength((first.occurrences as number) - 2);
+    expect(tw(r, ['history', 'daily']).stdout).toContain('(ready)');
+    expect(refusal(tw(r, ['history', 'daily', '--limit', '0', '--json']))).toMatchObject({
+      error: 'INVALID_OPTIONS',
+      path: 'limit',
+    });
+    expect(refusal(tw(r, ['history', 'daily', '--limit', 'lots', '--json']))).toMatchObject({
+      error: 'INVALID_OPTIONS',
+      path: 'limit',
+    });
+    expect(refusal(tw(r, ['history', 'daily', '--cursor', 'nope', '--json']))).toMatchObject({
+      error: 'INVALID_OPTIONS',
+      path: 'cursor',
+    });
+    expect(refusal(tw(r, ['history', 'daily', '--outcome', 'meh', '--json']))).toMatchObject({
+      error: 'INVALID_OPTIONS',
+      path: 'outcome',
+    });
+    expect(
+      refusal(tw(r, ['backfill', 'daily', '--from', from, '--to', '2999-01-01', '--json'])),
+    ).toMatchObject({ error: 'INVALID_OPTIONS', path: 'to' });
+    expect(refusal(tw(r, ['prune', '--before', 'soon', '--json']))).toMatchObject({
+      error: 'INVALID_OPTIONS',
+      path: 'before',
+    });
+    // Nothing is settled yet (the backfilled occurrences wait for a worker): nothing to prune.
+    expect(json(tw(r, ['prune', '--before', '2999-01-01', '--json']))).toEqual({
+      removed: 0,
+      kept: 0,
+    });
+  });
+
+  it('serve runs the schedules beside its ingress, as work does', async () => {
+    const r = root();
+    json(tw(r, ['add', 'tick', '--cron', '* * * * * *', '--input', '{"n":1}', '--json']));
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--endpoint', 'stripe=SCHED_TEST_SECRET', '--root', r],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, SCHED_TEST_SECRET: 'whsec_x' },
+      },
+    );
+    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await vi.waitFor(
+        () => {
+          const page = json<{ items: { outcome: string; result: unknown }[] }>(
+            tw(r, ['history', 'tick', '--outcome', 'completed', '--json']),
+          );
+          expect(page.items.length).toBeGreaterThanOrEqual(2);
+          expect(page.items[0]!.result).toMatchObject({ recorded: expect.any(String) });
+        },
+        { timeout: 20_000, interval: 300 },
+      );
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    const seen = json<{ hosts: unknown[]; lastHeartbeat: { label: string } }>(
+      tw(r, ['inspect', 'tick', '--json']),
+    );
+    expect(seen.lastHeartbeat.label).toMatch(/:\d+$/);
+  });
+});

@@ -1,0 +1,310 @@
+// Schedules across real processes — `twinworld work` on SQLite, the same worker and work kind in a
+// child process on PostgreSQL (the CLI opens SQLite roots only): two workers and a schedule firing
+// every second whose routine takes 2.5 s, once per overlap policy — the ledger shows each
+// occurrence exactly once and runs overlap only under `fire`; a worker SIGKILLed while it holds a
+// run is reclaimed by the other after the lease, and the dead owner's late result is refused and
+// kept. (Under `supersede` the cancelled runs' own late reports show the same from live processes.)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { PostgresBackend } from '../../../src/storage/postgres/index.js';
+import { RealClock } from '../../../src/world/clock.js';
+import { openWorld, type World } from '../../../src/world/world.js';
+import {
+  FIRE_TYPE,
+  reservationIdOf,
+  Schedules,
+  type FireView,
+} from '../../../src/triggers/schedules/index.js';
+import { postgresUrl } from '../../storage/postgres-url.js';
+import { expectRefusal } from '../support.js';
+
+const BIN = 'dist/src/cli/main.js';
+const WORKER = 'dist/test/support/schedule-worker.js';
+const LEASE = 2000;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+interface Store {
+  readonly name: string;
+  /** The command line of a worker process named `label`, and how to read its owner id from a line. */
+  worker(label: string): { argv: string[]; owner: (line: string) => string | undefined };
+  open(): World;
+}
+
+const stores: { name: string; make(): Store }[] = [
+  {
+    name: 'sqlite',
+    make() {
+      const dir = mkdtempSync(join(tmpdir(), 'twinworld-schedule-procs-'));
+      dirs.push(dir);
+      const root = join(dir, 'world');
+      return {
+        name: 'sqlite',
+        worker: () => ({
+          argv: [BIN, 'work', '--root', root, '--lease', String(LEASE / 1000), '--json'],
+          owner: (line) => {
+            if (!line.startsWith('{')) return undefined;
+            const event = JSON.parse(line) as { event?: string; owner?: string };
+            return event.event === 'started' ? event.owner : undefined;
+          },
+        }),
+        open: () => openWorld({ root, clock: new RealClock(), sqlite: { busyTimeoutMs: 60_000 } }),
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    make() {
+      const url = postgresUrl();
+      const world = `sched_${process.pid}_${Date.now().toString(36)}_${++made}`;
+      return {
+        name: 'postgres',
+        worker: (label) => ({
+          argv: [WORKER, 'postgres', url, world, label, String(LEASE)],
+          owner: (line) => (line === `ready ${label}` ? label : undefined),
+        }),
+        open: () =>
+          openWorld({
+            root: ':memory:',
+            clock: new RealClock(),
+            backend: new PostgresBackend(url, world),
+          }),
+      };
+    },
+  },
+];
+let made = 0;
+
+interface Proc {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<number | string | null>;
+  /** The worker id it writes on its claims and heartbeats. */
+  readonly owner: string;
+}
+
+const running: Proc[] = [];
+afterEach(() => {
+  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+});
+
+async function startWorker(store: Store, label: string): Promise<Proc> {
+  const { argv, owner: ownerOf } = store.worker(label);
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  let partial = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+  });
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  running.push({ child, lines, exited, owner: label });
+  let owner: string | undefined;
+  await vi.waitFor(
+    () => {
+      owner = lines.map(ownerOf).find((o) => o !== undefined);
+      expect(owner).toBeDefined();
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  return { child, lines, exited, owner: owner! };
+}
+
+async function withSchedules<T>(store: Store, fn: (s: Schedules) => Promise<T>): Promise<T> {
+  const world = store.open();
+  try {
+    return await fn(new Schedules({ world, leaseMs: LEASE }));
+  } finally {
+    await world.close();
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const ms = (iso: string | null): number => Date.parse(iso!);
+
+/** The most runs that were launched and not yet finished at one moment, by the ledger. */
+function maxConcurrent(rows: readonly FireView[]): number {
+  const edges = rows
+    .filter((r) => r.launchedAt !== null && r.finishedAt !== null)
+    .flatMap((r) => [
+      [ms(r.launchedAt), 1],
+      [ms(r.finishedAt), -1],
+    ])
+    .sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  let now = 0;
+  let max = 0;
+  for (const [, d] of edges) max = Math.max(max, (now += d!));
+  return max;
+}
+
+for (const { name, make } of stores) {
+  describe(`schedules across processes: ${name}`, () => {
+    for (const overlap of ['fire', 'skip', 'buffer:1:oldest', 'supersede']) {
+      it(`two workers, every second, a 2.5 s routine, overlap ${overlap}: each occurrence once`, async () => {
+        const store = make();
+        await withSchedules(store, (s) =>
+          s.declare({
+            tenantId: 'default',
+            scheduleId: 'tick',
+            cron: '* * * * * *',
+            routine: 'wait',
+            input: { ms: 2500 },
+            overlap,
+          }),
+        );
+        const workers = await Promise.all([
+          startWorker(store, 'wrk-a'),
+          startWorker(store, 'wrk-b'),
+        ]);
+        await sleep(7000);
+        for (const w of workers) w.child.kill('SIGTERM');
+        expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
+        const { rows, hosts } = await withSchedules(store, async (s) => ({
+          rows: (await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 })).items,
+          hosts: await s.hosts(),
+        }));
+        // Every second from the first to the last occurrence, each exactly once.
+        const seconds = rows.map((r) => ms(r.nominalAt) / 1000).sort((a, b) => a - b);
+        expect(seconds.length).toBeGreaterThanOrEqual(5);
+        expect(seconds).toEqual(seconds.map((_, i) => seconds[0]! + i));
+        const owners = workers.map((w) => w.owner);
+        expect(hosts.map((h) => h.owner).sort()).toEqual([...owners].sort());
+        const outcomes = rows.map((r) => r.outcome);
+        const completed = rows.filter((r) => r.outcome === 'completed');
+        expect(completed.length).toBeGreaterThanOrEqual(overlap === 'supersede' ? 0 : 1);
+        for (const r of completed)
+          expect(ms(r.finishedAt) - ms(r.launchedAt)).toBeGreaterThanOrEqual(2400);
+        expect(rows.every((r) => r.lateObservation === null || r.outcome === 'superseded')).toBe(
+          true,
+        );
+        if (overlap === 'fire') {
+          expect(maxConcurrent(rows)).toBeGreaterThanOrEqual(2);
+          expect(outcomes).not.toContain('skipped');
+          expect(new Set(completed.map((r) => r.owner))).toEqual(new Set(owners));
+        } else expect(maxConcurrent(rows)).toBe(1);
+        if (overlap === 'skip')
+          expect(rows.filter((r) => r.reason === 'overlap').length).toBeGreaterThanOrEqual(2);
+        if (overlap === 'buffer:1:oldest') {
+          // A buffered occurrence launched late, when the run before it ended; others found the buffer full.
+          expect(completed.some((r) => ms(r.launchedAt) - ms(r.nominalAt) >= 1000)).toBe(true);
+          expect(rows.filter((r) => r.reason === 'buffer-full').length).toBeGreaterThanOrEqual(1);
+        }
+        if (overlap === 'supersede') {
+          const superseded = rows.filter((r) => r.outcome === 'superseded');
+          expect(superseded.length).toBeGreaterThanOrEqual(3);
+          // Each cancelled run's owner learned it lost the occurrence and reported late: kept, not applied.
+          for (const r of superseded.filter((x) => x.launchedAt !== null))
+            expect(r.lateObservation).toMatchObject({ owner: r.owner, fence: r.fence });
+        }
+      });
+    }
+
+    it("a worker SIGKILLed while it runs an occurrence: the other reclaims it after the lease; the dead owner's late result is refused and kept", async () => {
+      const store = make();
+      await withSchedules(store, (s) =>
+        s.declare({
+          tenantId: 'default',
+          scheduleId: 'tick',
+          cron: '* * * * * *',
+          routine: 'wait',
+          input: { ms: 3000 },
+          overlap: 'skip',
+        }),
+      );
+      const a = await startWorker(store, 'wrk-a');
+      /** The occurrence a worker is running, from the ledger. */
+      const runningBy = (owner: string, fence: number): Promise<string | undefined> =>
+        withSchedules(store, async (s) => {
+          const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick' });
+          return items.find((r) => r.state === 'running' && r.owner === owner && r.fence === fence)
+            ?.occurrenceId;
+        });
+      let occurrence = '';
+      await vi.waitFor(
+        async () => {
+          occurrence = (await runningBy(a.owner, 1)) ?? '';
+          expect(occurrence).not.toBe('');
+        },
+        { timeout: 15_000, interval: 50 },
+      );
+      const b = await startWorker(store, 'wrk-b');
+      a.child.kill('SIGKILL');
+      expect(await a.exited).toBe('SIGKILL');
+      const killedAt = Date.now();
+      await vi.waitFor(async () => expect(await runningBy(b.owner, 2)).toBe(occurrence), {
+        timeout: 20_000,
+        interval: 50,
+      });
+      await withSchedules(store, async (s) => {
+        const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
+        expect(row).toMatchObject({
+          occurrenceId: occurrence,
+          owner: b.owner,
+          fence: 2,
+          reclaimedRunId: `${occurrence}.1`,
+        });
+        // Taken over only once the dead owner's lease had lapsed.
+        const entries = await s.twin.entriesFor(FIRE_TYPE, occurrence);
+        const reclaim = entries.find((e) => e.operation === 'schedule.reclaim')!;
+        const lastLease = entries
+          .filter((e) => e.seq < reclaim.seq && typeof e.fields?.leaseUntil === 'string')
+          .map((e) => String(e.fields!.leaseUntil))
+          .pop()!;
+        expect(reclaim.recordedAt >= lastLease).toBe(true);
+        expect(Date.parse(reclaim.recordedAt)).toBeGreaterThan(killedAt - LEASE);
+      });
+      await vi.waitFor(
+        () =>
+          withSchedules(store, async (s) => {
+            const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` }))
+              .items;
+            expect(row!.outcome).toBe('completed');
+          }),
+        { timeout: 20_000, interval: 200 },
+      );
+      b.child.kill('SIGTERM');
+      expect(await b.exited).toBe(0);
+      // What the dead owner would have said, had it lived to say it: refused, kept, nothing moved.
+      await withSchedules(store, async (s) => {
+        const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
+        const dead = {
+          tenantId: 'default',
+          scheduleId: 'tick',
+          occurrenceId: occurrence,
+          nominalAt: row!.nominalAt,
+          owner: a.owner,
+          fence: 1,
+          reservationId: reservationIdOf(occurrence, 1),
+          leaseUntil: row!.nominalAt,
+        };
+        await expectRefusal(
+          () =>
+            s.recordResult(dead, {
+              outcome: 'completed',
+              result: { waited: 3000 },
+              runId: `${occurrence}.1`,
+            }),
+          'STALE_OWNER',
+        );
+        const [after] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
+        expect(after).toMatchObject({
+          outcome: 'completed',
+          owner: b.owner,
+          fence: 2,
+          lateObservation: {
+            owner: a.owner,
+            fence: 1,
+            outcome: 'completed',
+            result: { waited: 3000 },
+          },
+        });
+      });
+    });
+  });
+}
