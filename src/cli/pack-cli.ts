@@ -5,7 +5,7 @@ import { builtInPacks } from '../../packs/built-in.js';
 import { TwinError } from '../errors.js';
 import type { PackCli } from '../events/pack-registry.js';
 import { packTwinName, registeredPacks } from '../events/pack-registry.js';
-import type { DeliveryFields } from '../events/records.js';
+import type { DeliveryFields } from '../events/delivery-records.js';
 import { isPlainObject, type JsonObject } from '../log/json-value.js';
 import type { World } from '../world/world.js';
 

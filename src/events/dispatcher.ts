@@ -25,7 +25,7 @@ import {
   type DeliveryFields,
   type DeliveryState,
   type Finish,
-} from './records.js';
+} from './delivery-records.js';
 import { nextAttemptAt, type AttemptOutcome } from './retry.js';
 import { getScheme } from './signing/index.js';
 import { isPromise } from '../storage/secret-store.js';

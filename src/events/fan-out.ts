@@ -12,7 +12,7 @@ import type { Twin } from '../world/twin.js';
 import type { EndpointKind, EventRule, EventsDeclaration, RenderContext } from './declaration.js';
 import { endpointMatches } from './endpoint-match.js';
 import { filterKeysFor, filterTakes } from './filter.js';
-import type { DeliveryFields } from './records.js';
+import type { DeliveryFields } from './delivery-records.js';
 import { renderTemplate } from './render.js';
 import { captureTrace } from './trace.js';
 import { claimWrites, mayTake } from './send-scope.js';

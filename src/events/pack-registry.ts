@@ -5,7 +5,7 @@ import type { IndexDeclaration } from '../state/indexes.js';
 import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
 import { installFanOut, EVENTS_INDEX } from './fan-out.js';
-import { STATE_INDEX } from './records.js';
+import { STATE_INDEX } from './delivery-records.js';
 import { DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { JsonObject } from '../log/json-value.js';
 import type { Twin, TwinHost } from '../world/twin.js';

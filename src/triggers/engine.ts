@@ -32,7 +32,7 @@ import {
   type Refusal,
   type ReplayGuard,
   refusalWrite,
-} from './records.js';
+} from './trigger-records.js';
 import type { RoutineRunner, RunOutcome, RunStartInfo } from './runner.js';
 import { pruneTriggerHistory, type PruneOptions, type PruneReport } from './retention.js';
 import {

@@ -49,7 +49,7 @@ export {
   type RecordState,
   type ReceiptFields,
   type ReceiptStatus,
-} from './records.js';
+} from './trigger-records.js';
 export {
   CalendarSource,
   DEFAULT_PENDING_LEASE_MS,
@@ -130,7 +130,7 @@ export {
   DEFAULT_REFUSAL_WINDOW_MS,
   type RefusalWindowFields,
 } from './refusal-windows.js';
-export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './records.js';
+export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './trigger-records.js';
 export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
 export type { IngestOptions } from './engine.js';
 export * from './schedules/index.js';

@@ -13,7 +13,7 @@ import {
   TENANT_INDEX,
   type ReceiptFields,
   type RecordFields,
-} from './records.js';
+} from './trigger-records.js';
 import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
 import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
 

@@ -10,7 +10,7 @@ import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { isoAt } from '../world/clock.js';
-import type { Refusal } from './records.js';
+import type { Refusal } from './trigger-records.js';
 
 export const REFUSALS_TYPE = 'trigger_refusals';
 /** One aggregate per source per minute of world time, at most. */

@@ -18,7 +18,7 @@ import {
   REPLAY_GUARD_TYPE,
   type RecordFields,
   type ReplayGuardFields,
-} from './records.js';
+} from './trigger-records.js';
 import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
 
 export const RETENTION_TYPE = 'trigger_retention';

@@ -5,7 +5,7 @@ import { isoAt } from '../world/clock.js';
 import { DUE_INDEX, END_OF_TIME } from '../work/lease.js';
 import type { DueItem, WorkKind } from '../work/work-kind.js';
 import type { TriggerEngine } from './engine.js';
-import { RECORD_TYPE } from './records.js';
+import { RECORD_TYPE } from './trigger-records.js';
 
 export function runTakeoverWork(engine: TriggerEngine): WorkKind {
   const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>

@@ -1,7 +1,7 @@
 // What a walk did, as data: every delivery with its numbered attempts, every receiver's tally,
 // the trigger decisions, and each twin's state hash — all read from the log and the world clock,
 // so two runs of one walk give the same report. Wall-clock timings sit apart, under `wall`.
-import { attemptId, attemptType, type DeliveryFields } from '../events/records.js';
+import { attemptId, attemptType, type DeliveryFields } from '../events/delivery-records.js';
 import { packTwinName, registeredPacks } from '../events/pack-registry.js';
 import { headerValues } from '../events/signing/scheme.js';
 import type { World } from '../world/world.js';

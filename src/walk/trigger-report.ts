@@ -9,7 +9,7 @@ import {
   RECORD_TYPE,
   type ReceiptFields,
   type RecordFields,
-} from '../triggers/records.js';
+} from '../triggers/trigger-records.js';
 import type { World } from '../world/world.js';
 
 export interface TriggerDecision {

@@ -10,7 +10,7 @@ import {
   type ClaimKind,
   type DeliveryFields,
   type Finish,
-} from '../../src/events/records.js';
+} from '../../src/events/delivery-records.js';
 import { normalizeDecision } from '../../src/world/decision.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';

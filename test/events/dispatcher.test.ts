@@ -238,7 +238,7 @@ describe('send-once dispatcher', () => {
     await s.create('cus_2');
     const [d1, d2] = await s.twin.list('delivery');
     // a claim that never finished: the process died between claim and finish
-    const { decideClaim } = await import('../../src/events/records.js');
+    const { decideClaim } = await import('../../src/events/delivery-records.js');
     await s.twin.applyAtomic((view) =>
       decideClaim(view, 'delivery', d1!.id, 'first', '2026-04-01T00:00:00.000Z', s.clock.now()),
     );

@@ -7,7 +7,7 @@ import {
   decideAttemptFinish,
   type Claim,
   type Finish,
-} from '../../src/events/records.js';
+} from '../../src/events/delivery-records.js';
 import { InProcessTransport } from '../../src/events/transports/in-process-transport.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { registerPack } from '../../src/index.js'; // the root entry: registerPack's module moves in issue 9

@@ -2,7 +2,7 @@
 // who may claim a first attempt, that acceptance is never rewritten, that a retry policy retries
 // only the outcomes it names, and that recovery leaves a young attempt in flight alone.
 import { describe, expect, it } from 'vitest';
-import { decideClaim } from '../../src/events/records.js';
+import { decideClaim } from '../../src/events/delivery-records.js';
 import { TransportFailure } from '../../src/events/transports/transport.js';
 import type { RetryPolicy } from '../../src/events/retry.js';
 import { isoAt, VirtualClock } from '../../src/world/clock.js';

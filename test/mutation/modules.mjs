@@ -48,7 +48,7 @@ export const MODULES = {
     ],
   },
   'delivery-records': {
-    mutate: ['src/events/records.ts'],
+    mutate: ['src/events/delivery-records.ts'],
     tests: [
       'test/events/dispatcher.test.ts',
       'test/events/send-once-promises.test.ts',
@@ -85,7 +85,7 @@ export const MODULES = {
     equivalent: [],
   },
   'trigger-records': {
-    mutate: ['src/triggers/records.ts'],
+    mutate: ['src/triggers/trigger-records.ts'],
     tests: [
       'test/triggers/engine.test.ts',
       'test/triggers/recovery.test.ts',

@@ -16,7 +16,7 @@ import {
 } from '../../src/triggers/calendar/subscription.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
-import { recordId, RECORD_TYPE } from '../../src/triggers/records.js';
+import { recordId, RECORD_TYPE } from '../../src/triggers/trigger-records.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
 import { collect, expectRefusal } from './support.js';

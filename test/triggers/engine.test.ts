@@ -13,7 +13,7 @@ import {
   RECORD_TYPE,
   recordId,
   type RecordFields,
-} from '../../src/triggers/records.js';
+} from '../../src/triggers/trigger-records.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';
 import { collect, envelope, expectRefusal, harness, operations, T0 } from './support.js';
 import { backends, type BackendCase } from '../support/backends.js';

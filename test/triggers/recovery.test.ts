@@ -8,7 +8,7 @@ import { openWorld } from '../../src/world/world.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner, RUN_TYPE } from '../../src/triggers/in-process-runner.js';
-import { recordId, RECORD_TYPE } from '../../src/triggers/records.js';
+import { recordId, RECORD_TYPE } from '../../src/triggers/trigger-records.js';
 import { tempDir } from '../support/backends.js';
 import { envelope, expectRefusal, harness, T0 } from './support.js';
 

@@ -5,7 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TRIGGER_TWIN } from '../../src/triggers/engine.js';
 import { listTriggerRecords } from '../../src/triggers/list.js';
-import { RECEIPT_TYPE, RECORD_TYPE, REPLAY_GUARD_TYPE } from '../../src/triggers/records.js';
+import {
+  RECEIPT_TYPE,
+  RECORD_TYPE,
+  REPLAY_GUARD_TYPE,
+} from '../../src/triggers/trigger-records.js';
 import { REFUSALS_TYPE, type RefusalWindowFields } from '../../src/triggers/refusal-windows.js';
 import { RETENTION_TYPE } from '../../src/triggers/retention.js';
 import { replayLines } from '../../src/world/replay.js';

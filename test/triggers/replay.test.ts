@@ -6,7 +6,7 @@ import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
-import { REPLAY_GUARD_TYPE } from '../../src/triggers/records.js';
+import { REPLAY_GUARD_TYPE } from '../../src/triggers/trigger-records.js';
 import {
   githubPacket,
   ingressHarness,

@@ -12,7 +12,7 @@ import {
   validateServeConfig,
 } from '../../src/triggers/serve/config.js';
 import { startServe, startTriggerRuntime } from '../../src/triggers/serve/serve.js';
-import { recordId } from '../../src/triggers/records.js';
+import { recordId } from '../../src/triggers/trigger-records.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import { NOW, SECRETS, stripePacket, T } from './packets.js';

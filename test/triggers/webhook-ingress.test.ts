@@ -6,7 +6,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getScheme } from '../../src/events/signing/index.js';
 import type { World } from '../../src/world/world.js';
-import { RECEIPT_TYPE, recordId, type ReceiptFields } from '../../src/triggers/records.js';
+import { RECEIPT_TYPE, recordId, type ReceiptFields } from '../../src/triggers/trigger-records.js';
 import { REFUSALS_TYPE, type RefusalWindowFields } from '../../src/triggers/refusal-windows.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { isoAt, isTwinError, type Pack } from '../../src/index.js';
-import { decideClaim } from '../../src/events/records.js';
+import { decideClaim } from '../../src/events/delivery-records.js';
 import { checkDeliveryInvariants, openWalk, validateFaultProfile } from '../../src/walk/index.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 

@@ -8,7 +8,7 @@ import {
   attemptType,
   type DeliveryFields,
   type DeliveryState,
-} from '../../events/records.js';
+} from '../../events/delivery-records.js';
 import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
 import type { Resource } from '../../state/resource.js';
 import { stringOption, type Command } from '../command.js';

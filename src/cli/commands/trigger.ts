@@ -6,7 +6,7 @@
 import { TwinError } from '../../errors.js';
 import type { AttemptResult, Dispatcher } from '../../events/dispatcher.js';
 import { getPack, packTwinName, type EventTrigger } from '../../events/pack-registry.js';
-import { attemptId, attemptType } from '../../events/records.js';
+import { attemptId, attemptType } from '../../events/delivery-records.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
 import { countOption, stringOption, UsageError, type Command } from '../command.js';

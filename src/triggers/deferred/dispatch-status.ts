@@ -4,7 +4,7 @@
 import type { JsonValue } from '../../log/json-value.js';
 import type { ReadView } from '../../state/read-view.js';
 import type { TriggerEnvelope } from '../envelope.js';
-import { readRecord } from '../records.js';
+import { readRecord } from '../trigger-records.js';
 import type { DispatchPlan } from './dispatch-plan.js';
 import { readDispatch, type DispatchFields, type DispatchState } from './dispatch-record.js';
 

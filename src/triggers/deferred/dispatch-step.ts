@@ -2,7 +2,7 @@
 // - step: what a due dispatch comes to — expired (its ttl passed), queued at its gate (no free
 //   slot yet), dropped (no free slot, onLimit "drop"), or dispatched. Dispatching is the claim:
 //   in one commit the dispatch becomes `dispatched` with an owner, a lease and a fence, and its
-//   trigger record's run starts under the same owner's lease (records.ts startWrite). From then on
+//   trigger record's run starts under the same owner's lease (trigger-records.ts startWrite). From then on
 //   the run is the engine's (heartbeats, STALE_OWNER, takeover by the trigger-run worker).
 // - settle: once its run is terminal, the dispatch records how it ended and frees its gate slot;
 //   until then it looks again when the run's lease could have lapsed, so a slot is never held by
@@ -15,7 +15,7 @@ import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Decision } from '../../world/decision.js';
 import { claimFields, leaseFree, leaseOf, releaseFields } from '../../work/lease.js';
-import { readRecord, startWrite, type RunClaimant } from '../records.js';
+import { readRecord, startWrite, type RunClaimant } from '../trigger-records.js';
 import type { RunRecorder, RunStartInfo } from '../runner.js';
 import {
   advance,

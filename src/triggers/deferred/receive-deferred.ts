@@ -29,7 +29,7 @@ import {
   type ReplayGuardFields,
   type RouteChoice,
   type RunClaimant,
-} from '../records.js';
+} from '../trigger-records.js';
 import type { RunRecorder } from '../runner.js';
 import { gateId, join, loadGate, gateWrite } from './concurrency-gate.js';
 import { openWindow, pingFields, pointerWrite, windowTimes } from './debounce.js';

@@ -23,7 +23,7 @@ import { occurrencesBetween, type Occurrence } from '../calendar/occurrences.js'
 import { occurrenceId } from '../calendar/subscription.js';
 import { DEFAULT_TRIGGER_TWIN, MAX_RESULT_BYTES } from '../engine.js';
 import { checkTenantId, checkTriggerId } from '../envelope.js';
-import { TENANT_INDEX } from '../records.js';
+import { TENANT_INDEX } from '../trigger-records.js';
 import type { RoutineRunner } from '../runner.js';
 import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
 import {

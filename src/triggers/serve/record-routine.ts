@@ -2,7 +2,7 @@
 // resource in the trigger twin, one per trigger record, so a re-run overwrites rather than adds.
 import type { JsonValue } from '../../log/json-value.js';
 import type { RoutineContext, RoutineFn } from '../in-process-runner.js';
-import { recordId } from '../records.js';
+import { recordId } from '../trigger-records.js';
 
 export const RECEIVED_TYPE = 'received_event';
 

@@ -11,7 +11,7 @@ import {
   readDispatch,
   type DispatchFields,
 } from '../../../src/triggers/deferred/dispatch-record.js';
-import { RECEIPT_TYPE, RECORD_TYPE, recordId } from '../../../src/triggers/records.js';
+import { RECEIPT_TYPE, RECORD_TYPE, recordId } from '../../../src/triggers/trigger-records.js';
 import { expectRefusal } from '../support.js';
 import { at, deferredHarness, event, T0, type DeferredHarness } from './support.js';
 

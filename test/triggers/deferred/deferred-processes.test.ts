@@ -17,7 +17,7 @@ import {
   declareDispatchIndexes,
   readDispatch,
 } from '../../../src/triggers/deferred/dispatch-record.js';
-import { RECORD_TYPE, type RecordFields } from '../../../src/triggers/records.js';
+import { RECORD_TYPE, type RecordFields } from '../../../src/triggers/trigger-records.js';
 import { RECEIVED_TYPE } from '../../../src/triggers/serve/record-routine.js';
 import { RealClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';

@@ -6,7 +6,7 @@ import {
   checkDispatchOptions,
   mergeDispatch,
 } from '../../../src/triggers/deferred/dispatch-options.js';
-import { RECORD_TYPE } from '../../../src/triggers/records.js';
+import { RECORD_TYPE } from '../../../src/triggers/trigger-records.js';
 import { expectRefusal } from '../support.js';
 import { deferredHarness, event } from './support.js';
 
