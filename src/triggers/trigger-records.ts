@@ -194,6 +194,30 @@ export function conflictPath(stored: TriggerEnvelope, env: TriggerEnvelope): str
   return undefined;
 }
 
+/** A new key's record as received: nothing run yet. Shared by direct and deferred receives. */
+export function receivedFields(
+  env: TriggerEnvelope,
+  routineId: string,
+  nowIso: string,
+  seq: number,
+): RecordFields {
+  return {
+    envelope: env,
+    state: 'received',
+    routineId,
+    runKey: env.dedupeKey,
+    attempts: 0,
+    currentAttempt: null,
+    receivedAt: nowIso,
+    receivedSeq: seq,
+    startedAt: null,
+    finishedAt: null,
+    result: null,
+    error: null,
+    recovery: null,
+  };
+}
+
 /**
  * The receive decision. A new key is recorded (`trigger.receive`, holding the envelope) and
  * either filtered or claimed (`trigger.start`, attempt 1) in the same commit. A known key is a
@@ -289,21 +313,7 @@ export function decideReceive(
       operation: 'trigger.receive',
       subjectType: RECORD_TYPE,
       subjectId: id,
-      fields: json({
-        envelope: env,
-        state: 'received',
-        routineId: route.routineId,
-        runKey: env.dedupeKey,
-        attempts: 0,
-        currentAttempt: null,
-        receivedAt: nowIso,
-        receivedSeq: seq,
-        startedAt: null,
-        finishedAt: null,
-        result: null,
-        error: null,
-        recovery: null,
-      } satisfies RecordFields),
+      fields: json(receivedFields(env, route.routineId, nowIso, seq)),
       ...(guardWrite.length === 0 ? {} : { projection: { creates: guardWrite } }),
       actor: 'system',
     };

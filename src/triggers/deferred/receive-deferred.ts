@@ -29,6 +29,7 @@ import {
   type ReplayGuardFields,
   type RouteChoice,
   type RunClaimant,
+  receivedFields,
 } from '../trigger-records.js';
 import type { RunRecorder } from '../runner.js';
 import { gateId, join, loadGate, gateWrite } from './concurrency-gate.js';
@@ -206,19 +207,7 @@ function receiveNew(
     subjectType: RECORD_TYPE,
     subjectId: id,
     fields: json({
-      envelope: env,
-      state: 'received',
-      routineId,
-      runKey: env.dedupeKey,
-      attempts: 0,
-      currentAttempt: null,
-      receivedAt: nowIso,
-      receivedSeq: seq,
-      startedAt: null,
-      finishedAt: null,
-      result: null,
-      error: null,
-      recovery: null,
+      ...receivedFields(env, routineId, nowIso, seq),
       dispatchId: did,
     } satisfies DeferredRecordFields),
     ...(guard === undefined
