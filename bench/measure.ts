@@ -1,7 +1,7 @@
 // Shared timing and reporting for the benchmarks: hrtime-based timing, the median of N rounds,
 // one `# method:` line per benchmark, and result lines formatted as
 // `name  value unit  (ratio vs baseline)`, with the issue's goal judged on the ratio line.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -137,4 +137,56 @@ export function removeAllTemps(): void {
 export async function settle(): Promise<void> {
   await new Promise((r) => setImmediate(r));
   collect();
+}
+
+/** An absolute figure with a goal on the figure itself (not a ratio): `[goal ≤ 5 pages]`. */
+export function bounded(
+  name: string,
+  value: number,
+  unit: string,
+  context: string,
+  goal: Goal,
+): boolean {
+  const met = goal.op === '>=' ? value >= goal.target : value <= goal.target;
+  const sign = goal.op === '>=' ? '≥' : '≤';
+  console.log(
+    `${name}  ${fmt(value)} ${unit}  (${context})  [goal ${sign} ${goal.target} ${unit}] ${met ? 'goal met' : 'goal NOT met'}`,
+  );
+  return met;
+}
+
+// ---- WAL accounting ---------------------------------------------------------------------------
+
+/**
+ * Write-ahead log of one SQLite file, for counting what commits write: `reset()` checkpoints and
+ * truncates it (call between rounds, with no transaction open), `frames()` counts the pages
+ * appended since. The writing connection must run with `wal_autocheckpoint = 0`, or a checkpoint
+ * in the middle of a round restarts the file and hides pages.
+ */
+export class WalMeter {
+  private readonly db: import('better-sqlite3').Database;
+  private readonly pageSize: number;
+
+  constructor(
+    Driver: typeof import('better-sqlite3'),
+    private readonly file: string,
+  ) {
+    this.db = new Driver(file);
+    this.pageSize = this.db.pragma('page_size', { simple: true }) as number;
+  }
+
+  reset(): void {
+    const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (row?.busy !== 0) throw new Error(`could not checkpoint ${this.file}: a reader is busy`);
+  }
+
+  /** WAL frames (one page each) and bytes written since the last reset. */
+  frames(): { pages: number; bytes: number } {
+    const bytes = existsSync(`${this.file}-wal`) ? statSync(`${this.file}-wal`).size : 0;
+    return { pages: Math.max(0, bytes - 32) / (this.pageSize + 24), bytes };
+  }
+
+  close(): void {
+    this.db.close();
+  }
 }
