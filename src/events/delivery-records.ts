@@ -35,9 +35,6 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   'cancelled',
 ];
 
-/** Index every delivery record type carries, so recovery finds records by state, never by scan. */
-export const STATE_INDEX = 'twinworld:state';
-
 export interface DeliveryFields {
   state: DeliveryState;
   attempts: number;

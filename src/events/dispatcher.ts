@@ -19,7 +19,6 @@ import {
   readDelivery,
   sendingLapsed,
   STALE,
-  STATE_INDEX,
   type Claim,
   type ClaimKind,
   type DeliveryFields,
@@ -42,7 +41,8 @@ import {
 import { GroupCommit } from '../world/group-commit.js';
 import { normalizeDecision, skip, type Decision } from '../world/decision.js';
 import { keepAlive } from '../work/heartbeat.js';
-import { checkLeaseMs, DEFAULT_LEASE_MS } from '../work/lease.js';
+import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_INDEX, END_OF_TIME } from '../work/lease.js';
+import type { Resource } from '../state/resource.js';
 import type { ReadView } from '../state/read-view.js';
 
 export interface DispatcherOptions {
@@ -336,7 +336,13 @@ export class Dispatcher {
       const decl = pack.events;
       if (decl === undefined) continue;
       const twin = this.world.twin(packTwinName(pack));
-      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'sending')) {
+      // Every record someone must still act on is on the due index (terminal ones are not).
+      const open = await twin.read((view) =>
+        view.lookupUpTo(decl.recordType, DUE_INDEX, END_OF_TIME, Number.MAX_SAFE_INTEGER),
+      );
+      const inState = (state: DeliveryState): Resource[] =>
+        open.filter((record) => deliveryOf(record).state === state);
+      for (const record of inState('sending')) {
         const d = deliveryOf(record);
         if (await this.takeOver(pack, record.id, staleAfterMs))
           report.markedUnknown.push(record.id);
@@ -347,7 +353,7 @@ export class Dispatcher {
             leaseUntil: d.leaseUntil ?? null,
           });
       }
-      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'queued')) {
+      for (const record of inState('queued')) {
         runs.push(
           this.track(this.dispatch(pack.name, record.id, 'first')).then((r) => {
             if (r !== undefined) report.dispatched.push(r);
@@ -355,7 +361,7 @@ export class Dispatcher {
         );
       }
       const now = this.world.clock.now();
-      for (const record of await twin.lookup(decl.recordType, STATE_INDEX, 'retrying')) {
+      for (const record of inState('retrying')) {
         const at = deliveryOf(record).nextAttemptAt;
         if (at === null || Date.parse(at) <= now) {
           runs.push(

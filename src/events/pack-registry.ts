@@ -5,7 +5,6 @@ import type { IndexDeclaration } from '../state/indexes.js';
 import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
 import { installFanOut, EVENTS_INDEX } from './fan-out.js';
-import { STATE_INDEX } from './delivery-records.js';
 import { DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { JsonObject } from '../log/json-value.js';
 import type { Twin, TwinHost } from '../world/twin.js';
@@ -116,7 +115,6 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
         field: kind.eventsField,
         emptyKey: '*',
       });
-    twin.declareIndex({ type: pack.events.recordType, name: STATE_INDEX, field: 'state' });
     twin.declareIndex({ type: pack.events.recordType, name: DUE_INDEX, field: DUE_FIELD });
     installFanOut(twin, pack.name, pack.events);
   }

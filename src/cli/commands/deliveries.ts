@@ -3,7 +3,6 @@
 import { TwinError } from '../../errors.js';
 import {
   DELIVERY_STATES,
-  STATE_INDEX,
   attemptId,
   attemptType,
   type DeliveryFields,
@@ -67,9 +66,10 @@ export const deliveriesCommand: Command = {
             continue;
           if (!(await world.twinNames()).includes(packTwinName(pack))) continue;
           const twin = world.twin(packTwinName(pack));
-          const records = await (state === undefined
-            ? twin.list(pack.events.recordType)
-            : twin.lookup(pack.events.recordType, STATE_INDEX, state));
+          // Terminal states are not indexed (nothing but this listing reads them): filter the list.
+          const records = (await twin.list(pack.events.recordType)).filter(
+            (r) => state === undefined || r.fields.state === state,
+          );
           rows.push(...records.map(deliveryRow));
         }
         rows.sort(

@@ -1,0 +1,47 @@
+// SqliteOptions are checked when the backend is made, before any file opens: a pragma value is
+// interpolated into SQL, so anything but a whole number of pages is refused with its path.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
+import { openWorld } from '../../src/world/world.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('SqliteOptions.walAutocheckpoint', () => {
+  it.each([-1, 1.5, Number.NaN, '0; DROP TABLE entries' as unknown as number])(
+    'refuses %s as INVALID_ARGUMENT naming the option',
+    (pages) => {
+      const root = mkdtempSync(join(tmpdir(), 'twinworld-sqlite-options-'));
+      dirs.push(root);
+      expect(() => new SqliteBackend(root, { walAutocheckpoint: pages })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', path: 'sqlite.walAutocheckpoint' }),
+      );
+    },
+  );
+
+  it('0 keeps every commit in the WAL until someone checkpoints', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'twinworld-sqlite-options-'));
+    dirs.push(root);
+    const world = openWorld({ root, backend: new SqliteBackend(root, { walAutocheckpoint: 0 }) });
+    const twin = world.twin('t');
+    for (let i = 0; i < 1100; i++)
+      await twin.applyWrite({
+        operation: 'item.create',
+        subjectType: 'item',
+        subjectId: `i${i}`,
+        fields: { i },
+      });
+    const db = new Database(join(root, 'twins', 't.db'));
+    // SQLite's default would have checkpointed (and restarted the WAL) after 1000 pages.
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(row!.log).toBeGreaterThan(1000);
+    db.close();
+    await world.close();
+  });
+});
