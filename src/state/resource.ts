@@ -1,6 +1,5 @@
-// Resources and the per-resource fold: the next value of one resource is produced from the
-// previous with immer, so unchanged parts are shared and every value stays frozen.
-import { freeze, produce } from 'immer';
+// Resources and the per-resource fold: the next value of one resource is made from the previous
+// one, sharing its unchanged parts, and every value live twins hand out is frozen.
 import type { JsonObject } from '../log/json-value.js';
 import type { Entry } from '../log/write.js';
 
@@ -17,14 +16,26 @@ export function resourceKey(type: string, id: string): string {
   return `${type}\u0000${id}`;
 }
 
+/**
+ * Freezes a value and everything it holds. A frozen object's contents are frozen already (this is
+ * the only place values are frozen), so shared parts of a previous version are not walked again.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}
+
 export function freezeResource(resource: Resource): Resource {
-  return freeze(resource, true);
+  return deepFreeze(resource);
 }
 
 /**
- * How a next resource value is made. Live twins use immer: frozen values, unchanged parts shared
- * with the previous version. Replay, whose values nobody else ever sees, builds plain objects the
- * same way without drafts or freezing. Both give equal values; tests compare their hashes.
+ * How a next resource value is made. Live twins freeze every value and share unchanged parts with
+ * the previous version (what immer's produce gave them, without its drafts: a test holds the two to
+ * equal values). Replay, whose values nobody else ever sees, builds plain objects the same way
+ * without freezing. All give equal values; tests compare their hashes.
  */
 export interface ResourceProducer {
   merge(
@@ -38,25 +49,25 @@ export interface ResourceProducer {
   markDeleted(prev: Resource | undefined, type: string, id: string, seq: number): Resource;
 }
 
-export const immerProducer: ResourceProducer = {
+export const frozenProducer: ResourceProducer = {
   merge(prev, type, id, seq, fields) {
     if (prev === undefined || prev.deleted)
-      return freeze({ type, id, version: seq, deleted: false, fields }, true);
-    return produce(prev, (draft) => {
-      draft.version = seq;
-      Object.assign(draft.fields, fields);
+      return deepFreeze({ type, id, version: seq, deleted: false, fields });
+    // The entry's values are its own copies; the previous version's are frozen and shared.
+    for (const key of Object.keys(fields)) deepFreeze(fields[key]);
+    return Object.freeze({
+      ...prev,
+      version: seq,
+      fields: Object.freeze({ ...prev.fields, ...fields }),
     });
   },
   replace(type, id, seq, fields) {
-    return freeze({ type, id, version: seq, deleted: false, fields }, true);
+    return deepFreeze({ type, id, version: seq, deleted: false, fields });
   },
   markDeleted(prev, type, id, seq) {
     if (prev === undefined)
-      return freeze({ type, id, version: seq, deleted: true, fields: {} }, true);
-    return produce(prev, (draft) => {
-      draft.version = seq;
-      draft.deleted = true;
-    });
+      return deepFreeze({ type, id, version: seq, deleted: true, fields: {} });
+    return Object.freeze({ ...prev, version: seq, deleted: true });
   },
 };
 
@@ -82,7 +93,7 @@ export const plainProducer: ResourceProducer = {
 export function foldEntry(
   entry: Entry,
   get: (type: string, id: string) => Resource | undefined,
-  producer: ResourceProducer = immerProducer,
+  producer: ResourceProducer = frozenProducer,
 ): Resource[] {
   const { subjectType: type, subjectId: id, seq } = entry;
   const subject =

@@ -1,12 +1,14 @@
 // The per-entry fold on its own: projections that touch the subject or one resource twice see
 // the step before, updates keep what they do not change, every produced value is deeply frozen
 // (including ones made by projections and deletions of unknown ids), and replay's plain producer
-// gives the same values as the live immer producer.
+// and the live frozen producer give the same values as immer's produce, which live twins used
+// before (kept here as the reference).
+import { freeze, produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../src/log/write.js';
 import {
   foldEntry,
-  immerProducer,
+  frozenProducer,
   plainProducer,
   resourceKey,
   type Resource,
@@ -14,6 +16,29 @@ import {
 } from '../../src/state/resource.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
+
+/** The fold live twins ran on immer: frozen values, unchanged parts shared through drafts. */
+const immerProducer: ResourceProducer = {
+  merge(prev, type, id, seq, fields) {
+    if (prev === undefined || prev.deleted)
+      return freeze({ type, id, version: seq, deleted: false, fields }, true);
+    return produce(prev, (draft) => {
+      draft.version = seq;
+      Object.assign(draft.fields, fields);
+    });
+  },
+  replace(type, id, seq, fields) {
+    return freeze({ type, id, version: seq, deleted: false, fields }, true);
+  },
+  markDeleted(prev, type, id, seq) {
+    if (prev === undefined)
+      return freeze({ type, id, version: seq, deleted: true, fields: {} }, true);
+    return produce(prev, (draft) => {
+      draft.version = seq;
+      draft.deleted = true;
+    });
+  },
+};
 
 let seq = 0;
 function entry(e: Partial<Entry> & Pick<Entry, 'subjectType' | 'subjectId'>): Entry {
@@ -85,7 +110,7 @@ const history = (): Entry[] => (
 
 describe('foldEntry', () => {
   it('projections see the step before them, on the subject and on other resources', () => {
-    const state = foldAll(history(), immerProducer);
+    const state = foldAll(history(), frozenProducer);
     expect(state.get(resourceKey('invoice', 'in_1'))!.fields).toEqual({
       total: 12,
       lines: [{ sku: 'a' }],
@@ -118,15 +143,34 @@ describe('foldEntry', () => {
     ]);
   });
 
-  it('the plain producer (replay) gives the same values as the immer producer (live twins)', () => {
-    const live = foldAll(history(), immerProducer);
-    const plain = foldAll(history(), plainProducer);
-    expect([...plain.keys()].sort()).toEqual([...live.keys()].sort());
-    for (const [key, value] of live) expect(plain.get(key), key).toEqual(value);
+  it('the frozen (live) and plain (replay) producers give the same values as immer, keys in the same order', () => {
+    const reference = foldAll(history(), immerProducer);
+    for (const producer of [frozenProducer, plainProducer]) {
+      const state = foldAll(history(), producer);
+      expect([...state.keys()].sort()).toEqual([...reference.keys()].sort());
+      for (const [key, value] of reference) {
+        expect(state.get(key), key).toEqual(value);
+        expect(JSON.stringify(state.get(key)), key).toBe(JSON.stringify(value));
+      }
+    }
   });
 
-  it('every value the immer producer makes is deeply frozen', () => {
-    const state = foldAll(history(), immerProducer);
+  it('the frozen producer shares what an entry leaves unchanged with the previous version', () => {
+    const before = foldAll(history(), frozenProducer).get(resourceKey('invoice', 'in_1'))!;
+    const [after] = foldEntry(
+      entry({ subjectType: 'invoice', subjectId: 'in_1', fields: { status: 'paid' } }),
+      () => before,
+      frozenProducer,
+    );
+    expect(after!.fields.status).toBe('paid');
+    expect(Object.isFrozen(after) && Object.isFrozen(after!.fields)).toBe(true);
+    expect((after!.fields as { lines: object }).lines).toBe(
+      (before.fields as { lines: object }).lines,
+    );
+  });
+
+  it('every value the frozen producer makes is deeply frozen', () => {
+    const state = foldAll(history(), frozenProducer);
     for (const r of state.values()) {
       expect(Object.isFrozen(r), `${r.type}/${r.id}`).toBe(true);
       expect(Object.isFrozen(r.fields), `${r.type}/${r.id} fields`).toBe(true);
