@@ -96,13 +96,13 @@ class Section {
   readonly beforeImages = new Map<number, Resource | undefined>();
 
   /**
-   * `epoch` is the twin's cache epoch when the section began. A tenant-scoped section never uses
+   * `epoch` is the twin's cache epoch when the section began (or caught up). A tenant-scoped section never uses
    * the process cache: what it may see is what the store shows that tenant (row-level security
    * on PostgreSQL), and a row cached for another tenant's or a kernel-wide section must not leak.
    */
   constructor(
     readonly tx: StoreTx,
-    readonly epoch: number,
+    public epoch: number,
     readonly tenantScoped = false,
   ) {}
 
@@ -154,6 +154,13 @@ export class Twin {
   /** Opening the store and building declared indexes: every operation waits for it. */
   private init: Promise<void> | undefined;
   private readonly cache = new Map<string, Resource | null>();
+  /**
+   * Lookup answers as the store gave them, per type, then "index\0key": dropped for a type as soon
+   * as any entry — committed here or caught up from another process — touches a resource of it.
+   * What a write reads on every commit (the endpoints that take an event) rarely changes, so the
+   * query per write (a round trip each on PostgreSQL) is made once per change of that type.
+   */
+  private readonly lookups = new Map<string, Map<string, readonly Resource[]>>();
   private knownHead = 0;
   /** The newest entry this process committed or learned of, and its hash: the next entry's prev. */
   private chain: ChainHead | undefined;
@@ -251,17 +258,24 @@ export class Twin {
       s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
     if (head < this.knownHead || head - this.knownHead > CACHE_LIMIT) {
       this.cache.clear();
+      this.lookups.clear();
     } else {
       const from = this.knownHead;
       for (const e of s.read(`entries:${from}`, () => s.tx.readEntries(from, head - from))) {
         this.cache.delete(resourceKey(e.subjectType, e.subjectId));
+        this.lookups.delete(e.subjectType);
         const p = e.projection;
         if (p !== undefined)
-          for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])])
+          for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])]) {
             this.cache.delete(resourceKey(r.type, r.id));
+            this.lookups.delete(r.type);
+          }
       }
     }
     this.knownHead = head;
+    // A section that loaded before this catch-up must not cache what it loaded; this one reads
+    // after it, so what it loads may be cached.
+    s.epoch = ++this.epoch;
     return head;
   }
 
@@ -276,6 +290,33 @@ export class Twin {
     const value = stored === undefined ? null : freezeResource(stored);
     if (s.epoch === this.epoch && !s.tenantScoped) this.remember(key, value);
     return value ?? undefined;
+  }
+
+  /** After a commit: what it staged is cached, and lookups of the types it touched are dropped. */
+  private committed(staged: ReadonlyMap<string, Resource>): void {
+    this.epoch++;
+    for (const [key, value] of staged) {
+      this.lookups.delete(value.type);
+      this.remember(key, value);
+    }
+  }
+
+  private lookupRows(s: Section, type: string, index: string, key: string): readonly Resource[] {
+    const slot = `${index}\u0000${key}`;
+    const cacheable = !s.tenantScoped;
+    const cached = cacheable ? this.lookups.get(type)?.get(slot) : undefined;
+    if (cached !== undefined) return cached;
+    const rows = s
+      .read(`lookup:${type}\u0000${slot}`, () => s.tx.lookup(type, index, key))
+      .map(freezeResource);
+    if (cacheable && s.epoch === this.epoch) {
+      let byType = this.lookups.get(type);
+      if (byType === undefined) this.lookups.set(type, (byType = new Map()));
+      // Bounded like the resource cache: a type looked up under many keys starts over.
+      if (byType.size >= CACHE_LIMIT) byType.clear();
+      byType.set(slot, rows);
+    }
+    return rows;
   }
 
   private remember(key: string, value: Resource | null): void {
@@ -296,9 +337,7 @@ export class Twin {
         ),
       lookup: (type, index, key) => {
         const decls = this.declared(type, index);
-        const rows = s.read(`lookup:${type}\u0000${index}\u0000${key}`, () =>
-          s.tx.lookup(type, index, key),
-        );
+        const rows = this.lookupRows(s, type, index, key);
         return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
       },
       lookupUpTo: (type, index, maxKey, limit) => {
@@ -443,6 +482,7 @@ export class Twin {
         tx.setMeta(metaKey, signature);
       }),
     );
+    this.lookups.delete(decl.type);
   }
 
   use(hooks: CommitHooks): () => void {
@@ -504,8 +544,7 @@ export class Twin {
     );
     if (outcome.entries.length > 0) {
       this.knownHead += outcome.entries.length;
-      this.epoch++;
-      for (const [key, value] of outcome.staged) this.remember(key, value);
+      this.committed(outcome.staged);
       this.chain = outcome.last;
       this.noteHead(outcome.last!, false);
       for (const hook of this.hooks) {
@@ -694,8 +733,7 @@ export class Twin {
               return s.staged;
             }),
           );
-          this.epoch++;
-          for (const [key, value] of staged) this.remember(key, value);
+          this.committed(staged);
           this.knownHead += items.length;
           const last = items[items.length - 1]!;
           this.chain = { seq: last.entry.seq, hash: last.hash };
@@ -744,7 +782,7 @@ function lastOf(s: Section): ChainHead | undefined {
 function withStaged(
   s: Section,
   type: string,
-  stored: Resource[],
+  stored: readonly Resource[],
   keep: (r: Resource) => boolean,
 ): Resource[] {
   const out = stored.map(freezeResource);
