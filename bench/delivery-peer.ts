@@ -22,6 +22,7 @@ import {
   figure,
   median,
   method,
+  note,
   removeTemp,
   settle,
   tempDir,
@@ -36,7 +37,16 @@ const ROUNDS = 5;
 interface Side {
   /** One round: N deliveries, answered as deliveries per second, with WAL pages and bytes each. */
   round(): Promise<{ rate: number; pages: number; bytes: number }>;
+  /** The last round's WAL pages per delivery, per B-tree: where the pages go. */
+  breakdown(): string;
   close(): Promise<void>;
+}
+
+function perDelivery(pages: Map<string, number>): string {
+  return [...pages]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${(n / N).toFixed(2)}`)
+    .join(', ');
 }
 
 interface Sent {
@@ -115,6 +125,7 @@ function plainjobSide(dir: string, url: string, transport: Transport): Side {
       const { pages, bytes } = wal.frames();
       return { rate, pages: pages / N, bytes: bytes / N };
     },
+    breakdown: () => perDelivery(wal.byBtree()),
     async close() {
       wal.close();
       queue.close();
@@ -164,6 +175,7 @@ async function twinSide(dir: string, url: string, transport: Transport): Promise
       const { pages, bytes } = wal.frames();
       return { rate, pages: pages / N, bytes: bytes / N };
     },
+    breakdown: () => perDelivery(wal.byBtree()),
     async close() {
       const states = new Set((await twin.list('delivery')).map((d) => d.fields.state));
       wal.close();
@@ -214,6 +226,8 @@ async function compare(label: string, url: string, transport: Transport): Promis
     );
     figure(`plainjob ${label} WAL bytes per job`, pick(p, 'bytes'), 'bytes');
     figure(`delivery ${label} WAL bytes per delivery`, pick(o, 'bytes'), 'bytes');
+    note(`plainjob ${label} WAL pages per job by B-tree (last round): ${peer.breakdown()}`);
+    note(`delivery ${label} WAL pages per delivery by B-tree (last round): ${ours.breakdown()}`);
   } finally {
     await peer.close();
     await ours.close();

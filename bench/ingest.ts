@@ -116,6 +116,8 @@ async function ingestRates(dir: string): Promise<{
   concurrent: () => Promise<number>;
   /** WAL pages per envelope of the last concurrent round, over every twin file the engine wrote. */
   pagesPerEnvelope: () => number;
+  /** The last concurrent round's WAL pages per envelope, per B-tree. */
+  breakdown: () => string;
   check: () => void;
   close: () => Promise<void>;
 }> {
@@ -172,6 +174,15 @@ async function ingestRates(dir: string): Promise<{
       return rate;
     },
     pagesPerEnvelope: () => lastPages,
+    breakdown: () => {
+      const total = new Map<string, number>();
+      for (const m of meters)
+        for (const [k, n] of m.byBtree()) total.set(k, (total.get(k) ?? 0) + n);
+      return [...total]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${(n / OPS).toFixed(2)}`)
+        .join(', ');
+    },
     check: () => {
       const expected = (OPS / 2) * rounds;
       if (
@@ -312,6 +323,7 @@ export const bench: Benchmark = {
         pages.push(ingest.pagesPerEnvelope());
       }
       ingest.check();
+      const breakdown = ingest.breakdown();
       raw.close();
       await ingest.close();
       const rawOps = median(rawRates);
@@ -338,6 +350,7 @@ export const bench: Benchmark = {
         'half of them duplicates',
         { op: '<=', target: 1.2 },
       );
+      note(`WAL pages per envelope by B-tree (last round): ${breakdown}`);
       compared(
         'ingest with dedupe, one at a time',
         seq,

@@ -1,7 +1,7 @@
 // Shared timing and reporting for the benchmarks: hrtime-based timing, the median of N rounds,
 // one `# method:` line per benchmark, and result lines formatted as
 // `name  value unit  (ratio vs baseline)`, with the issue's goal judged on the ratio line.
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -184,6 +184,29 @@ export class WalMeter {
   frames(): { pages: number; bytes: number } {
     const bytes = existsSync(`${this.file}-wal`) ? statSync(`${this.file}-wal`).size : 0;
     return { pages: Math.max(0, bytes - 32) / (this.pageSize + 24), bytes };
+  }
+
+  /**
+   * The pages appended since the last reset, counted per B-tree they belong to (SQLite's dbstat;
+   * page 1, the schema page, also holds the file's size, so it is written whenever the file grows).
+   */
+  byBtree(): Map<string, number> {
+    const file = `${this.file}-wal`;
+    const owner = new Map<number, string>();
+    for (const row of this.db.prepare('SELECT name, pageno FROM dbstat').all() as {
+      name: string;
+      pageno: number;
+    }[])
+      owner.set(row.pageno, row.name);
+    const out = new Map<string, number>();
+    if (!existsSync(file)) return out;
+    const wal = readFileSync(file);
+    const pageSize = wal.length >= 32 ? wal.readUInt32BE(8) : this.pageSize;
+    for (let at = 32; at + 24 <= wal.length; at += 24 + pageSize) {
+      const name = owner.get(wal.readUInt32BE(at)) ?? 'new pages';
+      out.set(name, (out.get(name) ?? 0) + 1);
+    }
+    return out;
   }
 
   close(): void {
