@@ -21,8 +21,6 @@ interface PlainDecided<T> {
   readonly writes: readonly Write[];
   readonly result: T;
 }
-/** @deprecated the world's Decision (commit / skip) replaces it; goes once nothing imports it. */
-export type Decided<T> = PlainDecided<T>;
 
 function decidedOf<T>(decision: Decision<T> | PlainDecided<T>): {
   writes: readonly Write[];

@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { IngestStatus } from '../answer.js';
 import type { SourceHost } from '../source.js';
@@ -156,8 +157,8 @@ function decideDue(
   nowIso: string,
   catchingUp: boolean,
   leaseMs: number,
-): { writes: Write[]; result: DuePlan } {
-  const none = { writes: [], result: { fire: [], missed: [], more: false } };
+): Decision<DuePlan> {
+  const none = skip<DuePlan>({ fire: [], missed: [], more: false });
   const resource = view.get(SUBSCRIPTION_TYPE, subId);
   if (resource === undefined || resource.deleted) return none;
   const sub = resource.fields as unknown as SubscriptionFields;
@@ -248,14 +249,11 @@ function decideDue(
     },
     actor: 'system',
   });
-  return {
-    writes,
-    result: {
-      fire: fields.filter((f) => f.state === 'pending'),
-      missed: fields.filter((f) => f.state === 'missed'),
-      more: truncated,
-    },
-  };
+  return commit(writes, {
+    fire: fields.filter((f) => f.state === 'pending'),
+    missed: fields.filter((f) => f.state === 'missed'),
+    more: truncated,
+  });
 }
 
 /** A subscription falls due at its next occurrence after the cursor (none: never). */
@@ -367,9 +365,8 @@ export class CalendarSource implements TriggerSource {
         dstRules: DST_RULES,
         dueAt: sub.enabled ? nextDueAt({ cron: sub.cron, timezone: sub.timezone }, nowMs) : null,
       };
-      return {
-        kind: 'commit' as const,
-        writes: [
+      return commit(
+        [
           {
             operation: 'calendar.configure',
             subjectType: SUBSCRIPTION_TYPE,
@@ -378,8 +375,8 @@ export class CalendarSource implements TriggerSource {
             actor: 'operator',
           },
         ],
-        result: revision,
-      };
+        revision,
+      );
     });
     const next = nextOccurrence({ cron: sub.cron, timezone: sub.timezone }, nowMs);
     return {
@@ -429,17 +426,9 @@ export class CalendarSource implements TriggerSource {
     for (const sub of subs) {
       for (let catchingUp = false; ; catchingUp = true) {
         const plan = (
-          await engine.twin.applyAtomic((view) => {
-            const { writes, result } = decideDue(
-              view,
-              sub.id,
-              nowMs,
-              nowIso,
-              catchingUp,
-              this.pendingLeaseMs,
-            );
-            return { kind: 'commit' as const, writes, result };
-          })
+          await engine.twin.applyAtomic((view) =>
+            decideDue(view, sub.id, nowMs, nowIso, catchingUp, this.pendingLeaseMs),
+          )
         ).result;
         for (const m of plan.missed)
           answer.missed.push({
@@ -477,11 +466,10 @@ export class CalendarSource implements TriggerSource {
         o.state !== 'pending' ||
         (o.leaseUntil !== null && Date.parse(o.leaseUntil) > nowMs)
       )
-        return { kind: 'skip' as const, result: undefined };
+        return skip();
       const leaseUntil = isoAt(nowMs + this.pendingLeaseMs);
-      return {
-        kind: 'commit' as const,
-        writes: [
+      return commit(
+        [
           {
             operation: 'calendar.reclaim',
             subjectType: OCCURRENCE_TYPE,
@@ -490,8 +478,8 @@ export class CalendarSource implements TriggerSource {
             actor: 'system',
           },
         ],
-        result: { ...o, leaseUntil },
-      };
+        { ...o, leaseUntil },
+      );
     });
     return result;
   }
