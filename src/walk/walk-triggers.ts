@@ -8,6 +8,7 @@ import { nextOccurrence } from '../triggers/calendar/occurrences.js';
 import { CalendarSource } from '../triggers/calendar/calendar-source.js';
 import {
   SUBSCRIPTION_TYPE,
+  subscriptionOf,
   type CalendarSubscription,
   type SubscriptionFields,
 } from '../triggers/calendar/subscription.js';
@@ -106,7 +107,7 @@ export async function startWalkTriggers(
   const subscriptions = async (): Promise<SubscriptionFields[]> =>
     (await engine.twin.list(SUBSCRIPTION_TYPE))
       .filter((r) => !r.deleted)
-      .map((r) => r.fields as unknown as SubscriptionFields)
+      .map(subscriptionOf)
       .filter((s) => s.enabled);
   walk.addTicker({
     name: 'calendar',

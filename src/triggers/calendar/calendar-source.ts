@@ -6,6 +6,7 @@ import { TwinError } from '../../errors.js';
 import type { JsonObject, JsonValue } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Decision } from '../../world/decision.js';
 import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
@@ -30,6 +31,7 @@ import {
   PENDING_INDEX,
   SUBSCRIPTION_TYPE,
   subscriptionId,
+  subscriptionOf,
   validateSubscription,
   type CalendarSubscription,
   type SubscriptionFields,
@@ -74,6 +76,11 @@ export interface OccurrenceFields {
   readonly leaseUntil: string | null;
   /** When a worker must look at it: a pending occurrence's lease end; null once fired or missed. */
   readonly dueAt: string | null;
+}
+
+/** A calendar occurrence's fields, typed: the one place one is read out of `Resource.fields`. */
+export function occurrenceOf(resource: Resource): OccurrenceFields {
+  return resource.fields as unknown as OccurrenceFields;
 }
 
 export interface FiredOccurrence {
@@ -161,7 +168,7 @@ function decideDue(
   const none = skip<DuePlan>({ fire: [], missed: [], more: false });
   const resource = view.get(SUBSCRIPTION_TYPE, subId);
   if (resource === undefined || resource.deleted) return none;
-  const sub = resource.fields as unknown as SubscriptionFields;
+  const sub = subscriptionOf(resource);
   if (!sub.enabled) return none;
   const cursorMs = Date.parse(sub.cursor);
   if (nowMs <= cursorMs) return none;
@@ -349,10 +356,7 @@ export class CalendarSource implements TriggerSource {
     const cursor = isoAt(nowMs);
     const { result } = await engine.twin.applyAtomic((view) => {
       const prev = view.get(SUBSCRIPTION_TYPE, id);
-      const before =
-        prev === undefined || prev.deleted
-          ? undefined
-          : (prev.fields as unknown as SubscriptionFields);
+      const before = prev === undefined || prev.deleted ? undefined : subscriptionOf(prev);
       const revision = (before?.revision ?? 0) + 1;
       const fields: SubscriptionFields = {
         ...sub,
@@ -398,7 +402,7 @@ export class CalendarSource implements TriggerSource {
       SUBSCRIPTION_TYPE,
       subscriptionId(tenantId, triggerId),
     );
-    return r === undefined || r.deleted ? undefined : (r.fields as unknown as SubscriptionFields);
+    return r === undefined || r.deleted ? undefined : subscriptionOf(r);
   }
 
   /**
@@ -460,7 +464,7 @@ export class CalendarSource implements TriggerSource {
   ): Promise<OccurrenceFields | undefined> {
     const { result } = await engine.twin.applyAtomic((view) => {
       const r = view.get(OCCURRENCE_TYPE, id);
-      const o = r?.fields as unknown as OccurrenceFields | undefined;
+      const o = r === undefined ? undefined : occurrenceOf(r);
       if (
         o === undefined ||
         o.state !== 'pending' ||

@@ -103,7 +103,7 @@ function dispatchWrites(
 ): Commit<StepResult> {
   const { claimant, recorder } = context;
   const claim = claimFields(
-    leaseOf(d as unknown as JsonObject),
+    leaseOf({ owner: d.owner, leaseUntil: d.leaseUntil, fence: d.fence }),
     claimant.owner,
     Date.parse(nowIso),
     claimant.leaseMs,
@@ -216,7 +216,10 @@ export function decideSettle(
   const run = d.runRecordId === null ? undefined : readRecord(view, d.runRecordId);
   if (run !== undefined && (run.state === 'processing' || run.state === 'received')) {
     const nowMs = Date.parse(nowIso);
-    if (run.state === 'processing' && leaseFree(leaseOf(run as unknown as JsonObject), nowMs))
+    if (
+      run.state === 'processing' &&
+      leaseFree(leaseOf({ owner: run.owner, leaseUntil: run.leaseUntil, fence: run.fence }), nowMs)
+    )
       return skip({ kind: 'lapsed', recordId: d.runRecordId! });
     const lease = run.leaseUntil == null ? 0 : Date.parse(run.leaseUntil);
     const next = isoAt(Math.max(lease, nowMs + leaseMs));

@@ -18,6 +18,7 @@ import {
   receiptId,
   RECORD_TYPE,
   readRecord,
+  readReplayGuard,
   recordId,
   REPLAY_GUARD_TYPE,
   replayGuardId,
@@ -82,10 +83,8 @@ function isReplay(
   env: TriggerEnvelope,
   guard: ReplayGuard,
 ): boolean {
-  const seen = view.get(REPLAY_GUARD_TYPE, replayGuardId(env.tenantId, guard.key));
-  if (seen === undefined || seen.deleted) return false;
-  const g = seen.fields as unknown as ReplayGuardFields;
-  return g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey;
+  const g = readReplayGuard(view, replayGuardId(env.tenantId, guard.key));
+  return g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey;
 }
 
 export function decideDeferredReceive(

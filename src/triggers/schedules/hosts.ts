@@ -3,6 +3,7 @@
 // `inspect` can say which hosts are alive — those whose last beat is younger than three intervals.
 // Host rows are shared by every tenant (they carry no tenantId).
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Decision } from '../../world/decision.js';
 
@@ -21,6 +22,11 @@ export interface HostFields {
   readonly beats: number;
 }
 
+/** A schedule host's fields, typed: the one place one is read out of `Resource.fields`. */
+export function hostOf(resource: Resource): HostFields {
+  return resource.fields as unknown as HostFields;
+}
+
 export interface HostView extends HostFields {
   readonly alive: boolean;
 }
@@ -33,8 +39,7 @@ export function decideHostBeat(
   beatMs: number,
 ): Decision<boolean> {
   const prev = view.get(HOST_TYPE, owner);
-  const before =
-    prev === undefined || prev.deleted ? undefined : (prev.fields as unknown as HostFields);
+  const before = prev === undefined || prev.deleted ? undefined : hostOf(prev);
   // Another handle of this host beat within the interval already.
   if (before !== undefined && Date.parse(before.beatAt) + beatMs > nowMs) return skip(false);
   const nowIso = isoAt(nowMs);

@@ -33,7 +33,10 @@ export function decideReserve(
   const ready = fire.state === 'ready';
   const lapsed =
     (fire.state === 'reserved' || fire.state === 'running') &&
-    leaseFree(leaseOf(fire as unknown as Record<string, unknown>), nowMs);
+    leaseFree(
+      leaseOf({ owner: fire.owner, leaseUntil: fire.leaseUntil, fence: fire.fence }),
+      nowMs,
+    );
   if (!ready && !lapsed) return skip();
   const fence = fire.fence + 1;
   const leaseUntil = isoAt(nowMs + claimant.leaseMs);
