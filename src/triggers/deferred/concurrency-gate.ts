@@ -8,7 +8,6 @@
 // their own (whose view shows what it staged), never batched where a lookup could miss a ticket
 // handed out earlier in the same batch.
 import { sha256Hex } from '../../log/canonical-json.js';
-import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import type { Resource } from '../../state/resource.js';
@@ -176,7 +175,7 @@ export function gateWrite(gate: Gate): Write[] {
         running: gate.running,
         head: gate.head,
         tail: gate.tail,
-      } satisfies GateFields as unknown as JsonObject,
+      } satisfies GateFields,
       actor: 'system',
     },
   ];

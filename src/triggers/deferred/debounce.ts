@@ -115,7 +115,7 @@ export function pointerWrite(
       key,
       dispatchId,
       openedAt: nowIso,
-    } satisfies DebounceFields as unknown as JsonObject,
+    } satisfies DebounceFields,
     actor: 'system',
   };
 }
