@@ -6,6 +6,7 @@ import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../log/json-value.js';
 import { isoAt } from '../world/clock.js';
+import { commit } from '../world/decision.js';
 import { keepAlive } from '../work/heartbeat.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { Twin } from '../world/twin.js';
@@ -425,10 +426,9 @@ export class TriggerEngine {
         },
       );
       // A checked envelope with nowhere to go: kept with its key, it works once a route exists.
-      await this.commits.submit((view, now) => ({
-        writes: [refusalWrite(view, now, refusalOf(env, error))],
-        result: undefined,
-      }));
+      await this.commits.submit((view, now) =>
+        commit(refusalWrite(view, now, refusalOf(env, error))),
+      );
       throw error;
     }
     const filtered = route.filter !== undefined && !route.filter(env);
@@ -561,10 +561,7 @@ export class TriggerEngine {
 
   private async writeRefusals(deltas: RefusalDelta[]): Promise<void> {
     if (deltas.length === 0) return;
-    await this.commits.submit((view) => ({
-      writes: refusalWindowWrites(view, deltas),
-      result: undefined,
-    }));
+    await this.commits.submit((view) => commit(refusalWindowWrites(view, deltas)));
   }
 
   // ---- retention -----------------------------------------------------------------------------

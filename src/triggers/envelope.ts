@@ -244,6 +244,13 @@ function checkSource(value: unknown): TriggerSourceRef {
  * (PAYLOAD_TOO_LARGE for an oversized payload). The result is frozen.
  */
 export function createTriggerEnvelope(input: TriggerEnvelopeInput): TriggerEnvelope {
+  return buildEnvelope(input);
+}
+
+/** An envelope's input as it arrives from outside the type system: every field still unchecked. */
+type UncheckedInput = { readonly [K in keyof TriggerEnvelopeInput]?: unknown };
+
+function buildEnvelope(input: UncheckedInput): TriggerEnvelope {
   if (!isPlainObject(input)) {
     refuse(
       '',
@@ -304,7 +311,7 @@ export function checkEnvelope(input: unknown): TriggerEnvelope {
     return input as TriggerEnvelope;
   if (!isPlainObject(input)) refuse('', 'ingest needs an envelope made by createTriggerEnvelope()');
   const { payloadHash, ...rest } = input;
-  const envelope = createTriggerEnvelope(rest as unknown as TriggerEnvelopeInput);
+  const envelope = buildEnvelope(rest);
   if (payloadHash !== undefined && payloadHash !== envelope.payloadHash) {
     refuse(
       'payloadHash',

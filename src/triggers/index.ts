@@ -106,11 +106,16 @@ export {
   type RouteConfig,
 } from './serve/config.js';
 export {
+  createTriggerRuntime,
+  type TriggerRuntime,
+  type TriggerRuntimeOptions,
+  type ListenOptions,
+} from './runtime.js';
+export {
   startServe,
   startTriggerRuntime,
   type ServeOptions,
   type ServeHandle,
-  type TriggerRuntime,
 } from './serve/serve.js';
 export { RECEIVED_TYPE, recordRoutine } from './serve/record-routine.js';
 export {

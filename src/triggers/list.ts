@@ -10,12 +10,12 @@ import { checkTenantId } from './envelope.js';
 import {
   RECEIPT_TYPE,
   RECORD_TYPE,
+  receiptOf,
   TENANT_INDEX,
-  type ReceiptFields,
-  type RecordFields,
+  triggerRecordOf,
 } from './trigger-records.js';
 import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
-import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
+import { REFUSALS_TYPE, refusalWindowOf } from './refusal-windows.js';
 
 export type ListedStatus =
   'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused' | 'deferred';
@@ -96,7 +96,7 @@ function decode(
 }
 
 function fromRecord(r: Resource): TriggerListing {
-  const f = r.fields as unknown as RecordFields;
+  const f = triggerRecordOf(r);
   const e = f.envelope;
   // A key a deferred dispatch took in waits on its dispatch (`twinworld dispatches`), not on a run.
   const deferred =
@@ -126,7 +126,7 @@ function fromRecord(r: Resource): TriggerListing {
 }
 
 function fromReceipt(r: Resource): TriggerListing {
-  const f = r.fields as unknown as ReceiptFields;
+  const f = receiptOf(r);
   return {
     kind: 'receipt',
     id: r.id,
@@ -147,7 +147,7 @@ function fromReceipt(r: Resource): TriggerListing {
 }
 
 function fromRefusals(r: Resource): TriggerListing {
-  const f = r.fields as unknown as RefusalWindowFields;
+  const f = refusalWindowOf(r);
   return {
     kind: 'refusals',
     id: r.id,

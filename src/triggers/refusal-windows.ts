@@ -9,6 +9,7 @@ import { sha256Hex } from '../log/canonical-json.js';
 import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
+import type { Resource } from '../state/resource.js';
 import { isoAt } from '../world/clock.js';
 import type { Refusal } from './trigger-records.js';
 
@@ -143,6 +144,16 @@ export class RefusalCounter {
   }
 }
 
+/** A refusal window's fields, typed: the one place one is read out of `Resource.fields`. */
+export function refusalWindowOf(resource: Resource): RefusalWindowFields {
+  return resource.fields as unknown as RefusalWindowFields;
+}
+
+function readWindow(view: ReadView, id: string): RefusalWindowFields | undefined {
+  const r = view.get(REFUSALS_TYPE, id);
+  return r === undefined || r.deleted ? undefined : refusalWindowOf(r);
+}
+
 /**
  * One aggregate write per delta, merged into what is stored: other processes count the same
  * windows, and their writes add up rather than overwrite each other.
@@ -150,11 +161,7 @@ export class RefusalCounter {
 export function refusalWindowWrites(view: ReadView, deltas: readonly RefusalDelta[]): Write[] {
   const merged = new Map<string, RefusalWindowFields>();
   for (const d of deltas) {
-    const stored =
-      merged.get(d.id) ??
-      (view.get(REFUSALS_TYPE, d.id)?.deleted === false
-        ? (view.get(REFUSALS_TYPE, d.id)!.fields as unknown as RefusalWindowFields)
-        : undefined);
+    const stored = merged.get(d.id) ?? readWindow(view, d.id);
     const byCode: Record<string, number> = { ...(stored?.byCode ?? {}) };
     for (const [code, n] of Object.entries(d.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
     const later = stored === undefined || d.lastAt >= stored.lastAt;

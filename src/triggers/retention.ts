@@ -16,10 +16,10 @@ import {
   RECEIPT_TYPE,
   RECORD_TYPE,
   REPLAY_GUARD_TYPE,
-  type RecordFields,
-  type ReplayGuardFields,
+  replayGuardOf,
+  triggerRecordOf,
 } from './trigger-records.js';
-import { REFUSALS_TYPE, type RefusalWindowFields } from './refusal-windows.js';
+import { REFUSALS_TYPE, refusalWindowOf } from './refusal-windows.js';
 
 export const RETENTION_TYPE = 'trigger_retention';
 const CURSOR_ID = 'cursor';
@@ -89,7 +89,7 @@ function verdict(
   if (r === undefined || r.deleted) return 'no';
   switch (c.kind) {
     case 'records': {
-      const f = r.fields as unknown as RecordFields;
+      const f = triggerRecordOf(r);
       return (f.state === 'triggered' || f.state === 'filtered') &&
         f.finishedAt !== null &&
         f.finishedAt <= cutoffIso
@@ -99,9 +99,9 @@ function verdict(
     case 'receipts':
       return 'yes';
     case 'refusals':
-      return (r.fields as unknown as RefusalWindowFields).windowEnd <= cutoffIso ? 'yes' : 'wait';
+      return refusalWindowOf(r).windowEnd <= cutoffIso ? 'yes' : 'wait';
     case 'guards':
-      return (r.fields as unknown as ReplayGuardFields).expiresAt <= nowIso ? 'yes' : 'wait';
+      return replayGuardOf(r).expiresAt <= nowIso ? 'yes' : 'wait';
   }
 }
 

@@ -6,9 +6,10 @@ import { sha256Hex } from '../log/canonical-json.js';
 import type { JsonObject, JsonValue } from '../log/json-value.js';
 import type { ProjectedResource, Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
+import type { Resource } from '../state/resource.js';
 import type { IngestAnswer } from './answer.js';
 import type { TriggerEnvelope } from './envelope.js';
-import type { Decided } from '../world/group-commit.js';
+import { commit, skip, type Decision } from '../world/decision.js';
 import type { RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
 import { isoAt } from '../world/clock.js';
 import { DUE_FIELD, extendFields, leaseFree, leaseOf, releaseFields } from '../work/lease.js';
@@ -100,9 +101,29 @@ export function recoveryKey(state: 'processing' | 'failed', tenantId: string): s
   return `${state}/${tenantId}`;
 }
 
+/** A trigger record's fields, typed: the one place a record is read out of `Resource.fields`. */
+export function triggerRecordOf(resource: Resource): RecordFields {
+  return resource.fields as unknown as RecordFields;
+}
+
+/** A receipt's fields, typed: the one place a receipt is read out of `Resource.fields`. */
+export function receiptOf(resource: Resource): ReceiptFields {
+  return resource.fields as unknown as ReceiptFields;
+}
+
+/** A replay guard's fields, typed: the one place a guard is read out of `Resource.fields`. */
+export function replayGuardOf(resource: Resource): ReplayGuardFields {
+  return resource.fields as unknown as ReplayGuardFields;
+}
+
 export function readRecord(view: ReadView, id: string): RecordFields | undefined {
   const r = view.get(RECORD_TYPE, id);
-  return r === undefined || r.deleted ? undefined : (r.fields as unknown as RecordFields);
+  return r === undefined || r.deleted ? undefined : triggerRecordOf(r);
+}
+
+export function readReplayGuard(view: ReadView, id: string): ReplayGuardFields | undefined {
+  const r = view.get(REPLAY_GUARD_TYPE, id);
+  return r === undefined || r.deleted ? undefined : replayGuardOf(r);
 }
 
 export interface RouteChoice {
@@ -231,7 +252,7 @@ export function decideReceive(
   recorder: RunRecorder | undefined,
   claimant: RunClaimant,
   guard?: ReplayGuard,
-): Decided<ReceiveOutcome> {
+): Decision<ReceiveOutcome> {
   const id = recordId(env.tenantId, env.dedupeKey);
   const record = readRecord(view, id);
   const seq = view.head + 1;
@@ -254,17 +275,12 @@ export function decideReceive(
   if (record === undefined && guard !== undefined) {
     // Same signed content under another delivery id, inside the window: a replay. Answered as a
     // duplicate of the first key — never run — whatever that key's record says meanwhile.
-    const guardId = replayGuardId(env.tenantId, guard.key);
-    const seen = view.get(REPLAY_GUARD_TYPE, guardId);
-    const g =
-      seen === undefined || seen.deleted
-        ? undefined
-        : (seen.fields as unknown as ReplayGuardFields);
+    const g = readReplayGuard(view, replayGuardId(env.tenantId, guard.key));
     if (g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey) {
       const original = readRecord(view, g.recordId);
       const message = `the signed content of this packet was first received as dedupeKey "${g.dedupeKey}" at ${g.firstSeenAt}; a replay under another delivery id is not run again`;
-      return {
-        writes: [
+      return commit(
+        [
           receipt('duplicate', {
             recordId: g.recordId,
             code: 'REPLAY',
@@ -272,7 +288,7 @@ export function decideReceive(
             message,
           }),
         ],
-        result: {
+        {
           kind: 'answered',
           answer: {
             status: 'duplicate',
@@ -287,7 +303,7 @@ export function decideReceive(
             replayOf: g.dedupeKey,
           },
         },
-      };
+      );
     }
   }
 
@@ -325,17 +341,14 @@ export function decideReceive(
         fields: { state: 'filtered', finishedAt: nowIso },
         actor: 'system',
       };
-      return {
-        writes: [receive, filter],
-        result: {
-          kind: 'answered',
-          answer: {
-            status: 'filtered',
-            ...base(env, id, env.scheduledAt),
-            routineId: route.routineId,
-          },
+      return commit([receive, filter], {
+        kind: 'answered',
+        answer: {
+          status: 'filtered',
+          ...base(env, id, env.scheduledAt),
+          routineId: route.routineId,
         },
-      };
+      });
     }
     const run: RunStartInfo = {
       routineId: route.routineId,
@@ -344,10 +357,11 @@ export function decideReceive(
       recordId: id,
       envelope: env,
     };
-    return {
-      writes: [receive, startWrite(id, run, 'first', nowIso, recorder, claimant)],
-      result: { kind: 'claimed', run, scheduledAt: env.scheduledAt },
-    };
+    return commit([receive, startWrite(id, run, 'first', nowIso, recorder, claimant)], {
+      kind: 'claimed',
+      run,
+      scheduledAt: env.scheduledAt,
+    });
   }
 
   const stored = record.envelope;
@@ -366,40 +380,34 @@ export function decideReceive(
       `dedupeKey "${env.dedupeKey}" of tenant "${env.tenantId}" was first received with another ${path}; the same key must always carry the same event — give a different event its own key`,
       { path, details: { recordId: id, dedupeKey: env.dedupeKey, differs: path } },
     );
-    return {
-      writes: [receipt('refused', { code: error.code, path, message: error.message })],
-      result: { kind: 'conflict', error },
-    };
+    return commit([receipt('refused', { code: error.code, path, message: error.message })], {
+      kind: 'conflict',
+      error,
+    });
   }
   const answerBase = base(env, id, stored.scheduledAt);
   switch (record.state) {
     case 'triggered':
     case 'filtered':
-      return {
-        writes: [receipt('duplicate')],
-        result: {
-          kind: 'answered',
-          answer: {
-            status: 'duplicate',
-            ...answerBase,
-            original: record.state,
-            routineResult: record.state === 'triggered' ? record.result : null,
-          },
+      return commit([receipt('duplicate')], {
+        kind: 'answered',
+        answer: {
+          status: 'duplicate',
+          ...answerBase,
+          original: record.state,
+          routineResult: record.state === 'triggered' ? record.result : null,
         },
-      };
+      });
     case 'received':
     case 'processing':
-      return {
-        writes: [receipt('in_progress')],
-        result: {
-          kind: 'answered',
-          answer: {
-            status: 'in_progress',
-            ...answerBase,
-            attempt: record.currentAttempt ?? record.attempts,
-          },
+      return commit([receipt('in_progress')], {
+        kind: 'answered',
+        answer: {
+          status: 'in_progress',
+          ...answerBase,
+          attempt: record.currentAttempt ?? record.attempts,
         },
-      };
+      });
     case 'failed': {
       // A retried delivery of a failed run runs it again, from the stored envelope.
       const run: RunStartInfo = {
@@ -409,10 +417,11 @@ export function decideReceive(
         recordId: id,
         envelope: stored,
       };
-      return {
-        writes: [startWrite(id, run, 'retry', nowIso, recorder, claimant)],
-        result: { kind: 'claimed', run, scheduledAt: stored.scheduledAt },
-      };
+      return commit([startWrite(id, run, 'retry', nowIso, recorder, claimant)], {
+        kind: 'claimed',
+        run,
+        scheduledAt: stored.scheduledAt,
+      });
     }
   }
 }
@@ -428,7 +437,7 @@ export function decideFinish(
   outcome: RunOutcome,
   recorder: RunRecorder | undefined,
   owner?: string,
-): Decided<{ current: boolean; heldBy?: string | null }> {
+): Decision<{ current: boolean; heldBy?: string | null }> {
   const record = readRecord(view, run.recordId);
   const updates = [...(recorder?.finished(run, outcome, nowIso) ?? [])];
   const projection = updates.length === 0 ? {} : { projection: { updates } };
@@ -440,8 +449,8 @@ export function decideFinish(
   ) {
     // The claim was lost (its lease lapsed and another owner took the record): state does not
     // move, but what this run saw is kept, so nothing observed is lost.
-    return {
-      writes: [
+    return commit(
+      [
         {
           operation: 'trigger.finish_superseded',
           subjectType: RECORD_TYPE,
@@ -461,8 +470,8 @@ export function decideFinish(
           actor: 'system',
         },
       ],
-      result: { current: false, heldBy: record?.owner ?? null },
-    };
+      { current: false, heldBy: record?.owner ?? null },
+    );
   }
   const fields: JsonObject = outcome.ok
     ? {
@@ -482,8 +491,8 @@ export function decideFinish(
         recovery: recoveryKey('failed', run.envelope.tenantId),
         ...releaseFields(null),
       };
-  return {
-    writes: [
+  return commit(
+    [
       {
         operation: outcome.ok ? 'trigger.finish' : 'trigger.fail',
         subjectType: RECORD_TYPE,
@@ -493,8 +502,8 @@ export function decideFinish(
         actor: 'system',
       },
     ],
-    result: { current: true },
-  };
+    { current: true },
+  );
 }
 
 /**
@@ -510,12 +519,12 @@ export function decideRecover(
   staleBeforeIso: string,
   recorder: RunRecorder | undefined,
   claimant: RunClaimant,
-): Decided<RunStartInfo | undefined> {
+): Decision<RunStartInfo | undefined> {
   const record = readRecord(view, id);
   if (record === undefined || record.state !== seen.state || record.attempts !== seen.attempts)
-    return { writes: [], result: undefined };
+    return skip();
   if (record.state === 'processing' && !runClaimFree(record, Date.parse(nowIso), staleBeforeIso))
-    return { writes: [], result: undefined };
+    return skip();
   const run: RunStartInfo = {
     routineId,
     runKey: record.runKey,
@@ -523,7 +532,7 @@ export function decideRecover(
     recordId: id,
     envelope: record.envelope,
   };
-  return { writes: [startWrite(id, run, 'recovery', nowIso, recorder, claimant)], result: run };
+  return commit([startWrite(id, run, 'recovery', nowIso, recorder, claimant)], run);
 }
 
 /**
@@ -535,7 +544,7 @@ export function decideRunHeartbeat(
   nowIso: string,
   run: RunStartInfo,
   claimant: RunClaimant,
-): Decided<boolean> {
+): Decision<boolean> {
   const record = readRecord(view, run.recordId);
   if (
     record === undefined ||
@@ -543,9 +552,9 @@ export function decideRunHeartbeat(
     record.currentAttempt !== run.attempt ||
     record.owner !== claimant.owner
   )
-    return { writes: [], result: false };
-  return {
-    writes: [
+    return skip(false);
+  return commit(
+    [
       {
         operation: 'trigger.heartbeat',
         subjectType: RECORD_TYPE,
@@ -554,8 +563,8 @@ export function decideRunHeartbeat(
         actor: 'system',
       },
     ],
-    result: true,
-  };
+    true,
+  );
 }
 
 /**
@@ -565,7 +574,8 @@ export function decideRunHeartbeat(
  */
 export function runClaimFree(record: RecordFields, nowMs: number, staleBeforeIso: string): boolean {
   if (record.startedAt !== null && record.startedAt > staleBeforeIso) return false;
-  return leaseFree(leaseOf(record as unknown as JsonObject), nowMs);
+  const { owner, leaseUntil, fence } = record;
+  return leaseFree(leaseOf({ owner, leaseUntil, fence }), nowMs);
 }
 
 /** What identifies an envelope in a receipt or refusal: everything but its payload. */

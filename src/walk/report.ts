@@ -1,7 +1,7 @@
 // What a walk did, as data: every delivery with its numbered attempts, every receiver's tally,
 // the trigger decisions, and each twin's state hash — all read from the log and the world clock,
 // so two runs of one walk give the same report. Wall-clock timings sit apart, under `wall`.
-import { attemptId, attemptType, type DeliveryFields } from '../events/delivery-records.js';
+import { attemptId, attemptType, deliveryOf } from '../events/delivery-records.js';
 import { packTwinName, registeredPacks } from '../events/pack-registry.js';
 import { headerValues } from '../events/signing/scheme.js';
 import type { World } from '../world/world.js';
@@ -88,7 +88,7 @@ export async function deliveryReports(world: World): Promise<DeliveryReport[]> {
       if (entry.operation !== create || entry.subjectType !== decl.recordType) continue;
       const record = await twin.get(decl.recordType, entry.subjectId);
       if (record === undefined || record.deleted) continue;
-      const d = record.fields as unknown as DeliveryFields;
+      const d = deliveryOf(record);
       const attempts: AttemptReport[] = [];
       for (let n = 1; n <= d.attempts; n++) {
         const a = (await twin.get(attemptType(decl.recordType), attemptId(record.id, n)))?.fields;

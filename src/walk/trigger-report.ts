@@ -6,9 +6,9 @@ import { OCCURRENCE_TYPE } from '../triggers/calendar/subscription.js';
 import { DEFAULT_TRIGGER_TWIN } from '../triggers/engine.js';
 import {
   RECEIPT_TYPE,
+  receiptOf,
   RECORD_TYPE,
-  type ReceiptFields,
-  type RecordFields,
+  triggerRecordOf,
 } from '../triggers/trigger-records.js';
 import type { World } from '../world/world.js';
 
@@ -67,7 +67,7 @@ export async function triggerReport(
   const decisions: TriggerDecision[] = [];
   for (const r of await twin.list(RECORD_TYPE)) {
     if (r.deleted) continue;
-    const f = r.fields as unknown as RecordFields;
+    const f = triggerRecordOf(r);
     decisions.push({
       seq: f.receivedSeq,
       at: f.receivedAt,
@@ -84,7 +84,7 @@ export async function triggerReport(
   }
   for (const r of await twin.list(RECEIPT_TYPE)) {
     if (r.deleted) continue;
-    const f = r.fields as unknown as ReceiptFields;
+    const f = receiptOf(r);
     decisions.push({
       seq: f.receivedSeq,
       at: f.receivedAt,

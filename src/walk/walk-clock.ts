@@ -2,7 +2,7 @@
 // or a ticker (a calendar) — and lets the walk settle in-flight deliveries after each, so work a
 // task causes never races the next task. Same seed, same order, same log.
 import { TwinError } from '../errors.js';
-import { isoAt, VirtualClock, type Task } from '../world/clock.js';
+import { isoAt, VirtualClock, type ScheduledTask } from '../world/clock.js';
 
 /** Something that falls due on the clock without scheduling a task: a calendar source's ticks. */
 export interface Ticker {
@@ -13,18 +13,10 @@ export interface Ticker {
   tick(now: number): Promise<unknown>;
 }
 
-interface Scheduled {
-  readonly at: number;
-  readonly order: number;
-  readonly task: Task;
-}
-
 /** A runaway guard: a ticker whose nextAt never moves would otherwise spin forever. */
 const MAX_STEPS_PER_MOVE = 100_000;
 
 export class WalkClock extends VirtualClock {
-  private tasks: Scheduled[] = [];
-  private scheduled = 0;
   private readonly tickers: Ticker[] = [];
   private moving = false;
   private settleFn: () => Promise<void> = async () => {};
@@ -40,18 +32,6 @@ export class WalkClock extends VirtualClock {
       const i = this.tickers.indexOf(ticker);
       if (i >= 0) this.tickers.splice(i, 1);
     };
-  }
-
-  override schedule(at: number, task: Task): () => void {
-    const item: Scheduled = { at, order: this.scheduled++, task };
-    this.tasks.push(item);
-    return () => {
-      this.tasks = this.tasks.filter((t) => t !== item);
-    };
-  }
-
-  override pending(): number {
-    return this.tasks.length;
   }
 
   /** The earliest scheduled task or ticker occurrence (tickers read their state from the store). */
@@ -92,16 +72,16 @@ export class WalkClock extends VirtualClock {
         }
         const next = await this.next(target);
         if (next === undefined) break;
-        if (next.at > this.now()) await super.set(next.at);
         if ('task' in next) {
-          this.tasks = this.tasks.filter((t) => t !== next.task);
+          this.takeDue(next.task);
           await next.task.task();
         } else {
+          this.moveTo(next.at);
           await next.ticker.tick(this.now());
         }
         await this.settleFn();
       }
-      if (target > this.now()) await super.set(target);
+      this.moveTo(target);
     } finally {
       this.moving = false;
     }
@@ -109,15 +89,9 @@ export class WalkClock extends VirtualClock {
 
   private async next(
     limit: number,
-  ): Promise<({ at: number; task: Scheduled } | { at: number; ticker: Ticker }) | undefined> {
-    let task: Scheduled | undefined;
-    for (const t of this.tasks) {
-      if (
-        t.at <= limit &&
-        (task === undefined || t.at < task.at || (t.at === task.at && t.order < task.order))
-      )
-        task = t;
-    }
+  ): Promise<({ at: number; task: ScheduledTask } | { at: number; ticker: Ticker }) | undefined> {
+    // The tasks' queue and its order are VirtualClock's; the walk adds the tickers beside it.
+    const task = this.peekDue(limit);
     let ticker: { at: number; ticker: Ticker } | undefined;
     for (const k of this.tickers) {
       const at = await k.nextAt();

@@ -5,20 +5,22 @@
 import { TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
 import { nextOccurrence } from '../triggers/calendar/occurrences.js';
-import { CalendarSource } from '../triggers/calendar/calendar-source.js';
+import type { CalendarSource } from '../triggers/calendar/calendar-source.js';
 import {
   SUBSCRIPTION_TYPE,
+  subscriptionOf,
   type CalendarSubscription,
   type SubscriptionFields,
 } from '../triggers/calendar/subscription.js';
-import { TriggerEngine, type TriggerRoute } from '../triggers/engine.js';
+import type { TriggerEngine, TriggerRoute } from '../triggers/engine.js';
 import type { DispatchOptions } from '../triggers/deferred/dispatch-options.js';
 import { deferredDispatchWork, type DispatchWork } from '../triggers/deferred/dispatch-work.js';
 import { runDueDispatches } from '../triggers/deferred/run-due.js';
 import type { TriggerEnvelope } from '../triggers/envelope.js';
-import { startIngressHost, type IngressHost } from '../triggers/http/ingress-host.js';
-import { InProcessRunner, type RoutineFn } from '../triggers/in-process-runner.js';
-import { WebhookIngress, type WebhookEndpoint } from '../triggers/webhook/webhook-ingress.js';
+import type { IngressHost } from '../triggers/http/ingress-host.js';
+import type { InProcessRunner, RoutineFn } from '../triggers/in-process-runner.js';
+import { createTriggerRuntime } from '../triggers/runtime.js';
+import type { WebhookEndpoint, WebhookIngress } from '../triggers/webhook/webhook-ingress.js';
 import type { Walk } from './walk.js';
 
 export interface WalkRoute {
@@ -89,24 +91,22 @@ export async function startWalkTriggers(
       { path: 'options' },
     );
   const world = walk.world;
-  const runner = new InProcessRunner(world);
-  for (const [id, fn] of Object.entries(options.routines ?? {})) runner.register(id, fn);
-  const engine = new TriggerEngine({
+  const runtime = await createTriggerRuntime({
     world,
-    runner,
     ...(options.twin === undefined ? {} : { twin: options.twin }),
+    routines: options.routines ?? {},
+    routes: (options.routes ?? []).map(toRoute),
+    webhooks: options.webhooks ?? [],
+    calendars: options.calendars ?? [],
+    // A walk's world is its own: every subscription is stored as the walk declares it.
+    configure: 'always',
   });
-  for (const route of options.routes ?? []) engine.registerRoute(toRoute(route));
-  const ingress = new WebhookIngress({ endpoints: options.webhooks ?? [] });
-  const calendar = new CalendarSource();
-  engine.registerSource(ingress).registerSource(calendar);
-  await engine.start();
-  for (const sub of options.calendars ?? []) await calendar.configure(sub);
+  const { engine, calendar } = runtime;
 
   const subscriptions = async (): Promise<SubscriptionFields[]> =>
     (await engine.twin.list(SUBSCRIPTION_TYPE))
       .filter((r) => !r.deleted)
-      .map((r) => r.fields as unknown as SubscriptionFields)
+      .map(subscriptionOf)
       .filter((s) => s.enabled);
   walk.addTicker({
     name: 'calendar',
@@ -136,14 +136,14 @@ export async function startWalkTriggers(
     tick: (now) => runDueDispatches(dispatches, now),
   });
 
-  const host = await startIngressHost({ world, engine, ingress, closeWorld: false });
+  const host = await runtime.listen({ closeWorld: false });
   // Stop intake and the engine before the world's storage closes.
   world.onClose(() => host.close());
   const baseUrl = walk.mount(options.mount ?? 'ingress', host.url);
   return {
     engine,
-    runner,
-    ingress,
+    runner: runtime.runner,
+    ingress: runtime.ingress,
     calendar,
     dispatches,
     host,

@@ -22,7 +22,7 @@ export function isoAt(ms: number): string {
  * is a millisecond shorter (test/ports/clock-conformance.test.ts caught it).
  */
 export class RealClock implements Clock {
-  private queue: Scheduled[] = [];
+  private queue: ScheduledTask[] = [];
   private order = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -32,7 +32,7 @@ export class RealClock implements Clock {
   }
 
   schedule(at: number, task: Task): () => void {
-    const item: Scheduled = { at, order: this.order++, task };
+    const item: ScheduledTask = { at, order: this.order++, task };
     let i = this.queue.length;
     while (i > 0 && this.queue[i - 1]!.at > at) i--;
     this.queue.splice(i, 0, item);
@@ -81,7 +81,8 @@ export class RealClock implements Clock {
   }
 }
 
-interface Scheduled {
+/** A task waiting on a clock: due at `at`; `order` breaks ties in scheduling order. */
+export interface ScheduledTask {
   readonly at: number;
   readonly order: number;
   readonly task: Task;
@@ -90,7 +91,7 @@ interface Scheduled {
 export class VirtualClock implements Clock {
   private current: number;
   private order = 0;
-  private queue: Scheduled[] = [];
+  private queue: ScheduledTask[] = [];
   private advancing = false;
 
   constructor(start: number | string = '2026-01-01T00:00:00.000Z') {
@@ -108,7 +109,7 @@ export class VirtualClock implements Clock {
   }
 
   schedule(at: number, task: Task): () => void {
-    const item: Scheduled = { at, order: this.order++, task };
+    const item: ScheduledTask = { at, order: this.order++, task };
     this.queue.push(item);
     return () => {
       this.queue = this.queue.filter((q) => q !== item);
@@ -125,6 +126,30 @@ export class VirtualClock implements Clock {
     let min: number | undefined;
     for (const q of this.queue) if (min === undefined || q.at < min) min = q.at;
     return min;
+  }
+
+  /** The task to run next among those due by `limit`: earliest first, ties in scheduling order. */
+  protected peekDue(limit: number): ScheduledTask | undefined {
+    let next: ScheduledTask | undefined;
+    for (const q of this.queue) {
+      if (
+        q.at <= limit &&
+        (next === undefined || q.at < next.at || (q.at === next.at && q.order < next.order))
+      )
+        next = q;
+    }
+    return next;
+  }
+
+  /** Takes a task out of the queue to run it, and moves the clock to its instant. */
+  protected takeDue(item: ScheduledTask): void {
+    this.queue = this.queue.filter((q) => q !== item);
+    this.moveTo(item.at);
+  }
+
+  /** Moves the clock forward to `at` (never back) without running anything. */
+  protected moveTo(at: number): void {
+    if (at > this.current) this.current = at;
   }
 
   /** Moves forward to `to`, running each due task at its own instant, earliest first, ties in scheduling order. */
@@ -147,18 +172,8 @@ export class VirtualClock implements Clock {
       );
     this.advancing = true;
     try {
-      for (;;) {
-        let next: Scheduled | undefined;
-        for (const q of this.queue) {
-          if (
-            q.at <= target &&
-            (next === undefined || q.at < next.at || (q.at === next.at && q.order < next.order))
-          )
-            next = q;
-        }
-        if (next === undefined) break;
-        this.queue = this.queue.filter((q) => q !== next);
-        if (next.at > this.current) this.current = next.at;
+      for (let next = this.peekDue(target); next !== undefined; next = this.peekDue(target)) {
+        this.takeDue(next);
         await next.task();
       }
       this.current = target;

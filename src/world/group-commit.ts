@@ -6,20 +6,33 @@ import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { foldEntry, resourceKey, type Resource } from '../state/resource.js';
-import { commit } from './decision.js';
+import { commit, normalizeDecision, type Decision } from './decision.js';
 import type { Entry } from '../log/write.js';
 import type { Twin } from './twin.js';
 
-export interface Decided<T> {
+/** A pure, synchronous decision over the twin's latest state (and earlier decisions of its batch). */
+export type DecideFn<T> = (view: ReadView, nowIso: string) => Decision<T>;
+
+/**
+ * Transitional: the dispatcher (events/dispatcher.ts) still hands over the plain
+ * `{ writes, result }` it used to return. Goes when it returns its Decision as it is.
+ */
+interface PlainDecided<T> {
   readonly writes: readonly Write[];
   readonly result: T;
 }
 
-/** A pure, synchronous decision over the twin's latest state (and earlier decisions of its batch). */
-export type DecideFn<T> = (view: ReadView, nowIso: string) => Decided<T>;
+function decidedOf<T>(decision: Decision<T> | PlainDecided<T>): {
+  writes: readonly Write[];
+  result: T;
+} {
+  const d = decision as object;
+  if (!Array.isArray(d) && 'writes' in d && !('kind' in d)) return decision as PlainDecided<T>;
+  return normalizeDecision(decision as Decision<T>);
+}
 
 interface Item {
-  readonly decide: DecideFn<unknown>;
+  readonly decide: (view: ReadView, nowIso: string) => Decision<unknown> | PlainDecided<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -34,10 +47,12 @@ export class GroupCommit {
   ) {}
 
   /** Decides and commits with the next batch; resolves once the batch is durable. */
-  submit<T>(decide: DecideFn<T>): Promise<T> {
+  submit<T>(
+    decide: DecideFn<T> | ((view: ReadView, nowIso: string) => PlainDecided<T>),
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
-        decide: decide as DecideFn<unknown>,
+        decide: decide as Item['decide'],
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -74,7 +89,7 @@ export class GroupCommit {
         const now = this.nowIso();
         for (const item of items) {
           try {
-            const decided = item.decide(overlay, now);
+            const decided = decidedOf(item.decide(overlay, now));
             overlay.stage(decided.writes);
             writes.push(...decided.writes);
             outcomes.push({ ok: true, value: decided.result });

@@ -1,8 +1,8 @@
 // Child process for the deferred-dispatch process tests: one host of several sharing a PostgreSQL
 // database, taking signed Stripe webhooks over HTTP on 127.0.0.1 and running a worker (the
 // dispatch kind and the run-takeover kind). `twinworld serve` runs only the built-in record
-// routine, which finishes at once; this host has the parts `serve` has and a routine that takes
-// time, so a run can be caught mid-way:
+// routine, which finishes at once; this host builds the same trigger runtime `serve` builds
+// (createTriggerRuntime) with a routine that takes time, so a run can be caught mid-way:
 //   slow <url> <world> <label> <leaseMs>
 //       trigger "builds" (provider "builds", concurrency 2 per repository) and "jobs" (provider
 //       "jobs", delay 300 ms). Each run writes run.start and run.end to twin "side" (so the store
@@ -13,10 +13,8 @@
 import { RealClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
-import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
-import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
-import { startIngressHost, type IngressHost } from '../../src/triggers/http/ingress-host.js';
+import type { IngressHost } from '../../src/triggers/http/ingress-host.js';
+import { createTriggerRuntime } from '../../src/triggers/runtime.js';
 import { runTakeoverWork } from '../../src/triggers/run-work.js';
 import { deferredDispatchWork } from '../../src/triggers/deferred/dispatch-work.js';
 import { Worker } from '../../src/work/worker.js';
@@ -34,46 +32,51 @@ async function main(): Promise<{ close: () => Promise<void> }> {
     const [label, leaseText] = rest;
     const leaseMs = Number(leaseText);
     const side = world.twin('side');
-    const runner = new InProcessRunner(world).register('slow', async (input, ctx) => {
-      const object = ((input as JsonObject).body as JsonObject).data as JsonObject;
-      const { n, hold } = object.object as { n: number; hold: number | 'first' };
-      const mark = (operation: string) =>
-        side.applyWrite({
-          operation,
-          subjectType: 'run',
-          subjectId: `${n}.${ctx.attempt}`,
-          fields: { n, attempt: ctx.attempt, by: label! },
-        });
-      await mark('run.start');
-      process.stdout.write(`run ${n} ${ctx.attempt} ${label!}\n`);
-      if (hold === 'first' && ctx.attempt === 1) await new Promise(() => {});
-      if (typeof hold === 'number') await new Promise((r) => setTimeout(r, hold));
-      await mark('run.end');
-      return { n, by: label! };
-    });
-    const engine = new TriggerEngine({ world, runner, owner: `wrk_${label!}`, leaseMs });
-    engine.registerRoute({
-      triggerId: 'builds',
-      routineId: 'slow',
-      buildInput: (e) => e.payload,
-      dispatch: { concurrency: { limit: 2, key: 'payload.body.data.object.repo' } },
-    });
-    engine.registerRoute({
-      triggerId: 'jobs',
-      routineId: 'slow',
-      buildInput: (e) => e.payload,
-      dispatch: { delay: 300 },
-    });
     const secrets = () => [process.env.STRIPE_SECRET ?? ''];
-    const ingress = new WebhookIngress({
-      endpoints: [
+    const runtime = await createTriggerRuntime({
+      world,
+      owner: `wrk_${label!}`,
+      leaseMs,
+      routines: {
+        slow: async (input, ctx) => {
+          const object = ((input as JsonObject).body as JsonObject).data as JsonObject;
+          const { n, hold } = object.object as { n: number; hold: number | 'first' };
+          const mark = (operation: string) =>
+            side.applyWrite({
+              operation,
+              subjectType: 'run',
+              subjectId: `${n}.${ctx.attempt}`,
+              fields: { n, attempt: ctx.attempt, by: label! },
+            });
+          await mark('run.start');
+          process.stdout.write(`run ${n} ${ctx.attempt} ${label!}\n`);
+          if (hold === 'first' && ctx.attempt === 1) await new Promise(() => {});
+          if (typeof hold === 'number') await new Promise((r) => setTimeout(r, hold));
+          await mark('run.end');
+          return { n, by: label! };
+        },
+      },
+      routes: [
+        {
+          triggerId: 'builds',
+          routineId: 'slow',
+          buildInput: (e) => e.payload,
+          dispatch: { concurrency: { limit: 2, key: 'payload.body.data.object.repo' } },
+        },
+        {
+          triggerId: 'jobs',
+          routineId: 'slow',
+          buildInput: (e) => e.payload,
+          dispatch: { delay: 300 },
+        },
+      ],
+      webhooks: [
         { provider: 'builds', triggerId: 'builds', scheme: 'stripe', resolveSecrets: secrets },
         { provider: 'jobs', triggerId: 'jobs', scheme: 'stripe', resolveSecrets: secrets },
       ],
     });
-    engine.registerSource(ingress);
-    await engine.start();
-    const host: IngressHost = await startIngressHost({ world, engine, ingress });
+    const { engine } = runtime;
+    const host: IngressHost = await runtime.listen();
     const worker = new Worker(world, [deferredDispatchWork(engine), runTakeoverWork(engine)], {
       owner: `wrk_${label!}`,
       leaseMs,

@@ -1,5 +1,5 @@
-// Webhook fixtures shared by the ingress and host tests: an engine with the webhook ingress
-// (one endpoint per signing scheme) on a virtual clock, and packets signed by the vendors' own
+// Webhook fixtures shared by the ingress and host tests: the trigger runtime with the webhook
+// ingress (one endpoint per signing scheme) on a virtual clock, and packets signed by the vendors' own
 // libraries (stripe-node, @octokit/webhooks-methods, standardwebhooks, svix), by Slack's
 // documented v0 scheme computed with node:crypto, and by our own schemes.
 import { captureTrace } from '../../src/events/trace.js';
@@ -11,11 +11,11 @@ import { Webhook as SvixWebhook } from 'svix';
 import { getScheme, type SchemeName } from '../../src/events/signing/index.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
-import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
-import {
+import type { TriggerEngine } from '../../src/triggers/engine.js';
+import { createTriggerRuntime } from '../../src/triggers/runtime.js';
+import type {
+  WebhookEndpoint,
   WebhookIngress,
-  type WebhookEndpoint,
 } from '../../src/triggers/webhook/webhook-ingress.js';
 
 const stripe = new Stripe('sk_test_x');
@@ -51,20 +51,23 @@ export async function ingressHarness(
   const received: IngressHarness['received'] = [];
   const traces: (string | null)[] = [];
   const resolved: [string, string][] = [];
-  const runner = new InProcessRunner(world).register('inbox', async (input, ctx) => {
-    received.push({ triggerId: ctx.envelope.triggerId, input });
-    traces.push(captureTrace()?.traceparent ?? null);
-    return { ok: true };
-  });
-  const engine = new TriggerEngine({ world, runner });
-  for (const t of ['stripe.events', 'github.events', 'slack.events', 'std.events', 'hmac.events'])
-    engine.registerRoute({ triggerId: t, routineId: 'inbox', buildInput: (e) => e.payload });
   const secrets = (list: string[]) => (tenant: string, scope: string) => {
     resolved.push([tenant, scope]);
     return list;
   };
-  const ingress = new WebhookIngress({
-    endpoints: [
+  const { engine, ingress } = await createTriggerRuntime({
+    world,
+    routines: {
+      inbox: async (input, ctx) => {
+        received.push({ triggerId: ctx.envelope.triggerId, input });
+        traces.push(captureTrace()?.traceparent ?? null);
+        return { ok: true };
+      },
+    },
+    routes: ['stripe.events', 'github.events', 'slack.events', 'std.events', 'hmac.events'].map(
+      (t) => ({ triggerId: t, routineId: 'inbox', buildInput: (e) => e.payload }),
+    ),
+    webhooks: [
       {
         provider: 'stripe',
         triggerId: 'stripe.events',
@@ -99,9 +102,8 @@ export async function ingressHarness(
       ...extra,
     ],
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    start: options.start !== false,
   });
-  engine.registerSource(ingress);
-  if (options.start !== false) await engine.start();
   return { world, clock, engine, ingress, received, resolved, traces };
 }
 

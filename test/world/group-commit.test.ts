@@ -1,6 +1,7 @@
 // Group commit: decisions of one event-loop turn share one atomic action, each sees the ones
 // before it, and one bad decision (or one refused write) never takes its neighbours down.
 import { describe, expect, it } from 'vitest';
+import { commit, skip } from '../../src/world/decision.js';
 import { GroupCommit } from '../../src/world/group-commit.js';
 import { openWorld } from '../../src/world/world.js';
 
@@ -8,10 +9,10 @@ const bump =
   (id: string) =>
   (view: { get: (t: string, i: string) => { fields: Record<string, unknown> } | undefined }) => {
     const n = Number(view.get('counter', id)?.fields.n ?? 0) + 1;
-    return {
-      writes: [{ operation: 'counter.bump', subjectType: 'counter', subjectId: id, fields: { n } }],
-      result: n,
-    };
+    return commit(
+      [{ operation: 'counter.bump', subjectType: 'counter', subjectId: id, fields: { n } }],
+      n,
+    );
   };
 
 describe('GroupCommit', () => {
@@ -42,10 +43,9 @@ describe('GroupCommit', () => {
       commits.submit(() => {
         throw new Error('decide failed');
       }),
-      commits.submit(() => ({
-        writes: [{ operation: 'bad op!', subjectType: 'counter', subjectId: 'x' }],
-        result: 'never',
-      })),
+      commits.submit(() =>
+        commit([{ operation: 'bad op!', subjectType: 'counter', subjectId: 'x' }], 'never'),
+      ),
       commits.submit(bump('a')),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual([
@@ -57,6 +57,30 @@ describe('GroupCommit', () => {
     expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'INVALID_WRITE' });
     expect((await twin.get('counter', 'a'))!.fields.n).toBe(2);
     expect(await twin.get('counter', 'x')).toBeUndefined();
+    await world.close();
+  });
+
+  it('takes every form of the world’s Decision: commit, skip, a write, an array of writes', async () => {
+    const world = openWorld({ root: ':memory:' });
+    const twin = world.twin('t');
+    const commits = new GroupCommit(twin, () => '2026-01-01T00:00:00.000Z');
+    const write = (id: string) => ({
+      operation: 'counter.set',
+      subjectType: 'counter',
+      subjectId: id,
+      fields: { n: 1 },
+    });
+    const results = await Promise.all([
+      commits.submit(bump('a')),
+      commits.submit(() => skip('nothing to do')),
+      commits.submit(() => write('b')),
+      commits.submit(() => [write('c'), write('d')]),
+    ]);
+    expect(results).toEqual([1, 'nothing to do', undefined, undefined]);
+    expect((await twin.entries()).map((e) => e.subjectId)).toEqual(['a', 'b', 'c', 'd']);
+    // a decide answering something that is no decision is refused alone
+    const bad = commits.submit(() => ({ nonsense: true }) as never);
+    await expect(bad).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', path: 'decide' });
     await world.close();
   });
 });

@@ -5,7 +5,7 @@ import {
   DELIVERY_STATES,
   attemptId,
   attemptType,
-  type DeliveryFields,
+  deliveryOf,
   type DeliveryState,
 } from '../../events/delivery-records.js';
 import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
@@ -15,7 +15,7 @@ import { printJson, Table, write } from '../output.js';
 import { withPackWorld } from '../pack-world.js';
 
 function deliveryRow(r: Resource): Record<string, unknown> {
-  const d = r.fields as unknown as DeliveryFields;
+  const d = deliveryOf(r);
   return {
     id: r.id,
     pack: d.pack,

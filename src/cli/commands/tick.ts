@@ -1,13 +1,13 @@
 // `twinworld tick`: fires the calendar occurrences that are due now (or at --now) and records the
 // ones a catch-up policy leaves out; run it from cron or a scheduler of your choice.
 import { TwinError } from '../../errors.js';
-import { CalendarSource, type TickAnswer } from '../../triggers/calendar/calendar-source.js';
+import type { CalendarSource, TickAnswer } from '../../triggers/calendar/calendar-source.js';
 import { BY_TENANT_INDEX, SUBSCRIPTION_TYPE } from '../../triggers/calendar/subscription.js';
-import { DEFAULT_TRIGGER_TWIN, TriggerEngine } from '../../triggers/engine.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/engine.js';
 import { checkTenantId } from '../../triggers/envelope.js';
-import { InProcessRunner } from '../../triggers/in-process-runner.js';
 import { DEFAULT_TENANT, loadServeConfig, RECORD_ROUTINE } from '../../triggers/serve/config.js';
 import { recordRoutine } from '../../triggers/serve/record-routine.js';
+import { createTriggerRuntime } from '../../triggers/runtime.js';
 import { startTriggerRuntime } from '../../triggers/serve/serve.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
 import type { World } from '../../world/world.js';
@@ -20,14 +20,10 @@ async function storedRuntime(
   world: World,
   tenant: string,
 ): Promise<{ calendar: CalendarSource; stop: () => Promise<void> }> {
-  const runner = new InProcessRunner(world).register(
-    RECORD_ROUTINE,
-    recordRoutine(DEFAULT_TRIGGER_TWIN),
-  );
-  const engine = new TriggerEngine({ world, runner });
-  const calendar = new CalendarSource();
-  engine.registerSource(calendar);
-  await engine.start();
+  const { engine, calendar } = await createTriggerRuntime({
+    world,
+    routines: { [RECORD_ROUTINE]: recordRoutine(DEFAULT_TRIGGER_TWIN) },
+  });
   for (const sub of await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant)) {
     const triggerId = String(sub.fields.triggerId);
     if (!engine.hasRoute(triggerId))

@@ -6,7 +6,9 @@ import { TwinError } from '../../errors.js';
 import type { JsonObject, JsonValue } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { IngestStatus } from '../answer.js';
 import type { SourceHost } from '../source.js';
@@ -29,6 +31,7 @@ import {
   PENDING_INDEX,
   SUBSCRIPTION_TYPE,
   subscriptionId,
+  subscriptionOf,
   validateSubscription,
   type CalendarSubscription,
   type SubscriptionFields,
@@ -73,6 +76,11 @@ export interface OccurrenceFields {
   readonly leaseUntil: string | null;
   /** When a worker must look at it: a pending occurrence's lease end; null once fired or missed. */
   readonly dueAt: string | null;
+}
+
+/** A calendar occurrence's fields, typed: the one place one is read out of `Resource.fields`. */
+export function occurrenceOf(resource: Resource): OccurrenceFields {
+  return resource.fields as unknown as OccurrenceFields;
 }
 
 export interface FiredOccurrence {
@@ -156,11 +164,11 @@ function decideDue(
   nowIso: string,
   catchingUp: boolean,
   leaseMs: number,
-): { writes: Write[]; result: DuePlan } {
-  const none = { writes: [], result: { fire: [], missed: [], more: false } };
+): Decision<DuePlan> {
+  const none = skip<DuePlan>({ fire: [], missed: [], more: false });
   const resource = view.get(SUBSCRIPTION_TYPE, subId);
   if (resource === undefined || resource.deleted) return none;
-  const sub = resource.fields as unknown as SubscriptionFields;
+  const sub = subscriptionOf(resource);
   if (!sub.enabled) return none;
   const cursorMs = Date.parse(sub.cursor);
   if (nowMs <= cursorMs) return none;
@@ -248,14 +256,11 @@ function decideDue(
     },
     actor: 'system',
   });
-  return {
-    writes,
-    result: {
-      fire: fields.filter((f) => f.state === 'pending'),
-      missed: fields.filter((f) => f.state === 'missed'),
-      more: truncated,
-    },
-  };
+  return commit(writes, {
+    fire: fields.filter((f) => f.state === 'pending'),
+    missed: fields.filter((f) => f.state === 'missed'),
+    more: truncated,
+  });
 }
 
 /** A subscription falls due at its next occurrence after the cursor (none: never). */
@@ -351,10 +356,7 @@ export class CalendarSource implements TriggerSource {
     const cursor = isoAt(nowMs);
     const { result } = await engine.twin.applyAtomic((view) => {
       const prev = view.get(SUBSCRIPTION_TYPE, id);
-      const before =
-        prev === undefined || prev.deleted
-          ? undefined
-          : (prev.fields as unknown as SubscriptionFields);
+      const before = prev === undefined || prev.deleted ? undefined : subscriptionOf(prev);
       const revision = (before?.revision ?? 0) + 1;
       const fields: SubscriptionFields = {
         ...sub,
@@ -367,9 +369,8 @@ export class CalendarSource implements TriggerSource {
         dstRules: DST_RULES,
         dueAt: sub.enabled ? nextDueAt({ cron: sub.cron, timezone: sub.timezone }, nowMs) : null,
       };
-      return {
-        kind: 'commit' as const,
-        writes: [
+      return commit(
+        [
           {
             operation: 'calendar.configure',
             subjectType: SUBSCRIPTION_TYPE,
@@ -378,8 +379,8 @@ export class CalendarSource implements TriggerSource {
             actor: 'operator',
           },
         ],
-        result: revision,
-      };
+        revision,
+      );
     });
     const next = nextOccurrence({ cron: sub.cron, timezone: sub.timezone }, nowMs);
     return {
@@ -401,7 +402,7 @@ export class CalendarSource implements TriggerSource {
       SUBSCRIPTION_TYPE,
       subscriptionId(tenantId, triggerId),
     );
-    return r === undefined || r.deleted ? undefined : (r.fields as unknown as SubscriptionFields);
+    return r === undefined || r.deleted ? undefined : subscriptionOf(r);
   }
 
   /**
@@ -429,17 +430,9 @@ export class CalendarSource implements TriggerSource {
     for (const sub of subs) {
       for (let catchingUp = false; ; catchingUp = true) {
         const plan = (
-          await engine.twin.applyAtomic((view) => {
-            const { writes, result } = decideDue(
-              view,
-              sub.id,
-              nowMs,
-              nowIso,
-              catchingUp,
-              this.pendingLeaseMs,
-            );
-            return { kind: 'commit' as const, writes, result };
-          })
+          await engine.twin.applyAtomic((view) =>
+            decideDue(view, sub.id, nowMs, nowIso, catchingUp, this.pendingLeaseMs),
+          )
         ).result;
         for (const m of plan.missed)
           answer.missed.push({
@@ -471,17 +464,16 @@ export class CalendarSource implements TriggerSource {
   ): Promise<OccurrenceFields | undefined> {
     const { result } = await engine.twin.applyAtomic((view) => {
       const r = view.get(OCCURRENCE_TYPE, id);
-      const o = r?.fields as unknown as OccurrenceFields | undefined;
+      const o = r === undefined ? undefined : occurrenceOf(r);
       if (
         o === undefined ||
         o.state !== 'pending' ||
         (o.leaseUntil !== null && Date.parse(o.leaseUntil) > nowMs)
       )
-        return { kind: 'skip' as const, result: undefined };
+        return skip();
       const leaseUntil = isoAt(nowMs + this.pendingLeaseMs);
-      return {
-        kind: 'commit' as const,
-        writes: [
+      return commit(
+        [
           {
             operation: 'calendar.reclaim',
             subjectType: OCCURRENCE_TYPE,
@@ -490,8 +482,8 @@ export class CalendarSource implements TriggerSource {
             actor: 'system',
           },
         ],
-        result: { ...o, leaseUntil },
-      };
+        { ...o, leaseUntil },
+      );
     });
     return result;
   }

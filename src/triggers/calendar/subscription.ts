@@ -3,6 +3,7 @@
 import { TwinError } from '../../errors.js';
 import { sha256Hex } from '../../log/canonical-json.js';
 import { isPlainObject } from '../../log/json-value.js';
+import type { Resource } from '../../state/resource.js';
 import { checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
 import {
   validateCalendarSpec,
@@ -62,6 +63,11 @@ export interface SubscriptionFields {
   readonly dstRules: { readonly gap: DstGapRule; readonly fold: DstFoldRule };
   /** Its next occurrence after the cursor, when a worker should tick it; null when disabled or none. */
   readonly dueAt?: string | null;
+}
+
+/** A calendar subscription's fields, typed: the one place one is read out of `Resource.fields`. */
+export function subscriptionOf(resource: Resource): SubscriptionFields {
+  return resource.fields as unknown as SubscriptionFields;
 }
 
 const KEYS = ['tenantId', 'scopeId', 'kind', 'triggerId', 'cron', 'timezone', 'catchUp', 'enabled'];

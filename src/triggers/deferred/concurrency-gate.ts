@@ -8,9 +8,9 @@
 // their own (whose view shows what it staged), never batched where a lookup could miss a ticket
 // handed out earlier in the same batch.
 import { sha256Hex } from '../../log/canonical-json.js';
-import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import {
   DISPATCH_TICKET_INDEX,
   DISPATCH_TYPE,
@@ -53,13 +53,18 @@ export function ticketKey(gate: string, ticket: number): string {
   return `${gate}/${String(ticket).padStart(12, '0')}`;
 }
 
+/** A concurrency gate's fields, typed: the one place one is read out of `Resource.fields`. */
+export function gateFieldsOf(resource: Resource): GateFields {
+  return resource.fields as unknown as GateFields;
+}
+
 export function loadGate(
   view: ReadView,
   id: string,
   init: { tenantId: string; triggerId: string; key: string; limit: number },
 ): Gate {
   const r = view.get(GATE_TYPE, id);
-  const f = r === undefined || r.deleted ? undefined : (r.fields as unknown as GateFields);
+  const f = r === undefined || r.deleted ? undefined : gateFieldsOf(r);
   if (f === undefined) return { id, ...init, running: [], head: 0, tail: 0, changed: true };
   const gate: Gate = {
     id,
@@ -170,7 +175,7 @@ export function gateWrite(gate: Gate): Write[] {
         running: gate.running,
         head: gate.head,
         tail: gate.tail,
-      } satisfies GateFields as unknown as JsonObject,
+      } satisfies GateFields,
       actor: 'system',
     },
   ];

@@ -7,6 +7,7 @@ import { sha256Hex } from '../../log/canonical-json.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import type { DispatchPlan } from './dispatch-plan.js';
 import { DEBOUNCE_TYPE, readDispatch, type DispatchFields } from './dispatch-record.js';
@@ -27,6 +28,11 @@ export function debounceId(tenantId: string, triggerId: string, key: string): st
 }
 
 /** The dispatch whose window a ping at `nowIso` joins, if one is open. */
+/** A debounce pointer's fields, typed: the one place one is read out of `Resource.fields`. */
+export function debouncePointerOf(resource: Resource): DebounceFields {
+  return resource.fields as unknown as DebounceFields;
+}
+
 export function openWindow(
   view: ReadView,
   nowIso: string,
@@ -36,7 +42,7 @@ export function openWindow(
 ): { id: string; dispatch: DispatchFields } | undefined {
   const pointer = view.get(DEBOUNCE_TYPE, debounceId(tenantId, triggerId, debounce.key));
   if (pointer === undefined || pointer.deleted) return undefined;
-  const id = (pointer.fields as unknown as DebounceFields).dispatchId;
+  const id = debouncePointerOf(pointer).dispatchId;
   const dispatch = readDispatch(view, id);
   if (dispatch === undefined) return undefined;
   const open =
@@ -109,7 +115,7 @@ export function pointerWrite(
       key,
       dispatchId,
       openedAt: nowIso,
-    } satisfies DebounceFields as unknown as JsonObject,
+    } satisfies DebounceFields,
     actor: 'system',
   };
 }

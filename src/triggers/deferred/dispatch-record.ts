@@ -5,6 +5,7 @@ import { sha256Hex } from '../../log/canonical-json.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { Twin } from '../../world/twin.js';
 import type { TriggerEnvelope } from '../envelope.js';
@@ -90,9 +91,14 @@ export function listKeys(tenantId: string, state: DispatchState): string[] {
   return [`state:${state}`, `tenant:${tenantId}/${state}`];
 }
 
+/** A dispatch's fields, typed: the one place one is read out of `Resource.fields`. */
+export function dispatchOf(resource: Resource): DispatchFields {
+  return resource.fields as unknown as DispatchFields;
+}
+
 export function readDispatch(view: ReadView, id: string): DispatchFields | undefined {
   const r = view.get(DISPATCH_TYPE, id);
-  return r === undefined || r.deleted ? undefined : (r.fields as unknown as DispatchFields);
+  return r === undefined || r.deleted ? undefined : dispatchOf(r);
 }
 
 /** Fields that move a dispatch to `state` (its list keys follow). */

@@ -13,7 +13,7 @@ import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
-import { commit, skip, type Decision } from '../../world/decision.js';
+import { commit, skip, type Commit, type Decision } from '../../world/decision.js';
 import { claimFields, leaseFree, leaseOf, releaseFields } from '../../work/lease.js';
 import { readRecord, startWrite, type RunClaimant } from '../trigger-records.js';
 import type { RunRecorder, RunStartInfo } from '../runner.js';
@@ -100,10 +100,10 @@ function dispatchWrites(
   d: DispatchFields,
   context: StepContext,
   extra: JsonObject,
-): { writes: Write[]; result: StepResult } {
+): Commit<StepResult> {
   const { claimant, recorder } = context;
   const claim = claimFields(
-    leaseOf(d as unknown as JsonObject),
+    leaseOf({ owner: d.owner, leaseUntil: d.leaseUntil, fence: d.fence }),
     claimant.owner,
     Date.parse(nowIso),
     claimant.leaseMs,
@@ -118,7 +118,7 @@ function dispatchWrites(
   };
   if (record === undefined || record.state !== 'received') {
     fields.runAttempt = record === undefined ? null : record.attempts;
-    return { writes: [dispatchWrite('dispatch', id, fields)], result: { kind: 'dispatched' } };
+    return commit([dispatchWrite('dispatch', id, fields)], { kind: 'dispatched' });
   }
   const run: RunStartInfo = {
     routineId: d.routineId,
@@ -128,13 +128,13 @@ function dispatchWrites(
     envelope: record.envelope,
   };
   fields.runAttempt = run.attempt;
-  return {
-    writes: [
+  return commit(
+    [
       dispatchWrite('dispatch', id, fields),
       startWrite(d.recordId, run, 'first', nowIso, recorder, claimant),
     ],
-    result: { kind: 'claimed', run, scheduledAt: record.envelope.scheduledAt },
-  };
+    { kind: 'claimed', run, scheduledAt: record.envelope.scheduledAt },
+  );
 }
 
 /** What a due dispatch comes to now. */
@@ -155,8 +155,7 @@ export function decideStep(
 
   const gate = gateOf(view, d);
   if (gate === undefined) {
-    const { writes, result } = dispatchWrites(view, nowIso, id, d, context, { running: false });
-    return commit(writes, result);
+    return dispatchWrites(view, nowIso, id, d, context, { running: false });
   }
   // A delayed or debounced dispatch arrives at its gate now; a queued one holds its ticket.
   const arrived = d.ticket === null ? join(gate) : undefined;
@@ -170,12 +169,11 @@ export function decideStep(
   if (head === id && hasSlot(gate)) {
     take(gate, id);
     gate.head = ticket + 1;
-    const { writes, result } = dispatchWrites(view, nowIso, id, d, context, {
-      ...place,
-      running: true,
-    });
-    writes.push(...nudge(view, gate, nowIso, { leaving: id }), ...gateWrite(gate));
-    return commit(writes, result);
+    const claimed = dispatchWrites(view, nowIso, id, d, context, { ...place, running: true });
+    return commit(
+      [...claimed.writes, ...nudge(view, gate, nowIso, { leaving: id }), ...gateWrite(gate)],
+      claimed.result,
+    );
   }
   if (d.plan.concurrency!.onLimit === 'drop' && !hasSlot(gate)) {
     if (gate.head === ticket) gate.head++;
@@ -218,7 +216,10 @@ export function decideSettle(
   const run = d.runRecordId === null ? undefined : readRecord(view, d.runRecordId);
   if (run !== undefined && (run.state === 'processing' || run.state === 'received')) {
     const nowMs = Date.parse(nowIso);
-    if (run.state === 'processing' && leaseFree(leaseOf(run as unknown as JsonObject), nowMs))
+    if (
+      run.state === 'processing' &&
+      leaseFree(leaseOf({ owner: run.owner, leaseUntil: run.leaseUntil, fence: run.fence }), nowMs)
+    )
       return skip({ kind: 'lapsed', recordId: d.runRecordId! });
     const lease = run.leaseUntil == null ? 0 : Date.parse(run.leaseUntil);
     const next = isoAt(Math.max(lease, nowMs + leaseMs));

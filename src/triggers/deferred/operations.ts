@@ -14,6 +14,7 @@ import {
   DISPATCH_LIST_INDEX,
   DISPATCH_STATES,
   DISPATCH_TYPE,
+  dispatchOf,
   readDispatch,
   type DispatchFields,
   type DispatchState,
@@ -90,7 +91,7 @@ export async function listDispatches(
       for (const s of state === undefined ? DISPATCH_STATES : [state]) {
         const key = tenant === undefined ? `state:${s}` : `tenant:${tenant}/${s}`;
         for (const r of view.lookup(DISPATCH_TYPE, DISPATCH_LIST_INDEX, key))
-          rows.push({ id: r.id, d: r.fields as unknown as DispatchFields });
+          rows.push({ id: r.id, d: dispatchOf(r) });
       }
       rows.sort((a, b) =>
         a.d.createdSeq !== b.d.createdSeq ? b.d.createdSeq - a.d.createdSeq : a.id < b.id ? -1 : 1,

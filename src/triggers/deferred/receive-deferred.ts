@@ -7,7 +7,7 @@ import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
-import type { Decided } from '../../world/group-commit.js';
+import { commit, type Decision } from '../../world/decision.js';
 import type { DeferredAnswer, IngestAnswer } from '../answer.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import {
@@ -18,6 +18,7 @@ import {
   receiptId,
   RECORD_TYPE,
   readRecord,
+  readReplayGuard,
   recordId,
   REPLAY_GUARD_TYPE,
   replayGuardId,
@@ -82,10 +83,8 @@ function isReplay(
   env: TriggerEnvelope,
   guard: ReplayGuard,
 ): boolean {
-  const seen = view.get(REPLAY_GUARD_TYPE, replayGuardId(env.tenantId, guard.key));
-  if (seen === undefined || seen.deleted) return false;
-  const g = seen.fields as unknown as ReplayGuardFields;
-  return g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey;
+  const g = readReplayGuard(view, replayGuardId(env.tenantId, guard.key));
+  return g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey;
 }
 
 export function decideDeferredReceive(
@@ -97,8 +96,8 @@ export function decideDeferredReceive(
   recorder: RunRecorder | undefined,
   claimant: RunClaimant,
   guard?: ReplayGuard,
-): Decided<ReceiveOutcome> {
-  const today = (): Decided<ReceiveOutcome> =>
+): Decision<ReceiveOutcome> {
+  const today = (): Decision<ReceiveOutcome> =>
     decideReceive(view, nowIso, env, route, recorder, claimant, guard);
   if (route.filtered) return today();
   const id = recordId(env.tenantId, env.dedupeKey);
@@ -154,7 +153,7 @@ function answerKnown(
   id: string,
   record: DeferredRecordFields,
   did: string,
-): Decided<ReceiveOutcome> {
+): Decision<ReceiveOutcome> {
   const scheduledAt = record.envelope.scheduledAt;
   const base = {
     tenantId: env.tenantId,
@@ -164,10 +163,8 @@ function answerKnown(
     scheduledAt,
   };
   const d = readDispatch(view, did);
-  const answered = (status: ReceiptStatus, answer: IngestAnswer): Decided<ReceiveOutcome> => ({
-    writes: [receipt(view, nowIso, env, id, status)],
-    result: { kind: 'answered', answer },
-  });
+  const answered = (status: ReceiptStatus, answer: IngestAnswer): Decision<ReceiveOutcome> =>
+    commit([receipt(view, nowIso, env, id, status)], { kind: 'answered', answer });
   if (d !== undefined && d.state !== 'dispatched')
     return answered('duplicate', deferredAnswer(env, id, scheduledAt, did, d));
   const run = d?.runRecordId == null ? undefined : readRecord(view, d.runRecordId);
@@ -199,7 +196,7 @@ function receiveNew(
   routineId: string,
   plan: DispatchPlan,
   guard: ReplayGuard | undefined,
-): Decided<ReceiveOutcome> {
+): Decision<ReceiveOutcome> {
   const seq = view.head + 1;
   const nowMs = Date.parse(nowIso);
   const receive = (did: string): Write => ({
@@ -244,10 +241,10 @@ function receiveNew(
         envelope: json(env),
         recordId: id,
       });
-      return {
-        writes: [receive(open.id), dispatchWrite('ping', open.id, ping)],
-        result: answer(open.id, { ...open.dispatch, ...(ping as Partial<DispatchFields>) }),
-      };
+      return commit(
+        [receive(open.id), dispatchWrite('ping', open.id, ping)],
+        answer(open.id, { ...open.dispatch, ...(ping as Partial<DispatchFields>) }),
+      );
     }
   }
 
@@ -323,8 +320,8 @@ function receiveNew(
     reason: null,
     listKeys: listKeys(env.tenantId, state),
   };
-  return {
-    writes: [receive(did), dispatchWrite('create', did, json(fields)), ...extra],
-    result: answer(did, fields),
-  };
+  return commit(
+    [receive(did), dispatchWrite('create', did, json(fields)), ...extra],
+    answer(did, fields),
+  );
 }

@@ -8,6 +8,7 @@ import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import {
   occurrencesBetween,
   planCatchUp,
@@ -25,7 +26,7 @@ import {
   type FireOrigin,
   type Outcome,
 } from './fire-record.js';
-import { decideOverlap, formatOverlap, type OverlapPolicy } from './overlap.js';
+import { overlapActionFor, formatOverlap, type OverlapPolicy } from './overlap.js';
 
 /** Who claims: a worker that launches what it claims, or nobody (a backfill: workers launch it). */
 export interface Claimant {
@@ -294,16 +295,16 @@ export function claimOccurrence(
   const policy = override ?? s.decl.overlap;
   const row = baseRow(s, o, origin, policy, override !== undefined);
   const d = s.decl;
-  const decision = decideOverlap(policy, { active: d.active.length, buffered: d.buffer.length });
-  switch (decision.action) {
+  const chosen = overlapActionFor(policy, { active: d.active.length, buffered: d.buffer.length });
+  switch (chosen.action) {
     case 'skip': {
-      const reason = decision.reason;
+      const reason = chosen.reason;
       putFire(s, id, 'schedule.skip', { ...row, ...settledPatch(s, 'skipped', reason) });
       return { claimed: true, occurrenceId: id, nominalAt, action: 'skip', reason };
     }
     case 'buffer': {
       let dropped: string | null = null;
-      if (decision.dropOldest) {
+      if (chosen.dropOldest) {
         dropped = d.buffer.shift() ?? null;
         if (dropped !== null) supersede(s, dropped, id, 'buffer-newest');
       }
@@ -313,16 +314,15 @@ export function claimOccurrence(
     }
     case 'fire':
     case 'supersede': {
-      const superseded =
-        decision.action === 'supersede' ? [...d.active, ...d.buffer.splice(0)] : [];
+      const superseded = chosen.action === 'supersede' ? [...d.active, ...d.buffer.splice(0)] : [];
       for (const gone of superseded) supersede(s, gone, id, 'superseded');
-      if (decision.action === 'supersede') d.active = [];
+      if (chosen.action === 'supersede') d.active = [];
       d.active.push(id);
       d.lastFiredAt = nominalAt;
       if (claimant.owner === null) {
         // Nobody launches it here: it is due at once for any worker to reserve.
         putFire(s, id, 'schedule.claim', { ...row, state: 'ready', dueAt: s.nowIso });
-        return { claimed: true, occurrenceId: id, nominalAt, action: decision.action, superseded };
+        return { claimed: true, occurrenceId: id, nominalAt, action: chosen.action, superseded };
       }
       const leaseUntil = isoAt(s.nowMs + claimant.leaseMs);
       const reservationId = reservationIdOf(id, 1);
@@ -339,7 +339,7 @@ export function claimOccurrence(
         claimed: true,
         occurrenceId: id,
         nominalAt,
-        action: decision.action,
+        action: chosen.action,
         superseded,
         reservation: {
           tenantId: d.tenantId,
@@ -414,12 +414,12 @@ export function decideDue(
   key: string,
   claimant: Claimant,
   graceMs: number,
-): { writes: Write[]; result: DueClaims } {
-  const none = { writes: [], result: { claims: [], missed: 0, more: false } };
+): Decision<DueClaims> {
+  const none = skip<DueClaims>({ claims: [], missed: 0, more: false });
   const stored = view.get(SCHEDULE_TYPE, key);
   if (stored === undefined || stored.deleted) return none;
   const decoded = decodeSchedule(stored);
-  if (!decoded.ok) return { ...none, result: { ...none.result, undecodable: decoded.error } };
+  if (!decoded.ok) return skip({ ...none.result, undecodable: decoded.error });
   const decl = decoded.value;
   if (!decl.enabled) return none;
   const cursorMs = Date.parse(decl.cursor);
@@ -458,5 +458,5 @@ export function decideDue(
     dueAt: nextAt,
     occurrences: decl.occurrences + count,
   });
-  return { writes: s.writes, result: { claims, missed: missed.length, more: truncated } };
+  return commit(s.writes, { claims, missed: missed.length, more: truncated });
 }

@@ -2,9 +2,10 @@
 // process) records that it polled, at most once per beat interval of the world clock, so
 // `inspect` can say which hosts are alive — those whose last beat is younger than three intervals.
 // Host rows are shared by every tenant (they carry no tenantId).
-import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 
 export const HOST_TYPE = 'schedule_host';
 export const DEFAULT_HOST_BEAT_MS = 10_000;
@@ -21,6 +22,11 @@ export interface HostFields {
   readonly beats: number;
 }
 
+/** A schedule host's fields, typed: the one place one is read out of `Resource.fields`. */
+export function hostOf(resource: Resource): HostFields {
+  return resource.fields as unknown as HostFields;
+}
+
 export interface HostView extends HostFields {
   readonly alive: boolean;
 }
@@ -31,13 +37,11 @@ export function decideHostBeat(
   owner: string,
   label: string | null,
   beatMs: number,
-): { writes: Write[]; result: boolean } {
+): Decision<boolean> {
   const prev = view.get(HOST_TYPE, owner);
-  const before =
-    prev === undefined || prev.deleted ? undefined : (prev.fields as unknown as HostFields);
+  const before = prev === undefined || prev.deleted ? undefined : hostOf(prev);
   // Another handle of this host beat within the interval already.
-  if (before !== undefined && Date.parse(before.beatAt) + beatMs > nowMs)
-    return { writes: [], result: false };
+  if (before !== undefined && Date.parse(before.beatAt) + beatMs > nowMs) return skip(false);
   const nowIso = isoAt(nowMs);
   const fields: HostFields = {
     owner,
@@ -47,8 +51,8 @@ export function decideHostBeat(
     aliveUntil: isoAt(nowMs + HOST_ALIVE_BEATS * beatMs),
     beats: (before?.beats ?? 0) + 1,
   };
-  return {
-    writes: [
+  return commit(
+    [
       {
         operation: 'schedule.host_beat',
         subjectType: HOST_TYPE,
@@ -57,8 +61,8 @@ export function decideHostBeat(
         actor: 'system',
       },
     ],
-    result: true,
-  };
+    true,
+  );
 }
 
 /** Every host that ever beat, newest beat first, with whether it is alive at `nowMs`. */

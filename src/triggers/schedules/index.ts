@@ -42,11 +42,11 @@ export {
   parseOverlap,
   validateOverlap,
   formatOverlap,
-  decideOverlap,
+  overlapActionFor,
   DEFAULT_OVERLAP,
   MAX_BUFFER,
   type OverlapPolicy,
-  type OverlapDecision,
+  type OverlapAction,
 } from './overlap.js';
 export type { Claim, Reservation } from './claim.js';
 export type { FireResult, ResultAnswer } from './result.js';

@@ -5,7 +5,6 @@
 // scheduler still reads (buffered, ready, reserved, running, or named by the declaration).
 import { TwinError } from '../../errors.js';
 import type { JsonValue } from '../../log/json-value.js';
-import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import type { Resource } from '../../state/resource.js';
 import { readSchedule } from './claim.js';
@@ -19,6 +18,7 @@ import {
   type LateObservation,
   type Outcome,
 } from './fire-record.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 
 export const DEFAULT_HISTORY_LIMIT = 100;
 export const MAX_HISTORY_LIMIT = 1000;
@@ -270,7 +270,7 @@ export function decidePrune(
   tenantId: string,
   beforeIso: string,
   candidates: readonly string[],
-): { writes: Write[]; result: PruneStep } {
+): Decision<PruneStep> {
   const removed: string[] = [];
   let kept = 0;
   const named = new Map<string, Set<string>>();
@@ -298,11 +298,11 @@ export function decidePrune(
     }
     removed.push(id);
   }
-  if (removed.length === 0) return { writes: [], result: { removed: 0, kept } };
+  if (removed.length === 0) return skip({ removed: 0, kept });
   const prev = view.get(PRUNE_TYPE, tenantId);
   const total = Number(prev?.deleted === false ? (prev.fields.total ?? 0) : 0) + removed.length;
-  return {
-    writes: [
+  return commit(
+    [
       {
         operation: 'schedule.prune',
         subjectType: PRUNE_TYPE,
@@ -317,6 +317,6 @@ export function decidePrune(
         actor: 'operator',
       },
     ],
-    result: { removed: removed.length, kept },
-  };
+    { removed: removed.length, kept },
+  );
 }

@@ -88,7 +88,7 @@ export function formatOverlap(p: OverlapPolicy): string {
 }
 
 /** What the claim does with a new occurrence. */
-export type OverlapDecision =
+export type OverlapAction =
   /** Launch it; nothing else changes. */
   | { readonly action: 'fire' }
   /** Launch it and cancel every pending or running occurrence. */
@@ -99,13 +99,13 @@ export type OverlapDecision =
   | { readonly action: 'buffer'; readonly dropOldest: boolean };
 
 /**
- * The overlap decision for one occurrence, from the stored policy and what the schedule holds:
+ * What the overlap policy does with one occurrence, from the stored policy and what the schedule holds:
  * `active` occurrences with a reservation or a run, `buffered` ones queued behind them.
  */
-export function decideOverlap(
+export function overlapActionFor(
   policy: OverlapPolicy,
   held: { readonly active: number; readonly buffered: number },
-): OverlapDecision {
+): OverlapAction {
   // Queued occurrences with nothing active can only be a paused schedule's: still busy, in order.
   const busy = held.active > 0 || held.buffered > 0;
   switch (policy.kind) {

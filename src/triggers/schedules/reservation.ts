@@ -4,7 +4,7 @@
 // works. Each reservation counts the row's fence up, so a result from an earlier holder is stale.
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
-import type { Decided } from '../../world/group-commit.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import { extendFields, leaseFree, leaseOf } from '../../work/lease.js';
 import { fireWriter, putFire, readFire, type Claimant, type Reservation } from './claim.js';
 import { FIRE_TYPE, reservationIdOf, type FireFields } from './fire-record.js';
@@ -27,14 +27,17 @@ export function decideReserve(
   nowMs: number,
   fireId: string,
   claimant: Claimant & { readonly owner: string },
-): Decided<Reservation | undefined> {
+): Decision<Reservation | undefined> {
   const fire = readFire(fireWriter(view), fireId);
-  if (fire === undefined) return { writes: [], result: undefined };
+  if (fire === undefined) return skip();
   const ready = fire.state === 'ready';
   const lapsed =
     (fire.state === 'reserved' || fire.state === 'running') &&
-    leaseFree(leaseOf(fire as unknown as Record<string, unknown>), nowMs);
-  if (!ready && !lapsed) return { writes: [], result: undefined };
+    leaseFree(
+      leaseOf({ owner: fire.owner, leaseUntil: fire.leaseUntil, fence: fire.fence }),
+      nowMs,
+    );
+  if (!ready && !lapsed) return skip();
   const fence = fire.fence + 1;
   const leaseUntil = isoAt(nowMs + claimant.leaseMs);
   const reservationId = reservationIdOf(fireId, fence);
@@ -50,19 +53,16 @@ export function decideReserve(
     dueAt: leaseUntil,
     ...(fire.state === 'running' ? { reclaimedRunId: fire.runId } : {}),
   });
-  return {
-    writes: s.writes,
-    result: {
-      tenantId: fire.tenantId,
-      scheduleId: fire.scheduleId,
-      occurrenceId: fireId,
-      nominalAt: fire.nominalAt,
-      owner: claimant.owner,
-      fence,
-      reservationId,
-      leaseUntil,
-    },
-  };
+  return commit(s.writes, {
+    tenantId: fire.tenantId,
+    scheduleId: fire.scheduleId,
+    occurrenceId: fireId,
+    nominalAt: fire.nominalAt,
+    owner: claimant.owner,
+    fence,
+    reservationId,
+    leaseUntil,
+  });
 }
 
 /** A heartbeat: extends the lease while the reservation still holds the row; false once it lost it. */
@@ -71,11 +71,11 @@ export function decideHeartbeat(
   nowMs: number,
   held: Reservation,
   leaseMs: number,
-): Decided<boolean> {
+): Decision<boolean> {
   const fire = readFire(fireWriter(view), held.occurrenceId);
-  if (fire === undefined || !holds(fire, held)) return { writes: [], result: false };
-  return {
-    writes: [
+  if (fire === undefined || !holds(fire, held)) return skip(false);
+  return commit(
+    [
       {
         operation: 'schedule.heartbeat',
         subjectType: FIRE_TYPE,
@@ -84,8 +84,8 @@ export function decideHeartbeat(
         actor: 'system',
       },
     ],
-    result: true,
-  };
+    true,
+  );
 }
 
 /**
@@ -93,16 +93,15 @@ export function decideHeartbeat(
  * again, due at once for any worker. A launched run is not released: it ends with a result, or its
  * lease lapses. False when the reservation no longer holds the row or already launched.
  */
-export function decideRelease(view: ReadView, nowMs: number, held: Reservation): Decided<boolean> {
+export function decideRelease(view: ReadView, nowMs: number, held: Reservation): Decision<boolean> {
   const w = fireWriter(view);
   const fire = readFire(w, held.occurrenceId);
-  if (fire === undefined || !holds(fire, held) || fire.state !== 'reserved')
-    return { writes: [], result: false };
+  if (fire === undefined || !holds(fire, held) || fire.state !== 'reserved') return skip(false);
   putFire(w, held.occurrenceId, 'schedule.release_reservation', {
     state: 'ready',
     owner: null,
     leaseUntil: null,
     dueAt: isoAt(nowMs),
   });
-  return { writes: w.writes, result: true };
+  return commit(w.writes, true);
 }

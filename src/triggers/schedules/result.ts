@@ -9,7 +9,7 @@ import type { JsonValue } from '../../log/json-value.js';
 import type { ProjectedResource } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
-import type { Decided } from '../../world/group-commit.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import type { RunOutcome, RunRecorder } from '../runner.js';
 import {
   closeSession,
@@ -72,7 +72,7 @@ export function decideResult(
   result: FireResult,
   leaseMs: number,
   recorder?: RunRecorder,
-): Decided<ResultAnswer> {
+): Decision<ResultAnswer> {
   const nowIso = isoAt(nowMs);
   const w = fireWriter(view);
   const fire = readFire(w, held.occurrenceId);
@@ -97,7 +97,7 @@ export function decideResult(
 
   if (result.outcome === 'launched') {
     if (mine && fire.state === 'running' && fire.runId === result.runId)
-      return { writes: [], result: answer(true, true, fire, null) };
+      return skip(answer(true, true, fire, null));
     if (holds(fire, held) && fire.state === 'reserved') {
       const leaseUntil = isoAt(nowMs + leaseMs);
       const creates: ProjectedResource[] = [...(recorder?.started(run, nowIso) ?? [])];
@@ -115,7 +115,7 @@ export function decideResult(
         },
         creates.length === 0 ? undefined : { creates },
       );
-      return { writes: w.writes, result: answer(true, false, after, null) };
+      return commit(w.writes, answer(true, false, after, null));
     }
   } else {
     if (
@@ -124,7 +124,7 @@ export function decideResult(
       fire.outcome === result.outcome &&
       sameRun(result.runId)
     )
-      return { writes: [], result: answer(true, true, fire, null) };
+      return skip(answer(true, true, fire, null));
     if (holds(fire, held) && sameRun(result.runId)) {
       const decl = readSchedule(view, fire.schedule);
       // Only a launched run has a runner record to finish.
@@ -152,14 +152,14 @@ export function decideResult(
           settle,
           projection,
         );
-        return { writes: w.writes, result: answer(true, false, after, null) };
+        return commit(w.writes, answer(true, false, after, null));
       }
       const s = openSession(view, nowMs, fire.schedule, decl);
       const after = putFire(s, held.occurrenceId, `schedule.${result.outcome}`, settle, projection);
       s.decl.active = s.decl.active.filter((id) => id !== held.occurrenceId);
       const promoted = promoteBuffered(s);
       closeSession(s, 'schedule.release');
-      return { writes: s.writes, result: answer(true, false, after, promoted) };
+      return commit(s.writes, answer(true, false, after, promoted));
     }
   }
   // The reservation lost the row: keep what it saw, move nothing.
@@ -185,5 +185,5 @@ export function decideResult(
     },
     updates.length === 0 ? undefined : { updates },
   );
-  return { writes: w.writes, result: answer(false, false, fire, null) };
+  return commit(w.writes, answer(false, false, fire, null));
 }

@@ -11,10 +11,9 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../log/json-value.js';
-import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
-import { commit, skip } from '../../world/decision.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
 import { keepAlive } from '../../work/heartbeat.js';
@@ -305,14 +304,8 @@ export class Schedules {
     return this.world.clock.now();
   }
 
-  private async decide<T>(
-    decide: (view: ReadView) => { writes: readonly Write[]; result: T },
-  ): Promise<T> {
-    const { result } = await this.twin.applyAtomic((view) => {
-      const d = decide(view);
-      return d.writes.length === 0 ? skip(d.result) : commit(d.writes, d.result);
-    });
-    return result;
+  private async decide<T>(decide: (view: ReadView) => Decision<T>): Promise<T> {
+    return (await this.twin.applyAtomic(decide)).result;
   }
 
   // ---- declarations ---------------------------------------------------------------------------
@@ -347,8 +340,8 @@ export class Schedules {
         buffer: s.decl.buffer,
         lastFiredAt: s.decl.lastFiredAt,
       };
-      return {
-        writes: [
+      return commit(
+        [
           {
             operation: before === undefined ? 'schedule.declare' : 'schedule.change',
             subjectType: SCHEDULE_TYPE,
@@ -358,8 +351,8 @@ export class Schedules {
           },
           ...s.writes,
         ],
-        result: { key, ...next },
-      };
+        { key, ...next },
+      );
     });
   }
 
@@ -395,7 +388,7 @@ export class Schedules {
       if (d === undefined) throw unknownSchedule(tenantId, scheduleId);
       if (expected !== undefined && expected !== d.revision)
         throw revisionMismatch(tenantId, scheduleId, expected, d.revision);
-      if (d.enabled === enabled) return { writes: [], result: { key, ...d } };
+      if (d.enabled === enabled) return skip({ key, ...d });
       const nowIso = isoAt(nowMs);
       const s = openSession(view, nowMs, key, d);
       let patch: Partial<WorkingDecl>;
@@ -411,7 +404,7 @@ export class Schedules {
         revision: d.revision + 1,
         updatedAt: nowIso,
       });
-      return { writes: s.writes, result: { key, ...s.decl } };
+      return commit(s.writes, { key, ...s.decl });
     });
   }
 
@@ -505,13 +498,13 @@ export class Schedules {
           nominalAt,
           outcome: null,
         };
-        return { writes: [], result: claim };
+        return skip(claim);
       }
       const s = openSession(view, nowMs, key, d);
       const claim = claimOccurrence(s, occurrence, 'manual', claimant, override);
-      if (!claim.claimed) return { writes: [], result: claim };
+      if (!claim.claimed) return skip(claim);
       closeSession(s, 'schedule.claimed');
-      return { writes: s.writes, result: claim };
+      return commit(s.writes, claim);
     });
   }
 
@@ -707,15 +700,14 @@ export class Schedules {
       const step = await this.decide((view) => {
         const d = readStored(view, key);
         if (d === undefined) throw unknownSchedule(tenantId, scheduleId);
-        if (!d.enabled) return { writes: [], result: { claims: [] as Claim[], disabled: true } };
+        if (!d.enabled) return skip({ claims: [] as Claim[], disabled: true });
         const s = openSession(view, nowMs, key, d);
         const made = page.map((o) =>
           claimOccurrence(s, o, 'backfill', { owner: null, leaseMs: this.leaseMs }, override),
         );
-        if (!made.some((c) => c.claimed))
-          return { writes: [], result: { claims: made, disabled: false } };
+        if (!made.some((c) => c.claimed)) return skip({ claims: made, disabled: false });
         closeSession(s, 'schedule.backfill');
-        return { writes: s.writes, result: { claims: made, disabled: false } };
+        return commit(s.writes, { claims: made, disabled: false });
       });
       claims.push(...step.claims);
       if (step.disabled) {

@@ -7,11 +7,7 @@ import { TwinError } from '../../errors.js';
 import { getScheme, isSchemeName, type SchemeName } from '../../events/signing/index.js';
 import { assertJson, isPlainObject } from '../../log/json-value.js';
 import { checkLimits, DEFAULT_LIMITS, type IngressLimits } from '../http/connections.js';
-import {
-  validateSubscription,
-  type CalendarSubscription,
-  type ValidSubscription,
-} from '../calendar/subscription.js';
+import { validateSubscription, type ValidSubscription } from '../calendar/subscription.js';
 import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
 import { endpointScheme } from '../webhook/scheme-key.js';
 import { checkDispatchOptions, type DispatchOptions } from '../deferred/dispatch-options.js';
@@ -198,7 +194,7 @@ function calendar(
     '{ "triggerId": "nightly", "cron": "0 3 * * *", "timezone": "Europe/London" }',
   );
   try {
-    return validateSubscription({ ...c, tenantId, scopeId } as unknown as CalendarSubscription);
+    return validateSubscription({ ...c, tenantId, scopeId });
   } catch (error) {
     const e = error as TwinError;
     refuse(e.path ? `${path}.${e.path}` : path, `${path}: ${e.message}`);

@@ -1,15 +1,14 @@
-// Wiring for `twinworld serve` and `twinworld tick`: an engine, the built-in record routine,
-// a webhook ingress and a calendar source built from a ServeConfig, and the serve host that
-// recovers unfinished work at startup, ticks calendars on an interval it owns, and stops in
-// the design's order.
+// Wiring for `twinworld serve` and `twinworld tick`: the trigger runtime (runtime.ts) built from
+// a ServeConfig — the built-in record routine, its routes, webhooks and calendars — and the serve
+// host that recovers unfinished work at startup, ticks calendars on an interval it owns, and
+// stops in the design's order.
 import { TwinError } from '../../errors.js';
-import { canonicalJson } from '../../log/canonical-json.js';
 import type { World } from '../../world/world.js';
-import { CalendarSource, type TickAnswer } from '../calendar/calendar-source.js';
-import { DEFAULT_TRIGGER_TWIN, TriggerEngine, type TriggerRecoveryReport } from '../engine.js';
-import { InProcessRunner } from '../in-process-runner.js';
-import { startIngressHost, type IngressHost } from '../http/ingress-host.js';
-import { WebhookIngress } from '../webhook/webhook-ingress.js';
+import type { TickAnswer } from '../calendar/calendar-source.js';
+import { DEFAULT_TRIGGER_TWIN, type TriggerRecoveryReport } from '../engine.js';
+import type { TriggerEnvelope } from '../envelope.js';
+import type { IngressHost } from '../http/ingress-host.js';
+import { createTriggerRuntime, type TriggerRuntime } from '../runtime.js';
 import type { ServeConfig } from './config.js';
 import type { PruneReport } from '../retention.js';
 import { RECORD_ROUTINE } from './config.js';
@@ -17,49 +16,42 @@ import { recordRoutine } from './record-routine.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface TriggerRuntime {
-  readonly engine: TriggerEngine;
-  readonly runner: InProcessRunner;
-  readonly ingress: WebhookIngress;
-  readonly calendar: CalendarSource;
-}
-
 /**
- * Builds and starts the engine for a configuration: routes to the record routine, one webhook
+ * Builds and starts the runtime for a configuration: routes to the record routine, one webhook
  * endpoint per configured provider (secrets read from the environment at each packet), the
  * calendar source, and each configured subscription stored — reconfigured (cursor reset) only
  * when it changed, so a restart does not skip what fell due while the server was down.
  */
-export async function startTriggerRuntime(
+export function startTriggerRuntime(
   world: World,
   config: ServeConfig,
   options: { env?: Env; twin?: string } = {},
 ): Promise<TriggerRuntime> {
   const env = options.env ?? process.env;
   const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
-  const runner = new InProcessRunner(world).register(RECORD_ROUTINE, recordRoutine(twin));
-  const engine = new TriggerEngine({ world, twin, runner });
-  for (const route of config.routes) {
-    const types = route.eventTypes === null ? null : new Set(route.eventTypes);
-    engine.registerRoute({
-      triggerId: route.triggerId,
-      routineId: route.routine,
-      ...(types === null
-        ? {}
-        : {
-            filter: (e) => {
-              const t = (e.payload as { eventType?: unknown } | null)?.eventType;
-              return typeof t === 'string' && types.has(t);
-            },
-          }),
-      buildInput: (e) => e.payload,
-      ...(route.dispatch === undefined ? {} : { dispatch: route.dispatch }),
-    });
-  }
-  const ingress = new WebhookIngress();
-  for (const tenant of config.tenants) {
-    for (const ep of tenant.endpoints) {
-      ingress.addEndpoint({
+  return createTriggerRuntime({
+    world,
+    twin,
+    routines: { [RECORD_ROUTINE]: recordRoutine(twin) },
+    routes: config.routes.map((route) => {
+      const types = route.eventTypes === null ? null : new Set(route.eventTypes);
+      return {
+        triggerId: route.triggerId,
+        routineId: route.routine,
+        ...(types === null
+          ? {}
+          : {
+              filter: (e: TriggerEnvelope) => {
+                const t = (e.payload as { eventType?: unknown } | null)?.eventType;
+                return typeof t === 'string' && types.has(t);
+              },
+            }),
+        buildInput: (e: TriggerEnvelope) => e.payload,
+        ...(route.dispatch === undefined ? {} : { dispatch: route.dispatch }),
+      };
+    }),
+    webhooks: config.tenants.flatMap((tenant) =>
+      tenant.endpoints.map((ep) => ({
         tenantId: tenant.id,
         provider: ep.provider,
         triggerId: ep.triggerId,
@@ -68,28 +60,11 @@ export async function startTriggerRuntime(
         ...(ep.replayWindowSec === null ? {} : { replayWindowSec: ep.replayWindowSec }),
         resolveSecrets: () =>
           ep.secretEnv.map((name) => env[name] ?? '').filter((s) => s.trim() !== ''),
-      });
-    }
-  }
-  const calendar = new CalendarSource();
-  engine.registerSource(ingress).registerSource(calendar);
-  await engine.start();
-  for (const tenant of config.tenants) {
-    for (const sub of tenant.calendars) {
-      const stored = await calendar.subscription(sub.tenantId, sub.triggerId);
-      const same =
-        stored !== undefined &&
-        canonicalJson([
-          stored.scopeId,
-          stored.cron,
-          stored.timezone,
-          stored.catchUp,
-          stored.enabled,
-        ]) === canonicalJson([sub.scopeId, sub.cron, sub.timezone, sub.catchUp, sub.enabled]);
-      if (!same) await calendar.configure(sub);
-    }
-  }
-  return { engine, runner, ingress, calendar };
+      })),
+    ),
+    calendars: config.tenants.flatMap((tenant) => tenant.calendars),
+    configure: 'changed',
+  });
 }
 
 export interface ServeOptions {
@@ -144,10 +119,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       ? undefined
       : runtime.engine.pruneSettled({ olderThanMs: Math.round(retention * 86_400_000) });
   await prune();
-  const host = await startIngressHost({
-    world,
-    engine: runtime.engine,
-    ingress: runtime.ingress,
+  const host = await runtime.listen({
     limits: config.limits,
     scopeFor: (tenantId) => scopes.get(tenantId) ?? tenantId,
     ...(options.port === undefined ? {} : { port: options.port }),
