@@ -5,7 +5,7 @@ import { builtInPacks } from '../../packs/built-in.js';
 import { TwinError } from '../errors.js';
 import type { PackCli } from '../events/pack-registry.js';
 import { packTwinName, registeredPacks } from '../events/pack-registry.js';
-import type { DeliveryFields } from '../events/delivery-records.js';
+import { deliveryOf } from '../events/delivery-records.js';
 import { isPlainObject, type JsonObject } from '../log/json-value.js';
 import type { World } from '../world/world.js';
 
@@ -103,7 +103,7 @@ export function watchQueued(world: World): { readonly queued: QueuedDelivery[]; 
         afterCommit(entries) {
           for (const e of entries) {
             if (e.operation !== recordCreate) continue;
-            const d = e.fields as unknown as DeliveryFields;
+            const d = deliveryOf({ fields: e.fields ?? {} });
             queued.push({
               id: e.subjectId,
               pack: pack.name,

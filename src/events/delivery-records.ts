@@ -94,8 +94,11 @@ export function attemptId(deliveryId: string, number: number): string {
   return `${deliveryId}.${number}`;
 }
 
-/** A record's fields, typed: the one place a delivery is read out of `Resource.fields`. */
-export function deliveryOf(resource: Resource): DeliveryFields {
+/**
+ * A record's fields, typed: the one place a delivery is read out of `Resource.fields` (or out of
+ * the entry that created it).
+ */
+export function deliveryOf(resource: Pick<Resource, 'fields'>): DeliveryFields {
   return resource.fields as unknown as DeliveryFields;
 }
 

@@ -39,7 +39,7 @@ import {
   type TransportResponse,
 } from './transports/transport.js';
 import { GroupCommit } from '../world/group-commit.js';
-import { normalizeDecision, skip, type Decision } from '../world/decision.js';
+import { commit, normalizeDecision, skip, type Decision } from '../world/decision.js';
 import { keepAlive } from '../work/heartbeat.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_INDEX, END_OF_TIME } from '../work/lease.js';
 import type { Resource } from '../state/resource.js';
@@ -260,12 +260,10 @@ export class Dispatcher {
         );
         const record =
           result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
-        return {
-          kind: 'commit' as const,
+        return commit(
           writes,
-          result:
-            result === undefined || record === undefined ? undefined : { claim: result, record },
-        };
+          result === undefined || record === undefined ? undefined : { claim: result, record },
+        );
       });
       if (claimed === undefined) return undefined;
       return await this.sendAndFinish(pack, twin, decl, deliveryId, claimed.claim, claimed.record);
@@ -452,10 +450,7 @@ export class Dispatcher {
         twin.name,
         (group = new GroupCommit(twin, () => isoAt(this.world.clock.now()))),
       );
-    return group.submit((view) => {
-      const { writes, result } = normalizeDecision(decide(view));
-      return { writes, result };
-    });
+    return group.submit((view) => decide(view));
   }
 
   /** One claimed attempt, in named steps: secrets, headers and signature, observers, send, classify, finish. */

@@ -29,6 +29,7 @@ import {
   RECOVERY_INDEX,
   recoveryKey,
   TENANT_INDEX,
+  triggerRecordOf,
   type RecordFields,
   type Refusal,
   type ReplayGuard,
@@ -628,7 +629,7 @@ export class TriggerEngine {
       )) {
         const outcome = await this.recoverOne(
           resource.id,
-          resource.fields as unknown as RecordFields,
+          triggerRecordOf(resource),
           from,
           staleAfterMs,
         );

@@ -13,26 +13,8 @@ import type { Twin } from './twin.js';
 /** A pure, synchronous decision over the twin's latest state (and earlier decisions of its batch). */
 export type DecideFn<T> = (view: ReadView, nowIso: string) => Decision<T>;
 
-/**
- * Transitional: the dispatcher (events/dispatcher.ts) still hands over the plain
- * `{ writes, result }` it used to return. Goes when it returns its Decision as it is.
- */
-interface PlainDecided<T> {
-  readonly writes: readonly Write[];
-  readonly result: T;
-}
-
-function decidedOf<T>(decision: Decision<T> | PlainDecided<T>): {
-  writes: readonly Write[];
-  result: T;
-} {
-  const d = decision as object;
-  if (!Array.isArray(d) && 'writes' in d && !('kind' in d)) return decision as PlainDecided<T>;
-  return normalizeDecision(decision as Decision<T>);
-}
-
 interface Item {
-  readonly decide: (view: ReadView, nowIso: string) => Decision<unknown> | PlainDecided<unknown>;
+  readonly decide: DecideFn<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -47,12 +29,10 @@ export class GroupCommit {
   ) {}
 
   /** Decides and commits with the next batch; resolves once the batch is durable. */
-  submit<T>(
-    decide: DecideFn<T> | ((view: ReadView, nowIso: string) => PlainDecided<T>),
-  ): Promise<T> {
+  submit<T>(decide: DecideFn<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
-        decide: decide as Item['decide'],
+        decide: decide as DecideFn<unknown>,
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -89,7 +69,7 @@ export class GroupCommit {
         const now = this.nowIso();
         for (const item of items) {
           try {
-            const decided = decidedOf(item.decide(overlay, now));
+            const decided = normalizeDecision(item.decide(overlay, now));
             overlay.stage(decided.writes);
             writes.push(...decided.writes);
             outcomes.push({ ok: true, value: decided.result });
