@@ -182,7 +182,7 @@ export const MODULES = {
   },
   'signing-github': {
     mutate: ['src/events/signing/github.ts'],
-    tests: ['test/events/signing/github.test.ts'],
+    tests: ['test/events/signing/github.test.ts', 'test/events/signing/github-refusals.test.ts'],
     equivalent: [],
   },
   'signing-slack': {
