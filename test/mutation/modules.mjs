@@ -187,7 +187,11 @@ export const MODULES = {
   },
   'signing-slack': {
     mutate: ['src/events/signing/slack.ts', 'src/events/signing/timestamped-hmac.ts'],
-    tests: ['test/events/signing/slack.test.ts', 'test/events/signing/hmac-sha256.test.ts'],
+    tests: [
+      'test/events/signing/slack.test.ts',
+      'test/events/signing/hmac-sha256.test.ts',
+      'test/events/signing/slack-refusals.test.ts',
+    ],
     equivalent: [],
   },
   'signing-standard-webhooks': {
