@@ -196,7 +196,32 @@ export const MODULES = {
   },
   'signing-standard-webhooks': {
     mutate: ['src/events/signing/standard-webhooks.ts'],
-    tests: ['test/events/signing/standard-webhooks.test.ts'],
-    equivalent: [],
+    tests: [
+      'test/events/signing/standard-webhooks.test.ts',
+      'test/events/signing/standard-webhooks-refusals.test.ts',
+    ],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: 'key.length === 0',
+        replacement: 'false',
+        reason:
+          'an empty key re-encodes to "", never the non-empty text the base64 pattern let through, so the round-trip check refuses it with the same message',
+      },
+      {
+        mutator: 'Regex',
+        original: '/\\s+/',
+        replacement: '/\\s/',
+        reason:
+          'splitting on single whitespace only adds empty entries, which have no comma and are skipped',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'comma > 0',
+        replacement: 'comma >= 0',
+        reason:
+          'an entry starting with "," has an empty version, which is not v1, so it is skipped either way',
+      },
+    ],
   },
 };
