@@ -161,7 +161,53 @@ export const MODULES = {
   'signing-scheme': {
     mutate: ['src/events/signing/scheme.ts'],
     tests: ['test/events/signing/*.test.ts'],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof value === 'string'",
+        replacement: 'true',
+        reason:
+          'includes() finds no non-string among the scheme names, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'utf8'",
+        replacement: '""',
+        reason: 'Buffer.from treats an empty encoding name as utf8',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof req.nowSec !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof toleranceSec !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'value === undefined',
+        replacement: 'false',
+        reason: 'an undefined value is not a string, so the loop below skips it anyway',
+      },
+      {
+        mutator: 'MethodExpression',
+        original: 'value.trim()',
+        replacement: 'value',
+        reason:
+          'every caller passes a trimmed value (singleHeader trims, Stripe trims each element)',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'skew > 0',
+        replacement: 'skew >= 0',
+        reason:
+          'a skew of 0 is within any tolerance (never negative), so it never reaches the message',
+      },
+    ],
   },
   'signing-stripe': {
     mutate: ['src/events/signing/stripe.ts'],
