@@ -110,8 +110,150 @@ export const MODULES = {
       'test/triggers/calendar/catch-up.test.ts',
       'test/triggers/calendar/oracle.test.ts',
       'test/triggers/calendar/zone.test.ts',
+      'test/triggers/calendar/pattern-rules.test.ts',
+      'test/triggers/calendar/occurrences-refusals.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'BooleanLiteral',
+        original: 'true',
+        replacement: 'false',
+        reason:
+          'paused: a croner job without a callback never starts a timer, paused or not; `oldest.done !== true`: the cache eviction, see below',
+      },
+      {
+        mutator: 'ObjectLiteral',
+        original:
+          "{\n    paused: true,\n    utcOffset: 0,\n    mode: '5-or-6-parts',\n    domAndDow: false,\n    alternativeWeekdays: false,\n    sloppyRanges: false,\n    fixedTimeRule: 'single-value',\n  }",
+        replacement: '{}',
+        reason:
+          "differs from croner's defaults only by utcOffset (the host zone): pattern-rules.test.ts switches TZ under the suite's forks, which Stryker's worker threads cannot",
+      },
+      {
+        mutator: 'Regex',
+        original: '/^CronPattern:\\s*/',
+        replacement: '/CronPattern:\\s*/',
+        reason:
+          "croner's messages start with the prefix, and a non-global replace takes the first match",
+      },
+      {
+        mutator: 'Regex',
+        original: '/^CronPattern:\\s*/',
+        replacement: '/^CronPattern:\\s/',
+        reason: "croner's messages have exactly one space after the prefix",
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'matchers.get(cron) ?? compileCron(cron)',
+        replacement: 'matchers.get(cron) && compileCron(cron)',
+        reason:
+          'validateCalendarSpec has always cached the pattern first, so this only recompiles an identical matcher',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: '!matchers.has(cron)',
+        replacement: 'true',
+        reason: 'compiling a cached pattern again gives an identical matcher (only slower)',
+      },
+      {
+        mutator: 'BlockStatement',
+        original:
+          '{\n    const oldest = matchers.keys().next();\n    if (oldest.done !== true) matchers.delete(oldest.value);\n  }',
+        replacement: '{}',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'oldest.done !== true',
+        replacement: 'true',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'oldest.done !== true',
+        replacement: 'false',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'oldest.done !== true',
+        replacement: 'oldest.done === true',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'true',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'false',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'matchers.size > MATCHER_CACHE_SIZE',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'matchers.size < MATCHER_CACHE_SIZE',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof value === 'number'",
+        replacement: 'true',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "resolved.kind === 'normal'",
+        replacement: 'false',
+        reason:
+          "a normal wall time's instant reads back as that wall time, so the gap branch also says normal",
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'normal'",
+        replacement: '""',
+        reason:
+          "a normal wall time's instant reads back as that wall time, so the gap branch also says normal",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof limit !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof max !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof at !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+    ],
   },
   'calendar-source': {
     mutate: ['src/triggers/calendar/calendar-source.ts'],
