@@ -260,8 +260,103 @@ export const MODULES = {
     tests: [
       'test/triggers/calendar-source.test.ts',
       'test/triggers/calendar/reconfigure-promises.test.ts',
+      'test/triggers/calendar/tick-promises.test.ts',
+      'test/triggers/tenant-context.test.ts',
+      'test/work/calendar-work.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'EqualityOperator',
+        original: 'triggerOf(a) < triggerOf(b)',
+        replacement: 'triggerOf(a) <= triggerOf(b)',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'true',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'false',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'triggerOf(a) >= triggerOf(b)',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'triggerOf(a) <= triggerOf(b)',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'resource === undefined || resource.deleted',
+        replacement: 'false',
+        reason:
+          "the id comes from the tenant's index lookup and no operation deletes a subscription, so the resource is always there",
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'resource === undefined || resource.deleted',
+        replacement: 'resource === undefined && resource.deleted',
+        reason:
+          "the id comes from the tenant's index lookup and no operation deletes a subscription, so the resource is always there",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'resource === undefined',
+        replacement: 'false',
+        reason:
+          "the id comes from the tenant's index lookup and no operation deletes a subscription, so the resource is always there",
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: 'e.details?.recordId',
+        replacement: 'e.details.recordId',
+        reason:
+          'every caught error carries details except a PAYLOAD_CONFLICT that only a SHA-256 collision can raise',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof value !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'nowMs <= cursorMs',
+        replacement: 'nowMs < cursorMs',
+        reason:
+          'at now == cursor the range (cursor, now] holds no occurrence, so nothing is decided either way',
+      },
+      {
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+        reason:
+          'fire is only read through firing.has(occurrence), which a stray string never matches',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'o.leaseUntil !== null',
+        replacement: 'true',
+        reason:
+          'Date.parse(null) is NaN and NaN > nowMs is false, so a missing lease is claimable either way',
+      },
+    ],
   },
   fold: {
     mutate: ['src/state/resource.ts'],
