@@ -392,8 +392,49 @@ export const MODULES = {
       'test/log/jsonl-import.test.ts',
       'test/log/fixtures.test.ts',
       'test/world/replay-gap.test.ts',
+      'test/world/replay-promises.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: '!r.deleted',
+        replacement: 'true',
+        reason: 'stateHash skips deleted resources itself, so passing them changes no hash',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'raw.length === 0',
+        replacement: 'false',
+        reason:
+          "an empty line also passes the whitespace test (charCodeAt is NaN, trim is ''), so it is skipped either way",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'raw.charCodeAt(0) !== 0x7b',
+        replacement: 'true',
+        reason:
+          "a fast path: a line starting with '{' is never blank, so trimming it too changes nothing",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'Symbol.iterator in lines',
+        replacement: 'false',
+        reason: 'for await walks a sync iterable as well, only slower',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'error.path !== undefined',
+        replacement: 'true',
+        reason: 'validateEntry gives every refusal a path',
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'error instanceof TwinError && error.path !== undefined',
+        replacement: 'error instanceof TwinError || error.path !== undefined',
+        reason:
+          'a JSON SyntaxError has no path, and validateEntry gives every refusal one, so || and && agree',
+      },
+    ],
   },
   'signing-scheme': {
     mutate: ['src/events/signing/scheme.ts'],
