@@ -6,6 +6,7 @@
 // messages that say how to fix them.
 import { afterEach, describe, expect, it } from 'vitest';
 import { TwinError } from '../../../src/errors.js';
+import type { JsonValue } from '../../../src/log/json-value.js';
 import {
   OCCURRENCE_TYPE,
   occurrenceId,
@@ -30,7 +31,10 @@ afterEach(async () => {
   for (const w of opened.splice(0)) await w.close();
 });
 
-async function calendarHarness(start: string, routine: (input: unknown) => unknown = () => null) {
+async function calendarHarness(
+  start: string,
+  routine: (input: unknown) => JsonValue | Promise<JsonValue> = () => null,
+) {
   const clock = new VirtualClock(start);
   const world = openWorld({ root: ':memory:', clock, seed: 'tick-promises' });
   opened.push(world);
