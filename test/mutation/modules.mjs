@@ -110,16 +110,253 @@ export const MODULES = {
       'test/triggers/calendar/catch-up.test.ts',
       'test/triggers/calendar/oracle.test.ts',
       'test/triggers/calendar/zone.test.ts',
+      'test/triggers/calendar/pattern-rules.test.ts',
+      'test/triggers/calendar/occurrences-refusals.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'BooleanLiteral',
+        original: 'true',
+        replacement: 'false',
+        reason:
+          'paused: a croner job without a callback never starts a timer, paused or not; `oldest.done !== true`: the cache eviction, see below',
+      },
+      {
+        mutator: 'ObjectLiteral',
+        original:
+          "{\n    paused: true,\n    utcOffset: 0,\n    mode: '5-or-6-parts',\n    domAndDow: false,\n    alternativeWeekdays: false,\n    sloppyRanges: false,\n    fixedTimeRule: 'single-value',\n  }",
+        replacement: '{}',
+        reason:
+          "differs from croner's defaults only by utcOffset (the host zone): pattern-rules.test.ts switches TZ under the suite's forks, which Stryker's worker threads cannot",
+      },
+      {
+        mutator: 'Regex',
+        original: '/^CronPattern:\\s*/',
+        replacement: '/CronPattern:\\s*/',
+        reason:
+          "croner's messages start with the prefix, and a non-global replace takes the first match",
+      },
+      {
+        mutator: 'Regex',
+        original: '/^CronPattern:\\s*/',
+        replacement: '/^CronPattern:\\s/',
+        reason: "croner's messages have exactly one space after the prefix",
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'matchers.get(cron) ?? compileCron(cron)',
+        replacement: 'matchers.get(cron) && compileCron(cron)',
+        reason:
+          'validateCalendarSpec has always cached the pattern first, so this only recompiles an identical matcher',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: '!matchers.has(cron)',
+        replacement: 'true',
+        reason: 'compiling a cached pattern again gives an identical matcher (only slower)',
+      },
+      {
+        mutator: 'BlockStatement',
+        original:
+          '{\n    const oldest = matchers.keys().next();\n    if (oldest.done !== true) matchers.delete(oldest.value);\n  }',
+        replacement: '{}',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'oldest.done !== true',
+        replacement: 'true',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'oldest.done !== true',
+        replacement: 'false',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'oldest.done !== true',
+        replacement: 'oldest.done === true',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'true',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'false',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'matchers.size > MATCHER_CACHE_SIZE',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'matchers.size >= MATCHER_CACHE_SIZE',
+        replacement: 'matchers.size < MATCHER_CACHE_SIZE',
+        reason:
+          'the matcher cache only saves recompiling a pattern: the occurrences are the same whichever matchers it holds',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof value === 'number'",
+        replacement: 'true',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "resolved.kind === 'normal'",
+        replacement: 'false',
+        reason:
+          "a normal wall time's instant reads back as that wall time, so the gap branch also says normal",
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'normal'",
+        replacement: '""',
+        reason:
+          "a normal wall time's instant reads back as that wall time, so the gap branch also says normal",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof limit !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof max !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof at !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+    ],
   },
   'calendar-source': {
     mutate: ['src/triggers/calendar/calendar-source.ts'],
     tests: [
       'test/triggers/calendar-source.test.ts',
       'test/triggers/calendar/reconfigure-promises.test.ts',
+      'test/triggers/calendar/tick-promises.test.ts',
+      'test/triggers/tenant-context.test.ts',
+      'test/work/calendar-work.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'EqualityOperator',
+        original: 'triggerOf(a) < triggerOf(b)',
+        replacement: 'triggerOf(a) <= triggerOf(b)',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'true',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'false',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'triggerOf(a) >= triggerOf(b)',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'triggerOf(a) > triggerOf(b)',
+        replacement: 'triggerOf(a) <= triggerOf(b)',
+        reason:
+          "trigger ids are distinct, and V8's sort only asks whether the comparator is below 0, so 0 and 1 order alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'resource === undefined || resource.deleted',
+        replacement: 'false',
+        reason:
+          "the id comes from the tenant's index lookup and no operation deletes a subscription, so the resource is always there",
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'resource === undefined || resource.deleted',
+        replacement: 'resource === undefined && resource.deleted',
+        reason:
+          "the id comes from the tenant's index lookup and no operation deletes a subscription, so the resource is always there",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'resource === undefined',
+        replacement: 'false',
+        reason:
+          "the id comes from the tenant's index lookup and no operation deletes a subscription, so the resource is always there",
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: 'e.details?.recordId',
+        replacement: 'e.details.recordId',
+        reason:
+          'every caught error carries details except a PAYLOAD_CONFLICT that only a SHA-256 collision can raise',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof value !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'nowMs <= cursorMs',
+        replacement: 'nowMs < cursorMs',
+        reason:
+          'at now == cursor the range (cursor, now] holds no occurrence, so nothing is decided either way',
+      },
+      {
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+        reason:
+          'fire is only read through firing.has(occurrence), which a stray string never matches',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'o.leaseUntil !== null',
+        replacement: 'true',
+        reason:
+          'Date.parse(null) is NaN and NaN > nowMs is false, so a missing lease is claimable either way',
+      },
+    ],
   },
   fold: {
     mutate: ['src/state/resource.ts'],
@@ -155,13 +392,100 @@ export const MODULES = {
       'test/log/jsonl-import.test.ts',
       'test/log/fixtures.test.ts',
       'test/world/replay-gap.test.ts',
+      'test/world/replay-promises.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: '!r.deleted',
+        replacement: 'true',
+        reason: 'stateHash skips deleted resources itself, so passing them changes no hash',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'raw.length === 0',
+        replacement: 'false',
+        reason:
+          "an empty line also passes the whitespace test (charCodeAt is NaN, trim is ''), so it is skipped either way",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'raw.charCodeAt(0) !== 0x7b',
+        replacement: 'true',
+        reason:
+          "a fast path: a line starting with '{' is never blank, so trimming it too changes nothing",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'Symbol.iterator in lines',
+        replacement: 'false',
+        reason: 'for await walks a sync iterable as well, only slower',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'error.path !== undefined',
+        replacement: 'true',
+        reason: 'validateEntry gives every refusal a path',
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'error instanceof TwinError && error.path !== undefined',
+        replacement: 'error instanceof TwinError || error.path !== undefined',
+        reason:
+          'a JSON SyntaxError has no path, and validateEntry gives every refusal one, so || and && agree',
+      },
+    ],
   },
   'signing-scheme': {
     mutate: ['src/events/signing/scheme.ts'],
     tests: ['test/events/signing/*.test.ts'],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof value === 'string'",
+        replacement: 'true',
+        reason:
+          'includes() finds no non-string among the scheme names, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'utf8'",
+        replacement: '""',
+        reason: 'Buffer.from treats an empty encoding name as utf8',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof req.nowSec !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof toleranceSec !== 'number'",
+        replacement: 'false',
+        reason: 'Number.isFinite is false for every non-number, so the typeof test adds nothing',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'value === undefined',
+        replacement: 'false',
+        reason: 'an undefined value is not a string, so the loop below skips it anyway',
+      },
+      {
+        mutator: 'MethodExpression',
+        original: 'value.trim()',
+        replacement: 'value',
+        reason:
+          'every caller passes a trimmed value (singleHeader trims, Stripe trims each element)',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'skew > 0',
+        replacement: 'skew >= 0',
+        reason:
+          'a skew of 0 is within any tolerance (never negative), so it never reaches the message',
+      },
+    ],
   },
   'signing-stripe': {
     mutate: ['src/events/signing/stripe.ts'],
@@ -182,17 +506,46 @@ export const MODULES = {
   },
   'signing-github': {
     mutate: ['src/events/signing/github.ts'],
-    tests: ['test/events/signing/github.test.ts'],
+    tests: ['test/events/signing/github.test.ts', 'test/events/signing/github-refusals.test.ts'],
     equivalent: [],
   },
   'signing-slack': {
     mutate: ['src/events/signing/slack.ts', 'src/events/signing/timestamped-hmac.ts'],
-    tests: ['test/events/signing/slack.test.ts', 'test/events/signing/hmac-sha256.test.ts'],
+    tests: [
+      'test/events/signing/slack.test.ts',
+      'test/events/signing/hmac-sha256.test.ts',
+      'test/events/signing/slack-refusals.test.ts',
+    ],
     equivalent: [],
   },
   'signing-standard-webhooks': {
     mutate: ['src/events/signing/standard-webhooks.ts'],
-    tests: ['test/events/signing/standard-webhooks.test.ts'],
-    equivalent: [],
+    tests: [
+      'test/events/signing/standard-webhooks.test.ts',
+      'test/events/signing/standard-webhooks-refusals.test.ts',
+    ],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: 'key.length === 0',
+        replacement: 'false',
+        reason:
+          'an empty key re-encodes to "", never the non-empty text the base64 pattern let through, so the round-trip check refuses it with the same message',
+      },
+      {
+        mutator: 'Regex',
+        original: '/\\s+/',
+        replacement: '/\\s/',
+        reason:
+          'splitting on single whitespace only adds empty entries, which have no comma and are skipped',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'comma > 0',
+        replacement: 'comma >= 0',
+        reason:
+          'an entry starting with "," has an empty version, which is not v1, so it is skipped either way',
+      },
+    ],
   },
 };

@@ -428,7 +428,9 @@ export class CalendarSource implements TriggerSource {
     const triggerOf = (r: (typeof subs)[number]): string => String(r.fields.triggerId);
     subs.sort((a, b) => (triggerOf(a) < triggerOf(b) ? -1 : triggerOf(a) > triggerOf(b) ? 1 : 0));
     for (const sub of subs) {
-      for (let catchingUp = false; ; catchingUp = true) {
+      // Catching up once an earlier page of this tick recorded a missed occurrence; a page whose
+      // occurrences were all on record already (a cursor moved back) does not count.
+      for (let catchingUp = false; ;) {
         const plan = (
           await engine.twin.applyAtomic((view) =>
             decideDue(view, sub.id, nowMs, nowIso, catchingUp, this.pendingLeaseMs),
@@ -448,6 +450,7 @@ export class CalendarSource implements TriggerSource {
             await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f, acting),
           );
         if (!plan.more) break;
+        if (plan.missed.length > 0) catchingUp = true;
       }
     }
     return answer;
