@@ -21,9 +21,11 @@ export function resourceKey(type: string, id: string): string {
  * the only place values are frozen), so shared parts of a previous version are not walked again.
  */
 export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  // Primitives (and null) count as frozen, so this also ends the walk at every leaf.
+  const node = value as object;
+  if (Object.isFrozen(node)) return value;
+  Object.freeze(node);
+  for (const key of Object.keys(node)) deepFreeze((node as Record<string, unknown>)[key]);
   return value;
 }
 
