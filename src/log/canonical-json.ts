@@ -40,11 +40,6 @@ function inOrder(node: unknown, depth: number): boolean {
   return true;
 }
 
-function ascending(keys: readonly string[]): boolean {
-  for (let i = 1; i < keys.length; i++) if (!(keys[i - 1]! < keys[i]!)) return false;
-  return true;
-}
-
 /** The careful path: JSON's rules (toJSON, undefined, non-finite numbers) with keys sorted. */
 function sorted(input: unknown, stack: object[]): string | undefined {
   let node = input;
@@ -54,10 +49,8 @@ function sorted(input: unknown, stack: object[]): string | undefined {
     typeof (node as { toJSON?: unknown }).toJSON === 'function'
   )
     node = (node as { toJSON: () => unknown }).toJSON();
-  if (node === undefined) return undefined;
-  if (typeof node === 'number') return Number.isFinite(node) ? String(node) : 'null';
-  if (typeof node !== 'object') return JSON.stringify(node);
-  if (node === null) return 'null';
+  // JSON's own rules for what is not an object: undefined and functions vanish, NaN is null.
+  if (node === null || typeof node !== 'object') return JSON.stringify(node) as string | undefined;
   if (stack.includes(node)) throw new TypeError('Converting circular structure to JSON');
   stack.push(node);
   let out: string;
@@ -67,8 +60,7 @@ function sorted(input: unknown, stack: object[]): string | undefined {
       out += (i === 0 ? '' : ',') + (sorted(node[i], stack) ?? 'null');
     out += ']';
   } else {
-    const keys = Object.keys(node);
-    if (!ascending(keys)) keys.sort();
+    const keys = Object.keys(node).sort();
     let body = '';
     for (const key of keys) {
       const value = sorted((node as Record<string, unknown>)[key], stack);

@@ -2,8 +2,9 @@
 // this project began with) writes, on values whose keys are in order — the fast path through
 // JSON.stringify — and on values with keys out of order, at any depth, with JSON's odd cases.
 import stringify from 'fast-json-stable-stringify';
-import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/log/canonical-json.js';
+import { createHash } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
+import { canonicalJson, sha256Hex } from '../../src/log/canonical-json.js';
 
 /** A small seeded PRNG (mulberry32): the same values on every run. */
 function prng(seed: number): () => number {
@@ -99,9 +100,65 @@ describe('canonicalJson', () => {
   it('refuses a cycle as JSON.stringify does', () => {
     const o: Record<string, unknown> = { a: 1 };
     o.self = o;
-    expect(() => canonicalJson(o)).toThrow(TypeError);
+    expect(() => canonicalJson(o)).toThrow(new TypeError('Converting circular structure to JSON'));
     const sortedCycle: Record<string, unknown> = { a: 1 };
     sortedCycle.b = sortedCycle;
     expect(() => canonicalJson(sortedCycle)).toThrow(TypeError);
+  });
+});
+
+describe('canonicalJson takes the fast path exactly when it may', () => {
+  // The fast path is one JSON.stringify call over the whole value; the careful path never makes it.
+  const wroteWhole = (value: unknown): boolean => {
+    const spy = vi.spyOn(JSON, 'stringify');
+    try {
+      canonicalJson(value);
+      return spy.mock.calls.some((call) => call[0] === value && call.length === 1);
+    } finally {
+      spy.mockRestore();
+    }
+  };
+  const nest = (depth: number): unknown => {
+    let v: unknown = { leaf: true };
+    for (let i = 0; i < depth; i++) v = { a: v };
+    return v;
+  };
+
+  it('a value whose keys ascend at every depth is written by JSON.stringify in one call', () => {
+    expect(wroteWhole({ a: [{ b: 1, c: 2 }, 3], d: { e: null } })).toBe(true);
+    expect(wroteWhole([1, 'x', null])).toBe(true);
+    expect(wroteWhole(Object.assign(Object.create(null) as object, { a: 1, b: 2 }))).toBe(true);
+    expect(wroteWhole(nest(100))).toBe(true);
+  });
+
+  it('a key out of order anywhere, a class instance, toJSON or a depth past 100 takes the careful path', () => {
+    expect(wroteWhole({ b: 1, a: 2 })).toBe(false);
+    expect(wroteWhole({ a: { c: 1, b: 2 } })).toBe(false);
+    expect(wroteWhole({ a: [{ c: 1, b: 2 }] })).toBe(false);
+    expect(wroteWhole([{ c: 1, b: 2 }])).toBe(false);
+    expect(
+      wroteWhole({
+        a: new (class Point {
+          x = 1;
+        })(),
+      }),
+    ).toBe(false);
+    expect(wroteWhole({ a: { toJSON: () => 1 } })).toBe(false);
+    expect(wroteWhole(nest(101))).toBe(false);
+    // Depth counts through arrays too.
+    let arrays: unknown = { leaf: true };
+    for (let i = 0; i < 101; i++) arrays = [arrays];
+    expect(wroteWhole(arrays)).toBe(false);
+  });
+});
+
+describe('sha256Hex', () => {
+  it('is SHA-256 of the UTF-8 text as 64 lowercase hex digits', () => {
+    expect(sha256Hex('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
+    expect(sha256Hex('é')).toBe(
+      createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'),
+    );
   });
 });

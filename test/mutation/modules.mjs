@@ -369,6 +369,24 @@ export const MODULES = {
     ],
     equivalent: [],
   },
+  'canonical-json': {
+    mutate: ['src/log/canonical-json.ts'],
+    tests: ['test/log/canonical-json.test.ts', 'test/state/fold.test.ts'],
+    equivalent: [
+      {
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+        reason: 'the cycle stack holds objects only, so a string in it never matches',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'previous < key',
+        replacement: 'previous <= key',
+        reason: "an object's keys are distinct, so no two are ever equal",
+      },
+    ],
+  },
   'state-hash': {
     mutate: ['src/state/state-hash.ts'],
     tests: [
