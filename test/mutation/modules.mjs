@@ -90,6 +90,8 @@ export const MODULES = {
       'test/triggers/engine.test.ts',
       'test/triggers/recovery.test.ts',
       'test/triggers/webhook-ingress.test.ts',
+      'test/triggers/replay.test.ts',
+      'test/triggers/trigger-record-promises.test.ts',
     ],
     equivalent: [],
   },
