@@ -93,7 +93,33 @@ export const MODULES = {
       'test/triggers/replay.test.ts',
       'test/triggers/trigger-record-promises.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "''",
+        replacement: '"Stryker was here!"',
+        reason: 'both callers of receiptWrite replace its subjectId with receiptId(seq)',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'claimed'",
+        replacement: '""',
+        reason: "the engine tells a claim apart as neither 'answered' nor 'conflict'",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "record.state === 'triggered'",
+        replacement: 'true',
+        reason: 'a filtered record never ran, so its result is null either way',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'record.startedAt !== null',
+        replacement: 'true',
+        reason:
+          'null > an ISO string compares NaN and is false, so a missing start time is free either way',
+      },
+    ],
   },
   'trigger-engine': {
     mutate: ['src/triggers/engine.ts'],
