@@ -81,6 +81,7 @@ export const MODULES = {
       'test/events/fan-out.test.ts',
       'test/events/outbox-same-commit.test.ts',
       'test/events/dispatcher.test.ts',
+      'test/events/fan-out-promises.test.ts',
     ],
     equivalent: [],
   },
