@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/world/clock.js';
 import { registerPack } from '../../src/events/pack-registry.js';
+import { newId } from '../../src/events/fan-out.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { acmePack } from '../support/acme-pack.js';
 
@@ -142,5 +143,18 @@ describe('fan-out promises', () => {
     const rec = upd.entries.find((e) => e.operation === 'delivery.create')!;
     const body = JSON.parse(String(rec.fields?.['body'])) as { data: Record<string, unknown> };
     expect(body.data['previous']).toEqual({ name: null });
+  });
+});
+
+describe('ids of events and deliveries', () => {
+  it('"uuid" draws a UUID; any other prefix is followed by a 24-character vendor id', () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(NOW), seed: 'ids' });
+    worlds.push(world);
+    expect(newId(world.ids, 'uuid')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    const id = newId(world.ids, 'evt_');
+    expect(id).toMatch(/^evt_[0-9A-Za-z]{24}$/);
+    expect(newId(world.ids, '')).toHaveLength(24);
   });
 });

@@ -82,6 +82,8 @@ export const MODULES = {
       'test/events/outbox-same-commit.test.ts',
       'test/events/dispatcher.test.ts',
       'test/events/fan-out-promises.test.ts',
+      'test/events/endpoint-match.test.ts',
+      'test/events/trace-without-sdk.test.ts',
     ],
     equivalent: [],
   },
