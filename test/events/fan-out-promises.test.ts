@@ -158,3 +158,69 @@ describe('ids of events and deliveries', () => {
     expect(newId(world.ids, '')).toHaveLength(24);
   });
 });
+
+describe("a declaration's own ids, values and body encoding", () => {
+  it('are used for every record, and endpoints of several kinds go in kind order', async () => {
+    const base = acmePack();
+    const { messageIdPrefix: _unused, ...events } = base.events!;
+    const pack = {
+      ...base,
+      events: {
+        ...events,
+        values: (ctx: { eventType: string }) => ({ type: `v.${ctx.eventType}` }),
+        encodeBody: (rendered: unknown) => `enc:${JSON.stringify(rendered)}`,
+        endpoints: [
+          { ...events.endpoints[0]!, type: 'zhook' },
+          { type: 'ahook', urlField: 'url', secretRefField: 'secret_ref', eventsField: 'events' },
+        ],
+      },
+    } as never;
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(NOW), seed: 'decl' });
+    worlds.push(world);
+    const twin = registerPack(world, pack);
+    for (const [type, id] of [
+      ['zhook', 'ep_1'],
+      ['ahook', 'ep_2'],
+    ] as const)
+      await twin.applyWrite({
+        operation: `${type}.create`,
+        subjectType: type,
+        subjectId: id,
+        fields: { url: `inproc://${id}`, events: ['*'], status: 'enabled' },
+      });
+    const out = await twin.applyAtomic(() => [
+      { operation: 'customer.create', subjectType: 'customer', subjectId: 'c', fields: { n: 1 } },
+    ]);
+    const records = out.entries.slice(1).map((e) => e.fields!);
+    expect(records.map((r) => r['endpointKind'])).toEqual(['ahook', 'zhook']);
+    for (const r of records) {
+      expect(String(r['messageId'])).toMatch(/^msg_.{24}$/);
+      expect(String(r['body']).startsWith('enc:')).toBe(true);
+      expect(JSON.parse(String(r['body']).slice(4))).toMatchObject({ type: 'v.customer.created' });
+    }
+  });
+
+  it('a message id tied to the event is the same on every record of that event', async () => {
+    const base = acmePack();
+    const pack = {
+      ...base,
+      events: { ...base.events!, messageId: (ctx: { eventId: string }) => `m-${ctx.eventId}` },
+    } as never;
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(NOW), seed: 'mid' });
+    worlds.push(world);
+    const twin = registerPack(world, pack);
+    for (const id of ['ep_1', 'ep_2'])
+      await twin.applyWrite({
+        operation: 'endpoint.create',
+        subjectType: 'endpoint',
+        subjectId: id,
+        fields: { url: `inproc://${id}`, secret_ref: id, events: ['*'], status: 'enabled' },
+      });
+    const out = await twin.applyAtomic(() => [
+      { operation: 'customer.create', subjectType: 'customer', subjectId: 'c', fields: { n: 1 } },
+    ]);
+    const records = out.entries.slice(1).map((e) => e.fields!);
+    expect(records).toHaveLength(2);
+    for (const r of records) expect(r['messageId']).toBe(`m-${String(r['eventId'])}`);
+  });
+});
