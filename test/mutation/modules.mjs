@@ -85,7 +85,33 @@ export const MODULES = {
       'test/events/endpoint-match.test.ts',
       'test/events/trace-without-sdk.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'EqualityOperator',
+        original: 'a.endpoint.id < b.endpoint.id',
+        replacement: 'a.endpoint.id <= b.endpoint.id',
+        reason: 'an endpoint is taken once (the seen set), so two of one kind never share an id',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'a.kind.type < b.kind.type',
+        replacement: 'a.kind.type <= b.kind.type',
+        reason: 'this branch runs only when the kind types differ, so they are never equal',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'messageId === undefined',
+        replacement: 'false',
+        reason: 'a messageId key holding undefined reads as absent: the record falls back with ??',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'trace === null',
+        replacement: 'true',
+        reason:
+          'the active trace cannot change inside one synchronous withinCommit, so capturing it per entry gives the same',
+      },
+    ],
   },
   'trigger-records': {
     mutate: ['src/triggers/trigger-records.ts'],
