@@ -81,8 +81,37 @@ export const MODULES = {
       'test/events/fan-out.test.ts',
       'test/events/outbox-same-commit.test.ts',
       'test/events/dispatcher.test.ts',
+      'test/events/fan-out-promises.test.ts',
+      'test/events/endpoint-match.test.ts',
+      'test/events/trace-without-sdk.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'EqualityOperator',
+        original: 'a.endpoint.id < b.endpoint.id',
+        replacement: 'a.endpoint.id <= b.endpoint.id',
+        reason: 'an endpoint is taken once (the seen set), so two of one kind never share an id',
+      },
+      {
+        mutator: 'EqualityOperator',
+        original: 'a.kind.type < b.kind.type',
+        replacement: 'a.kind.type <= b.kind.type',
+        reason: 'this branch runs only when the kind types differ, so they are never equal',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'messageId === undefined',
+        replacement: 'false',
+        reason: 'a messageId key holding undefined reads as absent: the record falls back with ??',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'trace === null',
+        replacement: 'true',
+        reason:
+          'the active trace cannot change inside one synchronous withinCommit, so capturing it per entry gives the same',
+      },
+    ],
   },
   'trigger-records': {
     mutate: ['src/triggers/trigger-records.ts'],
@@ -90,8 +119,36 @@ export const MODULES = {
       'test/triggers/engine.test.ts',
       'test/triggers/recovery.test.ts',
       'test/triggers/webhook-ingress.test.ts',
+      'test/triggers/replay.test.ts',
+      'test/triggers/trigger-record-promises.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        original: "''",
+        replacement: '"Stryker was here!"',
+        reason: 'both callers of receiptWrite replace its subjectId with receiptId(seq)',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'claimed'",
+        replacement: '""',
+        reason: "the engine tells a claim apart as neither 'answered' nor 'conflict'",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "record.state === 'triggered'",
+        replacement: 'true',
+        reason: 'a filtered record never ran, so its result is null either way',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'record.startedAt !== null',
+        replacement: 'true',
+        reason:
+          'null > an ISO string compares NaN and is false, so a missing start time is free either way',
+      },
+    ],
   },
   'trigger-engine': {
     mutate: ['src/triggers/engine.ts'],
