@@ -195,6 +195,36 @@ function receiptWrite(operation: string, fields: ReceiptFields): Write {
   };
 }
 
+/**
+ * The receipt of an envelope's decision that claimed nothing, named after the seq of the entry
+ * that writes it. Shared by the direct and the deferred receive.
+ */
+export function envelopeReceipt(
+  view: ReadView,
+  nowIso: string,
+  env: TriggerEnvelope,
+  id: string,
+  status: ReceiptStatus,
+  extra: Partial<ReceiptFields> = {},
+): Write {
+  const seq = view.head + 1;
+  return {
+    ...receiptWrite(status === 'refused' ? 'trigger.conflict' : `trigger.${status}`, {
+      status,
+      ...envelopeIdentity(env),
+      recordId: id,
+      code: null,
+      path: null,
+      message: null,
+      bodyBytes: null,
+      receivedAt: nowIso,
+      receivedSeq: seq,
+      ...extra,
+    }),
+    subjectId: receiptId(seq),
+  };
+}
+
 function base(env: TriggerEnvelope, id: string, scheduledAt: string) {
   return {
     tenantId: env.tenantId,
@@ -256,21 +286,8 @@ export function decideReceive(
   const id = recordId(env.tenantId, env.dedupeKey);
   const record = readRecord(view, id);
   const seq = view.head + 1;
-  const receipt = (status: ReceiptStatus, extra: Partial<ReceiptFields> = {}): Write => ({
-    ...receiptWrite(status === 'refused' ? 'trigger.conflict' : `trigger.${status}`, {
-      status,
-      ...envelopeIdentity(env),
-      recordId: id,
-      code: null,
-      path: null,
-      message: null,
-      bodyBytes: null,
-      receivedAt: nowIso,
-      receivedSeq: seq,
-      ...extra,
-    }),
-    subjectId: receiptId(seq),
-  });
+  const receipt = (status: ReceiptStatus, extra: Partial<ReceiptFields> = {}): Write =>
+    envelopeReceipt(view, nowIso, env, id, status, extra);
 
   if (record === undefined && guard !== undefined) {
     // Same signed content under another delivery id, inside the window: a replay. Answered as a

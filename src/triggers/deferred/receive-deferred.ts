@@ -13,16 +13,13 @@ import type { TriggerEnvelope } from '../envelope.js';
 import {
   conflictPath,
   decideReceive,
-  envelopeIdentity,
-  RECEIPT_TYPE,
-  receiptId,
+  envelopeReceipt,
   RECORD_TYPE,
   readRecord,
   readReplayGuard,
   recordId,
   REPLAY_GUARD_TYPE,
   replayGuardId,
-  type ReceiptFields,
   type ReceiptStatus,
   type ReceiveOutcome,
   type RecordFields,
@@ -118,33 +115,6 @@ export function decideDeferredReceive(
   return receiveNew(view, nowIso, env, id, route.routineId, plan, guard);
 }
 
-function receipt(
-  view: ReadView,
-  nowIso: string,
-  env: TriggerEnvelope,
-  id: string,
-  status: ReceiptStatus,
-): Write {
-  const seq = view.head + 1;
-  return {
-    operation: `trigger.${status}`,
-    subjectType: RECEIPT_TYPE,
-    subjectId: receiptId(seq),
-    fields: json({
-      status,
-      ...envelopeIdentity(env),
-      recordId: id,
-      code: null,
-      path: null,
-      message: null,
-      bodyBytes: null,
-      receivedAt: nowIso,
-      receivedSeq: seq,
-    } satisfies ReceiptFields),
-    actor: 'system',
-  };
-}
-
 /** A duplicate of a key a dispatch took in: its dispatch's state, or once it ran, its run's. */
 function answerKnown(
   view: ReadView,
@@ -164,7 +134,7 @@ function answerKnown(
   };
   const d = readDispatch(view, did);
   const answered = (status: ReceiptStatus, answer: IngestAnswer): Decision<ReceiveOutcome> =>
-    commit([receipt(view, nowIso, env, id, status)], { kind: 'answered', answer });
+    commit([envelopeReceipt(view, nowIso, env, id, status)], { kind: 'answered', answer });
   if (d !== undefined && d.state !== 'dispatched')
     return answered('duplicate', deferredAnswer(env, id, scheduledAt, did, d));
   const run = d?.runRecordId == null ? undefined : readRecord(view, d.runRecordId);
