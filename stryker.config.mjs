@@ -29,6 +29,8 @@ const config = {
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  // `--incremental` re-tests only the mutants whose code or covering tests changed since this file.
+  incrementalFile: `reports/mutation/${name}.incremental.json`,
   tempDirName: `.stryker-tmp/${name}`,
   cleanTempDir: true,
   thresholds: { high: 90, low: 80, break: null },

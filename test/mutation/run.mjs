@@ -1,6 +1,7 @@
 // `npm run mutation -- <module> [<module> …]`: runs StrykerJS on each named protocol module in
 // turn (concurrency 1, the module's own test files), then prints its score with the mutants
 // listed as equivalent in modules.mjs set aside. No module named lists them. Not part of CI.
+// --incremental re-tests only what changed since the module's last run (its incremental file).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { MODULES } from './modules.mjs';
@@ -9,12 +10,13 @@ import { summarize } from './summary.mjs';
 const args = process.argv.slice(2);
 // --report: summarize the reports already written, without running Stryker again.
 const reportOnly = args.includes('--report');
-const names = args.filter((a) => a !== '--report');
+const incremental = args.includes('--incremental');
+const names = args.filter((a) => a !== '--report' && a !== '--incremental');
 if (names.length === 0 || names.some((n) => MODULES[n] === undefined)) {
   const unknown = names.filter((n) => MODULES[n] === undefined);
   if (unknown.length > 0) console.error(`unknown module(s): ${unknown.join(', ')}`);
   console.error(
-    `usage: npm run mutation -- <module> [<module> …]\nmodules: ${Object.keys(MODULES).join(', ')}`,
+    `usage: npm run mutation -- [--incremental | --report] <module> [<module> …]\nmodules: ${Object.keys(MODULES).join(', ')}`,
   );
   process.exit(2);
 }
@@ -24,7 +26,13 @@ for (const name of names) {
     print(summarize(name));
     continue;
   }
-  const result = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
+  const stryker = [
+    'stryker',
+    'run',
+    'stryker.config.mjs',
+    ...(incremental ? ['--incremental'] : []),
+  ];
+  const result = spawnSync('npx', stryker, {
     stdio: 'inherit',
     env: { ...process.env, TWINWORLD_MUTATE: name },
   });
