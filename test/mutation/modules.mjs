@@ -167,8 +167,24 @@ export const MODULES = {
       'test/triggers/runtime.test.ts',
       'test/triggers/ingress-host.test.ts',
       'test/triggers/replay.test.ts',
+      'test/triggers/engine-lifecycle.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: 'dispatch !== undefined',
+        replacement: 'true',
+        reason:
+          'dispatchOptions is only read with get(): storing undefined for a route without dispatch options reads the same as not storing it',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'stopping'",
+        replacement: '""',
+        reason:
+          "no code compares the state with 'stopping': every check asks for 'running', 'new' or 'stopped', so any other name acts alike",
+      },
+    ],
   },
   'calendar-occurrences': {
     mutate: ['src/triggers/calendar/occurrences.ts'],
