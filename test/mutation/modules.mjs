@@ -77,8 +77,31 @@ export const MODULES = {
       'test/events/incomplete-packet.test.ts',
       'test/events/terminal-records-unindexed.test.ts',
       'test/work/worker.test.ts',
+      'test/events/dispatcher-attempt.test.ts',
     ],
-    equivalent: [],
+    equivalent: [
+      {
+        mutator: 'ConditionalExpression',
+        original: 'retryAt === undefined',
+        replacement: 'false',
+        reason:
+          'the Finish then carries retryAt: undefined, and its one reader (decideAttemptFinish) asks retryAt !== undefined; a Finish is never serialized',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'retryAt !== undefined',
+        replacement: 'true',
+        reason:
+          'decideAttemptFinish answers retrying only when the finish carries a retryAt, so the second test always holds after the first',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'this.closed',
+        replacement: 'false',
+        reason:
+          "in the retry's clock callback: close() sets closed and cancels every pending retry in one synchronous step, so the callback never runs once closed",
+      },
+    ],
   },
   'fan-out': {
     mutate: ['src/events/fan-out.ts'],
