@@ -48,5 +48,6 @@ function print(s) {
   console.log(
     `\n${s.name}: ${s.score.toFixed(2)}% (${s.raw.toFixed(2)}% counting equivalents as survivors) — ${JSON.stringify(s.counts)}`,
   );
+  for (const line of s.setAside) console.log(`  equivalent: ${line}`);
   for (const line of s.open) console.log(`  open: ${line}`);
 }

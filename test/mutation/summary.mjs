@@ -27,27 +27,31 @@ export function summarize(name, file = `reports/mutation/${name}.json`) {
     other: 0,
   };
   const open = [];
+  const setAside = [];
   for (const [file, result] of Object.entries(report.files)) {
     for (const m of result.mutants) {
       const original = originalText(result.source, m.location);
       const alive = m.status === 'Survived' || m.status === 'NoCoverage';
-      if (
-        alive &&
-        equivalent.some(
-          (e) =>
-            e.mutator === m.mutatorName &&
-            e.original === original &&
-            e.replacement === m.replacement,
-        )
-      ) {
+      const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
+      const match = alive
+        ? equivalent.find(
+            (e) =>
+              e.mutator === m.mutatorName &&
+              e.original === original &&
+              e.replacement === m.replacement,
+          )
+        : undefined;
+      if (match !== undefined) {
         counts.Equivalent++;
+        // Listed with its place, so a reviewer sees each mutant a text-matched reason covers.
+        setAside.push(`${where} ${m.mutatorName}: ${JSON.stringify(original)} — ${match.reason}`);
         continue;
       }
       if (m.status in counts) counts[m.status]++;
       else counts.other++;
       if (alive)
         open.push(
-          `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName}: ${JSON.stringify(original)} -> ${JSON.stringify(m.replacement)}`,
+          `${where} ${m.status} ${m.mutatorName}: ${JSON.stringify(original)} -> ${JSON.stringify(m.replacement)}`,
         );
     }
   }
@@ -56,5 +60,5 @@ export function summarize(name, file = `reports/mutation/${name}.json`) {
   const score = valid === 0 ? 100 : (100 * detected) / valid;
   const raw =
     valid + counts.Equivalent === 0 ? 100 : (100 * detected) / (valid + counts.Equivalent);
-  return { name, score, raw, counts, open };
+  return { name, score, raw, counts, open, setAside };
 }
