@@ -191,6 +191,7 @@ export const MODULES = {
       'test/triggers/ingress-host.test.ts',
       'test/triggers/replay.test.ts',
       'test/triggers/engine-lifecycle.test.ts',
+      'test/triggers/engine-runs-and-recovery.test.ts',
     ],
     equivalent: [
       {
@@ -206,6 +207,69 @@ export const MODULES = {
         replacement: '""',
         reason:
           "no code compares the state with 'stopping': every check asks for 'running', 'new' or 'stopped', so any other name acts alike",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'cause === undefined',
+        replacement: 'false',
+        reason:
+          'TwinError hands a cause to Error only when it is defined, so {cause: undefined} builds the same error as {}',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'deltas.length === 0',
+        replacement: 'false',
+        reason:
+          'an empty batch commits no writes: applyAtomic appends no entry and calls no hook, so log and state are the same',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof staleAfterMs !== 'number'",
+        replacement: 'false',
+        reason:
+          'Number.isSafeInteger is false for every non-number, so the next test refuses the same values with the same error',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "seen.state !== 'processing'",
+        replacement: 'false',
+        reason:
+          'decideRecover skips a record whose state is not the one it was read in, writing nothing, so takeOver still answers undefined',
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: 'error.details?.error',
+        replacement: 'error.details.error',
+        reason:
+          'the only ROUTINE_FAILED that reaches this catch comes from runClaimed, which always sets details',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'ROUTINE_FAILED'",
+        replacement: '""',
+        reason:
+          "in recoverOne's fallback: runClaimed's ROUTINE_FAILED always carries details.error (an errorCode, never empty), so the fallback never applies",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'options === null',
+        replacement: 'false',
+        reason:
+          'stop and recoverIncomplete turn a null or absent options argument into {} before checkOptions sees it',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "', '",
+        replacement: '""',
+        reason:
+          "checkOptions' two messages: both callers allow exactly one key, so the separator of the join never appears",
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'utf8'",
+        replacement: '""',
+        reason:
+          "Buffer.byteLength reads an empty encoding as utf8 (byteLength('é', '') is 2 on Node 20)",
       },
     ],
   },
