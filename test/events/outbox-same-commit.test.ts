@@ -9,7 +9,8 @@ import { TwinError } from '../../src/errors.js';
 import type { Entry } from '../../src/log/write.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
-import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
+import type { StorageBackend } from '../../src/storage/port.js';
+import { interceptStoreWrites } from '../support/intercepted-backend.js';
 import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
@@ -60,46 +61,20 @@ function failingOnRecord(inner: StorageBackend, at: StoreWrite) {
     landed: [] as string[],
     error: new Error(`injected: the store failed on the delivery record's ${at}`),
   };
-  const wrap = (tx: StoreTx): StoreTx => ({
-    head: () => tx.head(),
-    readEntries: (after, limit) => tx.readEntries(after, limit),
-    getResource: (type, id) => tx.getResource(type, id),
-    listResources: (type) => tx.listResources(type),
-    lookup: (type, index, key) => tx.lookup(type, index, key),
-    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
-    allResources: (type) => tx.allResources(type),
-    getMeta: (key) => tx.getMeta(key),
-    setMeta: (key, value) => tx.setMeta(key, value),
-    clearIndex: (type, index) => tx.clearIndex(type, index),
-    append: (entry, body) => {
+  const backend = interceptStoreWrites(inner, {
+    append: (entry, write) => {
+      if (!fault.armed) return write();
       if (at === 'append' && entry.subjectType === 'delivery') throw fault.error;
-      tx.append(entry, body);
+      write();
       fault.landed.push(`append ${entry.operation}`);
     },
-    putResource: (resource, delta, subjectOf) => {
+    putResource: (resource, write) => {
+      if (!fault.armed) return write();
       if (at === 'put' && resource.type === 'delivery') throw fault.error;
-      tx.putResource(resource, delta, subjectOf);
+      write();
       fault.landed.push(`put ${resource.type}/${resource.id}`);
     },
   });
-  const backend: StorageBackend = {
-    kind: inner.kind,
-    listTwins: () => inner.listTwins(),
-    close: () => inner.close(),
-    async openTwin(name) {
-      const store = await inner.openTwin(name);
-      return {
-        name: store.name,
-        transact: (section, scope) =>
-          store.transact((tx) => section(fault.armed ? wrap(tx) : tx), scope),
-        head: () => store.head(),
-        entryBodies: (after) => store.entryBodies(after),
-        liveResources: () => store.liveResources(),
-        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
-        close: () => store.close(),
-      };
-    },
-  };
   return { backend, fault };
 }
 

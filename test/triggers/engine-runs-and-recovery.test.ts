@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TwinError } from '../../src/errors.js';
 import type { JsonValue } from '../../src/log/json-value.js';
-import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
+import type { StorageBackend } from '../../src/storage/port.js';
 import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
@@ -18,6 +18,7 @@ import type { RoutineRunner } from '../../src/triggers/runner.js';
 import { tenantContext } from '../../src/triggers/tenant-context.js';
 import { recordId, type Refusal } from '../../src/triggers/trigger-records.js';
 import { envelope, expectRefusal, harness, operations, T0 } from './support.js';
+import { interceptStoreWrites } from '../support/intercepted-backend.js';
 
 const RID = recordId('acme', 'order:ord_1');
 const at = (ms: number): string => new Date(Date.parse(T0) + ms).toISOString();
@@ -41,41 +42,12 @@ function faultyMemory(): {
     failOn: null as string | null,
     error: new TwinError('STORE_FAILED', 'injected: the store refused the section'),
   };
-  const inner = new MemoryBackend();
-  const wrap = (tx: StoreTx): StoreTx => ({
-    head: () => tx.head(),
-    readEntries: (after, limit) => tx.readEntries(after, limit),
-    getResource: (type, id) => tx.getResource(type, id),
-    listResources: (type) => tx.listResources(type),
-    lookup: (type, index, key) => tx.lookup(type, index, key),
-    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
-    allResources: (type) => tx.allResources(type),
-    getMeta: (key) => tx.getMeta(key),
-    setMeta: (key, value) => tx.setMeta(key, value),
-    clearIndex: (type, index) => tx.clearIndex(type, index),
-    append: (entry, body) => {
+  const backend = interceptStoreWrites(new MemoryBackend(), {
+    append: (entry, write) => {
       if (entry.operation === fault.failOn) throw fault.error;
-      tx.append(entry, body);
+      write();
     },
-    putResource: (resource, delta, subjectOf) => tx.putResource(resource, delta, subjectOf),
   });
-  const backend: StorageBackend = {
-    kind: inner.kind,
-    listTwins: () => inner.listTwins(),
-    close: () => inner.close(),
-    async openTwin(name) {
-      const store = await inner.openTwin(name);
-      return {
-        name: store.name,
-        transact: (section, scope) => store.transact((tx) => section(wrap(tx)), scope),
-        head: () => store.head(),
-        entryBodies: (after) => store.entryBodies(after),
-        liveResources: () => store.liveResources(),
-        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
-        close: () => store.close(),
-      };
-    },
-  };
   return { backend, fault };
 }
 

@@ -1,0 +1,57 @@
+// A real backend seen through hooks on its store writes, so a test can fail one write of a
+// section (a full disk, a lost connection) and watch what the kernel keeps and reports.
+import type { Entry } from '../../src/log/write.js';
+import type { Resource } from '../../src/state/resource.js';
+import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
+
+export interface StoreWriteHooks {
+  /** Called in place of each append: throw to fail the section there, or call `write`. */
+  readonly append?: (entry: Entry, write: () => void) => void;
+  /** Called in place of each resource put: throw to fail the section there, or call `write`. */
+  readonly putResource?: (resource: Resource, write: () => void) => void;
+}
+
+export function interceptStoreWrites(
+  inner: StorageBackend,
+  hooks: StoreWriteHooks,
+): StorageBackend {
+  const wrap = (tx: StoreTx): StoreTx => ({
+    head: () => tx.head(),
+    readEntries: (after, limit) => tx.readEntries(after, limit),
+    getResource: (type, id) => tx.getResource(type, id),
+    listResources: (type) => tx.listResources(type),
+    lookup: (type, index, key) => tx.lookup(type, index, key),
+    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
+    allResources: (type) => tx.allResources(type),
+    getMeta: (key) => tx.getMeta(key),
+    setMeta: (key, value) => tx.setMeta(key, value),
+    clearIndex: (type, index) => tx.clearIndex(type, index),
+    append: (entry, body) => {
+      const write = (): void => tx.append(entry, body);
+      if (hooks.append === undefined) write();
+      else hooks.append(entry, write);
+    },
+    putResource: (resource, delta, subjectOf) => {
+      const write = (): void => tx.putResource(resource, delta, subjectOf);
+      if (hooks.putResource === undefined) write();
+      else hooks.putResource(resource, write);
+    },
+  });
+  return {
+    kind: inner.kind,
+    listTwins: () => inner.listTwins(),
+    close: () => inner.close(),
+    async openTwin(name) {
+      const store = await inner.openTwin(name);
+      return {
+        name: store.name,
+        transact: (section, scope) => store.transact((tx) => section(wrap(tx)), scope),
+        head: () => store.head(),
+        entryBodies: (after) => store.entryBodies(after),
+        liveResources: () => store.liveResources(),
+        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
+        close: () => store.close(),
+      };
+    },
+  };
+}
