@@ -427,6 +427,34 @@ describe("an operator's redeliver and find", () => {
     expect(s.received).toHaveLength(1);
   });
 
+  it('redeliver of a record removed while it waited for a free slot is refused UNKNOWN_DELIVERY, not "in flight"', async () => {
+    const held = heldReceiver();
+    const s = await setup({ handler: held.handler, dispatcher: { concurrency: 1 } });
+    const done = await s.create('cus_done');
+    await until(() => s.received.length === 1);
+    held.releaseAll();
+    await s.dispatcher.idle();
+    await s.create('cus_busy'); // takes the one slot
+    await until(() => s.received.length === 2);
+    const redelivered = s.dispatcher.redeliver(done).catch((e: unknown) => e);
+    await new Promise((r) => setImmediate(r));
+    await s.twin.applyWrite({
+      operation: 'delivery.remove',
+      subjectType: 'delivery',
+      subjectId: done,
+      delete: true,
+      actor: 'operator',
+    });
+    held.releaseAll();
+    expect(await redelivered).toMatchObject({
+      code: 'UNKNOWN_DELIVERY',
+      path: 'delivery',
+      message: `delivery ${done} was removed before its redeliver could claim it; list deliveries with \`twinworld deliveries\``,
+    });
+    await s.dispatcher.idle();
+    expect(s.received).toHaveLength(2);
+  });
+
   it('redeliver of a record refused without a stated reason says it lacks a whole packet (incomplete_packet)', async () => {
     const s = await setup({ dispatcher: { autoDispatch: false } });
     const id = await s.create();
