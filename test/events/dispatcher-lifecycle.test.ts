@@ -113,14 +113,18 @@ async function until(done: () => boolean, maxTurns = 200): Promise<void> {
   if (!done()) throw new Error(`condition not reached within ${maxTurns} event-loop turns`);
 }
 
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
 /** Whether `p` settles within a few event-loop turns. */
-async function settlesSoon(p: Promise<unknown>, turns = 50): Promise<boolean> {
+async function settlesSoon(p: Promise<unknown>, maxTurns = 50): Promise<boolean> {
   let settled = false;
   void p.then(
     () => (settled = true),
     () => (settled = true),
   );
-  for (let i = 0; i < turns && !settled; i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < maxTurns && !settled; i++) await new Promise((r) => setImmediate(r));
   return settled;
 }
 
@@ -164,7 +168,7 @@ describe('the dispatcher checks its options', () => {
       await s.create('cus_3');
       await until(() => s.received.length === concurrency);
       // nothing more goes out while the slots are taken
-      expect(await settlesSoon(until(() => s.received.length > concurrency, 30))).toBe(true);
+      await turns(30);
       expect(s.received).toHaveLength(concurrency);
       while (s.received.length < 3 || held.pending.length > 0) {
         held.releaseAll();
@@ -802,21 +806,23 @@ describe('close', () => {
     expect(s.errors).toEqual([]);
   });
 
-  it("a default transport the caller passed is the caller's to close: close() leaves it open", async () => {
-    const clock = new VirtualClock(T0);
-    const world = openWorld({ root: ':memory:', clock, seed: 'own' });
+  it("a default transport the caller passed carries every packet without a route and is the caller's to close", async () => {
+    const s = await setup({ dispatcher: false });
     let closes = 0;
-    const inner = new InProcessTransport(clock, () => 200);
     const callers: Transport = {
       name: 'callers',
-      now: () => inner.now(),
-      send: (r) => inner.send(r),
+      now: () => s.transport.now(),
+      send: (r) => s.transport.send(r),
       close: () => void closes++,
     };
-    const d = new Dispatcher(world, { defaultTransport: callers });
+    const d = new Dispatcher(s.world, { defaultTransport: callers });
+    const id = await s.create();
+    await until(() => s.received.length === 1);
     await d.close();
+    expect(await s.record(id)).toMatchObject({ state: 'succeeded' });
     expect(closes).toBe(0);
-    await world.close();
+    await s.world.close();
+    expect(closes).toBe(0);
   });
 });
 
