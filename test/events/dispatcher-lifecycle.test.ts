@@ -748,7 +748,7 @@ describe('claims made before leases existed', () => {
 });
 
 describe('runDue and takeOver', () => {
-  it('runDue acts on what fell due: a first attempt, a due retry, a lapsed claim; a missing record is nothing to do', async () => {
+  it('runDue acts on what fell due: a first attempt, then a due retry; a finished or missing record is nothing to do, and takeOver of a missing one is false', async () => {
     const s = await setup({
       handler: (req) => (req.headers['x-acme-attempt'] === '1' ? 500 : 200),
       retry: { delaysMs: [60_000], retryOn: ['failed'], jitter: 0 },
