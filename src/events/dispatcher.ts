@@ -281,7 +281,14 @@ export class Dispatcher {
       const now = await this.world
         .twin(packTwinName(pack))
         .read((view) => readDelivery(view, recordType, deliveryId));
-      if (now?.state === 'refused') {
+      if (now === undefined) {
+        throw new TwinError(
+          'UNKNOWN_DELIVERY',
+          `delivery ${deliveryId} was removed before its redeliver could claim it; list deliveries with \`twinworld deliveries\``,
+          { path: 'delivery' },
+        );
+      }
+      if (now.state === 'refused') {
         throw new TwinError(
           'NOT_CLAIMABLE',
           `delivery ${deliveryId} was refused (${now.reason ?? 'incomplete_packet'}): the record does not hold a whole packet, so no attempt can be made; fix the endpoint and let the event fire again`,
