@@ -395,12 +395,11 @@ export class Dispatcher {
     const now = this.world.clock.now();
     const state = await this.decide(twin, (view) => {
       const d = readDelivery(view, decl.recordType, deliveryId);
-      if (d === undefined || d.state !== 'sending') return skip(undefined);
-      const claim: Claim = {
-        attemptId: d.currentAttempt ?? attemptId(deliveryId, d.attempts),
-        number: d.attempts,
-        kind: 'first',
-      };
+      // Every claim names its attempt; a sending record without one was written by hand, and no
+      // attempt of it can be finished.
+      if (d === undefined || d.state !== 'sending' || d.currentAttempt === null)
+        return skip(undefined);
+      const claim: Claim = { attemptId: d.currentAttempt, number: d.attempts, kind: 'first' };
       if (d.leaseUntil === undefined || d.leaseUntil === null) {
         const started = view.get(attemptType(decl.recordType), claim.attemptId)?.fields.startedAt;
         if (typeof started === 'string' && Date.parse(started) + staleAfterMs > now)

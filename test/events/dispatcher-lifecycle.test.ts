@@ -745,6 +745,20 @@ describe('claims made before leases existed', () => {
     expect((await s.record(id)).state).toBe('unknown');
     expect(s.received).toEqual([]);
   });
+  it('a sending record that names no attempt (written by hand) is left alone: nothing written, nothing sent, reported in flight', async () => {
+    const s = await setup({ dispatcher: { autoDispatch: false } });
+    const id = await s.create();
+    await legacyClaim(s, id, { currentAttempt: null, owner: null, leaseUntil: null });
+    const head = await s.twin.head();
+    await s.clock.advance(120_000);
+    expect(await s.dispatcher.runDue('acme', id)).toBeUndefined();
+    const report = await s.dispatcher.recover({ staleAfterMs: 60_000 });
+    expect(report.markedUnknown).toEqual([]);
+    expect(report.inFlight).toEqual([{ deliveryId: id, owner: null, leaseUntil: null }]);
+    expect(await s.twin.head()).toBe(head);
+    expect((await s.record(id)).state).toBe('sending');
+    expect(s.received).toEqual([]);
+  });
 });
 
 describe('runDue and takeOver', () => {
