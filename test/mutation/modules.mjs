@@ -78,8 +78,93 @@ export const MODULES = {
       'test/events/terminal-records-unindexed.test.ts',
       'test/work/worker.test.ts',
       'test/events/dispatcher-attempt.test.ts',
+      'test/events/dispatcher-lifecycle.test.ts',
     ],
     equivalent: [
+      {
+        mutator: 'UpdateOperator',
+        original: '++instances',
+        replacement: '--instances',
+        reason:
+          "the counter only makes each dispatcher's hook name unique on its twin; counting down keeps them unique",
+      },
+      {
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+        reason:
+          "routes ?? []: a string route has no prefix and matches no URL; recover's runs: Promise.all takes a plain string as settled",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'result === undefined',
+        replacement: 'false',
+        reason:
+          "in the claim's decide: a claim implies its record exists in the same view, so record is undefined exactly when result is",
+      },
+      {
+        mutator: 'LogicalOperator',
+        original: 'result === undefined || record === undefined',
+        replacement: 'result === undefined && record === undefined',
+        reason:
+          'the record is read only with a claim, and a claim implies the record, so both sides are always equal',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'record === undefined',
+        replacement: 'false',
+        reason:
+          'the record is undefined only when the claim is, and result === undefined already answers that case',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "d.state !== 'sending'",
+        replacement: 'false',
+        reason:
+          'claim and finish move record and attempt together, so a record not sending has no attempt sending and the finish skips without a write',
+      },
+      {
+        mutator: 'StringLiteral',
+        original: "'first'",
+        replacement: '""',
+        reason:
+          "takeOver's claim kind is never read: decideAttemptFinish uses only the attempt id and owner",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "typeof started === 'string'",
+        replacement: 'true',
+        reason:
+          'startedAt is an ISO string or absent; Date.parse of absent is NaN and NaN + staleAfterMs > now is false, as with the guard',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: 'state !== STALE',
+        replacement: 'true',
+        reason:
+          "takeOver's claim has no owner, and decideAttemptFinish answers STALE only to a claim with an owner",
+      },
+      {
+        mutator: 'ConditionalExpression',
+        original: "d.state === 'sending'",
+        replacement: 'true',
+        reason:
+          'takeOver of a record not sending skips without a write and answers false, so runDue answers undefined either way',
+      },
+      {
+        mutator: 'OptionalChaining',
+        original: 'this.defaultTransport.close?.()',
+        replacement: 'this.defaultTransport.close()',
+        reason:
+          'it runs only when the dispatcher made its default transport, always an HttpTransport, which has close()',
+      },
+      {
+        mutator: 'ArrowFunction',
+        original: '() => isoAt(this.world.clock.now())',
+        replacement: '() => undefined',
+        reason:
+          "the dispatcher's decisions read the world clock themselves and never the group commit's time argument",
+      },
       {
         mutator: 'ConditionalExpression',
         original: 'retryAt === undefined',
