@@ -18,6 +18,7 @@ import type { Transport, TransportResponse } from '../../src/events/transports/t
 import { isoAt, VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
+import { until } from '../support/dispatch-harness.js';
 
 type Handler = (
   req: InProcessRequest,
@@ -105,12 +106,6 @@ async function setup(
     customerOf,
     setEndpoint,
   };
-}
-
-/** Lets event-loop turns pass until `done()` holds. */
-async function until(done: () => boolean, maxTurns = 200): Promise<void> {
-  for (let i = 0; i < maxTurns && !done(); i++) await new Promise((r) => setImmediate(r));
-  if (!done()) throw new Error(`condition not reached within ${maxTurns} event-loop turns`);
 }
 
 async function turns(n: number): Promise<void> {
