@@ -124,6 +124,13 @@ export const MODULES = {
           'claim and finish move record and attempt together, so a record not sending has no attempt sending and the finish skips without a write',
       },
       {
+        mutator: 'ConditionalExpression',
+        original: 'd.currentAttempt === null',
+        replacement: 'false',
+        reason:
+          'without the guard the claim names attempt null, which decideAttemptFinish does not find, so it skips without a write just the same',
+      },
+      {
         mutator: 'StringLiteral',
         original: "'first'",
         replacement: '""',
