@@ -552,11 +552,12 @@ export class Dispatcher {
     { headers: Record<string, string>; trace: ReturnType<typeof continueTrace> } | undefined
   > {
     const timestampSec = Math.floor(sentAt / 1000);
-    const previous =
+    // A deleted attempt tells nothing, as everywhere else in the kernel (decideAttemptFinish).
+    const before =
       claim.number > 1
-        ? (await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1)))
-            ?.fields
+        ? await twin.get(attemptType(decl.recordType), attemptId(deliveryId, claim.number - 1))
         : undefined;
+    const previous = before === undefined || before.deleted ? undefined : before.fields;
     const trace = continueTrace(
       record.traceparent === null
         ? undefined

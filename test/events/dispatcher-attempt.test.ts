@@ -257,7 +257,7 @@ describe("the pack's headers callback and the request's headers", () => {
     await s.world.close();
   });
 
-  it('previousOutcome is exactly the attempt before: none for a first attempt beside a stray attempt record, none when that attempt was never stored, reason "unknown" when it has none', async () => {
+  it('previousOutcome is exactly the attempt before: none for a first attempt beside a stray attempt record, none when that attempt was never stored or was deleted, reason "unknown" when it has none', async () => {
     const seen: HeaderContext[] = [];
     const s = await setup({
       headers: (ctx) => {
@@ -304,12 +304,21 @@ describe("the pack's headers callback and the request's headers", () => {
       number: 4,
       outcome: 'succeeded',
     });
+    // An attempt an operator deleted tells nothing either.
+    await s.twin.applyWrite({
+      operation: 'delivery_attempt.delete',
+      subjectType: 'delivery_attempt',
+      subjectId: `${id}.2`,
+      delete: true,
+    });
+    expect(await s.dispatcher.redeliver(id)).toMatchObject({ number: 3, outcome: 'succeeded' });
     expect(seen.map((c) => [c.attempt, c.previousOutcome])).toEqual([
       [1, undefined],
       [2, { state: 'succeeded', status: 200, reason: 'unknown' }],
       [4, undefined],
+      [3, undefined],
     ]);
-    expect(s.received).toHaveLength(3);
+    expect(s.received).toHaveLength(4);
     expect(s.reported).toEqual([]);
     await s.world.close();
   });
