@@ -21,6 +21,12 @@ if (names.length === 0 || names.some((n) => MODULES[n] === undefined)) {
   process.exit(2);
 }
 
+// Some tests of a module start compiled child processes (dist/), which a fresh clone lacks.
+if (!reportOnly && spawnSync('npm', ['run', 'build'], { stdio: 'inherit' }).status !== 0) {
+  console.error('npm run build failed: the compiled test workers are needed before mutating');
+  process.exit(1);
+}
+
 for (const name of names) {
   if (reportOnly) {
     print(summarize(name));
