@@ -21,7 +21,8 @@ if (names.length === 0 || names.some((n) => MODULES[n] === undefined)) {
   process.exit(2);
 }
 
-// Some tests of a module start compiled child processes (dist/), which a fresh clone lacks.
+// Some tests of a module start compiled child processes (dist/): build them from the source as it
+// is now, since dist/ is missing in a worktree that never ran npm ci and stale after edits.
 if (!reportOnly && spawnSync('npm', ['run', 'build'], { stdio: 'inherit' }).status !== 0) {
   console.error('npm run build failed: the compiled test workers are needed before mutating');
   process.exit(1);
