@@ -59,7 +59,7 @@ export interface DeliveryFields {
   tracestate: string | null;
   /** Why a `refused` or `cancelled` record ended so, e.g. "incomplete_packet: url"; absent otherwise. */
   reason?: string;
-  /** The claim (DESIGN §6): who sends the current attempt, until when, under which fence. */
+  /** The claim (docs/work.md): who sends the current attempt, until when, under which fence. */
   owner?: string | null;
   leaseUntil?: string | null;
   fence?: number;

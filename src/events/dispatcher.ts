@@ -57,7 +57,7 @@ export interface DispatcherOptions {
    * sends does not depend on how long the store took to answer; `false` never by itself.
    */
   readonly autoDispatch?: boolean | 'on-flush';
-  /** The owner written on every claim (DESIGN §6); defaults to a fresh id from the world's ids. */
+  /** The owner written on every claim (docs/work.md); defaults to a fresh id from the world's ids. */
   readonly owner?: string;
   /** How long a claim lasts before its owner must heartbeat (default 30 s, world clock). */
   readonly leaseMs?: number;

@@ -39,7 +39,7 @@ export interface RecordFields {
   /** An error code (never exception text) when the last run failed. */
   readonly error: string | null;
   readonly recovery: string | null;
-  /** The worker holding the run's claim, and until when (DESIGN §6); absent on older records. */
+  /** The worker holding the run's claim, and until when (docs/work.md); absent on older records. */
   readonly owner?: string | null;
   readonly leaseUntil?: string | null;
   readonly fence?: number;
@@ -141,7 +141,7 @@ function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-/** Who claims a run, and for how long before it must heartbeat (DESIGN §6). */
+/** Who claims a run, and for how long before it must heartbeat (docs/work.md). */
 export interface RunClaimant {
   readonly owner: string;
   readonly leaseMs: number;
