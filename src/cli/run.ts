@@ -33,6 +33,8 @@ import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
 import { consoleCommand } from './commands/console.js';
+import { listenCommand } from './commands/listen.js';
+import { tailCommand } from './commands/tail.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 
@@ -61,6 +63,8 @@ export const COMMANDS: readonly Command[] = [
   tickCommand,
   schedulesCommand,
   consoleCommand,
+  tailCommand,
+  listenCommand,
 ];
 
 const EXIT_STATUS =
