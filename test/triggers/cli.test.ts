@@ -169,7 +169,7 @@ describe('twinworld triggers and tick', () => {
       stdout: 'no trigger records\n',
     });
     expect(tw(['triggers', '--root', root, '--json']).stdout).toBe('[]\n');
-    expect(tw(['triggers', '--root', root, '--tenant', 'bad tenant']).status).toBe(0);
+    expect(tw(['triggers', '--root', root, '--tenant', 'bad tenant']).status).toBe(2);
   });
 
   it('triggers isolates a record it cannot read: named on stderr with why, never a crash', () => {
