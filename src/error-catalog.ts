@@ -358,6 +358,13 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
       'A request to the console came without the token `twinworld console` printed at start, or with another one (actions take it only from the x-twinworld-token header).',
     fix: 'Open the URL the console printed (it carries the token), or send the token as the x-twinworld-token header.',
   },
+  DISK_FULL: {
+    area: 'world and store',
+    status: 507,
+    means:
+      'The disk (or the SQLite file size limit) is full: the write could not be made durable, and nothing was appended.',
+    fix: 'Free space on the volume that holds the root (or raise its quota), then run the command again; what was appended before stays.',
+  },
 };
 
 /** The HTTP status a host answers an error code with (see ERROR_CATALOG). */
