@@ -4,7 +4,18 @@
 const PUBLIC_ENTRIES =
   '^src/(index|testing|events/signing/index|triggers/index|walk/index|storage/sqlite/index|storage/postgres/index)[.]ts$';
 
-const layers = ['log', 'state', 'storage', 'world', 'work', 'events', 'triggers', 'host', 'walk', 'cli'];
+const layers = [
+  'log',
+  'state',
+  'storage',
+  'world',
+  'work',
+  'events',
+  'triggers',
+  'host',
+  'walk',
+  'cli',
+];
 
 const upward = layers.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer}-imports-upward`,
