@@ -22,6 +22,7 @@ import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
 import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
+import { upCommand } from './commands/up.js';
 import { tickCommand } from './commands/tick.js';
 import { schedulesCommand } from './commands/schedules.js';
 import { endpointsCommand } from './commands/endpoints.js';
@@ -55,6 +56,7 @@ export const COMMANDS: readonly Command[] = [
   redeliverCommand,
   workCommand,
   serveCommand,
+  upCommand,
   triggersCommand,
   dispatchesCommand,
   tickCommand,

@@ -144,6 +144,22 @@ CREATE TABLE twinworld.retired_secrets (
 GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.secrets TO twinworld_app;
 GRANT SELECT, INSERT ON twinworld.retired_secrets TO twinworld_app;`;
 
+// Idempotency keys of vendor surfaces (postgres/idempotency-store.ts): beside the log, shared by
+// every host of the world, pruned on the world clock.
+const V3_IDEMPOTENCY = `
+CREATE TABLE twinworld.idempotency (
+  world text COLLATE "C" NOT NULL,
+  scope text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  fingerprint text NOT NULL,
+  expires_at double precision NOT NULL,
+  status integer,
+  body text,
+  PRIMARY KEY (world, scope, key)
+);
+CREATE INDEX idempotency_expiry ON twinworld.idempotency (world, expires_at);
+GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.idempotency TO twinworld_app;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -152,6 +168,7 @@ export const MIGRATIONS: readonly Migration[] = [
     asOwner: V1_TABLES,
   },
   { version: 2, name: 'endpoint secrets of each world', asOwner: V2_SECRETS },
+  { version: 3, name: 'idempotency keys of vendor surfaces', asOwner: V3_IDEMPOTENCY },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
