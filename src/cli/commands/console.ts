@@ -40,13 +40,20 @@ export const consoleCommand: Command = {
   options: {
     port: {
       type: 'string',
+      value: { kind: 'count', min: 1, max: 65_535 },
       short: 'p',
       arg: 'N',
       description: 'port on 127.0.0.1 (default: a free one)',
     },
-    clock: { type: 'string', arg: 'ISO', description: 'run on a virtual clock starting at ISO' },
+    clock: {
+      type: 'string',
+      value: { kind: 'time' },
+      arg: 'ISO',
+      description: 'run on a virtual clock starting at ISO',
+    },
     poll: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'MS',
       description: 'how often the log heads are read (default 100)',
     },

@@ -11,10 +11,10 @@ import { finishedAttempt } from '../../host/describe-entry.js';
 import { followEntries } from '../../host/follow.js';
 import { readHeads } from '../../host/console/heads.js';
 import { RealClock } from '../../world/clock.js';
-import { stringOption, UsageError, type Command } from '../command.js';
+import { countOption, stringOption, UsageError, type Command } from '../command.js';
 import { colourOn, painter, stateColour } from '../colour.js';
 import { write } from '../output.js';
-import { checkUrl, cliPack, cliPacks } from '../pack-cli.js';
+import { cliPack, cliPacks } from '../pack-cli.js';
 import { untilSignal } from '../signals.js';
 import { openStoreWorld } from '../store.js';
 
@@ -48,14 +48,22 @@ export const listenCommand: Command = {
   ],
   positionals: { min: 1, max: 1 },
   options: {
-    'forward-to': { type: 'string', short: 'f', arg: 'URL', description: 'where events are sent' },
+    'forward-to': {
+      type: 'string',
+      value: { kind: 'url' },
+      short: 'f',
+      arg: 'URL',
+      description: 'where events are sent',
+    },
     events: {
       type: 'string',
+      value: { kind: 'text' },
       arg: 'a,b|*',
       description: 'the event types forwarded, comma-separated; all when absent',
     },
     poll: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'MS',
       description: 'how often the log heads are read (default 100)',
     },
@@ -66,12 +74,9 @@ export const listenCommand: Command = {
     const pack = cliPack(args.positionals[0]!);
     const raw = stringOption(args, 'forward-to');
     if (raw === undefined) throw new UsageError('listen needs --forward-to URL');
-    const url = checkUrl(raw, 'forward-to');
+    const url = raw;
     const events = parseEvents(stringOption(args, 'events'));
-    const pollText = stringOption(args, 'poll');
-    const pollMs = pollText === undefined ? 100 : Number(pollText);
-    if (!/^\d+$/.test(pollText ?? '1') || pollMs < 1)
-      throw new UsageError(`--poll must be a whole number of milliseconds ≥ 1, got "${pollText}"`);
+    const pollMs = countOption(args, 'poll') ?? 100;
     const paint = painter(colourOn(io, args.json));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
     const stopped = untilSignal();

@@ -1,9 +1,7 @@
 // `twinworld recover` and `twinworld redeliver`: the operator's side of the send-once protocol.
 // Recovery settles what a crash left; redeliver is the only way a settled delivery is sent again.
-import { TwinError } from '../../errors.js';
-import { stringOption, type Command } from '../command.js';
+import { countOption, stringOption, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
-import { checkUrl } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 
 export const recoverCommand: Command = {
@@ -23,6 +21,7 @@ export const recoverCommand: Command = {
   options: {
     'stale-after': {
       type: 'string',
+      value: { kind: 'count' },
       arg: 'MS',
       description:
         'for records claimed without a lease: attempts started at least MS ms ago\nbecome unknown (default 30000)',
@@ -31,17 +30,9 @@ export const recoverCommand: Command = {
   jsonHelp:
     'print {"markedUnknown": [...], "dispatched": [...], "retried": [...], "scheduled": [{deliveryId, at}], "inFlight": [{deliveryId, owner, leaseUntil}], "scheduledRetries": n}',
   async run(args, io) {
-    const raw = stringOption(args, 'stale-after');
-    if (raw !== undefined && !/^\d+$/.test(raw))
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `--stale-after must be a non-negative integer of milliseconds, got "${raw}"`,
-        { path: 'stale-after' },
-      );
+    const staleAfterMs = countOption(args, 'stale-after');
     return withPackWorld(args.store, async (_world, dispatcher) => {
-      const report = await dispatcher.recover(
-        raw === undefined ? {} : { staleAfterMs: Number(raw) },
-      );
+      const report = await dispatcher.recover(staleAfterMs === undefined ? {} : { staleAfterMs });
       await dispatcher.idle();
       if (args.json) await printJson(io, report);
       else {
@@ -90,14 +81,18 @@ export const redeliverCommand: Command = {
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
   positionals: { min: 1, max: 1 },
   options: {
-    to: { type: 'string', arg: 'URL', description: 'send this attempt to URL instead' },
+    to: {
+      type: 'string',
+      value: { kind: 'url' },
+      arg: 'URL',
+      description: 'send this attempt to URL instead',
+    },
   },
   jsonHelp:
     'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
   async run(args, io) {
     const [id] = args.positionals as [string];
-    const rawTo = stringOption(args, 'to');
-    const to = rawTo === undefined ? undefined : checkUrl(rawTo, 'to');
+    const to = stringOption(args, 'to');
     return withPackWorld(args.store, async (_world, dispatcher) => {
       const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
       if (args.json) await printJson(io, result);

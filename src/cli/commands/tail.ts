@@ -35,10 +35,24 @@ export const tailCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    twin: { type: 'string', short: 't', arg: 'T', multiple: true, description: 'only twin T' },
-    type: { type: 'string', arg: 'TYPE', multiple: true, description: 'only subject type TYPE' },
+    twin: {
+      type: 'string',
+      value: { kind: 'text', nonEmpty: true },
+      short: 't',
+      arg: 'T',
+      multiple: true,
+      description: 'only twin T',
+    },
+    type: {
+      type: 'string',
+      value: { kind: 'text', nonEmpty: true },
+      arg: 'TYPE',
+      multiple: true,
+      description: 'only subject type TYPE',
+    },
     poll: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'MS',
       description: 'how often the log heads are read (default 100)',
     },
