@@ -164,12 +164,13 @@ describe('listen --forward-to and tail, as processes', () => {
       '--root',
       root,
     ]);
-    expect(badUrl.status).toBe(1);
-    expect(badUrl.stderr).toMatch(/^error INVALID_ARGUMENT: --forward-to must be an http\(s\) URL/);
+    expect(badUrl.status).toBe(2);
+    expect(badUrl.stderr).toMatch(/^error USAGE: --forward-to must be an http\(s\) URL/);
     const badPack = await tw(['listen', 'nope', '--forward-to', app.url, '--root', root]);
     expect(badPack.stderr).toMatch(/^error UNKNOWN_PACK: unknown pack "nope"/);
     const badTo = await tw(['redeliver', 'dlv_x', '--to', 'not a url', '--root', root]);
-    expect(badTo.stderr).toMatch(/^error INVALID_ARGUMENT: --to must be an http\(s\) URL/);
+    expect(badTo.status).toBe(2);
+    expect(badTo.stderr).toMatch(/^error USAGE: --to must be an http\(s\) URL/);
     const unknown = await tw(['redeliver', 'dlv_x', '--to', app.url, '--root', root]);
     expect(unknown.stderr).toMatch(/^error UNKNOWN_DELIVERY: no delivery dlv_x/);
     const badTwin = await tw(['tail', '--twin', '../x', '--root', root]);
