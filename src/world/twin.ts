@@ -73,6 +73,8 @@ export interface CommitHooks {
 export type { ImportProgress } from './import-log.js';
 
 const CACHE_LIMIT = 20_000;
+/** Entries after the known head asked for with a section's first reads, before the head is known. */
+const SPECULATE = 256;
 const MAX_RESTARTS = 10_000;
 
 /** Thrown through decide when it read something the store answers asynchronously. */
@@ -115,6 +117,19 @@ class Section {
     this.missed = true;
     this.loads.push(value.then((v) => void this.loaded.set(key, v)));
     throw MISS;
+  }
+
+  /**
+   * A store read that does not stop the run when it must wait: undefined until loaded, and the run
+   * is marked to go again.
+   */
+  peek<T>(key: string, load: () => Awaitable<T>): T | undefined {
+    if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    const value = load();
+    if (!isPromise(value)) return value;
+    this.missed = true;
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
+    return undefined;
   }
 
   /**
@@ -264,19 +279,40 @@ export class Twin {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  /** Entries appended elsewhere since we last looked evict what they touched from the cache. */
+  /**
+   * Entries appended elsewhere since we last looked evict what they touched from the cache. When
+   * the head is not known yet (the section's first run over an asynchronous store), the run goes on
+   * as if nothing moved, asking at once for the entries after the known head: what it reads then
+   * travels with the lock and the head in one round trip, and the run after it (its answers are
+   * from the same locked snapshot) usually needs nothing more.
+   */
   private catchUp(s: Section, chain = false): number {
-    const head = s.read('head', () => s.tx.head());
-    if (head === this.knownHead) return head;
+    const head = s.peek('head', () => s.tx.head());
+    const from = this.knownHead;
+    if (head === undefined) {
+      s.peek(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE));
+      return from;
+    }
+    if (head === from) return head;
+    const moved =
+      head < from || head - from > CACHE_LIMIT
+        ? undefined
+        : head - from <= SPECULATE && s.loaded.has(`entries:${from}`)
+          ? s.read(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE))
+          : s.read(`entries:${from}:${head}`, () => s.tx.readEntries(from, head - from));
+    const last = moved?.[moved.length - 1];
+    if (last?.seq === head && head - from === moved!.length)
+      // Every entry up to the head was read: the next links to the newest, hashed here.
+      this.chain = { seq: head, hash: lineHash(canonicalJson(last)) };
     // Another process appended: the next entry links to its newest, read with what it touched.
-    if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
+    else if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
       s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
-    if (head < this.knownHead || head - this.knownHead > CACHE_LIMIT) {
+    if (moved === undefined) {
       this.cache.clear();
       this.lookups.clear();
     } else {
-      const from = this.knownHead;
-      for (const e of s.read(`entries:${from}`, () => s.tx.readEntries(from, head - from))) {
+      for (const e of moved) {
+        if (e.seq > head) break;
         this.cache.delete(resourceKey(e.subjectType, e.subjectId));
         this.lookups.delete(e.subjectType);
         const p = e.projection;
@@ -613,18 +649,21 @@ export class Twin {
    */
   private decideGroup(s: Section, decides: readonly AnyDecide[]): GroupOutcome {
     const head = this.catchUp(s, true);
+    // Once a run must wait for a load, the members after it still run, so that every read the
+    // group needs leaves in the same round trip; only a run that waited for nothing commits.
+    let waiting = s.missed;
     const outcomes = decides.map((decide): MemberOutcome => {
       const at = {
         appends: s.appends.length,
         puts: s.puts.length,
         staged: decides.length > 1 ? new Map(s.staged) : undefined,
       };
+      s.missed = false;
       try {
         const outcome = this.decideAndFold(s, head, decide);
         if (s.nested) throw nestedError(this.name);
         return { ok: true, ...outcome };
       } catch (error) {
-        if (error === MISS || s.missed) throw MISS;
         s.nested = false;
         s.appends.length = at.appends;
         s.puts.length = at.puts;
@@ -632,9 +671,13 @@ export class Twin {
           s.staged.clear();
           for (const [key, value] of at.staged) s.staged.set(key, value);
         }
+        if (error === MISS || s.missed) waiting = true;
         return { ok: false, error };
+      } finally {
+        s.missed = waiting;
       }
     });
+    if (waiting) throw MISS;
     return { outcomes, staged: s.staged, last: lastOf(s) };
   }
 
