@@ -32,6 +32,7 @@ import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
+import { consoleCommand } from './commands/console.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 
@@ -59,6 +60,7 @@ export const COMMANDS: readonly Command[] = [
   dispatchesCommand,
   tickCommand,
   schedulesCommand,
+  consoleCommand,
 ];
 
 const EXIT_STATUS =

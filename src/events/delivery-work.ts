@@ -1,4 +1,4 @@
-// Deliveries as work for the worker (DESIGN §6). A record's due time says when someone must act:
+// Deliveries as work for the worker (docs/work.md). A record's due time says when someone must act:
 // queued → at once, retrying → when its retry falls due, sending → when its sender's lease lapses.
 // One kind per pack, so the worker's reports name the pack; the dispatcher does the claiming.
 import { isoAt } from '../world/clock.js';

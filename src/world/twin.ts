@@ -18,7 +18,6 @@ import { buildEntry, validateWrite, type Entry, type Write } from '../log/write.
 import {
   indexKeys,
   indexSignature,
-  validateIndex,
   type IndexDeclaration,
   type IndexKey,
 } from '../state/indexes.js';
@@ -29,6 +28,13 @@ import type { Awaitable, IndexDelta, StoreScope, StoreTx, TwinStore } from '../s
 import { SyncTwinStore } from '../storage/sync-store.js';
 import { ActionQueue, type Waiting } from './action-queue.js';
 import { isoAt, type Clock } from './clock.js';
+import {
+  builtMetaKey,
+  DeclaredIndexes,
+  decodeDeclarations,
+  INDEXES_META_KEY,
+  withDeclaration,
+} from './declared-indexes.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
 import { MARK_EVERY, type HeadMarks } from './head-marks.js';
 import { importLog, type ImportProgress } from './import-log.js';
@@ -206,8 +212,8 @@ export class Twin {
    * sections overlap, as on PostgreSQL) must not cache what it loaded, which may be older.
    */
   private epoch = 0;
-  private indexes: IndexDeclaration[] = [];
-  private readonly indexesByType = new Map<string, IndexDeclaration[]>();
+  /** Declared here or by any process on the store (declared-indexes.ts). */
+  private readonly indexes: DeclaredIndexes;
   private readonly hooks: CommitHooks[] = [];
   private section: Section | undefined;
   private readonly actions = new ActionQueue<AnyDecide, AtomicResult<unknown>>((group) =>
@@ -220,9 +226,14 @@ export class Twin {
     readonly world: TwinHost,
     open: () => Promise<TwinStore>,
   ) {
+    this.indexes = new DeclaredIndexes(name);
     this.init = open().then(async (store) => {
       await this.checkMark(store);
       this.recordsHead = !(store instanceof SyncTwinStore);
+      // Indexes any process declared: this one maintains them too, declared here or not.
+      this.indexes.adopt(
+        await store.transact((tx) => tx.getMeta(INDEXES_META_KEY), { readOnly: true }),
+      );
       this.store = store;
     });
     this.settleInit();
@@ -402,15 +413,15 @@ export class Twin {
   }
 
   private declared(type: string, index: string): IndexDeclaration[] {
-    const decls = this.indexesByType.get(type)?.filter((d) => d.name === index) ?? [];
-    if (decls.length === 0) {
+    const decl = this.indexes.named(type, index);
+    if (decl === undefined) {
       throw new TwinError(
         'INVALID_ARGUMENT',
         `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`,
         { path: 'index' },
       );
     }
-    return decls;
+    return [decl];
   }
 
   /**
@@ -500,37 +511,32 @@ export class Twin {
    * the build runs before this twin's next operation, which reports its failure.
    */
   declareIndex(input: IndexDeclaration): void {
-    const decl = validateIndex(input);
-    const existing = this.indexes.find((d) => d.type === decl.type && d.name === decl.name);
-    if (existing !== undefined) {
-      if (existing.field !== decl.field) {
-        throw new TwinError(
-          'INVALID_ARGUMENT',
-          `twin "${this.name}": index "${decl.name}" on "${decl.type}" is already declared on field "${existing.field}"; pick another name`,
-          { path: 'index.name' },
-        );
-      }
-      return;
-    }
-    this.indexes = [...this.indexes, decl];
-    this.indexesByType.set(decl.type, [...(this.indexesByType.get(decl.type) ?? []), decl]);
+    const decl = this.indexes.declare(input);
+    if (decl === undefined) return;
     const before = this.init ?? Promise.resolve();
     this.init = before.then(() => this.buildIndex(decl));
     this.settleInit();
   }
 
   private async buildIndex(decl: IndexDeclaration): Promise<void> {
-    const metaKey = `index:${decl.type}:${decl.name}`;
+    const metaKey = builtMetaKey(decl);
     const signature = indexSignature([decl]);
     // Synchronous where the store is: a section that awaits while holding SQLite's write lock
     // would block every other connection of this process on the busy timeout.
     await this.store!.transact((tx) =>
       this.run(tx, (s) => {
-        if (s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature) return;
-        const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
-        tx.clearIndex(decl.type, decl.name);
-        for (const r of all) tx.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
-        tx.setMeta(metaKey, signature);
+        const list = s.read(INDEXES_READ, () => tx.getMeta(INDEXES_META_KEY));
+        const recorded = decodeDeclarations(list).some((d) => indexSignature([d]) === signature);
+        const built = s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature;
+        if (built && recorded) return;
+        if (!built) {
+          const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
+          tx.clearIndex(decl.type, decl.name);
+          for (const r of all) tx.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
+          tx.setMeta(metaKey, signature);
+        }
+        // Recorded with the build, in one commit: every later write section of any process sees both.
+        tx.setMeta(INDEXES_META_KEY, withDeclaration(list, decl));
       }),
     );
     this.lookups.delete(decl.type);
@@ -649,6 +655,7 @@ export class Twin {
    */
   private decideGroup(s: Section, decides: readonly AnyDecide[]): GroupOutcome {
     const head = this.catchUp(s, true);
+    this.adoptIndexes(s);
     // Once a run must wait for a load, the members after it still run, so that every read the
     // group needs leaves in the same round trip; only a run that waited for nothing commits.
     let waiting = s.missed;
@@ -764,6 +771,14 @@ export class Twin {
     return { result, skipped, entries };
   }
 
+  /** Indexes another process declared since this one last looked: this write maintains them too. */
+  private adoptIndexes(s: Section): void {
+    // Asked for with the section's first reads; a run that must wait anyway adopts on the next.
+    const stored = s.peek(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
+    if (s.missed) return;
+    for (const type of this.indexes.adopt(stored)) this.lookups.delete(type);
+  }
+
   /**
    * The hash of entry `head`, which the next entry carries as prev: remembered from this process's
    * last commit, else the chain head recorded with the log, else the newest entry's own line — one
@@ -811,7 +826,7 @@ export class Twin {
     if (this.hooks.length > 0)
       s.beforeImages.set(entry.seq, this.resource(s, entry.subjectType, entry.subjectId));
     foldEntry(entry, (t, i) => this.resource(s, t, i)).forEach((next, i) => {
-      const decls = this.indexesByType.get(next.type) ?? [];
+      const decls = this.indexes.of(next.type);
       const delta =
         decls.length === 0
           ? NO_DELTA
@@ -849,7 +864,9 @@ export class Twin {
         append: async (items) => {
           const staged = await store.transact((tx) =>
             this.run(tx, (s) => {
+              s.prefetch(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
               this.catchUp(s);
+              this.adoptIndexes(s);
               for (const item of items) this.stageEntry(s, item.entry, item.body, item.hash);
               return s.staged;
             }),
@@ -886,6 +903,9 @@ export class Twin {
 }
 
 const NO_DELTA: IndexDelta = { remove: [], add: [] };
+
+/** The section-read key of the twin's recorded index declarations. */
+const INDEXES_READ = `meta:${INDEXES_META_KEY}`;
 
 /** The section-read key of the recorded chain head. */
 const CHAIN_READ = `meta:${CHAIN_META_KEY}`;

@@ -3,6 +3,7 @@
 import { TwinError } from '../../errors.js';
 import { stringOption, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
+import { checkUrl } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 
 export const recoverCommand: Command = {
@@ -83,18 +84,22 @@ export const recoverCommand: Command = {
 export const redeliverCommand: Command = {
   name: 'redeliver',
   summary: "Send one delivery again (an operator's explicit new attempt)",
-  usage: 'redeliver <delivery> [--root DIR | --store URL] [--json]',
+  usage: 'redeliver <delivery> [--to URL] [--root DIR | --store URL] [--json]',
   description:
-    'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight.',
+    'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight. --to sends this one attempt\nto another URL (kept on the attempt); the record and its endpoint keep their own.',
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
   positionals: { min: 1, max: 1 },
-  options: {},
+  options: {
+    to: { type: 'string', arg: 'URL', description: 'send this attempt to URL instead' },
+  },
   jsonHelp:
     'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
   async run(args, io) {
     const [id] = args.positionals as [string];
+    const rawTo = stringOption(args, 'to');
+    const to = rawTo === undefined ? undefined : checkUrl(rawTo, 'to');
     return withPackWorld(args.store, async (_world, dispatcher) => {
-      const result = await dispatcher.redeliver(id);
+      const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
       if (args.json) await printJson(io, result);
       else
         await write(
