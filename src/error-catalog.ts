@@ -338,6 +338,26 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
       '`twinworld export --out FILE` could not write or rename its file; nothing was left behind.',
     fix: 'Check that the target folder exists and is writable, and that there is space.',
   },
+  CLOCK_NOT_VIRTUAL: {
+    area: 'configuration and CLI',
+    status: 409,
+    means:
+      'Someone asked to advance the clock of a world that runs on the real clock, which no one can move.',
+    fix: 'Start the world (or `twinworld console`) with a virtual clock (`--clock ISO`) to move time by hand.',
+  },
+  UNKNOWN_ACTION: {
+    area: 'configuration and CLI',
+    status: 404,
+    means: 'The console was asked for an action it does not have.',
+    fix: 'Use one of the actions the message lists (the page only sends those).',
+  },
+  CONSOLE_TOKEN: {
+    area: 'configuration and CLI',
+    status: 401,
+    means:
+      'A console request came without the token `twinworld console` printed at start, or with another one.',
+    fix: 'Open the URL the console printed (it carries the token), or send the token as `x-twinworld-token`.',
+  },
 };
 
 /** The HTTP status a host answers an error code with (see ERROR_CATALOG). */

@@ -101,15 +101,17 @@ export async function printError(io: CliIO, error: unknown, json: boolean): Prom
   return 1;
 }
 
-/** Reports a usage mistake with the usage text on stderr; returns exit code 2. */
+/** Reports a usage mistake on stderr as one line and where help is; returns exit code 2. */
 export async function printUsageError(
   io: CliIO,
   message: string,
-  usage: string,
+  hint: string,
   json: boolean,
 ): Promise<number> {
-  if (json) await write(io.stderr, `${JSON.stringify({ error: 'USAGE', message, usage })}\n`);
-  else await write(io.stderr, `error USAGE: ${message}\n\n${usage}`);
+  const line = message.replace(/\s*\n\s*/g, ' ');
+  if (json)
+    await write(io.stderr, `${JSON.stringify({ error: 'USAGE', message: line, help: hint })}\n`);
+  else await write(io.stderr, `error USAGE: ${line}; ${hint}\n`);
   return 2;
 }
 

@@ -32,6 +32,8 @@ import { demoCommand } from './commands/demo.js';
 import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
+import { consoleCommand } from './commands/console.js';
+import { checkFlagValues } from './flags.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 
@@ -59,6 +61,7 @@ export const COMMANDS: readonly Command[] = [
   dispatchesCommand,
   tickCommand,
   schedulesCommand,
+  consoleCommand,
 ];
 
 const EXIT_STATUS =
@@ -131,6 +134,28 @@ function parseConfig(command: Command): NonNullable<ParseArgsConfig['options']> 
   return out;
 }
 
+const MAIN_HINT = 'see `twinworld --help`';
+
+function helpHint(command: Command): string {
+  return `see \`twinworld ${command.name} --help\``;
+}
+
+/** node:util parseArgs' messages, said as what to type instead. */
+function parserMessage(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const flag = /'(?:-\w, )?(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? 'the option';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return `unknown option ${flag}; a value that starts with "-" goes after "--" or as ${flag.startsWith('--') ? '--name=VALUE' : 'a flag=VALUE'}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (/argument missing/.test(error.message)) return `${flag} needs a value, e.g. ${flag} VALUE`;
+    if (/does not take an argument/.test(error.message))
+      return `${flag} is a switch and takes no value; write ${flag} alone`;
+    if (/ambiguous/.test(error.message))
+      return `${flag} is followed by something that looks like an option; if that is its value, write ${flag}=VALUE`;
+  }
+  return error.message.split('\n')[0] ?? error.message;
+}
+
 function find(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
@@ -139,7 +164,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   // Known before parsing succeeds, so that even a usage error comes out as JSON when asked.
   const wantsJson = argv.includes('--json');
   const [first, ...rest] = argv;
-  if (first === undefined) return printUsageError(io, 'no command given', mainHelp(), wantsJson);
+  if (first === undefined) return printUsageError(io, 'no command given', MAIN_HINT, wantsJson);
   if (first === '--help' || first === '-h') {
     await write(io.stdout, mainHelp());
     return 0;
@@ -155,7 +180,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return printUsageError(
         io,
         command === undefined ? `unknown command "${topic}"` : 'help takes one command name',
-        mainHelp(),
+        MAIN_HINT,
         wantsJson,
       );
     }
@@ -164,7 +189,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
   const command = find(first);
   if (command === undefined)
-    return printUsageError(io, `unknown command "${first}"`, mainHelp(), wantsJson);
+    return printUsageError(io, `unknown command "${first}"`, MAIN_HINT, wantsJson);
 
   let parsed: {
     values: Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -178,24 +203,31 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       allowPositionals: true,
     });
   } catch (error) {
-    return printUsageError(io, (error as Error).message, commandHelp(command), wantsJson);
+    return printUsageError(io, parserMessage(error as Error), helpHint(command), wantsJson);
   }
   if (parsed.values.help === true) {
     await write(io.stdout, commandHelp(command));
     return 0;
   }
   const json = parsed.values.json === true;
+  try {
+    checkFlagValues({ ...command.options, ...COMMON_OPTIONS }, parsed.values);
+  } catch (error) {
+    if (error instanceof UsageError)
+      return printUsageError(io, error.message, helpHint(command), json);
+    throw error;
+  }
   const { min, max } = command.positionals;
   const count = parsed.positionals.length;
   if (count < min) {
     const missing = command.arguments[count]?.[0] ?? 'an argument';
-    return printUsageError(io, `missing ${missing}`, commandHelp(command), json);
+    return printUsageError(io, `missing ${missing}`, helpHint(command), json);
   }
   if (count > max) {
     return printUsageError(
       io,
       `unexpected argument "${parsed.positionals[max]}"`,
-      commandHelp(command),
+      helpHint(command),
       json,
     );
   }
@@ -211,7 +243,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof UsageError)
-      return printUsageError(io, error.message, commandHelp(command), json);
+      return printUsageError(io, error.message, helpHint(command), json);
     return printError(io, error, json);
   }
 }

@@ -241,6 +241,7 @@ export class Dispatcher {
     packName: string,
     deliveryId: string,
     kind: ClaimKind = 'first',
+    options: { readonly to?: string } = {},
   ): Promise<AttemptResult | undefined> {
     const pack = getPack(this.world, packName);
     const decl = pack.events!;
@@ -256,6 +257,7 @@ export class Dispatcher {
             endpointTakes: (d) => endpointTakes(view, decl, d),
             owner: this.owner,
             leaseMs: this.leaseMs,
+            ...(options.to === undefined ? {} : { url: options.to }),
           }),
         );
         const record =
@@ -272,10 +274,16 @@ export class Dispatcher {
     }
   }
 
-  /** An operator's explicit new attempt: allowed in any state but while an attempt is in flight. */
-  async redeliver(deliveryId: string): Promise<AttemptResult> {
+  /**
+   * An operator's explicit new attempt: allowed in any state but while an attempt is in flight.
+   * `to` sends this one attempt to another URL (kept on the attempt); the record keeps its own.
+   */
+  async redeliver(
+    deliveryId: string,
+    options: { readonly to?: string } = {},
+  ): Promise<AttemptResult> {
     const { pack, delivery } = await this.find(deliveryId);
-    const result = await this.dispatch(pack.name, deliveryId, 'redeliver');
+    const result = await this.dispatch(pack.name, deliveryId, 'redeliver', options);
     if (result === undefined) {
       const recordType = pack.events!.recordType;
       const now = await this.world
@@ -466,8 +474,10 @@ export class Dispatcher {
     decl: EventsDeclaration,
     deliveryId: string,
     claim: Claim,
-    record: DeliveryFields,
+    packetRecord: DeliveryFields,
   ): Promise<AttemptResult> {
+    // A redeliver to another URL changes where this one attempt goes, nothing else of the packet.
+    const record = claim.url === undefined ? packetRecord : { ...packetRecord, url: claim.url };
     const transport = this.routes.for(record.url);
     const sentAt = transport.now();
     const stopBeats = keepAlive(

@@ -26,6 +26,7 @@ import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/
 import { compareKeys, stateHash } from '../state/state-hash.js';
 import type { Awaitable, IndexDelta, StoreScope, StoreTx, TwinStore } from '../storage/port.js';
 import { SyncTwinStore } from '../storage/sync-store.js';
+import { ActionQueue, type Waiting } from './action-queue.js';
 import { isoAt, type Clock } from './clock.js';
 import {
   builtMetaKey,
@@ -146,13 +147,24 @@ class Section {
   }
 }
 
-interface SectionOutcome<T> {
-  readonly result: T;
-  readonly skipped: boolean;
-  readonly entries: Entry[];
+type AnyDecide = (view: ReadView) => Decision<unknown>;
+
+/** What one member of a group got: its own result, or its own refusal. */
+type MemberOutcome =
+  { ok: true; result: unknown; skipped: boolean; entries: Entry[] } | { ok: false; error: unknown };
+
+interface GroupOutcome {
+  readonly outcomes: MemberOutcome[];
   readonly staged: Map<string, Resource>;
-  /** The newest entry appended and its hash, when any was. */
+  /** The newest entry appended and its hash, when any member appended. */
   readonly last: ChainHead | undefined;
+}
+
+function nestedError(twin: string): TwinError {
+  return new TwinError(
+    'INVALID_ARGUMENT',
+    `twin "${twin}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
+  );
 }
 
 export class Twin {
@@ -189,6 +201,9 @@ export class Twin {
   private readonly indexes: DeclaredIndexes;
   private readonly hooks: CommitHooks[] = [];
   private section: Section | undefined;
+  private readonly actions = new ActionQueue<AnyDecide, AtomicResult<unknown>>((group) =>
+    this.runGroup(group),
+  );
   private closed = false;
 
   constructor(
@@ -525,10 +540,7 @@ export class Twin {
     // would otherwise drop the promise and commit without the nested writes.
     if (this.section !== undefined) {
       this.section.nested = true;
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
-      );
+      throw nestedError(this.name);
     }
     return this.atomic(decide, scope);
   }
@@ -543,27 +555,95 @@ export class Twin {
         'applyAtomic(decide): decide must be a function (view) => writes | commit(...) | skip()',
         { path: 'decide' },
       );
-    const store = await this.opened();
-    const outcome = await store.transact(
-      (tx) => this.run(tx, (s) => this.decideAndFold(s, decide), scope),
-      scope,
-    );
-    if (outcome.entries.length > 0) {
-      this.knownHead += outcome.entries.length;
-      this.committed(outcome.staged);
-      this.chain = outcome.last;
-      this.noteHead(outcome.last!, false);
-      for (const hook of this.hooks) {
-        if (hook.afterCommit === undefined) continue;
-        try {
-          hook.afterCommit(outcome.entries, this);
-        } catch (error) {
-          // The commit is durable: a failing observer must not turn it into an error for the writer.
-          this.world.reportError(error, `afterCommit hook "${hook.name}" of twin "${this.name}"`);
-        }
+    await this.opened();
+    return (await this.actions.submit(decide, scope)) as AtomicResult<T>;
+  }
+
+  /**
+   * One section for a group of waiting actions (action-queue.ts): each decide in arrival order
+   * against the view the ones before it left, one commit, each caller answered with its own result
+   * or refusal. When the section itself fails (a write the store refuses, a lost connection), no one
+   * learns which member caused it, so each is tried again alone and answered by its own attempt.
+   */
+  private async runGroup(group: Waiting<AnyDecide, AtomicResult<unknown>>[]): Promise<void> {
+    const scope = group[0]!.scope;
+    let done: GroupOutcome;
+    try {
+      const store = await this.opened();
+      done = await store.transact(
+        (tx) =>
+          this.run(
+            tx,
+            (s) =>
+              this.decideGroup(
+                s,
+                group.map((g) => g.action),
+              ),
+            scope,
+          ),
+        scope,
+      );
+    } catch (error) {
+      if (group.length === 1) group[0]!.reject(error);
+      else for (const member of group) await this.runGroup([member]);
+      return;
+    }
+    if (done.last !== undefined) {
+      this.knownHead = done.last.seq;
+      this.committed(done.staged);
+      this.chain = done.last;
+      this.noteHead(done.last, false);
+      for (const o of done.outcomes) if (o.ok && o.entries.length > 0) this.afterCommit(o.entries);
+    }
+    done.outcomes.forEach((o, i) => {
+      if (o.ok) group[i]!.resolve({ result: o.result, entries: o.entries, skipped: o.skipped });
+      else group[i]!.reject(o.error);
+    });
+  }
+
+  private afterCommit(entries: readonly Entry[]): void {
+    for (const hook of this.hooks) {
+      if (hook.afterCommit === undefined) continue;
+      try {
+        hook.afterCommit(entries, this);
+      } catch (error) {
+        // The commit is durable: a failing observer must not turn it into an error for the writer.
+        this.world.reportError(error, `afterCommit hook "${hook.name}" of twin "${this.name}"`);
       }
     }
-    return { result: outcome.result, entries: outcome.entries, skipped: outcome.skipped };
+  }
+
+  /**
+   * Decides every member in turn after one catch-up. A member that throws (or is refused) has what
+   * it staged taken back, so the next sees the view as if it never ran and the log stays dense.
+   */
+  private decideGroup(s: Section, decides: readonly AnyDecide[]): GroupOutcome {
+    s.prefetch(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
+    const head = this.catchUp(s, true);
+    this.adoptIndexes(s);
+    const outcomes = decides.map((decide): MemberOutcome => {
+      const at = {
+        appends: s.appends.length,
+        puts: s.puts.length,
+        staged: decides.length > 1 ? new Map(s.staged) : undefined,
+      };
+      try {
+        const outcome = this.decideAndFold(s, head, decide);
+        if (s.nested) throw nestedError(this.name);
+        return { ok: true, ...outcome };
+      } catch (error) {
+        if (error === MISS || s.missed) throw MISS;
+        s.nested = false;
+        s.appends.length = at.appends;
+        s.puts.length = at.puts;
+        if (at.staged !== undefined) {
+          s.staged.clear();
+          for (const [key, value] of at.staged) s.staged.set(key, value);
+        }
+        return { ok: false, error };
+      }
+    });
+    return { outcomes, staged: s.staged, last: lastOf(s) };
   }
 
   /**
@@ -580,11 +660,7 @@ export class Twin {
       this.section = s;
       try {
         const value = body(s);
-        if (s.nested)
-          throw new TwinError(
-            'INVALID_ARGUMENT',
-            `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
-          );
+        if (s.nested) throw nestedError(this.name);
         if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
         for (const a of s.appends) tx.append(a.entry, a.body);
         const last = s.appends[s.appends.length - 1];
@@ -619,11 +695,13 @@ export class Twin {
     })();
   }
 
-  private decideAndFold<T>(s: Section, decide: (view: ReadView) => Decision<T>): SectionOutcome<T> {
-    s.prefetch(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
-    const head = this.catchUp(s, true);
-    this.adoptIndexes(s);
-    const decision = decide(this.view(s, head)) as Decision<T> | PromiseLike<unknown>;
+  private decideAndFold<T>(
+    s: Section,
+    head: number,
+    decide: (view: ReadView) => Decision<T>,
+  ): { result: T; skipped: boolean; entries: Entry[] } {
+    const decision = decide(this.view(s, head + s.appends.length)) as
+      Decision<T> | PromiseLike<unknown>;
     if (
       decision !== null &&
       typeof decision === 'object' &&
@@ -636,19 +714,19 @@ export class Twin {
     }
     if (s.missed) throw MISS;
     const { writes, result, skipped } = normalize(decision as Decision<T>);
-    if (skipped) return { result, skipped, entries: [], staged: s.staged, last: undefined };
+    if (skipped) return { result, skipped, entries: [] };
     const decided = writes.map((w, i) =>
       this.appendOne(s, head, w, writes.length === 1 ? 'write' : `writes[${i}]`),
     );
     const entries = [...decided];
     for (const hook of this.hooks) {
       if (hook.withinCommit === undefined) continue;
-      const extra = hook.withinCommit(decided, this.view(s, head + entries.length), this, (e) =>
+      const extra = hook.withinCommit(decided, this.view(s, head + s.appends.length), this, (e) =>
         s.beforeImages.get(e.seq),
       );
       extra.forEach((w, i) => entries.push(this.appendOne(s, head, w, `${hook.name}[${i}]`)));
     }
-    return { result, skipped, entries, staged: s.staged, last: lastOf(s) };
+    return { result, skipped, entries };
   }
 
   /** Indexes another process declared since this one last looked: this write maintains them too. */

@@ -18,15 +18,13 @@ import {
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 import { storeMayHoldWorld } from '../store.js';
+import { checkTenantId } from '../../triggers/envelope.js';
 
 const ACTIONS = ['list', 'inspect', 'cancel'] as const;
 
 function state(args: ParsedArgs): DispatchState | undefined {
   const s = stringOption(args, 'state');
-  if (s === undefined) return undefined;
-  if (!DISPATCH_STATES.includes(s as DispatchState))
-    throw new UsageError(`--state must be one of ${DISPATCH_STATES.join(', ')}, got "${s}"`);
-  return s as DispatchState;
+  return s as DispatchState | undefined;
 }
 
 function row(d: DispatchStatus): string[] {
@@ -100,12 +98,25 @@ export const dispatchesCommand: Command = {
   options: {
     state: {
       type: 'string',
+      value: { kind: 'choice', choices: DISPATCH_STATES },
       short: 's',
       arg: 'S',
       description: 'list: only dispatches in state S',
     },
-    tenant: { type: 'string', short: 't', arg: 'T', description: 'list: only tenant T' },
-    limit: { type: 'string', short: 'n', arg: 'N', description: 'list: at most N (default 100)' },
+    tenant: {
+      type: 'string',
+      value: { kind: 'check', check: (raw) => checkTenantId(raw, 'tenant', 'INVALID_ARGUMENT') },
+      short: 't',
+      arg: 'T',
+      description: 'list: only tenant T',
+    },
+    limit: {
+      type: 'string',
+      value: { kind: 'count', min: 1 },
+      short: 'n',
+      arg: 'N',
+      description: 'list: at most N (default 100)',
+    },
   },
   jsonHelp:
     'list: a JSON array of dispatches; inspect: one dispatch with plan and envelope; cancel: {changed, dispatch}',
@@ -118,7 +129,6 @@ export const dispatchesCommand: Command = {
       const s = state(args);
       const tenant = stringOption(args, 'tenant');
       const limit = countOption(args, 'limit') ?? 100;
-      if (limit === 0) throw new UsageError('--limit must be at least 1');
       // Listing never creates a world folder where there was none.
       const rows = !storeMayHoldWorld(args.store)
         ? []

@@ -73,6 +73,7 @@ export const replayCommand: Command = {
   options: {
     expect: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       multiple: true,
       arg: 'HASH',
       description:

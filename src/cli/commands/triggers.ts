@@ -9,6 +9,7 @@ import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 import { storeMayHoldWorld } from '../store.js';
+import { checkTenantId } from '../../triggers/envelope.js';
 
 function codes(r: TriggerListing): string {
   if (r.byCode === null) return r.code ?? '';
@@ -48,10 +49,23 @@ export const triggersCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T' },
-    limit: { type: 'string', short: 'n', arg: 'N', description: 'at most N rows (default 100)' },
+    tenant: {
+      type: 'string',
+      value: { kind: 'check', check: (raw) => checkTenantId(raw, 'tenant', 'INVALID_ARGUMENT') },
+      short: 't',
+      arg: 'T',
+      description: 'only tenant T',
+    },
+    limit: {
+      type: 'string',
+      value: { kind: 'count', min: 1 },
+      short: 'n',
+      arg: 'N',
+      description: 'at most N rows (default 100)',
+    },
     prune: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'DAYS',
       description: 'prune settled trigger history older than DAYS days',
     },
@@ -85,7 +99,7 @@ export const triggersCommand: Command = {
           (world) =>
             listTriggerRecords(world, {
               ...(tenant === undefined ? {} : { tenant }),
-              limit: Math.max(limit, 1),
+              limit,
               onUndecodable: (u) => undecodable.push(u),
             }),
           { create: false },
@@ -93,7 +107,7 @@ export const triggersCommand: Command = {
     // A row nobody can read is named, with why, and the listing goes on without it.
     for (const u of undecodable)
       await write(io.stderr, `skipped trigger ${u.kind} ${u.id}: cannot be read (${u.reason})\n`);
-    const shown = limit === 0 ? [] : rows;
+    const shown = rows;
     if (args.json) await printJson(io, shown);
     else if (shown.length === 0)
       await write(

@@ -3,7 +3,6 @@
 import { errorHttpStatus } from '../../error-catalog.js';
 import { TwinError } from '../../errors.js';
 import type { IngestAnswer } from '../answer.js';
-import { dispatchLocation } from '../deferred/dispatch-status.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -13,17 +12,14 @@ export interface HttpAnswer {
 
 /**
  * triggered, filtered, duplicate: 200. in_progress: 409 (the IETF idempotency draft's "original
- * still in flight") with Retry-After. deferred: 202 Accepted, with the dispatch's Location.
+ * still in flight") with Retry-After. deferred: 202 Accepted, with `location` — the dispatch's path
+ * and the capability to read it (DispatchCapabilities.location) — when given.
  */
-export function answerStatus(answer: IngestAnswer): HttpAnswer {
+export function answerStatus(answer: IngestAnswer, location?: string): HttpAnswer {
   if (answer.status === 'in_progress')
     return { status: 409, headers: { 'retry-after': '1' }, body: answer };
   if (answer.status === 'deferred')
-    return {
-      status: 202,
-      headers: { location: dispatchLocation(answer.dispatchId) },
-      body: answer,
-    };
+    return { status: 202, headers: location === undefined ? {} : { location }, body: answer };
   return { status: 200, headers: {}, body: answer };
 }
 
