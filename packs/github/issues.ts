@@ -12,6 +12,7 @@ import {
   openCountChange,
   type GitHubRepository,
 } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type GitHubIssue = {
   url: string;
@@ -43,6 +44,9 @@ export type GitHubIssue = {
   state_reason: 'completed' | 'not_planned' | 'reopened' | null;
 };
 
+/** The issue records of the twin, typed (src/state/record-kind.ts). */
+export const issueKind = recordKind<GitHubIssue>({ type: 'issue' });
+
 export interface IssueRef {
   /** "owner/name" */
   repository: string;
@@ -64,7 +68,7 @@ function liveIssue(view: ReadView, ref: IssueRef): { repo: GitHubRepository; iss
   const r = view.get('issue', issueKey(repo.id, ref.number));
   if (r === undefined || r.deleted)
     throw notFound(`issue #${ref.number} in ${ref.repository}`, 'number');
-  return { repo, issue: r.fields as unknown as GitHubIssue };
+  return { repo, issue: issueKind.of(r) };
 }
 
 function checkTitle(title: unknown): string {

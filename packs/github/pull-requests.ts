@@ -23,6 +23,7 @@ import {
   openCountChange,
   type GitHubRepository,
 } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 /** A branch tip as kept; the payload adds the repository object when it renders `head`/`base`. */
 export type BranchRef = { label: string; ref: string; sha: string; user: AccountSummary };
@@ -66,6 +67,9 @@ export type GitHubPullRequest = {
   head_key: string;
 };
 
+/** The pull_request records of the twin, typed (src/state/record-kind.ts). */
+export const pullRequestKind = recordKind<GitHubPullRequest>({ type: 'pull_request' });
+
 export interface OpenPullRequestInput {
   repository: string;
   title: string;
@@ -87,7 +91,7 @@ export function livePull(
   const r = view.get('pull_request', issueKey(repo.id, number));
   if (r === undefined || r.deleted)
     throw notFound(`pull request #${number} in ${repository}`, 'number');
-  return { repo, pull: r.fields as unknown as GitHubPullRequest };
+  return { repo, pull: pullRequestKind.of(r) };
 }
 
 export async function openPullRequest(

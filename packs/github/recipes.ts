@@ -17,6 +17,7 @@ import { reviewRecipes } from './recipes-review.js';
 import { createRepository, FULL_NAME_INDEX, type GitHubRepository } from './repositories.js';
 import { starRepository, unstarRepository } from './stars.js';
 import { completeWorkflowRun, requestWorkflowRun, startWorkflowRun } from './workflows.js';
+import { repositoryKind } from './repositories.js';
 
 /** The twin's sample accounts: what sends and triggers act on unless told otherwise. */
 export const SAMPLE_ORG = 'octo-org';
@@ -48,7 +49,7 @@ export async function ensureSampleUser(twin: Twin): Promise<void> {
 async function ensureCiApp(twin: Twin, repository: string): Promise<void> {
   if ((await twin.lookup('app', SLUG_INDEX, CI_APP)).length > 0) return;
   const [repo] = await twin.lookup('repository', FULL_NAME_INDEX, repository);
-  const owner = (repo?.fields as unknown as GitHubRepository | undefined)?.owner.login;
+  const owner = repo === undefined ? undefined : repositoryKind.of(repo).owner.login;
   await createApp(twin, {
     owner: owner ?? SAMPLE_ORG,
     name: 'Twin CI',

@@ -8,6 +8,7 @@ import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
 import { getChannel, getUser } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export type SlackReaction = {
   reaction: string;
@@ -17,6 +18,9 @@ export type SlackReaction = {
   team: string;
   event_ts: string;
 };
+
+/** The reaction records of the twin, typed (src/state/record-kind.ts). */
+export const reactionKind = recordKind<SlackReaction>({ type: 'reaction' });
 export type ChannelMember = {
   channel: string;
   user: string;
@@ -24,6 +28,9 @@ export type ChannelMember = {
   inviter?: string;
   event_ts: string;
 };
+
+/** The channel_member records of the twin, typed (src/state/record-kind.ts). */
+export const channelMemberKind = recordKind<ChannelMember>({ type: 'channel_member' });
 export type AppHomeVisit = {
   app_id: string;
   user: string;
@@ -32,6 +39,9 @@ export type AppHomeVisit = {
   team: string;
   event_ts: string;
 };
+
+/** The app_home records of the twin, typed (src/state/record-kind.ts). */
+export const appHomeKind = recordKind<AppHomeVisit>({ type: 'app_home' });
 
 const check = checker('slack');
 const EMOJI = /^[a-z0-9_+'-]{1,100}(::skin-tone-[2-6])?$/;

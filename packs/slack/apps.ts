@@ -14,6 +14,7 @@ import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-che
 import { slackError } from './errors.js';
 import { slackIds } from './ids.js';
 import { getTeam } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export const TEAM_INDEX = 'team_id';
 
@@ -25,6 +26,9 @@ export type SlackApp = {
   bot_user_id: string;
   verification_token: string;
 };
+
+/** The app records of the twin, typed (src/state/record-kind.ts). */
+export const appKind = recordKind<SlackApp>({ type: 'app' });
 
 export type EventSubscription = {
   id: string;
@@ -38,6 +42,9 @@ export type EventSubscription = {
   secret_ref: string;
   event_filter: string[];
 };
+
+/** The event_subscription records of the twin, typed (src/state/record-kind.ts). */
+export const eventSubscriptionKind = recordKind<EventSubscription>({ type: 'event_subscription' });
 
 /** Bot events this twin sends, and the kernel event type each one subscribes to. */
 export const BOT_EVENTS: Readonly<Record<string, string>> = {
@@ -225,7 +232,7 @@ export async function updateEventSubscription(
   const done = await twin.applyAtomic((view) => {
     const r = view.get('event_subscription', appId);
     if (r === undefined || r.deleted) throw slackError('app_not_found', `no app ${appId}`, 'app');
-    const current = r.fields as unknown as EventSubscription;
+    const current = eventSubscriptionKind.of(r);
     if (fields.request_url !== undefined && fields.request_url !== current.request_url) {
       const filter = (fields.event_filter as string[] | undefined) ?? current.event_filter;
       fields.event_filter = filter.includes(URL_VERIFICATION)

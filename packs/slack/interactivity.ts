@@ -9,6 +9,7 @@ import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
 import { getChannel, getTeam, getUser } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export type SlashCommand = {
   id: string;
@@ -41,6 +42,9 @@ export type BlockActionFields = {
   response_url: string;
 };
 
+/** The block_action records of the twin, typed (src/state/record-kind.ts). */
+export const blockActionKind = recordKind<BlockActionFields>({ type: 'block_action' });
+
 export type CommandInvocation = {
   app_id: string;
   team_id: string;
@@ -51,6 +55,9 @@ export type CommandInvocation = {
   trigger_id: string;
   response_url: string;
 };
+
+/** The command_invocation records of the twin, typed (src/state/record-kind.ts). */
+export const commandInvocationKind = recordKind<CommandInvocation>({ type: 'command_invocation' });
 
 const check = checker('slack');
 const COMMAND = /^\/[a-z0-9_-]{1,31}$/;
@@ -262,7 +269,7 @@ export async function clickButton(
         operation: 'block_action.click',
         subjectType: 'block_action',
         subjectId: fields.trigger_id,
-        fields: fields as unknown as JsonObject,
+        fields: blockActionKind.json(fields),
       },
       fields,
     );
