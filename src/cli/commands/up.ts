@@ -5,7 +5,7 @@
 import { builtInPacks } from '../../../packs/built-in.js';
 import { stripeSurface } from '../../../packs/stripe/surface/index.js';
 import { registerPack } from '../../events/pack-registry.js';
-import { createHost, listen } from '../../host/index.js';
+import { advanceWorld, createHost, listen } from '../../host/index.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
 import { Worker } from '../../work/worker.js';
 import { countOption, stringOption, UsageError, type Command } from '../command.js';
@@ -75,7 +75,13 @@ export const upCommand: Command = {
     });
     for (const pack of builtInPacks) registerPack(world, pack);
     const host = createHost({ world });
-    host.serve(stripeSurface({ packTwin: (pack) => host.packTwin(pack), primaryKey: key }));
+    host.serve(
+      stripeSurface({
+        packTwin: (pack) => host.packTwin(pack),
+        primaryKey: key,
+        advanceClock: (to) => advanceWorld(host, to),
+      }),
+    );
     let listening;
     try {
       listening = await listen(host, { port });
