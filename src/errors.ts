@@ -50,6 +50,9 @@ export type TwinErrorCode =
   | 'ROOT_NOT_A_FOLDER'
   | 'ROOT_READ_ONLY'
   | 'EXPORT_FAILED'
+  | 'CLOCK_NOT_VIRTUAL'
+  | 'UNKNOWN_ACTION'
+  | 'CONSOLE_TOKEN'
   | 'DISK_FULL';
 
 export class TwinError extends Error {

@@ -59,7 +59,7 @@ export interface DeliveryFields {
   tracestate: string | null;
   /** Why a `refused` or `cancelled` record ended so, e.g. "incomplete_packet: url"; absent otherwise. */
   reason?: string;
-  /** The claim (DESIGN §6): who sends the current attempt, until when, under which fence. */
+  /** The claim (docs/work.md): who sends the current attempt, until when, under which fence. */
   owner?: string | null;
   leaseUntil?: string | null;
   fence?: number;
@@ -76,6 +76,8 @@ export interface Claim {
   /** Who holds the attempt's claim, under which fence: a finish from anyone else is stale. */
   readonly owner?: string;
   readonly fence?: number;
+  /** An operator's redeliver to another URL than the record's (kept on the attempt as `url`). */
+  readonly url?: string;
 }
 
 export interface ClaimOptions {
@@ -84,6 +86,8 @@ export interface ClaimOptions {
   /** The claimant written as the attempt's owner (default "local"). */
   readonly owner?: string;
   readonly leaseMs?: number;
+  /** A redeliver's target when it is not the record's URL. */
+  readonly url?: string;
 }
 
 export function attemptType(recordType: string): string {
@@ -223,6 +227,7 @@ export function decideClaim(
               reason: null,
               headers: null,
               owner,
+              ...(options.url === undefined ? {} : { url: options.url }),
             },
           },
         ],
@@ -230,7 +235,14 @@ export function decideClaim(
       actor: kind === 'redeliver' ? 'operator' : 'system',
     },
   ];
-  return commit(writes, { attemptId: aid, number, kind, owner, fence: lease.held.fence });
+  return commit(writes, {
+    attemptId: aid,
+    number,
+    kind,
+    owner,
+    fence: lease.held.fence,
+    ...(options.url === undefined ? {} : { url: options.url }),
+  });
 }
 
 /**

@@ -39,7 +39,7 @@ export interface RecordFields {
   /** An error code (never exception text) when the last run failed. */
   readonly error: string | null;
   readonly recovery: string | null;
-  /** The worker holding the run's claim, and until when (DESIGN §6); absent on older records. */
+  /** The worker holding the run's claim, and until when (docs/work.md); absent on older records. */
   readonly owner?: string | null;
   readonly leaseUntil?: string | null;
   readonly fence?: number;
@@ -132,16 +132,29 @@ export interface RouteChoice {
   readonly filtered: boolean;
 }
 
+export type RepeatKind = 'duplicate' | 'replay' | 'in_progress';
+
+/**
+ * A decision's note that it answered a repeat of a known delivery and wrote nothing for it: the
+ * engine counts it on the record (repeat-windows.ts).
+ */
+export interface Repeat {
+  readonly recordId: string;
+  readonly kind: RepeatKind;
+  /** The dedupe key the repeat arrived under (for a replay, not the record's own). */
+  readonly dedupeKey: string;
+}
+
 export type ReceiveOutcome =
   | { readonly kind: 'claimed'; readonly run: RunStartInfo; readonly scheduledAt: string }
-  | { readonly kind: 'answered'; readonly answer: IngestAnswer }
+  | { readonly kind: 'answered'; readonly answer: IngestAnswer; readonly repeat?: Repeat }
   | { readonly kind: 'conflict'; readonly error: TwinError };
 
 function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-/** Who claims a run, and for how long before it must heartbeat (DESIGN §6). */
+/** Who claims a run, and for how long before it must heartbeat (docs/work.md). */
 export interface RunClaimant {
   readonly owner: string;
   readonly leaseMs: number;
@@ -295,32 +308,22 @@ export function decideReceive(
     const g = readReplayGuard(view, replayGuardId(env.tenantId, guard.key));
     if (g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey) {
       const original = readRecord(view, g.recordId);
-      const message = `the signed content of this packet was first received as dedupeKey "${g.dedupeKey}" at ${g.firstSeenAt}; a replay under another delivery id is not run again`;
-      return commit(
-        [
-          receipt('duplicate', {
-            recordId: g.recordId,
-            code: 'REPLAY',
-            path: 'dedupeKey',
-            message,
-          }),
-        ],
-        {
-          kind: 'answered',
-          answer: {
-            status: 'duplicate',
-            ...base(env, g.recordId, original?.envelope.scheduledAt ?? env.scheduledAt),
-            original:
-              original === undefined
-                ? 'pruned'
-                : original.state === 'received' || original.state === 'processing'
-                  ? 'in_progress'
-                  : original.state,
-            routineResult: original?.state === 'triggered' ? original.result : null,
-            replayOf: g.dedupeKey,
-          },
+      return skip<ReceiveOutcome>({
+        kind: 'answered',
+        repeat: { recordId: g.recordId, kind: 'replay', dedupeKey: env.dedupeKey },
+        answer: {
+          status: 'duplicate',
+          ...base(env, g.recordId, original?.envelope.scheduledAt ?? env.scheduledAt),
+          original:
+            original === undefined
+              ? 'pruned'
+              : original.state === 'received' || original.state === 'processing'
+                ? 'in_progress'
+                : original.state,
+          routineResult: original?.state === 'triggered' ? original.result : null,
+          replayOf: g.dedupeKey,
         },
-      );
+      });
     }
   }
 
@@ -406,8 +409,9 @@ export function decideReceive(
   switch (record.state) {
     case 'triggered':
     case 'filtered':
-      return commit([receipt('duplicate')], {
+      return skip<ReceiveOutcome>({
         kind: 'answered',
+        repeat: { recordId: id, kind: 'duplicate', dedupeKey: env.dedupeKey },
         answer: {
           status: 'duplicate',
           ...answerBase,
@@ -417,8 +421,9 @@ export function decideReceive(
       });
     case 'received':
     case 'processing':
-      return commit([receipt('in_progress')], {
+      return skip<ReceiveOutcome>({
         kind: 'answered',
+        repeat: { recordId: id, kind: 'in_progress', dedupeKey: env.dedupeKey },
         answer: {
           status: 'in_progress',
           ...answerBase,

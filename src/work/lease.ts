@@ -1,4 +1,4 @@
-// Owners, leases and fencing numbers (DESIGN §6), as pure decisions over a resource's fields. Any
+// Owners, leases and fencing numbers (docs/work.md), as pure decisions over a resource's fields. Any
 // piece of work the kernel claims — a delivery attempt, a routine run, a scheduled fire, a deferred
 // dispatch — carries these fields; an atomic action reads them and decides. Nothing here does I/O.
 import { TwinError } from '../errors.js';

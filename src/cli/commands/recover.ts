@@ -1,6 +1,6 @@
 // `twinworld recover` and `twinworld redeliver`: the operator's side of the send-once protocol.
 // Recovery settles what a crash left; redeliver is the only way a settled delivery is sent again.
-import { countOption, type Command } from '../command.js';
+import { countOption, stringOption, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
 import { withPackWorld } from '../pack-world.js';
 
@@ -79,20 +79,28 @@ export const recoverCommand: Command = {
 export const redeliverCommand: Command = {
   name: 'redeliver',
   summary: "Send one delivery again (an operator's explicit new attempt)",
-  usage: 'redeliver <delivery> [--root DIR | --store URL] [--json]',
+  usage: 'redeliver <delivery> [--to URL] [--root DIR | --store URL] [--json]',
   description:
-    'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight.',
+    'Makes a new, numbered, freshly signed attempt of <delivery> and prints its outcome.\nRefused (NOT_CLAIMABLE) while an attempt of it is in flight. --to sends this one attempt\nto another URL (kept on the attempt); the record and its endpoint keep their own.',
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
   positionals: { min: 1, max: 1 },
-  options: {},
+  options: {
+    to: {
+      type: 'string',
+      value: { kind: 'url' },
+      arg: 'URL',
+      description: 'send this attempt to URL instead',
+    },
+  },
   jsonHelp:
     'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
   async run(args, io) {
     const [id] = args.positionals as [string];
+    const to = stringOption(args, 'to');
     return withPackWorld(
       args.store,
       async (_world, dispatcher) => {
-        const result = await dispatcher.redeliver(id);
+        const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
         if (args.json) await printJson(io, result);
         else
           await write(

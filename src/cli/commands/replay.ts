@@ -89,7 +89,7 @@ export const replayCommand: Command = {
     const [file] = args.positionals as [string];
     const raw = args.values.expect;
     const expectations = parseExpect(Array.isArray(raw) ? raw : []);
-    const progress = progressLine(io, 'replaying');
+    const progress = progressLine(io, 'replaying', args.json);
     let result: ReplayResult;
     try {
       result = await replayLines(inputLines(file, io), progress.onProgress);

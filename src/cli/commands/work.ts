@@ -1,4 +1,4 @@
-// `twinworld work`: the worker (DESIGN §6) for the twins at a root. It claims due work of every
+// `twinworld work`: the worker (docs/work.md) for the twins at a root. It claims due work of every
 // kind from every process's writes — queued deliveries, retries that fell due, claims whose owner
 // died — runs it, heartbeats, and finishes it; several `work` processes share the work safely.
 import { workKinds } from '../work-kinds.js';

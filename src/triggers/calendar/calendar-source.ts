@@ -318,7 +318,7 @@ export class CalendarSource implements TriggerSource {
     this.engine = engine;
     engine.twin.declareIndex({ type: SUBSCRIPTION_TYPE, name: BY_TENANT_INDEX, field: 'tenantId' });
     engine.twin.declareIndex({ type: OCCURRENCE_TYPE, name: PENDING_INDEX, field: 'pending' });
-    // Due times (DESIGN §6): a subscription's next occurrence, a pending occurrence's lease end.
+    // Due times (docs/work.md): a subscription's next occurrence, a pending occurrence's lease end.
     engine.twin.declareIndex({ type: SUBSCRIPTION_TYPE, name: DUE_INDEX, field: DUE_FIELD });
     engine.twin.declareIndex({ type: OCCURRENCE_TYPE, name: DUE_INDEX, field: DUE_FIELD });
   }

@@ -62,7 +62,7 @@ export interface DispatchFields {
   readonly gateTicket: string | null;
   /** Holds one of its gate's slots (dispatched, its run not settled). */
   readonly running: boolean;
-  /** The claim that dispatched it (DESIGN §6): the run's owner, its lease at the claim, the fence. */
+  /** The claim that dispatched it (docs/work.md): the run's owner, its lease at the claim, the fence. */
   readonly owner: string | null;
   readonly leaseUntil: string | null;
   readonly fence: number;

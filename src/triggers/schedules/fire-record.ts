@@ -1,8 +1,8 @@
 // The fire ledger's rows: one resource per claimed occurrence of a schedule, identified by tenant,
 // schedule and nominal instant (the calendar's occurrence id), so a retry, a second scheduler or a
 // backfill can never make a second row for it. A row carries its outcome (none between the claim
-// and the result), the reservation or run holding it with an owner, a lease and a fence (DESIGN
-// §6), and the times; settled rows are what pruning may remove.
+// and the result), the reservation or run holding it with an owner, a lease and a fence
+// (docs/work.md), and the times; settled rows are what pruning may remove.
 import type { JsonValue } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
 import type { Occurrence } from '../calendar/occurrences.js';
