@@ -104,7 +104,7 @@ describe('twinworld verify', () => {
     const help = tw(['verify', '--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(
-      /^Usage: twinworld verify <twin> \[--root DIR | --store URL\] \[--json\]/,
+      /^Usage: twinworld verify <twin> \[--root DIR \| --store URL\] \[--json\]/,
     );
   });
 });
