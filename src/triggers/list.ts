@@ -67,9 +67,31 @@ export interface ListOptions {
 
 export interface UndecodableRow {
   readonly kind: TriggerListing['kind'];
+  /** The stored resource type, e.g. trigger_record. */
+  readonly type: string;
   readonly id: string;
   readonly reason: string;
 }
+
+/** Where a stored row's fields leave the shape its listing reads, said as data, not as a JS error. */
+function shapeProblem(fields: unknown, paths: readonly string[]): string | undefined {
+  for (const path of paths) {
+    let at: unknown = fields;
+    for (const key of path.split('.')) {
+      if (at === null || typeof at !== 'object' || Array.isArray(at))
+        return `${path} is missing: ${path.slice(0, path.lastIndexOf('.')) || 'fields'} is ${JSON.stringify(at) ?? 'absent'}, not an object`;
+      at = (at as Record<string, unknown>)[key];
+    }
+    if (at === undefined) return `${path} is missing`;
+  }
+  return undefined;
+}
+
+const SHAPES: Readonly<Record<TriggerListing['kind'], readonly string[]>> = {
+  record: ['envelope.tenantId', 'envelope.source.kind', 'state'],
+  receipt: ['tenantId'],
+  refusals: ['tenantId'],
+};
 
 /** Maps one stored row, or says why it cannot be listed. */
 function decode(
@@ -77,11 +99,18 @@ function decode(
   r: Resource,
   map: (r: Resource) => TriggerListing,
 ): TriggerListing | UndecodableRow {
+  const shape = shapeProblem(r.fields, SHAPES[kind]);
+  if (shape !== undefined) return { kind, type: r.type, id: r.id, reason: shape };
   let row: TriggerListing;
   try {
     row = map(r);
   } catch (error) {
-    return { kind, id: r.id, reason: error instanceof Error ? error.message : String(error) };
+    // A kernel refusal says what is wrong; anything else is a shape this listing did not foresee.
+    const reason =
+      error instanceof TwinError
+        ? error.message
+        : `its fields are not the shape of a ${r.type} this version reads`;
+    return { kind, type: r.type, id: r.id, reason };
   }
   for (const [field, type] of [
     ['seq', 'number'],
@@ -92,6 +121,7 @@ function decode(
     if (typeof row[field] !== type)
       return {
         kind,
+        type: r.type,
         id: r.id,
         reason: `${field} is ${JSON.stringify(row[field]) ?? 'absent'}, not a ${type}`,
       };
@@ -204,10 +234,7 @@ export async function listTriggerRecords(
     options.onUndecodable ??
     ((u: UndecodableRow) =>
       world.reportError(
-        new TwinError(
-          'INVALID_ARGUMENT',
-          `trigger ${u.kind} ${u.id} cannot be listed: ${u.reason}`,
-        ),
+        new TwinError('INVALID_ARGUMENT', `${u.type} ${u.id} cannot be listed: ${u.reason}`),
         'listing trigger records',
       ));
   const rows: TriggerListing[] = [];

@@ -106,12 +106,27 @@ const STORAGE_CODES =
   /^(SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM|SQLITE_AUTH|EACCES|EROFS|EPERM|ENOTDIR)/;
 
 /**
+ * What a full disk looks like from SQLite and the file system: SQLITE_FULL for the database and its
+ * journal, SQLITE_IOERR_SHMSIZE when the WAL index cannot grow, ENOSPC/EDQUOT from a plain write.
+ */
+const FULL_CODES = /^(SQLITE_FULL|SQLITE_IOERR_SHMSIZE|ENOSPC|EDQUOT)$/;
+
+export function diskFull(root: string, code: string, cause?: unknown): TwinError {
+  return new TwinError(
+    'DISK_FULL',
+    `the disk holding the world at ${root} is full (${code}); free space there, or move the world with --root — the write that hit it was not kept`,
+    { path: 'root', details: { code }, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+/**
  * A typed refusal for what the file system or the driver said about the root, or undefined when
  * the error is about something else. Used where storage is opened and at the CLI's edge.
  */
 export function storageRefusal(error: unknown, root: string): TwinError | undefined {
   if (error instanceof TwinError) return undefined;
   const code = errno(error);
+  if (code !== undefined && FULL_CODES.test(code)) return diskFull(root, code, error);
   if (code === undefined || !STORAGE_CODES.test(code)) return undefined;
   if (code === 'ENOTDIR') return notAFolder(root, 'a part of its path');
   return readOnly(root, code, error);

@@ -112,6 +112,12 @@ describe('delivery commands', () => {
       [2, 'failed'],
     ]);
     expect(attempts[1].headers['Stripe-Signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    // The table names the headers each attempt sent, and their values follow it.
+    const table = (await tw(['attempts', deliveryId])).stdout;
+    expect(table).toMatch(/^#\s+KIND\s+STATE\s+STATUS\s+REASON\s+STARTED\s+FINISHED\s+HEADERS\n/);
+    expect(table).toMatch(/\n2\s+redeliver\s+failed\s+503\s+.*Stripe-Signature/);
+    expect(table).toContain(`\nattempt 2 sent:\n`);
+    expect(table).toContain(`  Stripe-Signature: ${attempts[1].headers['Stripe-Signature']}\n`);
     // accepted_at of the first success stays
     const [row] = JSON.parse((await tw(['deliveries', '--json'])).stdout);
     expect(row.acceptedAt).not.toBeNull();

@@ -151,6 +151,11 @@ describe('flag values', () => {
     });
   });
 
+  it("every command's usage line names --store (replay reads a file, not a store)", () => {
+    for (const command of COMMANDS)
+      if (command.name !== 'replay') expect(command.usage, command.name).toContain('--store URL');
+  });
+
   it('a refusal by the kernel stays exit 1', async () => {
     const res = await cli(['redeliver', 'dlv_nope', '--root', join(dir, 'w1')]);
     expect(res.status).toBe(1);

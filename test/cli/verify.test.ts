@@ -103,7 +103,9 @@ describe('twinworld verify', () => {
     expect(tw(['help']).stdout).toMatch(/^ {2}verify\s+Check a twin's hash chain/m);
     const help = tw(['verify', '--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: twinworld verify <twin> \[--root DIR\] \[--json\]/);
+    expect(help.stdout).toMatch(
+      /^Usage: twinworld verify <twin> \[--root DIR \| --store URL\] \[--json\]/,
+    );
   });
 });
 

@@ -191,7 +191,9 @@ describe('twinworld triggers and tick', () => {
     const listed = tw(['triggers', '--root', root, '--json']);
     expect(listed.status).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([]);
-    expect(listed.stderr).toMatch(/skipped trigger record trg_malformed: cannot be read \(/);
+    expect(listed.stderr).toBe(
+      'skipped trigger_record trg_malformed: cannot be read (envelope.tenantId is missing: envelope is "not an envelope", not an object)\n',
+    );
     expect(listed.stderr).not.toMatch(/TypeError|at .*\.js/);
   });
 

@@ -153,7 +153,15 @@ export const attemptsCommand: Command = {
             'REASON',
             'STARTED',
             'FINISHED',
+            'HEADERS',
           ]);
+          const headersOf = (a: Resource): [string, string][] =>
+            a.fields.headers !== null && typeof a.fields.headers === 'object'
+              ? Object.entries(a.fields.headers as Record<string, unknown>).map(([k, v]) => [
+                  k,
+                  String(v),
+                ])
+              : [];
           await write(
             io.stdout,
             table.render(
@@ -165,9 +173,21 @@ export const attemptsCommand: Command = {
                 String(a.fields.reason ?? '-'),
                 String(a.fields.startedAt),
                 String(a.fields.finishedAt ?? '-'),
+                headersOf(a)
+                  .map(([k]) => k)
+                  .join(', ') || '-',
               ]),
             ),
           );
+          // The values below the table: a signature does not fit a column, and is worth reading whole.
+          for (const a of attempts) {
+            const sent = headersOf(a);
+            if (sent.length === 0) continue;
+            await write(
+              io.stdout,
+              `\nattempt ${String(a.fields.number)} sent:\n${sent.map(([k, v]) => `  ${k}: ${v}\n`).join('')}`,
+            );
+          }
         }
         return 0;
       },

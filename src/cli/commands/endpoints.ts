@@ -65,9 +65,9 @@ export const endpointsCommand: Command = {
   name: 'endpoints',
   summary: 'Register, list, disable, enable and remove webhook endpoints',
   usage: [
-    'endpoints add <pack> --url URL [--secret S] [--events a,b|*] [pack options] [--root DIR] [--json]',
-    '       twinworld endpoints list [<pack>] [--root DIR] [--json]',
-    '       twinworld endpoints disable|enable|remove <id> [--pack P] [--root DIR] [--json]',
+    'endpoints add <pack> --url URL [--secret S] [--events a,b|*] [pack options] [--root DIR | --store URL] [--json]',
+    '       twinworld endpoints list [<pack>] [--root DIR | --store URL] [--json]',
+    '       twinworld endpoints disable|enable|remove <id> [--pack P] [--root DIR | --store URL] [--json]',
   ].join('\n'),
   description: [
     "`add` registers an endpoint the vendor's way and prints its id and signing secret:",

@@ -115,7 +115,7 @@ export const schedulesCommand: Command = {
     '       twinworld schedules pause|resume <id> [--revision N]',
     '       twinworld schedules prune --before DATE',
     '       twinworld schedules backfill <id> --from DATE --to DATE [--overlap P]',
-    '       (each takes [--tenant T] [--root DIR] [--json])',
+    '       (each takes [--tenant T] [--root DIR | --store URL] [--json])',
   ].join('\n'),
   description: [
     'Schedules fire a routine on a cron expression (5 fields, or 6 with seconds first) in an IANA',

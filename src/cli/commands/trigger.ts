@@ -121,7 +121,7 @@ export const triggerCommand: Command = {
   name: 'trigger',
   summary: 'Make the vendor writes that cause an event; queue its deliveries',
   usage: [
-    'trigger <pack> <event-type> [--count N] [--data JSON] [--wait] [--root DIR] [--json]',
+    'trigger <pack> <event-type> [--count N] [--data JSON] [--wait] [--root DIR | --store URL] [--json]',
     '       twinworld trigger --list [<pack>] [--json]',
   ].join('\n'),
   description: [

@@ -103,7 +103,7 @@ export const triggersCommand: Command = {
     );
     // A row nobody can read is named, with why, and the listing goes on without it.
     for (const u of undecodable)
-      await write(io.stderr, `skipped trigger ${u.kind} ${u.id}: cannot be read (${u.reason})\n`);
+      await write(io.stderr, `skipped ${u.type} ${u.id}: cannot be read (${u.reason})\n`);
     const shown = rows;
     if (args.json) await printJson(io, shown);
     else if (shown.length === 0)

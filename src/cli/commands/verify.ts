@@ -33,7 +33,7 @@ function describe(report: VerifyReport): string {
 export const verifyCommand: Command = {
   name: 'verify',
   summary: "Check a twin's hash chain and its state against its log",
-  usage: 'verify <twin> [--root DIR] [--json]',
+  usage: 'verify <twin> [--root DIR | --store URL] [--json]',
   description: [
     "Reads <twin>'s whole log and checks that every entry is well-formed, seqs run 1, 2, 3… with",
     "no gap, every entry's prev is the SHA-256 of the entry before it, and the entry the root",

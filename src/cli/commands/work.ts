@@ -23,7 +23,7 @@ class StatusLine {
 export const workCommand: Command = {
   name: 'work',
   summary: 'Run the worker: send queued deliveries, due retries, take over lapsed claims',
-  usage: 'work [--concurrency N] [--lease S] [--until-idle] [--root DIR] [--json]',
+  usage: 'work [--concurrency N] [--lease S] [--until-idle] [--root DIR | --store URL] [--json]',
   description: [
     "Claims due work from every process's writes at the root and runs it: queued deliveries, retries",
     'whose time came, schedule occurrences that came (`twinworld schedules`), and claims whose owner',

@@ -6,7 +6,12 @@ import { TwinError, type TwinErrorCode } from '../../errors.js';
 /** Codes of the PostgreSQL backend's refusals. */
 export type StoreErrorCode = Extract<
   TwinErrorCode,
-  `STORE_${string}` | 'TENANT_MISMATCH' | 'INVALID_CONFIG' | 'INVALID_ARGUMENT' | 'INVALID_WRITE'
+  | `STORE_${string}`
+  | 'TENANT_MISMATCH'
+  | 'INVALID_CONFIG'
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_WRITE'
+  | 'DISK_FULL'
 >;
 
 export function storeError(
@@ -102,6 +107,14 @@ export function connectError(error: unknown, at: Endpoint): TwinError {
       'STORE_PERMISSION_DENIED',
       `user "${at.user}" lacks a permission on PostgreSQL at ${where}: ${reason}; an application login must be a member of twinworld_app ` +
         `(GRANT twinworld_app TO "${at.user}"), see src/storage/postgres/README.md for the roles twinworld needs`,
+      { details, cause: error },
+    );
+  }
+  // disk_full, out_of_memory's sibling: the server's disk, not the request, is what to fix.
+  if (e.code === '53100') {
+    return storeError(
+      'DISK_FULL',
+      `PostgreSQL at ${where} has no disk space left: ${reason}; free space on the database server (nothing of this write was kept)`,
       { details, cause: error },
     );
   }
