@@ -1,4 +1,4 @@
-// Architecture rules, checked by `npm run lint` (DESIGN §1): layers import downward only,
+// Architecture rules, checked by `npm run lint` (docs/architecture.md): layers import downward,
 // no import circles, database drivers only in src/storage/, packs only through public entries.
 // The package's public entry points (package.json "exports"): all a pack may import.
 const PUBLIC_ENTRIES =

@@ -49,7 +49,11 @@ export type TwinErrorCode =
   | 'ROOT_NOT_FOUND'
   | 'ROOT_NOT_A_FOLDER'
   | 'ROOT_READ_ONLY'
-  | 'EXPORT_FAILED';
+  | 'EXPORT_FAILED'
+  | 'CLOCK_NOT_VIRTUAL'
+  | 'UNKNOWN_ACTION'
+  | 'CONSOLE_TOKEN'
+  | 'DISK_FULL';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

@@ -1,4 +1,4 @@
-// Deliveries as work for the worker (DESIGN §6). A record's due time says when someone must act:
+// Deliveries as work for the worker (docs/work.md). A record's due time says when someone must act:
 // queued → at once, retrying → when its retry falls due, sending → when its sender's lease lapses.
 // One kind per pack, so the worker's reports name the pack; the dispatcher does the claiming.
 import { isoAt } from '../world/clock.js';
@@ -18,7 +18,7 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
       twin.read((view) =>
         view
           .lookupUpTo(decl.recordType, DUE_INDEX, maxKey, limit)
-          .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt) })),
+          .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt), state: String(r.fields.state) })),
       );
     kinds.push({
       name: `delivery:${pack.name}`,
@@ -29,7 +29,7 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
         return first === undefined ? undefined : Date.parse(first.dueAt);
       },
       run: async (item) => {
-        const result = await dispatcher.runDue(pack.name, item.id);
+        const result = await dispatcher.runDue(pack.name, item.id, item.state);
         if (result === undefined) return undefined;
         if (result === 'taken_over')
           return {

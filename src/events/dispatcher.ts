@@ -57,7 +57,7 @@ export interface DispatcherOptions {
    * sends does not depend on how long the store took to answer; `false` never by itself.
    */
   readonly autoDispatch?: boolean | 'on-flush';
-  /** The owner written on every claim (DESIGN §6); defaults to a fresh id from the world's ids. */
+  /** The owner written on every claim (docs/work.md); defaults to a fresh id from the world's ids. */
   readonly owner?: string;
   /** How long a claim lasts before its owner must heartbeat (default 30 s, world clock). */
   readonly leaseMs?: number;
@@ -241,6 +241,7 @@ export class Dispatcher {
     packName: string,
     deliveryId: string,
     kind: ClaimKind = 'first',
+    options: { readonly to?: string } = {},
   ): Promise<AttemptResult | undefined> {
     const pack = getPack(this.world, packName);
     const decl = pack.events!;
@@ -256,6 +257,7 @@ export class Dispatcher {
             endpointTakes: (d) => endpointTakes(view, decl, d),
             owner: this.owner,
             leaseMs: this.leaseMs,
+            ...(options.to === undefined ? {} : { url: options.to }),
           }),
         );
         const record =
@@ -272,10 +274,16 @@ export class Dispatcher {
     }
   }
 
-  /** An operator's explicit new attempt: allowed in any state but while an attempt is in flight. */
-  async redeliver(deliveryId: string): Promise<AttemptResult> {
+  /**
+   * An operator's explicit new attempt: allowed in any state but while an attempt is in flight.
+   * `to` sends this one attempt to another URL (kept on the attempt); the record keeps its own.
+   */
+  async redeliver(
+    deliveryId: string,
+    options: { readonly to?: string } = {},
+  ): Promise<AttemptResult> {
     const { pack, delivery } = await this.find(deliveryId);
-    const result = await this.dispatch(pack.name, deliveryId, 'redeliver');
+    const result = await this.dispatch(pack.name, deliveryId, 'redeliver', options);
     if (result === undefined) {
       const recordType = pack.events!.recordType;
       const now = await this.world
@@ -423,12 +431,20 @@ export class Dispatcher {
   async runDue(
     packName: string,
     deliveryId: string,
+    /**
+     * The record's state as the caller just read it (the worker's due read): saves reading it
+     * again. The claim checks the state itself, so a record taken meanwhile claims nothing.
+     */
+    known?: string,
   ): Promise<AttemptResult | 'taken_over' | undefined> {
     const pack = getPack(this.world, packName);
     const recordType = pack.events!.recordType;
-    const d = await this.world
-      .twin(packTwinName(pack))
-      .read((view) => readDelivery(view, recordType, deliveryId));
+    const d =
+      known === 'queued' || known === 'retrying' || known === 'sending'
+        ? { state: known }
+        : await this.world
+            .twin(packTwinName(pack))
+            .read((view) => readDelivery(view, recordType, deliveryId));
     if (d === undefined) return undefined;
     if (d.state === 'queued') return this.dispatch(packName, deliveryId, 'first');
     if (d.state === 'retrying') return this.dispatch(packName, deliveryId, 'retry');
@@ -466,8 +482,10 @@ export class Dispatcher {
     decl: EventsDeclaration,
     deliveryId: string,
     claim: Claim,
-    record: DeliveryFields,
+    packetRecord: DeliveryFields,
   ): Promise<AttemptResult> {
+    // A redeliver to another URL changes where this one attempt goes, nothing else of the packet.
+    const record = claim.url === undefined ? packetRecord : { ...packetRecord, url: claim.url };
     const transport = this.routes.for(record.url);
     const sentAt = transport.now();
     const stopBeats = keepAlive(

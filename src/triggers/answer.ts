@@ -56,7 +56,7 @@ export interface InProgressAnswer extends AnswerBase {
 
 /**
  * Taken in, to run later (a route's or the call's dispatch options: delay, debounce, concurrency,
- * ttl); safe to acknowledge. Over HTTP: 202 Accepted, `Location: /dispatches/<dispatchId>`.
+ * ttl); safe to acknowledge. Over HTTP: 202 Accepted, `Location: /dispatches/<dispatchId>?key=<capability>`.
  * A later duplicate of the key answers this again until the dispatch ran, then as dedupe does.
  */
 export interface DeferredAnswer extends AnswerBase {

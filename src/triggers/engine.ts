@@ -6,7 +6,7 @@ import { TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../log/json-value.js';
 import { isoAt } from '../world/clock.js';
-import { commit } from '../world/decision.js';
+import { commit, skip } from '../world/decision.js';
 import { keepAlive } from '../work/heartbeat.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { Twin } from '../world/twin.js';
@@ -44,6 +44,7 @@ import {
   refusalWindowWrites,
   type RefusalDelta,
 } from './refusal-windows.js';
+import { RepeatCounter, repeatWrites, type Repeat, type RepeatDelta } from './repeat-windows.js';
 import type { TriggerSource } from './source.js';
 import {
   checkDispatchOptions,
@@ -82,7 +83,7 @@ export interface TriggerEngineOptions {
   /** The twin every decision is written to; default "triggers". */
   readonly twin?: string;
   readonly runner: RoutineRunner;
-  /** Refusals are counted per source in windows this long of world time (default 60 s). */
+  /** Refusals (per source) and repeats of a known delivery (per record) are counted in windows this long of world time (default 60 s). */
   readonly refusalWindowMs?: number;
   /** The owner written on each run's claim; defaults to a fresh id from the world's id source. */
   readonly owner?: string;
@@ -150,6 +151,7 @@ export class TriggerEngine {
   readonly claimant: RunClaimant;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly refusals: RefusalCounter;
+  private readonly repeats: RepeatCounter;
   private state: EngineState = 'new';
   private stopping: Promise<void> | undefined;
 
@@ -189,6 +191,7 @@ export class TriggerEngine {
       );
     }
     this.refusals = new RefusalCounter(windowMs);
+    this.repeats = new RepeatCounter(windowMs);
     this.world = world;
     this.runner = runner;
     this.twin = world.twin(options.twin ?? DEFAULT_TRIGGER_TWIN);
@@ -344,6 +347,9 @@ export class TriggerEngine {
     await Promise.race([drained, expired]);
     clearTimeout(timer);
     await this.writeRefusals(this.refusals.drain());
+    await this.writeRepeats(this.repeats.drain()).catch((error: unknown) =>
+      this.world.reportError(error, 'counting repeats of trigger records'),
+    );
     if (wasRunning)
       for (const source of [...this.sources.values()].reverse()) await source.disconnect?.();
     this.state = 'stopped';
@@ -443,7 +449,10 @@ export class TriggerEngine {
         ? decideReceive(view, now, env, choice, recorder, this.claimant, guard)
         : decideDeferredReceive(view, now, env, choice, plan, recorder, this.claimant, guard),
     );
-    if (outcome.kind === 'answered') return outcome.answer;
+    if (outcome.kind === 'answered') {
+      if (outcome.repeat !== undefined) await this.countRepeat(outcome.repeat);
+      return outcome.answer;
+    }
     if (outcome.kind === 'conflict') throw outcome.error;
     return this.runClaimed(route, outcome.run, outcome.scheduledAt);
   }
@@ -558,6 +567,24 @@ export class TriggerEngine {
       return Promise.reject(error);
     }
     return this.writeRefusals(this.refusals.count(refusal, this.world.clock.now()));
+  }
+
+  /** A repeat of a known delivery, counted on its record per window (see repeat-windows.ts). */
+  private async countRepeat(repeat: Repeat): Promise<void> {
+    try {
+      await this.writeRepeats(this.repeats.count(repeat, this.world.clock.now()));
+    } catch (error) {
+      // The answer stands whatever happens to a count: it was decided without it.
+      this.world.reportError(error, `counting a repeat of trigger record ${repeat.recordId}`);
+    }
+  }
+
+  private async writeRepeats(deltas: RepeatDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
+    await this.commits.submit((view) => {
+      const writes = repeatWrites(view, deltas);
+      return writes.length === 0 ? skip() : commit(writes);
+    });
   }
 
   private async writeRefusals(deltas: RefusalDelta[]): Promise<void> {

@@ -93,6 +93,7 @@ export {
   type IngressHostOptions,
 } from './http/ingress-host.js';
 export { answerStatus, errorStatus, type HttpAnswer } from './http/status.js';
+export { DispatchCapabilities, CAPABILITY_REF } from './http/dispatch-capability.js';
 export {
   loadServeConfig,
   configFromFlags,

@@ -1,7 +1,7 @@
 // Trigger history for people and the `twinworld triggers` command: every record (one per
-// dedupe key), receipt (duplicates, in-progress answers, conflicts) and refusal window (refused
-// packets counted per source and minute), newest first, with the answer each got and the provider
-// it came from.
+// dedupe key, with the repeats counted on it), receipt (conflicts; duplicates and in-progress
+// answers of older versions) and refusal window (refused packets counted per source and minute),
+// newest first, with the answer each got and the provider it came from.
 import { TwinError } from '../errors.js';
 import type { Resource } from '../state/resource.js';
 import type { World } from '../world/world.js';
@@ -16,6 +16,7 @@ import {
 } from './trigger-records.js';
 import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
 import { REFUSALS_TYPE, refusalWindowOf } from './refusal-windows.js';
+import { repeatsOf } from './repeat-windows.js';
 
 export type ListedStatus =
   'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused' | 'deferred';
@@ -40,7 +41,10 @@ export interface TriggerListing {
   /** The refusal's or failure's code (BAD_SIGNATURE, PAYLOAD_CONFLICT, ROUTINE error…). */
   readonly code: string | null;
   readonly attempts: number | null;
-  /** How many deliveries the row stands for: 1, or a refusal window's count. */
+  /**
+   * How many deliveries the row stands for: a record's first and the repeats counted on it
+   * (duplicates, replays, resends while it ran), 1 for a receipt, a refusal window's count.
+   */
   readonly count: number;
   /** A refusal window's count by code; null for records and receipts. */
   readonly byCode: Readonly<Record<string, number>> | null;
@@ -120,7 +124,8 @@ function fromRecord(r: Resource): TriggerListing {
     status,
     code: f.error,
     attempts: f.attempts,
-    count: 1,
+    // the first delivery and every repeat counted on it (repeat-windows.ts)
+    count: 1 + (repeatsOf(r.fields)?.count ?? 0),
     byCode: null,
   };
 }

@@ -1,4 +1,4 @@
-// Routine runs as work for the worker (DESIGN §6): a `processing` record's due time is its
+// Routine runs as work for the worker (docs/work.md): a `processing` record's due time is its
 // owner's lease end, so a run whose process died falls due when its lease lapses, and a worker
 // takes it over — re-running it from its stored envelope. A run still heartbeating is never due.
 import { isoAt } from '../world/clock.js';

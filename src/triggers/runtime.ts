@@ -19,7 +19,7 @@ export interface TriggerRuntimeOptions {
   readonly world: World;
   /** The trigger twin; default "triggers". */
   readonly twin?: string;
-  /** Who claims runs, and for how long before a heartbeat (DESIGN §6); default the engine's. */
+  /** Who claims runs, and for how long before a heartbeat (docs/work.md); default the engine's. */
   readonly owner?: string;
   readonly leaseMs?: number;
   /** Routines by id, run in process. */

@@ -13,6 +13,7 @@ import { commit, skip, type Decision } from '../world/decision.js';
 import type { RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
 import { isoAt } from '../world/clock.js';
 import { DUE_FIELD, extendFields, leaseFree, leaseOf, releaseFields } from '../work/lease.js';
+import { recordKind } from '../state/record-kind.js';
 
 export const RECORD_TYPE = 'trigger_record';
 export const RECEIPT_TYPE = 'trigger_receipt';
@@ -39,7 +40,7 @@ export interface RecordFields {
   /** An error code (never exception text) when the last run failed. */
   readonly error: string | null;
   readonly recovery: string | null;
-  /** The worker holding the run's claim, and until when (DESIGN §6); absent on older records. */
+  /** The worker holding the run's claim, and until when (docs/work.md); absent on older records. */
   readonly owner?: string | null;
   readonly leaseUntil?: string | null;
   readonly fence?: number;
@@ -101,19 +102,24 @@ export function recoveryKey(state: 'processing' | 'failed', tenantId: string): s
   return `${state}/${tenantId}`;
 }
 
-/** A trigger record's fields, typed: the one place a record is read out of `Resource.fields`. */
+/** Trigger records, receipts and replay guards, typed (src/state/record-kind.ts). */
+export const triggerRecordKind = recordKind<RecordFields>({ type: RECORD_TYPE });
+export const receiptKind = recordKind<ReceiptFields>({ type: RECEIPT_TYPE });
+export const replayGuardKind = recordKind<ReplayGuardFields>({ type: REPLAY_GUARD_TYPE });
+
+/** A trigger record's fields, typed. */
 export function triggerRecordOf(resource: Resource): RecordFields {
-  return resource.fields as unknown as RecordFields;
+  return triggerRecordKind.of(resource);
 }
 
-/** A receipt's fields, typed: the one place a receipt is read out of `Resource.fields`. */
+/** A receipt's fields, typed. */
 export function receiptOf(resource: Resource): ReceiptFields {
-  return resource.fields as unknown as ReceiptFields;
+  return receiptKind.of(resource);
 }
 
-/** A replay guard's fields, typed: the one place a guard is read out of `Resource.fields`. */
+/** A replay guard's fields, typed. */
 export function replayGuardOf(resource: Resource): ReplayGuardFields {
-  return resource.fields as unknown as ReplayGuardFields;
+  return replayGuardKind.of(resource);
 }
 
 export function readRecord(view: ReadView, id: string): RecordFields | undefined {
@@ -132,16 +138,29 @@ export interface RouteChoice {
   readonly filtered: boolean;
 }
 
+export type RepeatKind = 'duplicate' | 'replay' | 'in_progress';
+
+/**
+ * A decision's note that it answered a repeat of a known delivery and wrote nothing for it: the
+ * engine counts it on the record (repeat-windows.ts).
+ */
+export interface Repeat {
+  readonly recordId: string;
+  readonly kind: RepeatKind;
+  /** The dedupe key the repeat arrived under (for a replay, not the record's own). */
+  readonly dedupeKey: string;
+}
+
 export type ReceiveOutcome =
   | { readonly kind: 'claimed'; readonly run: RunStartInfo; readonly scheduledAt: string }
-  | { readonly kind: 'answered'; readonly answer: IngestAnswer }
+  | { readonly kind: 'answered'; readonly answer: IngestAnswer; readonly repeat?: Repeat }
   | { readonly kind: 'conflict'; readonly error: TwinError };
 
 function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-/** Who claims a run, and for how long before it must heartbeat (DESIGN §6). */
+/** Who claims a run, and for how long before it must heartbeat (docs/work.md). */
 export interface RunClaimant {
   readonly owner: string;
   readonly leaseMs: number;
@@ -295,32 +314,22 @@ export function decideReceive(
     const g = readReplayGuard(view, replayGuardId(env.tenantId, guard.key));
     if (g !== undefined && g.expiresAt > nowIso && g.dedupeKey !== env.dedupeKey) {
       const original = readRecord(view, g.recordId);
-      const message = `the signed content of this packet was first received as dedupeKey "${g.dedupeKey}" at ${g.firstSeenAt}; a replay under another delivery id is not run again`;
-      return commit(
-        [
-          receipt('duplicate', {
-            recordId: g.recordId,
-            code: 'REPLAY',
-            path: 'dedupeKey',
-            message,
-          }),
-        ],
-        {
-          kind: 'answered',
-          answer: {
-            status: 'duplicate',
-            ...base(env, g.recordId, original?.envelope.scheduledAt ?? env.scheduledAt),
-            original:
-              original === undefined
-                ? 'pruned'
-                : original.state === 'received' || original.state === 'processing'
-                  ? 'in_progress'
-                  : original.state,
-            routineResult: original?.state === 'triggered' ? original.result : null,
-            replayOf: g.dedupeKey,
-          },
+      return skip<ReceiveOutcome>({
+        kind: 'answered',
+        repeat: { recordId: g.recordId, kind: 'replay', dedupeKey: env.dedupeKey },
+        answer: {
+          status: 'duplicate',
+          ...base(env, g.recordId, original?.envelope.scheduledAt ?? env.scheduledAt),
+          original:
+            original === undefined
+              ? 'pruned'
+              : original.state === 'received' || original.state === 'processing'
+                ? 'in_progress'
+                : original.state,
+          routineResult: original?.state === 'triggered' ? original.result : null,
+          replayOf: g.dedupeKey,
         },
-      );
+      });
     }
   }
 
@@ -406,8 +415,9 @@ export function decideReceive(
   switch (record.state) {
     case 'triggered':
     case 'filtered':
-      return commit([receipt('duplicate')], {
+      return skip<ReceiveOutcome>({
         kind: 'answered',
+        repeat: { recordId: id, kind: 'duplicate', dedupeKey: env.dedupeKey },
         answer: {
           status: 'duplicate',
           ...answerBase,
@@ -417,8 +427,9 @@ export function decideReceive(
       });
     case 'received':
     case 'processing':
-      return commit([receipt('in_progress')], {
+      return skip<ReceiveOutcome>({
         kind: 'answered',
+        repeat: { recordId: id, kind: 'in_progress', dedupeKey: env.dedupeKey },
         answer: {
           status: 'in_progress',
           ...answerBase,

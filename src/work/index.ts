@@ -1,4 +1,4 @@
-// Owners, leases, due times and the worker (DESIGN §6).
+// Owners, leases, due times and the worker (docs/work.md).
 export {
   DUE_INDEX,
   DUE_FIELD,

@@ -1,4 +1,4 @@
-// The worker (DESIGN §6): one loop per process that claims due work of every kind, runs it with
+// The worker (docs/work.md): one loop per process that claims due work of every kind, runs it with
 // bounded concurrency, and learns of new work by watching the heads of the twins it serves. Due
 // times come from the store's due-time index, never from a timer only this process knows, so work
 // queued by any process — or left by one that died — is found. Several workers on one store share

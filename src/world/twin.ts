@@ -18,7 +18,6 @@ import { buildEntry, validateWrite, type Entry, type Write } from '../log/write.
 import {
   indexKeys,
   indexSignature,
-  validateIndex,
   type IndexDeclaration,
   type IndexKey,
 } from '../state/indexes.js';
@@ -27,7 +26,15 @@ import { foldEntry, freezeResource, resourceKey, type Resource } from '../state/
 import { compareKeys, stateHash } from '../state/state-hash.js';
 import type { Awaitable, IndexDelta, StoreScope, StoreTx, TwinStore } from '../storage/port.js';
 import { SyncTwinStore } from '../storage/sync-store.js';
+import { ActionQueue, type Waiting } from './action-queue.js';
 import { isoAt, type Clock } from './clock.js';
+import {
+  builtMetaKey,
+  DeclaredIndexes,
+  decodeDeclarations,
+  INDEXES_META_KEY,
+  withDeclaration,
+} from './declared-indexes.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
 import { MARK_EVERY, type HeadMarks } from './head-marks.js';
 import { importLog, type ImportProgress } from './import-log.js';
@@ -72,6 +79,8 @@ export interface CommitHooks {
 export type { ImportProgress } from './import-log.js';
 
 const CACHE_LIMIT = 20_000;
+/** Entries after the known head asked for with a section's first reads, before the head is known. */
+const SPECULATE = 256;
 const MAX_RESTARTS = 10_000;
 
 /** Thrown through decide when it read something the store answers asynchronously. */
@@ -117,6 +126,19 @@ class Section {
   }
 
   /**
+   * A store read that does not stop the run when it must wait: undefined until loaded, and the run
+   * is marked to go again.
+   */
+  peek<T>(key: string, load: () => Awaitable<T>): T | undefined {
+    if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    const value = load();
+    if (!isPromise(value)) return value;
+    this.missed = true;
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
+    return undefined;
+  }
+
+  /**
    * Starts a read this run will want later, so it shares a round trip with the read that stops
    * the run; its answer is kept like any other. A failure is left for the read that needs it.
    */
@@ -140,13 +162,24 @@ class Section {
   }
 }
 
-interface SectionOutcome<T> {
-  readonly result: T;
-  readonly skipped: boolean;
-  readonly entries: Entry[];
+type AnyDecide = (view: ReadView) => Decision<unknown>;
+
+/** What one member of a group got: its own result, or its own refusal. */
+type MemberOutcome =
+  { ok: true; result: unknown; skipped: boolean; entries: Entry[] } | { ok: false; error: unknown };
+
+interface GroupOutcome {
+  readonly outcomes: MemberOutcome[];
   readonly staged: Map<string, Resource>;
-  /** The newest entry appended and its hash, when any was. */
+  /** The newest entry appended and its hash, when any member appended. */
   readonly last: ChainHead | undefined;
+}
+
+function nestedError(twin: string): TwinError {
+  return new TwinError(
+    'INVALID_ARGUMENT',
+    `twin "${twin}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
+  );
 }
 
 export class Twin {
@@ -179,10 +212,13 @@ export class Twin {
    * sections overlap, as on PostgreSQL) must not cache what it loaded, which may be older.
    */
   private epoch = 0;
-  private indexes: IndexDeclaration[] = [];
-  private readonly indexesByType = new Map<string, IndexDeclaration[]>();
+  /** Declared here or by any process on the store (declared-indexes.ts). */
+  private readonly indexes: DeclaredIndexes;
   private readonly hooks: CommitHooks[] = [];
   private section: Section | undefined;
+  private readonly actions = new ActionQueue<AnyDecide, AtomicResult<unknown>>((group) =>
+    this.runGroup(group),
+  );
   private closed = false;
 
   constructor(
@@ -190,9 +226,14 @@ export class Twin {
     readonly world: TwinHost,
     open: () => Promise<TwinStore>,
   ) {
+    this.indexes = new DeclaredIndexes(name);
     this.init = open().then(async (store) => {
       await this.checkMark(store);
       this.recordsHead = !(store instanceof SyncTwinStore);
+      // Indexes any process declared: this one maintains them too, declared here or not.
+      this.indexes.adopt(
+        await store.transact((tx) => tx.getMeta(INDEXES_META_KEY), { readOnly: true }),
+      );
       this.store = store;
     });
     this.settleInit();
@@ -249,19 +290,40 @@ export class Twin {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  /** Entries appended elsewhere since we last looked evict what they touched from the cache. */
+  /**
+   * Entries appended elsewhere since we last looked evict what they touched from the cache. When
+   * the head is not known yet (the section's first run over an asynchronous store), the run goes on
+   * as if nothing moved, asking at once for the entries after the known head: what it reads then
+   * travels with the lock and the head in one round trip, and the run after it (its answers are
+   * from the same locked snapshot) usually needs nothing more.
+   */
   private catchUp(s: Section, chain = false): number {
-    const head = s.read('head', () => s.tx.head());
-    if (head === this.knownHead) return head;
+    const head = s.peek('head', () => s.tx.head());
+    const from = this.knownHead;
+    if (head === undefined) {
+      s.peek(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE));
+      return from;
+    }
+    if (head === from) return head;
+    const moved =
+      head < from || head - from > CACHE_LIMIT
+        ? undefined
+        : head - from <= SPECULATE && s.loaded.has(`entries:${from}`)
+          ? s.read(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE))
+          : s.read(`entries:${from}:${head}`, () => s.tx.readEntries(from, head - from));
+    const last = moved?.[moved.length - 1];
+    if (last?.seq === head && head - from === moved!.length)
+      // Every entry up to the head was read: the next links to the newest, hashed here.
+      this.chain = { seq: head, hash: lineHash(canonicalJson(last)) };
     // Another process appended: the next entry links to its newest, read with what it touched.
-    if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
+    else if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
       s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
-    if (head < this.knownHead || head - this.knownHead > CACHE_LIMIT) {
+    if (moved === undefined) {
       this.cache.clear();
       this.lookups.clear();
     } else {
-      const from = this.knownHead;
-      for (const e of s.read(`entries:${from}`, () => s.tx.readEntries(from, head - from))) {
+      for (const e of moved) {
+        if (e.seq > head) break;
         this.cache.delete(resourceKey(e.subjectType, e.subjectId));
         this.lookups.delete(e.subjectType);
         const p = e.projection;
@@ -351,15 +413,15 @@ export class Twin {
   }
 
   private declared(type: string, index: string): IndexDeclaration[] {
-    const decls = this.indexesByType.get(type)?.filter((d) => d.name === index) ?? [];
-    if (decls.length === 0) {
+    const decl = this.indexes.named(type, index);
+    if (decl === undefined) {
       throw new TwinError(
         'INVALID_ARGUMENT',
         `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`,
         { path: 'index' },
       );
     }
-    return decls;
+    return [decl];
   }
 
   /**
@@ -449,37 +511,32 @@ export class Twin {
    * the build runs before this twin's next operation, which reports its failure.
    */
   declareIndex(input: IndexDeclaration): void {
-    const decl = validateIndex(input);
-    const existing = this.indexes.find((d) => d.type === decl.type && d.name === decl.name);
-    if (existing !== undefined) {
-      if (existing.field !== decl.field) {
-        throw new TwinError(
-          'INVALID_ARGUMENT',
-          `twin "${this.name}": index "${decl.name}" on "${decl.type}" is already declared on field "${existing.field}"; pick another name`,
-          { path: 'index.name' },
-        );
-      }
-      return;
-    }
-    this.indexes = [...this.indexes, decl];
-    this.indexesByType.set(decl.type, [...(this.indexesByType.get(decl.type) ?? []), decl]);
+    const decl = this.indexes.declare(input);
+    if (decl === undefined) return;
     const before = this.init ?? Promise.resolve();
     this.init = before.then(() => this.buildIndex(decl));
     this.settleInit();
   }
 
   private async buildIndex(decl: IndexDeclaration): Promise<void> {
-    const metaKey = `index:${decl.type}:${decl.name}`;
+    const metaKey = builtMetaKey(decl);
     const signature = indexSignature([decl]);
     // Synchronous where the store is: a section that awaits while holding SQLite's write lock
     // would block every other connection of this process on the busy timeout.
     await this.store!.transact((tx) =>
       this.run(tx, (s) => {
-        if (s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature) return;
-        const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
-        tx.clearIndex(decl.type, decl.name);
-        for (const r of all) tx.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
-        tx.setMeta(metaKey, signature);
+        const list = s.read(INDEXES_READ, () => tx.getMeta(INDEXES_META_KEY));
+        const recorded = decodeDeclarations(list).some((d) => indexSignature([d]) === signature);
+        const built = s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature;
+        if (built && recorded) return;
+        if (!built) {
+          const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
+          tx.clearIndex(decl.type, decl.name);
+          for (const r of all) tx.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
+          tx.setMeta(metaKey, signature);
+        }
+        // Recorded with the build, in one commit: every later write section of any process sees both.
+        tx.setMeta(INDEXES_META_KEY, withDeclaration(list, decl));
       }),
     );
     this.lookups.delete(decl.type);
@@ -519,10 +576,7 @@ export class Twin {
     // would otherwise drop the promise and commit without the nested writes.
     if (this.section !== undefined) {
       this.section.nested = true;
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
-      );
+      throw nestedError(this.name);
     }
     return this.atomic(decide, scope);
   }
@@ -537,27 +591,101 @@ export class Twin {
         'applyAtomic(decide): decide must be a function (view) => writes | commit(...) | skip()',
         { path: 'decide' },
       );
-    const store = await this.opened();
-    const outcome = await store.transact(
-      (tx) => this.run(tx, (s) => this.decideAndFold(s, decide), scope),
-      scope,
-    );
-    if (outcome.entries.length > 0) {
-      this.knownHead += outcome.entries.length;
-      this.committed(outcome.staged);
-      this.chain = outcome.last;
-      this.noteHead(outcome.last!, false);
-      for (const hook of this.hooks) {
-        if (hook.afterCommit === undefined) continue;
-        try {
-          hook.afterCommit(outcome.entries, this);
-        } catch (error) {
-          // The commit is durable: a failing observer must not turn it into an error for the writer.
-          this.world.reportError(error, `afterCommit hook "${hook.name}" of twin "${this.name}"`);
-        }
+    await this.opened();
+    return (await this.actions.submit(decide, scope)) as AtomicResult<T>;
+  }
+
+  /**
+   * One section for a group of waiting actions (action-queue.ts): each decide in arrival order
+   * against the view the ones before it left, one commit, each caller answered with its own result
+   * or refusal. When the section itself fails (a write the store refuses, a lost connection), no one
+   * learns which member caused it, so each is tried again alone and answered by its own attempt.
+   */
+  private async runGroup(group: Waiting<AnyDecide, AtomicResult<unknown>>[]): Promise<void> {
+    const scope = group[0]!.scope;
+    let done: GroupOutcome;
+    try {
+      const store = await this.opened();
+      done = await store.transact(
+        (tx) =>
+          this.run(
+            tx,
+            (s) =>
+              this.decideGroup(
+                s,
+                group.map((g) => g.action),
+              ),
+            scope,
+          ),
+        scope,
+      );
+    } catch (error) {
+      if (group.length === 1) group[0]!.reject(error);
+      else for (const member of group) await this.runGroup([member]);
+      return;
+    }
+    if (done.last !== undefined) {
+      this.knownHead = done.last.seq;
+      this.committed(done.staged);
+      this.chain = done.last;
+      this.noteHead(done.last, false);
+      for (const o of done.outcomes) if (o.ok && o.entries.length > 0) this.afterCommit(o.entries);
+    }
+    done.outcomes.forEach((o, i) => {
+      if (o.ok) group[i]!.resolve({ result: o.result, entries: o.entries, skipped: o.skipped });
+      else group[i]!.reject(o.error);
+    });
+  }
+
+  private afterCommit(entries: readonly Entry[]): void {
+    for (const hook of this.hooks) {
+      if (hook.afterCommit === undefined) continue;
+      try {
+        hook.afterCommit(entries, this);
+      } catch (error) {
+        // The commit is durable: a failing observer must not turn it into an error for the writer.
+        this.world.reportError(error, `afterCommit hook "${hook.name}" of twin "${this.name}"`);
       }
     }
-    return { result: outcome.result, entries: outcome.entries, skipped: outcome.skipped };
+  }
+
+  /**
+   * Decides every member in turn after one catch-up. A member that throws (or is refused) has what
+   * it staged taken back, so the next sees the view as if it never ran and the log stays dense.
+   */
+  private decideGroup(s: Section, decides: readonly AnyDecide[]): GroupOutcome {
+    const head = this.catchUp(s, true);
+    this.adoptIndexes(s);
+    // Once a run must wait for a load, the members after it still run, so that every read the
+    // group needs leaves in the same round trip; only a run that waited for nothing commits.
+    let waiting = s.missed;
+    const outcomes = decides.map((decide): MemberOutcome => {
+      const at = {
+        appends: s.appends.length,
+        puts: s.puts.length,
+        staged: decides.length > 1 ? new Map(s.staged) : undefined,
+      };
+      s.missed = false;
+      try {
+        const outcome = this.decideAndFold(s, head, decide);
+        if (s.nested) throw nestedError(this.name);
+        return { ok: true, ...outcome };
+      } catch (error) {
+        s.nested = false;
+        s.appends.length = at.appends;
+        s.puts.length = at.puts;
+        if (at.staged !== undefined) {
+          s.staged.clear();
+          for (const [key, value] of at.staged) s.staged.set(key, value);
+        }
+        if (error === MISS || s.missed) waiting = true;
+        return { ok: false, error };
+      } finally {
+        s.missed = waiting;
+      }
+    });
+    if (waiting) throw MISS;
+    return { outcomes, staged: s.staged, last: lastOf(s) };
   }
 
   /**
@@ -574,11 +702,7 @@ export class Twin {
       this.section = s;
       try {
         const value = body(s);
-        if (s.nested)
-          throw new TwinError(
-            'INVALID_ARGUMENT',
-            `twin "${this.name}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
-          );
+        if (s.nested) throw nestedError(this.name);
         if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
         for (const a of s.appends) tx.append(a.entry, a.body);
         const last = s.appends[s.appends.length - 1];
@@ -613,9 +737,13 @@ export class Twin {
     })();
   }
 
-  private decideAndFold<T>(s: Section, decide: (view: ReadView) => Decision<T>): SectionOutcome<T> {
-    const head = this.catchUp(s, true);
-    const decision = decide(this.view(s, head)) as Decision<T> | PromiseLike<unknown>;
+  private decideAndFold<T>(
+    s: Section,
+    head: number,
+    decide: (view: ReadView) => Decision<T>,
+  ): { result: T; skipped: boolean; entries: Entry[] } {
+    const decision = decide(this.view(s, head + s.appends.length)) as
+      Decision<T> | PromiseLike<unknown>;
     if (
       decision !== null &&
       typeof decision === 'object' &&
@@ -628,19 +756,27 @@ export class Twin {
     }
     if (s.missed) throw MISS;
     const { writes, result, skipped } = normalize(decision as Decision<T>);
-    if (skipped) return { result, skipped, entries: [], staged: s.staged, last: undefined };
+    if (skipped) return { result, skipped, entries: [] };
     const decided = writes.map((w, i) =>
       this.appendOne(s, head, w, writes.length === 1 ? 'write' : `writes[${i}]`),
     );
     const entries = [...decided];
     for (const hook of this.hooks) {
       if (hook.withinCommit === undefined) continue;
-      const extra = hook.withinCommit(decided, this.view(s, head + entries.length), this, (e) =>
+      const extra = hook.withinCommit(decided, this.view(s, head + s.appends.length), this, (e) =>
         s.beforeImages.get(e.seq),
       );
       extra.forEach((w, i) => entries.push(this.appendOne(s, head, w, `${hook.name}[${i}]`)));
     }
-    return { result, skipped, entries, staged: s.staged, last: lastOf(s) };
+    return { result, skipped, entries };
+  }
+
+  /** Indexes another process declared since this one last looked: this write maintains them too. */
+  private adoptIndexes(s: Section): void {
+    // Asked for with the section's first reads; a run that must wait anyway adopts on the next.
+    const stored = s.peek(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
+    if (s.missed) return;
+    for (const type of this.indexes.adopt(stored)) this.lookups.delete(type);
   }
 
   /**
@@ -690,7 +826,7 @@ export class Twin {
     if (this.hooks.length > 0)
       s.beforeImages.set(entry.seq, this.resource(s, entry.subjectType, entry.subjectId));
     foldEntry(entry, (t, i) => this.resource(s, t, i)).forEach((next, i) => {
-      const decls = this.indexesByType.get(next.type) ?? [];
+      const decls = this.indexes.of(next.type);
       const delta =
         decls.length === 0
           ? NO_DELTA
@@ -728,7 +864,9 @@ export class Twin {
         append: async (items) => {
           const staged = await store.transact((tx) =>
             this.run(tx, (s) => {
+              s.prefetch(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
               this.catchUp(s);
+              this.adoptIndexes(s);
               for (const item of items) this.stageEntry(s, item.entry, item.body, item.hash);
               return s.staged;
             }),
@@ -765,6 +903,9 @@ export class Twin {
 }
 
 const NO_DELTA: IndexDelta = { remove: [], add: [] };
+
+/** The section-read key of the twin's recorded index declarations. */
+const INDEXES_READ = `meta:${INDEXES_META_KEY}`;
 
 /** The section-read key of the recorded chain head. */
 const CHAIN_READ = `meta:${CHAIN_META_KEY}`;

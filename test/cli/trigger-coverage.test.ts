@@ -1,7 +1,7 @@
 // Every event type each built-in pack lets `twinworld trigger` make, through the CLI in-process:
 // with an endpoint that takes every type (`endpoints add` without --events), each trigger
 // queues at least one delivery of its own event type to that endpoint — so no trigger's writes
-// silently produce some other event. The list of types is the README's.
+// silently produce some other event. The list of types is docs/cli.md's.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,15 +18,15 @@ interface Queued {
   endpoint: string;
 }
 
-/** Each pack's triggerable types, as README.md's table lists them (the first run of `a`, `b`, …). */
+/** Each pack's triggerable types, as docs/cli.md's table lists them (the first run of `a`, `b`, …). */
 function readmeTypes(): Record<string, string[]> {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/cli.md', 'utf8');
   const table = readme.slice(readme.indexOf('The types each pack can trigger:'));
   const out: Record<string, string[]> = {};
   for (const pack of ['stripe', 'github', 'slack', 'standard-webhooks']) {
     const row = new RegExp(`^\\| \`${pack}\`[^|]*\\| (.*) \\|$`, 'm').exec(table)?.[1];
     const list = /((?:`[a-z_.]+`, )+`[a-z_.]+`)/.exec(row ?? '')?.[1];
-    if (list === undefined) throw new Error(`README.md lists no trigger types for ${pack}`);
+    if (list === undefined) throw new Error(`docs/cli.md lists no trigger types for ${pack}`);
     out[pack] = list
       .split(', ')
       .map((t) => t.slice(1, -1))
@@ -38,7 +38,7 @@ function readmeTypes(): Record<string, string[]> {
 const EXPECTED = readmeTypes();
 
 describe('trigger --list', () => {
-  it('lists exactly the event types the README names, with the --data keys each takes', async () => {
+  it('lists exactly the event types docs/cli.md names, with the --data keys each takes', async () => {
     const r = await cli(['trigger', '--list', '--json']);
     expect(r.status).toBe(0);
     const rows = r.json<{ pack: string; eventType: string; data: string[] | 'any' }[]>();

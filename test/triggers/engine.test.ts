@@ -112,14 +112,19 @@ function answerContract(b: EngineBackend): void {
       'trigger.receive',
       'trigger.start',
       'trigger.finish',
-      'trigger.duplicate',
+      'trigger.repeats',
     ]);
-    const receipt = (await world.twin('triggers').list(RECEIPT_TYPE))[0]!;
-    expect(receipt.fields).toMatchObject({
-      status: 'duplicate',
-      dedupeKey: 'order:ord_1',
-      recordId: answer.recordId,
-      receivedAt: '2026-03-01T12:01:00.000Z',
+    // counted on the record it repeats, not kept as a receipt of its own
+    expect(await world.twin('triggers').list(RECEIPT_TYPE)).toEqual([]);
+    expect((await engine.record('acme', 'order:ord_1')) as unknown).toMatchObject({
+      repeats: {
+        count: 1,
+        byKind: { duplicate: 1 },
+        firstAt: '2026-03-01T12:01:00.000Z',
+        lastAt: '2026-03-01T12:01:00.000Z',
+        lastKind: 'duplicate',
+        lastDedupeKey: 'order:ord_1',
+      },
     });
     await world.close();
   });
@@ -164,7 +169,7 @@ function answerContract(b: EngineBackend): void {
     expect(await operations(world)).toEqual([
       'trigger.receive',
       'trigger.filter',
-      'trigger.duplicate',
+      'trigger.repeats',
     ]);
     expect(
       (await engine.ingest(envelope({ dedupeKey: 'order:big', payload: { total: 9000 } }))).status,
@@ -194,10 +199,21 @@ function answerContract(b: EngineBackend): void {
     expect(await operations(world)).toEqual([
       'trigger.receive',
       'trigger.start',
-      'trigger.in_progress',
+      'trigger.repeats',
       'trigger.finish',
-      'trigger.duplicate',
     ]);
+    // both repeats, one window: one count on the record, written at the first
+    await engine.stop();
+    expect(await operations(world)).toEqual([
+      'trigger.receive',
+      'trigger.start',
+      'trigger.repeats',
+      'trigger.finish',
+      'trigger.repeats',
+    ]);
+    expect((await engine.record('acme', 'order:ord_1')) as unknown).toMatchObject({
+      repeats: { count: 2, byKind: { in_progress: 1, duplicate: 1 }, lastKind: 'duplicate' },
+    });
     await world.close();
   });
 

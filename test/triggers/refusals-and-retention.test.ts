@@ -159,7 +159,8 @@ describe('retention of settled trigger history', () => {
         rawBody: b,
       });
     }
-    // a duplicate (receipt), a forged packet (refusal window), a GitHub packet (replay guard)
+    // a duplicate (counted on its record), the same id with another body (a conflict receipt),
+    // a forged packet (refusal window), a GitHub packet (replay guard)
     await h.ingress.handle({
       tenantId: 'acme',
       scopeId: 'acme',
@@ -167,6 +168,18 @@ describe('retention of settled trigger history', () => {
       headers: stripePacket(body(0)),
       rawBody: body(0),
     });
+    const conflicting = body(0).replace('cus_0', 'cus_other');
+    await expectRefusal(
+      () =>
+        h.ingress.handle({
+          tenantId: 'acme',
+          scopeId: 'acme',
+          provider: 'stripe',
+          headers: stripePacket(conflicting),
+          rawBody: conflicting,
+        }),
+      'PAYLOAD_CONFLICT',
+    );
     await expectRefusal(() => forged(h, 1), 'BAD_SIGNATURE');
     const gh = JSON.stringify({ action: 'opened', issue: { number: 1 } });
     await h.ingress.handle({

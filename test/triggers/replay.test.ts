@@ -6,10 +6,11 @@ import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
-import { REPLAY_GUARD_TYPE } from '../../src/triggers/trigger-records.js';
+import { RECORD_TYPE, REPLAY_GUARD_TYPE } from '../../src/triggers/trigger-records.js';
 import {
   githubPacket,
   ingressHarness,
+  NOW,
   ownPacket,
   SECRETS,
   T,
@@ -187,5 +188,62 @@ describe('over real HTTP', () => {
     });
     expect(h.received).toHaveLength(1);
     await host.close();
+  });
+});
+
+describe('replays cost the log a count per record and minute, not an entry each', () => {
+  it('N replays of a captured packet grow the log by one entry per minute window, the answers unchanged', async () => {
+    const h = await ingressHarness();
+    const twin = h.engine.twin;
+    const first = await handle(
+      h,
+      'github',
+      await githubPacket(GITHUB_BODY, 'd-original'),
+      GITHUB_BODY,
+    );
+    expect(first.status).toBe('triggered');
+    const logBytes = async () => {
+      let n = 0;
+      for await (const line of twin.exportLines()) n += Buffer.byteLength(line);
+      return n;
+    };
+    const heads = [await twin.head()];
+    const bytes = [await logBytes()];
+    const N = 60;
+    for (let minute = 0; minute < 2; minute++) {
+      for (let i = 0; i < N; i++) {
+        // half under new delivery ids (replays), half under the original id (duplicates)
+        const id = i % 2 === 0 ? `d-forged-${minute}-${i}` : 'd-original';
+        const answer = await handle(h, 'github', await githubPacket(GITHUB_BODY, id), GITHUB_BODY);
+        expect(answer).toMatchObject({
+          status: 'duplicate',
+          original: 'triggered',
+          recordId: first.recordId,
+          dedupeKey: `github:${id}`,
+          ...(i % 2 === 0 ? { replayOf: 'github:d-original' } : {}),
+        });
+      }
+      heads.push(await twin.head());
+      bytes.push(await logBytes());
+      await h.clock.advance(60_000);
+    }
+    // one entry per window (the later window's also tops up the earlier one's count)
+    expect([heads[1]! - heads[0]!, heads[2]! - heads[1]!]).toEqual([1, 1]);
+    // not N bodies: each window costs less than two receipts used to
+    for (const i of [1, 2]) expect(bytes[i]! - bytes[i - 1]!).toBeLessThan(1_200);
+    expect(h.received).toHaveLength(1);
+    // stopping writes the rest of the open window's count
+    await h.engine.stop();
+    expect(await twin.head()).toBe(heads[2]! + 1);
+    const record = await twin.get(RECORD_TYPE, first.recordId);
+    expect(record?.fields.repeats).toEqual({
+      count: 2 * N,
+      byKind: { replay: N, duplicate: N },
+      firstAt: NOW,
+      lastAt: '2026-03-01T12:01:00.000Z',
+      lastKind: 'duplicate',
+      lastDedupeKey: 'github:d-original',
+    });
+    await h.world.close();
   });
 });

@@ -2,13 +2,15 @@
 // Stripe webhook endpoint, a GitHub repository or organization hook, a Slack app, a Standard
 // Webhooks endpoint), listed, disabled, enabled and removed. Deliveries a registration queues (a
 // GitHub hook's ping) are listed; a running worker sends them.
-import { TwinError } from '../../errors.js';
-import type { EndpointSummary } from '../../events/pack-registry.js';
-import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
-import type { World } from '../../world/world.js';
+import {
+  findEndpoint,
+  locateEndpoints,
+  setEndpointEnabled,
+  type LocatedEndpoint,
+} from '../../events/endpoint-lookup.js';
 import { stringOption, UsageError, type CliIO, type Command, type OptionSpec } from '../command.js';
 import { printJson, Table, write } from '../output.js';
-import { checkUrl, cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
+import { cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 
 const ACTIONS = ['add', 'list', 'disable', 'enable', 'remove'] as const;
@@ -20,7 +22,12 @@ function packOptions(): Record<string, OptionSpec> {
   const out: Record<string, OptionSpec> = {};
   for (const { cli } of cliPacks())
     for (const [name, description] of Object.entries(cli.endpointOptions ?? {}))
-      out[name] = { type: 'string', arg: name.toUpperCase(), description };
+      out[name] = {
+        type: 'string',
+        value: { kind: 'text', nonEmpty: true },
+        arg: name.toUpperCase(),
+        description,
+      };
   return out;
 }
 
@@ -34,41 +41,7 @@ function parseEvents(raw: string | undefined): string[] | undefined {
   return events.length === 0 ? undefined : events;
 }
 
-interface Located extends EndpointSummary {
-  readonly pack: string;
-}
-
-/** Every endpoint of the packs asked for, in packs whose twin the world already holds. */
-async function located(world: World, packName: string | undefined): Promise<Located[]> {
-  const twins = await world.twinNames();
-  const out: Located[] = [];
-  for (const pack of registeredPacks(world).values()) {
-    if (pack.cli === undefined || (packName !== undefined && pack.name !== packName)) continue;
-    if (!twins.includes(packTwinName(pack))) continue;
-    const twin = world.twin(packTwinName(pack));
-    for (const e of await pack.cli.listEndpoints(twin)) out.push({ pack: pack.name, ...e });
-  }
-  return out;
-}
-
-async function find(world: World, id: string, packName: string | undefined): Promise<Located> {
-  const matches = (await located(world, packName)).filter((e) => e.id === id);
-  if (matches.length === 0)
-    throw new TwinError(
-      'UNKNOWN_ENDPOINT',
-      `no endpoint ${id}${packName === undefined ? '' : ` in pack ${packName}`}; list them with \`twinworld endpoints list\``,
-      { path: 'endpoint' },
-    );
-  if (matches.length > 1)
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `endpoint id ${id} is held by packs ${matches.map((m) => m.pack).join(' and ')}; name one with --pack`,
-      { path: 'endpoint' },
-    );
-  return matches[0]!;
-}
-
-function row(e: Located): string[] {
+function row(e: LocatedEndpoint): string[] {
   return [
     e.pack,
     e.id,
@@ -120,19 +93,27 @@ export const endpointsCommand: Command = {
   ],
   positionals: { min: 1, max: 2 },
   options: {
-    url: { type: 'string', arg: 'URL', description: 'add: where deliveries go' },
+    url: {
+      type: 'string',
+      value: { kind: 'url' },
+      arg: 'URL',
+      description: 'add: where deliveries go',
+    },
     secret: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       arg: 'S',
       description: "add: the signing secret (generated the vendor's way when absent)",
     },
     events: {
       type: 'string',
+      value: { kind: 'text' },
       arg: 'a,b|*',
       description: 'add: the event types it takes, comma-separated; all when absent',
     },
     pack: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       short: 'p',
       arg: 'P',
       description: 'disable/enable/remove: only in pack P',
@@ -169,7 +150,7 @@ export const endpointsCommand: Command = {
           );
         const rawUrl = stringOption(args, 'url');
         if (rawUrl === undefined) throw new UsageError('endpoints add needs --url URL');
-        const url = checkUrl(rawUrl);
+        const url = rawUrl;
         const secret = stringOption(args, 'secret');
         const events = parseEvents(stringOption(args, 'events'));
         const options: Record<string, string> = {};
@@ -213,7 +194,7 @@ export const endpointsCommand: Command = {
         return withPackWorld(
           args.store,
           async (world) => {
-            const rows = await located(world, packName);
+            const rows = await locateEndpoints(world, packName);
             if (args.json) await printJson(io, rows);
             else if (rows.length === 0) await write(io.stdout, 'no endpoints\n');
             else
@@ -235,15 +216,13 @@ export const endpointsCommand: Command = {
         return withPackWorld(
           args.store,
           async (world) => {
-            const endpoint = await find(world, target, packName);
+            const endpoint = await findEndpoint(world, target, packName);
             const { cli, twin: twinName } = cliPack(endpoint.pack);
-            const twin = world.twin(twinName);
-            if (action === 'remove') await cli.removeEndpoint(twin, endpoint);
-            else await cli.setEndpointEnabled(twin, endpoint, action === 'enable');
-            const after =
-              action === 'remove'
-                ? { ...endpoint, removed: true }
-                : (await located(world, endpoint.pack)).find((e) => e.id === endpoint.id)!;
+            let after;
+            if (action === 'remove') {
+              await cli.removeEndpoint(world.twin(twinName), endpoint);
+              after = { ...endpoint, removed: true };
+            } else after = await setEndpointEnabled(world, endpoint, action === 'enable');
             if (args.json) await printJson(io, after);
             else
               await write(

@@ -144,9 +144,49 @@ CREATE TABLE twinworld.retired_secrets (
 GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.secrets TO twinworld_app;
 GRANT SELECT, INSERT ON twinworld.retired_secrets TO twinworld_app;`;
 
+// Rows written before tenants were derived from a trigger record's envelope and from the write that
+// projects a resource: trigger records, their entries and keys, and routine runs were shared, visible
+// to every tenant. Gives them their tenant by the rules tenant.ts applies to new rows — a resource
+// emptied by pruning by the first of its entries that named one. Runs as the owner, whom FORCE ROW
+// LEVEL SECURITY binds too: kernel-wide first.
+const V3_TENANT_ROWS = `
+SELECT set_config('twinworld.tenant', '*', true);
+UPDATE twinworld.resources SET tenant = fields::jsonb #>> '{envelope,tenantId}'
+ WHERE tenant IS NULL AND fields LIKE '%"envelope"%'
+   AND jsonb_typeof(fields::jsonb #> '{envelope,tenantId}') = 'string'
+   AND fields::jsonb #>> '{envelope,tenantId}' <> '';
+UPDATE twinworld.resources r SET tenant = n.tenant FROM (
+  SELECT DISTINCT ON (world, twin, subject_type, subject_id) world, twin, subject_type, subject_id, tenant
+    FROM (SELECT e.world, e.twin, e.subject_type, e.subject_id, e.seq,
+                 CASE WHEN jsonb_typeof(b #> '{fields,tenantId}') = 'string' THEN b #>> '{fields,tenantId}'
+                      WHEN jsonb_typeof(b #> '{fields,envelope,tenantId}') = 'string' THEN b #>> '{fields,envelope,tenantId}'
+                 END AS tenant
+            FROM twinworld.entries e CROSS JOIN LATERAL (SELECT e.body::jsonb AS b) j
+           WHERE e.tenant IS NULL AND e.body LIKE '%"tenantId"%') named
+   WHERE tenant IS NOT NULL AND tenant <> ''
+   ORDER BY world, twin, subject_type, subject_id, seq) n
+ WHERE r.tenant IS NULL AND r.world = n.world AND r.twin = n.twin AND r.type = n.subject_type AND r.id = n.subject_id;
+UPDATE twinworld.resources r SET tenant = p.tenant FROM (
+  SELECT DISTINCT ON (e.world, e.twin, c.value ->> 'type', c.value ->> 'id')
+         e.world, e.twin, c.value ->> 'type' AS type, c.value ->> 'id' AS id, s.tenant
+    FROM twinworld.entries e
+    JOIN twinworld.resources s
+      ON s.world = e.world AND s.twin = e.twin AND s.type = e.subject_type AND s.id = e.subject_id
+    CROSS JOIN LATERAL jsonb_array_elements(e.body::jsonb #> '{projection,creates}') AS c(value)
+   WHERE s.tenant IS NOT NULL AND e.body LIKE '%"projection"%'
+     AND jsonb_typeof(e.body::jsonb #> '{projection,creates}') = 'array'
+   ORDER BY e.world, e.twin, c.value ->> 'type', c.value ->> 'id', e.seq) p
+ WHERE r.tenant IS NULL AND r.world = p.world AND r.twin = p.twin AND r.type = p.type AND r.id = p.id;
+UPDATE twinworld.entries e SET tenant = r.tenant FROM twinworld.resources r
+ WHERE e.tenant IS NULL AND r.tenant IS NOT NULL
+   AND r.world = e.world AND r.twin = e.twin AND r.type = e.subject_type AND r.id = e.subject_id;
+UPDATE twinworld.lookups l SET tenant = r.tenant FROM twinworld.resources r
+ WHERE l.tenant IS NULL AND r.tenant IS NOT NULL
+   AND r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id;`;
+
 // Idempotency keys of vendor surfaces (postgres/idempotency-store.ts): beside the log, shared by
 // every host of the world, pruned on the world clock.
-const V3_IDEMPOTENCY = `
+const V4_IDEMPOTENCY = `
 CREATE TABLE twinworld.idempotency (
   world text COLLATE "C" NOT NULL,
   scope text COLLATE "C" NOT NULL,
@@ -168,7 +208,12 @@ export const MIGRATIONS: readonly Migration[] = [
     asOwner: V1_TABLES,
   },
   { version: 2, name: 'endpoint secrets of each world', asOwner: V2_SECRETS },
-  { version: 3, name: 'idempotency keys of vendor surfaces', asOwner: V3_IDEMPOTENCY },
+  {
+    version: 3,
+    name: 'tenants of trigger records, their entries, keys and routine runs',
+    asOwner: V3_TENANT_ROWS,
+  },
+  { version: 4, name: 'idempotency keys of vendor surfaces', asOwner: V4_IDEMPOTENCY },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -49,6 +49,8 @@ export class PostgresTx implements StoreTx {
   private readonly keys = new Map<string, KeyOp>();
   private readonly clears = new Map<string, { type: string; name: string }>();
   private readonly meta = new Map<string, string>();
+  /** The tenant of the last write's subject: what that write projects without a tenant belongs to it. */
+  private projecting: string | null = null;
   private readonly reads: Reads;
   private pending: Pending[] = [];
   /** Settles after the last query sent for reads has been answered. */
@@ -234,13 +236,18 @@ export class PostgresTx implements StoreTx {
         { path: 'resource.fields.tenantId' },
       );
     }
-    this.resources.set(`${resource.type}\u0000${resource.id}`, { resource, tenant });
+    // Without a tenant of its own: the subject of a write is the section's (shared when kernel-wide);
+    // what the write projects beside it (a routine run) is its subject's. Its stored row, if it
+    // already had a tenant, keeps it (see commitQueries).
+    const owner = tenant ?? (subjectOf === undefined ? this.projecting : (this.tenant ?? null));
+    if (subjectOf !== undefined) this.projecting = owner;
+    this.resources.set(`${resource.type}\u0000${resource.id}`, { resource, tenant: owner });
     if (subjectOf !== undefined && this.entries.length > 0) {
       const entry = this.entries[subjectOf - this.entries[0]!.seq];
-      if (entry !== undefined && entry.seq === subjectOf) entry.tenant = tenant;
+      if (entry !== undefined && entry.seq === subjectOf) entry.tenant = owner;
     }
-    for (const k of delta.remove) this.keyOp(resource, k.name, k.key, false, tenant);
-    for (const k of delta.add) this.keyOp(resource, k.name, k.key, true, tenant);
+    for (const k of delta.remove) this.keyOp(resource, k.name, k.key, false, owner);
+    for (const k of delta.add) this.keyOp(resource, k.name, k.key, true, owner);
   }
 
   private keyOp(
@@ -331,19 +338,25 @@ export class PostgresTx implements StoreTx {
         statements.push(`${head} ${rows.slice(i, i + ROWS_PER_STATEMENT).join(', ')}${tail}`);
     };
     multiRow(
-      'INSERT INTO twinworld.entries (world, twin, seq, tenant, subject_type, subject_id, body) VALUES',
-      this.entries.map(
-        (e) =>
-          `(${w}, ${t}, ${int(e.seq)}, ${litOrNull(e.tenant)}, ${lit(e.type)}, ${lit(e.id)}, ${lit(e.body)})`,
-      ),
-    );
-    multiRow(
       'INSERT INTO twinworld.resources (world, twin, type, id, tenant, version, deleted, fields) VALUES',
       [...this.resources.values()].map(
         ({ resource: r, tenant }) =>
           `(${w}, ${t}, ${lit(r.type)}, ${lit(r.id)}, ${litOrNull(tenant)}, ${int(r.version)}, ${r.deleted}, ${lit(JSON.stringify(r.fields))})`,
       ),
-      ' ON CONFLICT (world, twin, type, id) DO UPDATE SET tenant = excluded.tenant, version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
+      // A row that belonged to a tenant stays its own: a tombstone emptied by pruning keeps its tenant.
+      ' ON CONFLICT (world, twin, type, id) DO UPDATE SET tenant = COALESCE(excluded.tenant, twinworld.resources.tenant), version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
+    );
+    // An entry belongs to the tenant of its subject, and a key to its resource's, as stored: the
+    // resources are written first so a row's kept tenant reaches them too.
+    multiRow(
+      'INSERT INTO twinworld.entries (world, twin, seq, tenant, subject_type, subject_id, body) ' +
+        'SELECT v.world, v.twin, v.seq, COALESCE(r.tenant, v.tenant), v.subject_type, v.subject_id, v.body FROM (VALUES',
+      this.entries.map(
+        (e) =>
+          `(${w}, ${t}, ${int(e.seq)}::bigint, ${litOrNull(e.tenant)}::text, ${lit(e.type)}, ${lit(e.id)}, ${lit(e.body)})`,
+      ),
+      ') AS v (world, twin, seq, tenant, subject_type, subject_id, body) LEFT JOIN twinworld.resources r ' +
+        'ON r.world = v.world AND r.twin = v.twin AND r.type = v.subject_type AND r.id = v.subject_id ORDER BY v.seq',
     );
     for (const c of this.clears.values())
       statements.push(
@@ -358,15 +371,17 @@ export class PostgresTx implements StoreTx {
       ')',
     );
     multiRow(
-      'INSERT INTO twinworld.lookups (world, twin, type, name, key, id, tenant) VALUES',
+      'INSERT INTO twinworld.lookups (world, twin, type, name, key, id, tenant) ' +
+        'SELECT v.world, v.twin, v.type, v.name, v.key, v.id, COALESCE(r.tenant, v.tenant) FROM (VALUES',
       ops
         .filter((k) => k.add)
         // a key belongs to the tenant of its resource's last value in this section
         .map(
           (k) =>
-            `(${w}, ${t}, ${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)}, ${litOrNull(this.resources.get(`${k.type}\u0000${k.id}`)?.tenant ?? k.tenant)})`,
+            `(${w}, ${t}, ${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)}, ${litOrNull(this.resources.get(`${k.type}\u0000${k.id}`)?.tenant ?? k.tenant)}::text)`,
         ),
-      ' ON CONFLICT DO NOTHING',
+      ') AS v (world, twin, type, name, key, id, tenant) LEFT JOIN twinworld.resources r ' +
+        'ON r.world = v.world AND r.twin = v.twin AND r.type = v.type AND r.id = v.id ON CONFLICT DO NOTHING',
     );
     multiRow(
       'INSERT INTO twinworld.meta (world, twin, key, value) VALUES',

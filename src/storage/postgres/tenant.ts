@@ -1,6 +1,9 @@
 // Which tenant a row belongs to, and which tenant a section runs as. A resource whose fields carry a
-// string `tenantId` belongs to that tenant; an entry belongs to the tenant of its subject; everything
-// else is shared. The database enforces it (row-level security on `twinworld.tenant`, see schema.ts).
+// string `tenantId` (or whose stored `envelope` does: trigger records) belongs to that tenant, and a
+// resource a tenant's write projects without naming one (a routine run) to the tenant of that write;
+// a row that belonged to a tenant stays its own (section.ts). An entry and an index key belong to the
+// tenant of their resource; everything else is shared. The database enforces it (row-level security
+// on `twinworld.tenant`, see schema.ts and README.md "Tenants").
 import type { JsonObject } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
 import type { StoreScope } from '../port.js';
@@ -10,9 +13,15 @@ import { storeError } from './store-error.js';
 /** The setting a kernel-wide session carries: every tenant's rows (head, hashing, export, replay). */
 export const ALL_TENANTS = '*';
 
-export function tenantOfFields(fields: Readonly<JsonObject> | undefined): string | null {
-  const tenant = fields?.tenantId;
+function tenantIdIn(fields: unknown): string | null {
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return null;
+  const tenant = (fields as JsonObject).tenantId;
   return typeof tenant === 'string' && tenant.length > 0 ? tenant : null;
+}
+
+/** The tenant named by the fields: their `tenantId`, else their `envelope`'s (what a trigger record keeps). */
+export function tenantOfFields(fields: Readonly<JsonObject> | undefined): string | null {
+  return tenantIdIn(fields) ?? tenantIdIn(fields?.envelope);
 }
 
 export function tenantOf(resource: Resource): string | null {

@@ -1,4 +1,4 @@
-// Calendars as work for the worker (DESIGN §6): a subscription falls due at its next occurrence
+// Calendars as work for the worker (docs/work.md): a subscription falls due at its next occurrence
 // and a pending occurrence when its ticker's lease ends, both found through the due-time index.
 // Running an item ticks its tenant's calendars: ticks are idempotent per occurrence, so two
 // workers ticking at once fire each occurrence once.

@@ -10,6 +10,7 @@ import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { Twin } from '../../world/twin.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import type { DispatchPlan } from './dispatch-plan.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export const DISPATCH_TYPE = 'trigger_dispatch';
 /** Dispatches by state ("state:queued") and by tenant and state ("tenant:acme/queued"). */
@@ -62,7 +63,7 @@ export interface DispatchFields {
   readonly gateTicket: string | null;
   /** Holds one of its gate's slots (dispatched, its run not settled). */
   readonly running: boolean;
-  /** The claim that dispatched it (DESIGN §6): the run's owner, its lease at the claim, the fence. */
+  /** The claim that dispatched it (docs/work.md): the run's owner, its lease at the claim, the fence. */
   readonly owner: string | null;
   readonly leaseUntil: string | null;
   readonly fence: number;
@@ -91,9 +92,12 @@ export function listKeys(tenantId: string, state: DispatchState): string[] {
   return [`state:${state}`, `tenant:${tenantId}/${state}`];
 }
 
+/** Dispatch records, typed (src/state/record-kind.ts). */
+export const dispatchKind = recordKind<DispatchFields>({ type: DISPATCH_TYPE });
+
 /** A dispatch's fields, typed: the one place one is read out of `Resource.fields`. */
 export function dispatchOf(resource: Resource): DispatchFields {
-  return resource.fields as unknown as DispatchFields;
+  return dispatchKind.of(resource);
 }
 
 export function readDispatch(view: ReadView, id: string): DispatchFields | undefined {

@@ -1,4 +1,4 @@
-// Deferred dispatches as work for the worker (DESIGN §6): due ones are found through the due-time
+// Deferred dispatches as work for the worker (docs/work.md): due ones are found through the due-time
 // index, each is stepped in an atomic action (expire, queue at its gate, drop, or dispatch — the
 // claim that starts its run under a lease), the claimed run is run by the engine, and the dispatch
 // is settled. Because everything a step decides is in the store, a restart loses nothing, two

@@ -1,4 +1,4 @@
-// Deferred dispatch (DESIGN §7): delay, debounce, concurrency limits and expiry, answered at once
+// Deferred dispatch (docs/deferred.md): delay, debounce, concurrency limits and expiry, answered at once
 // and run when due by any worker sharing the store.
 export {
   checkDispatchOptions,

@@ -7,7 +7,7 @@ import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
-import { commit, type Decision } from '../../world/decision.js';
+import { commit, skip, type Decision } from '../../world/decision.js';
 import type { DeferredAnswer, IngestAnswer } from '../answer.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import {
@@ -133,8 +133,16 @@ function answerKnown(
     scheduledAt,
   };
   const d = readDispatch(view, did);
-  const answered = (status: ReceiptStatus, answer: IngestAnswer): Decision<ReceiveOutcome> =>
-    commit([envelopeReceipt(view, nowIso, env, id, status)], { kind: 'answered', answer });
+  // A repeat writes nothing here: the engine counts it on the record (repeat-windows.ts).
+  const answered = (
+    kind: 'duplicate' | 'in_progress',
+    answer: IngestAnswer,
+  ): Decision<ReceiveOutcome> =>
+    skip<ReceiveOutcome>({
+      kind: 'answered',
+      answer,
+      repeat: { recordId: id, kind, dedupeKey: env.dedupeKey },
+    });
   if (d !== undefined && d.state !== 'dispatched')
     return answered('duplicate', deferredAnswer(env, id, scheduledAt, did, d));
   const run = d?.runRecordId == null ? undefined : readRecord(view, d.runRecordId);

@@ -1,30 +1,42 @@
-// GET /dispatches/<id> on the ingress host: where a 202's Location points. Answers the dispatch's
-// state and, once it ran, its run's answer (see deferred/dispatch-status.ts); the dispatch is read
-// from the store, so any host of the same store answers for a dispatch another host took in.
+// GET /dispatches/<id>?key=<capability> on the ingress host: where a 202's Location points. Answers
+// the dispatch's state and, once it ran, its run's answer (see deferred/dispatch-status.ts) — only to
+// a caller holding the capability the 202 handed out (dispatch-capability.ts); without it, an unknown
+// id and another tenant's id get the same 404. The dispatch is read from the store, so any host of the
+// same store answers for a dispatch another host took in.
 import { TwinError } from '../../errors.js';
 import { declareDispatchIndexes } from '../deferred/dispatch-record.js';
 import { DISPATCH_PATH, readDispatchStatus } from '../deferred/dispatch-status.js';
 import { unknownDispatch } from '../deferred/dispatch-step.js';
 import type { Twin } from '../../world/twin.js';
+import { CAPABILITY_PARAM, type DispatchCapabilities } from './dispatch-capability.js';
 import { errorStatus, type HttpAnswer } from './status.js';
 
 const ID = /^dsp_[0-9a-f]{32}$/;
 
-/** The dispatch id a request path names, or undefined when the path is not a dispatch's. */
-export function dispatchPath(url: string | undefined): string | undefined {
+export interface DispatchRequest {
+  readonly id: string;
+  /** The capability the Location carried, if the request has one. */
+  readonly key: string | null;
+}
+
+/** The dispatch a request path names, or undefined when the path is not a dispatch's. */
+export function dispatchPath(url: string | undefined): DispatchRequest | undefined {
   if (url === undefined || !url.startsWith(DISPATCH_PATH)) return undefined;
-  const rest = url.split('?')[0]!.slice(DISPATCH_PATH.length);
+  const query = url.indexOf('?');
+  const rest = (query < 0 ? url : url.slice(0, query)).slice(DISPATCH_PATH.length);
+  const key = query < 0 ? null : new URLSearchParams(url.slice(query + 1)).get(CAPABILITY_PARAM);
   try {
-    return decodeURIComponent(rest);
+    return { id: decodeURIComponent(rest), key };
   } catch {
-    return rest;
+    return { id: rest, key };
   }
 }
 
 export async function answerDispatch(
   twin: Twin,
+  capabilities: DispatchCapabilities,
   method: string | undefined,
-  id: string,
+  request: DispatchRequest,
 ): Promise<HttpAnswer> {
   if (method !== 'GET' && method !== 'HEAD')
     return {
@@ -34,7 +46,10 @@ export async function answerDispatch(
         path: 'method',
       }).toJSON(),
     };
-  if (!ID.test(id)) return errorStatus(unknownDispatch(id));
+  const { id } = request;
+  // One answer for every id the caller cannot prove: it learns nothing of which exist.
+  if (!ID.test(id) || !(await capabilities.verify(id, request.key)))
+    return errorStatus(unknownDispatch(id));
   declareDispatchIndexes(twin);
   const status = await twin.read((view) => readDispatchStatus(view, id));
   if (status === undefined) return errorStatus(unknownDispatch(id));

@@ -1,6 +1,6 @@
 // The ingress host as a library: a node:http server exposing POST /ingress/<tenant>/<provider>
 // that hands the raw bytes to the webhook ingress and answers with the answer contract's
-// statuses (202 + Location for a deferred dispatch, read back at GET /dispatches/<id>). It is bounded (connections.ts): a connection cap that evicts the oldest idle
+// statuses (202 + Location for a deferred dispatch, read back at GET /dispatches/<id>?key=<capability>). It is bounded (connections.ts): a connection cap that evicts the oldest idle
 // connection first, deadlines in seconds for headers, bodies and keep-alive, a 413 the client
 // actually receives, and silence about clients that hang up. close() follows the design's order:
 // stop intake, wait for in-flight work, stop the engine, close the store. The tenant comes from
@@ -15,6 +15,7 @@ import type { TriggerEngine } from '../engine.js';
 import { tenantContext, type TenantContext } from '../tenant-context.js';
 import type { WebhookIngress } from '../webhook/webhook-ingress.js';
 import { answerStatus, errorStatus, type HttpAnswer } from './status.js';
+import { DispatchCapabilities } from './dispatch-capability.js';
 import { answerDispatch, dispatchPath } from './dispatch-route.js';
 
 export interface IngressHostOptions {
@@ -180,12 +181,13 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
   const report = options.onError ?? ((error: unknown) => world.reportError(error, 'ingress host'));
   const limits = checkLimits({ ...DEFAULT_LIMITS, ...(options.limits ?? {}) });
   const inflight = new Set<Promise<void>>();
+  const capabilities = new DispatchCapabilities(world);
   let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const dispatch = dispatchPath(req.url);
     if (dispatch !== undefined)
-      return send(res, await answerDispatch(engine.twin, req.method, dispatch));
+      return send(res, await answerDispatch(engine.twin, capabilities, req.method, dispatch));
     const target = route(req.url);
     if (target === undefined)
       return send(res, notFound(`no such path ${JSON.stringify((req.url ?? '').slice(0, 100))}`));
@@ -250,17 +252,21 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
     }
     let answer: HttpAnswer;
     try {
+      const ingested = await ingress.handle(
+        {
+          tenantId,
+          scopeId: scopeFor(tenantId),
+          provider,
+          headers: req.headers,
+          rawBody: body.bytes,
+        },
+        context,
+      );
       answer = answerStatus(
-        await ingress.handle(
-          {
-            tenantId,
-            scopeId: scopeFor(tenantId),
-            provider,
-            headers: req.headers,
-            rawBody: body.bytes,
-          },
-          context,
-        ),
+        ingested,
+        ingested.status === 'deferred'
+          ? await capabilities.location(ingested.dispatchId)
+          : undefined,
       );
     } catch (error) {
       answer = errorStatus(error);

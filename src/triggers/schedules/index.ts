@@ -1,4 +1,4 @@
-// Schedules (DESIGN §7, "Declarations and claims"): declarations with a revision fence, occurrence
+// Schedules (docs/schedules.md): declarations with a revision fence, occurrence
 // claims with overlap policies, launch reservations, the fire ledger, backfill, host heartbeats,
 // and the work kind that runs them.
 export {

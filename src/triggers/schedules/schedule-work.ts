@@ -1,4 +1,4 @@
-// Schedules as work for the worker (DESIGN §6). Two things fall due, both found through the
+// Schedules as work for the worker (docs/work.md). Two things fall due, both found through the
 // due-time index, never by a scan: a declaration whose next occurrence came (its claim decides
 // every due occurrence by the stored policies and reserves what launches), and a ledger row that
 // needs a worker — ready (a backfill's, or promoted from the buffer) or held by an owner whose

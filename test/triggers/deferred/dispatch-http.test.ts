@@ -95,8 +95,10 @@ describe('deferred dispatch over HTTP', () => {
       }
       const id = first.body.dispatchId as string;
       expect(second.body).toMatchObject({ dispatchId: id, pings: 2 });
-      expect(first.headers.location).toBe(`/dispatches/${id}`);
-      expect(second.headers.location).toBe(`/dispatches/${id}`);
+      expect(first.headers.location).toMatch(
+        new RegExp(`^/dispatches/${id}\\?key=[A-Za-z0-9_-]{43}$`),
+      );
+      expect(second.headers.location).toBe(first.headers.location);
 
       const waiting = await request(`${host.url}${first.headers.location}`, 'GET');
       expect(waiting.status).toBe(200);
@@ -118,7 +120,7 @@ describe('deferred dispatch over HTTP', () => {
 
       await clock.set('2026-03-01T12:00:05.000Z');
       await runDueDispatches(deferredDispatchWork(engine), clock.now());
-      const ran = await request(`${host.url}/dispatches/${id}`, 'GET');
+      const ran = await request(`${host.url}${first.headers.location}`, 'GET');
       expect(ran.body).toMatchObject({
         state: 'dispatched',
         dispatchedAt: '2026-03-01T12:00:05.000Z',
@@ -145,9 +147,81 @@ describe('deferred dispatch over HTTP', () => {
       expect(missing.body).toMatchObject({ error: 'UNKNOWN_DISPATCH', path: 'id' });
       const garbage = await request(`${host.url}/dispatches/%E0%A4%A`, 'GET');
       expect(garbage.status).toBe(404);
-      const posted = await request(`${host.url}/dispatches/${id}`, 'POST', {}, '{}');
+      const posted = await request(`${host.url}${first.headers.location}`, 'POST', {}, '{}');
       expect(posted.status).toBe(405);
       expect(posted.headers.allow).toBe('GET');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('answers only a caller holding the capability of its Location: 404 otherwise, as for an unknown id', async () => {
+    const clock = new VirtualClock(NOW);
+    const world = openWorld({ root: ':memory:', clock, seed: 'deferred-http-cap' });
+    const runner = new InProcessRunner(world).register('sync', (input) => ({ synced: input }));
+    const engine = new TriggerEngine({ world, runner });
+    engine.registerRoute({
+      triggerId: 'stripe.events',
+      routineId: 'sync',
+      buildInput: (e) => e.payload,
+      dispatch: { delay: 60_000 },
+    });
+    const ingress = new WebhookIngress({
+      endpoints: ['acme', 'globex'].map((tenantId) => ({
+        tenantId,
+        provider: 'stripe',
+        triggerId: 'stripe.events',
+        scheme: 'stripe' as const,
+        resolveSecrets: () => [SECRETS.stripe],
+      })),
+    });
+    engine.registerSource(ingress);
+    await engine.start();
+    const host = await startIngressHost({ world, engine, ingress });
+    try {
+      const post = (tenant: string, evt: string) =>
+        request(
+          `${host.url}/ingress/${tenant}/stripe`,
+          'POST',
+          stripePacket(event(evt, 1)),
+          event(evt, 1),
+        );
+      const acme = await post('acme', 'evt_a');
+      const globex = await post('globex', 'evt_g');
+      const acmeId = acme.body.dispatchId as string;
+      const globexId = globex.body.dispatchId as string;
+      const keyOf = (reply: Reply) =>
+        new URL(`http://x${reply.headers.location}`).searchParams.get('key');
+      expect((await request(`${host.url}${acme.headers.location}`, 'GET')).status).toBe(200);
+      expect((await request(`${host.url}${globex.headers.location}`, 'GET')).status).toBe(200);
+
+      /** A 404's body with the id it names taken out: what a caller could compare. */
+      const notFound = async (path: string, id: string) => {
+        const reply = await request(`${host.url}${path}`, 'GET');
+        return {
+          status: reply.status,
+          body: JSON.parse(JSON.stringify(reply.body).replaceAll(id, '<id>')),
+        };
+      };
+      const unknown = `dsp_${'0'.repeat(32)}`;
+      const expected = await notFound(`/dispatches/${unknown}?key=${keyOf(acme)}`, unknown);
+      expect(expected).toMatchObject({
+        status: 404,
+        body: { error: 'UNKNOWN_DISPATCH', path: 'id' },
+      });
+      for (const [path, id] of [
+        // the id alone, which anyone who knows the tenant and delivery id can derive
+        [`/dispatches/${globexId}`, globexId],
+        [`/dispatches/${acmeId}`, acmeId],
+        // another dispatch's capability
+        [`/dispatches/${globexId}?key=${keyOf(acme)}`, globexId],
+        // a made-up one, of the right shape or not
+        [`/dispatches/${acmeId}?key=${'A'.repeat(43)}`, acmeId],
+        [`/dispatches/${acmeId}?key=short`, acmeId],
+        [`/dispatches/${acmeId}?key=`, acmeId],
+        [`/dispatches/${unknown}`, unknown],
+      ] as const)
+        expect({ path, ...(await notFound(path, id)) }).toEqual({ path, ...expected });
     } finally {
       await host.close();
     }

@@ -1,4 +1,4 @@
-// The world's scope (DESIGN §4): a dispatch runs later, from a worker or a clock that may be
+// The world's scope (docs/world.md): a dispatch runs later, from a worker or a clock that may be
 // driven from inside another world's scope; its routine still finds its own world current.
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/world/clock.js';

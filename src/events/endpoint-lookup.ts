@@ -1,0 +1,60 @@
+// Finding webhook endpoints across the packs a world has registered, by id: what `twinworld
+// endpoints disable|enable|remove`, `listen` and the console share, so each refuses an unknown or
+// ambiguous id the same way.
+import { TwinError } from '../errors.js';
+import type { World } from '../world/world.js';
+import { packTwinName, registeredPacks, type EndpointSummary } from './pack-registry.js';
+
+export interface LocatedEndpoint extends EndpointSummary {
+  readonly pack: string;
+}
+
+/** Every endpoint of the packs asked for (all when `packName` is absent), in twins the world holds. */
+export async function locateEndpoints(world: World, packName?: string): Promise<LocatedEndpoint[]> {
+  const twins = await world.twinNames();
+  const out: LocatedEndpoint[] = [];
+  for (const pack of registeredPacks(world).values()) {
+    if (pack.cli === undefined || (packName !== undefined && pack.name !== packName)) continue;
+    if (!twins.includes(packTwinName(pack))) continue;
+    const twin = world.twin(packTwinName(pack));
+    for (const e of await pack.cli.listEndpoints(twin)) out.push({ pack: pack.name, ...e });
+  }
+  return out;
+}
+
+/** One endpoint by id: UNKNOWN_ENDPOINT when none has it, INVALID_ARGUMENT when two packs do. */
+export async function findEndpoint(
+  world: World,
+  id: string,
+  packName?: string,
+): Promise<LocatedEndpoint> {
+  const matches = (await locateEndpoints(world, packName)).filter((e) => e.id === id);
+  if (matches.length === 0)
+    throw new TwinError(
+      'UNKNOWN_ENDPOINT',
+      `no endpoint ${id}${packName === undefined ? '' : ` in pack ${packName}`}; list them with \`twinworld endpoints list\``,
+      { path: 'endpoint' },
+    );
+  if (matches.length > 1)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `endpoint id ${id} is held by packs ${matches.map((m) => m.pack).join(' and ')}; name one with --pack`,
+      { path: 'endpoint' },
+    );
+  return matches[0]!;
+}
+
+/** Disables or enables one endpoint through its pack, the vendor's way; answers it as it is after. */
+export async function setEndpointEnabled(
+  world: World,
+  endpoint: LocatedEndpoint,
+  enabled: boolean,
+): Promise<LocatedEndpoint> {
+  const pack = registeredPacks(world).get(endpoint.pack);
+  if (pack?.cli === undefined)
+    throw new TwinError('UNKNOWN_PACK', `no pack "${endpoint.pack}" is registered`, {
+      path: 'pack',
+    });
+  await pack.cli.setEndpointEnabled(world.twin(packTwinName(pack)), endpoint, enabled);
+  return (await locateEndpoints(world, endpoint.pack)).find((e) => e.id === endpoint.id)!;
+}

@@ -1,0 +1,194 @@
+// What the console page shows, read from the store as it is now: twins with their heads, chains
+// and state hashes; deliveries (filtered) with their endpoints' recent success; trigger records;
+// schedules with their next occurrences and ledger; deferred dispatches; the world clock. Reads
+// only: nothing here appends. See docs/console.md.
+import { attemptId, attemptType, deliveryOf } from '../../events/delivery-records.js';
+import type { Dispatcher } from '../../events/dispatcher.js';
+import { locateEndpoints, type LocatedEndpoint } from '../../events/endpoint-lookup.js';
+import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
+import type { Resource } from '../../state/resource.js';
+import { listDispatches } from '../../triggers/deferred/operations.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/engine.js';
+import { listTriggerRecords } from '../../triggers/list.js';
+import { Schedules } from '../../triggers/schedules/schedules.js';
+import { isoAt, VirtualClock } from '../../world/clock.js';
+import type { World } from '../../world/world.js';
+
+/** The filters the deliveries table takes; an absent one matches everything. */
+export interface DeliveryFilter {
+  readonly state?: string;
+  readonly event?: string;
+  readonly endpoint?: string;
+  readonly pack?: string;
+}
+
+/** Rows of one listing the page shows at most: a console, not an export. */
+const ROWS = 200;
+/** The deliveries of an endpoint its success rate is computed over, newest first. */
+const RECENT = 20;
+
+export async function clockView(world: World): Promise<{ now: string; virtual: boolean }> {
+  return { now: isoAt(world.clock.now()), virtual: world.clock instanceof VirtualClock };
+}
+
+export async function twinsView(world: World): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const name of await world.twinNames()) {
+    const twin = world.twin(name);
+    const chain = await twin.chainHead();
+    out.push({
+      name,
+      head: await twin.head(),
+      chain: chain?.hash ?? null,
+      hash: await twin.hash(),
+    });
+  }
+  return out;
+}
+
+/** One twin's live resources by type (at most ROWS per type), newest version first. */
+export async function resourcesView(
+  world: World,
+  twinName: string,
+): Promise<Record<string, { id: string; version: number }[]>> {
+  if (!(await world.twinNames()).includes(twinName)) return {};
+  const byType: Record<string, { id: string; version: number }[]> = {};
+  for await (const r of world.twin(twinName).liveResources()) {
+    const rows = (byType[r.type] ??= []);
+    if (rows.length < ROWS) rows.push({ id: r.id, version: r.version });
+  }
+  for (const rows of Object.values(byType)) rows.sort((a, b) => b.version - a.version);
+  return byType;
+}
+
+/** The entries that made one resource, oldest first. */
+export async function historyView(world: World, twinName: string, type: string, id: string) {
+  if (!(await world.twinNames()).includes(twinName)) return [];
+  return world.twin(twinName).entriesFor(type, id);
+}
+
+function deliveryRow(pack: string, r: Resource): Record<string, unknown> {
+  const d = deliveryOf(r);
+  return {
+    id: r.id,
+    pack,
+    eventType: d.eventType,
+    eventId: d.eventId,
+    endpoint: `${d.endpointKind}/${d.endpointId}`,
+    endpointId: d.endpointId,
+    url: d.url,
+    state: d.state,
+    attempts: d.attempts,
+    lastStatus: d.lastStatus,
+    acceptedAt: d.acceptedAt,
+    nextAttemptAt: d.nextAttemptAt,
+    createdAt: d.createdAt,
+  };
+}
+
+async function allDeliveries(world: World): Promise<Record<string, unknown>[]> {
+  const twins = await world.twinNames();
+  const rows: Record<string, unknown>[] = [];
+  for (const pack of registeredPacks(world).values()) {
+    if (pack.events === undefined || !twins.includes(packTwinName(pack))) continue;
+    for (const r of await world.twin(packTwinName(pack)).list(pack.events.recordType))
+      rows.push(deliveryRow(pack.name, r));
+  }
+  // Newest first, as a person reading what just happened wants them.
+  rows.sort(
+    (a, b) =>
+      String(b.createdAt).localeCompare(String(a.createdAt)) ||
+      String(b.id).localeCompare(String(a.id)),
+  );
+  return rows;
+}
+
+function matches(row: Record<string, unknown>, f: DeliveryFilter): boolean {
+  return (
+    (f.state === undefined || row.state === f.state) &&
+    (f.event === undefined || row.eventType === f.event) &&
+    (f.pack === undefined || row.pack === f.pack) &&
+    (f.endpoint === undefined || row.endpointId === f.endpoint || row.endpoint === f.endpoint)
+  );
+}
+
+function successRate(rows: readonly Record<string, unknown>[], endpoint: LocatedEndpoint) {
+  const recent = rows
+    .filter((r) => r.pack === endpoint.pack && r.endpointId === endpoint.id)
+    .filter((r) => r.state === 'succeeded' || r.state === 'failed' || r.state === 'unknown')
+    .slice(0, RECENT);
+  const ok = recent.filter((r) => r.state === 'succeeded').length;
+  return {
+    settled: recent.length,
+    succeeded: ok,
+    rate: recent.length === 0 ? null : ok / recent.length,
+  };
+}
+
+export async function deliveriesView(world: World, filter: DeliveryFilter) {
+  const all = await allDeliveries(world);
+  const endpoints = (await locateEndpoints(world)).map((e) => ({
+    ...e,
+    recent: successRate(all, e),
+  }));
+  return {
+    deliveries: all.filter((r) => matches(r, filter)).slice(0, ROWS),
+    endpoints,
+    events: [...new Set(all.map((r) => String(r.eventType)))].sort(),
+    packs: [...registeredPacks(world).values()]
+      .filter((p) => p.events !== undefined)
+      .map((p) => p.name),
+  };
+}
+
+/** The numbered attempts of one delivery, with the headers sent and each one's duration. */
+export async function attemptsView(world: World, dispatcher: Dispatcher, id: string) {
+  const { pack, twin, delivery } = await dispatcher.find(id);
+  const type = attemptType(pack.events!.recordType);
+  const attempts: Record<string, unknown>[] = [];
+  for (let n = 1; n <= delivery.attempts; n++) {
+    const a = await twin.get(type, attemptId(id, n));
+    if (a === undefined || a.deleted) continue;
+    const started = Date.parse(String(a.fields.startedAt));
+    const finished =
+      typeof a.fields.finishedAt === 'string' ? Date.parse(a.fields.finishedAt) : NaN;
+    attempts.push({
+      id: a.id,
+      ...a.fields,
+      url: a.fields.url ?? delivery.url,
+      durationMs: Number.isFinite(finished) ? finished - started : null,
+    });
+  }
+  return {
+    delivery: { ...delivery, id, pack: pack.name },
+    attempts,
+    nextRetryAt: delivery.state === 'retrying' ? delivery.nextAttemptAt : null,
+    now: isoAt(world.clock.now()),
+  };
+}
+
+export async function triggersView(world: World) {
+  if (!(await world.twinNames()).includes(DEFAULT_TRIGGER_TWIN)) return [];
+  return listTriggerRecords(world, { limit: 100, onUndecodable: () => {} });
+}
+
+export async function schedulesView(world: World, tenant: string) {
+  if (!(await world.twinNames()).includes(DEFAULT_TRIGGER_TWIN)) return [];
+  const schedules = new Schedules({ world });
+  const out: Record<string, unknown>[] = [];
+  for (const s of (await schedules.list(tenant)).items) {
+    const inspection = await schedules.inspect(tenant, s.scheduleId, { next: 3 });
+    const ledger = await schedules.history({
+      tenantId: tenant,
+      scheduleId: s.scheduleId,
+      limit: 10,
+    });
+    out.push({ ...s, next: inspection.next, ledger: ledger.items });
+  }
+  return out;
+}
+
+export async function dispatchesView(world: World) {
+  if (!(await world.twinNames()).includes(DEFAULT_TRIGGER_TWIN)) return [];
+  return listDispatches(world, { limit: 100 });
+}

@@ -1,0 +1,70 @@
+// Running the built `twinworld` binary as a child process, as a user would: one-shot commands
+// with their output, and long-running ones (console, tail, listen) whose stdout is read as it
+// comes and which are stopped with SIGINT.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const BIN = resolve('dist/src/cli/main.js');
+
+export interface Done {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function tw(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Done> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('exit', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+export interface Running {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout holds a line matching `pattern` (rejects after `ms`). */
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  /** Sends SIGINT and resolves with the exit status. */
+  interrupt(): Promise<number | null>;
+}
+
+export function start(args: readonly string[], env: NodeJS.ProcessEnv = {}): Running {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((done) => child.on('exit', (s) => done(s)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    async waitFor(pattern, ms = 20_000) {
+      const until = Date.now() + ms;
+      for (;;) {
+        const m = out.match(pattern);
+        if (m !== null) return m;
+        if (child.exitCode !== null)
+          throw new Error(`exited ${child.exitCode} before ${pattern}: ${out}\n${err}`);
+        if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}: ${out}\n${err}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async interrupt() {
+      if (child.exitCode === null) child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
