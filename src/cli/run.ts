@@ -22,6 +22,7 @@ import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
 import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
+import { upCommand } from './commands/up.js';
 import { tickCommand } from './commands/tick.js';
 import { schedulesCommand } from './commands/schedules.js';
 import { endpointsCommand } from './commands/endpoints.js';
@@ -33,9 +34,9 @@ import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
 import { consoleCommand } from './commands/console.js';
+import { checkFlagValues } from './flags.js';
 import { listenCommand } from './commands/listen.js';
 import { tailCommand } from './commands/tail.js';
-import { checkFlagValues } from './flags.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 import { completionScript, SHELLS } from './completion.js';
@@ -61,6 +62,7 @@ export const COMMANDS: readonly Command[] = [
   redeliverCommand,
   workCommand,
   serveCommand,
+  upCommand,
   triggersCommand,
   dispatchesCommand,
   tickCommand,

@@ -9,11 +9,10 @@ import { getPack, packTwinName, type EventTrigger } from '../../events/pack-regi
 import { attemptId, attemptType } from '../../events/delivery-records.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
-import { countOption, UsageError, type Command } from '../command.js';
+import { countOption, stringOption, UsageError, type Command } from '../command.js';
 import { printJson, statusLine, Table, write } from '../output.js';
-import { cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
+import { cliPack, cliPacks, DATA_EXAMPLE, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
-import { DATA_EXAMPLE } from '../pack-cli.js';
 import { jsonObjectFlag } from '../flags.js';
 
 /** What --wait reports for one queued delivery. */
