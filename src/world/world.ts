@@ -114,8 +114,11 @@ export class World implements TwinHost {
       }
     }
     // A memory backend keeps nothing between worlds: there is nothing on disk for a mark to vouch for.
+    // A root that is a store's URL (the CLI names a PostgreSQL world by it) is no folder to hold one.
     this.marks =
-      this.root === ':memory:' || this.backend.kind === 'memory'
+      this.root === ':memory:' ||
+      this.backend.kind === 'memory' ||
+      /^[a-z][a-z0-9+.-]*:\/\//i.test(this.root)
         ? undefined
         : new HeadMarks(this.root, this.backend.kind);
     this.ownsSecrets = options.secrets === undefined;

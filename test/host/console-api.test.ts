@@ -9,6 +9,8 @@ import { Dispatcher } from '../../src/events/dispatcher.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { createConsoleHandler, type ConsoleHandler } from '../../src/host/console/handler.js';
 import { readHeads } from '../../src/host/console/heads.js';
+import { mountConsole } from '../../src/host/console/mount.js';
+import { serveFetch } from '../../src/host/node-http.js';
 import { RealClock, VirtualClock, type Clock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
@@ -231,6 +233,44 @@ describe('live and clock', () => {
       expect((await get(c, `/elsewhere?token=${TOKEN}`)).status).toBe(404);
     } finally {
       await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+});
+
+describe('mounted on a host', () => {
+  it('answers under /_twinworld/console/ over real HTTP on 127.0.0.1, token and all', async () => {
+    const world = openWorld({ root, clock: new RealClock() });
+    for (const pack of builtInPacks) registerPack(world, pack);
+    const dispatcher = new Dispatcher(world, { autoDispatch: false });
+    // A host as the vendor-surface host is: control handlers by name under /_twinworld/.
+    const handlers = new Map<string, (r: Request) => Promise<Response> | Response>();
+    const host = {
+      mount: (name: string, h: (r: Request) => Promise<Response> | Response) =>
+        void handlers.set(name, h),
+    };
+    const mounted = mountConsole(host, { world, dispatcher, token: TOKEN });
+    const http = await serveFetch(async (request) => {
+      const name = /^\/_twinworld\/([a-z-]+)/.exec(new URL(request.url).pathname)?.[1];
+      const h = name === undefined ? undefined : handlers.get(name);
+      return h === undefined ? new Response('no', { status: 404 }) : h(request);
+    });
+    try {
+      expect([...handlers.keys()]).toEqual(['console']);
+      const page = await fetch(`${http.origin}/_twinworld/console/?token=${TOKEN}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<title>twinworld console</title>');
+      expect((await fetch(`${http.origin}/_twinworld/console/api/overview`)).status).toBe(401);
+      const o = await fetch(`${http.origin}/_twinworld/console/api/overview`, {
+        headers: { 'x-twinworld-token': TOKEN },
+      });
+      expect(
+        ((await o.json()) as { twins: { name: string }[] }).twins.map((t) => t.name),
+      ).toContain('stripe');
+    } finally {
+      await mounted.close();
+      await http.close();
       await dispatcher.close();
       await world.close();
     }

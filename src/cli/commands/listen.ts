@@ -11,7 +11,7 @@ import { finishedAttempt } from '../../host/describe-entry.js';
 import { followEntries } from '../../host/follow.js';
 import { readHeads } from '../../host/console/heads.js';
 import { RealClock } from '../../world/clock.js';
-import { countOption, stringOption, UsageError, type Command } from '../command.js';
+import { stringOption, UsageError, type Command } from '../command.js';
 import { colourOn, painter, stateColour } from '../colour.js';
 import { write } from '../output.js';
 import { cliPack, cliPacks } from '../pack-cli.js';
@@ -75,7 +75,10 @@ export const listenCommand: Command = {
     const url = stringOption(args, 'forward-to');
     if (url === undefined) throw new UsageError('listen needs --forward-to URL');
     const events = parseEvents(stringOption(args, 'events'));
-    const pollMs = countOption(args, 'poll') ?? 100;
+    const pollText = stringOption(args, 'poll');
+    const pollMs = pollText === undefined ? 100 : Number(pollText);
+    if (!/^\d+$/.test(pollText ?? '1') || pollMs < 1)
+      throw new UsageError(`--poll must be a whole number of milliseconds ≥ 1, got "${pollText}"`);
     const paint = painter(colourOn(io, args.json));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
     const stopped = untilSignal();
