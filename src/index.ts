@@ -2,7 +2,7 @@
 // else lives behind a subpath (twinworld/triggers, /walk, /signing, /sqlite, /testing, /packs)
 // or stays internal; see README.md, "Entry points".
 export { TwinError, isTwinError, type TwinErrorCode } from './errors.js';
-export type { JsonValue, JsonObject, JsonPrimitive } from './log/json-value.js';
+export type { JsonValue, JsonObject } from './log/json-value.js';
 export { canonicalJson, sha256Hex } from './log/canonical-json.js';
 export {
   MAX_WRITE_BYTES,
@@ -15,19 +15,14 @@ export {
 export type { Resource } from './state/resource.js';
 export type { ReadView } from './state/read-view.js';
 export type { IndexDeclaration } from './state/indexes.js';
+export { recordKind, type RecordKind } from './state/record-kind.js';
 export type { StorageBackend, TwinStore } from './storage/port.js';
 export { RealClock, VirtualClock, isoAt, type Clock } from './world/clock.js';
 export type { IdSource } from './world/ids.js';
 export type { SecretStore, SecretResolver } from './world/secrets.js';
 export { commit, skip, type Decision } from './world/decision.js';
 export type { Twin, TwinHost, AtomicResult } from './world/twin.js';
-export {
-  openWorld,
-  currentWorld,
-  runInWorld,
-  type World,
-  type WorldOptions,
-} from './world/world.js';
+export { openWorld, currentWorld, type World, type WorldOptions } from './world/world.js';
 export { replayLines, type ReplayResult } from './world/replay.js';
 export {
   registerPack,

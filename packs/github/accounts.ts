@@ -4,6 +4,7 @@ import { commit, type ReadView, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
+import { recordKind } from '../../src/index.js';
 
 export const LOGIN_INDEX = 'login';
 
@@ -18,6 +19,9 @@ export type GitHubUser = {
   type: 'User';
   site_admin: boolean;
 };
+
+/** The user records of the twin, typed (src/state/record-kind.ts). */
+export const userKind = recordKind<GitHubUser>({ type: 'user' });
 
 export type GitHubOrganization = {
   login: string;
@@ -34,6 +38,9 @@ export type GitHubOrganization = {
   description: string | null;
   created_at: string;
 };
+
+/** The organization records of the twin, typed (src/state/record-kind.ts). */
+export const organizationKind = recordKind<GitHubOrganization>({ type: 'organization' });
 
 /** The account summary GitHub embeds as `owner`, `user`, `sender`. */
 export type AccountSummary = Omit<GitHubUser, 'type'> & { type: 'User' | 'Organization' };
@@ -59,7 +66,7 @@ function takenLogin(view: ReadView, login: string): boolean {
 export function findUser(view: ReadView, login: string, path = 'sender'): GitHubUser {
   const [user] = view.lookup('user', LOGIN_INDEX, login);
   if (user === undefined) throw notFound(`user ${login}`, path);
-  return user.fields as unknown as GitHubUser;
+  return userKind.of(user);
 }
 
 export function findOrganization(
@@ -69,7 +76,7 @@ export function findOrganization(
 ): GitHubOrganization {
   const [org] = view.lookup('organization', LOGIN_INDEX, login);
   if (org === undefined) throw notFound(`organization ${login}`, path);
-  return org.fields as unknown as GitHubOrganization;
+  return organizationKind.of(org);
 }
 
 export function summary(account: GitHubUser | GitHubOrganization): AccountSummary {

@@ -16,6 +16,8 @@ import {
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
+import { organizationKind, userKind } from './accounts.js';
 
 export const SLUG_INDEX = 'slug';
 
@@ -40,6 +42,9 @@ export type GitHubApp = {
   active: boolean;
 };
 
+/** The app records of the twin, typed (src/state/record-kind.ts). */
+export const appKind = recordKind<GitHubApp>({ type: 'app' });
+
 export type GitHubInstallation = {
   id: number;
   node_id: string;
@@ -55,6 +60,9 @@ export type GitHubInstallation = {
   created_at: string;
   updated_at: string;
 };
+
+/** The installation records of the twin, typed (src/state/record-kind.ts). */
+export const installationKind = recordKind<GitHubInstallation>({ type: 'installation' });
 
 export interface CreateAppInput {
   /** Login of the owning user or organization. */
@@ -80,15 +88,15 @@ const DEFAULT_PERMISSIONS = {
 export function findApp(view: ReadView, slug: string, path = 'app'): GitHubApp {
   const [app] = view.lookup('app', SLUG_INDEX, slug);
   if (app === undefined) throw notFound(`app ${slug}`, path);
-  return app.fields as unknown as GitHubApp;
+  return appKind.of(app);
 }
 
 function ownerOf(view: ReadView, login: string): GitHubUser | GitHubOrganization {
-  const found = (
-    view.lookup('user', LOGIN_INDEX, login)[0] ?? view.lookup('organization', LOGIN_INDEX, login)[0]
-  )?.fields;
+  const found =
+    userKind.lookup(view, LOGIN_INDEX, login)[0] ??
+    organizationKind.lookup(view, LOGIN_INDEX, login)[0];
   if (found === undefined) throw notFound(`user or organization ${login}`, 'owner');
-  return found as unknown as GitHubUser | GitHubOrganization;
+  return found;
 }
 
 /** Registers a GitHub App; its webhook (when given) is an endpoint for installation events. */
@@ -145,7 +153,7 @@ export async function createApp(twin: Twin, input: CreateAppInput): Promise<GitH
           operation: 'app.create',
           subjectType: 'app',
           subjectId: String(id),
-          fields: app as unknown as JsonObject,
+          fields: appKind.json(app),
         },
         app,
       );
@@ -204,7 +212,7 @@ export async function installApp(twin: Twin, input: InstallAppInput): Promise<Gi
         operation: 'installation.create',
         subjectType: 'installation',
         subjectId: String(installation.id),
-        fields: installation as unknown as JsonObject,
+        fields: installationKind.json(installation),
         actor: actorOf(sender),
         projection: {
           creates: [
@@ -228,7 +236,7 @@ export async function uninstallApp(
     const r = view.get('installation', String(input.installation));
     if (r === undefined || r.deleted) return skip(undefined);
     const sender = findUser(view, input.sender);
-    const inst = r.fields as unknown as GitHubInstallation;
+    const inst = installationKind.of(r);
     return commit(
       {
         operation: 'installation.delete',
@@ -299,4 +307,56 @@ export async function setAppWebhookActive(
       undefined,
     );
   });
+}
+
+/** Adds repositories to an installation that has selected ones (`installation_repositories.added`). */
+export async function addInstallationRepositories(
+  twin: Twin,
+  input: { installation: number; repositories: string[]; sender: string },
+): Promise<GitHubInstallation> {
+  requirePackTwin(twin, 'github');
+  if (
+    !Array.isArray(input?.repositories) ||
+    input.repositories.length === 0 ||
+    input.repositories.some((r) => typeof r !== 'string')
+  )
+    throw validationFailed(
+      'repositories must be a non-empty array of "owner/name"',
+      'repositories',
+    );
+  const done = await twin.applyAtomic((view) => {
+    const r = view.get('installation', String(input.installation));
+    if (r === undefined || r.deleted)
+      throw notFound(`installation ${input.installation}`, 'installation');
+    const inst = r.fields as unknown as GitHubInstallation;
+    const sender = findUser(view, input.sender);
+    if (inst.repository_selection === 'all')
+      throw validationFailed(
+        'the installation has access to all repositories; there is nothing to add',
+        'repositories',
+      );
+    const ids = [...inst.repository_ids];
+    for (const [i, fullName] of input.repositories.entries()) {
+      const repo = findRepository(view, fullName, `repositories[${i}]`);
+      if (repo.owner.id !== inst.account.id)
+        throw validationFailed(
+          `${fullName} does not belong to ${inst.account.login}`,
+          `repositories[${i}]`,
+        );
+      if (!ids.includes(repo.id)) ids.push(repo.id);
+    }
+    if (ids.length === inst.repository_ids.length) return skip(inst);
+    const fields = { repository_ids: ids, updated_at: githubTime(twin.world.clock.now()) };
+    return commit(
+      {
+        operation: 'installation.add_repositories',
+        subjectType: 'installation',
+        subjectId: r.id,
+        fields,
+        actor: actorOf(sender),
+      },
+      { ...inst, ...fields },
+    );
+  });
+  return done.result;
 }

@@ -14,6 +14,7 @@ import { actorOf, findUser, type GitHubUser } from './accounts.js';
 import { validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository, type GitHubRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 /** Index of pull requests by their head branch (`<repo id>:<ref>`), for synchronize. */
 export const HEAD_INDEX = 'head';
@@ -51,6 +52,9 @@ export type GitHubBranch = {
   last_push: GitPush | null;
 };
 
+/** The branch records of the twin, typed (src/state/record-kind.ts). */
+export const branchKind = recordKind<GitHubBranch>({ type: 'branch' });
+
 export function branchKey(repoId: number, name: string): string {
   return `${repoId}:${name}`;
 }
@@ -61,7 +65,7 @@ export function findBranch(
   name: string,
 ): GitHubBranch | undefined {
   const r = view.get('branch', branchKey(repo.id, name));
-  return r === undefined || r.deleted ? undefined : (r.fields as unknown as GitHubBranch);
+  return r === undefined || r.deleted ? undefined : branchKind.of(r);
 }
 
 /** The branch's tip, or a new one (projected) when the twin has not seen the branch yet. */
@@ -80,7 +84,7 @@ export function tipOrCreate(
     projection: {
       type: 'branch',
       id: branchKey(repo.id, name),
-      fields: fields as unknown as JsonObject,
+      fields: branchKind.json(fields),
     },
   };
 }
@@ -141,7 +145,7 @@ export function pushWrites(
       operation: 'branch.push',
       subjectType: 'branch',
       subjectId: branchKey(repo.id, name),
-      fields: fields as unknown as JsonObject,
+      fields: branchKind.json(fields),
       actor: actorOf(sender),
       projection: {
         updates: [

@@ -9,6 +9,7 @@ import { findBranch } from './branches.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository, type GitHubRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export const SUITE_INDEX = 'check_suite_id';
 
@@ -57,6 +58,9 @@ export type GitHubCheckSuite = {
   latest_check_runs_count: number;
 };
 
+/** The check_suite records of the twin, typed (src/state/record-kind.ts). */
+export const checkSuiteKind = recordKind<GitHubCheckSuite>({ type: 'check_suite' });
+
 export type GitHubCheckRun = {
   id: number;
   node_id: string;
@@ -78,6 +82,9 @@ export type GitHubCheckRun = {
   repository_id: number;
   head_branch: string | null;
 };
+
+/** The check_run records of the twin, typed (src/state/record-kind.ts). */
+export const checkRunKind = recordKind<GitHubCheckRun>({ type: 'check_run' });
 
 export interface CreateCheckRunInput {
   repository: string;
@@ -147,7 +154,7 @@ export async function createCheckRun(
         latest_check_runs_count: 0,
       };
     } else {
-      suite = view.get('check_suite', String(suiteId))!.fields as unknown as GitHubCheckSuite;
+      suite = checkSuiteKind.of(view.get(checkSuiteKind.type, String(suiteId))!);
     }
     const run: GitHubCheckRun = {
       id: githubIds.numeric(ids),
@@ -180,13 +187,13 @@ export async function createCheckRun(
     const suiteResource = {
       type: 'check_suite',
       id: String(suite.id),
-      fields: suiteFields as unknown as JsonObject,
+      fields: checkSuiteKind.json(suiteFields),
     };
     writes.push({
       operation: 'check_run.create',
       subjectType: 'check_run',
       subjectId: String(run.id),
-      fields: run as unknown as JsonObject,
+      fields: checkRunKind.json(run),
       actor: actorOf(sender),
       projection:
         suiteId === undefined
@@ -204,9 +211,7 @@ export async function createCheckRun(
 }
 
 function runsOf(view: ReadView, suiteId: number): GitHubCheckRun[] {
-  return view
-    .lookup('check_run', SUITE_INDEX, String(suiteId))
-    .map((r) => r.fields as unknown as GitHubCheckRun);
+  return view.lookup('check_run', SUITE_INDEX, String(suiteId)).map((r) => checkRunKind.of(r));
 }
 
 export interface CompleteCheckRunInput {
@@ -229,7 +234,7 @@ export async function completeCheckRun(
     const r = view.get('check_run', String(input.check_run_id));
     if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
       throw notFound(`check run ${input.check_run_id} in ${repo.full_name}`, 'check_run_id');
-    const run = r.fields as unknown as GitHubCheckRun;
+    const run = checkRunKind.of(r);
     if (run.status === 'completed')
       throw validationFailed(`check run ${run.id} is already completed`, 'check_run_id');
     const now = githubTime(twin.world.clock.now());

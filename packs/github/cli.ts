@@ -33,6 +33,8 @@ import {
   type Recipe,
 } from './recipes.js';
 import { FULL_NAME_INDEX, type GitHubRepository } from './repositories.js';
+import { repositoryKind } from './repositories.js';
+import { hookKinds } from './hooks.js';
 
 const HOW_TO_MAKE = `\`twinworld trigger github ping\` makes the twin's sample repository ${SAMPLE_REPO} (with the organization octo-org and the user octocat) the first time any GitHub trigger runs; other repositories are made with createRepository (packs/github)`;
 
@@ -56,7 +58,7 @@ function summary(view: ReadView, kind: HookKind, hook: GitHubHook): EndpointSumm
 function listEndpoints(twin: Twin): Promise<EndpointSummary[]> {
   return twin.read((view) =>
     (['repository_hook', 'organization_hook'] as const).flatMap((kind) =>
-      view.list(kind).map((r) => summary(view, kind, r.fields as unknown as GitHubHook)),
+      hookKinds[kind].list(view).map((hook) => summary(view, kind, hook)),
     ),
   );
 }
@@ -115,7 +117,7 @@ async function target(
       'data.repository',
     );
   await ensureSampleUser(twin);
-  return { repository: found.fields as unknown as GitHubRepository, data: others };
+  return { repository: repositoryKind.of(found), data: others };
 }
 
 function fromRecipe(recipe: Recipe) {

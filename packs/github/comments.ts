@@ -7,6 +7,7 @@ import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { authorAssociation, issueKey } from './issues.js';
 import { findRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type GitHubIssueComment = {
   id: number;
@@ -20,6 +21,9 @@ export type GitHubIssueComment = {
   issue_key: string;
   on: 'issue' | 'pull_request';
 };
+
+/** The issue_comment records of the twin, typed (src/state/record-kind.ts). */
+export const issueCommentKind = recordKind<GitHubIssueComment>({ type: 'issue_comment' });
 
 export async function commentOnIssue(
   twin: Twin,

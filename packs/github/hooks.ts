@@ -10,6 +10,7 @@ import { findOrganization } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type HookKind = 'repository_hook' | 'organization_hook';
 
@@ -40,6 +41,14 @@ export type GitHubHook = {
   ping_guard: null;
 };
 
+/** A repository's hooks and an organization's: one shape, two types (src/state/record-kind.ts). */
+export const repositoryHookKind = recordKind<GitHubHook>({ type: 'repository_hook' });
+export const organizationHookKind = recordKind<GitHubHook>({ type: 'organization_hook' });
+export const hookKinds = {
+  repository_hook: repositoryHookKind,
+  organization_hook: organizationHookKind,
+} as const;
+
 export interface HookInput {
   url: string;
   /** Required here: the twin never sends an unsigned packet. */
@@ -54,7 +63,7 @@ export interface HookInput {
 const check = checker('github');
 
 /** GitHub event names whose payload has no `action`: their kernel type is the bare name. */
-const ACTIONLESS = new Set(['push', 'ping']);
+const ACTIONLESS = new Set(['push', 'ping', 'create', 'delete', 'status']);
 
 function eventFilter(events: readonly string[]): string[] {
   const filter = events.map((e) => (e === '*' || ACTIONLESS.has(e) ? e : `${e}.*`));
@@ -166,7 +175,7 @@ export async function updateHook(
   const done = await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
-    const current = r.fields as unknown as GitHubHook;
+    const current = hookKinds[kind].of(r);
     if (input.url !== undefined) {
       const url = check.url(input.url, 'config.url');
       fields.config = { ...current.config, url };

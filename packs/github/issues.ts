@@ -4,6 +4,7 @@ import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../s
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
+import type { GitHubLabel } from './label.js';
 import { githubIds, githubTime } from './ids.js';
 import {
   findRepository,
@@ -11,6 +12,7 @@ import {
   openCountChange,
   type GitHubRepository,
 } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type GitHubIssue = {
   url: string;
@@ -24,11 +26,11 @@ export type GitHubIssue = {
   number: number;
   title: string;
   user: AccountSummary;
-  labels: never[];
+  labels: GitHubLabel[];
   state: 'open' | 'closed';
   locked: boolean;
-  assignee: null;
-  assignees: never[];
+  assignee: AccountSummary | null;
+  assignees: AccountSummary[];
   milestone: null;
   comments: number;
   created_at: string;
@@ -41,6 +43,9 @@ export type GitHubIssue = {
   performed_via_github_app: null;
   state_reason: 'completed' | 'not_planned' | 'reopened' | null;
 };
+
+/** The issue records of the twin, typed (src/state/record-kind.ts). */
+export const issueKind = recordKind<GitHubIssue>({ type: 'issue' });
 
 export interface IssueRef {
   /** "owner/name" */
@@ -63,7 +68,7 @@ function liveIssue(view: ReadView, ref: IssueRef): { repo: GitHubRepository; iss
   const r = view.get('issue', issueKey(repo.id, ref.number));
   if (r === undefined || r.deleted)
     throw notFound(`issue #${ref.number} in ${ref.repository}`, 'number');
-  return { repo, issue: r.fields as unknown as GitHubIssue };
+  return { repo, issue: issueKind.of(r) };
 }
 
 function checkTitle(title: unknown): string {

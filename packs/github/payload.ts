@@ -2,7 +2,13 @@
 // (render-*.ts), then `repository`, `organization` (for organization-owned repositories) and
 // `sender` (the user behind the write). Everything is derived from the twin's state as it is
 // after the write, so a payload always agrees with what the API would answer.
-import type { JsonObject, JsonValue, ReadView, RenderContext } from '../../src/index.js';
+import type {
+  JsonObject,
+  JsonValue,
+  ReadView,
+  RecordKind,
+  RenderContext,
+} from '../../src/index.js';
 import { ordered } from '../kit/ordered.js';
 import type { GitHubUser } from './accounts.js';
 import type { GitHubApp, GitHubInstallation } from './apps.js';
@@ -26,10 +32,24 @@ import {
 } from './render-checks.js';
 import { renderComment, renderIssue, renderPullRequestIssue } from './render-issue.js';
 import { pullRequestRef, renderPullRequest } from './render-pull-request.js';
+import { activityBody, pullRequestChanges } from './payload-activity.js';
 import { renderRepository } from './render-repository.js';
 import type { GitHubRepository } from './repositories.js';
 import type { GitHubStar } from './stars.js';
+import { added } from './triage.js';
 import type { GitHubWorkflow, GitHubWorkflowRun } from './workflows.js';
+import { organizationKind, userKind } from './accounts.js';
+import { checkRunKind, checkSuiteKind } from './checks.js';
+import { appKind, installationKind } from './apps.js';
+import { branchKind } from './branches.js';
+import { workflowKind, workflowRunKind } from './workflows.js';
+import { repositoryKind } from './repositories.js';
+import { pullRequestKind } from './pull-requests.js';
+import { issueKind } from './issues.js';
+import { issueCommentKind } from './comments.js';
+import { releaseKind } from './releases.js';
+import { starKind } from './stars.js';
+import { repositoryHookKind } from './hooks.js';
 
 const ORGANIZATION_KEYS = [
   'login',
@@ -64,13 +84,7 @@ const ZEN = [
   'Responsive is better than fast.',
 ];
 
-type Fields = Record<string, unknown>;
-
-function fieldsOf<T>(view: ReadView, type: string, id: string | number | undefined): T | undefined {
-  if (id === undefined) return undefined;
-  const r = view.get(type, String(id));
-  return r === undefined || r.deleted ? undefined : (r.fields as unknown as T);
-}
+type Fields = JsonObject;
 
 /** The subject as the event describes it: after the write, or as it was before a delete. */
 function subjectFields(ctx: RenderContext): Fields {
@@ -85,6 +99,9 @@ function repositoryIdOf(ctx: RenderContext, fields: Fields): string | undefined 
       return ctx.entry.subjectId.split('#')[0];
     case 'issue_comment':
       return String(fields.issue_key).split('#')[0];
+    case 'pull_request_review':
+    case 'pull_request_review_comment':
+      return String(fields.pull_key).split('#')[0];
     default:
       return fields.repository_id === undefined ? undefined : String(fields.repository_id);
   }
@@ -92,12 +109,12 @@ function repositoryIdOf(ctx: RenderContext, fields: Fields): string | undefined 
 
 function senderOf(ctx: RenderContext): JsonObject | undefined {
   const match = /^user:(\d+)$/.exec(ctx.entry.actor);
-  const user = match === null ? undefined : fieldsOf<GitHubUser>(ctx.view, 'user', match[1]);
+  const user = match === null ? undefined : userKind.read(ctx.view, match[1]!);
   return user === undefined ? undefined : renderAccount(user);
 }
 
 function organizationOf(view: ReadView, id: number | undefined): JsonObject | undefined {
-  const org = fieldsOf<JsonObject>(view, 'organization', id);
+  const org = id === undefined ? undefined : organizationKind.read(view, id);
   // GitHub's payload organization has no created_at.
   return org === undefined ? undefined : ordered(org, ORGANIZATION_KEYS, ['created_at']);
 }
@@ -112,7 +129,7 @@ function pullRequestsAt(
   if (branch === null) return [];
   return view
     .lookup('pull_request', HEAD_INDEX, `${repo.id}:${branch}`)
-    .map((r) => r.fields as unknown as GitHubPullRequest)
+    .map((r) => pullRequestKind.of(r))
     .filter((p) => p.state === 'open' && p.head.sha === sha)
     .map((p) => pullRequestRef(p, repo));
 }
@@ -220,30 +237,42 @@ function body(
     case 'issues': {
       const out: JsonObject = {
         action: action!,
-        issue: renderIssue(fields as unknown as GitHubIssue),
+        issue: renderIssue(issueKind.from(fields)),
       };
       if (action === 'edited') out.changes = changes(ctx) ?? {};
+      if (action === 'labeled') out.label = added(ctx.entry.fields, 'labels')!;
+      if (action === 'assigned')
+        out.assignee = renderAccount(added(ctx.entry.fields, 'assignees') as never);
       return out;
     }
     case 'pull_request': {
-      const pull = fields as unknown as GitHubPullRequest;
+      const pull = pullRequestKind.from(fields);
       const out: JsonObject = { action: action!, number: pull.number };
       if (action === 'synchronize') {
         out.before = ((ctx.previous?.head as JsonObject | undefined)?.sha ?? null) as JsonValue;
         out.after = pull.head.sha;
       }
+      if (action === 'edited') out.changes = pullRequestChanges(ctx);
       out.pull_request = renderPullRequest(pull, repo!);
+      if (action === 'labeled') out.label = added(ctx.entry.fields, 'labels')!;
+      if (action === 'assigned')
+        out.assignee = renderAccount(added(ctx.entry.fields, 'assignees') as never);
+      if (action === 'review_requested')
+        out.requested_reviewer = renderAccount(
+          added(ctx.entry.fields, 'requested_reviewers') as never,
+        );
       return out;
     }
     case 'issue_comment': {
-      const comment = fields as unknown as GitHubIssueComment;
-      const target = fieldsOf<GitHubIssue & GitHubPullRequest>(
-        view,
-        comment.on,
-        comment.issue_key,
-      )!;
-      const issue =
-        comment.on === 'issue' ? renderIssue(target) : renderPullRequestIssue(target, repo!);
+      const comment = issueCommentKind.from(fields);
+      // A comment is on an issue or on a pull request: the same key names one or the other.
+      const onIssue = comment.on === 'issue';
+      const target = onIssue
+        ? issueKind.read(view, comment.issue_key)!
+        : pullRequestKind.read(view, comment.issue_key)!;
+      const issue = onIssue
+        ? renderIssue(issueKind.read(view, comment.issue_key)!)
+        : renderPullRequestIssue(pullRequestKind.read(view, comment.issue_key)!, repo!);
       return {
         action: action!,
         issue,
@@ -251,9 +280,9 @@ function body(
       };
     }
     case 'check_run': {
-      const run = fields as unknown as GitHubCheckRun;
-      const suite = fieldsOf<GitHubCheckSuite>(view, 'check_suite', run.check_suite_id)!;
-      const app = fieldsOf<GitHubApp>(view, 'app', run.app_id)!;
+      const run = checkRunKind.from(fields);
+      const suite = checkSuiteKind.read(view, run.check_suite_id)!;
+      const app = appKind.read(view, run.app_id)!;
       return {
         action: action!,
         check_run: renderCheckRun(
@@ -266,12 +295,12 @@ function body(
       };
     }
     case 'check_suite': {
-      const suite = fields as unknown as GitHubCheckSuite;
-      const app = fieldsOf<GitHubApp>(view, 'app', suite.app_id)!;
+      const suite = checkSuiteKind.from(fields);
+      const app = appKind.read(view, suite.app_id)!;
       const branch =
         suite.head_branch === null
           ? undefined
-          : fieldsOf<GitHubBranch>(view, 'branch', `${repo!.id}:${suite.head_branch}`);
+          : branchKind.read(view, `${repo!.id}:${suite.head_branch}`);
       const head = branch?.last_push?.commits.find((c) => c.id === suite.head_sha);
       const headCommit = renderSimpleCommit(
         head ?? {
@@ -295,8 +324,8 @@ function body(
       };
     }
     case 'workflow_run': {
-      const run = fields as unknown as GitHubWorkflowRun;
-      const workflow = fieldsOf<GitHubWorkflow>(view, 'workflow', `${repo!.id}:${run.path}`)!;
+      const run = workflowRunKind.from(fields);
+      const workflow = workflowKind.read(view, `${repo!.id}:${run.path}`)!;
       return {
         action: action!,
         workflow: renderWorkflow(workflow, repo!),
@@ -308,15 +337,15 @@ function body(
       };
     }
     case 'installation': {
-      const inst = fields as unknown as GitHubInstallation;
+      const inst = installationKind.from(fields);
       const repos =
         inst.repository_selection === 'selected'
           ? inst.repository_ids
-              .map((id) => fieldsOf<GitHubRepository>(view, 'repository', id))
+              .map((id) => repositoryKind.read(view, id))
               .filter((r): r is GitHubRepository => r !== undefined)
           : view
               .list('repository')
-              .map((r) => r.fields as unknown as GitHubRepository)
+              .map((r) => repositoryKind.of(r))
               .filter((r) => r.owner.id === inst.account.id)
               .sort((a, b) => a.id - b.id);
       return {
@@ -326,19 +355,19 @@ function body(
       };
     }
     case 'release':
-      return { action: action!, release: renderRelease(fields as unknown as GitHubRelease, repo!) };
+      return { action: action!, release: renderRelease(releaseKind.from(fields), repo!) };
     case 'star': {
-      const star = fields as unknown as GitHubStar;
+      const star = starKind.from(fields);
       return { action: action!, starred_at: action === 'deleted' ? null : star.starred_at };
     }
     case 'push':
-      return renderPush((fields as unknown as GitHubBranch).last_push!, repo!);
+      return renderPush(branchKind.from(fields).last_push!, repo!);
     case 'ping': {
-      const hook = fields as unknown as GitHubHook;
+      const hook = repositoryHookKind.from(fields); // the same fields on an organization's hook
       return { zen: ZEN[hook.id % ZEN.length]!, hook_id: hook.id, hook: renderHook(hook) };
     }
     default:
-      return undefined;
+      return activityBody(ctx, family, action, fields, repo);
   }
 }
 
@@ -346,7 +375,7 @@ export function payloadValues(ctx: RenderContext): Record<string, JsonValue | un
   const [family, action] = ctx.eventType.split('.') as [string, string | undefined];
   const fields = subjectFields(ctx);
   const repoId = repositoryIdOf(ctx, fields);
-  const repo = fieldsOf<GitHubRepository>(ctx.view, 'repository', repoId);
+  const repo = repoId === undefined ? undefined : repositoryKind.read(ctx.view, repoId);
   const payload = body(ctx, family, action, fields, repo);
   if (payload === undefined) return { payload: undefined };
   const owner = repo?.owner;
@@ -374,7 +403,8 @@ export function payloadValues(ctx: RenderContext): Record<string, JsonValue | un
       },
     };
   }
-  if (family !== 'installation' && repo !== undefined) payload.repository = renderRepository(repo);
+  if (family !== 'installation' && family !== 'installation_repositories' && repo !== undefined)
+    payload.repository = renderRepository(repo);
   if (organization !== undefined) payload.organization = organization;
   if (sender !== undefined) payload.sender = sender;
   return { payload };

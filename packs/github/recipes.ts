@@ -12,9 +12,12 @@ import { commentOnIssue } from './comments.js';
 import { closeIssue, editIssue, openIssue } from './issues.js';
 import { closePullRequest, openPullRequest } from './pull-requests.js';
 import { publishRelease } from './releases.js';
+import type { Recipe, RecipeContext } from './recipe.js';
+import { reviewRecipes } from './recipes-review.js';
 import { createRepository, FULL_NAME_INDEX, type GitHubRepository } from './repositories.js';
 import { starRepository, unstarRepository } from './stars.js';
 import { completeWorkflowRun, requestWorkflowRun, startWorkflowRun } from './workflows.js';
+import { repositoryKind } from './repositories.js';
 
 /** The twin's sample accounts: what sends and triggers act on unless told otherwise. */
 export const SAMPLE_ORG = 'octo-org';
@@ -22,21 +25,7 @@ export const SAMPLE_USER = 'octocat';
 export const SAMPLE_REPO = `${SAMPLE_ORG}/hello-world`;
 const CI_APP = 'twin-ci';
 
-export interface RecipeContext {
-  readonly twin: Twin;
-  readonly data: JsonObject | undefined;
-  /** The repository's full name (owner/name); it exists, and so does the sender, octocat. */
-  readonly repository: string;
-  /** Called right before the causing write. */
-  ready(): Promise<void>;
-}
-
-export interface Recipe {
-  /** The GitHub event (hook filter name) the type belongs to: issues for issues.opened. */
-  readonly family: string;
-  readonly keys: readonly string[];
-  run(ctx: RecipeContext): Promise<void>;
-}
+export type { Recipe, RecipeContext } from './recipe.js';
 
 /** The sample organization, user and repository, each made when the world lacks it. */
 export async function ensureSampleRepository(twin: Twin): Promise<void> {
@@ -60,7 +49,7 @@ export async function ensureSampleUser(twin: Twin): Promise<void> {
 async function ensureCiApp(twin: Twin, repository: string): Promise<void> {
   if ((await twin.lookup('app', SLUG_INDEX, CI_APP)).length > 0) return;
   const [repo] = await twin.lookup('repository', FULL_NAME_INDEX, repository);
-  const owner = (repo?.fields as unknown as GitHubRepository | undefined)?.owner.login;
+  const owner = repo === undefined ? undefined : repositoryKind.of(repo).owner.login;
   await createApp(twin, {
     owner: owner ?? SAMPLE_ORG,
     name: 'Twin CI',
@@ -157,6 +146,7 @@ function requestedRun(ctx: RecipeContext) {
 }
 
 export const recipes: Readonly<Record<string, Recipe>> = {
+  ...reviewRecipes,
   push: {
     family: 'push',
     keys: ['branch', 'messages', 'forced'],

@@ -7,6 +7,7 @@ import { findBranch } from './branches.js';
 import { validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type GitHubRelease = {
   id: number;
@@ -24,6 +25,9 @@ export type GitHubRelease = {
   /** The tagged commit (twin bookkeeping). */
   sha: string;
 };
+
+/** The release records of the twin, typed (src/state/record-kind.ts). */
+export const releaseKind = recordKind<GitHubRelease>({ type: 'release' });
 
 export interface PublishReleaseInput {
   repository: string;

@@ -11,6 +11,7 @@ import {
 } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
+import { recordKind } from '../../src/index.js';
 
 export const FULL_NAME_INDEX = 'full_name';
 /** Per-repository counter behind issue and pull request numbers (a twin resource, never rendered). */
@@ -48,6 +49,9 @@ export type GitHubRepository = {
   default_branch: string;
 };
 
+/** The repository records of the twin, typed (src/state/record-kind.ts). */
+export const repositoryKind = recordKind<GitHubRepository>({ type: 'repository' });
+
 export interface CreateRepositoryInput {
   /** Login of the owning user or organization. */
   owner: string;
@@ -66,7 +70,7 @@ export function findRepository(
 ): GitHubRepository {
   const [repo] = view.lookup('repository', FULL_NAME_INDEX, fullName);
   if (repo === undefined) throw notFound(`repository ${fullName}`, path);
-  return repo.fields as unknown as GitHubRepository;
+  return repositoryKind.of(repo);
 }
 
 export async function createRepository(

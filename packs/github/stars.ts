@@ -5,8 +5,12 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser } from './accounts.js';
 import { githubTime } from './ids.js';
 import { findRepository, type GitHubRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type GitHubStar = { repository_id: number; user_id: number; starred_at: string };
+
+/** The star records of the twin, typed (src/state/record-kind.ts). */
+export const starKind = recordKind<GitHubStar>({ type: 'star' });
 
 function countChange(repo: GitHubRepository, delta: 1 | -1) {
   const count = Math.max(0, repo.stargazers_count + delta);
@@ -28,8 +32,7 @@ export async function starRepository(
     const user = findUser(view, input.sender);
     const key = `${repo.id}:${user.id}`;
     const existing = view.get('star', key);
-    if (existing !== undefined && !existing.deleted)
-      return skip(existing.fields as unknown as GitHubStar);
+    if (existing !== undefined && !existing.deleted) return skip(starKind.of(existing));
     const star: GitHubStar = {
       repository_id: repo.id,
       user_id: user.id,

@@ -9,6 +9,7 @@ import { checkConclusion, type CheckConclusion } from './checks.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
+import { recordKind } from '../../src/index.js';
 
 export type GitHubWorkflow = {
   id: number;
@@ -21,6 +22,9 @@ export type GitHubWorkflow = {
   repository_id: number;
   runs: number;
 };
+
+/** The workflow records of the twin, typed (src/state/record-kind.ts). */
+export const workflowKind = recordKind<GitHubWorkflow>({ type: 'workflow' });
 
 export type GitHubWorkflowRun = {
   id: number;
@@ -46,6 +50,9 @@ export type GitHubWorkflowRun = {
   run_started_at: string;
   repository_id: number;
 };
+
+/** The workflow_run records of the twin, typed (src/state/record-kind.ts). */
+export const workflowRunKind = recordKind<GitHubWorkflowRun>({ type: 'workflow_run' });
 
 export interface RequestWorkflowRunInput {
   repository: string;
@@ -88,8 +95,7 @@ export async function requestWorkflowRun(
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());
     const workflowKey = `${repo.id}:${path}`;
-    const existing = view.get('workflow', workflowKey)?.fields as unknown as
-      GitHubWorkflow | undefined;
+    const existing = workflowKind.fieldsAt(view, workflowKey);
     const workflow: GitHubWorkflow = existing ?? {
       id: githubIds.numeric(ids),
       node_id: githubIds.node(ids, 'W'),
@@ -146,18 +152,18 @@ export async function requestWorkflowRun(
         operation: 'workflow_run.request',
         subjectType: 'workflow_run',
         subjectId: String(run.id),
-        fields: run as unknown as JsonObject,
+        fields: workflowRunKind.json(run),
         actor: actorOf(sender),
         projection: {
           [existing === undefined ? 'creates' : 'updates']: [
             {
               type: 'workflow',
               id: workflowKey,
-              fields: {
+              fields: workflowKind.json({
                 ...workflow,
                 runs: run.run_number,
                 updated_at: now,
-              } as unknown as JsonObject,
+              }),
             },
           ],
         },
@@ -181,7 +187,7 @@ async function moveRun(
     const r = view.get('workflow_run', String(input.run_id));
     if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
       throw notFound(`workflow run ${input.run_id} in ${repo.full_name}`, 'run_id');
-    const run = r.fields as unknown as GitHubWorkflowRun;
+    const run = workflowRunKind.of(r);
     const fields = change(run, githubTime(twin.world.clock.now()));
     return commit(
       { operation, subjectType: 'workflow_run', subjectId: r.id, fields, actor: actorOf(sender) },

@@ -90,3 +90,12 @@ export function checker(vendor: string): Checker {
 export function withData<T extends JsonObject>(defaults: T, data: JsonObject | undefined): T {
   return { ...defaults, ...(data ?? {}) } as T;
 }
+
+/**
+ * Defaults overlaid with a trigger's --data, typed as the input of the operation it is passed to.
+ * The one cast for such input: every operation checks its input at run time (`checker`), so a
+ * wrong shape is refused there with the operation's own error, never trusted.
+ */
+export function inputFor<T>(defaults: JsonObject, data: JsonObject | undefined): T {
+  return withData(defaults, data) as unknown as T;
+}

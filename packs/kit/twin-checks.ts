@@ -4,7 +4,11 @@ import { packTwinName, registeredPacks, TwinError, type Twin } from '../../src/i
 
 export function requirePackTwin(twin: Twin, packName: string): void {
   for (const pack of registeredPacks(twin.world).values())
-    if (pack.name === packName && packTwinName(pack) === twin.name) return;
+    if (
+      (pack.name === packName || (pack as { vendor?: unknown }).vendor === packName) &&
+      packTwinName(pack) === twin.name
+    )
+      return;
   throw new TwinError(
     'INVALID_ARGUMENT',
     `twin "${twin.name}" is not the ${packName} pack's twin; register it first: registerPack(world, ${packName}.pack)`,

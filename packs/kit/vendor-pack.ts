@@ -36,6 +36,11 @@ export interface IdShapes {
 }
 
 export interface VendorPack extends Pack {
+  /**
+   * The vendor whose operations this pack's twin takes, when its name is not the vendor's: one
+   * account of a surface (`stripe-1a2b…`) is the Stripe pack under another name and twin.
+   */
+  readonly vendor?: string;
   readonly events: EventsDeclaration;
   readonly description: string;
   readonly scenarios: Readonly<Record<string, Scenario>>;

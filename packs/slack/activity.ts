@@ -8,6 +8,7 @@ import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
 import { getChannel, getUser } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export type SlackReaction = {
   reaction: string;
@@ -17,6 +18,9 @@ export type SlackReaction = {
   team: string;
   event_ts: string;
 };
+
+/** The reaction records of the twin, typed (src/state/record-kind.ts). */
+export const reactionKind = recordKind<SlackReaction>({ type: 'reaction' });
 export type ChannelMember = {
   channel: string;
   user: string;
@@ -24,6 +28,9 @@ export type ChannelMember = {
   inviter?: string;
   event_ts: string;
 };
+
+/** The channel_member records of the twin, typed (src/state/record-kind.ts). */
+export const channelMemberKind = recordKind<ChannelMember>({ type: 'channel_member' });
 export type AppHomeVisit = {
   app_id: string;
   user: string;
@@ -32,6 +39,9 @@ export type AppHomeVisit = {
   team: string;
   event_ts: string;
 };
+
+/** The app_home records of the twin, typed (src/state/record-kind.ts). */
+export const appHomeKind = recordKind<AppHomeVisit>({ type: 'app_home' });
 
 const check = checker('slack');
 const EMOJI = /^[a-z0-9_+'-]{1,100}(::skin-tone-[2-6])?$/;
@@ -68,7 +78,8 @@ export async function addReaction(
         'invalid_input',
       );
     const key = `${channel.id}:${input.ts}:${name}:${user.id}`;
-    if (view.get('reaction', key) !== undefined)
+    const kept = view.get('reaction', key);
+    if (kept !== undefined && !kept.deleted)
       throw slackError(
         'already_reacted',
         `${user.id} already reacted with :${name}: to ${input.ts}`,
@@ -85,6 +96,44 @@ export async function addReaction(
     };
     return commit(
       { operation: 'reaction.add', subjectType: 'reaction', subjectId: key, fields: reaction },
+      reaction,
+    );
+  });
+  return done.result;
+}
+
+/** Takes back a reaction (`reaction_removed`); one that is not there is `no_reaction`. */
+export async function removeReaction(
+  twin: Twin,
+  input: { channel: string; ts: string; user: string; name: string },
+): Promise<SlackReaction> {
+  requirePackTwin(twin, 'slack');
+  const name = check.string(input?.name, 'name');
+  const done = await twin.applyAtomic((view) => {
+    const channel = getChannel(view, input.channel);
+    const user = getUser(view, input.user);
+    if (view.get('message', messageKey(channel.id, input.ts)) === undefined)
+      throw slackError(
+        'message_not_found',
+        `no message ${input.ts} in channel ${channel.id}`,
+        'ts',
+      );
+    const key = `${channel.id}:${input.ts}:${name}:${user.id}`;
+    const kept = view.get('reaction', key);
+    if (kept === undefined || kept.deleted)
+      throw slackError(
+        'no_reaction',
+        `${user.id} has no :${name}: on ${input.ts}`,
+        'name',
+        'invalid_input',
+      );
+    const reaction = {
+      ...(kept.fields as unknown as SlackReaction),
+      event_ts: messageTs(twin.world.clock.now(), 0),
+    };
+    // reaction_removed's event_ts is the removal's instant (the commit's world time).
+    return commit(
+      { operation: 'reaction.remove', subjectType: 'reaction', subjectId: key, delete: true },
       reaction,
     );
   });

@@ -14,6 +14,7 @@ import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-che
 import { slackError } from './errors.js';
 import { slackIds } from './ids.js';
 import { getTeam } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export const TEAM_INDEX = 'team_id';
 
@@ -25,6 +26,9 @@ export type SlackApp = {
   bot_user_id: string;
   verification_token: string;
 };
+
+/** The app records of the twin, typed (src/state/record-kind.ts). */
+export const appKind = recordKind<SlackApp>({ type: 'app' });
 
 export type EventSubscription = {
   id: string;
@@ -39,6 +43,9 @@ export type EventSubscription = {
   event_filter: string[];
 };
 
+/** The event_subscription records of the twin, typed (src/state/record-kind.ts). */
+export const eventSubscriptionKind = recordKind<EventSubscription>({ type: 'event_subscription' });
+
 /** Bot events this twin sends, and the kernel event type each one subscribes to. */
 export const BOT_EVENTS: Readonly<Record<string, string>> = {
   'message.channels': 'message',
@@ -46,6 +53,11 @@ export const BOT_EVENTS: Readonly<Record<string, string>> = {
   reaction_added: 'reaction_added',
   app_home_opened: 'app_home_opened',
   member_joined_channel: 'member_joined_channel',
+  reaction_removed: 'reaction_removed',
+  channel_created: 'channel_created',
+  team_join: 'team_join',
+  app_uninstalled: 'app_uninstalled',
+  tokens_revoked: 'tokens_revoked',
 };
 
 /** The Interactivity Request URL: where block_actions payloads go (form-encoded). */
@@ -220,7 +232,7 @@ export async function updateEventSubscription(
   const done = await twin.applyAtomic((view) => {
     const r = view.get('event_subscription', appId);
     if (r === undefined || r.deleted) throw slackError('app_not_found', `no app ${appId}`, 'app');
-    const current = r.fields as unknown as EventSubscription;
+    const current = eventSubscriptionKind.of(r);
     if (fields.request_url !== undefined && fields.request_url !== current.request_url) {
       const filter = (fields.event_filter as string[] | undefined) ?? current.event_filter;
       fields.event_filter = filter.includes(URL_VERIFICATION)
@@ -320,4 +332,27 @@ export async function deleteApp(twin: Twin, appId: string): Promise<void> {
     ]);
   });
   await twin.world.secrets.delete(secretRefFor(twin, appId));
+}
+
+/**
+ * Uninstalls the app from its workspace: Slack revokes its bot token (`tokens_revoked`) and tells
+ * it (`app_uninstalled`), both from one write. The app, its subscription and its secret stay, so
+ * those two events still reach its Request URL; the Web API refuses its token from then on.
+ */
+export async function uninstallApp(twin: Twin, appId: string): Promise<void> {
+  requirePackTwin(twin, 'slack');
+  await twin.applyAtomic((view) => {
+    const app = view.get('app', appId);
+    if (app === undefined || app.deleted || app.fields.uninstalled === true)
+      throw slackError('app_not_found', `no app ${appId} installed`, 'app');
+    return commit(
+      {
+        operation: 'app.uninstall',
+        subjectType: 'app',
+        subjectId: appId,
+        fields: { uninstalled: true },
+      },
+      undefined,
+    );
+  });
 }

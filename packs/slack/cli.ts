@@ -25,7 +25,7 @@ import {
 } from './apps.js';
 import { slackError } from './errors.js';
 import { createSlashCommand, updateSlashCommand } from './interactivity.js';
-import { recipes, SLASH_COMMAND, type Recipe, type Workspace } from './recipes.js';
+import { NOT_TRIGGERED, recipes, SLASH_COMMAND, type Recipe, type Workspace } from './recipes.js';
 import {
   createChannel,
   createTeam,
@@ -34,6 +34,10 @@ import {
   type SlackTeam,
   type SlackUser,
 } from './workspace.js';
+import { eventSubscriptionKind } from './apps.js';
+import { channelKind, userKind } from './workspace.js';
+import { teamKind } from './workspace.js';
+import { appKind } from './apps.js';
 
 const check = checker('slack');
 
@@ -49,9 +53,7 @@ function summary(subscription: EventSubscription): EndpointSummary {
 }
 
 async function listEndpoints(twin: Twin): Promise<EndpointSummary[]> {
-  return (await twin.list('event_subscription')).map((r) =>
-    summary(r.fields as unknown as EventSubscription),
-  );
+  return (await twin.list('event_subscription')).map((r) => summary(eventSubscriptionKind.of(r)));
 }
 
 function botEvents(events: readonly string[] | undefined): string[] {
@@ -70,13 +72,13 @@ function botEvents(events: readonly string[] | undefined): string[] {
 /** The person and channel triggers act as and in, made when the workspace lacks them. */
 async function fixtures(twin: Twin, app: SlackApp): Promise<Workspace> {
   const teamId = app.team_id;
-  const team = (await twin.get('team', teamId))!.fields as unknown as SlackTeam;
+  const team = teamKind.of((await twin.get(teamKind.type, teamId))!);
   let user = (await twin.list('user'))
-    .map((r) => r.fields as unknown as SlackUser)
+    .map((r) => userKind.of(r))
     .find((u) => u.team_id === teamId && u.name === 'ada' && !u.is_bot && !u.deleted);
   user ??= await createUser(twin, { team: teamId, name: 'ada', real_name: 'Ada Lovelace' });
   let channel = (await twin.list('channel'))
-    .map((r) => r.fields as unknown as SlackChannel)
+    .map((r) => channelKind.of(r))
     .find((c) => c.team_id === teamId && c.name === 'general');
   channel ??= await createChannel(twin, { team: teamId, name: 'general', creator: user.id });
   return { team, user, channel, app };
@@ -91,7 +93,7 @@ async function appsTaking(
 ): Promise<{ app: SlackApp; subscription: EventSubscription }[]> {
   const out: { app: SlackApp; subscription: EventSubscription }[] = [];
   for (const r of await twin.list('event_subscription')) {
-    const subscription = r.fields as unknown as EventSubscription;
+    const subscription = eventSubscriptionKind.of(r);
     if (team !== undefined && subscription.team_id !== team) continue;
     if (!subscription.enabled) continue;
     if (recipe.endpoint === 'event_subscription' && !subscription.event_filter.includes(type))
@@ -105,7 +107,7 @@ async function appsTaking(
       const command = await twin.get('slash_command', `${subscription.app_id}:${SLASH_COMMAND}`);
       if (command !== undefined && !command.deleted && command.fields.enabled !== true) continue;
     }
-    const app = (await twin.get('app', subscription.app_id))!.fields as unknown as SlackApp;
+    const app = appKind.of((await twin.get(appKind.type, subscription.app_id))!);
     out.push({ app, subscription });
   }
   return out;
@@ -192,6 +194,8 @@ export const slackCli: PackCli = {
     await deleteApp(twin, endpoint.id);
   },
   triggers: Object.fromEntries(
-    Object.entries(recipes).map(([type, recipe]) => [type, fromRecipe(type, recipe)]),
+    Object.entries(recipes)
+      .filter(([type]) => !NOT_TRIGGERED.has(type))
+      .map(([type, recipe]) => [type, fromRecipe(type, recipe)]),
   ),
 };

@@ -3,15 +3,42 @@
 // event; url_verification is its own small JSON body; block_actions and slash commands are the
 // interactivity payload and the command's fields, which `encodeSlackBody` form-encodes.
 import { createHash } from 'node:crypto';
-import type { JsonObject, JsonValue, ReadView, RenderContext } from '../../src/index.js';
+import type {
+  JsonObject,
+  JsonValue,
+  ReadView,
+  RecordKind,
+  RenderContext,
+} from '../../src/index.js';
 import type { AppHomeVisit, ChannelMember, SlackReaction } from './activity.js';
 import { appOfTeam, type EventSubscription, type SlackApp } from './apps.js';
 import type { BlockActionFields, CommandInvocation } from './interactivity.js';
 import { mention, messageKey, type SlackMessage } from './messages.js';
+import { moreInnerEvents } from './render-events.js';
+import { interactivePayload, renderView } from './render-interactive.js';
+import { homeKey, type SlackView } from './views.js';
 import type { SlackChannel, SlackTeam, SlackUser } from './workspace.js';
+import { appKind } from './apps.js';
+import { channelKind, teamKind, userKind } from './workspace.js';
+import { messageKind } from './messages.js';
+import { appHomeKind, channelMemberKind, reactionKind } from './activity.js';
+import { eventSubscriptionKind } from './apps.js';
+import { blockActionKind } from './interactivity.js';
+import { commandInvocationKind } from './interactivity.js';
+
+/** Interactivity payloads besides block_actions (render-interactive.ts). */
+export const INTERACTIVE_TYPES: readonly string[] = [
+  'view_submission',
+  'shortcut',
+  'message_action',
+];
 
 /** Event types delivered as form bodies rather than JSON. */
-export const FORM_TYPES: ReadonlySet<string> = new Set(['block_actions', 'slash_command']);
+export const FORM_TYPES: ReadonlySet<string> = new Set([
+  'block_actions',
+  'slash_command',
+  ...INTERACTIVE_TYPES,
+]);
 
 /** app_mention goes out only when the message mentions the workspace app's bot user. */
 export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boolean {
@@ -44,16 +71,18 @@ function messageEvent(message: SlackMessage, type: string): JsonObject {
 function innerEvent(
   ctx: RenderContext,
 ): { event: JsonObject; team: string; channel: string } | undefined {
+  const more = moreInnerEvents(ctx);
+  if (more !== undefined) return more;
   const fields = ctx.subject?.fields;
   if (fields === undefined) return undefined;
   switch (ctx.eventType) {
     case 'message':
     case 'app_mention': {
-      const m = fields as unknown as SlackMessage;
+      const m = messageKind.from(fields);
       return { event: messageEvent(m, ctx.eventType), team: m.team, channel: m.channel };
     }
     case 'reaction_added': {
-      const r = fields as unknown as SlackReaction;
+      const r = reactionKind.from(fields);
       return {
         event: {
           type: 'reaction_added',
@@ -68,7 +97,7 @@ function innerEvent(
       };
     }
     case 'member_joined_channel': {
-      const m = fields as unknown as ChannelMember;
+      const m = channelMemberKind.from(fields);
       const event: JsonObject = {
         type: 'member_joined_channel',
         user: m.user,
@@ -81,15 +110,20 @@ function innerEvent(
       return { event, team: m.team, channel: m.channel };
     }
     case 'app_home_opened': {
-      const v = fields as unknown as AppHomeVisit;
+      const v = appHomeKind.from(fields);
+      const event: JsonObject = {
+        type: 'app_home_opened',
+        user: v.user,
+        channel: v.channel,
+        tab: v.tab,
+        event_ts: v.event_ts,
+      };
+      // The Home tab the app published for this user (views.publish), when there is one.
+      const home = ctx.view.get('home_view', homeKey(v.app_id, v.user))?.fields.view_id;
+      if (v.tab === 'home' && typeof home === 'string')
+        event.view = renderView(ctx.view.get('view', home)!.fields as unknown as SlackView);
       return {
-        event: {
-          type: 'app_home_opened',
-          user: v.user,
-          channel: v.channel,
-          tab: v.tab,
-          event_ts: v.event_ts,
-        },
+        event,
         team: v.team,
         channel: v.channel,
       };
@@ -135,15 +169,10 @@ function eventCallback(ctx: RenderContext): JsonObject | undefined {
   };
 }
 
-function get<T>(view: ReadView, type: string, id: string): T | undefined {
-  const r = view.get(type, id);
-  return r === undefined || r.deleted ? undefined : (r.fields as unknown as T);
-}
-
 /** url_verification: {token, challenge, type}. `api_app_id` routes it and is not sent (encodeSlackBody). */
 function urlVerification(ctx: RenderContext): JsonObject | undefined {
-  const sub = ctx.subject?.fields as unknown as EventSubscription | undefined;
-  const app = sub === undefined ? undefined : get<SlackApp>(ctx.view, 'app', sub.app_id);
+  const sub = ctx.subject === undefined ? undefined : eventSubscriptionKind.of(ctx.subject);
+  const app = sub === undefined ? undefined : appKind.read(ctx.view, sub.app_id);
   if (app === undefined) return undefined;
   // A random-looking challenge, derived from the event id the world drew.
   const challenge = createHash('sha256')
@@ -154,13 +183,13 @@ function urlVerification(ctx: RenderContext): JsonObject | undefined {
 }
 
 function blockActions(ctx: RenderContext): JsonObject | undefined {
-  const f = ctx.subject?.fields as unknown as BlockActionFields | undefined;
+  const f = ctx.subject === undefined ? undefined : blockActionKind.of(ctx.subject);
   if (f === undefined) return undefined;
-  const app = get<SlackApp>(ctx.view, 'app', f.app_id)!;
-  const team = get<SlackTeam>(ctx.view, 'team', f.team)!;
-  const user = get<SlackUser>(ctx.view, 'user', f.user)!;
-  const channel = get<SlackChannel>(ctx.view, 'channel', f.channel)!;
-  const message = get<SlackMessage>(ctx.view, 'message', messageKey(f.channel, f.message_ts))!;
+  const app = appKind.read(ctx.view, f.app_id)!;
+  const team = teamKind.read(ctx.view, f.team)!;
+  const user = userKind.read(ctx.view, f.user)!;
+  const channel = channelKind.read(ctx.view, f.channel)!;
+  const message = messageKind.read(ctx.view, messageKey(f.channel, f.message_ts))!;
   const { client_msg_id: _c, team: _t, channel: _ch, ...shown } = message;
   return {
     type: 'block_actions',
@@ -178,20 +207,20 @@ function blockActions(ctx: RenderContext): JsonObject | undefined {
     enterprise: null,
     is_enterprise_install: false,
     channel: { id: channel.id, name: channel.name },
-    message: shown as unknown as JsonObject,
+    message: messageKind.json(shown),
     state: { values: {} },
     response_url: f.response_url,
-    actions: [f.action as unknown as JsonObject],
+    actions: [blockActionKind.json(f).action ?? null],
   };
 }
 
 function slashCommand(ctx: RenderContext): JsonObject | undefined {
-  const c = ctx.subject?.fields as unknown as CommandInvocation | undefined;
+  const c = ctx.subject === undefined ? undefined : commandInvocationKind.of(ctx.subject);
   if (c === undefined) return undefined;
-  const app = get<SlackApp>(ctx.view, 'app', c.app_id)!;
-  const team = get<SlackTeam>(ctx.view, 'team', c.team_id)!;
-  const user = get<SlackUser>(ctx.view, 'user', c.user_id)!;
-  const channel = get<SlackChannel>(ctx.view, 'channel', c.channel_id)!;
+  const app = appKind.read(ctx.view, c.app_id)!;
+  const team = teamKind.read(ctx.view, c.team_id)!;
+  const user = userKind.read(ctx.view, c.user_id)!;
+  const channel = channelKind.read(ctx.view, c.channel_id)!;
   // Slack's field order for a command's form body.
   return {
     token: app.verification_token,
@@ -218,6 +247,10 @@ export function envelopeValues(ctx: RenderContext): Record<string, JsonValue | u
       return { envelope: blockActions(ctx) };
     case 'slash_command':
       return { envelope: slashCommand(ctx) };
+    case 'view_submission':
+    case 'shortcut':
+    case 'message_action':
+      return { envelope: interactivePayload(ctx) };
     default:
       return { envelope: eventCallback(ctx) };
   }
@@ -225,7 +258,7 @@ export function envelopeValues(ctx: RenderContext): Record<string, JsonValue | u
 
 /** JSON for events; `payload=<JSON>` for interactivity; the fields themselves for a command. */
 export function encodeSlackBody(rendered: JsonValue | undefined, ctx: RenderContext): string {
-  if (ctx.eventType === 'block_actions')
+  if (ctx.eventType === 'block_actions' || INTERACTIVE_TYPES.includes(ctx.eventType))
     return new URLSearchParams({ payload: JSON.stringify(rendered) }).toString();
   if (ctx.eventType === 'slash_command')
     return new URLSearchParams(rendered as Record<string, string>).toString();

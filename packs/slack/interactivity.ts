@@ -9,6 +9,7 @@ import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
 import { getChannel, getTeam, getUser } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export type SlashCommand = {
   id: string;
@@ -41,6 +42,9 @@ export type BlockActionFields = {
   response_url: string;
 };
 
+/** The block_action records of the twin, typed (src/state/record-kind.ts). */
+export const blockActionKind = recordKind<BlockActionFields>({ type: 'block_action' });
+
 export type CommandInvocation = {
   app_id: string;
   team_id: string;
@@ -52,10 +56,13 @@ export type CommandInvocation = {
   response_url: string;
 };
 
+/** The command_invocation records of the twin, typed (src/state/record-kind.ts). */
+export const commandInvocationKind = recordKind<CommandInvocation>({ type: 'command_invocation' });
+
 const check = checker('slack');
 const COMMAND = /^\/[a-z0-9_-]{1,31}$/;
 
-function appOf(view: ReadView, teamId: string, path: string): SlackApp {
+export function appOf(view: ReadView, teamId: string, path: string): SlackApp {
   const app = appOfTeam(view, teamId);
   if (app === undefined)
     throw slackError('app_not_found', `workspace ${teamId} has no app installed`, path);
@@ -63,13 +70,13 @@ function appOf(view: ReadView, teamId: string, path: string): SlackApp {
 }
 
 /** Slack's trigger_id: `<digits>.<team digits>.<32 hex>`, drawn from the world. */
-function triggerId(twin: Twin): string {
+export function triggerId(twin: Twin): string {
   const ids = twin.world.ids;
   const digits = (n: number) => String(Math.floor(ids.random() * 10 ** n)).padStart(n, '0');
   return `${digits(13)}.${digits(11)}.${ids.bytes(16).toString('hex')}`;
 }
 
-function responseUrl(twin: Twin, team: string, kind: 'actions' | 'commands'): string {
+export function responseUrl(twin: Twin, team: string, kind: 'actions' | 'commands'): string {
   const ids = twin.world.ids;
   return `https://hooks.slack.com/${kind}/${team}/${String(Math.floor(ids.random() * 1e12)).padStart(12, '0')}/${ids.vendorId('', 24)}`;
 }
@@ -262,7 +269,7 @@ export async function clickButton(
         operation: 'block_action.click',
         subjectType: 'block_action',
         subjectId: fields.trigger_id,
-        fields: fields as unknown as JsonObject,
+        fields: blockActionKind.json(fields),
       },
       fields,
     );

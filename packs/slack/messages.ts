@@ -8,6 +8,7 @@ import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
 import { appOfTeam } from './apps.js';
 import { getChannel, getUser } from './workspace.js';
+import { recordKind } from '../../src/index.js';
 
 export type SlackMessage = {
   type: 'message';
@@ -24,6 +25,9 @@ export type SlackMessage = {
   bot_id?: string;
   app_id?: string;
 };
+
+/** The message records of the twin, typed (src/state/record-kind.ts). */
+export const messageKind = recordKind<SlackMessage>({ type: 'message' });
 
 export interface PostMessageInput {
   channel: string;
@@ -102,7 +106,7 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
         operation: 'message.post',
         subjectType: 'message',
         subjectId: messageKey(channel.id, ts),
-        fields: message as unknown as JsonObject,
+        fields: messageKind.json(message),
       },
       message,
     );

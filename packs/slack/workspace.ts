@@ -4,8 +4,12 @@ import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { slackIds } from './ids.js';
+import { recordKind } from '../../src/index.js';
 
 export type SlackTeam = { id: string; name: string; domain: string };
+
+/** The team records of the twin, typed (src/state/record-kind.ts). */
+export const teamKind = recordKind<SlackTeam>({ type: 'team' });
 export type SlackUser = {
   id: string;
   team_id: string;
@@ -14,6 +18,9 @@ export type SlackUser = {
   is_bot: boolean;
   deleted: boolean;
 };
+
+/** The user records of the twin, typed (src/state/record-kind.ts). */
+export const userKind = recordKind<SlackUser>({ type: 'user' });
 export type SlackChannel = {
   id: string;
   name: string;
@@ -25,26 +32,29 @@ export type SlackChannel = {
   is_archived: boolean;
 };
 
+/** The channel records of the twin, typed (src/state/record-kind.ts). */
+export const channelKind = recordKind<SlackChannel>({ type: 'channel' });
+
 const check = checker('slack');
 
 export function getTeam(view: ReadView, id: string): SlackTeam {
   const r = view.get('team', id);
   if (r === undefined || r.deleted)
     throw slackError('team_not_found', `no workspace ${id}`, 'team');
-  return r.fields as unknown as SlackTeam;
+  return teamKind.of(r);
 }
 
 export function getUser(view: ReadView, id: string, path = 'user'): SlackUser {
   const r = view.get('user', id);
   if (r === undefined || r.deleted) throw slackError('user_not_found', `no user ${id}`, path);
-  return r.fields as unknown as SlackUser;
+  return userKind.of(r);
 }
 
 export function getChannel(view: ReadView, id: string): SlackChannel {
   const r = view.get('channel', id);
   if (r === undefined || r.deleted)
     throw slackError('channel_not_found', `no channel ${id}`, 'channel');
-  return r.fields as unknown as SlackChannel;
+  return channelKind.of(r);
 }
 
 export async function createTeam(

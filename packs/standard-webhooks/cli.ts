@@ -6,6 +6,7 @@ import type { JsonObject, Twin } from '../../src/index.js';
 import { requestedEvents, trigger, type EndpointSummary, type PackCli } from '../kit/cli.js';
 import { createEndpoint, deleteEndpoint, updateEndpoint, type SwEndpoint } from './endpoints.js';
 import { sendMessage } from './messages.js';
+import { swEndpointKind } from './endpoints.js';
 
 function summary(endpoint: SwEndpoint): EndpointSummary {
   return {
@@ -18,7 +19,7 @@ function summary(endpoint: SwEndpoint): EndpointSummary {
 }
 
 async function listEndpoints(twin: Twin): Promise<EndpointSummary[]> {
-  return (await twin.list('endpoint')).map((r) => summary(r.fields as unknown as SwEndpoint));
+  return (await twin.list('endpoint')).map((r) => summary(swEndpointKind.of(r)));
 }
 
 export function standardWebhooksCli(

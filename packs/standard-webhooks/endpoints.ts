@@ -8,6 +8,7 @@ import { checker } from '../kit/input.js';
 import { secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
 import { swIds } from './ids.js';
 import { eventTypesOf, owningPack } from './owning-pack.js';
+import { recordKind } from '../../src/index.js';
 
 export type SwEndpoint = {
   id: string;
@@ -24,6 +25,9 @@ export type SwEndpoint = {
   secretRef: string;
   eventFilter: string[];
 };
+
+/** The endpoint records of the twin, typed (src/state/record-kind.ts). */
+export const swEndpointKind = recordKind<SwEndpoint>({ type: 'endpoint' });
 
 export interface CreateEndpointInput {
   url: string;
@@ -139,7 +143,7 @@ function current(view: ReadView, id: string): SwEndpoint {
     throw new VendorError('standard-webhooks', 'not_found', 'not_found', `no endpoint ${id}`, {
       path: 'endpoint',
     });
-  return r.fields as unknown as SwEndpoint;
+  return swEndpointKind.of(r);
 }
 
 export async function updateEndpoint(

@@ -15,6 +15,7 @@ import {
   TwinError,
   type Decision,
   type ReadView,
+  type RecordKind,
   type Twin,
   type Write,
 } from '../../src/index.js';
@@ -33,6 +34,10 @@ import {
   type StripeSubscription,
 } from './subscription-objects.js';
 import { draftInvoice, linesFor } from './subscriptions.js';
+import { customerKind } from './customers.js';
+import { subscriptionKind } from './subscription-objects.js';
+import { invoiceKind } from './invoice-objects.js';
+import { checkoutSessionKind } from './checkout-sessions.js';
 
 /** Stripe's notice period for trial_will_end, and the twin's for invoice.upcoming (Stripe's default setting). */
 export const NOTICE_DAYS = 3;
@@ -59,10 +64,12 @@ const ORDER: readonly BillingStep[] = [
   'expire_checkout',
 ];
 
-function byStatus<T>(view: ReadView, type: string, statuses: readonly string[]): T[] {
-  return statuses.flatMap((s) =>
-    view.lookup(type, STATUS_INDEX, s).map((r) => r.fields as unknown as T),
-  );
+function byStatus<F extends object>(
+  view: ReadView,
+  kind: RecordKind<F>,
+  statuses: readonly string[],
+): F[] {
+  return statuses.flatMap((s) => kind.lookup(view, STATUS_INDEX, s));
 }
 
 function noticeId(kind: 'trial_will_end' | 'invoice_upcoming', sub: string, at: number): string {
@@ -101,7 +108,7 @@ export function dueWork(view: ReadView, until = Infinity): DueWork[] {
   const add = (at: number | null | undefined, step: BillingStep, id: string) => {
     if (at !== null && at !== undefined && at <= until) out.push({ at, step, id });
   };
-  for (const sub of byStatus<StripeSubscription>(view, 'subscription', RENEWING)) {
+  for (const sub of byStatus(view, subscriptionKind, RENEWING)) {
     add(currentPeriod(sub).end, 'renew', sub.id);
     const trial = trialNoticeAt(sub);
     if (
@@ -117,11 +124,11 @@ export function dueWork(view: ReadView, until = Infinity): DueWork[] {
     )
       add(upcoming, 'invoice_upcoming', sub.id);
   }
-  for (const inv of byStatus<StripeInvoice>(view, 'invoice', ['draft']))
+  for (const inv of byStatus(view, invoiceKind, ['draft']))
     add(inv.automatically_finalizes_at, 'finalize', inv.id);
-  for (const inv of byStatus<StripeInvoice>(view, 'invoice', ['open']))
+  for (const inv of byStatus(view, invoiceKind, ['open']))
     add(inv.amount_due === 0 ? inv.effective_at : inv.next_payment_attempt, 'collect', inv.id);
-  for (const cs of byStatus<StripeCheckoutSession>(view, 'checkout_session', ['open']))
+  for (const cs of byStatus(view, checkoutSessionKind, ['open']))
     add(cs.expires_at, 'expire_checkout', cs.id);
   return out.sort(
     (a, b) =>
@@ -132,7 +139,7 @@ export function dueWork(view: ReadView, until = Infinity): DueWork[] {
 }
 
 function renewDecision(twin: Twin, view: ReadView, id: string, nowSec: number): Decision<boolean> {
-  const sub = view.get('subscription', id)?.fields as unknown as StripeSubscription | undefined;
+  const sub = subscriptionKind.fieldsAt(view, id);
   if (sub === undefined || !RENEWING.includes(sub.status)) return skip(false);
   const period = currentPeriod(sub);
   if (period.end > nowSec) return skip(false);
@@ -177,7 +184,7 @@ function renewDecision(twin: Twin, view: ReadView, id: string, nowSec: number): 
 }
 
 function trialNoticeDecision(view: ReadView, id: string, nowSec: number): Decision<boolean> {
-  const sub = view.get('subscription', id)?.fields as unknown as StripeSubscription | undefined;
+  const sub = subscriptionKind.fieldsAt(view, id);
   const at = sub === undefined ? undefined : trialNoticeAt(sub);
   if (sub === undefined || at === undefined || at > nowSec) return skip(false);
   const marker = noticeId('trial_will_end', id, sub.trial_end!);
@@ -208,14 +215,14 @@ function upcomingDecision(
   id: string,
   nowSec: number,
 ): Decision<boolean> {
-  const sub = view.get('subscription', id)?.fields as unknown as StripeSubscription | undefined;
+  const sub = subscriptionKind.fieldsAt(view, id);
   const at = sub === undefined ? undefined : upcomingAt(sub);
   if (sub === undefined || at === undefined || at > nowSec) return skip(false);
   const period = currentPeriod(sub);
   const marker = noticeId('invoice_upcoming', id, period.end);
   if (view.get('billing_notice', marker) !== undefined) return skip(false);
   const next = nextPeriod(sub, period);
-  const customer = liveFields<StripeCustomer>(view, 'customer', sub.customer, 'customer');
+  const customer = liveFields(view, customerKind, sub.customer, 'customer');
   const previewId = stripeIds.upcomingInvoice(twin.world.ids);
   const lines = linesFor(twin, view, null, sub, sub.items.data, next, false);
   const preview = {

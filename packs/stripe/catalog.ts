@@ -15,6 +15,7 @@ import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
 import { checkCurrency } from './payment-intents.js';
+import { recordKind } from '../../src/index.js';
 
 export function productObject(
   twin: Twin,
@@ -48,6 +49,9 @@ export function productObject(
 }
 
 export type StripeProduct = ReturnType<typeof productObject>;
+
+/** The product records of the twin, typed (src/state/record-kind.ts). */
+export const productKind = recordKind<StripeProduct>({ type: 'product' });
 
 export type Interval = 'day' | 'week' | 'month' | 'year';
 
@@ -100,6 +104,9 @@ export function priceObject(twin: Twin, id: string, spec: PriceSpec) {
 }
 
 export type StripePrice = ReturnType<typeof priceObject>;
+
+/** The price records of the twin, typed (src/state/record-kind.ts). */
+export const priceKind = recordKind<StripePrice>({ type: 'price' });
 
 /** The legacy Plan view of a recurring price, as subscription items still carry it. */
 export function planOf(price: StripePrice) {
@@ -168,7 +175,7 @@ export async function createProduct(
   };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
-    if (prior !== undefined) return skip(liveFields<StripeProduct>(view, 'product', prior.id));
+    if (prior !== undefined) return skip(liveFields(view, productKind, prior.id));
     const product = productObject(twin, stripeIds.product(twin.world.ids), {
       name,
       description,
@@ -267,8 +274,8 @@ export async function createPrice(
   };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
-    if (prior !== undefined) return skip(liveFields<StripePrice>(view, 'price', prior.id));
-    const product = liveFields<StripeProduct>(view, 'product', spec.product, 'product');
+    if (prior !== undefined) return skip(liveFields(view, priceKind, prior.id));
+    const product = liveFields(view, productKind, spec.product, 'product');
     if (!product.active)
       throw new VendorError(
         'stripe',

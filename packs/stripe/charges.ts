@@ -5,6 +5,7 @@ import type { Twin, Write } from '../../src/index.js';
 import { asJson, unixNow } from './common.js';
 import type { Metadata } from './metadata.js';
 import type { StripeBankAccountMethod, StripeCardMethod } from './payment-methods.js';
+import { recordKind } from '../../src/index.js';
 
 export interface ChargeFailure {
   readonly code: string;
@@ -149,6 +150,9 @@ export function chargeObject(twin: Twin, input: ChargeInput) {
 }
 
 export type StripeCharge = ReturnType<typeof chargeObject>;
+
+/** The charge records of the twin, typed (src/state/record-kind.ts). */
+export const chargeKind = recordKind<StripeCharge>({ type: 'charge' });
 
 /** The write that records a charge: charge.succeeded or charge.failed. */
 export function chargeWrite(charge: StripeCharge): Write {

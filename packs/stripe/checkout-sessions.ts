@@ -38,6 +38,11 @@ import {
 import { attachPaymentMethod, bankAccountMethodObject } from './payment-methods.js';
 import { DAYS } from './periods.js';
 import { createSubscription } from './subscriptions.js';
+import { recordKind } from '../../src/index.js';
+import { priceKind } from './catalog.js';
+import { paymentIntentKind } from './payment-intents.js';
+import { customerKind } from './customers.js';
+import { chargeKind } from './charges.js';
 
 export type CheckoutMode = 'payment' | 'subscription';
 
@@ -156,6 +161,9 @@ export function checkoutSessionObject(twin: Twin, spec: SessionSpec) {
 
 export type StripeCheckoutSession = ReturnType<typeof checkoutSessionObject>;
 
+/** The checkout_session records of the twin, typed (src/state/record-kind.ts). */
+export const checkoutSessionKind = recordKind<StripeCheckoutSession>({ type: 'checkout_session' });
+
 /** The session's line items, kept beside it (Stripe returns them only when expanded). */
 export const LINE_ITEMS = 'checkout_line_items';
 
@@ -186,7 +194,7 @@ const CREATE_KEYS = [
 ] as const;
 
 function live(view: ReadView, id: string): StripeCheckoutSession {
-  return liveFields<StripeCheckoutSession>(view, 'checkout_session', id);
+  return liveFields(view, checkoutSessionKind, id);
 }
 
 export async function getCheckoutSession(twin: Twin, id: string): Promise<StripeCheckoutSession> {
@@ -278,9 +286,9 @@ export async function createCheckoutSession(
         { path: 'expires_at' },
       );
     }
-    if (customer !== null) liveFields(view, 'customer', customer, 'customer');
+    if (customer !== null) liveFields(view, customerKind, customer, 'customer');
     const prices = lines.map((l, i) =>
-      liveFields<StripePrice>(view, 'price', l.price, `line_items[${i}].price`),
+      liveFields(view, priceKind, l.price, `line_items[${i}].price`),
     );
     prices.forEach((p, i) => {
       if (p.currency !== prices[0]!.currency)
@@ -444,7 +452,7 @@ export async function completeCheckoutSession(
   const intentId = made.result;
   const done = await twin.applyAtomic((view) => {
     const current = openSession(view, id);
-    const intent = liveFields<StripePaymentIntent>(view, 'payment_intent', intentId);
+    const intent = liveFields(view, paymentIntentKind, intentId);
     if (method === 'us_bank_account') {
       const bank = bankAccountMethodObject(twin, stripeIds.paymentMethod(twin.world.ids), null, {
         email: email ?? current.customer_email,
@@ -537,7 +545,7 @@ async function completeSubscriptionSession(
     default_payment_method: pm.id,
   });
   const customer = await twin.read((view) =>
-    liveFields<StripeCustomer>(view, 'customer', customerId, 'customer'),
+    liveFields(view, customerKind, customerId, 'customer'),
   );
   const paid = sub.status === 'active' || sub.status === 'trialing';
   const done = await twin.applyAtomic((view) => {
@@ -596,8 +604,8 @@ export async function settleCheckoutSession(
         { path: 'id' },
       );
     }
-    const intent = liveFields<StripePaymentIntent>(view, 'payment_intent', session.payment_intent);
-    const charge = liveFields<StripeCharge>(view, 'charge', intent.latest_charge!);
+    const intent = liveFields(view, paymentIntentKind, session.payment_intent);
+    const charge = liveFields(view, chargeKind, intent.latest_charge!);
     const ok = outcome === 'succeeded';
     const now = unixNow(twin);
     const chargeFields = ok
@@ -670,8 +678,7 @@ export function expireDecision(
   request?: ProjectedResource,
 ): Decision<boolean> {
   void twin;
-  const session = view.get('checkout_session', id)?.fields as unknown as
-    StripeCheckoutSession | undefined;
+  const session = checkoutSessionKind.fieldsAt(view, id);
   if (session === undefined || session.status !== 'open' || (!force && session.expires_at > nowSec))
     return skip(false);
   return commit(

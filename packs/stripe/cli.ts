@@ -4,6 +4,7 @@
 import type { Twin } from '../../src/index.js';
 import { requestedEvents, trigger, type EndpointSummary, type PackCli } from '../kit/cli.js';
 import { recipes } from './recipes.js';
+import { webhookEndpointKind } from './webhook-endpoints.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -22,9 +23,7 @@ function summary(endpoint: StripeWebhookEndpoint): EndpointSummary {
 }
 
 async function listEndpoints(twin: Twin): Promise<EndpointSummary[]> {
-  return (await twin.list('webhook_endpoint')).map((r) =>
-    summary(r.fields as unknown as StripeWebhookEndpoint),
-  );
+  return (await twin.list(webhookEndpointKind.type)).map((r) => summary(webhookEndpointKind.of(r)));
 }
 
 export const stripeCli: PackCli = {

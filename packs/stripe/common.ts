@@ -1,7 +1,14 @@
 // Small pieces every Stripe object shares: Unix-second timestamps from the world clock, the
 // all-null address Stripe sends when none was collected, live-resource reads that refuse with
 // Stripe's resource_missing, and the api_request a multi-object call hangs on each of its writes.
-import type { JsonObject, ProjectedResource, ReadView, Twin, Write } from '../../src/index.js';
+import type {
+  JsonObject,
+  ProjectedResource,
+  ReadView,
+  RecordKind,
+  Twin,
+  Write,
+} from '../../src/index.js';
 import { noSuch } from './errors.js';
 
 /** Stripe timestamps are Unix seconds. */
@@ -18,10 +25,15 @@ export function billingDetails(email: string | null = null, name: string | null 
 }
 
 /** A live (not deleted) resource's fields, or Stripe's "No such …" refusal. */
-export function liveFields<T>(view: ReadView, type: string, id: string, path = 'id'): T {
-  const r = view.get(type, id);
-  if (r === undefined || r.deleted) throw noSuch(type, id, path);
-  return r.fields as unknown as T;
+export function liveFields<F extends object>(
+  view: ReadView,
+  kind: RecordKind<F>,
+  id: string,
+  path = 'id',
+): F {
+  const fields = kind.read(view, id);
+  if (fields === undefined) throw noSuch(kind.type, id, path);
+  return fields;
 }
 
 /**
@@ -45,6 +57,11 @@ export function list<T>(data: T[], url: string) {
   return { object: 'list' as const, data, has_more: false, total_count: data.length, url };
 }
 
+/**
+ * A Stripe object, built by its `*Object` function from JSON values, as the fields a write carries.
+ * The cast stays: the objects are typed by those functions' return types, which TypeScript does not
+ * see as JSON; record-kind reads (`kind.of`) cast the other way.
+ */
 export function asJson(value: object): JsonObject {
   return value as unknown as JsonObject;
 }

@@ -16,6 +16,8 @@ import { priorRequest, requestProjection, type RequestOptions } from './api-requ
 import { noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
+import { recordKind } from '../../src/index.js';
+import { liveFields } from './common.js';
 
 export type StripeCustomer = {
   id: string;
@@ -41,6 +43,9 @@ export type StripeCustomer = {
   tax_exempt: 'none' | 'exempt' | 'reverse';
   test_clock: null;
 };
+
+/** The customer records of the twin, typed (src/state/record-kind.ts). */
+export const customerKind = recordKind<StripeCustomer>({ type: 'customer' });
 
 export type InvoiceSettings = {
   custom_fields: null;
@@ -110,9 +115,7 @@ function invoiceSettings(
 }
 
 function live(view: ReadView, id: string): StripeCustomer {
-  const r = view.get('customer', id);
-  if (r === undefined || r.deleted) throw noSuch('customer', id);
-  return r.fields as unknown as StripeCustomer;
+  return liveFields(view, customerKind, id);
 }
 
 export function getCustomer(twin: Twin, id: string): Promise<StripeCustomer> {

@@ -8,6 +8,7 @@ import type { StripeCustomer } from './customers.js';
 import type { Metadata } from './metadata.js';
 import { formatAmount } from './money.js';
 import type { Period, StripeSubscription, StripeSubscriptionItem } from './subscription-objects.js';
+import { recordKind } from '../../src/index.js';
 
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'uncollectible' | 'void';
 export type BillingReason =
@@ -182,6 +183,9 @@ export function invoiceObject(twin: Twin, spec: InvoiceSpec) {
 
 export type StripeInvoice = ReturnType<typeof invoiceObject>;
 
+/** The invoice records of the twin, typed (src/state/record-kind.ts). */
+export const invoiceKind = recordKind<StripeInvoice>({ type: 'invoice' });
+
 export function invoicePaymentObject(
   twin: Twin,
   id: string,
@@ -205,3 +209,6 @@ export function invoicePaymentObject(
 }
 
 export type StripeInvoicePayment = ReturnType<typeof invoicePaymentObject>;
+
+/** The invoice_payment records of the twin, typed (src/state/record-kind.ts). */
+export const invoicePaymentKind = recordKind<StripeInvoicePayment>({ type: 'invoice_payment' });

@@ -15,6 +15,7 @@ import {
   type Write,
 } from '../../src/index.js';
 import { asJson, liveFields, withRequest } from './common.js';
+import { invoicePaymentKind } from './invoice-objects.js';
 import type { StripeCustomer } from './customers.js';
 import { stripeIds } from './ids.js';
 import {
@@ -29,6 +30,10 @@ import {
 } from './payment-intents.js';
 import { DAYS } from './periods.js';
 import type { StripeSubscription } from './subscription-objects.js';
+import { subscriptionKind } from './subscription-objects.js';
+import { customerKind } from './customers.js';
+import { paymentIntentKind } from './payment-intents.js';
+import { invoiceKind } from './invoice-objects.js';
 
 /** Days after each failed attempt until the next; after the last, the subscription is canceled. */
 export const RETRY_SCHEDULE_DAYS: readonly number[] = [3, 5, 7];
@@ -36,9 +41,9 @@ export const RETRY_SCHEDULE_DAYS: readonly number[] = [3, 5, 7];
 export const INVOICE_PAYMENT_INDEX = 'invoice';
 
 function subscriptionOf(view: ReadView, invoice: StripeInvoice): StripeSubscription {
-  return liveFields<StripeSubscription>(
+  return liveFields(
     view,
-    'subscription',
+    subscriptionKind,
     invoice.parent.subscription_details.subscription,
     'subscription',
   );
@@ -52,7 +57,7 @@ export function finalizeDecision(
   nowSec: number,
   request?: ProjectedResource,
 ): Decision<boolean> {
-  const invoice = view.get('invoice', id)?.fields as unknown as StripeInvoice | undefined;
+  const invoice = invoiceKind.fieldsAt(view, id);
   if (
     invoice === undefined ||
     invoice.status !== 'draft' ||
@@ -62,7 +67,7 @@ export function finalizeDecision(
     return skip(false);
   // Stamped with the instant it fell due, so billing that runs late keeps Stripe's order and spacing.
   const at = invoice.automatically_finalizes_at;
-  const customer = liveFields<StripeCustomer>(view, 'customer', invoice.customer, 'customer');
+  const customer = liveFields(view, customerKind, invoice.customer, 'customer');
   const sequence = customer.next_invoice_sequence ?? 1;
   const fields = {
     status: 'open' as const,
@@ -181,7 +186,7 @@ export function collectDecision(
   nowSec: number,
   request?: ProjectedResource,
 ): Decision<boolean> {
-  const invoice = view.get('invoice', id)?.fields as unknown as StripeInvoice | undefined;
+  const invoice = invoiceKind.fieldsAt(view, id);
   if (invoice === undefined || invoice.status !== 'open') return skip(false);
   if (
     invoice.amount_due > 0 &&
@@ -206,13 +211,11 @@ export function collectDecision(
     if (after !== undefined) writes.push(after);
     return commit(withRequest(writes, request), true);
   }
-  const [payment] = view
-    .lookup('invoice_payment', INVOICE_PAYMENT_INDEX, id)
-    .map((r) => r.fields as unknown as StripeInvoicePayment);
+  const [payment] = invoicePaymentKind.lookup(view, INVOICE_PAYMENT_INDEX, id);
   const intent =
     payment === undefined
       ? undefined
-      : liveFields<StripePaymentIntent>(view, 'payment_intent', payment.payment.payment_intent);
+      : liveFields(view, paymentIntentKind, payment.payment.payment_intent);
   const method = defaultPaymentMethod(view, sub);
   const attempts = invoice.attempt_count + 1;
   const retryDays = RETRY_SCHEDULE_DAYS[attempts - 1];

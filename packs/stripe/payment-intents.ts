@@ -28,6 +28,8 @@ import { unexpectedState, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
 import { resolvePaymentMethod, type StripePaymentMethod } from './payment-methods.js';
+import { recordKind } from '../../src/index.js';
+import { customerKind } from './customers.js';
 
 export type PaymentIntentStatus =
   | 'requires_payment_method'
@@ -114,6 +116,9 @@ export function paymentIntentObject(twin: Twin, id: string, input: NewPaymentInt
 
 export type StripePaymentIntent = ReturnType<typeof paymentIntentObject>;
 
+/** The payment_intent records of the twin, typed (src/state/record-kind.ts). */
+export const paymentIntentKind = recordKind<StripePaymentIntent>({ type: 'payment_intent' });
+
 export interface CreatePaymentIntentInput {
   amount: number;
   currency: string;
@@ -151,7 +156,7 @@ const CREATE_KEYS = ['amount', 'currency', 'customer', 'description', 'metadata'
 const check = checker('stripe');
 
 function live(view: ReadView, id: string): StripePaymentIntent {
-  return liveFields<StripePaymentIntent>(view, 'payment_intent', id);
+  return liveFields(view, paymentIntentKind, id);
 }
 
 export function getPaymentIntent(twin: Twin, id: string): Promise<StripePaymentIntent> {
@@ -180,7 +185,7 @@ export async function createPaymentIntent(
     await twin.applyAtomic((view) => {
       const prior = priorRequest(view, call, options);
       if (prior !== undefined) return skip(live(view, prior.id));
-      if (customer !== null) liveFields(view, 'customer', customer, 'customer');
+      if (customer !== null) liveFields(view, customerKind, customer, 'customer');
       const id = stripeIds.paymentIntent(twin.world.ids);
       const intent = paymentIntentObject(twin, id, {
         amount,

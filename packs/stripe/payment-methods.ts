@@ -16,6 +16,8 @@ import { asJson, billingDetails, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import type { Metadata } from './metadata.js';
+import { recordKind } from '../../src/index.js';
+import { customerKind } from './customers.js';
 
 export function paymentMethodObject(
   twin: Twin,
@@ -78,6 +80,9 @@ export type StripeCardMethod = ReturnType<typeof paymentMethodObject>;
 export type StripeBankAccountMethod = ReturnType<typeof bankAccountMethodObject>;
 export type StripePaymentMethod = StripeCardMethod;
 
+/** The payment_method records of the twin, typed (src/state/record-kind.ts). */
+export const paymentMethodKind = recordKind<StripePaymentMethod>({ type: 'payment_method' });
+
 const check = checker('stripe');
 
 export function testCard(token: string, path = 'payment_method'): TestCard {
@@ -116,7 +121,7 @@ export function resolvePaymentMethod(
       created: true,
     };
   }
-  const method = liveFields<StripePaymentMethod>(view, 'payment_method', ref, path);
+  const method = liveFields(view, paymentMethodKind, ref, path);
   if (method.customer !== null && customer !== null && method.customer !== customer) {
     throw new VendorError(
       'stripe',
@@ -152,14 +157,8 @@ export async function attachPaymentMethod(
   };
   const result = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
-    if (prior !== undefined)
-      return skip(liveFields<StripePaymentMethod>(view, 'payment_method', prior.id));
-    const owner = liveFields<{ email: string | null; name: string | null }>(
-      view,
-      'customer',
-      customer,
-      'customer',
-    );
+    if (prior !== undefined) return skip(liveFields(view, paymentMethodKind, prior.id));
+    const owner = liveFields(view, customerKind, customer, 'customer');
     let method: StripePaymentMethod;
     if (Object.hasOwn(TEST_CARDS, ref)) {
       const card = testCard(ref);
@@ -180,12 +179,7 @@ export async function attachPaymentMethod(
         owner,
       );
     } else {
-      const existing = liveFields<StripePaymentMethod>(
-        view,
-        'payment_method',
-        ref,
-        'payment_method',
-      );
+      const existing = liveFields(view, paymentMethodKind, ref, 'payment_method');
       if (existing.customer !== null) {
         throw new VendorError(
           'stripe',
@@ -216,5 +210,5 @@ export async function attachPaymentMethod(
 }
 
 export async function getPaymentMethod(twin: Twin, id: string): Promise<StripePaymentMethod> {
-  return await twin.read((view) => liveFields<StripePaymentMethod>(view, 'payment_method', id));
+  return await twin.read((view) => liveFields(view, paymentMethodKind, id));
 }

@@ -3,7 +3,7 @@
 // write) and `twinworld trigger` (which sends to the endpoints already there) run. `data` is
 // merged into the causing call's input; `keys` are the ones that call takes.
 import type { JsonObject, Twin } from '../../src/index.js';
-import { withData } from '../kit/input.js';
+import { inputFor, withData } from '../kit/input.js';
 import { advanceBilling } from './billing-clock.js';
 import {
   createPrice,
@@ -59,10 +59,10 @@ const COMPLETE_KEYS = ['payment_method', 'email', 'name'];
 const customer = (data?: JsonObject) =>
   withData({ email: 'ada@example.com', name: 'Ada Lovelace' }, data) as CustomerInput;
 const intent = (data?: JsonObject, customerId?: string) =>
-  withData(
+  inputFor<CreatePaymentIntentInput>(
     { amount: 2000, currency: 'usd', ...(customerId ? { customer: customerId } : {}) },
     data,
-  ) as unknown as CreatePaymentIntentInput;
+  );
 
 /** A customer whose invoices charge `card` (pm_card_visa, or pm_card_chargeCustomerFail to decline). */
 async function customerWithCard(twin: Twin, card = 'pm_card_visa') {
@@ -100,7 +100,7 @@ function onNewSubscription(
       const { customer: c } = await customerWithCard(ctx.twin, options.card);
       const { price } = await plan(ctx.twin);
       await ctx.ready();
-      const input = withData(
+      const input = inputFor<CreateSubscriptionInput>(
         {
           customer: c.id,
           items: [{ price: price.id }],
@@ -108,7 +108,7 @@ function onNewSubscription(
         } as JsonObject,
         ctx.data,
       );
-      await createSubscription(ctx.twin, input as unknown as CreateSubscriptionInput);
+      await createSubscription(ctx.twin, input);
       if (options.thenBilling === true) await advanceBilling(ctx.twin);
     },
   };
@@ -253,10 +253,10 @@ export const recipes: Readonly<Record<string, Recipe>> = {
       await ctx.ready();
       await createProduct(
         ctx.twin,
-        withData(
+        inputFor<CreateProductInput>(
           { name: 'Pro plan', description: 'Everything, monthly' },
           ctx.data,
-        ) as unknown as CreateProductInput,
+        ),
       );
     },
   },
@@ -267,7 +267,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
       await ctx.ready();
       await createPrice(
         ctx.twin,
-        withData(
+        inputFor<CreatePriceInput>(
           {
             product: product.id,
             unit_amount: 2000,
@@ -275,7 +275,7 @@ export const recipes: Readonly<Record<string, Recipe>> = {
             recurring: { interval: 'month' },
           } as JsonObject,
           ctx.data,
-        ) as unknown as CreatePriceInput,
+        ),
       );
     },
   },

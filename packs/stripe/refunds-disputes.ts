@@ -17,6 +17,8 @@ import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import type { Metadata } from './metadata.js';
 import { DAYS } from './periods.js';
+import { recordKind } from '../../src/index.js';
+import { chargeKind } from './charges.js';
 
 const check = checker('stripe');
 const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
@@ -68,6 +70,9 @@ export function refundObject(
 
 export type StripeRefund = ReturnType<typeof refundObject>;
 
+/** The refund records of the twin, typed (src/state/record-kind.ts). */
+export const refundKind = recordKind<StripeRefund>({ type: 'refund' });
+
 export interface RefundInput {
   /** Defaults to what is left to refund. */
   amount?: number;
@@ -114,8 +119,8 @@ export async function refundCharge(
   };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
-    if (prior !== undefined) return skip(liveFields<StripeRefund>(view, 'refund', prior.id));
-    const charge = liveFields<StripeCharge>(view, 'charge', chargeId, 'charge');
+    if (prior !== undefined) return skip(liveFields(view, refundKind, prior.id));
+    const charge = liveFields(view, chargeKind, chargeId, 'charge');
     succeededCharge(charge, 'refund');
     const left = charge.amount - charge.amount_refunded;
     const amount = amountParam ?? left;
@@ -254,7 +259,7 @@ export async function disputeCharge(
       { path: 'reason' },
     );
   const done = await twin.applyAtomic((view) => {
-    const charge = liveFields<StripeCharge>(view, 'charge', chargeId, 'charge');
+    const charge = liveFields(view, chargeKind, chargeId, 'charge');
     succeededCharge(charge, 'dispute');
     if (charge.disputed)
       throw new VendorError(

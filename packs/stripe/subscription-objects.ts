@@ -5,6 +5,7 @@ import type { Twin } from '../../src/index.js';
 import { planOf, type StripePrice } from './catalog.js';
 import { list } from './common.js';
 import type { Metadata } from './metadata.js';
+import { recordKind } from '../../src/index.js';
 
 export type SubscriptionStatus =
   | 'incomplete'
@@ -137,6 +138,9 @@ export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: 
 }
 
 export type StripeSubscription = ReturnType<typeof subscriptionObject>;
+
+/** The subscription records of the twin, typed (src/state/record-kind.ts). */
+export const subscriptionKind = recordKind<StripeSubscription>({ type: 'subscription' });
 
 /** The period every item shares (the twin bills all items of a subscription on one interval). */
 export function currentPeriod(sub: StripeSubscription): Period {

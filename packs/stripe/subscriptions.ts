@@ -44,6 +44,11 @@ import {
   type StripeSubscription,
   type StripeSubscriptionItem,
 } from './subscription-objects.js';
+import { subscriptionKind } from './subscription-objects.js';
+import { invoiceKind } from './invoice-objects.js';
+import { paymentMethodKind } from './payment-methods.js';
+import { priceKind, productKind } from './catalog.js';
+import { customerKind } from './customers.js';
 
 const check = checker('stripe');
 const CREATE_KEYS = [
@@ -79,7 +84,7 @@ export interface UpdateSubscriptionInput {
 }
 
 function live(view: ReadView, id: string): StripeSubscription {
-  return liveFields<StripeSubscription>(view, 'subscription', id);
+  return liveFields(view, subscriptionKind, id);
 }
 
 export async function getSubscription(twin: Twin, id: string): Promise<StripeSubscription> {
@@ -87,7 +92,7 @@ export async function getSubscription(twin: Twin, id: string): Promise<StripeSub
 }
 
 export async function getInvoice(twin: Twin, id: string): Promise<StripeInvoice> {
-  return await twin.read((view) => liveFields<StripeInvoice>(view, 'invoice', id));
+  return await twin.read((view) => liveFields(view, invoiceKind, id));
 }
 
 function attachedMethod(
@@ -96,7 +101,7 @@ function attachedMethod(
   customer: string,
   path: string,
 ): StripePaymentMethod {
-  const method = liveFields<StripePaymentMethod>(view, 'payment_method', id, path);
+  const method = liveFields(view, paymentMethodKind, id, path);
   if (method.customer !== customer) {
     throw new VendorError(
       'stripe',
@@ -125,7 +130,7 @@ export function linesFor(
       invoice,
       sub,
       item,
-      liveFields<StripeProduct>(view, 'product', item.price.product, 'price.product'),
+      liveFields(view, productKind, item.price.product, 'price.product'),
       period,
       trial,
     ),
@@ -143,7 +148,7 @@ export function draftInvoice(
   finalizesAt: number,
 ): { invoice: StripeInvoice; write: Write } {
   const id = stripeIds.invoice(twin.world.ids);
-  const customer = liveFields<StripeCustomer>(view, 'customer', sub.customer, 'customer');
+  const customer = liveFields(view, customerKind, sub.customer, 'customer');
   const lines = linesFor(twin, view, id, sub, sub.items.data, currentPeriod(sub), trial);
   const invoice = invoiceObject(twin, {
     id,
@@ -229,9 +234,9 @@ export async function createSubscription(
     const prior = priorRequest(view, call, options);
     if (prior !== undefined)
       return skip({ sub: live(view, prior.id), invoice: null as string | null });
-    const customer = liveFields<StripeCustomer>(view, 'customer', customerId, 'customer');
+    const customer = liveFields(view, customerKind, customerId, 'customer');
     const prices = wanted.map((w, i) => {
-      const price = liveFields<StripePrice>(view, 'price', w.price, `items[${i}].price`);
+      const price = liveFields(view, priceKind, w.price, `items[${i}].price`);
       if (price.recurring === null)
         throw new VendorError(
           'stripe',
@@ -301,9 +306,7 @@ export async function createSubscription(
       ),
     );
     const method =
-      pmId === null
-        ? null
-        : liveFields<StripePaymentMethod>(view, 'payment_method', pmId, 'default_payment_method');
+      pmId === null ? null : liveFields(view, paymentMethodKind, pmId, 'default_payment_method');
     const pays = method !== null && declineCodeFor(method.card.last4) === undefined;
     const invoiceId = stripeIds.invoice(ids);
     const sub = subscriptionObject(
@@ -485,7 +488,7 @@ export async function cancelSubscription(
           creates: [requestProjection(twin, call, options, { type: 'subscription', id })],
         },
       },
-      { ...sub, ...fields } as unknown as StripeSubscription,
+      subscriptionKind.from({ ...subscriptionKind.json(sub), ...fields }),
     );
   });
   return done.result;

@@ -9,6 +9,8 @@ import { noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
 import { STRIPE_EVENT_TYPES } from './event-types.js';
+import { recordKind } from '../../src/index.js';
+import { liveFields } from './common.js';
 
 export type StripeWebhookEndpoint = {
   id: string;
@@ -25,6 +27,9 @@ export type StripeWebhookEndpoint = {
   /** Where world.secrets keeps this endpoint's signing secret (a twin field, not Stripe's). */
   secret_ref: string;
 };
+
+/** The webhook_endpoint records of the twin, typed (src/state/record-kind.ts). */
+export const webhookEndpointKind = recordKind<StripeWebhookEndpoint>({ type: 'webhook_endpoint' });
 
 export interface CreateWebhookEndpointInput {
   url: string;
@@ -75,9 +80,7 @@ function enabledEvents(value: unknown): string[] {
 }
 
 function live(view: ReadView, id: string): StripeWebhookEndpoint {
-  const r = view.get('webhook_endpoint', id);
-  if (r === undefined || r.deleted) throw noSuch('webhook_endpoint', id);
-  return r.fields as unknown as StripeWebhookEndpoint;
+  return liveFields(view, webhookEndpointKind, id);
 }
 
 /** Creates the endpoint and answers it with its `secret`, as Stripe does only on creation. */

@@ -16,6 +16,7 @@ import {
   storeMayHoldWorld,
   type StoreTarget,
 } from './store.js';
+import { parseFlagValue, type FlagValue } from './flags.js';
 import { UsageError } from './usage-error.js';
 
 export { DEFAULT_ROOT, UsageError };
@@ -30,8 +31,7 @@ export interface CliIO {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export interface OptionSpec {
-  readonly type: 'string' | 'boolean';
+interface OptionBase {
   readonly short?: string;
   /** Repeatable: the value is an array of every occurrence. */
   readonly multiple?: boolean;
@@ -39,6 +39,14 @@ export interface OptionSpec {
   readonly arg?: string;
   readonly description: string;
 }
+
+/**
+ * A flag. A string flag says what its value is (src/cli/flags.ts): the dispatcher checks it before
+ * the command runs, so a malformed value is a usage error whichever flag it is.
+ */
+export type OptionSpec =
+  | (OptionBase & { readonly type: 'boolean' })
+  | (OptionBase & { readonly type: 'string'; readonly value: FlagValue });
 
 export interface ParsedArgs {
   readonly positionals: readonly string[];
@@ -74,11 +82,13 @@ export interface Command {
 export const COMMON_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   root: {
     type: 'string',
+    value: { kind: 'text', nonEmpty: true },
     arg: 'DIR',
     description: `world root folder, kept in SQLite (default ${DEFAULT_ROOT})`,
   },
   store: {
     type: 'string',
+    value: { kind: 'text', nonEmpty: true },
     arg: 'URL',
     description: `where the world is kept: postgres://user:pw@host:port/db[?world=NAME]\n(PostgreSQL), sqlite:DIR or a folder (SQLite); default $${STORE_ENV}`,
   },
@@ -95,10 +105,7 @@ export function stringOption(args: ParsedArgs, name: string): string | undefined
 export function countOption(args: ParsedArgs, name: string): number | undefined {
   const raw = stringOption(args, name);
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`--${name} must be a non-negative integer, got "${raw}"`);
-  }
-  return Number(raw);
+  return parseFlagValue(name, { kind: 'count' }, raw) as number;
 }
 
 /**

@@ -101,15 +101,17 @@ export async function printError(io: CliIO, error: unknown, json: boolean): Prom
   return 1;
 }
 
-/** Reports a usage mistake with the usage text on stderr; returns exit code 2. */
+/** Reports a usage mistake on stderr as one line and where help is; returns exit code 2. */
 export async function printUsageError(
   io: CliIO,
   message: string,
-  usage: string,
+  hint: string,
   json: boolean,
 ): Promise<number> {
-  if (json) await write(io.stderr, `${JSON.stringify({ error: 'USAGE', message, usage })}\n`);
-  else await write(io.stderr, `error USAGE: ${message}\n\n${usage}`);
+  const line = message.replace(/\s*\n\s*/g, ' ');
+  if (json)
+    await write(io.stderr, `${JSON.stringify({ error: 'USAGE', message: line, help: hint })}\n`);
+  else await write(io.stderr, `error USAGE: ${line}; ${hint}\n`);
   return 2;
 }
 
@@ -120,8 +122,9 @@ export async function printUsageError(
 export function progressLine(
   io: CliIO,
   verb: string,
+  json = false,
 ): { onProgress: ((p: ImportProgress) => void) | undefined; done(): void } {
-  if (!io.isTTY.stderr) return { onProgress: undefined, done: () => {} };
+  if (json || !io.isTTY.stderr) return { onProgress: undefined, done: () => {} };
   let shown = false;
   return {
     onProgress: (p) => {
@@ -131,6 +134,28 @@ export function progressLine(
       );
     },
     done: () => {
+      if (shown) io.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+/**
+ * A `\r`-updated line on stderr for any long loop (`trigger --count`), shown only on a terminal
+ * and never with --json; `show` redraws it at most every 100 ms of wall time.
+ */
+export function statusLine(io: CliIO, json: boolean): { show(text: string): void; done(): void } {
+  if (json || !io.isTTY.stderr) return { show: () => {}, done: () => {} };
+  let shown = false;
+  let last = 0;
+  return {
+    show(text) {
+      const now = performance.now();
+      if (shown && now - last < 100) return;
+      last = now;
+      shown = true;
+      io.stderr.write(`\r${text}\x1b[K`);
+    },
+    done() {
       if (shown) io.stderr.write('\r\x1b[K');
     },
   };

@@ -6,7 +6,6 @@ import { TwinError } from '../errors.js';
 import type { PackCli } from '../events/pack-registry.js';
 import { packTwinName, registeredPacks } from '../events/pack-registry.js';
 import { deliveryOf } from '../events/delivery-records.js';
-import { isPlainObject, type JsonObject } from '../log/json-value.js';
 import type { World } from '../world/world.js';
 
 export interface CliPack {
@@ -39,44 +38,8 @@ export function cliPack(name: string): CliPack {
   return found;
 }
 
-/** An http(s) URL, or INVALID_ARGUMENT naming the flag. */
-export function checkUrl(raw: string, flag = 'url'): string {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `--${flag} must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${raw}"`,
-      { path: flag },
-    );
-  return raw;
-}
-
-/** `--data`: a JSON object, or INVALID_ARGUMENT saying what was wrong. */
-export function parseData(raw: string | undefined): JsonObject | undefined {
-  if (raw === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(raw);
-  } catch (error) {
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `--data is not valid JSON (${(error as Error).message}); pass an object such as '{"email":"ada@example.com"}'`,
-      { path: 'data' },
-    );
-  }
-  if (!isPlainObject(data))
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `--data must be a JSON object such as '{"email":"ada@example.com"}', got ${Array.isArray(data) ? 'an array' : JSON.stringify(data)}`,
-      { path: 'data' },
-    );
-  return data as JsonObject;
-}
+/** What `--data` looks like, shown when it is malformed. */
+export const DATA_EXAMPLE = '{"email":"ada@example.com"}';
 
 /** A delivery record one of this process's commits queued. */
 export interface QueuedDelivery {

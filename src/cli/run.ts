@@ -22,6 +22,7 @@ import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
 import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
+import { upCommand } from './commands/up.js';
 import { tickCommand } from './commands/tick.js';
 import { schedulesCommand } from './commands/schedules.js';
 import { endpointsCommand } from './commands/endpoints.js';
@@ -33,8 +34,13 @@ import { walkCommand } from './commands/walk.js';
 import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
 import { consoleCommand } from './commands/console.js';
+import { checkFlagValues } from './flags.js';
+import { listenCommand } from './commands/listen.js';
+import { tailCommand } from './commands/tail.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
+import { completionScript, SHELLS } from './completion.js';
+import { packageVersion } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -56,21 +62,25 @@ export const COMMANDS: readonly Command[] = [
   redeliverCommand,
   workCommand,
   serveCommand,
+  upCommand,
   triggersCommand,
   dispatchesCommand,
   tickCommand,
   schedulesCommand,
   consoleCommand,
+  tailCommand,
+  listenCommand,
 ];
 
 const EXIT_STATUS =
   'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
 
 export function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length), 'help'.length);
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 'completion'.length);
   const lines = [
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'help'.padEnd(width)}  Show help for a command`,
+    `  ${'completion'.padEnd(width)}  Print a completion script: completion bash|zsh|fish`,
   ];
   return [
     'twinworld — event-sourced twins of SaaS vendors',
@@ -83,7 +93,8 @@ export function mainHelp(): string {
     `Every command takes --root DIR (a world root folder, kept in SQLite; default ${DEFAULT_ROOT}) or`,
     `--store URL (postgres://user:pw@host:port/db[?world=NAME] for PostgreSQL; sqlite:DIR or a folder`,
     `for SQLite; default $${STORE_ENV}), --json (machine-readable output) and -h/--help.`,
-    'Run `twinworld help <command>` or `twinworld <command> --help` for details.',
+    'Run `twinworld help <command>` or `twinworld <command> --help` for details;',
+    '`twinworld --version` prints the version.',
     '',
     EXIT_STATUS,
   ].join('\n');
@@ -133,6 +144,28 @@ function parseConfig(command: Command): NonNullable<ParseArgsConfig['options']> 
   return out;
 }
 
+const MAIN_HINT = 'see `twinworld --help`';
+
+function helpHint(command: Command): string {
+  return `see \`twinworld ${command.name} --help\``;
+}
+
+/** node:util parseArgs' messages, said as what to type instead. */
+function parserMessage(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const flag = /'(?:-\w, )?(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? 'the option';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return `unknown option ${flag}; a value that starts with "-" goes after "--" or as ${flag.startsWith('--') ? '--name=VALUE' : 'a flag=VALUE'}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (/argument missing/.test(error.message)) return `${flag} needs a value, e.g. ${flag} VALUE`;
+    if (/does not take an argument/.test(error.message))
+      return `${flag} is a switch and takes no value; write ${flag} alone`;
+    if (/ambiguous/.test(error.message))
+      return `${flag} is followed by something that looks like an option; if that is its value, write ${flag}=VALUE`;
+  }
+  return error.message.split('\n')[0] ?? error.message;
+}
+
 function find(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
@@ -141,7 +174,23 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   // Known before parsing succeeds, so that even a usage error comes out as JSON when asked.
   const wantsJson = argv.includes('--json');
   const [first, ...rest] = argv;
-  if (first === undefined) return printUsageError(io, 'no command given', mainHelp(), wantsJson);
+  if (first === undefined) return printUsageError(io, 'no command given', MAIN_HINT, wantsJson);
+  if (first === '--version' || first === '-V') {
+    await write(io.stdout, `twinworld ${packageVersion()}\n`);
+    return 0;
+  }
+  if (first === 'completion') {
+    const script = rest.length === 1 ? completionScript(rest[0]!, COMMANDS) : undefined;
+    if (script === undefined)
+      return printUsageError(
+        io,
+        `completion takes one shell: ${SHELLS.join(', ')}${rest.length === 0 ? '' : ` (got ${rest.join(' ')})`}`,
+        'Usage: twinworld completion bash|zsh|fish\n',
+        wantsJson,
+      );
+    await write(io.stdout, script);
+    return 0;
+  }
   if (first === '--help' || first === '-h') {
     await write(io.stdout, mainHelp());
     return 0;
@@ -157,7 +206,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return printUsageError(
         io,
         command === undefined ? `unknown command "${topic}"` : 'help takes one command name',
-        mainHelp(),
+        MAIN_HINT,
         wantsJson,
       );
     }
@@ -166,7 +215,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
   const command = find(first);
   if (command === undefined)
-    return printUsageError(io, `unknown command "${first}"`, mainHelp(), wantsJson);
+    return printUsageError(io, `unknown command "${first}"`, MAIN_HINT, wantsJson);
 
   let parsed: {
     values: Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -180,24 +229,31 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       allowPositionals: true,
     });
   } catch (error) {
-    return printUsageError(io, (error as Error).message, commandHelp(command), wantsJson);
+    return printUsageError(io, parserMessage(error as Error), helpHint(command), wantsJson);
   }
   if (parsed.values.help === true) {
     await write(io.stdout, commandHelp(command));
     return 0;
   }
   const json = parsed.values.json === true;
+  try {
+    checkFlagValues({ ...command.options, ...COMMON_OPTIONS }, parsed.values);
+  } catch (error) {
+    if (error instanceof UsageError)
+      return printUsageError(io, error.message, helpHint(command), json);
+    throw error;
+  }
   const { min, max } = command.positionals;
   const count = parsed.positionals.length;
   if (count < min) {
     const missing = command.arguments[count]?.[0] ?? 'an argument';
-    return printUsageError(io, `missing ${missing}`, commandHelp(command), json);
+    return printUsageError(io, `missing ${missing}`, helpHint(command), json);
   }
   if (count > max) {
     return printUsageError(
       io,
       `unexpected argument "${parsed.positionals[max]}"`,
-      commandHelp(command),
+      helpHint(command),
       json,
     );
   }
@@ -213,7 +269,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof UsageError)
-      return printUsageError(io, error.message, commandHelp(command), json);
+      return printUsageError(io, error.message, helpHint(command), json);
     return printError(io, error, json);
   }
 }

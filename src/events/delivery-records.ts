@@ -17,6 +17,7 @@ import {
 } from '../work/lease.js';
 import { incompleteReason, packetGap } from './packet.js';
 import type { AttemptOutcome } from './retry.js';
+import { recordKind } from '../state/record-kind.js';
 
 /**
  * `refused`: the record never held a whole packet (see packet.ts); `cancelled`: its endpoint was
@@ -99,11 +100,15 @@ export function attemptId(deliveryId: string, number: number): string {
 }
 
 /**
- * A record's fields, typed: the one place a delivery is read out of `Resource.fields` (or out of
- * the entry that created it).
+ * Delivery records, typed (src/state/record-kind.ts). A pack names its own record type
+ * (`events.recordType`, "delivery" by default); every one has these fields, so the kind's casts
+ * serve them all.
  */
+export const deliveryKind = recordKind<DeliveryFields>({ type: 'delivery' });
+
+/** A record's fields, typed (or the fields of the entry that created it). */
 export function deliveryOf(resource: Pick<Resource, 'fields'>): DeliveryFields {
-  return resource.fields as unknown as DeliveryFields;
+  return deliveryKind.from(resource.fields);
 }
 
 export function readDelivery(
@@ -168,7 +173,7 @@ export function decideClaim(
           Date.parse(d.nextAttemptAt) <= nowMs
         : d.state !== 'sending' && d.currentAttempt === null;
   if (!eligible) return skip(undefined);
-  const gap = packetGap(d as unknown as Record<string, unknown>);
+  const gap = packetGap(d);
   if (gap !== undefined) {
     // Refused before the claim: no attempt comes into being and nothing is sent.
     if (d.state === 'refused') return skip(undefined);
@@ -191,12 +196,7 @@ export function decideClaim(
   const number = d.attempts + 1;
   const aid = attemptId(id, number);
   const owner = options.owner ?? 'local';
-  const lease = claimFields(
-    leaseOf(d as unknown as JsonObject),
-    owner,
-    nowMs,
-    options.leaseMs ?? DEFAULT_LEASE_MS,
-  );
+  const lease = claimFields(leaseOf(d), owner, nowMs, options.leaseMs ?? DEFAULT_LEASE_MS);
   const writes: Write[] = [
     {
       operation: `${recordType}.claim`,
@@ -262,7 +262,7 @@ export function decideDeliveryHeartbeat(
     d === undefined ||
     d.state !== 'sending' ||
     d.currentAttempt !== claim.attemptId ||
-    !stillHeld(leaseOf(d as unknown as JsonObject), {
+    !stillHeld(leaseOf(d), {
       owner: claim.owner ?? 'local',
       fence: claim.fence ?? 0,
     })
@@ -282,11 +282,7 @@ export function decideDeliveryHeartbeat(
 
 /** Whether a `sending` record's claim may be taken over: its lease lapsed. */
 export function sendingLapsed(d: DeliveryFields, nowMs: number): boolean {
-  return (
-    d.state === 'sending' &&
-    leaseOf(d as unknown as JsonObject).leaseUntil !== null &&
-    leaseFree(leaseOf(d as unknown as JsonObject), nowMs)
-  );
+  return d.state === 'sending' && leaseOf(d).leaseUntil !== null && leaseFree(leaseOf(d), nowMs);
 }
 
 export interface Finish {

@@ -12,7 +12,7 @@ import type { Twin } from '../world/twin.js';
 import type { EndpointKind, EventRule, EventsDeclaration, RenderContext } from './declaration.js';
 import { endpointMatches } from './endpoint-match.js';
 import { filterKeysFor, filterTakes } from './filter.js';
-import type { DeliveryFields } from './delivery-records.js';
+import { deliveryKind, type DeliveryFields } from './delivery-records.js';
 import { renderTemplate } from './render.js';
 import { captureTrace } from './trace.js';
 import { claimWrites, mayTake } from './send-scope.js';
@@ -183,7 +183,7 @@ export function deliveryRecordWrite(
     operation: `${decl.recordType}.create`,
     subjectType: decl.recordType,
     subjectId: newId(ids, 'dlv_'),
-    fields: fields as unknown as JsonObject,
+    fields: deliveryKind.json(fields),
     actor,
   };
 }

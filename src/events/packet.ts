@@ -9,8 +9,16 @@ function text(value: unknown): boolean {
   return typeof value === 'string' && value !== '';
 }
 
+/** What a packet is made from, as a record holds it (each part checked as read). */
+export interface PacketSource {
+  readonly url?: unknown;
+  readonly body?: unknown;
+  readonly messageId?: unknown;
+  readonly secretRef?: unknown;
+}
+
 /** The first missing part, or undefined for a complete packet. */
-export function packetGap(record: Readonly<Record<string, unknown>>): PacketPart | undefined {
+export function packetGap(record: PacketSource): PacketPart | undefined {
   if (!text(record.url)) return 'url';
   // An empty body is a body (some vendors send one); a missing one is not.
   if (typeof record.body !== 'string') return 'body';

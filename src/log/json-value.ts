@@ -36,6 +36,7 @@ function describe(value: unknown): string {
   return Object.prototype.toString.call(value);
 }
 
+// String.prototype.isWellFormed exists on Node 20 but not in the ES2023 lib types.
 const wellFormed = (s: string): boolean =>
   (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 

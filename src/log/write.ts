@@ -215,6 +215,7 @@ function checkWrite(
   if (input.occurredAt !== undefined)
     requireTime(input.occurredAt, `${path}.occurredAt`, 'or omit it to use the world clock');
   if (input.actor !== undefined) requireName(input.actor, `${path}.actor`, 'api');
+  // Every key and value was checked above: the unknown input is a Write now.
   return input as unknown as Write;
 }
 
@@ -249,6 +250,7 @@ export function validateEntry(input: unknown, path = 'entry'): Entry {
     invalid(`${path}.occurredAt`, `${path}.occurredAt is missing`);
   if (checked.actor === undefined) invalid(`${path}.actor`, `${path}.actor is missing`);
   if (bound.bytes > MAX_WRITE_BYTES) checkSize(canonicalJson(input), path);
+  // Checked key by key above (as a write, plus the entry's own keys): the input is an Entry.
   return input as unknown as Entry;
 }
 

@@ -5,6 +5,7 @@
 import type { IndexKey } from '../state/indexes.js';
 import type { Resource } from '../state/resource.js';
 import type { Entry } from '../log/write.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 import type { SecretStore } from './secret-store.js';
 
 export type Awaitable<T> = T | Promise<T>;
@@ -86,5 +87,7 @@ export interface StorageBackend {
    * given a store of its own; closing the backend releases it.
    */
   secretStore?(): SecretStore;
+  /** Where the backend keeps vendor surfaces' idempotency keys, when it keeps them itself (as secrets). */
+  idempotencyStore?(): IdempotencyStore;
   close(): Promise<void>;
 }

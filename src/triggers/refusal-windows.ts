@@ -12,6 +12,7 @@ import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
 import { isoAt } from '../world/clock.js';
 import type { Refusal } from './trigger-records.js';
+import { recordKind } from '../state/record-kind.js';
 
 export const REFUSALS_TYPE = 'trigger_refusals';
 /** One aggregate per source per minute of world time, at most. */
@@ -144,9 +145,12 @@ export class RefusalCounter {
   }
 }
 
+/** RefusalWindow records, typed (src/state/record-kind.ts). */
+export const refusalWindowKind = recordKind<RefusalWindowFields>({ type: REFUSALS_TYPE });
+
 /** A refusal window's fields, typed: the one place one is read out of `Resource.fields`. */
 export function refusalWindowOf(resource: Resource): RefusalWindowFields {
-  return resource.fields as unknown as RefusalWindowFields;
+  return refusalWindowKind.of(resource);
 }
 
 function readWindow(view: ReadView, id: string): RefusalWindowFields | undefined {
@@ -181,7 +185,7 @@ export function refusalWindowWrites(view: ReadView, deltas: readonly RefusalDelt
     operation: 'trigger.refusals',
     subjectType: REFUSALS_TYPE,
     subjectId: id,
-    fields: fields as unknown as JsonObject,
+    fields: refusalWindowKind.json(fields),
     actor: 'system',
   }));
 }

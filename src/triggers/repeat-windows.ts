@@ -12,6 +12,7 @@ import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { isoAt } from '../world/clock.js';
 import { readRecord, RECORD_TYPE, type Repeat, type RepeatKind } from './trigger-records.js';
+import { triggerRecordKind } from './trigger-records.js';
 
 export type { Repeat, RepeatKind };
 
@@ -103,6 +104,7 @@ export class RepeatCounter {
 /** The record's totals, if it counted any. */
 export function repeatsOf(fields: Readonly<JsonObject>): RepeatTotals | undefined {
   const r = fields[REPEATS_FIELD];
+  // A nested object of a trigger record, written only by repeatWrites below as RepeatTotals.
   return r === null || typeof r !== 'object' || Array.isArray(r)
     ? undefined
     : (r as unknown as RepeatTotals);
@@ -119,7 +121,7 @@ export function repeatWrites(view: ReadView, deltas: readonly RepeatDelta[]): Wr
     if (stored === undefined) {
       const record = readRecord(view, d.recordId);
       if (record === undefined) continue;
-      stored = repeatsOf(record as unknown as JsonObject);
+      stored = repeatsOf(triggerRecordKind.json(record));
     }
     const byKind: Partial<Record<RepeatKind, number>> = { ...(stored?.byKind ?? {}) };
     for (const [kind, n] of Object.entries(d.byKind) as [RepeatKind, number][])
@@ -139,6 +141,7 @@ export function repeatWrites(view: ReadView, deltas: readonly RepeatDelta[]): Wr
     operation: 'trigger.repeats',
     subjectType: RECORD_TYPE,
     subjectId: id,
+    // RepeatTotals holds JSON values only; an interface is not assignable to JsonObject.
     fields: { [REPEATS_FIELD]: totals as unknown as JsonObject },
     actor: 'system',
   }));

@@ -13,6 +13,7 @@ import { commit, skip, type Decision } from '../world/decision.js';
 import type { RunOutcome, RunRecorder, RunStartInfo } from './runner.js';
 import { isoAt } from '../world/clock.js';
 import { DUE_FIELD, extendFields, leaseFree, leaseOf, releaseFields } from '../work/lease.js';
+import { recordKind } from '../state/record-kind.js';
 
 export const RECORD_TYPE = 'trigger_record';
 export const RECEIPT_TYPE = 'trigger_receipt';
@@ -101,19 +102,24 @@ export function recoveryKey(state: 'processing' | 'failed', tenantId: string): s
   return `${state}/${tenantId}`;
 }
 
-/** A trigger record's fields, typed: the one place a record is read out of `Resource.fields`. */
+/** Trigger records, receipts and replay guards, typed (src/state/record-kind.ts). */
+export const triggerRecordKind = recordKind<RecordFields>({ type: RECORD_TYPE });
+export const receiptKind = recordKind<ReceiptFields>({ type: RECEIPT_TYPE });
+export const replayGuardKind = recordKind<ReplayGuardFields>({ type: REPLAY_GUARD_TYPE });
+
+/** A trigger record's fields, typed. */
 export function triggerRecordOf(resource: Resource): RecordFields {
-  return resource.fields as unknown as RecordFields;
+  return triggerRecordKind.of(resource);
 }
 
-/** A receipt's fields, typed: the one place a receipt is read out of `Resource.fields`. */
+/** A receipt's fields, typed. */
 export function receiptOf(resource: Resource): ReceiptFields {
-  return resource.fields as unknown as ReceiptFields;
+  return receiptKind.of(resource);
 }
 
-/** A replay guard's fields, typed: the one place a guard is read out of `Resource.fields`. */
+/** A replay guard's fields, typed. */
 export function replayGuardOf(resource: Resource): ReplayGuardFields {
-  return resource.fields as unknown as ReplayGuardFields;
+  return replayGuardKind.of(resource);
 }
 
 export function readRecord(view: ReadView, id: string): RecordFields | undefined {

@@ -35,14 +35,19 @@ export interface Held {
 export const DEFAULT_LEASE_MS = 30_000;
 
 /** The lease fields of any record; records written before leases existed read as unowned. */
-export function leaseOf(
-  fields: Readonly<JsonObject> | Readonly<Record<string, unknown>>,
-): LeaseFields {
+export function leaseOf(fields: LeaseSource): LeaseFields {
   return {
     owner: typeof fields.owner === 'string' ? fields.owner : null,
     leaseUntil: typeof fields.leaseUntil === 'string' ? fields.leaseUntil : null,
     fence: typeof fields.fence === 'number' ? fields.fence : 0,
   };
+}
+
+/** Whatever record carries a claim: its owner, lease end and fence, checked as read. */
+export interface LeaseSource {
+  readonly owner?: unknown;
+  readonly leaseUntil?: unknown;
+  readonly fence?: unknown;
 }
 
 /** Whether someone else may take the claim: nobody holds it, or its lease has lapsed. */

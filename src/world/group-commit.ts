@@ -144,6 +144,8 @@ class Overlay implements ReadView {
   stage(writes: readonly Write[]): void {
     for (const write of writes) {
       this.seq++;
+      // Only what the fold reads (subject, fields, projection, seq): the staged view folds it and
+      // never stores it, so the entry's other keys (writeId, prev, …) are not made up here.
       const entry = {
         ...write,
         fields: (write.fields ?? {}) as JsonObject,

@@ -1,5 +1,7 @@
 // The world: a root folder (or `:memory:`), the twins opened in it, the clock every timestamp
 // comes from, and the id source every id comes from.
+import { MemoryIdempotencyStore, type IdempotencyStore } from '../storage/idempotency-store.js';
+import { SqliteIdempotencyStore } from '../storage/sqlite/sqlite-idempotency-store.js';
 import { resolve } from 'node:path';
 import { TwinError } from '../errors.js';
 import { MemoryBackend } from '../storage/memory/memory-backend.js';
@@ -75,6 +77,7 @@ export class World implements TwinHost {
   private readonly onError: (error: unknown, where: string) => void;
   private readonly closers: (() => void | Promise<void>)[] = [];
   private readonly ownsSecrets: boolean;
+  private idempotencyStore: IdempotencyStore | undefined;
   private closed = false;
 
   constructor(options: WorldOptions) {
@@ -125,7 +128,12 @@ export class World implements TwinHost {
         ? store
         : new ResolvingSecretStore(store, options.resolveSecret);
     this.onError =
-      options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
+      options.onError ??
+      // A typed refusal says what to do; only an unexpected error needs its stack.
+      ((error, where) =>
+        error instanceof TwinError
+          ? console.error(`twinworld: ${where}: error ${error.code}: ${error.message}`)
+          : console.error(`twinworld: ${where}:`, error));
   }
 
   /** Opens a twin on first use; later calls return the same one. */
@@ -162,6 +170,20 @@ export class World implements TwinHost {
     this.onError(error, where);
   }
 
+  /**
+   * Idempotency keys of vendor surfaces, kept beside the logs (never in them): the backend's own
+   * table when it keeps one (PostgreSQL), `<root>/idempotency.db` for a SQLite root, memory for
+   * ':memory:'. Opened on first use.
+   */
+  get idempotency(): IdempotencyStore {
+    this.idempotencyStore ??=
+      this.backend.idempotencyStore?.() ??
+      (this.root === ':memory:' || this.backend.kind === 'memory'
+        ? new MemoryIdempotencyStore()
+        : new SqliteIdempotencyStore(this.root));
+    return this.idempotencyStore;
+  }
+
   /** Registers cleanup (a dispatcher draining, a server closing) to run before storage closes. */
   onClose(fn: () => void | Promise<void>): void {
     this.closers.push(fn);
@@ -179,6 +201,7 @@ export class World implements TwinHost {
     this.twins.clear();
     await this.backend.close();
     if (this.ownsSecrets) await this.secrets.close?.();
+    await this.idempotencyStore?.close?.();
   }
 }
 

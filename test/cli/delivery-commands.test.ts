@@ -91,8 +91,8 @@ describe('delivery commands', () => {
       [],
     );
     const bad = await tw(['deliveries', '--state', 'lost']);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/INVALID_ARGUMENT.*queued, sending/);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error USAGE: --state must be one of queued, sending/);
   });
 
   it('redeliver makes a numbered, re-signed second attempt; attempts shows both', async () => {

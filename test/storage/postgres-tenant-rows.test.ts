@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TwinError } from '../../src/errors.js';
 import type { JsonValue } from '../../src/log/json-value.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
 import { cancelDispatch } from '../../src/triggers/deferred/operations.js';
 import { deferredDispatchWork } from '../../src/triggers/deferred/dispatch-work.js';
 import { runDueDispatches } from '../../src/triggers/deferred/run-due.js';
@@ -377,15 +378,13 @@ describe('every tenant-scoped operation on PostgreSQL', () => {
       await c.query(
         `UPDATE twinworld.entries SET tenant = NULL WHERE subject_type IN ('trigger_record', 'routine_run')`,
       );
-      await c.query('DELETE FROM twinworld.migrations WHERE version >= 3');
       expect(await sharedRows(c)).toEqual(
         expect.arrayContaining([expect.stringMatching(/^resources: \d+ trigger_record$/)]),
       );
-    });
-    const reopened = await PostgresBackend.open(db.url, 'w');
-    expect(await reopened.ready()).toMatchObject({ from: 2 });
-    await reopened.close();
-    await asSuperuser(db.name, async (c) => {
+      // migration 3 as the migrator runs it (later migrations build on it, so it runs alone here)
+      await c.query('BEGIN; SET LOCAL ROLE twinworld_owner');
+      await c.query(MIGRATIONS.find((m) => m.version === 3)!.asOwner);
+      await c.query('COMMIT');
       expect(await sharedRows(c)).toEqual([]);
     });
   });

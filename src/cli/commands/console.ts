@@ -40,13 +40,20 @@ export const consoleCommand: Command = {
   options: {
     port: {
       type: 'string',
+      value: { kind: 'count', min: 1, max: 65_535 },
       short: 'p',
       arg: 'N',
       description: 'port on 127.0.0.1 (default: a free one)',
     },
-    clock: { type: 'string', arg: 'ISO', description: 'run on a virtual clock starting at ISO' },
+    clock: {
+      type: 'string',
+      value: { kind: 'time' },
+      arg: 'ISO',
+      description: 'run on a virtual clock starting at ISO',
+    },
     poll: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'MS',
       description: 'how often the log heads are read (default 100)',
     },
@@ -59,6 +66,8 @@ export const consoleCommand: Command = {
     const pollMs = countOption(args, 'poll');
     if (pollMs === 0) throw new UsageError('--poll must be at least 1 ms');
     const clock = clockOption(stringOption(args, 'clock'));
+    // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
+    const stopped = untilSignal();
     const world = openStoreWorld(args.store, { clock, create: false });
     try {
       for (const pack of builtInPacks) registerPack(world, pack);
@@ -81,7 +90,7 @@ export const consoleCommand: Command = {
           ? `${JSON.stringify({ url, origin: host.origin, token, store: args.store.label })}\n`
           : `console for ${args.store.label}\n  open  ${url}\n  token ${token}\n(Ctrl-C stops it)\n`,
       );
-      await untilSignal();
+      await stopped;
       await handler.close();
       await host.close();
       await dispatcher.close();

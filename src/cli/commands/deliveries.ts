@@ -6,7 +6,6 @@ import {
   attemptId,
   attemptType,
   deliveryOf,
-  type DeliveryState,
 } from '../../events/delivery-records.js';
 import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
 import type { Resource } from '../../state/resource.js';
@@ -43,23 +42,35 @@ export const deliveriesCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    state: { type: 'string', short: 's', arg: 'S', description: 'only records in state S' },
-    pack: { type: 'string', short: 'p', arg: 'P', description: 'only records of pack P' },
+    state: {
+      type: 'string',
+      value: { kind: 'choice', choices: DELIVERY_STATES },
+      short: 's',
+      arg: 'S',
+      description: 'only records in state S',
+    },
+    pack: {
+      type: 'string',
+      value: { kind: 'text', nonEmpty: true },
+      short: 'p',
+      arg: 'P',
+      description: 'only records of pack P',
+    },
   },
   jsonHelp: 'print one JSON array of delivery records',
   async run(args, io) {
     const state = stringOption(args, 'state');
     const packName = stringOption(args, 'pack');
-    if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `--state "${state}" is not a delivery state; use one of ${DELIVERY_STATES.join(', ')}`,
-        { path: 'state' },
-      );
-    }
     return withPackWorld(
       args.store,
       async (world) => {
+        const packs = [...registeredPacks(world).values()].filter((p) => p.events !== undefined);
+        if (packName !== undefined && !packs.some((p) => p.name === packName))
+          throw new TwinError(
+            'UNKNOWN_PACK',
+            `no pack "${packName}" sends deliveries; packs: ${packs.map((p) => p.name).join(', ')}`,
+            { path: 'pack', details: { valid: packs.map((p) => p.name) } },
+          );
         const rows: Record<string, unknown>[] = [];
         for (const pack of registeredPacks(world).values()) {
           if (pack.events === undefined || (packName !== undefined && pack.name !== packName))

@@ -25,6 +25,7 @@ export const demoCommand: Command = {
   options: {
     seed: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       arg: 'N',
       description: `seed of the walk: the same seed writes the same log (default ${DEFAULT_SEED})`,
     },

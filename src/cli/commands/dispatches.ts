@@ -17,16 +17,13 @@ import {
   type ParsedArgs,
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
-import { storeMayHoldWorld } from '../store.js';
+import { checkTenantId } from '../../triggers/envelope.js';
 
 const ACTIONS = ['list', 'inspect', 'cancel'] as const;
 
 function state(args: ParsedArgs): DispatchState | undefined {
   const s = stringOption(args, 'state');
-  if (s === undefined) return undefined;
-  if (!DISPATCH_STATES.includes(s as DispatchState))
-    throw new UsageError(`--state must be one of ${DISPATCH_STATES.join(', ')}, got "${s}"`);
-  return s as DispatchState;
+  return s as DispatchState | undefined;
 }
 
 function row(d: DispatchStatus): string[] {
@@ -100,12 +97,25 @@ export const dispatchesCommand: Command = {
   options: {
     state: {
       type: 'string',
+      value: { kind: 'choice', choices: DISPATCH_STATES },
       short: 's',
       arg: 'S',
       description: 'list: only dispatches in state S',
     },
-    tenant: { type: 'string', short: 't', arg: 'T', description: 'list: only tenant T' },
-    limit: { type: 'string', short: 'n', arg: 'N', description: 'list: at most N (default 100)' },
+    tenant: {
+      type: 'string',
+      value: { kind: 'check', check: (raw) => checkTenantId(raw, 'tenant', 'INVALID_ARGUMENT') },
+      short: 't',
+      arg: 'T',
+      description: 'list: only tenant T',
+    },
+    limit: {
+      type: 'string',
+      value: { kind: 'count', min: 1 },
+      short: 'n',
+      arg: 'N',
+      description: 'list: at most N (default 100)',
+    },
   },
   jsonHelp:
     'list: a JSON array of dispatches; inspect: one dispatch with plan and envelope; cancel: {changed, dispatch}',
@@ -118,20 +128,17 @@ export const dispatchesCommand: Command = {
       const s = state(args);
       const tenant = stringOption(args, 'tenant');
       const limit = countOption(args, 'limit') ?? 100;
-      if (limit === 0) throw new UsageError('--limit must be at least 1');
-      // Listing never creates a world folder where there was none.
-      const rows = !storeMayHoldWorld(args.store)
-        ? []
-        : await withWorld(
-            args.store,
-            (world) =>
-              listDispatches(world, {
-                limit,
-                ...(s === undefined ? {} : { state: s }),
-                ...(tenant === undefined ? {} : { tenant }),
-              }),
-            { create: false },
-          );
+      // A missing root is refused (ROOT_NOT_FOUND), never created nor listed as empty.
+      const rows = await withWorld(
+        args.store,
+        (world) =>
+          listDispatches(world, {
+            limit,
+            ...(s === undefined ? {} : { state: s }),
+            ...(tenant === undefined ? {} : { tenant }),
+          }),
+        { create: false },
+      );
       if (args.json) await printJson(io, rows);
       else if (rows.length === 0)
         await write(io.stdout, `no dispatches${s === undefined ? '' : ` ${s}`}\n`);

@@ -10,7 +10,7 @@ import {
 } from '../../events/endpoint-lookup.js';
 import { stringOption, UsageError, type CliIO, type Command, type OptionSpec } from '../command.js';
 import { printJson, Table, write } from '../output.js';
-import { checkUrl, cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
+import { cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 
 const ACTIONS = ['add', 'list', 'disable', 'enable', 'remove'] as const;
@@ -22,7 +22,12 @@ function packOptions(): Record<string, OptionSpec> {
   const out: Record<string, OptionSpec> = {};
   for (const { cli } of cliPacks())
     for (const [name, description] of Object.entries(cli.endpointOptions ?? {}))
-      out[name] = { type: 'string', arg: name.toUpperCase(), description };
+      out[name] = {
+        type: 'string',
+        value: { kind: 'text', nonEmpty: true },
+        arg: name.toUpperCase(),
+        description,
+      };
   return out;
 }
 
@@ -88,19 +93,27 @@ export const endpointsCommand: Command = {
   ],
   positionals: { min: 1, max: 2 },
   options: {
-    url: { type: 'string', arg: 'URL', description: 'add: where deliveries go' },
+    url: {
+      type: 'string',
+      value: { kind: 'url' },
+      arg: 'URL',
+      description: 'add: where deliveries go',
+    },
     secret: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       arg: 'S',
       description: "add: the signing secret (generated the vendor's way when absent)",
     },
     events: {
       type: 'string',
+      value: { kind: 'text' },
       arg: 'a,b|*',
       description: 'add: the event types it takes, comma-separated; all when absent',
     },
     pack: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       short: 'p',
       arg: 'P',
       description: 'disable/enable/remove: only in pack P',
@@ -137,7 +150,7 @@ export const endpointsCommand: Command = {
           );
         const rawUrl = stringOption(args, 'url');
         if (rawUrl === undefined) throw new UsageError('endpoints add needs --url URL');
-        const url = checkUrl(rawUrl);
+        const url = rawUrl;
         const secret = stringOption(args, 'secret');
         const events = parseEvents(stringOption(args, 'events'));
         const options: Record<string, string> = {};

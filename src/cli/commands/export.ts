@@ -100,6 +100,7 @@ export const exportCommand: Command = {
   options: {
     out: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       short: 'o',
       arg: 'FILE',
       description: 'write to FILE instead of stdout',

@@ -39,8 +39,18 @@ export const logCommand: Command = {
   arguments: [['<twin>', 'twin name, e.g. stripe']],
   positionals: { min: 1, max: 1 },
   options: {
-    after: { type: 'string', arg: 'N', description: 'only entries with seq > N (default 0)' },
-    limit: { type: 'string', arg: 'N', description: 'at most N entries (default: all)' },
+    after: {
+      type: 'string',
+      value: { kind: 'count' },
+      arg: 'N',
+      description: 'only entries with seq > N (default 0)',
+    },
+    limit: {
+      type: 'string',
+      value: { kind: 'count' },
+      arg: 'N',
+      description: 'at most N entries (default: all)',
+    },
   },
   jsonHelp: 'print one JSON array of the entries, whole (fields and projection included)',
   async run(args, io) {

@@ -1,9 +1,7 @@
 // `twinworld recover` and `twinworld redeliver`: the operator's side of the send-once protocol.
 // Recovery settles what a crash left; redeliver is the only way a settled delivery is sent again.
-import { TwinError } from '../../errors.js';
-import { stringOption, type Command } from '../command.js';
+import { countOption, stringOption, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
-import { checkUrl } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 
 export const recoverCommand: Command = {
@@ -23,6 +21,7 @@ export const recoverCommand: Command = {
   options: {
     'stale-after': {
       type: 'string',
+      value: { kind: 'count' },
       arg: 'MS',
       description:
         'for records claimed without a lease: attempts started at least MS ms ago\nbecome unknown (default 30000)',
@@ -31,53 +30,49 @@ export const recoverCommand: Command = {
   jsonHelp:
     'print {"markedUnknown": [...], "dispatched": [...], "retried": [...], "scheduled": [{deliveryId, at}], "inFlight": [{deliveryId, owner, leaseUntil}], "scheduledRetries": n}',
   async run(args, io) {
-    const raw = stringOption(args, 'stale-after');
-    if (raw !== undefined && !/^\d+$/.test(raw))
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `--stale-after must be a non-negative integer of milliseconds, got "${raw}"`,
-        { path: 'stale-after' },
-      );
-    return withPackWorld(args.store, async (_world, dispatcher) => {
-      const report = await dispatcher.recover(
-        raw === undefined ? {} : { staleAfterMs: Number(raw) },
-      );
-      await dispatcher.idle();
-      if (args.json) await printJson(io, report);
-      else {
-        await write(
-          io.stdout,
-          `marked unknown: ${report.markedUnknown.length}${report.markedUnknown.length ? ` (${report.markedUnknown.join(', ')})` : ''}\n`,
-        );
-        await write(io.stdout, `dispatched: ${report.dispatched.length}\n`);
-        for (const r of report.dispatched)
+    const staleAfterMs = countOption(args, 'stale-after');
+    return withPackWorld(
+      args.store,
+      async (_world, dispatcher) => {
+        const report = await dispatcher.recover(staleAfterMs === undefined ? {} : { staleAfterMs });
+        await dispatcher.idle();
+        if (args.json) await printJson(io, report);
+        else {
           await write(
             io.stdout,
-            `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
+            `marked unknown: ${report.markedUnknown.length}${report.markedUnknown.length ? ` (${report.markedUnknown.join(', ')})` : ''}\n`,
           );
-        await write(io.stdout, `retries run: ${report.retried.length}\n`);
-        for (const r of report.retried)
-          await write(
-            io.stdout,
-            `  ${r.deliveryId}  attempt ${r.number}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
-          );
-        await write(io.stdout, `retries left scheduled: ${report.scheduled.length}\n`);
-        for (const r of report.scheduled)
-          await write(io.stdout, `  ${r.deliveryId}  due ${r.at}\n`);
-        if (report.inFlight.length > 0) {
-          await write(
-            io.stdout,
-            `in flight under a live lease (left alone): ${report.inFlight.length}\n`,
-          );
-          for (const r of report.inFlight)
+          await write(io.stdout, `dispatched: ${report.dispatched.length}\n`);
+          for (const r of report.dispatched)
             await write(
               io.stdout,
-              `  ${r.deliveryId}  owner ${r.owner ?? '-'}  lease until ${r.leaseUntil ?? '-'}\n`,
+              `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
             );
+          await write(io.stdout, `retries run: ${report.retried.length}\n`);
+          for (const r of report.retried)
+            await write(
+              io.stdout,
+              `  ${r.deliveryId}  attempt ${r.number}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
+            );
+          await write(io.stdout, `retries left scheduled: ${report.scheduled.length}\n`);
+          for (const r of report.scheduled)
+            await write(io.stdout, `  ${r.deliveryId}  due ${r.at}\n`);
+          if (report.inFlight.length > 0) {
+            await write(
+              io.stdout,
+              `in flight under a live lease (left alone): ${report.inFlight.length}\n`,
+            );
+            for (const r of report.inFlight)
+              await write(
+                io.stdout,
+                `  ${r.deliveryId}  owner ${r.owner ?? '-'}  lease until ${r.leaseUntil ?? '-'}\n`,
+              );
+          }
         }
-      }
-      return 0;
-    });
+        return 0;
+      },
+      { create: false },
+    );
   },
 };
 
@@ -90,23 +85,31 @@ export const redeliverCommand: Command = {
   arguments: [['<delivery>', 'delivery id, e.g. dlv_…']],
   positionals: { min: 1, max: 1 },
   options: {
-    to: { type: 'string', arg: 'URL', description: 'send this attempt to URL instead' },
+    to: {
+      type: 'string',
+      value: { kind: 'url' },
+      arg: 'URL',
+      description: 'send this attempt to URL instead',
+    },
   },
   jsonHelp:
     'print the attempt result {deliveryId, attemptId, number, outcome, status, reason, state, durationMs}',
   async run(args, io) {
     const [id] = args.positionals as [string];
-    const rawTo = stringOption(args, 'to');
-    const to = rawTo === undefined ? undefined : checkUrl(rawTo, 'to');
-    return withPackWorld(args.store, async (_world, dispatcher) => {
-      const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
-      if (args.json) await printJson(io, result);
-      else
-        await write(
-          io.stdout,
-          `${result.deliveryId} attempt ${result.number}: ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms — state ${result.state}\n`,
-        );
-      return result.outcome === 'succeeded' ? 0 : 1;
-    });
+    const to = stringOption(args, 'to');
+    return withPackWorld(
+      args.store,
+      async (_world, dispatcher) => {
+        const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
+        if (args.json) await printJson(io, result);
+        else
+          await write(
+            io.stdout,
+            `${result.deliveryId} attempt ${result.number}: ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms — state ${result.state}\n`,
+          );
+        return result.outcome === 'succeeded' ? 0 : 1;
+      },
+      { create: false },
+    );
   },
 };

@@ -1,8 +1,6 @@
 // `twinworld schedules`: declare, list, inspect, pause and resume schedules, read and prune their
 // fire ledger, and backfill past occurrences. Claiming and running what falls due is the worker's
 // (`twinworld work`, `serve`); every subcommand here is one call of the Schedules service.
-import { existsSync } from 'node:fs';
-import type { JsonValue } from '../../log/json-value.js';
 import { DEFAULT_TENANT } from '../../triggers/serve/config.js';
 import {
   Schedules,
@@ -21,15 +19,24 @@ import {
   type ParsedArgs,
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
+import { checkTenantId } from '../../triggers/envelope.js';
+import { jsonFlag, timeFlag } from '../flags.js';
+import { TwinError } from '../../errors.js';
+import { BUILT_IN_ROUTINES } from '../../triggers/schedules/schedule-host.js';
+import { validateCalendarSpec } from '../../triggers/calendar/occurrences.js';
+import { DEFAULT_TIMEZONE } from '../../triggers/schedules/index.js';
+import { parseOverlap } from '../../triggers/schedules/overlap.js';
+import { parseCatchUp } from '../../triggers/schedules/declaration.js';
+import { checkOutcome, decodeCursor, MAX_HISTORY_LIMIT } from '../../triggers/schedules/ledger.js';
 
 const SUBCOMMANDS = ['add', 'list', 'inspect', 'history', 'pause', 'resume', 'prune', 'backfill'];
 const NEEDS_ID = new Set(['add', 'inspect', 'pause', 'resume', 'backfill']);
 
 /** An ISO time, or a date (midnight UTC) as a convenience; anything else the service refuses. */
 function timeOption(args: ParsedArgs, name: string): string {
-  const raw = stringOption(args, name);
-  if (raw === undefined) throw new UsageError(`--${name} DATE is required`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00.000Z` : raw;
+  const time = timeFlag(args.values, name);
+  if (time === undefined) throw new UsageError(`--${name} DATE is required`);
+  return time;
 }
 
 function revisionOption(args: ParsedArgs): number | undefined {
@@ -134,67 +141,109 @@ export const schedulesCommand: Command = {
   options: {
     tenant: {
       type: 'string',
+      value: { kind: 'check', check: (raw) => checkTenantId(raw, 'tenant', 'INVALID_ARGUMENT') },
       short: 't',
       arg: 'T',
       description: `the tenant (default "${DEFAULT_TENANT}")`,
     },
     cron: {
       type: 'string',
+      value: {
+        kind: 'check',
+        check: (raw) => validateCalendarSpec({ cron: raw, timezone: DEFAULT_TIMEZONE }),
+      },
       arg: 'EXPR',
       description: "add: cron expression, e.g. '0 3 * * *' or '*/10 * * * * *'",
     },
-    tz: { type: 'string', arg: 'ZONE', description: 'add: IANA time zone (default UTC)' },
+    tz: {
+      type: 'string',
+      value: {
+        kind: 'check',
+        check: (raw) => validateCalendarSpec({ cron: '* * * * *', timezone: raw }),
+      },
+      arg: 'ZONE',
+      description: 'add: IANA time zone (default UTC)',
+    },
     routine: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       arg: 'NAME',
       description: 'add: the routine to run (default record)',
     },
-    input: { type: 'string', arg: 'JSON', description: 'add: the routine input (default null)' },
+    input: {
+      type: 'string',
+      value: { kind: 'json', example: '{"ms": 2500}' },
+      arg: 'JSON',
+      description: 'add: the routine input (default null)',
+    },
     overlap: {
       type: 'string',
+      value: { kind: 'check', check: (raw) => parseOverlap(raw) },
       arg: 'P',
       description: 'add, backfill: fire | skip | buffer:N[:oldest|newest] | supersede',
     },
-    'catch-up': { type: 'string', arg: 'C', description: 'add: skip | latest | all:N' },
+    'catch-up': {
+      type: 'string',
+      value: { kind: 'check', check: (raw) => parseCatchUp(raw, 'catch-up') },
+      arg: 'C',
+      description: 'add: skip | latest | all:N',
+    },
     paused: { type: 'boolean', description: 'add: declare it paused' },
     revision: {
       type: 'string',
+      value: { kind: 'count' },
       arg: 'N',
       description: 'add, pause, resume: the revision the change is made against',
     },
     next: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'N',
       description: 'inspect: how many upcoming occurrences to show (default 5)',
     },
     outcome: {
       type: 'string',
+      value: { kind: 'check', check: checkOutcome },
       arg: 'O',
       description: 'history: launched, completed, failed, skipped, buffered, superseded or pending',
     },
-    run: { type: 'string', arg: 'RUN', description: 'history: only the occurrence of this run id' },
+    run: {
+      type: 'string',
+      value: { kind: 'text', nonEmpty: true },
+      arg: 'RUN',
+      description: 'history: only the occurrence of this run id',
+    },
     limit: {
       type: 'string',
+      value: { kind: 'count', min: 1, max: MAX_HISTORY_LIMIT },
       short: 'n',
       arg: 'N',
       description: 'history: at most N rows (default 100)',
     },
     cursor: {
       type: 'string',
+      value: { kind: 'check', check: decodeCursor },
       arg: 'C',
       description: 'history: the next-page cursor a previous page printed',
     },
     before: {
       type: 'string',
+      value: { kind: 'time' },
       arg: 'DATE',
       description: 'prune: rows settled before this time (ISO, or YYYY-MM-DD)',
     },
     from: {
       type: 'string',
+      value: { kind: 'time' },
       arg: 'DATE',
       description: 'backfill: first nominal time (ISO, or YYYY-MM-DD)',
     },
-    to: { type: 'string', arg: 'DATE', description: 'backfill: last nominal time, in the past' },
+    to: {
+      type: 'string',
+      value: { kind: 'time' },
+      arg: 'DATE',
+      description: 'backfill: last nominal time, in the past',
+    },
   },
   jsonHelp:
     'print the answer as one JSON value: the schedule (add, pause, resume), {items, undecodable} (list), the inspection, the history page {items, nextCursor, undecodable}, {removed, kept} (prune), the backfill report',
@@ -207,13 +256,6 @@ export const schedulesCommand: Command = {
     if (!NEEDS_ID.has(sub) && sub !== 'history' && id !== undefined)
       throw new UsageError(`schedules ${sub} takes no schedule id`);
     const tenantId = stringOption(args, 'tenant') ?? DEFAULT_TENANT;
-    const readOnly = ['list', 'inspect', 'history'].includes(sub);
-    if (readOnly && !existsSync(args.root) && sub === 'list') {
-      await (args.json
-        ? printJson(io, { items: [], undecodable: [] })
-        : write(io.stdout, 'no schedules\n'));
-      return 0;
-    }
     const answer = await withWorld(
       args.root,
       async (world) => {
@@ -222,17 +264,15 @@ export const schedulesCommand: Command = {
           case 'add': {
             const cron = stringOption(args, 'cron');
             if (cron === undefined) throw new UsageError('schedules add needs --cron EXPR');
-            const inputText = stringOption(args, 'input');
-            let input: JsonValue = null;
-            if (inputText !== undefined) {
-              try {
-                input = JSON.parse(inputText) as JsonValue;
-              } catch {
-                throw new UsageError(`--input must be JSON, e.g. '{"ms": 2500}', got ${inputText}`);
-              }
-            }
+            const input = jsonFlag(args.values, 'input', '{"ms": 2500}') ?? null;
             const tz = stringOption(args, 'tz');
             const routine = stringOption(args, 'routine');
+            if (routine !== undefined && !BUILT_IN_ROUTINES.includes(routine))
+              throw new TwinError(
+                'UNKNOWN_ROUTINE',
+                `no routine "${routine}" is registered with the workers that run schedules (\`twinworld work\`, \`serve\`); they run ${BUILT_IN_ROUTINES.join(', ')}`,
+                { path: 'routine', details: { registered: [...BUILT_IN_ROUTINES] } },
+              );
             const overlap = stringOption(args, 'overlap');
             const catchUp = stringOption(args, 'catch-up');
             return schedules.declare(
@@ -266,21 +306,21 @@ export const schedulesCommand: Command = {
             const outcome = stringOption(args, 'outcome');
             const run = stringOption(args, 'run');
             const cursor = stringOption(args, 'cursor');
-            const limitText = stringOption(args, 'limit');
+            const limit = countOption(args, 'limit');
+            // A schedule id that names nothing is said, not answered with an empty page.
+            if (id !== undefined && cursor === undefined && !(await schedules.get(tenantId, id)))
+              throw new TwinError(
+                'UNKNOWN_TRIGGER',
+                `no schedule "${id}" for tenant "${tenantId}"; list them with \`twinworld schedules list --tenant ${tenantId}\``,
+                { path: 'scheduleId' },
+              );
             return schedules.history({
               tenantId,
               ...(id === undefined ? {} : { scheduleId: id }),
               ...(outcome === undefined ? {} : { outcome: outcome as OutcomeFilter }),
               ...(run === undefined ? {} : { runId: run }),
               ...(cursor === undefined ? {} : { cursor }),
-              // The service says what a good limit is: the text goes through as a number or not at all.
-              ...(limitText === undefined
-                ? {}
-                : {
-                    limit: /^-?\d+(\.\d+)?$/.test(limitText)
-                      ? Number(limitText)
-                      : (limitText as unknown as number),
-                  }),
+              ...(limit === undefined ? {} : { limit }),
             });
           }
           case 'prune':
@@ -298,7 +338,8 @@ export const schedulesCommand: Command = {
         }
         return undefined;
       },
-      { create: !readOnly },
+      // Only add makes a world; every other subcommand works on schedules that must exist.
+      { create: sub === 'add' },
     );
     if (args.json) {
       await printJson(io, answer);

@@ -4,7 +4,8 @@
 import { listSendable, sendEvent } from '../../../packs/send.js';
 import { stringOption, UsageError, withWorld, type Command } from '../command.js';
 import { printJson, Table, write } from '../output.js';
-import { parseData } from '../pack-cli.js';
+import { DATA_EXAMPLE } from '../pack-cli.js';
+import { jsonObjectFlag } from '../flags.js';
 
 export const sendCommand: Command = {
   name: 'send',
@@ -28,16 +29,19 @@ export const sendCommand: Command = {
   options: {
     to: {
       type: 'string',
+      value: { kind: 'url' },
       arg: 'URL',
       description: "your app's webhook URL, e.g. http://127.0.0.1:3000/webhooks",
     },
     secret: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       arg: 'S',
       description: 'the signing secret your app verifies with (Stripe: whsec_…)',
     },
     data: {
       type: 'string',
+      value: { kind: 'json', object: true, example: DATA_EXAMPLE },
       short: 'd',
       arg: 'JSON',
       description: 'fields merged into the causing write, e.g. {"email":"ada@example.com"}',
@@ -63,7 +67,7 @@ export const sendCommand: Command = {
     const secret = stringOption(args, 'secret');
     if (to === undefined) throw new UsageError('send needs --to URL');
     if (secret === undefined) throw new UsageError('send needs --secret S');
-    const data = parseData(stringOption(args, 'data'));
+    const data = jsonObjectFlag(args.values, 'data', DATA_EXAMPLE);
     return withWorld(args.store, async (world) => {
       const result = await sendEvent(world, {
         pack,

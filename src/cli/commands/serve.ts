@@ -32,8 +32,6 @@ function withFlags(config: ServeConfig, args: ParsedArgs): ServeConfig {
   if (headers !== undefined) limits.headersTimeoutSec = headers;
   if (body !== undefined) limits.bodyTimeoutSec = body;
   const days = countOption(args, 'retention-days');
-  if (days === 0)
-    throw new UsageError('--retention-days must be at least 1 (omit it to keep trigger history)');
   return {
     ...config,
     limits: checkLimits({ ...config.limits, ...limits }),
@@ -84,6 +82,7 @@ export const serveCommand: Command = {
   options: {
     endpoint: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       multiple: true,
       arg: 'PROVIDER=ENV_VAR',
       description:
@@ -91,38 +90,45 @@ export const serveCommand: Command = {
     },
     config: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       short: 'c',
       arg: 'FILE',
       description: 'a JSON configuration file instead of --endpoint flags',
     },
     port: {
       type: 'string',
+      value: { kind: 'count', max: 65535 },
       short: 'p',
       arg: 'N',
       description: 'port on 127.0.0.1 (default 0: a free port, printed first)',
     },
     'tick-every': {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'S',
       description: `tick calendars every S seconds (default ${DEFAULT_TICK_SECONDS}; 0: never)`,
     },
     'max-connections': {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'N',
       description: 'open connections at most (default 1024)',
     },
     'headers-timeout': {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'S',
       description: 'seconds a connection has to send complete headers (default 10)',
     },
     'body-timeout': {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'S',
       description: 'seconds a request has to send its body (default 30)',
     },
     'retention-days': {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'D',
       description: 'prune settled trigger history older than D days (default: keep it)',
     },
@@ -144,7 +150,6 @@ export const serveCommand: Command = {
         'give at least one --endpoint PROVIDER=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET), or --config FILE',
       );
     const port = countOption(args, 'port') ?? 0;
-    if (port > 65535) throw new UsageError(`--port must be 0–65535, got ${port}`);
     const tickSeconds = countOption(args, 'tick-every') ?? DEFAULT_TICK_SECONDS;
     // Validated before the world opens: a bad configuration leaves no folder behind.
     const config = withFlags(

@@ -18,6 +18,7 @@ export const stateCommand: Command = {
   options: {
     type: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       short: 't',
       arg: 'T',
       description: 'only resources of type T, e.g. customer',

@@ -5,13 +5,14 @@ import type { CalendarSource, TickAnswer } from '../../triggers/calendar/calenda
 import { BY_TENANT_INDEX, SUBSCRIPTION_TYPE } from '../../triggers/calendar/subscription.js';
 import { DEFAULT_TRIGGER_TWIN } from '../../triggers/engine.js';
 import { checkTenantId } from '../../triggers/envelope.js';
+import { timeFlag } from '../flags.js';
 import { DEFAULT_TENANT, loadServeConfig, RECORD_ROUTINE } from '../../triggers/serve/config.js';
 import { recordRoutine } from '../../triggers/serve/record-routine.js';
 import { createTriggerRuntime } from '../../triggers/runtime.js';
 import { startTriggerRuntime } from '../../triggers/serve/serve.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
 import type { World } from '../../world/world.js';
-import { stringOption, UsageError, type Command } from '../command.js';
+import { stringOption, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
 import { openStoreWorld, storeMayHoldWorld } from '../store.js';
 
@@ -48,18 +49,21 @@ export const tickCommand: Command = {
   options: {
     config: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       short: 'c',
       arg: 'FILE',
       description: 'the JSON configuration `twinworld serve` uses',
     },
     tenant: {
       type: 'string',
+      value: { kind: 'check', check: (raw) => checkTenantId(raw, 'tenant', 'INVALID_ARGUMENT') },
       short: 't',
       arg: 'T',
       description: 'only tenant T (default: every configured tenant, or "default")',
     },
     now: {
       type: 'string',
+      value: { kind: 'time' },
       arg: 'ISO',
       description: 'tick as of this time instead of now, e.g. 2026-03-01T03:00:00Z',
     },
@@ -68,13 +72,8 @@ export const tickCommand: Command = {
   async run(args, io) {
     const file = stringOption(args, 'config');
     const tenant = stringOption(args, 'tenant');
-    if (tenant !== undefined) checkTenantId(tenant, 'tenant', 'INVALID_ARGUMENT');
-    const nowText = stringOption(args, 'now');
+    const nowText = timeFlag(args.values, 'now');
     const now = nowText === undefined ? undefined : Date.parse(nowText);
-    if (now !== undefined && !Number.isFinite(now))
-      throw new UsageError(
-        `--now must be an ISO 8601 time such as 2026-03-01T03:00:00Z, got "${nowText}"`,
-      );
     const config =
       file === undefined ? undefined : loadServeConfig(file, process.env, { checkSecrets: false });
     if (
@@ -88,10 +87,13 @@ export const tickCommand: Command = {
         { path: 'tenant' },
       );
     }
-    if (config === undefined && !storeMayHoldWorld(args.store)) {
-      await (args.json ? printJson(io, []) : write(io.stdout, 'no calendar subscriptions\n'));
-      return 0;
-    }
+    // Without a configuration, tick only reads what the world holds: a missing root is refused.
+    if (config === undefined && !storeMayHoldWorld(args.store))
+      throw new TwinError(
+        'ROOT_NOT_FOUND',
+        `there is no world at ${args.store.label}: the folder does not exist; check --root, or give --config FILE to tick configured calendars`,
+        { path: 'root' },
+      );
     // --now runs the whole tick on a clock stopped at that instant: occurrences, records and a
     // newly stored subscription's cursor all agree on what "now" is.
     const world = openStoreWorld(args.store, {

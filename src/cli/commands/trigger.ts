@@ -10,9 +10,10 @@ import { attemptId, attemptType } from '../../events/delivery-records.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
 import { countOption, stringOption, UsageError, type Command } from '../command.js';
-import { printJson, Table, write } from '../output.js';
-import { cliPack, cliPacks, parseData, watchQueued, type QueuedDelivery } from '../pack-cli.js';
+import { printJson, statusLine, Table, write } from '../output.js';
+import { cliPack, cliPacks, DATA_EXAMPLE, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
+import { jsonObjectFlag } from '../flags.js';
 
 /** What --wait reports for one queued delivery. */
 interface Outcome {
@@ -143,9 +144,16 @@ export const triggerCommand: Command = {
   ],
   positionals: { min: 0, max: 2 },
   options: {
-    count: { type: 'string', short: 'n', arg: 'N', description: 'trigger N times (default 1)' },
+    count: {
+      type: 'string',
+      value: { kind: 'count', min: 1 },
+      short: 'n',
+      arg: 'N',
+      description: 'trigger N times (default 1)',
+    },
     data: {
       type: 'string',
+      value: { kind: 'json', object: true, example: DATA_EXAMPLE },
       short: 'd',
       arg: 'JSON',
       description:
@@ -193,8 +201,7 @@ export const triggerCommand: Command = {
     const pack = cliPack(packName);
     const t = eventTrigger(pack.name, eventType);
     const count = countOption(args, 'count') ?? 1;
-    if (count < 1) throw new UsageError('--count must be at least 1');
-    const data = parseData(stringOption(args, 'data'));
+    const data = jsonObjectFlag(args.values, 'data', DATA_EXAMPLE);
     if (data !== undefined) checkDataKeys(pack.name, eventType, t, data);
     const wait = args.values.wait === true;
     return withPackWorld(
@@ -203,9 +210,17 @@ export const triggerCommand: Command = {
         const twin = world.twin(pack.twin);
         const watch = watchQueued(world);
         let run = 0;
+        const progress = statusLine(io, args.json || count === 1);
         try {
-          for (; run < count; run++) await t.run(twin, data);
+          for (; run < count; run++) {
+            progress.show(
+              `triggering ${eventType}: ${run} of ${count}, ${watch.queued.length} queued`,
+            );
+            await t.run(twin, data);
+          }
+          progress.done();
         } catch (error) {
+          progress.done();
           // What earlier runs queued stays queued (a worker sends it): say so beside the refusal.
           if (watch.queued.length > 0) {
             if (args.json)

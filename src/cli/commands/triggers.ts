@@ -8,7 +8,7 @@ import {
 import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
-import { storeMayHoldWorld } from '../store.js';
+import { checkTenantId } from '../../triggers/envelope.js';
 
 function codes(r: TriggerListing): string {
   if (r.byCode === null) return r.code ?? '';
@@ -48,10 +48,23 @@ export const triggersCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    tenant: { type: 'string', short: 't', arg: 'T', description: 'only tenant T' },
-    limit: { type: 'string', short: 'n', arg: 'N', description: 'at most N rows (default 100)' },
+    tenant: {
+      type: 'string',
+      value: { kind: 'check', check: (raw) => checkTenantId(raw, 'tenant', 'INVALID_ARGUMENT') },
+      short: 't',
+      arg: 'T',
+      description: 'only tenant T',
+    },
+    limit: {
+      type: 'string',
+      value: { kind: 'count', min: 1 },
+      short: 'n',
+      arg: 'N',
+      description: 'at most N rows (default 100)',
+    },
     prune: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'DAYS',
       description: 'prune settled trigger history older than DAYS days',
     },
@@ -76,24 +89,22 @@ export const triggersCommand: Command = {
     }
     const tenant = stringOption(args, 'tenant');
     const limit = countOption(args, 'limit') ?? 100;
-    // Listing never creates a world folder where there was none.
+    // A missing root is refused (ROOT_NOT_FOUND), never created nor listed as empty.
     const undecodable: UndecodableRow[] = [];
-    const rows = !storeMayHoldWorld(args.store)
-      ? []
-      : await withWorld(
-          args.store,
-          (world) =>
-            listTriggerRecords(world, {
-              ...(tenant === undefined ? {} : { tenant }),
-              limit: Math.max(limit, 1),
-              onUndecodable: (u) => undecodable.push(u),
-            }),
-          { create: false },
-        );
+    const rows = await withWorld(
+      args.store,
+      (world) =>
+        listTriggerRecords(world, {
+          ...(tenant === undefined ? {} : { tenant }),
+          limit,
+          onUndecodable: (u) => undecodable.push(u),
+        }),
+      { create: false },
+    );
     // A row nobody can read is named, with why, and the listing goes on without it.
     for (const u of undecodable)
       await write(io.stderr, `skipped trigger ${u.kind} ${u.id}: cannot be read (${u.reason})\n`);
-    const shown = limit === 0 ? [] : rows;
+    const shown = rows;
     if (args.json) await printJson(io, shown);
     else if (shown.length === 0)
       await write(

@@ -25,11 +25,13 @@ import { printJson, write } from '../output.js';
 export const WALK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   seed: {
     type: 'string',
+    value: { kind: 'text', nonEmpty: true },
     arg: 'N',
     description: 'seed of the walk: the same seed writes the same log (default 1)',
   },
   start: {
     type: 'string',
+    value: { kind: 'time' },
     arg: 'ISO',
     description: 'where the virtual clock starts, e.g. 2026-03-28T22:00:00Z',
   },
@@ -99,10 +101,7 @@ export function walkSeed(
   args: ParsedArgs,
   fallback: string | number | undefined,
 ): string | number | undefined {
-  const seed = stringOption(args, 'seed');
-  if (seed === '')
-    throw new TwinError('INVALID_ARGUMENT', '--seed must not be empty', { path: 'seed' });
-  return seed ?? fallback;
+  return stringOption(args, 'seed') ?? fallback;
 }
 
 /** Prints the walk's report as text, or as one JSON object with `extra` merged in. */
@@ -138,6 +137,7 @@ export const walkCommand: Command = {
     ...WALK_OPTIONS,
     save: {
       type: 'string',
+      value: { kind: 'text', nonEmpty: true },
       arg: 'PATH',
       description: 'also save the log as PATH.jsonl and its hashes as PATH.json (a golden log)',
     },

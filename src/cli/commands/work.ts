@@ -1,27 +1,14 @@
 // `twinworld work`: the worker (docs/work.md) for the twins at a root. It claims due work of every
 // kind from every process's writes — queued deliveries, retries that fell due, claims whose owner
 // died — runs it, heartbeats, and finishes it; several `work` processes share the work safely.
-import { TwinError } from '../../errors.js';
 import { workKinds } from '../work-kinds.js';
 import { Worker } from '../../work/worker.js';
 import type { WorkReport } from '../../work/work-kind.js';
-import { countOption, stringOption, type CliIO, type Command } from '../command.js';
+import { countOption, type CliIO, type Command } from '../command.js';
+import { secondsFlag } from '../flags.js';
 import { write } from '../output.js';
 import { withPackWorld } from '../pack-world.js';
 import { untilSignal } from '../signals.js';
-
-/** --lease in seconds (decimals allowed), as whole milliseconds. */
-export function leaseOption(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const seconds = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || !(seconds * 1000 >= 1))
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `--lease must be a positive number of seconds (at least 0.001), got "${raw}"`,
-      { path: 'lease' },
-    );
-  return Math.round(seconds * 1000);
-}
 
 class StatusLine {
   private last = '';
@@ -54,11 +41,13 @@ export const workCommand: Command = {
   options: {
     concurrency: {
       type: 'string',
+      value: { kind: 'count', min: 1 },
       arg: 'N',
       description: 'items run at once (default 8)',
     },
     lease: {
       type: 'string',
+      value: { kind: 'seconds' },
       arg: 'S',
       description: 'seconds a claim lasts without a heartbeat (default 30)',
     },
@@ -71,11 +60,7 @@ export const workCommand: Command = {
     'print one JSON object per line: {"event":"started","owner"}, one {"event":"done",…} per item, {"event":"stopped",…}',
   async run(args, io) {
     const concurrency = countOption(args, 'concurrency');
-    if (concurrency === 0)
-      throw new TwinError('INVALID_ARGUMENT', '--concurrency must be at least 1', {
-        path: 'concurrency',
-      });
-    const leaseMs = leaseOption(stringOption(args, 'lease'));
+    const leaseMs = secondsFlag(args.values, 'lease');
     const untilIdle = args.values['until-idle'] === true;
     return withPackWorld(
       args.store,
@@ -155,7 +140,11 @@ export const workCommand: Command = {
         );
         return 0;
       },
-      { dispatcher: { autoDispatch: false, ...(leaseMs === undefined ? {} : { leaseMs }) } },
+      {
+        // A worker serves a world that exists: a mistyped root is refused, not made.
+        create: false,
+        dispatcher: { autoDispatch: false, ...(leaseMs === undefined ? {} : { leaseMs }) },
+      },
     );
   },
 };

@@ -3,9 +3,13 @@
 // every command shares.
 import { TwinError } from '../../errors.js';
 import { validateWrite, type Write } from '../../log/write.js';
-import { readAll, stringOption, UsageError, withTwin, type Command } from '../command.js';
+import { readAll, UsageError, withTwin, type Command } from '../command.js';
 import { printJson, write } from '../output.js';
 import { entryRow, entryTable } from './log.js';
+import { jsonFlag } from '../flags.js';
+
+const WRITE_EXAMPLE =
+  '{"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}';
 
 export const writeCommand: Command = {
   name: 'write',
@@ -26,6 +30,7 @@ export const writeCommand: Command = {
   options: {
     data: {
       type: 'string',
+      value: { kind: 'json', example: WRITE_EXAMPLE },
       short: 'd',
       arg: 'JSON',
       description:
@@ -36,22 +41,21 @@ export const writeCommand: Command = {
     'print the appended entry as one JSON object\n(an array of entries for an array of writes)',
   async run(args, io) {
     const [name] = args.positionals as [string];
-    let text = stringOption(args, 'data');
-    if (text === undefined) {
+    let parsed: unknown = jsonFlag(args.values, 'data', WRITE_EXAMPLE);
+    if (parsed === undefined) {
       // Waiting on a terminal nobody is typing into would look like a hang.
       if (io.isTTY.stdin)
         throw new UsageError("give the write with --data '<json>' or pipe it on stdin");
-      text = await readAll(io.stdin);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new TwinError(
-        'INVALID_WRITE',
-        `the write is not valid JSON (${(error as Error).message}); give an object like {"operation":"customer.create","subjectType":"customer","subjectId":"cus_1","fields":{}}`,
-        { path: 'write' },
-      );
+      const text = await readAll(io.stdin);
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        throw new TwinError(
+          'INVALID_WRITE',
+          `the write on stdin is not valid JSON (${(error as Error).message}); give an object like ${WRITE_EXAMPLE}`,
+          { path: 'write' },
+        );
+      }
     }
     const many = Array.isArray(parsed);
     const writes = (many ? parsed : [parsed]) as Write[];

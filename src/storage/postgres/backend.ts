@@ -4,6 +4,7 @@
 import type { StorageBackend, TwinStore } from '../port.js';
 import { Connection, parseEndpoint, type ConnectionOptions } from './connection.js';
 import { migrate, type MigrationReport } from './migrate.js';
+import { PostgresIdempotencyStore } from './idempotency-store.js';
 import { PostgresSecretStore } from './secret-store.js';
 import { checkText } from './sql-text.js';
 import { operationError, storeError } from './store-error.js';
@@ -30,6 +31,7 @@ export class PostgresBackend implements StorageBackend {
   private readonly twins = new Map<string, PostgresTwinStore>();
   private migrated: Promise<MigrationReport> | undefined;
   private secrets: PostgresSecretStore | undefined;
+  private idempotency: PostgresIdempotencyStore | undefined;
   private closed = false;
 
   constructor(
@@ -110,6 +112,12 @@ export class PostgresBackend implements StorageBackend {
   secretStore(): PostgresSecretStore {
     this.secrets ??= new PostgresSecretStore(this.conn, this.world, () => this.ready());
     return this.secrets;
+  }
+
+  /** The world's idempotency keys, in `twinworld.idempotency` on the same pool. */
+  idempotencyStore(): PostgresIdempotencyStore {
+    this.idempotency ??= new PostgresIdempotencyStore(this.conn, this.world, () => this.ready());
+    return this.idempotency;
   }
 
   async listTwins(): Promise<string[]> {

@@ -184,6 +184,22 @@ UPDATE twinworld.lookups l SET tenant = r.tenant FROM twinworld.resources r
  WHERE l.tenant IS NULL AND r.tenant IS NOT NULL
    AND r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id;`;
 
+// Idempotency keys of vendor surfaces (postgres/idempotency-store.ts): beside the log, shared by
+// every host of the world, pruned on the world clock.
+const V4_IDEMPOTENCY = `
+CREATE TABLE twinworld.idempotency (
+  world text COLLATE "C" NOT NULL,
+  scope text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  fingerprint text NOT NULL,
+  expires_at double precision NOT NULL,
+  status integer,
+  body text,
+  PRIMARY KEY (world, scope, key)
+);
+CREATE INDEX idempotency_expiry ON twinworld.idempotency (world, expires_at);
+GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.idempotency TO twinworld_app;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -197,6 +213,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tenants of trigger records, their entries, keys and routine runs',
     asOwner: V3_TENANT_ROWS,
   },
+  { version: 4, name: 'idempotency keys of vendor surfaces', asOwner: V4_IDEMPOTENCY },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

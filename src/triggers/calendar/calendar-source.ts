@@ -36,6 +36,8 @@ import {
   type CalendarSubscription,
   type SubscriptionFields,
 } from './subscription.js';
+import { recordKind } from '../../state/record-kind.js';
+import { subscriptionKind } from './subscription.js';
 
 /** Occurrences looked at per commit; older ones of a longer backlog are recorded as missed page by page. */
 const PAGE = 2 * MAX_CATCH_UP_FIRES;
@@ -78,9 +80,12 @@ export interface OccurrenceFields {
   readonly dueAt: string | null;
 }
 
+/** Occurrence records, typed (src/state/record-kind.ts). */
+export const occurrenceKind = recordKind<OccurrenceFields>({ type: OCCURRENCE_TYPE });
+
 /** A calendar occurrence's fields, typed: the one place one is read out of `Resource.fields`. */
 export function occurrenceOf(resource: Resource): OccurrenceFields {
-  return resource.fields as unknown as OccurrenceFields;
+  return occurrenceKind.of(resource);
 }
 
 export interface FiredOccurrence {
@@ -241,7 +246,7 @@ function decideDue(
     operation: f.state === 'missed' ? 'calendar.miss' : 'calendar.due',
     subjectType: OCCURRENCE_TYPE,
     subjectId: occurrenceId(f.tenantId, f.triggerId, f.nominalAt),
-    fields: f as unknown as JsonObject,
+    fields: occurrenceKind.json(f),
     actor: 'system',
   }));
   writes.push({
@@ -375,7 +380,7 @@ export class CalendarSource implements TriggerSource {
             operation: 'calendar.configure',
             subjectType: SUBSCRIPTION_TYPE,
             subjectId: id,
-            fields: fields as unknown as JsonObject,
+            fields: subscriptionKind.json(fields),
             actor: 'operator',
           },
         ],

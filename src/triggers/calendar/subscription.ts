@@ -12,6 +12,7 @@ import {
   type DstFoldRule,
   type DstGapRule,
 } from './occurrences.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export const SUBSCRIPTION_TYPE = 'calendar_subscription';
 export const OCCURRENCE_TYPE = 'calendar_occurrence';
@@ -65,9 +66,12 @@ export interface SubscriptionFields {
   readonly dueAt?: string | null;
 }
 
+/** Subscription records, typed (src/state/record-kind.ts). */
+export const subscriptionKind = recordKind<SubscriptionFields>({ type: SUBSCRIPTION_TYPE });
+
 /** A calendar subscription's fields, typed: the one place one is read out of `Resource.fields`. */
 export function subscriptionOf(resource: Resource): SubscriptionFields {
-  return resource.fields as unknown as SubscriptionFields;
+  return subscriptionKind.of(resource);
 }
 
 const KEYS = ['tenantId', 'scopeId', 'kind', 'triggerId', 'cron', 'timezone', 'catchUp', 'enabled'];

@@ -18,6 +18,7 @@ import {
   GATE_TYPE,
   readDispatch,
 } from './dispatch-record.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export interface GateFields {
   readonly tenantId: string;
@@ -53,9 +54,12 @@ export function ticketKey(gate: string, ticket: number): string {
   return `${gate}/${String(ticket).padStart(12, '0')}`;
 }
 
+/** Gate records, typed (src/state/record-kind.ts). */
+export const gateKind = recordKind<GateFields>({ type: GATE_TYPE });
+
 /** A concurrency gate's fields, typed: the one place one is read out of `Resource.fields`. */
 export function gateFieldsOf(resource: Resource): GateFields {
-  return resource.fields as unknown as GateFields;
+  return gateKind.of(resource);
 }
 
 export function loadGate(

@@ -11,6 +11,7 @@ import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import type { DispatchPlan } from './dispatch-plan.js';
 import { DEBOUNCE_TYPE, readDispatch, type DispatchFields } from './dispatch-record.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export interface DebounceFields {
   readonly tenantId: string;
@@ -28,9 +29,12 @@ export function debounceId(tenantId: string, triggerId: string, key: string): st
 }
 
 /** The dispatch whose window a ping at `nowIso` joins, if one is open. */
+/** Debounce records, typed (src/state/record-kind.ts). */
+export const debouncePointerKind = recordKind<DebounceFields>({ type: DEBOUNCE_TYPE });
+
 /** A debounce pointer's fields, typed: the one place one is read out of `Resource.fields`. */
 export function debouncePointerOf(resource: Resource): DebounceFields {
-  return resource.fields as unknown as DebounceFields;
+  return debouncePointerKind.of(resource);
 }
 
 export function openWindow(

@@ -75,5 +75,7 @@ export function planDispatch(checked: CheckedDispatch, envelope: TriggerEnvelope
 }
 
 export function planJson(plan: DispatchPlan): JsonObject {
+  // A plan is JSON values only (checked options, key paths, numbers), nested in a dispatch's
+  // fields; an interface is not assignable to JsonObject's index signature.
   return plan as unknown as JsonObject;
 }

@@ -10,6 +10,7 @@ import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { Twin } from '../../world/twin.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import type { DispatchPlan } from './dispatch-plan.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export const DISPATCH_TYPE = 'trigger_dispatch';
 /** Dispatches by state ("state:queued") and by tenant and state ("tenant:acme/queued"). */
@@ -91,9 +92,12 @@ export function listKeys(tenantId: string, state: DispatchState): string[] {
   return [`state:${state}`, `tenant:${tenantId}/${state}`];
 }
 
+/** Dispatch records, typed (src/state/record-kind.ts). */
+export const dispatchKind = recordKind<DispatchFields>({ type: DISPATCH_TYPE });
+
 /** A dispatch's fields, typed: the one place one is read out of `Resource.fields`. */
 export function dispatchOf(resource: Resource): DispatchFields {
-  return resource.fields as unknown as DispatchFields;
+  return dispatchKind.of(resource);
 }
 
 export function readDispatch(view: ReadView, id: string): DispatchFields | undefined {

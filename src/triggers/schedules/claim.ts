@@ -27,6 +27,8 @@ import {
   type Outcome,
 } from './fire-record.js';
 import { overlapActionFor, formatOverlap, type OverlapPolicy } from './overlap.js';
+import { fireKind } from './fire-record.js';
+import { scheduleKind } from './declaration.js';
 
 /** Who claims: a worker that launches what it claims, or nobody (a backfill: workers launch it). */
 export interface Claimant {
@@ -159,7 +161,7 @@ export function putFire(
     operation,
     subjectType: FIRE_TYPE,
     subjectId: id,
-    fields: patch as unknown as JsonObject,
+    fields: fireKind.json(patch),
     ...(projection === undefined ? {} : { projection }),
     actor: 'system',
   });
@@ -181,7 +183,7 @@ export function closeSession(
       active: [...s.decl.active],
       buffer: [...s.decl.buffer],
       lastFiredAt: s.decl.lastFiredAt,
-      ...(patch as unknown as JsonObject),
+      ...scheduleKind.json(patch),
     },
     actor: 'system',
   });

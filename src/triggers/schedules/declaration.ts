@@ -19,6 +19,7 @@ import {
 } from '../calendar/occurrences.js';
 import { DEFAULT_CATCH_UP, MAX_CATCH_UP_FIRES } from '../calendar/subscription.js';
 import { DEFAULT_OVERLAP, validateOverlap, type OverlapPolicy } from './overlap.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export const SCHEDULE_TYPE = 'schedule';
 /** The routine a schedule runs when none is named: it records its input (serve/record-routine.ts). */
@@ -212,6 +213,9 @@ const isIsoOrNull = (v: unknown): boolean =>
   v === null || (isString(v) && Number.isFinite(Date.parse(v)));
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 
+/** Schedule declarations, typed (src/state/record-kind.ts); decodeSchedule checks a stored one. */
+export const scheduleKind = recordKind<ScheduleFields>({ type: SCHEDULE_TYPE });
+
 /** Reads a stored declaration, checking every field the claims rely on. */
 export function decodeSchedule(resource: Resource): Decoded<ScheduleFields> {
   const f = resource.fields as Record<string, unknown>;
@@ -237,7 +241,7 @@ export function decodeSchedule(resource: Resource): Decoded<ScheduleFields> {
     const e = error as TwinError;
     return bad(e.path ?? 'cron', `is not valid (${e.message})`);
   }
-  return { ok: true, id: resource.id, value: f as unknown as ScheduleFields };
+  return { ok: true, id: resource.id, value: scheduleKind.of(resource) };
 }
 
 /** The fields of a new declaration or of a change to one (claim state carried over). */

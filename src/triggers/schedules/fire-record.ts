@@ -7,6 +7,7 @@ import type { JsonValue } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
 import type { Occurrence } from '../calendar/occurrences.js';
 import { undecodable, type Decoded } from './declaration.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export const FIRE_TYPE = 'schedule_fire';
 /** Ledger rows of one schedule, keyed by its declaration id. */
@@ -123,6 +124,9 @@ export function fireOfRunId(runId: string): string | undefined {
 const isString = (v: unknown): v is string => typeof v === 'string';
 const STATES: readonly string[] = ['ready', 'reserved', 'running', 'buffered', 'settled'];
 
+/** Fire ledger rows, typed (src/state/record-kind.ts); decodeFire checks a stored one. */
+export const fireKind = recordKind<FireFields>({ type: FIRE_TYPE });
+
 /** Reads a stored ledger row, checking the fields history, pruning and the claims rely on. */
 export function decodeFire(resource: Resource): Decoded<FireFields> {
   const f = resource.fields as Record<string, unknown>;
@@ -141,5 +145,5 @@ export function decodeFire(resource: Resource): Decoded<FireFields> {
   if (!Number.isSafeInteger(f.fence)) return bad('fence', 'is not an integer');
   for (const key of ['runId', 'reservationId', 'owner'])
     if (f[key] !== null && !isString(f[key])) return bad(key, 'is not a string or null');
-  return { ok: true, id: resource.id, value: f as unknown as FireFields };
+  return { ok: true, id: resource.id, value: fireKind.of(resource) };
 }

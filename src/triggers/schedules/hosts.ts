@@ -6,6 +6,7 @@ import type { ReadView } from '../../state/read-view.js';
 import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Decision } from '../../world/decision.js';
+import { recordKind } from '../../state/record-kind.js';
 
 export const HOST_TYPE = 'schedule_host';
 export const DEFAULT_HOST_BEAT_MS = 10_000;
@@ -22,9 +23,12 @@ export interface HostFields {
   readonly beats: number;
 }
 
+/** Host records, typed (src/state/record-kind.ts). */
+export const hostKind = recordKind<HostFields>({ type: HOST_TYPE });
+
 /** A schedule host's fields, typed: the one place one is read out of `Resource.fields`. */
 export function hostOf(resource: Resource): HostFields {
-  return resource.fields as unknown as HostFields;
+  return hostKind.of(resource);
 }
 
 export interface HostView extends HostFields {

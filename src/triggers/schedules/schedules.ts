@@ -81,6 +81,7 @@ import { validateOverlap, type OverlapPolicy } from './overlap.js';
 import { decideHeartbeat, decideRelease, decideReserve } from './reservation.js';
 import { decideResult, promoteBuffered, type FireResult, type ResultAnswer } from './result.js';
 import { runStartOf } from './run-start.js';
+import { scheduleKind } from './declaration.js';
 
 /** How long a reservation holds before another scheduler may reclaim it (its owner heartbeats). */
 export const DEFAULT_RESERVATION_LEASE_MS = 5 * 60_000;
@@ -346,7 +347,7 @@ export class Schedules {
             operation: before === undefined ? 'schedule.declare' : 'schedule.change',
             subjectType: SCHEDULE_TYPE,
             subjectId: key,
-            fields: next as unknown as JsonObject,
+            fields: scheduleKind.json(next),
             actor: 'operator',
           },
           ...s.writes,

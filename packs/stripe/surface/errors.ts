@@ -1,0 +1,109 @@
+// Stripe's error envelope `{error: {type, code, message, param, …}}` with Stripe's statuses, from
+// the pack's typed refusals: not found → 404, bad input and bad state → 400 invalid_request_error,
+// a declined card → 402 card_error, a reused idempotency key → 400 idempotency_error, a bad key
+// → 401. Anything else is a 500 api_error that names no internals (the host logs it).
+import { isTwinError, type JsonObject, type JsonValue } from '../../../src/index.js';
+import type { RenderedError } from '../../../src/host/index.js';
+import { VendorError } from '../../kit/errors.js';
+
+export type StripeErrorType =
+  'invalid_request_error' | 'card_error' | 'idempotency_error' | 'api_error';
+
+/** A refusal with Stripe's own status and extra fields (a card error's payment_intent, decline_code). */
+export class StripeApiError extends VendorError {
+  constructor(
+    readonly status: number,
+    readonly type: StripeErrorType,
+    code: string | undefined,
+    message: string,
+    readonly extra: JsonObject = {},
+    param?: string,
+  ) {
+    super('stripe', status === 404 ? 'not_found' : 'invalid_input', code ?? type, message, {
+      ...(param === undefined ? {} : { path: param }),
+    });
+    this.name = 'StripeApiError';
+  }
+}
+
+/** The pack's messages start with "stripe: "; Stripe's own do not. */
+function plain(message: string): string {
+  return message.startsWith('stripe: ') ? message.slice('stripe: '.length) : message;
+}
+
+/** A dotted path (`invoice_settings.footer`) in Stripe's bracket form (`invoice_settings[footer]`). */
+function param(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  const [head, ...rest] = path.split('.');
+  return head + rest.map((p) => `[${p}]`).join('');
+}
+
+function envelope(
+  type: StripeErrorType,
+  message: string,
+  code?: string,
+  p?: string,
+  extra: JsonObject = {},
+): JsonValue {
+  const error: JsonObject = { type, message };
+  if (code !== undefined) error.code = code;
+  if (p !== undefined) error.param = p;
+  return { error: { ...error, ...extra } };
+}
+
+export function renderStripeError(error: unknown): RenderedError {
+  if (error instanceof StripeApiError)
+    return {
+      status: error.status,
+      body: envelope(
+        error.type,
+        plain(error.message),
+        error.vendorCode === error.type ? undefined : error.vendorCode,
+        error.path,
+        error.extra,
+      ),
+    };
+  if (error instanceof VendorError) {
+    const code = error.vendorCode;
+    if (code === 'idempotency_key_in_use')
+      return { status: 400, body: envelope('idempotency_error', plain(error.message), code) };
+    if (code === 'card_declined') {
+      const decline = (error.details as { decline_code?: unknown } | undefined)?.decline_code;
+      return {
+        status: 402,
+        body: envelope('card_error', plain(error.message), code, param(error.path), {
+          ...(typeof decline === 'string' ? { decline_code: decline } : {}),
+        }),
+      };
+    }
+    const status = error.kind === 'not_found' ? 404 : 400;
+    return {
+      status,
+      body: envelope('invalid_request_error', plain(error.message), code, param(error.path)),
+    };
+  }
+  if (isTwinError(error))
+    return {
+      status: 400,
+      body: envelope(
+        'invalid_request_error',
+        error.message,
+        error.code.toLowerCase(),
+        param(error.path),
+      ),
+    };
+  return {
+    status: 500,
+    body: envelope('api_error', 'The twin failed to answer this request; its log says why.'),
+  };
+}
+
+export function unknownStripeRoute(method: string, path: string): RenderedError {
+  return {
+    status: 404,
+    body: envelope(
+      'invalid_request_error',
+      `Unrecognized request URL (${method}: ${path}). This twin serves the routes listed in docs/stripe-surface.md.`,
+    ),
+  };
+}

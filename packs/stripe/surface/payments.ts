@@ -1,0 +1,289 @@
+// Payments: payment intents (create, retrieve, confirm, cancel, list), charges (retrieve, list),
+// refunds (create) and payment methods (attach, retrieve, list), over the pack's operations. A
+// declined confirmation commits what Stripe records (the failed charge, the intent back in
+// requires_payment_method, payment_intent.payment_failed) and answers 402 card_error carrying
+// the intent — what stripe-node throws as StripeCardError; the 402 is saved under its idempotency key.
+import type { JsonObject } from '../../../src/index.js';
+import { answer } from '../../../src/host/index.js';
+import {
+  cancelPaymentIntent,
+  confirmPaymentIntent,
+  createPaymentIntent,
+  type CreatePaymentIntentInput,
+  type StripePaymentIntent,
+} from '../payment-intents.js';
+import { attachPaymentMethod } from '../payment-methods.js';
+import { refundCharge, type RefundInput } from '../refunds-disputes.js';
+import { StripeApiError } from './errors.js';
+import { LIST_PARAMS, listOf } from './listing.js';
+import { apiObject, stripeRoute, type StripeContext } from './route.js';
+
+function missing(kind: string, id: string): StripeApiError {
+  return new StripeApiError(
+    404,
+    'invalid_request_error',
+    'resource_missing',
+    `No such ${kind}: '${id}'`,
+    {},
+    'id',
+  );
+}
+
+async function retrieve(ctx: StripeContext, type: string, kind: string) {
+  const r = await ctx.twin.get(type, ctx.params.id!);
+  if (r === undefined || r.deleted) throw missing(kind, ctx.params.id!);
+  return apiObject(r.fields);
+}
+
+/** The intent as answered: a failed attempt is Stripe's 402 card error carrying it. */
+function intentAnswer(intent: StripePaymentIntent) {
+  const failure = intent.last_payment_error;
+  if (intent.status !== 'requires_payment_method' || failure === null) return apiObject(intent);
+  return answer(402, {
+    error: {
+      type: 'card_error',
+      code: failure.code,
+      decline_code: failure.decline_code,
+      doc_url: failure.doc_url,
+      message: failure.message,
+      charge: failure.charge,
+      payment_method: failure.payment_method as unknown as JsonObject,
+      payment_intent: apiObject(intent),
+      request_log_url: null,
+    },
+  });
+}
+
+const CREATE_ONLY = ['amount', 'currency', 'customer', 'description', 'metadata'] as const;
+
+export const paymentRoutes = [
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_intents',
+    sdk: 'paymentIntents.create',
+    kind: 'write',
+    events: [
+      'payment_intent.created',
+      'payment_intent.succeeded',
+      'payment_intent.payment_failed',
+      'charge.succeeded',
+      'charge.failed',
+    ],
+    params: {
+      amount: 'integer',
+      currency: 'string',
+      customer: 'string',
+      description: 'string',
+      metadata: 'metadata',
+      payment_method: 'string',
+      confirm: 'boolean',
+      payment_method_types: { list: 'string' },
+      automatic_payment_methods: { enabled: 'boolean', allow_redirects: 'string' },
+    },
+    async handle({ twin, input }) {
+      const types = input.payment_method_types as string[] | undefined;
+      if (types !== undefined && types.some((t) => t !== 'card'))
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          'parameter_invalid',
+          'This twin takes card payments only: payment_method_types=[card].',
+          {},
+          'payment_method_types',
+        );
+      if (input.payment_method != null && input.confirm !== true)
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          'parameter_invalid',
+          'This twin takes payment_method at confirmation: pass confirm=true, or call confirm with it.',
+          {},
+          'payment_method',
+        );
+      const create: Record<string, unknown> = {};
+      for (const k of CREATE_ONLY) if (input[k] != null) create[k] = input[k];
+      const intent = await createPaymentIntent(twin, create as unknown as CreatePaymentIntentInput);
+      if (input.confirm !== true) return apiObject(intent);
+      // Two commits (created, then the attempt): Stripe's own events are two as well.
+      const pm = input.payment_method;
+      return intentAnswer(
+        await confirmPaymentIntent(
+          twin,
+          intent.id,
+          pm == null ? {} : { payment_method: pm as string },
+        ),
+      );
+    },
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/payment_intents/:id',
+    sdk: 'paymentIntents.retrieve',
+    kind: 'read',
+    params: { client_secret: 'string' },
+    handle: (ctx) => retrieve(ctx, 'payment_intent', 'payment_intent'),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_intents/:id/confirm',
+    sdk: 'paymentIntents.confirm',
+    kind: 'write',
+    events: [
+      'payment_intent.succeeded',
+      'payment_intent.payment_failed',
+      'charge.succeeded',
+      'charge.failed',
+    ],
+    params: { payment_method: 'string', return_url: 'string', off_session: 'boolean' },
+    handle: async ({ twin, params, input }) =>
+      intentAnswer(
+        await confirmPaymentIntent(
+          twin,
+          params.id!,
+          input.payment_method == null ? {} : { payment_method: input.payment_method as string },
+        ),
+      ),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_intents/:id/cancel',
+    sdk: 'paymentIntents.cancel',
+    kind: 'write',
+    events: ['payment_intent.canceled'],
+    params: { cancellation_reason: 'string' },
+    handle: async ({ twin, params, input }) =>
+      apiObject(
+        await cancelPaymentIntent(
+          twin,
+          params.id!,
+          input.cancellation_reason == null
+            ? {}
+            : { cancellation_reason: input.cancellation_reason as string },
+        ),
+      ),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/payment_intents',
+    sdk: 'paymentIntents.list',
+    kind: 'read',
+    params: { ...LIST_PARAMS, customer: 'string' },
+    handle: ({ twin, input, url }) =>
+      listOf(
+        twin,
+        'payment_intent',
+        input,
+        url,
+        (r) => input.customer == null || r.fields.customer === input.customer,
+      ),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/charges/:id',
+    sdk: 'charges.retrieve',
+    kind: 'read',
+    handle: (ctx) => retrieve(ctx, 'charge', 'charge'),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/charges',
+    sdk: 'charges.list',
+    kind: 'read',
+    params: { ...LIST_PARAMS, customer: 'string', payment_intent: 'string' },
+    handle: ({ twin, input, url }) =>
+      listOf(
+        twin,
+        'charge',
+        input,
+        url,
+        (r) =>
+          (input.customer == null || r.fields.customer === input.customer) &&
+          (input.payment_intent == null || r.fields.payment_intent === input.payment_intent),
+      ),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/refunds',
+    sdk: 'refunds.create',
+    kind: 'write',
+    events: ['charge.refunded'],
+    params: {
+      charge: 'string',
+      payment_intent: 'string',
+      amount: 'integer',
+      reason: 'string',
+      metadata: 'metadata',
+    },
+    async handle({ twin, input }) {
+      let charge = input.charge as string | null | undefined;
+      if (charge == null && typeof input.payment_intent === 'string') {
+        const pi = await twin.get('payment_intent', input.payment_intent);
+        if (pi === undefined || pi.deleted) throw missing('payment_intent', input.payment_intent);
+        charge = pi.fields.latest_charge as string | null;
+      }
+      if (charge == null)
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          'parameter_missing',
+          'One of the following params should be provided for this request: payment_intent or charge.',
+          {},
+          'charge',
+        );
+      const refund: Record<string, unknown> = {};
+      if (input.amount != null) refund.amount = input.amount;
+      if (input.reason != null) refund.reason = input.reason;
+      return apiObject(await refundCharge(twin, charge, refund as RefundInput));
+    },
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/refunds/:id',
+    sdk: 'refunds.retrieve',
+    kind: 'read',
+    handle: (ctx) => retrieve(ctx, 'refund', 'refund'),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_methods/:id/attach',
+    sdk: 'paymentMethods.attach',
+    kind: 'write',
+    events: ['payment_method.attached'],
+    params: { customer: 'string' },
+    handle: async ({ twin, params, input }) =>
+      apiObject(
+        await attachPaymentMethod(twin, params.id!, { customer: input.customer as string }),
+      ),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/payment_methods/:id',
+    sdk: 'paymentMethods.retrieve',
+    kind: 'read',
+    handle: (ctx) => retrieve(ctx, 'payment_method', 'PaymentMethod'),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/payment_methods',
+    sdk: 'paymentMethods.list',
+    kind: 'read',
+    params: { ...LIST_PARAMS, customer: 'string', type: 'string' },
+    handle: ({ twin, input, url }) =>
+      listOf(
+        twin,
+        'payment_method',
+        input,
+        url,
+        (r) => input.customer == null || r.fields.customer === input.customer,
+      ),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/customers/:id/payment_methods',
+    sdk: 'customers.listPaymentMethods',
+    kind: 'read',
+    params: { ...LIST_PARAMS, type: 'string' },
+    handle: ({ twin, input, url, params }) =>
+      listOf(twin, 'payment_method', input, url, (r) => r.fields.customer === params.id),
+  }),
+];

@@ -1,0 +1,57 @@
+// One Stripe route as data: the generic route plus its parameter spec; the handler gets the
+// account's twin and typed input, and its answer is expanded as `expand[]` asks.
+import type { JsonObject, JsonValue, Twin } from '../../../src/index.js';
+import type { HttpMethod, Route, RouteAnswer, RouteContext } from '../../../src/host/index.js';
+import type { StripeAccount } from './accounts.js';
+import { typeParams, type Params } from './codec.js';
+import { expandAnswer } from './expand.js';
+
+export interface StripeContext {
+  readonly twin: Twin;
+  readonly account: StripeAccount;
+  readonly params: Readonly<Record<string, string>>;
+  readonly input: JsonObject;
+  readonly origin: string;
+  readonly url: string;
+}
+
+export interface StripeRouteSpec {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly sdk: string;
+  readonly kind: 'read' | 'write';
+  readonly events?: readonly string[];
+  readonly params?: Params;
+  readonly handle: (ctx: StripeContext) => Promise<RouteAnswer> | RouteAnswer;
+}
+
+export function stripeRoute(spec: StripeRouteSpec): Route<StripeAccount> {
+  return {
+    method: spec.method,
+    path: spec.path,
+    sdk: spec.sdk,
+    kind: spec.kind,
+    ...(spec.events === undefined ? {} : { events: spec.events }),
+    async handle(ctx: RouteContext<StripeAccount>) {
+      const input = typeParams(ctx.input, spec.params ?? {});
+      const answered = await spec.handle({
+        twin: ctx.principal.twin,
+        account: ctx.principal,
+        params: ctx.params,
+        input,
+        origin: ctx.origin,
+        url: new URL(ctx.request.url).pathname,
+      });
+      const expand = input.expand as string[] | undefined;
+      if (expand === undefined || expand.length === 0) return answered;
+      return expandAnswer(ctx.principal.twin, answered as JsonValue, expand);
+    },
+  };
+}
+
+/** A pack object as the API shows it: fields the twin keeps for itself left out. */
+export function apiObject<T extends object>(value: T): JsonObject {
+  const out = { ...(value as Record<string, JsonValue>) };
+  delete out.secret_ref;
+  return out;
+}

@@ -1,0 +1,31 @@
+// twinworld/host: serving vendor API surfaces to the vendors' own SDKs — the surface declaration
+// packs use, the host (one fetch handler) and its node:http listener. See docs/host.md.
+export {
+  answer,
+  defineSurface,
+  type ClockParticipant,
+  type HttpMethod,
+  type IdempotencyRule,
+  type RenderedError,
+  type Route,
+  type RouteAnswer,
+  type RouteContext,
+  type Surface,
+} from './surface/declaration.js';
+export { cursorPage, type Page, type PageRequest } from './surface/pagination.js';
+export {
+  createHost,
+  requestId,
+  SurfaceHost,
+  CONTROL_PREFIX,
+  type HostOptions,
+  type HostStats,
+} from './host.js';
+export { advanceWorld } from './control/clock.js';
+export { jsonResponse, controlInput, type ControlHandler } from './control/respond.js';
+export { listen, MAX_BODY_BYTES, type Listening, type ListenOptions } from './node-server.js';
+export type {
+  IdempotencyStore,
+  IdempotencyClaim,
+  SavedAnswer,
+} from '../storage/idempotency-store.js';

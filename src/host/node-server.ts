@@ -1,0 +1,105 @@
+// The host on a port: a node:http server on 127.0.0.1 that turns each request into a WHATWG
+// Request for the host's fetch handler and writes its Response back. Bodies are capped (1 MiB);
+// the host's origin is set to the address it listens on, so answers carry URLs on it.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TwinError } from '../errors.js';
+import type { SurfaceHost } from './host.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ListenOptions {
+  /** 0 (default): a free port. */
+  readonly port?: number;
+}
+
+export interface Listening {
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return 'too_large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function handle(host: SurfaceHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  if (body === 'too_large') {
+    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+    res.end(
+      JSON.stringify({
+        error: {
+          code: 'PAYLOAD_TOO_LARGE',
+          message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
+        },
+      }),
+    );
+    return;
+  }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  const method = req.method ?? 'GET';
+  const request = new Request(`${host.origin}${req.url ?? '/'}`, {
+    method,
+    headers,
+    ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+  });
+  const response = await host.fetch(request);
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  res.writeHead(response.status, { ...out, 'content-length': String(bytes.length) });
+  res.end(bytes);
+}
+
+/** Listens on 127.0.0.1; resolves once the port is open. */
+export function listen(host: SurfaceHost, options: ListenOptions = {}): Promise<Listening> {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `port must be an integer 0–65535, got ${String(port)}`,
+      { path: 'port' },
+    );
+  const server = createServer((req, res) => {
+    handle(host, req, res).catch((error: unknown) => {
+      host.world.reportError(error, 'host request');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ error: { code: 'INTERNAL', message: 'the host failed; see its log' } }),
+      );
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      const actual = (server.address() as AddressInfo).port;
+      host.origin = `http://127.0.0.1:${actual}`;
+      resolve({
+        url: host.origin,
+        port: actual,
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
