@@ -213,10 +213,11 @@ export const bench: Benchmark = {
           for (const system of SYSTEMS) {
             if (ONLY !== undefined && !ONLY.includes(system)) continue;
             const key = `${system}/${n}`;
-            results.set(key, [
-              ...(results.get(key) ?? []),
-              await measure(db, server.url, receiver.url, system, n),
-            ]);
+            const run = await measure(db, server.url, receiver.url, system, n);
+            results.set(key, [...(results.get(key) ?? []), run]);
+            note(
+              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  load ${loadavg()[0]!.toFixed(1)}`,
+            );
           }
       const m = (system: System, n: number, field: keyof Run): number =>
         results.has(`${system}/${n}`)
