@@ -68,7 +68,7 @@ describe('recordKind', () => {
     expect(seen.untagged.map((c) => c.email)).toEqual(['a@b.c']);
     const entry = (await twin.entries())[1]!;
     expect(entry).toMatchObject({ subjectType: 'customer', subjectId: 'cus_2', actor: 'api' });
-    expect(customers.of(await (await twin.get('customer', 'cus_1'))!)).toEqual(seen.one);
+    expect(customers.of((await twin.get('customer', 'cus_1'))!)).toEqual(seen.one);
     expect(customers.json({ plan: 'pro' })).toEqual({ plan: 'pro' });
     expect(customers.from({ email: 'x', plan: 'pro' }).plan).toBe('pro');
     expect(seats.id('cus_1', 3)).toBe('cus_1/3');
