@@ -342,21 +342,28 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     area: 'configuration and CLI',
     status: 409,
     means:
-      'Someone asked to advance the clock of a world that runs on the real clock, which no one can move.',
-    fix: 'Start the world (or `twinworld console`) with a virtual clock (`--clock ISO`) to move time by hand.',
+      'The console was asked to advance the world clock of a world that runs on the real clock, which nothing can move.',
+    fix: 'Start `twinworld console --clock ISO` (a virtual clock), or mount the console on a host whose world has a VirtualClock.',
   },
   UNKNOWN_ACTION: {
     area: 'configuration and CLI',
     status: 404,
     means: 'The console was asked for an action it does not have.',
-    fix: 'Use one of the actions the message lists (the page only sends those).',
+    fix: 'Use one of the actions docs/console.md lists (redeliver, endpoint.disable, endpoint.enable, dispatch.cancel, schedule.pause, schedule.resume, clock.advance).',
   },
   CONSOLE_TOKEN: {
     area: 'configuration and CLI',
     status: 401,
     means:
-      'A console request came without the token `twinworld console` printed at start, or with another one.',
-    fix: 'Open the URL the console printed (it carries the token), or send the token as `x-twinworld-token`.',
+      'A request to the console came without the token `twinworld console` printed at start, or with another one (actions take it only from the x-twinworld-token header).',
+    fix: 'Open the URL the console printed (it carries the token), or send the token as the x-twinworld-token header.',
+  },
+  DISK_FULL: {
+    area: 'world and store',
+    status: 507,
+    means:
+      'The disk (or the SQLite file size limit) is full: the write could not be made durable, and nothing was appended.',
+    fix: 'Free space on the volume that holds the root (or raise its quota), then run the command again; what was appended before stays.',
   },
 };
 

@@ -52,7 +52,8 @@ export type TwinErrorCode =
   | 'EXPORT_FAILED'
   | 'CLOCK_NOT_VIRTUAL'
   | 'UNKNOWN_ACTION'
-  | 'CONSOLE_TOKEN';
+  | 'CONSOLE_TOKEN'
+  | 'DISK_FULL';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

@@ -308,3 +308,55 @@ export async function setAppWebhookActive(
     );
   });
 }
+
+/** Adds repositories to an installation that has selected ones (`installation_repositories.added`). */
+export async function addInstallationRepositories(
+  twin: Twin,
+  input: { installation: number; repositories: string[]; sender: string },
+): Promise<GitHubInstallation> {
+  requirePackTwin(twin, 'github');
+  if (
+    !Array.isArray(input?.repositories) ||
+    input.repositories.length === 0 ||
+    input.repositories.some((r) => typeof r !== 'string')
+  )
+    throw validationFailed(
+      'repositories must be a non-empty array of "owner/name"',
+      'repositories',
+    );
+  const done = await twin.applyAtomic((view) => {
+    const r = view.get('installation', String(input.installation));
+    if (r === undefined || r.deleted)
+      throw notFound(`installation ${input.installation}`, 'installation');
+    const inst = r.fields as unknown as GitHubInstallation;
+    const sender = findUser(view, input.sender);
+    if (inst.repository_selection === 'all')
+      throw validationFailed(
+        'the installation has access to all repositories; there is nothing to add',
+        'repositories',
+      );
+    const ids = [...inst.repository_ids];
+    for (const [i, fullName] of input.repositories.entries()) {
+      const repo = findRepository(view, fullName, `repositories[${i}]`);
+      if (repo.owner.id !== inst.account.id)
+        throw validationFailed(
+          `${fullName} does not belong to ${inst.account.login}`,
+          `repositories[${i}]`,
+        );
+      if (!ids.includes(repo.id)) ids.push(repo.id);
+    }
+    if (ids.length === inst.repository_ids.length) return skip(inst);
+    const fields = { repository_ids: ids, updated_at: githubTime(twin.world.clock.now()) };
+    return commit(
+      {
+        operation: 'installation.add_repositories',
+        subjectType: 'installation',
+        subjectId: r.id,
+        fields,
+        actor: actorOf(sender),
+      },
+      { ...inst, ...fields },
+    );
+  });
+  return done.result;
+}

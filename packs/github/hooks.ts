@@ -63,7 +63,7 @@ export interface HookInput {
 const check = checker('github');
 
 /** GitHub event names whose payload has no `action`: their kernel type is the bare name. */
-const ACTIONLESS = new Set(['push', 'ping']);
+const ACTIONLESS = new Set(['push', 'ping', 'create', 'delete', 'status']);
 
 function eventFilter(events: readonly string[]): string[] {
   const filter = events.map((e) => (e === '*' || ACTIONLESS.has(e) ? e : `${e}.*`));

@@ -74,3 +74,31 @@ export { GITHUB_EVENT_TYPES } from './event-types.js';
 export { githubIdShapes as idShapes, githubTime } from './ids.js';
 export { scenarios } from './scenarios.js';
 export { pullRequestLife, type PullRequestLife } from './life.js';
+export {
+  addLabels,
+  assignIssue,
+  requestReviewers,
+  type GitHubLabel,
+  type TriageTarget,
+} from './triage.js';
+export { editPullRequest, reopenPullRequest } from './pull-requests.js';
+export {
+  submitReview,
+  commentOnPullRequestLine,
+  type GitHubReview,
+  type GitHubReviewComment,
+} from './reviews.js';
+export {
+  queueWorkflowJob,
+  completeWorkflowJob,
+  type GitHubWorkflowJob,
+  type JobConclusion,
+} from './jobs.js';
+export {
+  createBranch,
+  deleteBranch,
+  createCommitStatus,
+  type GitHubStatus,
+  type StatusState,
+} from './refs.js';
+export { addInstallationRepositories } from './apps.js';

@@ -4,6 +4,7 @@ import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../s
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
+import type { GitHubLabel } from './label.js';
 import { githubIds, githubTime } from './ids.js';
 import {
   findRepository,
@@ -25,11 +26,11 @@ export type GitHubIssue = {
   number: number;
   title: string;
   user: AccountSummary;
-  labels: never[];
+  labels: GitHubLabel[];
   state: 'open' | 'closed';
   locked: boolean;
-  assignee: null;
-  assignees: never[];
+  assignee: AccountSummary | null;
+  assignees: AccountSummary[];
   milestone: null;
   comments: number;
   created_at: string;

@@ -13,6 +13,7 @@ import { GITHUB_EVENT_RULES } from './event-types.js';
 import { updateHook, type HookKind } from './hooks.js';
 import { githubIdShapes } from './ids.js';
 import { githubHeaders, payloadValues } from './payload.js';
+import { SHA_INDEX } from './refs.js';
 import { FULL_NAME_INDEX } from './repositories.js';
 import { scenarios } from './scenarios.js';
 
@@ -59,12 +60,15 @@ export const githubEvents: EventsDeclaration = {
     pinged('repository_hook'),
     organizationHooks,
     pinged('organization_hook'),
-    // A GitHub App's webhook takes its own installations' events.
+    // A GitHub App's webhook takes its own installations' events — installation and
+    // installation_repositories, which GitHub sends every app whatever it subscribes to; the
+    // twin renders no other event for an app, so no filter field applies (`app_events` is
+    // never written, and an absent filter takes every type).
     {
       type: 'app',
       urlField: 'delivery_url',
       secretRefField: 'secret_ref',
-      eventsField: 'event_filter',
+      eventsField: 'app_events',
       enabledWhen: { field: 'active', value: true },
       match: [{ field: 'id', bodyPath: 'installation.app_id' }],
     },
@@ -86,6 +90,7 @@ export const githubPack: VendorPack = {
     { type: 'repository', name: FULL_NAME_INDEX, field: 'full_name' },
     { type: 'pull_request', name: HEAD_INDEX, field: 'head_key' },
     { type: 'check_run', name: SUITE_INDEX, field: 'check_suite_id' },
+    { type: 'branch', name: SHA_INDEX, field: 'sha' },
     { type: 'app', name: SLUG_INDEX, field: 'slug' },
   ],
   events: githubEvents,

@@ -32,9 +32,11 @@ import {
 } from './render-checks.js';
 import { renderComment, renderIssue, renderPullRequestIssue } from './render-issue.js';
 import { pullRequestRef, renderPullRequest } from './render-pull-request.js';
+import { activityBody, pullRequestChanges } from './payload-activity.js';
 import { renderRepository } from './render-repository.js';
 import type { GitHubRepository } from './repositories.js';
 import type { GitHubStar } from './stars.js';
+import { added } from './triage.js';
 import type { GitHubWorkflow, GitHubWorkflowRun } from './workflows.js';
 import { organizationKind, userKind } from './accounts.js';
 import { checkRunKind, checkSuiteKind } from './checks.js';
@@ -97,6 +99,9 @@ function repositoryIdOf(ctx: RenderContext, fields: Fields): string | undefined 
       return ctx.entry.subjectId.split('#')[0];
     case 'issue_comment':
       return String(fields.issue_key).split('#')[0];
+    case 'pull_request_review':
+    case 'pull_request_review_comment':
+      return String(fields.pull_key).split('#')[0];
     default:
       return fields.repository_id === undefined ? undefined : String(fields.repository_id);
   }
@@ -235,6 +240,9 @@ function body(
         issue: renderIssue(issueKind.from(fields)),
       };
       if (action === 'edited') out.changes = changes(ctx) ?? {};
+      if (action === 'labeled') out.label = added(ctx.entry.fields, 'labels')!;
+      if (action === 'assigned')
+        out.assignee = renderAccount(added(ctx.entry.fields, 'assignees') as never);
       return out;
     }
     case 'pull_request': {
@@ -244,7 +252,15 @@ function body(
         out.before = ((ctx.previous?.head as JsonObject | undefined)?.sha ?? null) as JsonValue;
         out.after = pull.head.sha;
       }
+      if (action === 'edited') out.changes = pullRequestChanges(ctx);
       out.pull_request = renderPullRequest(pull, repo!);
+      if (action === 'labeled') out.label = added(ctx.entry.fields, 'labels')!;
+      if (action === 'assigned')
+        out.assignee = renderAccount(added(ctx.entry.fields, 'assignees') as never);
+      if (action === 'review_requested')
+        out.requested_reviewer = renderAccount(
+          added(ctx.entry.fields, 'requested_reviewers') as never,
+        );
       return out;
     }
     case 'issue_comment': {
@@ -351,7 +367,7 @@ function body(
       return { zen: ZEN[hook.id % ZEN.length]!, hook_id: hook.id, hook: renderHook(hook) };
     }
     default:
-      return undefined;
+      return activityBody(ctx, family, action, fields, repo);
   }
 }
 
@@ -387,7 +403,8 @@ export function payloadValues(ctx: RenderContext): Record<string, JsonValue | un
       },
     };
   }
-  if (family !== 'installation' && repo !== undefined) payload.repository = renderRepository(repo);
+  if (family !== 'installation' && family !== 'installation_repositories' && repo !== undefined)
+    payload.repository = renderRepository(repo);
   if (organization !== undefined) payload.organization = organization;
   if (sender !== undefined) payload.sender = sender;
   return { payload };

@@ -14,8 +14,9 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
-import { branchKey, gitActor, pushWrites, tipOrCreate } from './branches.js';
+import { branchKey, findBranch, gitActor, pushWrites, tipOrCreate } from './branches.js';
 import { authorAssociation, issueKey } from './issues.js';
+import type { GitHubLabel } from './label.js';
 import {
   findRepository,
   nextNumber,
@@ -46,10 +47,10 @@ export type GitHubPullRequest = {
   closed_at: string | null;
   merged_at: string | null;
   merge_commit_sha: string | null;
-  assignee: null;
-  assignees: never[];
-  requested_reviewers: never[];
-  labels: never[];
+  assignee: AccountSummary | null;
+  assignees: AccountSummary[];
+  requested_reviewers: AccountSummary[];
+  labels: GitHubLabel[];
   draft: boolean;
   head: BranchRef;
   base: BranchRef;
@@ -81,7 +82,7 @@ export interface OpenPullRequestInput {
   sender: string;
 }
 
-function livePull(
+export function livePull(
   view: ReadView,
   repository: string,
   number: number,
@@ -229,6 +230,89 @@ export async function closePullRequest(
         },
         ...pushed,
       ],
+      { ...pull, ...fields } as GitHubPullRequest,
+    );
+  });
+  return done.result;
+}
+
+/** Edits title, body or base; `changes` in the event holds what they were. No change, no write. */
+export async function editPullRequest(
+  twin: Twin,
+  input: {
+    repository: string;
+    number: number;
+    sender: string;
+    title?: string;
+    body?: string | null;
+    base?: string;
+  },
+): Promise<GitHubPullRequest> {
+  requirePackTwin(twin, 'github');
+  if (input?.title !== undefined && (typeof input.title !== 'string' || input.title.trim() === ''))
+    throw validationFailed('title must not be blank', 'title');
+  if (input.body !== undefined && input.body !== null && typeof input.body !== 'string')
+    throw validationFailed('body must be a string or null', 'body');
+  const done = await twin.applyAtomic((view) => {
+    const { repo, pull } = livePull(view, input.repository, input.number);
+    const sender = findUser(view, input.sender);
+    const fields: JsonObject = {};
+    if (input.title !== undefined && input.title !== pull.title) fields.title = input.title;
+    if (input.body !== undefined && input.body !== pull.body) fields.body = input.body;
+    if (input.base !== undefined && input.base !== pull.base.ref) {
+      if (pull.state !== 'open')
+        throw validationFailed('Cannot change the base branch of a closed pull request.', 'base');
+      if (input.base === pull.head.ref)
+        throw validationFailed(`No commits between ${input.base} and ${pull.head.ref}`, 'base');
+      const tip = findBranch(view, repo, input.base);
+      if (tip === undefined)
+        throw validationFailed(`base branch ${input.base} does not exist`, 'base');
+      fields.base = {
+        ...pull.base,
+        label: `${repo.owner.login}:${input.base}`,
+        ref: input.base,
+        sha: tip.sha,
+      };
+    }
+    if (Object.keys(fields).length === 0) return skip(pull);
+    fields.updated_at = githubTime(twin.world.clock.now());
+    return commit(
+      {
+        operation: 'pull_request.edit',
+        subjectType: 'pull_request',
+        subjectId: issueKey(repo.id, pull.number),
+        fields,
+        actor: actorOf(sender),
+      },
+      { ...pull, ...fields } as GitHubPullRequest,
+    );
+  });
+  return done.result;
+}
+
+/** Reopens a closed, unmerged pull request (GitHub refuses to reopen a merged one). */
+export async function reopenPullRequest(
+  twin: Twin,
+  input: { repository: string; number: number; sender: string },
+): Promise<GitHubPullRequest> {
+  requirePackTwin(twin, 'github');
+  const done = await twin.applyAtomic((view) => {
+    const { repo, pull } = livePull(view, input.repository, input.number);
+    const sender = findUser(view, input.sender);
+    if (pull.state === 'open') return skip(pull);
+    if (pull.merged)
+      throw validationFailed('state cannot be changed. The pull request has been merged.', 'state');
+    const now = githubTime(twin.world.clock.now());
+    const fields: JsonObject = { state: 'open', closed_at: null, updated_at: now };
+    return commit(
+      {
+        operation: 'pull_request.reopen',
+        subjectType: 'pull_request',
+        subjectId: issueKey(repo.id, pull.number),
+        fields,
+        actor: actorOf(sender),
+        projection: { updates: [openCountChange(repo, 1)] },
+      },
       { ...pull, ...fields } as GitHubPullRequest,
     );
   });

@@ -12,6 +12,8 @@ import { commentOnIssue } from './comments.js';
 import { closeIssue, editIssue, openIssue } from './issues.js';
 import { closePullRequest, openPullRequest } from './pull-requests.js';
 import { publishRelease } from './releases.js';
+import type { Recipe, RecipeContext } from './recipe.js';
+import { reviewRecipes } from './recipes-review.js';
 import { createRepository, FULL_NAME_INDEX, type GitHubRepository } from './repositories.js';
 import { starRepository, unstarRepository } from './stars.js';
 import { completeWorkflowRun, requestWorkflowRun, startWorkflowRun } from './workflows.js';
@@ -23,21 +25,7 @@ export const SAMPLE_USER = 'octocat';
 export const SAMPLE_REPO = `${SAMPLE_ORG}/hello-world`;
 const CI_APP = 'twin-ci';
 
-export interface RecipeContext {
-  readonly twin: Twin;
-  readonly data: JsonObject | undefined;
-  /** The repository's full name (owner/name); it exists, and so does the sender, octocat. */
-  readonly repository: string;
-  /** Called right before the causing write. */
-  ready(): Promise<void>;
-}
-
-export interface Recipe {
-  /** The GitHub event (hook filter name) the type belongs to: issues for issues.opened. */
-  readonly family: string;
-  readonly keys: readonly string[];
-  run(ctx: RecipeContext): Promise<void>;
-}
+export type { Recipe, RecipeContext } from './recipe.js';
 
 /** The sample organization, user and repository, each made when the world lacks it. */
 export async function ensureSampleRepository(twin: Twin): Promise<void> {
@@ -158,6 +146,7 @@ function requestedRun(ctx: RecipeContext) {
 }
 
 export const recipes: Readonly<Record<string, Recipe>> = {
+  ...reviewRecipes,
   push: {
     family: 'push',
     keys: ['branch', 'messages', 'forced'],

@@ -6,6 +6,20 @@ import type { GitHubIssue } from './issues.js';
 import type { GitHubPullRequest } from './pull-requests.js';
 import { accountOrNull, reactions, renderAccount } from './render-account.js';
 import type { GitHubRepository } from './repositories.js';
+import type { GitHubLabel } from './label.js';
+
+/** Labels as GitHub renders them (kept ones carry the twin's repository_id, never shown). */
+export function renderLabels(labels: readonly GitHubLabel[] | undefined): JsonObject[] {
+  return (labels ?? []).map((l) => ({
+    id: l.id,
+    node_id: l.node_id,
+    url: l.url,
+    name: l.name,
+    color: l.color,
+    default: l.default,
+    description: l.description,
+  }));
+}
 
 export function renderIssue(issue: GitHubIssue): JsonObject {
   return {
@@ -20,11 +34,11 @@ export function renderIssue(issue: GitHubIssue): JsonObject {
     number: issue.number,
     title: issue.title,
     user: renderAccount(issue.user),
-    labels: [],
+    labels: renderLabels(issue.labels),
     state: issue.state,
     locked: issue.locked,
-    assignee: null,
-    assignees: [],
+    assignee: accountOrNull(issue.assignee),
+    assignees: (issue.assignees ?? []).map(renderAccount),
     milestone: null,
     comments: issue.comments,
     created_at: issue.created_at,
@@ -58,11 +72,11 @@ export function renderPullRequestIssue(
     number: pull.number,
     title: pull.title,
     user: renderAccount(pull.user),
-    labels: [],
+    labels: renderLabels(pull.labels),
     state: pull.state,
     locked: pull.locked,
-    assignee: null,
-    assignees: [],
+    assignee: accountOrNull(pull.assignee),
+    assignees: (pull.assignees ?? []).map(renderAccount),
     milestone: null,
     comments: pull.comments,
     created_at: pull.created_at,

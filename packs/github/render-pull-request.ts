@@ -3,6 +3,7 @@
 import type { JsonObject } from '../../src/index.js';
 import type { BranchRef, GitHubPullRequest } from './pull-requests.js';
 import { accountOrNull, renderAccount } from './render-account.js';
+import { renderLabels } from './render-issue.js';
 import { renderRepository } from './render-repository.js';
 import type { GitHubRepository } from './repositories.js';
 
@@ -37,11 +38,11 @@ export function renderPullRequest(pull: GitHubPullRequest, repo: GitHubRepositor
     closed_at: pull.closed_at,
     merged_at: pull.merged_at,
     merge_commit_sha: pull.merge_commit_sha,
-    assignee: null,
-    assignees: [],
-    requested_reviewers: [],
+    assignee: accountOrNull(pull.assignee),
+    assignees: (pull.assignees ?? []).map(renderAccount),
+    requested_reviewers: (pull.requested_reviewers ?? []).map(renderAccount),
     requested_teams: [],
-    labels: [],
+    labels: renderLabels(pull.labels),
     milestone: null,
     draft: pull.draft,
     commits_url: `${pull.url}/commits`,
@@ -89,4 +90,30 @@ export function pullRequestRef(pull: GitHubPullRequest, repo: GitHubRepository):
     head: { ref: pull.head.ref, sha: pull.head.sha, repo: ref },
     base: { ref: pull.base.ref, sha: pull.base.sha, repo: ref },
   };
+}
+
+// The keys of GitHub's "simple pull request" (review payloads): the whole one up to
+// active_lock_reason, without merge state and counts.
+const SIMPLE_KEYS = new Set([
+  'merged',
+  'mergeable',
+  'rebaseable',
+  'mergeable_state',
+  'merged_by',
+  'comments',
+  'review_comments',
+  'maintainer_can_modify',
+  'commits',
+  'additions',
+  'deletions',
+  'changed_files',
+]);
+
+export function renderSimplePullRequest(
+  pull: GitHubPullRequest,
+  repo: GitHubRepository,
+): JsonObject {
+  return Object.fromEntries(
+    Object.entries(renderPullRequest(pull, repo)).filter(([k]) => !SIMPLE_KEYS.has(k)),
+  );
 }

@@ -2,7 +2,13 @@
 // world already has them), then the type's recipe (recipes.ts) with a hook subscribed to the
 // event's family right before the causing write; installations go to a new app's own webhook.
 import type { Scenario, ScenarioContext, ScenarioResult } from '../kit/vendor-pack.js';
-import { createApp, installApp, setAppWebhook, uninstallApp } from './apps.js';
+import {
+  addInstallationRepositories,
+  createApp,
+  installApp,
+  setAppWebhook,
+  uninstallApp,
+} from './apps.js';
 import { createRepositoryHook } from './hooks.js';
 import {
   ensureSampleRepository,
@@ -61,6 +67,25 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
       account: SAMPLE_ORG,
       sender: SAMPLE_USER,
       ...(ctx.data as { repositories?: string[] } | undefined),
+    });
+    return { endpointKind: 'app', endpointId: String(app.id) };
+  },
+  'installation_repositories.added': async (ctx) => {
+    await ensureSampleRepository(ctx.twin);
+    const app = await newApp(ctx);
+    const installation = await installApp(ctx.twin, {
+      app: app.slug,
+      account: SAMPLE_ORG,
+      sender: SAMPLE_USER,
+      repositories: [],
+    });
+    await setAppWebhook(ctx.twin, app.slug, { url: ctx.target.url, secret: ctx.target.secret });
+    await addInstallationRepositories(ctx.twin, {
+      installation: installation.id,
+      repositories: (ctx.data as { repositories?: string[] } | undefined)?.repositories ?? [
+        SAMPLE_REPO,
+      ],
+      sender: SAMPLE_USER,
     });
     return { endpointKind: 'app', endpointId: String(app.id) };
   },

@@ -78,7 +78,8 @@ export async function addReaction(
         'invalid_input',
       );
     const key = `${channel.id}:${input.ts}:${name}:${user.id}`;
-    if (view.get('reaction', key) !== undefined)
+    const kept = view.get('reaction', key);
+    if (kept !== undefined && !kept.deleted)
       throw slackError(
         'already_reacted',
         `${user.id} already reacted with :${name}: to ${input.ts}`,
@@ -95,6 +96,44 @@ export async function addReaction(
     };
     return commit(
       { operation: 'reaction.add', subjectType: 'reaction', subjectId: key, fields: reaction },
+      reaction,
+    );
+  });
+  return done.result;
+}
+
+/** Takes back a reaction (`reaction_removed`); one that is not there is `no_reaction`. */
+export async function removeReaction(
+  twin: Twin,
+  input: { channel: string; ts: string; user: string; name: string },
+): Promise<SlackReaction> {
+  requirePackTwin(twin, 'slack');
+  const name = check.string(input?.name, 'name');
+  const done = await twin.applyAtomic((view) => {
+    const channel = getChannel(view, input.channel);
+    const user = getUser(view, input.user);
+    if (view.get('message', messageKey(channel.id, input.ts)) === undefined)
+      throw slackError(
+        'message_not_found',
+        `no message ${input.ts} in channel ${channel.id}`,
+        'ts',
+      );
+    const key = `${channel.id}:${input.ts}:${name}:${user.id}`;
+    const kept = view.get('reaction', key);
+    if (kept === undefined || kept.deleted)
+      throw slackError(
+        'no_reaction',
+        `${user.id} has no :${name}: on ${input.ts}`,
+        'name',
+        'invalid_input',
+      );
+    const reaction = {
+      ...(kept.fields as unknown as SlackReaction),
+      event_ts: messageTs(twin.world.clock.now(), 0),
+    };
+    // reaction_removed's event_ts is the removal's instant (the commit's world time).
+    return commit(
+      { operation: 'reaction.remove', subjectType: 'reaction', subjectId: key, delete: true },
       reaction,
     );
   });

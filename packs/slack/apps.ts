@@ -53,6 +53,11 @@ export const BOT_EVENTS: Readonly<Record<string, string>> = {
   reaction_added: 'reaction_added',
   app_home_opened: 'app_home_opened',
   member_joined_channel: 'member_joined_channel',
+  reaction_removed: 'reaction_removed',
+  channel_created: 'channel_created',
+  team_join: 'team_join',
+  app_uninstalled: 'app_uninstalled',
+  tokens_revoked: 'tokens_revoked',
 };
 
 /** The Interactivity Request URL: where block_actions payloads go (form-encoded). */
@@ -327,4 +332,27 @@ export async function deleteApp(twin: Twin, appId: string): Promise<void> {
     ]);
   });
   await twin.world.secrets.delete(secretRefFor(twin, appId));
+}
+
+/**
+ * Uninstalls the app from its workspace: Slack revokes its bot token (`tokens_revoked`) and tells
+ * it (`app_uninstalled`), both from one write. The app, its subscription and its secret stay, so
+ * those two events still reach its Request URL; the Web API refuses its token from then on.
+ */
+export async function uninstallApp(twin: Twin, appId: string): Promise<void> {
+  requirePackTwin(twin, 'slack');
+  await twin.applyAtomic((view) => {
+    const app = view.get('app', appId);
+    if (app === undefined || app.deleted || app.fields.uninstalled === true)
+      throw slackError('app_not_found', `no app ${appId} installed`, 'app');
+    return commit(
+      {
+        operation: 'app.uninstall',
+        subjectType: 'app',
+        subjectId: appId,
+        fields: { uninstalled: true },
+      },
+      undefined,
+    );
+  });
 }

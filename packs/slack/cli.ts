@@ -25,7 +25,7 @@ import {
 } from './apps.js';
 import { slackError } from './errors.js';
 import { createSlashCommand, updateSlashCommand } from './interactivity.js';
-import { recipes, SLASH_COMMAND, type Recipe, type Workspace } from './recipes.js';
+import { NOT_TRIGGERED, recipes, SLASH_COMMAND, type Recipe, type Workspace } from './recipes.js';
 import {
   createChannel,
   createTeam,
@@ -194,6 +194,8 @@ export const slackCli: PackCli = {
     await deleteApp(twin, endpoint.id);
   },
   triggers: Object.fromEntries(
-    Object.entries(recipes).map(([type, recipe]) => [type, fromRecipe(type, recipe)]),
+    Object.entries(recipes)
+      .filter(([type]) => !NOT_TRIGGERED.has(type))
+      .map(([type, recipe]) => [type, fromRecipe(type, recipe)]),
   ),
 };

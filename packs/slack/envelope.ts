@@ -14,6 +14,9 @@ import type { AppHomeVisit, ChannelMember, SlackReaction } from './activity.js';
 import { appOfTeam, type EventSubscription, type SlackApp } from './apps.js';
 import type { BlockActionFields, CommandInvocation } from './interactivity.js';
 import { mention, messageKey, type SlackMessage } from './messages.js';
+import { moreInnerEvents } from './render-events.js';
+import { interactivePayload, renderView } from './render-interactive.js';
+import { homeKey, type SlackView } from './views.js';
 import type { SlackChannel, SlackTeam, SlackUser } from './workspace.js';
 import { appKind } from './apps.js';
 import { channelKind, teamKind, userKind } from './workspace.js';
@@ -23,8 +26,19 @@ import { eventSubscriptionKind } from './apps.js';
 import { blockActionKind } from './interactivity.js';
 import { commandInvocationKind } from './interactivity.js';
 
+/** Interactivity payloads besides block_actions (render-interactive.ts). */
+export const INTERACTIVE_TYPES: readonly string[] = [
+  'view_submission',
+  'shortcut',
+  'message_action',
+];
+
 /** Event types delivered as form bodies rather than JSON. */
-export const FORM_TYPES: ReadonlySet<string> = new Set(['block_actions', 'slash_command']);
+export const FORM_TYPES: ReadonlySet<string> = new Set([
+  'block_actions',
+  'slash_command',
+  ...INTERACTIVE_TYPES,
+]);
 
 /** app_mention goes out only when the message mentions the workspace app's bot user. */
 export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boolean {
@@ -57,6 +71,8 @@ function messageEvent(message: SlackMessage, type: string): JsonObject {
 function innerEvent(
   ctx: RenderContext,
 ): { event: JsonObject; team: string; channel: string } | undefined {
+  const more = moreInnerEvents(ctx);
+  if (more !== undefined) return more;
   const fields = ctx.subject?.fields;
   if (fields === undefined) return undefined;
   switch (ctx.eventType) {
@@ -95,14 +111,19 @@ function innerEvent(
     }
     case 'app_home_opened': {
       const v = appHomeKind.from(fields);
+      const event: JsonObject = {
+        type: 'app_home_opened',
+        user: v.user,
+        channel: v.channel,
+        tab: v.tab,
+        event_ts: v.event_ts,
+      };
+      // The Home tab the app published for this user (views.publish), when there is one.
+      const home = ctx.view.get('home_view', homeKey(v.app_id, v.user))?.fields.view_id;
+      if (v.tab === 'home' && typeof home === 'string')
+        event.view = renderView(ctx.view.get('view', home)!.fields as unknown as SlackView);
       return {
-        event: {
-          type: 'app_home_opened',
-          user: v.user,
-          channel: v.channel,
-          tab: v.tab,
-          event_ts: v.event_ts,
-        },
+        event,
         team: v.team,
         channel: v.channel,
       };
@@ -226,6 +247,10 @@ export function envelopeValues(ctx: RenderContext): Record<string, JsonValue | u
       return { envelope: blockActions(ctx) };
     case 'slash_command':
       return { envelope: slashCommand(ctx) };
+    case 'view_submission':
+    case 'shortcut':
+    case 'message_action':
+      return { envelope: interactivePayload(ctx) };
     default:
       return { envelope: eventCallback(ctx) };
   }
@@ -233,7 +258,7 @@ export function envelopeValues(ctx: RenderContext): Record<string, JsonValue | u
 
 /** JSON for events; `payload=<JSON>` for interactivity; the fields themselves for a command. */
 export function encodeSlackBody(rendered: JsonValue | undefined, ctx: RenderContext): string {
-  if (ctx.eventType === 'block_actions')
+  if (ctx.eventType === 'block_actions' || INTERACTIVE_TYPES.includes(ctx.eventType))
     return new URLSearchParams({ payload: JSON.stringify(rendered) }).toString();
   if (ctx.eventType === 'slash_command')
     return new URLSearchParams(rendered as Record<string, string>).toString();

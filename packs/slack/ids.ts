@@ -12,6 +12,7 @@ export const slackIds = {
   bot: (ids: IdSource) => upperId(ids, 'B'),
   /** A direct-message channel (the app's DM with a user). */
   dm: (ids: IdSource) => upperId(ids, 'D'),
+  view: (ids: IdSource) => upperId(ids, 'V'),
   signingSecret: (ids: IdSource) => hexToken(ids, 16),
   /** The legacy verification token every event_callback still carries. */
   verificationToken: (ids: IdSource) => ids.vendorId('', 24),
@@ -41,5 +42,9 @@ export const slackIdShapes: IdShapes = {
     app_home: /^A[0-9A-Z]{10}:U[0-9A-Z]{10}$/,
     block_action: /^\d{13}\.\d{11}\.[0-9a-f]{32}$/,
     command_invocation: /^\d{13}\.\d{11}\.[0-9a-f]{32}$/,
+    view: /^V[0-9A-Z]{10}$/,
+    home_view: /^A[0-9A-Z]{10}:U[0-9A-Z]{10}$/,
+    view_submission: /^\d{13}\.\d{11}\.[0-9a-f]{32}$/,
+    shortcut_run: /^\d{13}\.\d{11}\.[0-9a-f]{32}$/,
   },
 };

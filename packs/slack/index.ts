@@ -46,3 +46,16 @@ export { slackConversation, type SlackConversation } from './conversation.js';
 export { slackRetryReason } from './retry-headers.js';
 export { slackIdShapes as idShapes } from './ids.js';
 export { scenarios, APPROVE_BLOCKS } from './scenarios.js';
+export { removeReaction } from './activity.js';
+export { uninstallApp } from './apps.js';
+export {
+  openView,
+  updateView,
+  publishView,
+  submitView,
+  runShortcut,
+  type SlackView,
+  type ViewInput,
+  type ViewSubmission,
+  type ShortcutRun,
+} from './views.js';

@@ -62,7 +62,7 @@ export const commandInvocationKind = recordKind<CommandInvocation>({ type: 'comm
 const check = checker('slack');
 const COMMAND = /^\/[a-z0-9_-]{1,31}$/;
 
-function appOf(view: ReadView, teamId: string, path: string): SlackApp {
+export function appOf(view: ReadView, teamId: string, path: string): SlackApp {
   const app = appOfTeam(view, teamId);
   if (app === undefined)
     throw slackError('app_not_found', `workspace ${teamId} has no app installed`, path);
@@ -70,13 +70,13 @@ function appOf(view: ReadView, teamId: string, path: string): SlackApp {
 }
 
 /** Slack's trigger_id: `<digits>.<team digits>.<32 hex>`, drawn from the world. */
-function triggerId(twin: Twin): string {
+export function triggerId(twin: Twin): string {
   const ids = twin.world.ids;
   const digits = (n: number) => String(Math.floor(ids.random() * 10 ** n)).padStart(n, '0');
   return `${digits(13)}.${digits(11)}.${ids.bytes(16).toString('hex')}`;
 }
 
-function responseUrl(twin: Twin, team: string, kind: 'actions' | 'commands'): string {
+export function responseUrl(twin: Twin, team: string, kind: 'actions' | 'commands'): string {
   const ids = twin.world.ids;
   return `https://hooks.slack.com/${kind}/${team}/${String(Math.floor(ids.random() * 1e12)).padStart(12, '0')}/${ids.vendorId('', 24)}`;
 }

@@ -3,9 +3,14 @@
 // visits), url_verification when a Request URL is set, interactivity (block_actions) and slash
 // commands as signed form bodies; Slack's v0 signature, and Slack's retries — three,
 // immediately, after about a minute, after about five — with retry headers.
-import type { EndpointKind, EventsDeclaration, RetryPolicy } from '../../src/index.js';
+import type {
+  EndpointKind,
+  EventsDeclaration,
+  RenderContext,
+  RetryPolicy,
+} from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
-import { TEAM_INDEX, setInteractivityUrl, updateEventSubscription } from './apps.js';
+import { appOfTeam, TEAM_INDEX, setInteractivityUrl, updateEventSubscription } from './apps.js';
 import { slackCli } from './cli.js';
 import { encodeSlackBody, envelopeValues, mentionsApp } from './envelope.js';
 import { slackIdShapes } from './ids.js';
@@ -27,6 +32,14 @@ export const SLACK_EVENT_TYPES: readonly string[] = [
   'url_verification',
   'block_actions',
   'slash_command',
+  'reaction_removed',
+  'channel_created',
+  'team_join',
+  'app_uninstalled',
+  'tokens_revoked',
+  'view_submission',
+  'shortcut',
+  'message_action',
 ];
 
 const endpoint = (type: string, urlField: string, match: EndpointKind['match']) => ({
@@ -38,6 +51,14 @@ const endpoint = (type: string, urlField: string, match: EndpointKind['match']) 
   match,
 });
 
+/** Whether the app of the subject's workspace subscribes to `type`. */
+function subscribed(type: string, ctx: Pick<RenderContext, 'subject' | 'view'>): boolean {
+  const team = ctx.subject?.fields.team_id;
+  const app = typeof team === 'string' ? appOfTeam(ctx.view, team) : undefined;
+  const filter = app && ctx.view.get('event_subscription', app.id)?.fields.event_filter;
+  return Array.isArray(filter) && filter.includes(type);
+}
+
 export const slackEvents: EventsDeclaration = {
   rules: [
     {
@@ -46,6 +67,16 @@ export const slackEvents: EventsDeclaration = {
       when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx),
     },
     { operation: 'reaction.add', types: ['reaction_added'] },
+    { operation: 'reaction.remove', types: ['reaction_removed'] },
+    // Workspace-wide events exist only for an app that subscribes to them: a world whose app does
+    // not draws no event id for every channel or person made (`when` runs before the draw).
+    { operation: 'channel.create', types: ['channel_created'], when: subscribed },
+    { operation: 'user.create', types: ['team_join'], when: subscribed },
+    // Slack revokes the bot token, then says the app is gone.
+    { operation: 'app.uninstall', types: ['tokens_revoked', 'app_uninstalled'] },
+    { operation: 'view.submit', types: ['view_submission'] },
+    { operation: 'shortcut.run', types: ['shortcut'] },
+    { operation: 'message_shortcut.run', types: ['message_action'] },
     { operation: 'channel_member.join', types: ['member_joined_channel'] },
     { operation: 'app_home.open', types: ['app_home_opened'] },
     // Only a write that changes the Request URL verifies it.
@@ -66,7 +97,19 @@ export const slackEvents: EventsDeclaration = {
   endpoints: [
     // Only the app the envelope was rendered for takes it.
     endpoint('event_subscription', 'request_url', [{ field: 'app_id', bodyPath: 'api_app_id' }]),
-    endpoint('interactivity', 'request_url', [{ field: 'app_id', bodyPath: 'api_app_id' }]),
+    // The Interactivity URL takes every interactive payload of its app (block_actions, view
+    // submissions, shortcuts): no filter field applies (`interactive_events` is never written;
+    // an absent filter takes every type), and `team.id` — which only interactive payloads
+    // carry, events have `team_id` — keeps events and commands away from it.
+    {
+      ...endpoint('interactivity', 'request_url', [
+        [
+          { field: 'app_id', bodyPath: 'api_app_id' },
+          { field: 'team_id', bodyPath: 'team.id' },
+        ],
+      ]),
+      eventsField: 'interactive_events',
+    },
     // Both must hold: one group (a `match` takes any one of its groups).
     endpoint('slash_command', 'url', [
       [

@@ -3,11 +3,18 @@
 // installs its target app with the workspace) and `twinworld trigger` (which acts in each
 // workspace whose app takes the event) run. `data` is merged into the causing call's input.
 import type { JsonObject, Twin } from '../../src/index.js';
-import { addReaction, joinChannel, openAppHome } from './activity.js';
-import type { SlackApp } from './apps.js';
+import { addReaction, joinChannel, openAppHome, removeReaction } from './activity.js';
+import { uninstallApp, type SlackApp } from './apps.js';
 import { clickButton, runSlashCommand } from './interactivity.js';
 import { mention, postMessage } from './messages.js';
-import { createUser, type SlackChannel, type SlackTeam, type SlackUser } from './workspace.js';
+import { openView, runShortcut, submitView } from './views.js';
+import {
+  createChannel,
+  createUser,
+  type SlackChannel,
+  type SlackTeam,
+  type SlackUser,
+} from './workspace.js';
 
 export interface Workspace {
   readonly team: SlackTeam;
@@ -32,6 +39,25 @@ export interface Recipe {
 
 /** The slash command `slash_command` runs. */
 export const SLASH_COMMAND = '/deploy';
+
+/** The modal view_submission submits: one text input. */
+export const FEEDBACK_MODAL = {
+  type: 'modal' as const,
+  callback_id: 'feedback',
+  title: { type: 'plain_text', text: 'Feedback' },
+  submit: { type: 'plain_text', text: 'Send' },
+  blocks: [
+    {
+      type: 'input',
+      block_id: 'comment',
+      label: { type: 'plain_text', text: 'Comment' },
+      element: { type: 'plain_text_input', action_id: 'text' },
+    },
+  ],
+};
+
+/** Types a trigger does not run in a world's existing workspaces: they uninstall its app. */
+export const NOT_TRIGGERED: ReadonlySet<string> = new Set(['app_uninstalled', 'tokens_revoked']);
 
 /** A button a bot posts: what block_actions clicks. */
 export const APPROVE_BLOCKS: JsonObject[] = [
@@ -153,6 +179,102 @@ export const recipes: Readonly<Record<string, Recipe>> = {
         text: text(data, 'v1.2.0 to production'),
         user: w.user.id,
         channel: w.channel.id,
+      });
+    },
+  },
+  reaction_removed: {
+    endpoint: 'event_subscription',
+    keys: ['name'],
+    async run({ twin, data, w }) {
+      const posted = await postMessage(twin, {
+        channel: w.channel.id,
+        user: w.user.id,
+        text: 'Shipped?',
+      });
+      const name = typeof data?.name === 'string' ? data.name : 'tada';
+      const at = { channel: w.channel.id, ts: posted.ts, user: w.user.id, name };
+      await addReaction(twin, at);
+      await removeReaction(twin, at);
+    },
+  },
+  channel_created: {
+    endpoint: 'event_subscription',
+    keys: ['name'],
+    async run({ twin, data, w }) {
+      const count = (await twin.list('channel')).length;
+      await createChannel(twin, {
+        team: w.team.id,
+        creator: w.user.id,
+        name: typeof data?.name === 'string' ? data.name : `project-${count + 1}`,
+      });
+    },
+  },
+  team_join: {
+    endpoint: 'event_subscription',
+    keys: ['name', 'real_name'],
+    async run({ twin, data, w }) {
+      await createUser(twin, {
+        team: w.team.id,
+        name: 'grace',
+        real_name: 'Grace Hopper',
+        ...(data as { name?: string; real_name?: string } | undefined),
+      });
+    },
+  },
+  app_uninstalled: {
+    endpoint: 'event_subscription',
+    keys: [],
+    async run({ twin, w }) {
+      await uninstallApp(twin, w.app.id);
+    },
+  },
+  tokens_revoked: {
+    endpoint: 'event_subscription',
+    keys: [],
+    async run({ twin, w }) {
+      await uninstallApp(twin, w.app.id);
+    },
+  },
+  view_submission: {
+    endpoint: 'interactivity',
+    keys: ['values'],
+    async run({ twin, data, w }) {
+      const opened = await openView(twin, { app: w.app.id, user: w.user.id, view: FEEDBACK_MODAL });
+      await submitView(twin, {
+        view_id: opened.id,
+        user: w.user.id,
+        values: (data?.values as JsonObject | undefined) ?? {
+          comment: { text: { type: 'plain_text_input', value: 'Ship it!' } },
+        },
+      });
+    },
+  },
+  shortcut: {
+    endpoint: 'interactivity',
+    keys: ['callback_id'],
+    async run({ twin, data, w }) {
+      await runShortcut(twin, {
+        team: w.team.id,
+        user: w.user.id,
+        callback_id: typeof data?.callback_id === 'string' ? data.callback_id : 'new_ticket',
+      });
+    },
+  },
+  message_action: {
+    endpoint: 'interactivity',
+    keys: ['callback_id'],
+    async run({ twin, data, w }) {
+      const posted = await postMessage(twin, {
+        channel: w.channel.id,
+        user: w.user.id,
+        text: 'The build is broken again',
+      });
+      await runShortcut(twin, {
+        team: w.team.id,
+        user: w.user.id,
+        channel: w.channel.id,
+        ts: posted.ts,
+        callback_id: typeof data?.callback_id === 'string' ? data.callback_id : 'file_bug',
       });
     },
   },

@@ -39,24 +39,37 @@ function viaEvents(recipe: Recipe, botEvent: string): Scenario {
   };
 }
 
+/** The app's Interactivity URL is the target; its Request URL is elsewhere. */
+function viaInteractivity(recipe: Recipe): Scenario {
+  return async (ctx): Promise<ScenarioResult> => {
+    const w = await workspace(ctx, ['app_mention'], ELSEWHERE);
+    await setInteractivityUrl(ctx.twin, w.app.id, { request_url: ctx.target.url });
+    await recipe.run({ twin: ctx.twin, data: ctx.data, w });
+    return { endpointKind: 'interactivity', endpointId: w.app.id };
+  };
+}
+
 export const scenarios: Readonly<Record<string, Scenario>> = {
   message: viaEvents(recipes.message!, 'message.channels'),
   app_mention: viaEvents(recipes.app_mention!, 'app_mention'),
   reaction_added: viaEvents(recipes.reaction_added!, 'reaction_added'),
   member_joined_channel: viaEvents(recipes.member_joined_channel!, 'member_joined_channel'),
   app_home_opened: viaEvents(recipes.app_home_opened!, 'app_home_opened'),
+  reaction_removed: viaEvents(recipes.reaction_removed!, 'reaction_removed'),
+  channel_created: viaEvents(recipes.channel_created!, 'channel_created'),
+  team_join: viaEvents(recipes.team_join!, 'team_join'),
+  app_uninstalled: viaEvents(recipes.app_uninstalled!, 'app_uninstalled'),
+  tokens_revoked: viaEvents(recipes.tokens_revoked!, 'tokens_revoked'),
+  view_submission: viaInteractivity(recipes.view_submission!),
+  shortcut: viaInteractivity(recipes.shortcut!),
+  message_action: viaInteractivity(recipes.message_action!),
   url_verification: async (ctx) => {
     // Installed with another URL; setting the target as the Request URL sends the challenge there.
     const w = await workspace(ctx, ['message.channels'], 'https://old.example.com/slack/events');
     await updateEventSubscription(ctx.twin, w.app.id, { request_url: ctx.target.url });
     return { endpointKind: 'event_subscription', endpointId: w.app.id };
   },
-  block_actions: async (ctx): Promise<ScenarioResult> => {
-    const w = await workspace(ctx, ['app_mention'], ELSEWHERE);
-    await setInteractivityUrl(ctx.twin, w.app.id, { request_url: ctx.target.url });
-    await recipes.block_actions!.run({ twin: ctx.twin, data: ctx.data, w });
-    return { endpointKind: 'interactivity', endpointId: w.app.id };
-  },
+  block_actions: viaInteractivity(recipes.block_actions!),
   slash_command: async (ctx) => {
     const w = await workspace(ctx, ['app_mention'], ELSEWHERE);
     const command = await createSlashCommand(ctx.twin, {

@@ -122,8 +122,9 @@ export async function printUsageError(
 export function progressLine(
   io: CliIO,
   verb: string,
+  json = false,
 ): { onProgress: ((p: ImportProgress) => void) | undefined; done(): void } {
-  if (!io.isTTY.stderr) return { onProgress: undefined, done: () => {} };
+  if (json || !io.isTTY.stderr) return { onProgress: undefined, done: () => {} };
   let shown = false;
   return {
     onProgress: (p) => {
@@ -133,6 +134,28 @@ export function progressLine(
       );
     },
     done: () => {
+      if (shown) io.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+/**
+ * A `\r`-updated line on stderr for any long loop (`trigger --count`), shown only on a terminal
+ * and never with --json; `show` redraws it at most every 100 ms of wall time.
+ */
+export function statusLine(io: CliIO, json: boolean): { show(text: string): void; done(): void } {
+  if (json || !io.isTTY.stderr) return { show: () => {}, done: () => {} };
+  let shown = false;
+  let last = 0;
+  return {
+    show(text) {
+      const now = performance.now();
+      if (shown && now - last < 100) return;
+      last = now;
+      shown = true;
+      io.stderr.write(`\r${text}\x1b[K`);
+    },
+    done() {
       if (shown) io.stderr.write('\r\x1b[K');
     },
   };

@@ -22,6 +22,7 @@ import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
 import { recoverCommand, redeliverCommand } from './commands/recover.js';
 import { sendCommand } from './commands/send.js';
 import { serveCommand } from './commands/serve.js';
+import { upCommand } from './commands/up.js';
 import { tickCommand } from './commands/tick.js';
 import { schedulesCommand } from './commands/schedules.js';
 import { endpointsCommand } from './commands/endpoints.js';
@@ -34,8 +35,12 @@ import { workCommand } from './commands/work.js';
 import { verifyCommand } from './commands/verify.js';
 import { consoleCommand } from './commands/console.js';
 import { checkFlagValues } from './flags.js';
+import { listenCommand } from './commands/listen.js';
+import { tailCommand } from './commands/tail.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
+import { completionScript, SHELLS } from './completion.js';
+import { packageVersion } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -57,21 +62,25 @@ export const COMMANDS: readonly Command[] = [
   redeliverCommand,
   workCommand,
   serveCommand,
+  upCommand,
   triggersCommand,
   dispatchesCommand,
   tickCommand,
   schedulesCommand,
   consoleCommand,
+  tailCommand,
+  listenCommand,
 ];
 
 const EXIT_STATUS =
   'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
 
 export function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length), 'help'.length);
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 'completion'.length);
   const lines = [
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'help'.padEnd(width)}  Show help for a command`,
+    `  ${'completion'.padEnd(width)}  Print a completion script: completion bash|zsh|fish`,
   ];
   return [
     'twinworld — event-sourced twins of SaaS vendors',
@@ -84,7 +93,8 @@ export function mainHelp(): string {
     `Every command takes --root DIR (a world root folder, kept in SQLite; default ${DEFAULT_ROOT}) or`,
     `--store URL (postgres://user:pw@host:port/db[?world=NAME] for PostgreSQL; sqlite:DIR or a folder`,
     `for SQLite; default $${STORE_ENV}), --json (machine-readable output) and -h/--help.`,
-    'Run `twinworld help <command>` or `twinworld <command> --help` for details.',
+    'Run `twinworld help <command>` or `twinworld <command> --help` for details;',
+    '`twinworld --version` prints the version.',
     '',
     EXIT_STATUS,
   ].join('\n');
@@ -165,6 +175,22 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const wantsJson = argv.includes('--json');
   const [first, ...rest] = argv;
   if (first === undefined) return printUsageError(io, 'no command given', MAIN_HINT, wantsJson);
+  if (first === '--version' || first === '-V') {
+    await write(io.stdout, `twinworld ${packageVersion()}\n`);
+    return 0;
+  }
+  if (first === 'completion') {
+    const script = rest.length === 1 ? completionScript(rest[0]!, COMMANDS) : undefined;
+    if (script === undefined)
+      return printUsageError(
+        io,
+        `completion takes one shell: ${SHELLS.join(', ')}${rest.length === 0 ? '' : ` (got ${rest.join(' ')})`}`,
+        'Usage: twinworld completion bash|zsh|fish\n',
+        wantsJson,
+      );
+    await write(io.stdout, script);
+    return 0;
+  }
   if (first === '--help' || first === '-h') {
     await write(io.stdout, mainHelp());
     return 0;

@@ -18,7 +18,7 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
       twin.read((view) =>
         view
           .lookupUpTo(decl.recordType, DUE_INDEX, maxKey, limit)
-          .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt) })),
+          .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt), state: String(r.fields.state) })),
       );
     kinds.push({
       name: `delivery:${pack.name}`,
@@ -29,7 +29,7 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
         return first === undefined ? undefined : Date.parse(first.dueAt);
       },
       run: async (item) => {
-        const result = await dispatcher.runDue(pack.name, item.id);
+        const result = await dispatcher.runDue(pack.name, item.id, item.state);
         if (result === undefined) return undefined;
         if (result === 'taken_over')
           return {

@@ -431,12 +431,20 @@ export class Dispatcher {
   async runDue(
     packName: string,
     deliveryId: string,
+    /**
+     * The record's state as the caller just read it (the worker's due read): saves reading it
+     * again. The claim checks the state itself, so a record taken meanwhile claims nothing.
+     */
+    known?: string,
   ): Promise<AttemptResult | 'taken_over' | undefined> {
     const pack = getPack(this.world, packName);
     const recordType = pack.events!.recordType;
-    const d = await this.world
-      .twin(packTwinName(pack))
-      .read((view) => readDelivery(view, recordType, deliveryId));
+    const d =
+      known === 'queued' || known === 'retrying' || known === 'sending'
+        ? { state: known }
+        : await this.world
+            .twin(packTwinName(pack))
+            .read((view) => readDelivery(view, recordType, deliveryId));
     if (d === undefined) return undefined;
     if (d.state === 'queued') return this.dispatch(packName, deliveryId, 'first');
     if (d.state === 'retrying') return this.dispatch(packName, deliveryId, 'retry');

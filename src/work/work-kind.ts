@@ -9,6 +9,11 @@ export interface DueItem {
   readonly id: string;
   /** When it fell due (ISO); for a claim held by someone else, when that lease lapses. */
   readonly dueAt: string;
+  /**
+   * The item's state as the due read found it, when the kind records one: lets `run` skip reading
+   * it again (its claim still checks the state, so an item taken meanwhile claims nothing).
+   */
+  readonly state?: string;
 }
 
 export interface WorkContext {

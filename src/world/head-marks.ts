@@ -71,16 +71,35 @@ export class HeadMarks {
     const file = this.file(twin);
     const temp = `${file}.${process.pid}.tmp`;
     try {
-      // Not recursive: a root removed meanwhile is not made again.
+      // Not recursive: a root removed meanwhile is not made again — but that is said, not skipped.
       mkdirSync(join(this.root, 'twins'));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT')
+        throw new TwinError(
+          'ROOT_NOT_FOUND',
+          `the world root ${this.root} was removed while twin "${twin}" was open, so how far its log reached (entry ${head.seq}) could not be recorded; the commits themselves are kept only if its database still exists — restore the root, or export the twin while it is still open`,
+          { path: 'root', details: { twin, seq: head.seq } },
+        );
+      if (code !== 'EEXIST') throw this.unwritable(twin, file, error);
     }
-    writeFileSync(
-      temp,
-      `${JSON.stringify({ backend: this.backend, twin, seq: head.seq, hash: head.hash })}\n`,
+    try {
+      writeFileSync(
+        temp,
+        `${JSON.stringify({ backend: this.backend, twin, seq: head.seq, hash: head.hash })}\n`,
+      );
+      renameSync(temp, file);
+    } catch (error) {
+      throw this.unwritable(twin, file, error);
+    }
+  }
+
+  private unwritable(twin: string, file: string, error: unknown): TwinError {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return new TwinError(
+      code === 'ENOSPC' ? 'DISK_FULL' : 'ROOT_READ_ONLY',
+      `cannot write ${file} (${code}), the root's record of how far twin "${twin}"'s log reached; the commit is kept, but a database later emptied or swapped is noticed only up to the last record — ${code === 'ENOSPC' ? 'free disk space' : 'make the root writable'}`,
+      { path: 'root', details: { twin, file } },
     );
-    renameSync(temp, file);
   }
 }

@@ -79,6 +79,8 @@ export interface CommitHooks {
 export type { ImportProgress } from './import-log.js';
 
 const CACHE_LIMIT = 20_000;
+/** Entries after the known head asked for with a section's first reads, before the head is known. */
+const SPECULATE = 256;
 const MAX_RESTARTS = 10_000;
 
 /** Thrown through decide when it read something the store answers asynchronously. */
@@ -121,6 +123,19 @@ class Section {
     this.missed = true;
     this.loads.push(value.then((v) => void this.loaded.set(key, v)));
     throw MISS;
+  }
+
+  /**
+   * A store read that does not stop the run when it must wait: undefined until loaded, and the run
+   * is marked to go again.
+   */
+  peek<T>(key: string, load: () => Awaitable<T>): T | undefined {
+    if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    const value = load();
+    if (!isPromise(value)) return value;
+    this.missed = true;
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
+    return undefined;
   }
 
   /**
@@ -275,19 +290,40 @@ export class Twin {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  /** Entries appended elsewhere since we last looked evict what they touched from the cache. */
+  /**
+   * Entries appended elsewhere since we last looked evict what they touched from the cache. When
+   * the head is not known yet (the section's first run over an asynchronous store), the run goes on
+   * as if nothing moved, asking at once for the entries after the known head: what it reads then
+   * travels with the lock and the head in one round trip, and the run after it (its answers are
+   * from the same locked snapshot) usually needs nothing more.
+   */
   private catchUp(s: Section, chain = false): number {
-    const head = s.read('head', () => s.tx.head());
-    if (head === this.knownHead) return head;
+    const head = s.peek('head', () => s.tx.head());
+    const from = this.knownHead;
+    if (head === undefined) {
+      s.peek(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE));
+      return from;
+    }
+    if (head === from) return head;
+    const moved =
+      head < from || head - from > CACHE_LIMIT
+        ? undefined
+        : head - from <= SPECULATE && s.loaded.has(`entries:${from}`)
+          ? s.read(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE))
+          : s.read(`entries:${from}:${head}`, () => s.tx.readEntries(from, head - from));
+    const last = moved?.[moved.length - 1];
+    if (last?.seq === head && head - from === moved!.length)
+      // Every entry up to the head was read: the next links to the newest, hashed here.
+      this.chain = { seq: head, hash: lineHash(canonicalJson(last)) };
     // Another process appended: the next entry links to its newest, read with what it touched.
-    if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
+    else if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
       s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
-    if (head < this.knownHead || head - this.knownHead > CACHE_LIMIT) {
+    if (moved === undefined) {
       this.cache.clear();
       this.lookups.clear();
     } else {
-      const from = this.knownHead;
-      for (const e of s.read(`entries:${from}`, () => s.tx.readEntries(from, head - from))) {
+      for (const e of moved) {
+        if (e.seq > head) break;
         this.cache.delete(resourceKey(e.subjectType, e.subjectId));
         this.lookups.delete(e.subjectType);
         const p = e.projection;
@@ -618,21 +654,23 @@ export class Twin {
    * it staged taken back, so the next sees the view as if it never ran and the log stays dense.
    */
   private decideGroup(s: Section, decides: readonly AnyDecide[]): GroupOutcome {
-    s.prefetch(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
     const head = this.catchUp(s, true);
     this.adoptIndexes(s);
+    // Once a run must wait for a load, the members after it still run, so that every read the
+    // group needs leaves in the same round trip; only a run that waited for nothing commits.
+    let waiting = s.missed;
     const outcomes = decides.map((decide): MemberOutcome => {
       const at = {
         appends: s.appends.length,
         puts: s.puts.length,
         staged: decides.length > 1 ? new Map(s.staged) : undefined,
       };
+      s.missed = false;
       try {
         const outcome = this.decideAndFold(s, head, decide);
         if (s.nested) throw nestedError(this.name);
         return { ok: true, ...outcome };
       } catch (error) {
-        if (error === MISS || s.missed) throw MISS;
         s.nested = false;
         s.appends.length = at.appends;
         s.puts.length = at.puts;
@@ -640,9 +678,13 @@ export class Twin {
           s.staged.clear();
           for (const [key, value] of at.staged) s.staged.set(key, value);
         }
+        if (error === MISS || s.missed) waiting = true;
         return { ok: false, error };
+      } finally {
+        s.missed = waiting;
       }
     });
+    if (waiting) throw MISS;
     return { outcomes, staged: s.staged, last: lastOf(s) };
   }
 
@@ -731,7 +773,9 @@ export class Twin {
 
   /** Indexes another process declared since this one last looked: this write maintains them too. */
   private adoptIndexes(s: Section): void {
-    const stored = s.read(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
+    // Asked for with the section's first reads; a run that must wait anyway adopts on the next.
+    const stored = s.peek(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
+    if (s.missed) return;
     for (const type of this.indexes.adopt(stored)) this.lookups.delete(type);
   }
 

@@ -128,7 +128,12 @@ export class World implements TwinHost {
         ? store
         : new ResolvingSecretStore(store, options.resolveSecret);
     this.onError =
-      options.onError ?? ((error, where) => console.error(`twinworld: ${where}:`, error));
+      options.onError ??
+      // A typed refusal says what to do; only an unexpected error needs its stack.
+      ((error, where) =>
+        error instanceof TwinError
+          ? console.error(`twinworld: ${where}: error ${error.code}: ${error.message}`)
+          : console.error(`twinworld: ${where}:`, error));
   }
 
   /** Opens a twin on first use; later calls return the same one. */

@@ -255,6 +255,7 @@ describe('export, import, replay', () => {
       hash,
       entries: 3,
       hashes: { stripe: hash },
+      unchained: {},
     });
     expect(tw(['replay', file, '--expect', hash]).status).toBe(0);
     const malformed = tw(['replay', file, '--expect', 'sha256:00']);

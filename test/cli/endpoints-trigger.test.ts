@@ -552,6 +552,11 @@ describe('an empty or absent event filter takes every event type', () => {
         'reaction_added',
         'app_home_opened',
         'member_joined_channel',
+        'reaction_removed',
+        'channel_created',
+        'team_join',
+        'app_uninstalled',
+        'tokens_revoked',
       ],
     ],
   ])('%s %j → %j', async (pack, flags, events) => {

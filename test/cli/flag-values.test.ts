@@ -36,7 +36,10 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
   deliveries: { state: 'nope', pack: '' },
   attempts: {},
   recover: { 'stale-after': 'abc' },
-  redeliver: {},
+  redeliver: { to: 'http://127.0.0.1/\nx' },
+  console: { port: '70000', clock: 'noon', poll: '0' },
+  tail: { twin: '', type: '', poll: 'fast' },
+  listen: { 'forward-to': 'not a url', events: null, poll: '-1' },
   work: { concurrency: '0', lease: 'abc' },
   serve: {
     endpoint: '',

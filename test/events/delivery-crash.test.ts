@@ -51,14 +51,22 @@ describe.each(homes)('delivery crash recovery: $name', (home) => {
       );
       expect(exit).toBe('SIGKILL');
 
-      // restart after the dead sender's leases lapsed: the same root, a new dispatcher, recovery
-      await new Promise((r) => setTimeout(r, 1_100));
-      // Counted only now: bytes the dead child wrote before the kill can still be in the
-      // receiver's socket when the exit is seen (seen once on a loaded machine).
+      // Counted once the dead child's connections have closed: bytes it wrote before the kill can
+      // still be in the receiver's socket when the exit is seen.
+      await receiver.quiet();
       const beforeRecovery = receiver.requests.length;
       const world = openWorldAt(root);
       expect(world.backend.kind).toBe(home.name);
       const twin = registerPack(world, acmePack());
+      // Restart once the world clock is past every lease the dead sender held (read from the
+      // store, not guessed), so recovery finds them lapsed rather than held by a live sender.
+      const leases = (await twin.list('delivery'))
+        .map((d) => d.fields.leaseUntil)
+        .filter((at): at is string => typeof at === 'string')
+        .map((at) => Date.parse(at));
+      const lapsed = Math.max(0, ...leases) + 1;
+      if (lapsed > world.clock.now())
+        await new Promise<void>((resolve) => world.clock.schedule(lapsed, resolve));
       const dispatcher = new Dispatcher(world);
       const report = await dispatcher.recover();
       await dispatcher.idle();

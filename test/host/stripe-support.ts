@@ -4,7 +4,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { VirtualClock } from '../../src/world/clock.js';
-import { createHost, listen, type Listening, type SurfaceHost } from '../../src/host/index.js';
+import {
+  advanceWorld,
+  createHost,
+  listen,
+  type Listening,
+  type SurfaceHost,
+} from '../../src/host/index.js';
 import type { World } from '../../src/world/world.js';
 import { stripeSurface } from '../../packs/stripe/surface/index.js';
 import { openWorldAt } from '../support/world-at.js';
@@ -25,7 +31,12 @@ export async function startStripeTwin(
 ): Promise<StripeTwin> {
   const world = openWorldAt(spec, { clock: new VirtualClock(start), seed });
   const host = createHost({ world });
-  host.serve(stripeSurface({ packTwin: (pack) => host.packTwin(pack) }));
+  host.serve(
+    stripeSurface({
+      packTwin: (pack) => host.packTwin(pack),
+      advanceClock: (to) => advanceWorld(host, to),
+    }),
+  );
   const listening = await listen(host);
   const receiver = await startReceiver();
   return {

@@ -3,13 +3,27 @@
 // adds or drops breaks the build — and slack-types.test.ts checks every rendered payload holds
 // them at run time. Types come from @slack/types (events) and @slack/bolt (envelopes, actions,
 // commands).
-import type { BlockAction, ButtonAction, EnvelopedEvent, SlashCommand } from '@slack/bolt';
+import type {
+  BlockAction,
+  ButtonAction,
+  EnvelopedEvent,
+  GlobalShortcut,
+  MessageShortcut,
+  SlashCommand,
+  ViewOutput,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type {
   AppHomeOpenedEvent,
   AppMentionEvent,
+  AppUninstalledEvent,
+  ChannelCreatedEvent,
   GenericMessageEvent,
   MemberJoinedChannelEvent,
   ReactionAddedEvent,
+  ReactionRemovedEvent,
+  TeamJoinEvent,
+  TokensRevokedEvent,
 } from '@slack/types';
 
 /** Drops index signatures (`[key: string]: any`), which would swallow every key. */
@@ -119,6 +133,121 @@ export const SLASH_COMMAND: KeyList<SlashCommand> = {
   api_app_id: true,
 };
 
+export const REACTION_REMOVED: KeyList<ReactionRemovedEvent> = {
+  type: true,
+  user: true,
+  reaction: true,
+  item_user: true,
+  item: true,
+  event_ts: true,
+};
+export const CHANNEL_CREATED: KeyList<ChannelCreatedEvent> = {
+  type: true,
+  event_ts: true,
+  channel: true,
+};
+export const CHANNEL_CREATED_CHANNEL: KeyList<ChannelCreatedEvent['channel']> = {
+  id: true,
+  is_channel: true,
+  name: true,
+  name_normalized: true,
+  created: true,
+  creator: true,
+  is_shared: true,
+  is_org_shared: true,
+  context_team_id: true,
+  is_archived: true,
+  is_frozen: true,
+  is_general: true,
+  is_group: true,
+  is_private: true,
+  is_ext_shared: true,
+  is_im: true,
+  is_mpim: true,
+  is_pending_ext_shared: true,
+};
+export const TEAM_JOIN: KeyList<TeamJoinEvent> = {
+  type: true,
+  user: true,
+  cache_ts: true,
+  event_ts: true,
+};
+export const TEAM_JOIN_USER: KeyList<TeamJoinEvent['user']> = {
+  id: true,
+  team_id: true,
+  name: true,
+  deleted: true,
+  color: true,
+  real_name: true,
+  tz: true,
+  tz_label: true,
+  tz_offset: true,
+  profile: true,
+  is_admin: true,
+  is_owner: true,
+  is_primary_owner: true,
+  is_restricted: true,
+  is_ultra_restricted: true,
+  is_bot: true,
+  updated: true,
+  is_email_confirmed: true,
+  is_app_user: true,
+  locale: true,
+  who_can_share_contact_card: true,
+};
+export const APP_UNINSTALLED: KeyList<AppUninstalledEvent> = { type: true };
+export const TOKENS_REVOKED: KeyList<TokensRevokedEvent> = { type: true, tokens: true };
+export const VIEW_SUBMISSION: KeyList<ViewSubmitAction> = {
+  type: true,
+  team: true,
+  user: true,
+  view: true,
+  api_app_id: true,
+  token: true,
+  trigger_id: true,
+};
+export const VIEW_OUTPUT: KeyList<ViewOutput> = {
+  id: true,
+  callback_id: true,
+  team_id: true,
+  bot_id: true,
+  title: true,
+  type: true,
+  blocks: true,
+  state: true,
+  hash: true,
+  private_metadata: true,
+  clear_on_close: true,
+  notify_on_close: true,
+  app_id: true,
+  close: true,
+  submit: true,
+  root_view_id: true,
+  previous_view_id: true,
+};
+export const GLOBAL_SHORTCUT: KeyList<GlobalShortcut> = {
+  type: true,
+  callback_id: true,
+  trigger_id: true,
+  user: true,
+  team: true,
+  token: true,
+  action_ts: true,
+};
+export const MESSAGE_SHORTCUT: KeyList<MessageShortcut> = {
+  type: true,
+  callback_id: true,
+  trigger_id: true,
+  message_ts: true,
+  response_url: true,
+  message: true,
+  user: true,
+  channel: true,
+  team: true,
+  token: true,
+  action_ts: true,
+};
+
 /** The inner event's key list for each Events API type the pack sends. */
 export const INNER_EVENTS: Readonly<Record<string, Readonly<Record<string, true>>>> = {
   message: MESSAGE,
@@ -126,4 +255,9 @@ export const INNER_EVENTS: Readonly<Record<string, Readonly<Record<string, true>
   reaction_added: REACTION_ADDED,
   member_joined_channel: MEMBER_JOINED_CHANNEL,
   app_home_opened: APP_HOME_OPENED,
+  reaction_removed: REACTION_REMOVED,
+  channel_created: CHANNEL_CREATED,
+  team_join: TEAM_JOIN,
+  app_uninstalled: APP_UNINSTALLED,
+  tokens_revoked: TOKENS_REVOKED,
 };

@@ -160,9 +160,9 @@ describe('slack events', () => {
         team: w.team.id,
         name: 'x',
         request_url: 'https://x.example.com',
-        bot_events: ['reaction_removed'],
+        bot_events: ['pin_added'],
       }),
-    ).rejects.toThrow(/reaction_removed/);
+    ).rejects.toThrow(/pin_added/);
     expect(w.signingSecret).toMatch(/^[0-9a-f]{32}$/);
     expect((await collect(twin.exportLines())).join('\n')).not.toContain(w.signingSecret);
   });

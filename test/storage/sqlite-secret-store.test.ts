@@ -129,6 +129,83 @@ describe('the SQLite secret file', () => {
   });
 });
 
+describe('the write lock a change takes before it reads', () => {
+  /** Another connection to the file that takes the write lock and writes a rotation of its own. */
+  function holdLock(root: string, ref: string): Database.Database {
+    const other = new Database(join(root, 'secrets.db'));
+    other.exec('BEGIN IMMEDIATE');
+    other
+      .prepare(
+        'INSERT INTO secrets (ref, n, secret, expires_at) SELECT ?, COALESCE(MAX(n), 0) + 1, ?, NULL FROM secrets WHERE ref = ?',
+      )
+      .run(ref, 'held', ref);
+    return other;
+  }
+
+  it('a rotation waits out its busy timeout for a lock another connection holds, then fails STORE_BUSY, changing nothing', () => {
+    const root = freshRoot();
+    const store = new SqliteSecretStore(root, { busyTimeoutMs: 1_000 });
+    store.set('ep', 'first');
+    const other = holdLock(root, 'ep');
+    try {
+      const started = performance.now();
+      let error: unknown;
+      try {
+        store.rotate('ep', 'second', 1_000, 60_000);
+      } catch (e) {
+        error = e;
+      }
+      const waited = performance.now() - started;
+      expect(error).toMatchObject({ code: 'STORE_BUSY', path: 'root' });
+      expect((error as Error).message).toContain('1000 ms');
+      // It asked for the lock before reading, so SQLite's busy handler made it wait: a deferred
+      // transaction reads first and fails the moment it needs to write, without waiting.
+      expect(waited).toBeGreaterThanOrEqual(900);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(store.resolve('ep', 1_000)).toEqual(['first']);
+    store.rotate('ep', 'second', 1_000, 60_000);
+    expect(store.resolve('ep', 1_000)).toEqual(['second', 'first']);
+    store.close();
+  });
+
+  it('a rotation that waits for another process holding the lock keeps both rotations once it lets go', async () => {
+    const root = freshRoot();
+    const store = new SqliteSecretStore(root, { busyTimeoutMs: 20_000 });
+    store.set('ep', 'first');
+    // The holder is another process: this thread blocks inside the rotation while it holds the lock.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import Database from 'better-sqlite3';
+         const db = new Database(${JSON.stringify(join(root, 'secrets.db'))});
+         db.exec('BEGIN IMMEDIATE');
+         db.prepare("INSERT INTO secrets (ref, n, secret, expires_at) SELECT 'ep', MAX(n) + 1, 'held', NULL FROM secrets WHERE ref = 'ep'").run();
+         process.stdout.write('locked\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<number | null>((resolve) => holder.on('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('locked')) resolve();
+      });
+      holder.on('error', reject);
+      holder.on('exit', (code) => reject(new Error(`the holder exited (${code}) before locking`)));
+    });
+    // Waits for the holder's commit, then reads what it wrote: its rotation is not lost.
+    store.rotate('ep', 'second', 1_000, 60_000);
+    expect(await exited).toBe(0);
+    expect(store.resolve('ep', 1_000)).toEqual(['second', 'held', 'first']);
+    store.close();
+  });
+});
+
 describe('a vault resolver in front of the store', () => {
   it('answers first; undefined falls back to the store; a malformed answer is INVALID_CONFIG', async () => {
     const asked: string[] = [];

@@ -1,7 +1,7 @@
 // A real HTTP receiver on 127.0.0.1 for tests: records every request (headers and raw body) and
 // answers with whatever the test decides.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export interface ReceivedRequest {
   readonly url: string;
@@ -14,6 +14,11 @@ export interface ReceivedRequest {
 export interface Receiver {
   readonly url: string;
   readonly requests: ReceivedRequest[];
+  /**
+   * Resolves once no client connection is open: every byte a (dead) sender wrote has been read and
+   * recorded. An event to wait on instead of guessing how long the kernel takes to hand them over.
+   */
+  quiet(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,12 +43,28 @@ export async function startReceiver(
       });
     });
   });
+  const sockets = new Set<Socket>();
+  let waiting: (() => void)[] = [];
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (sockets.size > 0) return;
+      const resolved = waiting;
+      waiting = [];
+      for (const resolve of resolved) resolve();
+    });
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    quiet: () =>
+      sockets.size === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiting.push(resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

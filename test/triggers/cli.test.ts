@@ -2,7 +2,7 @@
 // port, packets are answered per the contract, SIGTERM stops gracefully, and the listing and the
 // tick read and write the same world.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Stripe from 'stripe';
@@ -162,14 +162,14 @@ describe('twinworld serve', () => {
 });
 
 describe('twinworld triggers and tick', () => {
-  it('triggers lists nothing for a world that does not exist, without creating it', () => {
+  it('triggers refuses a world that does not exist (a mistyped root), without creating it', () => {
     const root = join(dir(), 'absent');
-    expect(tw(['triggers', '--root', root])).toMatchObject({
-      status: 0,
-      stdout: 'no trigger records\n',
-    });
-    expect(tw(['triggers', '--root', root, '--json']).stdout).toBe('[]\n');
+    const r = tw(['triggers', '--root', root]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error ROOT_NOT_FOUND: there is no world at /);
     expect(tw(['triggers', '--root', root, '--tenant', 'bad tenant']).status).toBe(2);
+    expect(existsSync(root)).toBe(false);
   });
 
   it('triggers isolates a record it cannot read: named on stderr with why, never a crash', () => {
@@ -285,6 +285,8 @@ describe('twinworld triggers and tick', () => {
     expect(
       tw(['tick', '--config', config, '--tenant', 'globex', '--root', join(d, 'w')]).stderr,
     ).toMatch(/INVALID_ARGUMENT/);
-    expect(tw(['tick', '--root', join(d, 'absent')]).stdout).toBe('no calendar subscriptions\n');
+    const absent = tw(['tick', '--root', join(d, 'absent')]);
+    expect(absent.status).toBe(1);
+    expect(absent.stderr).toMatch(/^error ROOT_NOT_FOUND: .*give --config FILE/);
   });
 });

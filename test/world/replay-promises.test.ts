@@ -101,11 +101,17 @@ describe('replay hashes', () => {
       hashes: {},
       entries: 0,
       hash: await empty.twin('none').hash(),
+      unchained: {},
     });
     const b = await log('bravo', 2);
     const a = await log('alpha', 2);
     const both = await replayLines([b.lines[0]!, a.lines[0]!, b.lines[1]!, a.lines[1]!]);
     expect(Object.keys(both.hashes)).toEqual(['alpha', 'bravo']);
-    expect(both).toEqual({ hashes: { alpha: a.hash, bravo: b.hash }, entries: 4, hash: '' });
+    expect(both).toEqual({
+      unchained: {},
+      hashes: { alpha: a.hash, bravo: b.hash },
+      entries: 4,
+      hash: '',
+    });
   });
 });

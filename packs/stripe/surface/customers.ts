@@ -52,8 +52,23 @@ export const customerRoutes = [
     sdk: 'customers.create',
     kind: 'write',
     events: ['customer.created'],
-    params: FIELDS,
-    handle: async ({ twin, input }) => apiObject(await createCustomer(twin, customerInput(input))),
+    params: { ...FIELDS, test_clock: 'string' },
+    async handle({ twin, input }) {
+      // One world clock: a customer on a test clock is a customer on the world's clock.
+      if (typeof input.test_clock === 'string') {
+        const clock = await twin.get('test_clock', input.test_clock);
+        if (clock === undefined || clock.deleted)
+          throw new StripeApiError(
+            404,
+            'invalid_request_error',
+            'resource_missing',
+            `No such test_helpers.test_clock: '${input.test_clock}'`,
+            {},
+            'test_clock',
+          );
+      }
+      return apiObject(await createCustomer(twin, customerInput(input)));
+    },
   }),
   stripeRoute({
     method: 'GET',

@@ -12,6 +12,9 @@ import { customerRoutes } from './customers.js';
 import { renderStripeError, StripeApiError, unknownStripeRoute } from './errors.js';
 import { eventRoutes } from './events.js';
 import { paymentRoutes } from './payments.js';
+import { billingRoutes, type AdvanceClock } from './billing.js';
+import { catalogRoutes } from './catalog.js';
+import { checkoutRoutes } from './checkout.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 
 export interface StripeSurfaceOptions {
@@ -19,14 +22,22 @@ export interface StripeSurfaceOptions {
   readonly packTwin: (pack: VendorPack) => Twin;
   /** A key the built-in `stripe` twin answers (what `twinworld up` prints). */
   readonly primaryKey?: string;
+  /** Moves the world clock for test clocks: the host's advanceWorld (all vendors move with it). */
+  readonly advanceClock: AdvanceClock;
 }
 
-export const STRIPE_ROUTES = [
-  ...customerRoutes,
-  ...webhookEndpointRoutes,
-  ...eventRoutes,
-  ...paymentRoutes,
-];
+/** Every route, for a host and for the coverage table (`advance` is not called while listing). */
+export function stripeRoutes(advance: AdvanceClock) {
+  return [
+    ...customerRoutes,
+    ...webhookEndpointRoutes,
+    ...eventRoutes,
+    ...paymentRoutes,
+    ...catalogRoutes,
+    ...checkoutRoutes,
+    ...billingRoutes(advance),
+  ];
+}
 
 const DAY_MS = 24 * 3600_000;
 
@@ -54,7 +65,7 @@ export function stripeSurface(options: StripeSurfaceOptions): Surface<StripeAcco
   return defineSurface<StripeAccount>({
     name: 'stripe',
     prefix: '/v1/',
-    routes: STRIPE_ROUTES,
+    routes: stripeRoutes(options.advanceClock),
     decode,
     auth(request) {
       const account = accounts.of(apiKeyOf(request));

@@ -66,6 +66,8 @@ export const consoleCommand: Command = {
     const pollMs = countOption(args, 'poll');
     if (pollMs === 0) throw new UsageError('--poll must be at least 1 ms');
     const clock = clockOption(stringOption(args, 'clock'));
+    // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
+    const stopped = untilSignal();
     const world = openStoreWorld(args.store, { clock, create: false });
     try {
       for (const pack of builtInPacks) registerPack(world, pack);
@@ -88,7 +90,7 @@ export const consoleCommand: Command = {
           ? `${JSON.stringify({ url, origin: host.origin, token, store: args.store.label })}\n`
           : `console for ${args.store.label}\n  open  ${url}\n  token ${token}\n(Ctrl-C stops it)\n`,
       );
-      await untilSignal();
+      await stopped;
       await handler.close();
       await host.close();
       await dispatcher.close();

@@ -1,5 +1,6 @@
 // `twinworld deliveries` and `twinworld attempts`: the delivery records of every pack, found by
 // state through their index, and the numbered attempts of one delivery with the headers sent.
+import { TwinError } from '../../errors.js';
 import {
   DELIVERY_STATES,
   attemptId,
@@ -63,6 +64,13 @@ export const deliveriesCommand: Command = {
     return withPackWorld(
       args.store,
       async (world) => {
+        const packs = [...registeredPacks(world).values()].filter((p) => p.events !== undefined);
+        if (packName !== undefined && !packs.some((p) => p.name === packName))
+          throw new TwinError(
+            'UNKNOWN_PACK',
+            `no pack "${packName}" sends deliveries; packs: ${packs.map((p) => p.name).join(', ')}`,
+            { path: 'pack', details: { valid: packs.map((p) => p.name) } },
+          );
         const rows: Record<string, unknown>[] = [];
         for (const pack of registeredPacks(world).values()) {
           if (pack.events === undefined || (packName !== undefined && pack.name !== packName))

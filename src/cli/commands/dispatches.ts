@@ -17,7 +17,6 @@ import {
   type ParsedArgs,
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
-import { storeMayHoldWorld } from '../store.js';
 import { checkTenantId } from '../../triggers/envelope.js';
 
 const ACTIONS = ['list', 'inspect', 'cancel'] as const;
@@ -129,19 +128,17 @@ export const dispatchesCommand: Command = {
       const s = state(args);
       const tenant = stringOption(args, 'tenant');
       const limit = countOption(args, 'limit') ?? 100;
-      // Listing never creates a world folder where there was none.
-      const rows = !storeMayHoldWorld(args.store)
-        ? []
-        : await withWorld(
-            args.store,
-            (world) =>
-              listDispatches(world, {
-                limit,
-                ...(s === undefined ? {} : { state: s }),
-                ...(tenant === undefined ? {} : { tenant }),
-              }),
-            { create: false },
-          );
+      // A missing root is refused (ROOT_NOT_FOUND), never created nor listed as empty.
+      const rows = await withWorld(
+        args.store,
+        (world) =>
+          listDispatches(world, {
+            limit,
+            ...(s === undefined ? {} : { state: s }),
+            ...(tenant === undefined ? {} : { tenant }),
+          }),
+        { create: false },
+      );
       if (args.json) await printJson(io, rows);
       else if (rows.length === 0)
         await write(io.stdout, `no dispatches${s === undefined ? '' : ` ${s}`}\n`);

@@ -56,7 +56,7 @@ export const importCommand: Command = {
   async run(args, io) {
     const [name, file] = args.positionals as [string, string];
     return withTwin(args, name, { mustExist: false }, async (twin) => {
-      const progress = progressLine(io, 'importing');
+      const progress = progressLine(io, 'importing', args.json);
       let last: ImportProgress = { line: 0, appended: 0, skipped: 0 };
       let result;
       try {

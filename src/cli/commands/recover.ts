@@ -31,44 +31,48 @@ export const recoverCommand: Command = {
     'print {"markedUnknown": [...], "dispatched": [...], "retried": [...], "scheduled": [{deliveryId, at}], "inFlight": [{deliveryId, owner, leaseUntil}], "scheduledRetries": n}',
   async run(args, io) {
     const staleAfterMs = countOption(args, 'stale-after');
-    return withPackWorld(args.store, async (_world, dispatcher) => {
-      const report = await dispatcher.recover(staleAfterMs === undefined ? {} : { staleAfterMs });
-      await dispatcher.idle();
-      if (args.json) await printJson(io, report);
-      else {
-        await write(
-          io.stdout,
-          `marked unknown: ${report.markedUnknown.length}${report.markedUnknown.length ? ` (${report.markedUnknown.join(', ')})` : ''}\n`,
-        );
-        await write(io.stdout, `dispatched: ${report.dispatched.length}\n`);
-        for (const r of report.dispatched)
+    return withPackWorld(
+      args.store,
+      async (_world, dispatcher) => {
+        const report = await dispatcher.recover(staleAfterMs === undefined ? {} : { staleAfterMs });
+        await dispatcher.idle();
+        if (args.json) await printJson(io, report);
+        else {
           await write(
             io.stdout,
-            `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
+            `marked unknown: ${report.markedUnknown.length}${report.markedUnknown.length ? ` (${report.markedUnknown.join(', ')})` : ''}\n`,
           );
-        await write(io.stdout, `retries run: ${report.retried.length}\n`);
-        for (const r of report.retried)
-          await write(
-            io.stdout,
-            `  ${r.deliveryId}  attempt ${r.number}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
-          );
-        await write(io.stdout, `retries left scheduled: ${report.scheduled.length}\n`);
-        for (const r of report.scheduled)
-          await write(io.stdout, `  ${r.deliveryId}  due ${r.at}\n`);
-        if (report.inFlight.length > 0) {
-          await write(
-            io.stdout,
-            `in flight under a live lease (left alone): ${report.inFlight.length}\n`,
-          );
-          for (const r of report.inFlight)
+          await write(io.stdout, `dispatched: ${report.dispatched.length}\n`);
+          for (const r of report.dispatched)
             await write(
               io.stdout,
-              `  ${r.deliveryId}  owner ${r.owner ?? '-'}  lease until ${r.leaseUntil ?? '-'}\n`,
+              `  ${r.deliveryId}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
             );
+          await write(io.stdout, `retries run: ${report.retried.length}\n`);
+          for (const r of report.retried)
+            await write(
+              io.stdout,
+              `  ${r.deliveryId}  attempt ${r.number}  ${r.outcome}  ${r.status ?? '-'}  ${r.reason}\n`,
+            );
+          await write(io.stdout, `retries left scheduled: ${report.scheduled.length}\n`);
+          for (const r of report.scheduled)
+            await write(io.stdout, `  ${r.deliveryId}  due ${r.at}\n`);
+          if (report.inFlight.length > 0) {
+            await write(
+              io.stdout,
+              `in flight under a live lease (left alone): ${report.inFlight.length}\n`,
+            );
+            for (const r of report.inFlight)
+              await write(
+                io.stdout,
+                `  ${r.deliveryId}  owner ${r.owner ?? '-'}  lease until ${r.leaseUntil ?? '-'}\n`,
+              );
+          }
         }
-      }
-      return 0;
-    });
+        return 0;
+      },
+      { create: false },
+    );
   },
 };
 
@@ -93,15 +97,19 @@ export const redeliverCommand: Command = {
   async run(args, io) {
     const [id] = args.positionals as [string];
     const to = stringOption(args, 'to');
-    return withPackWorld(args.store, async (_world, dispatcher) => {
-      const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
-      if (args.json) await printJson(io, result);
-      else
-        await write(
-          io.stdout,
-          `${result.deliveryId} attempt ${result.number}: ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms — state ${result.state}\n`,
-        );
-      return result.outcome === 'succeeded' ? 0 : 1;
-    });
+    return withPackWorld(
+      args.store,
+      async (_world, dispatcher) => {
+        const result = await dispatcher.redeliver(id, to === undefined ? {} : { to });
+        if (args.json) await printJson(io, result);
+        else
+          await write(
+            io.stdout,
+            `${result.deliveryId} attempt ${result.number}: ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms — state ${result.state}\n`,
+          );
+        return result.outcome === 'succeeded' ? 0 : 1;
+      },
+      { create: false },
+    );
   },
 };

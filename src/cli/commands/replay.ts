@@ -65,7 +65,10 @@ export const replayCommand: Command = {
     '  sha256:3f2a…  12 entries (twin "stripe")',
     'A log holding several twins (each line goes to the twin it names) prints one hash per twin.',
     'With --expect, exits 1 (HASH_MISMATCH) unless the hash matches. A malformed line stops the',
-    'replay (exit 1, IMPORT_MALFORMED_LINE with its line number). --root is accepted and ignored.',
+    'replay (exit 1, IMPORT_MALFORMED_LINE with its line number); so does a line the hash chain',
+    'does not vouch for — changed, removed or reordered (IMPORT_CHAIN_BROKEN naming the line). A log',
+    'written before the chain (entries without prev) is replayed and said to be unchecked on stderr.',
+    '--root is accepted and ignored.',
     'Shows progress on stderr when stderr is a terminal.',
   ].join('\n'),
   arguments: [['<file.jsonl>', 'the log to replay, or - for stdin']],
@@ -81,12 +84,12 @@ export const replayCommand: Command = {
     },
   },
   jsonHelp:
-    'print {"hash", "entries", "hashes"}; hashes maps each twin to its hash,\nhash is the single twin\'s hash (null when the log holds several)',
+    'print {"hash", "entries", "hashes", "unchained"}; hashes maps each twin to its hash,\nhash is the single twin\'s hash (null when the log holds several), unchained maps each\ntwin with entries without prev (a log from before the chain) to how many',
   async run(args, io) {
     const [file] = args.positionals as [string];
     const raw = args.values.expect;
     const expectations = parseExpect(Array.isArray(raw) ? raw : []);
-    const progress = progressLine(io, 'replaying');
+    const progress = progressLine(io, 'replaying', args.json);
     let result: ReplayResult;
     try {
       result = await replayLines(inputLines(file, io), progress.onProgress);
@@ -99,6 +102,7 @@ export const replayCommand: Command = {
         hash: result.hash === '' ? null : result.hash,
         entries: result.entries,
         hashes: result.hashes,
+        unchained: result.unchained,
       });
     } else if (twins.length <= 1) {
       await write(
@@ -112,6 +116,11 @@ export const replayCommand: Command = {
         `${table.render(twins.map((t) => [t, result.hashes[t]!]))}${result.entries} entries in ${twins.length} twins\n`,
       );
     }
+    for (const [twin, count] of Object.entries(result.unchained))
+      await write(
+        io.stderr,
+        `note: twin "${twin}" has ${count} ${count === 1 ? 'entry' : 'entries'} without prev (a log written before the hash chain): replayed, but not checked against the chain\n`,
+      );
     const failed = mismatch(file, result, expectations);
     if (failed !== undefined) throw failed;
     return 0;

@@ -1,7 +1,6 @@
 // `twinworld schedules`: declare, list, inspect, pause and resume schedules, read and prune their
 // fire ledger, and backfill past occurrences. Claiming and running what falls due is the worker's
 // (`twinworld work`, `serve`); every subcommand here is one call of the Schedules service.
-import { existsSync } from 'node:fs';
 import { DEFAULT_TENANT } from '../../triggers/serve/config.js';
 import {
   Schedules,
@@ -22,6 +21,8 @@ import {
 import { printJson, Table, truncate, write } from '../output.js';
 import { checkTenantId } from '../../triggers/envelope.js';
 import { jsonFlag, timeFlag } from '../flags.js';
+import { TwinError } from '../../errors.js';
+import { BUILT_IN_ROUTINES } from '../../triggers/schedules/schedule-host.js';
 import { validateCalendarSpec } from '../../triggers/calendar/occurrences.js';
 import { DEFAULT_TIMEZONE } from '../../triggers/schedules/index.js';
 import { parseOverlap } from '../../triggers/schedules/overlap.js';
@@ -255,13 +256,6 @@ export const schedulesCommand: Command = {
     if (!NEEDS_ID.has(sub) && sub !== 'history' && id !== undefined)
       throw new UsageError(`schedules ${sub} takes no schedule id`);
     const tenantId = stringOption(args, 'tenant') ?? DEFAULT_TENANT;
-    const readOnly = ['list', 'inspect', 'history'].includes(sub);
-    if (readOnly && !existsSync(args.root) && sub === 'list') {
-      await (args.json
-        ? printJson(io, { items: [], undecodable: [] })
-        : write(io.stdout, 'no schedules\n'));
-      return 0;
-    }
     const answer = await withWorld(
       args.root,
       async (world) => {
@@ -273,6 +267,12 @@ export const schedulesCommand: Command = {
             const input = jsonFlag(args.values, 'input', '{"ms": 2500}') ?? null;
             const tz = stringOption(args, 'tz');
             const routine = stringOption(args, 'routine');
+            if (routine !== undefined && !BUILT_IN_ROUTINES.includes(routine))
+              throw new TwinError(
+                'UNKNOWN_ROUTINE',
+                `no routine "${routine}" is registered with the workers that run schedules (\`twinworld work\`, \`serve\`); they run ${BUILT_IN_ROUTINES.join(', ')}`,
+                { path: 'routine', details: { registered: [...BUILT_IN_ROUTINES] } },
+              );
             const overlap = stringOption(args, 'overlap');
             const catchUp = stringOption(args, 'catch-up');
             return schedules.declare(
@@ -307,6 +307,13 @@ export const schedulesCommand: Command = {
             const run = stringOption(args, 'run');
             const cursor = stringOption(args, 'cursor');
             const limit = countOption(args, 'limit');
+            // A schedule id that names nothing is said, not answered with an empty page.
+            if (id !== undefined && cursor === undefined && !(await schedules.get(tenantId, id)))
+              throw new TwinError(
+                'UNKNOWN_TRIGGER',
+                `no schedule "${id}" for tenant "${tenantId}"; list them with \`twinworld schedules list --tenant ${tenantId}\``,
+                { path: 'scheduleId' },
+              );
             return schedules.history({
               tenantId,
               ...(id === undefined ? {} : { scheduleId: id }),
@@ -331,7 +338,8 @@ export const schedulesCommand: Command = {
         }
         return undefined;
       },
-      { create: !readOnly },
+      // Only add makes a world; every other subcommand works on schedules that must exist.
+      { create: sub === 'add' },
     );
     if (args.json) {
       await printJson(io, answer);

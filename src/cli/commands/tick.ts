@@ -87,10 +87,13 @@ export const tickCommand: Command = {
         { path: 'tenant' },
       );
     }
-    if (config === undefined && !storeMayHoldWorld(args.store)) {
-      await (args.json ? printJson(io, []) : write(io.stdout, 'no calendar subscriptions\n'));
-      return 0;
-    }
+    // Without a configuration, tick only reads what the world holds: a missing root is refused.
+    if (config === undefined && !storeMayHoldWorld(args.store))
+      throw new TwinError(
+        'ROOT_NOT_FOUND',
+        `there is no world at ${args.store.label}: the folder does not exist; check --root, or give --config FILE to tick configured calendars`,
+        { path: 'root' },
+      );
     // --now runs the whole tick on a clock stopped at that instant: occurrences, records and a
     // newly stored subscription's cursor all agree on what "now" is.
     const world = openStoreWorld(args.store, {

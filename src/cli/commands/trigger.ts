@@ -9,11 +9,10 @@ import { getPack, packTwinName, type EventTrigger } from '../../events/pack-regi
 import { attemptId, attemptType } from '../../events/delivery-records.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
-import { countOption, UsageError, type Command } from '../command.js';
-import { printJson, Table, write } from '../output.js';
-import { cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
+import { countOption, stringOption, UsageError, type Command } from '../command.js';
+import { printJson, statusLine, Table, write } from '../output.js';
+import { cliPack, cliPacks, DATA_EXAMPLE, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
-import { DATA_EXAMPLE } from '../pack-cli.js';
 import { jsonObjectFlag } from '../flags.js';
 
 /** What --wait reports for one queued delivery. */
@@ -211,9 +210,17 @@ export const triggerCommand: Command = {
         const twin = world.twin(pack.twin);
         const watch = watchQueued(world);
         let run = 0;
+        const progress = statusLine(io, args.json || count === 1);
         try {
-          for (; run < count; run++) await t.run(twin, data);
+          for (; run < count; run++) {
+            progress.show(
+              `triggering ${eventType}: ${run} of ${count}, ${watch.queued.length} queued`,
+            );
+            await t.run(twin, data);
+          }
+          progress.done();
         } catch (error) {
+          progress.done();
           // What earlier runs queued stays queued (a worker sends it): say so beside the refusal.
           if (watch.queued.length > 0) {
             if (args.json)

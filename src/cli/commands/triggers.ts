@@ -8,7 +8,6 @@ import {
 import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
-import { storeMayHoldWorld } from '../store.js';
 import { checkTenantId } from '../../triggers/envelope.js';
 
 function codes(r: TriggerListing): string {
@@ -90,20 +89,18 @@ export const triggersCommand: Command = {
     }
     const tenant = stringOption(args, 'tenant');
     const limit = countOption(args, 'limit') ?? 100;
-    // Listing never creates a world folder where there was none.
+    // A missing root is refused (ROOT_NOT_FOUND), never created nor listed as empty.
     const undecodable: UndecodableRow[] = [];
-    const rows = !storeMayHoldWorld(args.store)
-      ? []
-      : await withWorld(
-          args.store,
-          (world) =>
-            listTriggerRecords(world, {
-              ...(tenant === undefined ? {} : { tenant }),
-              limit,
-              onUndecodable: (u) => undecodable.push(u),
-            }),
-          { create: false },
-        );
+    const rows = await withWorld(
+      args.store,
+      (world) =>
+        listTriggerRecords(world, {
+          ...(tenant === undefined ? {} : { tenant }),
+          limit,
+          onUndecodable: (u) => undecodable.push(u),
+        }),
+      { create: false },
+    );
     // A row nobody can read is named, with why, and the listing goes on without it.
     for (const u of undecodable)
       await write(io.stderr, `skipped trigger ${u.kind} ${u.id}: cannot be read (${u.reason})\n`);

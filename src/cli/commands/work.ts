@@ -141,6 +141,8 @@ export const workCommand: Command = {
         return 0;
       },
       {
+        // A worker serves a world that exists: a mistyped root is refused, not made.
+        create: false,
         dispatcher: { autoDispatch: false, ...(leaseMs === undefined ? {} : { leaseMs }) },
       },
     );

@@ -2,7 +2,8 @@
 // event stream that follows the store's log heads. Mounted at a base path (`/` for `twinworld
 // console`, `/_twinworld/console` on the vendor host); every request needs the token printed at
 // start. See docs/console.md.
-import { isTwinError } from '../../errors.js';
+import { ERROR_CATALOG } from '../../error-catalog.js';
+import { isTwinError, type TwinErrorCode } from '../../errors.js';
 import type { Dispatcher } from '../../events/dispatcher.js';
 import { DEFAULT_TENANT } from '../../triggers/serve/config.js';
 import type { World } from '../../world/world.js';
@@ -57,20 +58,10 @@ function json(status: number, value: unknown): Response {
   });
 }
 
-function statusFor(code: string): number {
-  if (code.startsWith('UNKNOWN_')) return 404;
-  if (code === 'CONSOLE_TOKEN') return 401;
-  if (
-    [
-      'NOT_CLAIMABLE',
-      'REVISION_MISMATCH',
-      'DISPATCH_NOT_CANCELLABLE',
-      'CLOCK_NOT_VIRTUAL',
-      'STALE_OWNER',
-    ].includes(code)
-  )
-    return 409;
-  return 400;
+/** The catalog's status for a refusal; input the console passed on is the caller's, so 400. */
+function statusFor(code: TwinErrorCode): number {
+  const status = ERROR_CATALOG[code].status;
+  return status >= 400 && status < 500 ? status : 400;
 }
 
 function param(url: URL, name: string): string | undefined {

@@ -77,7 +77,9 @@ async function drawOverview() {
   const sel = $('r-twin');
   const cur = sel.value;
   sel.replaceChildren(...o.twins.map((t) => h('option', { value: t.name }, t.name)));
+  // First time: the busiest twin, which is what someone opening the console came to see.
   if (o.twins.some((t) => t.name === cur)) sel.value = cur;
+  else if (o.twins.length > 0) sel.value = o.twins.reduce((a, b) => (b.head > a.head ? b : a)).name;
 }
 
 function attemptsDetail(data) {

@@ -7,7 +7,7 @@ const STYLE = `
 :root { color-scheme: light dark; --line: #8884; --muted: #888; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --focus: #0969da; }
 * { box-sizing: border-box; }
 body { font: 14px/1.4 system-ui, sans-serif; margin: 0; }
-header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); position: sticky; top: 0; background: Canvas; z-index: 1; }
+header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 1.05rem; margin: 0; }
 nav a { margin-right: .8rem; }
 main { padding: 0 1rem 2rem; }

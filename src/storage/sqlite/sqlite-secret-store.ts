@@ -108,10 +108,27 @@ export class SqliteSecretStore implements SecretStore {
     return this.stmt;
   }
 
-  /** One IMMEDIATE transaction: the cross-process lock every change takes. */
+  /**
+   * One IMMEDIATE transaction: the cross-process lock every change takes before it reads, so it
+   * waits (the busy timeout) for another process's change rather than reading a snapshot it could
+   * not then write — a DEFERRED transaction would fail at once when it upgrades, whatever the
+   * timeout (test/storage/sqlite-secret-store.test.ts holds the lock to check). A lock held past
+   * the timeout is STORE_BUSY, nothing changed.
+   */
   private change<T>(fn: (stmt: Statements) => T): T {
     const stmt = this.open();
-    return this.db!.transaction(() => fn(stmt)).immediate();
+    try {
+      return this.db!.transaction(() => fn(stmt)).immediate();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
+        throw new TwinError(
+          'STORE_BUSY',
+          `the secret store ${this.file} stayed locked by another process for more than ${this.options.busyTimeoutMs ?? 30_000} ms; nothing was changed — retry, or find the process holding it`,
+          { path: 'root', details: { driverCode: code }, cause: error },
+        );
+      throw error;
+    }
   }
 
   private importLegacy(): void {

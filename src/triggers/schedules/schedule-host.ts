@@ -21,6 +21,9 @@ export interface ScheduleHostOptions {
   readonly hostLabel?: string;
 }
 
+/** The routines every schedule host runs, by name: a schedule naming another is refused. */
+export const BUILT_IN_ROUTINES: readonly string[] = [RECORD_ROUTINE, WAIT_ROUTINE];
+
 /** The routines every schedule host has: `record` (records its input) and `wait` ({"ms": N}). */
 export function builtInRunner(world: World, twin = DEFAULT_TRIGGER_TWIN): InProcessRunner {
   return new InProcessRunner(world)

@@ -1,0 +1,252 @@
+// pg-queues: deliveries drained by 1, 2 and 4 worker processes on one PostgreSQL server, twinworld
+// against the job queues people would pick instead — pg-boss 10 fetching 1 job per worker (16
+// workers) and 16 jobs at a time, and graphile-worker 0.16 (concurrency 16) — same server, same
+// receiver in its own process, rounds interleaved. Beside each rate: round trips (queries the
+// worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
+//   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs per run, default 600)
+import { fork, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { registerPack } from '../src/index.js';
+import { startPostgresServer } from '../test/support/postgres-server.js';
+import { pack, SECRET, startReceiver } from './delivery.js';
+import { fmt, median, method, note, settle, type Benchmark } from './measure.js';
+import { pgWorld } from './postgres.js';
+
+const N = Number(process.env.BENCH_N ?? 600);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROCESSES = [1, 2, 4];
+const SYSTEMS = ['pg-boss-1', 'pg-boss-16', 'graphile-worker', 'twinworld'] as const;
+/** BENCH_ONLY=twinworld (comma-separated): run only these systems, for a look at one. */
+const ONLY = process.env.BENCH_ONLY?.split(',');
+type System = (typeof SYSTEMS)[number];
+const LABEL: Record<System, string> = {
+  'pg-boss-1': 'pg-boss fetch-1',
+  'pg-boss-16': 'pg-boss fetch-16',
+  'graphile-worker': 'graphile-worker',
+  twinworld: 'twinworld',
+};
+
+interface Run {
+  rate: number;
+  roundTrips: number;
+  commits: number;
+}
+
+const BODY = JSON.stringify({
+  type: 'customer.created',
+  data: { object: { id: 'cus_1', email: 'a@example.com' } },
+});
+
+let runs = 0;
+
+async function xid(db: pg.Client): Promise<number> {
+  return Number(
+    (await db.query<{ x: string }>('SELECT pg_current_xact_id()::text AS x')).rows[0]!.x,
+  );
+}
+
+/** Fills the queue for one run and answers how to count what is done. */
+async function fill(
+  db: pg.Client,
+  url: string,
+  system: System,
+  queue: string,
+  receiverUrl: string,
+): Promise<() => Promise<number>> {
+  const jobs = Array.from({ length: N }, (_, i) => ({ id: `${queue}_${i}`, body: BODY }));
+  if (system === 'twinworld') {
+    const world = pgWorld(url, queue);
+    try {
+      const twin = registerPack(world, pack);
+      await world.secrets.set('ep', SECRET);
+      await twin.applyWrite({
+        operation: 'endpoint.create',
+        subjectType: 'endpoint',
+        subjectId: 'ep',
+        fields: { url: `${receiverUrl}/twinworld`, secret_ref: 'ep', events: ['*'] },
+      });
+      for (let i = 0; i < N; i += 50)
+        await Promise.all(
+          jobs.slice(i, i + 50).map((_, j) =>
+            twin.applyWrite({
+              operation: 'customer.create',
+              subjectType: 'customer',
+              subjectId: `cus_${i + j}`,
+              fields: { i: i + j },
+            }),
+          ),
+        );
+    } finally {
+      await world.close();
+    }
+    return async () =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            "SELECT count(*) AS n FROM twinworld.resources WHERE world = $1 AND type = 'delivery' AND fields::jsonb->>'state' = 'succeeded'",
+            [queue],
+          )
+        ).rows[0]!.n,
+      );
+  }
+  if (system === 'graphile-worker') {
+    const { makeWorkerUtils } = await import('graphile-worker');
+    const utils = await makeWorkerUtils({ connectionString: url });
+    try {
+      await utils.migrate();
+      await db.query(
+        'SELECT graphile_worker.add_jobs(array_agg(($1::text, p, null, null, null, null, null, null)::graphile_worker.job_spec)) FROM unnest($2::json[]) AS p',
+        [queue, jobs.map((j) => JSON.stringify(j))],
+      );
+    } finally {
+      await utils.release();
+    }
+    return async () =>
+      N -
+      Number(
+        (
+          await db.query<{ n: string }>(
+            'SELECT count(*) AS n FROM graphile_worker.jobs WHERE task_identifier = $1',
+            [queue],
+          )
+        ).rows[0]!.n,
+      );
+  }
+  const { default: PgBoss } = await import('pg-boss');
+  const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false });
+  boss.on('error', () => {});
+  await boss.start();
+  try {
+    await boss.createQueue(queue);
+    await boss.insert(jobs.map((data) => ({ name: queue, data })));
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+  return async () =>
+    Number(
+      (
+        await db.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'",
+          [queue],
+        )
+      ).rows[0]!.n,
+    );
+}
+
+async function measure(
+  db: pg.Client,
+  url: string,
+  receiverUrl: string,
+  system: System,
+  n: number,
+): Promise<Run> {
+  const queue = `q${++runs}_${system.replace(/-/g, '_')}`;
+  const done = await fill(db, url, system, queue, receiverUrl);
+  const worker = join(fileURLToPath(new URL('.', import.meta.url)), 'pg-queues-worker.js');
+  const children: ChildProcess[] = Array.from({ length: n }, () =>
+    fork(worker, [system, url, queue, receiverUrl], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
+  await Promise.all(children.map((c) => new Promise((resolve) => c.once('message', resolve))));
+  await settle();
+  const xid0 = await xid(db);
+  const t0 = performance.now();
+  for (const c of children) c.send('go');
+  while ((await done()) < N) await new Promise((r) => setTimeout(r, 5));
+  const seconds = (performance.now() - t0) / 1000;
+  const xid1 = await xid(db);
+  const reports = await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<number>((resolve, reject) => {
+          c.once('message', (m: { queries: number }) => resolve(m.queries));
+          c.once('exit', (code) => {
+            if (code !== 0) reject(new Error(`${system} worker exited ${code}`));
+          });
+          c.send('stop');
+        }),
+    ),
+  );
+  await Promise.all(
+    children.map((c) =>
+      c.exitCode === null
+        ? new Promise((resolve) => c.once('exit', resolve))
+        : Promise.resolve(undefined),
+    ),
+  );
+  return {
+    rate: N / seconds,
+    roundTrips: reports.reduce((a, b) => a + b, 0) / N,
+    // the two pg_current_xact_id() calls use one id each
+    commits: (xid1 - xid0 - 1) / N,
+  };
+}
+
+export const bench: Benchmark = {
+  name: 'pg-queues',
+  async run() {
+    method(
+      `${N} jobs per run, filled before the workers start; 1, 2, 4 worker processes forked, connected, then released together; ` +
+        'rate = jobs / (release → the database shows all done, polled every 5 ms). 16 deliveries in flight per process: ' +
+        'twinworld Worker + Dispatcher (concurrency 16, Standard Webhooks signature); pg-boss 10 fetch-1 = 16 work() loops of batchSize 1, fetch-16 = one loop of batchSize 16; ' +
+        `graphile-worker 0.16 run() concurrency 16. Median of ${ROUNDS} rounds, systems and process counts interleaved. ` +
+        'round trips = queries sent by the worker processes\u2019 pg clients per job (idle polling included); commits = transaction ids used per job (write transactions).',
+    );
+    const server = await startPostgresServer();
+    const receiver = await startReceiver();
+    const db = new pg.Client(server.url);
+    await db.connect();
+    try {
+      note(
+        `server: ${server.binaries}, fsync off; load average before: ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+      );
+      const results = new Map<string, Run[]>();
+      for (let round = 0; round < ROUNDS; round++)
+        for (const n of PROCESSES)
+          for (const system of SYSTEMS) {
+            if (ONLY !== undefined && !ONLY.includes(system)) continue;
+            const key = `${system}/${n}`;
+            results.set(key, [
+              ...(results.get(key) ?? []),
+              await measure(db, server.url, receiver.url, system, n),
+            ]);
+          }
+      const m = (system: System, n: number, field: keyof Run): number =>
+        results.has(`${system}/${n}`)
+          ? median(results.get(`${system}/${n}`)!.map((r) => r[field]))
+          : NaN;
+      for (const n of PROCESSES) {
+        const tw = m('twinworld', n, 'rate');
+        const vs = (['pg-boss-1', 'graphile-worker', 'pg-boss-16'] as const)
+          .map((s) => `${(tw / m(s, n, 'rate')).toFixed(2)}x ${LABEL[s]}`)
+          .join(', ');
+        for (const system of SYSTEMS) {
+          if (!results.has(`${system}/${n}`)) continue;
+          const rate = m(system, n, 'rate');
+          console.log(
+            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}`,
+          );
+        }
+        console.log(
+          `pg-queues twinworld vs peers, ${n} process(es)  ${fmt(tw)} deliveries/s  (${vs})`,
+        );
+      }
+      note(
+        `load average after: ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+      );
+    } finally {
+      await db.end();
+      await receiver.stop();
+      await server.stop();
+    }
+  },
+};

@@ -1,0 +1,169 @@
+// Branches made and deleted by themselves (GitHub's `create` and `delete` events — a push that
+// creates a branch sends `push` instead, see branches.ts), and commit statuses (`status`): the
+// state an external CI reports on a commit, which must be the tip of one of the repository's
+// branches.
+import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { requirePackTwin } from '../kit/twin-checks.js';
+import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
+import { branchKey, findBranch, type GitHubBranch } from './branches.js';
+import { notFound, validationFailed } from './errors.js';
+import { githubIds, githubTime } from './ids.js';
+import { findRepository, type GitHubRepository } from './repositories.js';
+
+/** Index of branches by their tip, to find the branches a status's commit is on. */
+export const SHA_INDEX = 'sha';
+const BRANCH = /^(?!\/|.*(?:\/\/|\.\.|@\{|\\))[^\s~^:?*[\]]{1,200}(?<![./])$/;
+
+export type StatusState = 'error' | 'failure' | 'pending' | 'success';
+
+export type GitHubStatus = {
+  id: number;
+  node_id: string;
+  url: string;
+  sha: string;
+  state: StatusState;
+  description: string | null;
+  target_url: string | null;
+  context: string;
+  created_at: string;
+  updated_at: string;
+  creator: AccountSummary;
+  repository_id: number;
+};
+
+export async function createBranch(
+  twin: Twin,
+  input: { repository: string; branch: string; from?: string; sender: string },
+): Promise<GitHubBranch> {
+  requirePackTwin(twin, 'github');
+  if (typeof input?.branch !== 'string' || !BRANCH.test(input.branch))
+    throw validationFailed(
+      'branch must be a valid git branch name, e.g. "feature/login"',
+      'branch',
+    );
+  const done = await twin.applyAtomic((view) => {
+    const repo = findRepository(view, input.repository);
+    const sender = findUser(view, input.sender);
+    if (findBranch(view, repo, input.branch) !== undefined)
+      throw validationFailed('Reference already exists', 'ref');
+    const from = input.from ?? repo.default_branch;
+    const source = findBranch(view, repo, from);
+    if (source === undefined) throw notFound(`branch ${from} in ${repo.full_name}`, 'from');
+    const branch: GitHubBranch = {
+      repository_id: repo.id,
+      name: input.branch,
+      sha: source.sha,
+      last_push: null,
+    };
+    return commit(
+      {
+        operation: 'branch.create',
+        subjectType: 'branch',
+        subjectId: branchKey(repo.id, input.branch),
+        fields: branch as unknown as JsonObject,
+        actor: actorOf(sender),
+      },
+      branch,
+    );
+  });
+  return done.result;
+}
+
+export async function deleteBranch(
+  twin: Twin,
+  input: { repository: string; branch: string; sender: string },
+): Promise<void> {
+  requirePackTwin(twin, 'github');
+  await twin.applyAtomic((view) => {
+    const repo = findRepository(view, input.repository);
+    const sender = findUser(view, input.sender);
+    if (findBranch(view, repo, input.branch) === undefined)
+      throw validationFailed('Reference does not exist', 'ref');
+    if (input.branch === repo.default_branch)
+      throw validationFailed('Cannot delete the default branch', 'ref');
+    return commit(
+      {
+        operation: 'branch.delete',
+        subjectType: 'branch',
+        subjectId: branchKey(repo.id, input.branch),
+        delete: true,
+        actor: actorOf(sender),
+      },
+      undefined,
+    );
+  });
+}
+
+const STATES = new Set(['error', 'failure', 'pending', 'success']);
+
+/** Branches of `repo` whose tip is `sha`. */
+export function branchesAt(view: ReadView, repo: GitHubRepository, sha: string): GitHubBranch[] {
+  return view
+    .lookup('branch', SHA_INDEX, sha)
+    .filter((r) => !r.deleted && r.fields.repository_id === repo.id)
+    .map((r) => r.fields as unknown as GitHubBranch)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+export async function createCommitStatus(
+  twin: Twin,
+  input: {
+    repository: string;
+    sha: string;
+    state: StatusState;
+    context?: string;
+    description?: string;
+    target_url?: string;
+    sender: string;
+  },
+): Promise<GitHubStatus> {
+  requirePackTwin(twin, 'github');
+  if (!STATES.has(input?.state))
+    throw validationFailed('state must be one of error, failure, pending, success', 'state');
+  if (typeof input.sha !== 'string' || !/^[0-9a-f]{40}$/.test(input.sha))
+    throw validationFailed('sha must be a 40-character commit SHA', 'sha');
+  if (
+    input.description !== undefined &&
+    (typeof input.description !== 'string' || input.description.length > 140)
+  )
+    throw validationFailed('description must be a string of at most 140 characters', 'description');
+  if (
+    input.target_url !== undefined &&
+    (typeof input.target_url !== 'string' || !/^https?:\/\//.test(input.target_url))
+  )
+    throw validationFailed('target_url must be an http(s) URL', 'target_url');
+  const done = await twin.applyAtomic((view) => {
+    const repo = findRepository(view, input.repository);
+    const sender = findUser(view, input.sender);
+    if (branchesAt(view, repo, input.sha).length === 0)
+      throw validationFailed(`No commit found for SHA: ${input.sha}`, 'sha');
+    const ids = twin.world.ids;
+    const id = githubIds.numeric(ids);
+    const now = githubTime(twin.world.clock.now());
+    const status: GitHubStatus = {
+      id,
+      node_id: githubIds.node(ids, 'SC'),
+      url: `${repo.url}/statuses/${input.sha}`,
+      sha: input.sha,
+      state: input.state,
+      description: input.description ?? null,
+      target_url: input.target_url ?? null,
+      context: input.context ?? 'default',
+      created_at: now,
+      updated_at: now,
+      creator: summary(sender),
+      repository_id: repo.id,
+    };
+    return commit(
+      {
+        operation: 'status.create',
+        subjectType: 'commit_status',
+        subjectId: String(id),
+        fields: status as unknown as JsonObject,
+        actor: actorOf(sender),
+      },
+      status,
+    );
+  });
+  return done.result;
+}

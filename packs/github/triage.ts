@@ -1,0 +1,204 @@
+// Triage on issues and pull requests: labels (made in the repository the first time they are
+// used, as GitHub's "add labels" does), assignees and requested reviewers. Each one added is its
+// own write — GitHub sends one `labeled`/`assigned`/`review_requested` per label or person — and
+// all of a call's writes commit together. Adding what is already there writes nothing.
+import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { requirePackTwin } from '../kit/twin-checks.js';
+import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
+import { notFound, validationFailed } from './errors.js';
+import { githubIds, githubTime } from './ids.js';
+import { issueKey } from './issues.js';
+import type { GitHubLabel } from './label.js';
+import { findRepository, type GitHubRepository } from './repositories.js';
+
+/** What an issue or pull request keeps of its triage (absent on ones made before any triage). */
+type Triaged = {
+  labels?: GitHubLabel[];
+  assignees?: AccountSummary[];
+  requested_reviewers?: AccountSummary[];
+  user: AccountSummary;
+  state: string;
+};
+
+export type { GitHubLabel };
+
+export interface TriageTarget {
+  /** "owner/name" */
+  repository: string;
+  number: number;
+  /** Login of the user acting. */
+  sender: string;
+}
+
+// GitHub's palette for labels made on the fly: picked from the name, so a replay makes the same.
+const COLORS = ['d73a4a', '0075ca', 'a2eeef', '7057ff', '008672', 'e4e669', 'd876e3', 'cfd3d7'];
+
+function colorOf(name: string): string {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return COLORS[h % COLORS.length]!;
+}
+
+function target(
+  view: ReadView,
+  input: TriageTarget,
+): { repo: GitHubRepository; type: 'issue' | 'pull_request'; fields: Triaged } {
+  const repo = findRepository(view, input.repository);
+  const key = issueKey(repo.id, input.number);
+  for (const type of ['issue', 'pull_request'] as const) {
+    const r = view.get(type, key);
+    if (r !== undefined && !r.deleted)
+      return { repo, type, fields: r.fields as unknown as Triaged };
+  }
+  throw notFound(`issue #${input.number} in ${input.repository}`, 'number');
+}
+
+function names(value: unknown, path: string): string[] {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.some((v) => typeof v !== 'string' || v.trim() === '' || v.length > 50)
+  )
+    throw validationFailed(`${path} must be a non-empty array of names (1–50 characters)`, path);
+  return [...new Set(value as string[])];
+}
+
+export function labelKey(repoId: number, name: string): string {
+  return `${repoId}:${name.toLowerCase()}`;
+}
+
+/** Adds labels to an issue or pull request: one `labeled` event per label it did not have. */
+export async function addLabels(
+  twin: Twin,
+  input: TriageTarget & { labels: string[] },
+): Promise<GitHubLabel[]> {
+  requirePackTwin(twin, 'github');
+  const wanted = names(input?.labels, 'labels');
+  const done = await twin.applyAtomic((view) => {
+    const { repo, type, fields } = target(view, input);
+    const sender = findUser(view, input.sender);
+    const now = githubTime(twin.world.clock.now());
+    const labels = [...(fields.labels ?? [])];
+    const writes = [];
+    for (const name of wanted) {
+      if (labels.some((l) => l.name.toLowerCase() === name.toLowerCase())) continue;
+      const kept = view.get('label', labelKey(repo.id, name));
+      const made = kept === undefined;
+      const label: GitHubLabel = made
+        ? {
+            id: githubIds.numeric(twin.world.ids),
+            node_id: githubIds.node(twin.world.ids, 'LA'),
+            url: `${repo.url}/labels/${encodeURIComponent(name)}`,
+            name,
+            color: colorOf(name),
+            default: false,
+            description: null,
+          }
+        : (kept.fields as unknown as GitHubLabel);
+      labels.push(label);
+      writes.push({
+        operation: `${type}.label`,
+        subjectType: type,
+        subjectId: issueKey(repo.id, input.number),
+        fields: { labels: [...labels], updated_at: now } as unknown as JsonObject,
+        actor: actorOf(sender),
+        ...(made
+          ? {
+              projection: {
+                creates: [
+                  {
+                    type: 'label',
+                    id: labelKey(repo.id, name),
+                    fields: { ...label, repository_id: repo.id } as unknown as JsonObject,
+                  },
+                ],
+              },
+            }
+          : {}),
+      });
+    }
+    return writes.length === 0 ? skip(labels) : commit(writes, labels);
+  });
+  return done.result;
+}
+
+function people(
+  view: ReadView,
+  input: TriageTarget,
+  logins: unknown,
+  field: 'assignees' | 'requested_reviewers',
+  operation: string,
+  now: string,
+) {
+  const wanted = names(logins, field === 'assignees' ? 'assignees' : 'reviewers');
+  const { repo, type, fields } = target(view, input);
+  const sender = findUser(view, input.sender);
+  if (field === 'requested_reviewers' && type !== 'pull_request')
+    throw notFound(`pull request #${input.number} in ${input.repository}`, 'number');
+  const list = [...(fields[field] ?? [])];
+  const writes = [];
+  for (const [i, login] of wanted.entries()) {
+    const user = findUser(view, login, `${field}[${i}]`);
+    if (list.some((u) => u.id === user.id)) continue;
+    if (field === 'requested_reviewers' && user.id === fields.user.id)
+      throw validationFailed(
+        'Review cannot be requested from pull request author.',
+        `reviewers[${i}]`,
+      );
+    list.push(summary(user));
+    const patch: JsonObject = { [field]: [...list] as unknown as JsonObject[], updated_at: now };
+    if (field === 'assignees') patch.assignee = list[0] as unknown as JsonObject;
+    writes.push({
+      operation: `${type}.${operation}`,
+      subjectType: type,
+      subjectId: issueKey(repo.id, input.number),
+      fields: patch,
+      actor: actorOf(sender),
+    });
+  }
+  return { writes, list };
+}
+
+/** Assigns people to an issue or pull request: one `assigned` event per new assignee. */
+export async function assignIssue(
+  twin: Twin,
+  input: TriageTarget & { assignees: string[] },
+): Promise<AccountSummary[]> {
+  requirePackTwin(twin, 'github');
+  const done = await twin.applyAtomic((view) => {
+    const now = githubTime(twin.world.clock.now());
+    const { writes, list } = people(view, input, input?.assignees, 'assignees', 'assign', now);
+    return writes.length === 0 ? skip(list) : commit(writes, list);
+  });
+  return done.result;
+}
+
+/** Requests reviews on an open pull request: one `review_requested` event per new reviewer. */
+export async function requestReviewers(
+  twin: Twin,
+  input: TriageTarget & { reviewers: string[] },
+): Promise<AccountSummary[]> {
+  requirePackTwin(twin, 'github');
+  const done = await twin.applyAtomic((view) => {
+    const now = githubTime(twin.world.clock.now());
+    const { writes, list } = people(
+      view,
+      input,
+      input?.reviewers,
+      'requested_reviewers',
+      'request_review',
+      now,
+    );
+    return writes.length === 0 ? skip(list) : commit(writes, list);
+  });
+  return done.result;
+}
+
+/** The label, assignee or reviewer a triage write added: each write appends exactly one. */
+export function added(
+  written: JsonObject | undefined,
+  field: 'labels' | 'assignees' | 'requested_reviewers',
+): JsonObject | undefined {
+  const list = (written?.[field] ?? []) as unknown as JsonObject[];
+  return list[list.length - 1];
+}

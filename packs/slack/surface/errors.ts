@@ -1,0 +1,25 @@
+// Slack's Web API answers refusals as HTTP 200 with `{ok: false, error}` — any other status makes
+// @slack/web-api retry for half an hour — so every refusal the surface or the pack makes renders
+// that way: a pack's VendorError carries Slack's own error string.
+import type { RenderedError } from '../../../src/host/index.js';
+import { isVendorError, VendorError } from '../../kit/errors.js';
+
+/** A refusal of the surface itself (auth, arguments), typed like the pack's own. */
+export class SlackMethodError extends VendorError {
+  constructor(error: string, message: string) {
+    super('slack', 'invalid_input', error, `${error}: ${message}`);
+  }
+}
+
+export function renderSlackError(error: unknown): RenderedError {
+  if (isVendorError(error)) return { status: 200, body: { ok: false, error: error.vendorCode } };
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // The kernel's typed refusals of bad input: Slack's invalid_arguments.
+  if (code === 'INVALID_ARGUMENT')
+    return { status: 200, body: { ok: false, error: 'invalid_arguments' } };
+  return { status: 200, body: { ok: false, error: 'internal_error' } };
+}
+
+export function unknownSlackMethod(): RenderedError {
+  return { status: 200, body: { ok: false, error: 'unknown_method' } };
+}

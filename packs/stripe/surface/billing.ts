@@ -1,0 +1,277 @@
+// Subscriptions (create, retrieve, update, cancel, list), invoices (retrieve, list) and test
+// clocks. A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs
+// every renewal, invoice and webhook retry due on the way, each at its own instant, earliest first;
+// the advance answers `advancing` as Stripe does and the clock reads `ready` afterwards.
+import { commit, type JsonObject } from '../../../src/index.js';
+import {
+  cancelSubscription,
+  createSubscription,
+  updateSubscription,
+  type CreateSubscriptionInput,
+  type UpdateSubscriptionInput,
+} from '../subscriptions.js';
+import { StripeApiError } from './errors.js';
+import { LIST_PARAMS, listOf } from './listing.js';
+import { definedOnly, missing, retrieve } from './reads.js';
+import { apiObject, stripeRoute } from './route.js';
+
+const SUBSCRIPTION_EVENTS = [
+  'customer.subscription.created',
+  'invoice.created',
+  'invoice.finalized',
+  'invoice.paid',
+  'invoice.payment_succeeded',
+  'payment_intent.succeeded',
+  'charge.succeeded',
+];
+
+/** Moves the world clock to `to` (epoch ms), running what falls due: the host's advanceWorld. */
+export type AdvanceClock = (to: number) => Promise<void>;
+
+function testClockObject(
+  id: string,
+  frozen: number,
+  name: string | null,
+  created: number,
+  status: string,
+): JsonObject {
+  return {
+    id,
+    object: 'test_helpers.test_clock',
+    created,
+    deletes_after: created + 7 * 86_400,
+    frozen_time: frozen,
+    livemode: false,
+    name,
+    status,
+    status_details: {},
+  };
+}
+
+/** Since API 2025-03-31 an invoice names its subscription under parent.subscription_details. */
+function subscriptionOf(invoice: Readonly<JsonObject>): unknown {
+  const parent = invoice.parent as
+    { subscription_details?: { subscription?: unknown } } | null | undefined;
+  return parent?.subscription_details?.subscription ?? invoice.subscription;
+}
+
+export function billingRoutes(advance: AdvanceClock) {
+  return [
+    stripeRoute({
+      method: 'POST',
+      path: '/v1/subscriptions',
+      sdk: 'subscriptions.create',
+      kind: 'write',
+      events: SUBSCRIPTION_EVENTS,
+      params: {
+        customer: 'string',
+        items: { list: { price: 'string', quantity: 'integer' } },
+        default_payment_method: 'string',
+        trial_period_days: 'integer',
+        description: 'string',
+        metadata: 'metadata',
+      },
+      handle: async ({ twin, input }) =>
+        apiObject(
+          await createSubscription(twin, definedOnly(input) as unknown as CreateSubscriptionInput),
+        ),
+    }),
+    stripeRoute({
+      method: 'GET',
+      path: '/v1/subscriptions/:id',
+      sdk: 'subscriptions.retrieve',
+      kind: 'read',
+      handle: (ctx) => retrieve(ctx, 'subscription', 'subscription'),
+    }),
+    stripeRoute({
+      method: 'POST',
+      path: '/v1/subscriptions/:id',
+      sdk: 'subscriptions.update',
+      kind: 'write',
+      events: ['customer.subscription.updated'],
+      params: {
+        cancel_at_period_end: 'boolean',
+        default_payment_method: 'string',
+        description: 'string',
+        metadata: 'metadata',
+      },
+      async handle({ twin, params, input }) {
+        const patch: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(input))
+          if (k !== 'expand' && v !== undefined) patch[k] = v;
+        return apiObject(
+          await updateSubscription(twin, params.id!, patch as UpdateSubscriptionInput),
+        );
+      },
+    }),
+    stripeRoute({
+      method: 'DELETE',
+      path: '/v1/subscriptions/:id',
+      sdk: 'subscriptions.cancel',
+      kind: 'write',
+      events: ['customer.subscription.deleted'],
+      handle: async ({ twin, params }) => apiObject(await cancelSubscription(twin, params.id!)),
+    }),
+    stripeRoute({
+      method: 'GET',
+      path: '/v1/subscriptions',
+      sdk: 'subscriptions.list',
+      kind: 'read',
+      params: { ...LIST_PARAMS, customer: 'string', status: 'string' },
+      handle: ({ twin, input, url }) =>
+        listOf(
+          twin,
+          'subscription',
+          input,
+          url,
+          (r) =>
+            (input.customer == null || r.fields.customer === input.customer) &&
+            (input.status == null || input.status === 'all' || r.fields.status === input.status),
+        ),
+    }),
+    stripeRoute({
+      method: 'GET',
+      path: '/v1/invoices/:id',
+      sdk: 'invoices.retrieve',
+      kind: 'read',
+      handle: (ctx) => retrieve(ctx, 'invoice', 'invoice'),
+    }),
+    stripeRoute({
+      method: 'GET',
+      path: '/v1/invoices',
+      sdk: 'invoices.list',
+      kind: 'read',
+      params: { ...LIST_PARAMS, customer: 'string', subscription: 'string', status: 'string' },
+      handle: ({ twin, input, url }) =>
+        listOf(
+          twin,
+          'invoice',
+          input,
+          url,
+          (r) =>
+            (input.customer == null || r.fields.customer === input.customer) &&
+            (input.subscription == null || subscriptionOf(r.fields) === input.subscription) &&
+            (input.status == null || r.fields.status === input.status),
+        ),
+    }),
+    stripeRoute({
+      method: 'POST',
+      path: '/v1/test_helpers/test_clocks',
+      sdk: 'testHelpers.testClocks.create',
+      kind: 'write',
+      params: { frozen_time: 'integer', name: 'string' },
+      async handle({ twin, input }) {
+        const nowMs = twin.world.clock.now();
+        const frozen = input.frozen_time as number | null | undefined;
+        if (frozen == null)
+          throw new StripeApiError(
+            400,
+            'invalid_request_error',
+            'parameter_missing',
+            'Missing required param: frozen_time.',
+            {},
+            'frozen_time',
+          );
+        // One world clock: a frozen_time ahead moves it there; one behind starts the clock at now.
+        if (frozen * 1000 > nowMs) await advance(frozen * 1000);
+        const now = Math.floor(twin.world.clock.now() / 1000);
+        const id = twin.world.ids.vendorId('clock', 24);
+        const clock = testClockObject(
+          id,
+          now,
+          (input.name as string | null | undefined) ?? null,
+          now,
+          'ready',
+        );
+        await twin.applyAtomic(() =>
+          commit({
+            operation: 'test_clock.create',
+            subjectType: 'test_clock',
+            subjectId: id,
+            fields: clock,
+          }),
+        );
+        return clock;
+      },
+    }),
+    stripeRoute({
+      method: 'GET',
+      path: '/v1/test_helpers/test_clocks/:id',
+      sdk: 'testHelpers.testClocks.retrieve',
+      kind: 'read',
+      handle: (ctx) => retrieve(ctx, 'test_clock', 'test_helpers.test_clock'),
+    }),
+    stripeRoute({
+      method: 'GET',
+      path: '/v1/test_helpers/test_clocks',
+      sdk: 'testHelpers.testClocks.list',
+      kind: 'read',
+      params: LIST_PARAMS,
+      handle: ({ twin, input, url }) => listOf(twin, 'test_clock', input, url),
+    }),
+    stripeRoute({
+      method: 'DELETE',
+      path: '/v1/test_helpers/test_clocks/:id',
+      sdk: 'testHelpers.testClocks.del',
+      kind: 'write',
+      async handle({ twin, params }) {
+        await twin.applyAtomic((view) => {
+          const r = view.get('test_clock', params.id!);
+          if (r === undefined || r.deleted) throw missing('test_helpers.test_clock', params.id!);
+          return commit({
+            operation: 'test_clock.delete',
+            subjectType: 'test_clock',
+            subjectId: params.id!,
+            delete: true,
+          });
+        });
+        return { id: params.id!, object: 'test_helpers.test_clock', deleted: true };
+      },
+    }),
+    stripeRoute({
+      method: 'POST',
+      path: '/v1/test_helpers/test_clocks/:id/advance',
+      sdk: 'testHelpers.testClocks.advance',
+      kind: 'write',
+      events: [
+        'invoice.created',
+        'invoice.finalized',
+        'invoice.paid',
+        'invoice.payment_succeeded',
+        'invoice.payment_failed',
+        'invoice.upcoming',
+        'customer.subscription.updated',
+        'customer.subscription.deleted',
+        'customer.subscription.trial_will_end',
+      ],
+      params: { frozen_time: 'integer' },
+      async handle({ twin, params, input }) {
+        const r = await twin.get('test_clock', params.id!);
+        if (r === undefined || r.deleted) throw missing('test_helpers.test_clock', params.id!);
+        const frozen = input.frozen_time as number | null | undefined;
+        const current = Number(r.fields.frozen_time);
+        if (frozen == null || frozen <= current)
+          throw new StripeApiError(
+            400,
+            'invalid_request_error',
+            'parameter_invalid',
+            `frozen_time must be after the clock's current frozen_time (${current}).`,
+            {},
+            'frozen_time',
+          );
+        const worldNow = Math.floor(twin.world.clock.now() / 1000);
+        if (frozen > worldNow) await advance(frozen * 1000);
+        await twin.applyAtomic(() =>
+          commit({
+            operation: 'test_clock.advance',
+            subjectType: 'test_clock',
+            subjectId: params.id!,
+            fields: { frozen_time: frozen, status: 'ready' },
+          }),
+        );
+        // Stripe answers while the clock is still moving; this one has moved already.
+        return { ...apiObject(r.fields), frozen_time: frozen, status: 'advancing' };
+      },
+    }),
+  ];
+}

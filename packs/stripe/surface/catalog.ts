@@ -1,0 +1,79 @@
+// Products and prices: create, retrieve, list — the pack's catalog operations (product.created,
+// price.created).
+import {
+  createPrice,
+  createProduct,
+  type CreatePriceInput,
+  type CreateProductInput,
+} from '../catalog.js';
+import { LIST_PARAMS, listOf } from './listing.js';
+import { apiObject, stripeRoute } from './route.js';
+import { definedOnly, retrieve } from './reads.js';
+
+export const catalogRoutes = [
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/products',
+    sdk: 'products.create',
+    kind: 'write',
+    events: ['product.created'],
+    params: { name: 'string', description: 'string', metadata: 'metadata' },
+    handle: async ({ twin, input }) =>
+      apiObject(await createProduct(twin, definedOnly(input) as unknown as CreateProductInput)),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/products/:id',
+    sdk: 'products.retrieve',
+    kind: 'read',
+    handle: (ctx) => retrieve(ctx, 'product', 'product'),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/products',
+    sdk: 'products.list',
+    kind: 'read',
+    params: { ...LIST_PARAMS, active: 'boolean' },
+    handle: ({ twin, input, url }) => listOf(twin, 'product', input, url),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/prices',
+    sdk: 'prices.create',
+    kind: 'write',
+    events: ['price.created'],
+    params: {
+      product: 'string',
+      unit_amount: 'integer',
+      currency: 'string',
+      recurring: { interval: 'string', interval_count: 'integer', trial_period_days: 'integer' },
+      nickname: 'string',
+      lookup_key: 'string',
+      metadata: 'metadata',
+    },
+    handle: async ({ twin, input }) =>
+      apiObject(await createPrice(twin, definedOnly(input) as unknown as CreatePriceInput)),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/prices/:id',
+    sdk: 'prices.retrieve',
+    kind: 'read',
+    handle: (ctx) => retrieve(ctx, 'price', 'price'),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/prices',
+    sdk: 'prices.list',
+    kind: 'read',
+    params: { ...LIST_PARAMS, product: 'string', active: 'boolean' },
+    handle: ({ twin, input, url }) =>
+      listOf(
+        twin,
+        'price',
+        input,
+        url,
+        (r) => input.product == null || r.fields.product === input.product,
+      ),
+  }),
+];

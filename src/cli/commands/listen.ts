@@ -1,0 +1,168 @@
+// `twinworld listen <pack> --forward-to URL`: like `stripe listen`. Registers a temporary webhook
+// endpoint for the pack, prints its signing secret, forwards every event any process causes to
+// the local app and prints one line per attempt; on Ctrl-C it disables the endpoint (its
+// deliveries and attempts stay in the log). See docs/console.md.
+import { builtInPacks } from '../../../packs/built-in.js';
+import { attemptType, deliveryOf } from '../../events/delivery-records.js';
+import { Dispatcher } from '../../events/dispatcher.js';
+import { findEndpoint, setEndpointEnabled } from '../../events/endpoint-lookup.js';
+import { registerPack } from '../../events/pack-registry.js';
+import { finishedAttempt } from '../../host/describe-entry.js';
+import { followEntries } from '../../host/follow.js';
+import { readHeads } from '../../host/console/heads.js';
+import { RealClock } from '../../world/clock.js';
+import { countOption, stringOption, UsageError, type Command } from '../command.js';
+import { colourOn, painter, stateColour } from '../colour.js';
+import { write } from '../output.js';
+import { cliPack, cliPacks } from '../pack-cli.js';
+import { untilSignal } from '../signals.js';
+import { openStoreWorld } from '../store.js';
+
+function parseEvents(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const events = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  return events.length === 0 ? undefined : events;
+}
+
+export const listenCommand: Command = {
+  name: 'listen',
+  summary: "Forward a twin's webhooks to a local app (like `stripe listen --forward-to`)",
+  usage:
+    'listen <pack> --forward-to URL [--events a,b|*] [--poll MS] [--root DIR | --store URL] [--json]',
+  description: [
+    'Registers a temporary endpoint for <pack> pointing at URL, prints its signing secret, and',
+    'sends every event it takes — whichever process caused it (`twinworld trigger`, a walk, the',
+    'vendor API) — printing one line per attempt: → 200 customer.created evt_… 12 ms. Retries follow',
+    "the pack's policy. On Ctrl-C the endpoint is disabled; its deliveries and attempts stay.",
+  ].join('\n'),
+  arguments: [
+    [
+      '<pack>',
+      cliPacks()
+        .map((p) => p.name)
+        .join(', '),
+    ],
+  ],
+  positionals: { min: 1, max: 1 },
+  options: {
+    'forward-to': {
+      type: 'string',
+      value: { kind: 'url' },
+      short: 'f',
+      arg: 'URL',
+      description: 'where events are sent',
+    },
+    events: {
+      type: 'string',
+      value: { kind: 'text' },
+      arg: 'a,b|*',
+      description: 'the event types forwarded, comma-separated; all when absent',
+    },
+    poll: {
+      type: 'string',
+      value: { kind: 'count', min: 1 },
+      arg: 'MS',
+      description: 'how often the log heads are read (default 100)',
+    },
+  },
+  jsonHelp:
+    'print {"ready", endpoint, secret, url, events} once registered, one {"attempt"...} object per attempt and {"retired", endpoint} at the end',
+  async run(args, io) {
+    const pack = cliPack(args.positionals[0]!);
+    const url = stringOption(args, 'forward-to');
+    if (url === undefined) throw new UsageError('listen needs --forward-to URL');
+    const events = parseEvents(stringOption(args, 'events'));
+    const pollMs = countOption(args, 'poll') ?? 100;
+    const paint = painter(colourOn(io, args.json));
+    // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
+    const stopped = untilSignal();
+    const world = openStoreWorld(args.store, { clock: new RealClock() });
+    try {
+      for (const p of builtInPacks) registerPack(world, p);
+      const decl = builtInPacks.find((p) => p.name === pack.name)!.events!;
+      const twin = world.twin(pack.twin);
+      const dispatcher = new Dispatcher(world, { autoDispatch: false });
+      const from = await readHeads(world);
+      const added = await pack.cli.addEndpoint(twin, {
+        url,
+        ...(events === undefined ? {} : { events }),
+        options: {},
+      });
+      const ours = new Map<string, { eventType: string; eventId: string }>();
+      const sends = new Set<Promise<unknown>>();
+      const out = (value: Record<string, unknown>, text: string): Promise<void> =>
+        write(io.stdout, args.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+      const follower = await followEntries(world, {
+        twins: [pack.twin],
+        pollMs,
+        from,
+        onEntry: async (e) => {
+          if (e.subjectType === decl.recordType && e.operation === `${decl.recordType}.create`) {
+            const d = deliveryOf({ fields: e.fields ?? {} });
+            if (d.endpointId !== added.id) return;
+            ours.set(e.subjectId, { eventType: d.eventType, eventId: d.eventId });
+            // Sent from here; a claim another sender won is simply not ours to make.
+            const send = dispatcher.dispatch(pack.name, e.subjectId, 'first').catch((error) => {
+              world.reportError(error, `forwarding ${e.subjectId}`);
+            });
+            sends.add(send);
+            void send.finally(() => sends.delete(send));
+            return;
+          }
+          const finished = finishedAttempt(e, decl.recordType);
+          if (finished === undefined) return;
+          const attempt = await twin.get(attemptType(decl.recordType), finished.id);
+          const deliveryId = String(attempt?.fields.delivery ?? '');
+          const event = ours.get(deliveryId);
+          if (attempt === undefined || event === undefined) return;
+          const f = attempt.fields;
+          const ms = Date.parse(String(f.finishedAt)) - Date.parse(String(f.startedAt));
+          const status = typeof f.status === 'number' ? f.status : null;
+          await out(
+            {
+              attempt: finished.id,
+              delivery: deliveryId,
+              number: f.number ?? null,
+              eventType: event.eventType,
+              eventId: event.eventId,
+              status,
+              outcome: f.state ?? null,
+              reason: f.reason ?? null,
+              durationMs: Number.isFinite(ms) ? ms : null,
+            },
+            `${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd(),
+          );
+        },
+      });
+      await out(
+        {
+          ready: true,
+          pack: pack.name,
+          endpoint: added.id,
+          secret: added.secret,
+          url,
+          events: added.events,
+        },
+        [
+          `Ready! Forwarding ${pack.name} events to ${url}`,
+          `  endpoint ${added.id} (temporary: disabled on Ctrl-C)`,
+          `  secret   ${added.secret}`,
+          `  events   ${added.events.join(',')}`,
+        ].join('\n'),
+      );
+      await stopped;
+      await follower.stop();
+      await Promise.all([...sends]);
+      await dispatcher.close();
+      // Retired, not removed: the deliveries and attempts that name it stay readable.
+      await setEndpointEnabled(world, await findEndpoint(world, added.id, pack.name), false);
+      await out({ retired: true, endpoint: added.id }, `endpoint ${added.id} disabled`);
+    } finally {
+      await world.close();
+    }
+    return 0;
+  },
+};

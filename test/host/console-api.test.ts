@@ -1,0 +1,238 @@
+// The console's fetch handler in this process, on a real SQLite root: the token on every request
+// (and only from a header for actions), each action refused exactly as its CLI command refuses it
+// with nothing appended, the live stream of heads, the virtual clock, and the mount under a base path.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtInPacks } from '../../packs/built-in.js';
+import { Dispatcher } from '../../src/events/dispatcher.js';
+import { registerPack } from '../../src/events/pack-registry.js';
+import { createConsoleHandler, type ConsoleHandler } from '../../src/host/console/handler.js';
+import { readHeads } from '../../src/host/console/heads.js';
+import { RealClock, VirtualClock, type Clock } from '../../src/world/clock.js';
+import { openWorld, type World } from '../../src/world/world.js';
+import { tempDir } from '../support/backends.js';
+import { cli } from '../cli/in-process.js';
+
+const TOKEN = 'secret-token-for-tests';
+let dir: string;
+let root: string;
+
+function open(
+  clock: Clock,
+  basePath = '',
+): { world: World; console: ConsoleHandler; dispatcher: Dispatcher } {
+  const world = openWorld({ root, clock });
+  for (const pack of builtInPacks) registerPack(world, pack);
+  const dispatcher = new Dispatcher(world, { autoDispatch: false });
+  return {
+    world,
+    dispatcher,
+    console: createConsoleHandler({ world, dispatcher, token: TOKEN, basePath, pollMs: 20 }),
+  };
+}
+
+const get = (c: ConsoleHandler, path: string, headers: Record<string, string> = {}) =>
+  c.fetch(new Request(`http://127.0.0.1:1${path}`, { headers }));
+const post = (
+  c: ConsoleHandler,
+  action: string,
+  body: unknown,
+  headers: Record<string, string> = { 'x-twinworld-token': TOKEN },
+) =>
+  c.fetch(
+    new Request(`http://127.0.0.1:1/api/actions/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
+
+beforeAll(async () => {
+  dir = tempDir('twinworld-console-api-');
+  root = join(dir, 'world');
+  expect(
+    (await cli(['endpoints', 'add', 'stripe', '--url', 'http://127.0.0.1:9/x', '--root', root]))
+      .status,
+  ).toBe(0);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the console token', () => {
+  it('is required on the page, the API and the stream; actions take it from a header only', async () => {
+    const { world, console: c, dispatcher } = open(new RealClock());
+    try {
+      for (const path of ['/', '/api/overview', '/events', '/api/deliveries'])
+        for (const q of ['', '?token=wrong', `?token=${TOKEN}x`]) {
+          const r = await get(c, path + q);
+          expect(r.status, path + q).toBe(401);
+          expect(((await r.json()) as { error: string }).error).toBe('CONSOLE_TOKEN');
+        }
+      const page = await get(c, `/?token=${TOKEN}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const html = await page.text();
+      expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+      expect((await get(c, '/api/overview', { 'x-twinworld-token': TOKEN })).status).toBe(200);
+      // A page on another origin could put the token in a URL, never in a header: refused.
+      const fromQuery = await c.fetch(
+        new Request(`http://127.0.0.1:1/api/actions/redeliver?token=${TOKEN}`, {
+          method: 'POST',
+          body: '{}',
+        }),
+      );
+      expect(fromQuery.status).toBe(401);
+      expect((await post(c, 'redeliver', {}, { 'x-twinworld-token': 'nope' })).status).toBe(401);
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+});
+
+describe('actions are refused as the CLI refuses them, and append nothing', () => {
+  it('redeliver, endpoints, dispatches, schedules: same code, same message', async () => {
+    const { world, console: c, dispatcher } = open(new RealClock());
+    const before = await readHeads(world);
+    const cases: [string, Record<string, unknown>, string[]][] = [
+      ['redeliver', { delivery: 'dlv_nope' }, ['redeliver', 'dlv_nope']],
+      ['endpoint.disable', { endpoint: 'we_nope' }, ['endpoints', 'disable', 'we_nope']],
+      [
+        'endpoint.enable',
+        { endpoint: 'we_nope', pack: 'stripe' },
+        ['endpoints', 'enable', 'we_nope', '--pack', 'stripe'],
+      ],
+      ['dispatch.cancel', { dispatch: 'dsp_nope' }, ['dispatches', 'cancel', 'dsp_nope']],
+      ['schedule.pause', { schedule: 'nightly' }, ['schedules', 'pause', 'nightly']],
+      ['schedule.resume', { schedule: 'nightly' }, ['schedules', 'resume', 'nightly']],
+    ];
+    try {
+      for (const [action, body, args] of cases) {
+        const r = await post(c, action, body);
+        const answer = (await r.json()) as { error: string; message: string };
+        const viaCli = await cli([...args, '--json', '--root', root]);
+        expect(viaCli.status, args.join(' ')).toBe(1);
+        const expected = JSON.parse(viaCli.stderr) as { error: string; message: string };
+        expect([r.status >= 400, answer.error, answer.message], action).toEqual([
+          true,
+          expected.error,
+          expected.message,
+        ]);
+      }
+      const bad: [string, unknown, number, string][] = [
+        ['redeliver', {}, 400, 'INVALID_ARGUMENT'],
+        ['redeliver', { delivery: 'dlv_x', to: 'ftp://127.0.0.1/' }, 400, 'INVALID_ARGUMENT'],
+        ['clock.advance', { ms: 1000 }, 409, 'CLOCK_NOT_VIRTUAL'],
+        ['clock.advance', { ms: -1 }, 400, 'INVALID_ARGUMENT'],
+        ['launch.missiles', {}, 404, 'UNKNOWN_ACTION'],
+        ['redeliver', 'not json', 400, 'INVALID_ARGUMENT'],
+        ['redeliver', [], 400, 'INVALID_ARGUMENT'],
+      ];
+      for (const [action, body, status, code] of bad) {
+        const r = await post(c, action, body);
+        expect([r.status, ((await r.json()) as { error: string }).error], action).toEqual([
+          status,
+          code,
+        ]);
+      }
+      // Nothing appended: every head as it was (the dispatch and schedule lookups open the
+      // empty `triggers` twin, as the CLI commands do).
+      const after = await readHeads(world);
+      expect(after).toEqual({ ...before, triggers: 0 });
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+
+  it('disable and enable an endpoint: the same atomic action as `endpoints disable|enable`', async () => {
+    const { world, console: c, dispatcher } = open(new RealClock());
+    try {
+      const [endpoint] = (await cli(['endpoints', 'list', '--json', '--root', root])).json<
+        { id: string }[]
+      >();
+      const off = await post(c, 'endpoint.disable', { endpoint: endpoint!.id });
+      expect(off.status).toBe(200);
+      expect(((await off.json()) as { answer: { enabled: boolean } }).answer.enabled).toBe(false);
+      expect(
+        (await cli(['endpoints', 'list', '--json', '--root', root])).json<
+          { enabled: boolean }[]
+        >()[0]!.enabled,
+      ).toBe(false);
+      const on = await post(c, 'endpoint.enable', { endpoint: endpoint!.id, pack: 'stripe' });
+      expect(((await on.json()) as { answer: { enabled: boolean } }).answer.enabled).toBe(true);
+      const last = (await cli(['log', 'stripe', '--json', '--root', root]))
+        .json<{ operation: string; actor: string }[]>()
+        .at(-1)!;
+      expect(last.operation).toBe('webhook_endpoint.update');
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+});
+
+describe('live and clock', () => {
+  it('the event stream sends the heads now and again when any write moves one', async () => {
+    const { world, console: c, dispatcher } = open(new RealClock());
+    const aborted = new AbortController();
+    try {
+      const r = await c.fetch(
+        new Request(`http://127.0.0.1:1/events?token=${TOKEN}`, { signal: aborted.signal }),
+      );
+      expect(r.headers.get('content-type')).toContain('text/event-stream');
+      const reader = r.body!.getReader();
+      const next = async () => new TextDecoder().decode((await reader.read()).value);
+      const first = await next();
+      const head = (await readHeads(world)).stripe!;
+      expect(first).toBe(`event: heads\ndata: ${JSON.stringify(await readHeads(world))}\n\n`);
+      // Another process appends: the CLI, through its own world on the same root.
+      expect((await cli(['trigger', 'stripe', 'customer.created', '--root', root])).status).toBe(0);
+      let seen = '';
+      while (!seen.includes(`"stripe":`) || JSON.parse(seen.split('data: ')[1]!).stripe <= head)
+        seen = await next();
+      expect(JSON.parse(seen.split('data: ')[1]!).stripe).toBeGreaterThan(head);
+      aborted.abort();
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+
+  it('advances a virtual clock; mounted under a base path it redirects to its trailing slash', async () => {
+    const {
+      world,
+      console: c,
+      dispatcher,
+    } = open(new VirtualClock('2026-03-01T09:00:00Z'), '/_twinworld/console');
+    try {
+      const moved = await c.fetch(
+        new Request('http://127.0.0.1:1/_twinworld/console/api/actions/clock.advance', {
+          method: 'POST',
+          headers: { 'x-twinworld-token': TOKEN },
+          body: JSON.stringify({ ms: 90_000 }),
+        }),
+      );
+      expect(await moved.json()).toEqual({ ok: true, answer: { now: '2026-03-01T09:01:30.000Z' } });
+      const o = await get(c, `/_twinworld/console/api/overview?token=${TOKEN}`);
+      expect(((await o.json()) as { clock: unknown }).clock).toEqual({
+        now: '2026-03-01T09:01:30.000Z',
+        virtual: true,
+      });
+      const bare = await get(c, `/_twinworld/console?token=${TOKEN}`);
+      expect([bare.status, bare.headers.get('location')]).toEqual([
+        308,
+        `/_twinworld/console/?token=${TOKEN}`,
+      ]);
+      expect((await get(c, `/elsewhere?token=${TOKEN}`)).status).toBe(404);
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+});

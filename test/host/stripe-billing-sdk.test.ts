@@ -1,0 +1,135 @@
+// Checkout and the test-clock month, as the unmodified stripe package drives them, on SQLite and
+// PostgreSQL: a session completed headlessly sends checkout.session.completed; a subscription on
+// a test clock advanced one month renews with invoice.created, .finalized, .paid and
+// customer.subscription.updated, every packet verifying with the endpoint's secret.
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { homes } from '../support/backends.js';
+import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+
+const KEY = 'sk_test_billingConformance';
+
+describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (home) => {
+  let twin: StripeTwin;
+  let stripe: Stripe;
+  let secret: string;
+  let cleanup: () => void;
+  const delivered = () =>
+    twin.receiver.requests.map((p) =>
+      stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret),
+    );
+
+  beforeAll(async () => {
+    const fresh = home.fresh();
+    cleanup = fresh.cleanup;
+    twin = await startStripeTwin(fresh.spec, 'billing', Date.parse('2026-06-01T00:00:00Z'));
+    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
+    secret = (
+      await stripe.webhookEndpoints.create({
+        url: `${twin.receiver.url}/hooks`,
+        enabled_events: ['*'],
+      })
+    ).secret!;
+  });
+  afterAll(async () => {
+    await twin?.close();
+    cleanup?.();
+  });
+
+  it('Checkout: created, completed headlessly, checkout.session.completed delivered', async () => {
+    const product = await stripe.products.create({ name: 'Poster' });
+    const price = await stripe.prices.create({
+      product: product.id,
+      unit_amount: 1500,
+      currency: 'usd',
+    });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'payment',
+      line_items: [{ price: price.id, quantity: 2 }],
+      success_url: 'https://app.example/success',
+      customer_email: 'buyer@example.com',
+    });
+    expect(session).toMatchObject({
+      object: 'checkout.session',
+      status: 'open',
+      amount_total: 3000,
+    });
+    const lines = await stripe.checkout.sessions.listLineItems(session.id);
+    expect(lines.data).toHaveLength(1);
+    await stripe.rawRequest('POST', `/v1/_twinworld/checkout/sessions/${session.id}/complete`, {});
+    expect(await stripe.checkout.sessions.retrieve(session.id)).toMatchObject({
+      status: 'complete',
+      payment_status: 'paid',
+    });
+    await twin.host.idle();
+    const types = delivered().map((e) => e.type);
+    expect(types).toContain('checkout.session.completed');
+    const completed = delivered().find((e) => e.type === 'checkout.session.completed')!;
+    expect((completed.data.object as { id: string }).id).toBe(session.id);
+    // expiring a completed session is refused, with nothing appended
+    await expect(stripe.checkout.sessions.expire(session.id)).rejects.toBeInstanceOf(
+      Stripe.errors.StripeInvalidRequestError,
+    );
+  });
+
+  it('a subscription on a test clock advanced one month: invoice.created, .finalized, .paid, customer.subscription.updated', async () => {
+    const start = Math.floor(twin.world.clock.now() / 1000);
+    const clock = await stripe.testHelpers.testClocks.create({ frozen_time: start, name: 'month' });
+    expect(clock).toMatchObject({
+      object: 'test_helpers.test_clock',
+      status: 'ready',
+      frozen_time: start,
+    });
+    const customer = await stripe.customers.create({
+      email: 'sub@example.com',
+      test_clock: clock.id,
+    });
+    const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: customer.id });
+    await stripe.customers.update(customer.id, {
+      invoice_settings: { default_payment_method: pm.id },
+    });
+    const product = await stripe.products.create({ name: 'Plan' });
+    const price = await stripe.prices.create({
+      product: product.id,
+      unit_amount: 900,
+      currency: 'usd',
+      recurring: { interval: 'month' },
+    });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+    });
+    expect(sub.status).toBe('active');
+    await twin.host.idle();
+    const before = twin.receiver.requests.length;
+
+    const advanced = await stripe.testHelpers.testClocks.advance(clock.id, {
+      frozen_time: start + 32 * 86_400,
+    });
+    expect(advanced.status).toBe('advancing');
+    expect((await stripe.testHelpers.testClocks.retrieve(clock.id)).status).toBe('ready');
+    await twin.host.idle();
+    const after = delivered().slice(before);
+    const types = after.map((e) => e.type);
+    const want = [
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.paid',
+      'customer.subscription.updated',
+    ];
+    for (const t of want) expect(types).toContain(t);
+    // in order: events.list (the log's order, newest first) read oldest first; deliveries run
+    // concurrently, so arrival order is not the order Stripe promises either
+    const listed = await stripe.events.list({ limit: 100 });
+    const inLog = listed.data.filter((e) => after.some((a) => a.id === e.id)).reverse();
+    expect(inLog.map((e) => e.created)).toEqual(inLog.map((e) => e.created).sort((a, b) => a - b));
+    const renewal = inLog.filter((e) => want.includes(e.type)).map((e) => e.type);
+    expect(renewal.indexOf('invoice.created')).toBeLessThan(renewal.indexOf('invoice.finalized'));
+    expect(renewal.indexOf('invoice.finalized')).toBeLessThan(renewal.indexOf('invoice.paid'));
+    const invoices = await stripe.invoices.list({ subscription: sub.id });
+    expect(invoices.data.length).toBeGreaterThanOrEqual(2);
+    expect(invoices.data[0]).toMatchObject({ status: 'paid' });
+    // the world clock moved with the test clock
+    expect(Math.floor(twin.world.clock.now() / 1000)).toBe(start + 32 * 86_400);
+  });
+});
