@@ -41,6 +41,7 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
   tail: { twin: '', type: '', poll: 'fast' },
   listen: { 'forward-to': 'not a url', events: null, poll: '-1' },
   work: { concurrency: '0', lease: 'abc' },
+  up: { port: '65536', key: '', clock: 'sundial' },
   serve: {
     endpoint: '',
     config: '',
