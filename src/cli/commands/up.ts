@@ -3,8 +3,12 @@
 // cause, the control plane under /_twinworld/, on the embedded store or --store postgres://…. It
 // prints the exact client line to paste. See docs/stripe-surface.md.
 import { builtInPacks } from '../../../packs/built-in.js';
+import { slackPack } from '../../../packs/slack/pack.js';
+import { slackSurface } from '../../../packs/slack/surface/index.js';
 import { stripeSurface } from '../../../packs/stripe/surface/index.js';
 import { registerPack } from '../../events/pack-registry.js';
+import { mountConsole } from '../../host/console/mount.js';
+import { newConsoleToken } from '../../host/console/token.js';
 import { advanceWorld, createHost, listen } from '../../host/index.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
 import { Worker } from '../../work/worker.js';
@@ -82,6 +86,14 @@ export const upCommand: Command = {
         advanceClock: (to) => advanceWorld(host, to),
       }),
     );
+    host.serve(slackSurface({ twin: host.packTwin(slackPack) }));
+    // The console rides on the same host and clock; its token is printed once, below.
+    const consoleToken = newConsoleToken();
+    const console_ = mountConsole(host, {
+      world,
+      dispatcher: host.dispatcher,
+      token: consoleToken,
+    });
     let listening;
     try {
       listening = await listen(host, { port });
@@ -95,6 +107,7 @@ export const upCommand: Command = {
         ? new Worker(world, deliveryWorkKinds(host.dispatcher))
         : undefined;
     worker?.start();
+    const consoleUrl = `${listening.url}/_twinworld/console/?token=${consoleToken}`;
     const clientLine = `new Stripe('${key}', { host: '127.0.0.1', port: ${listening.port}, protocol: 'http' })`;
     const signal = untilSignal();
     if (args.json)
@@ -107,6 +120,8 @@ export const upCommand: Command = {
           store: args.store.label,
           clock: clockKind,
           stripe: { client: clientLine, apiBase: `${listening.url}/v1` },
+          slack: { slackApiUrl: `${listening.url}/api/` },
+          console: consoleUrl,
           control: `${listening.url}/_twinworld/`,
         })}\n`,
       );
@@ -119,6 +134,8 @@ export const upCommand: Command = {
           `           Stripe CLI: --api-base ${listening.url}`,
           `  webhooks: create an endpoint from your app (stripe.webhookEndpoints.create({ url, enabled_events: ['*'] }))`,
           `            and verify with the whsec_ secret it returns`,
+          `  slack:   new WebClient('xoxb-…', { slackApiUrl: '${listening.url}/api/' })`,
+          `  console: ${consoleUrl}`,
           `  control: ${listening.url}/_twinworld/clock (GET; POST {"advance_ms":N} moves the world clock)`,
           '',
         ].join('\n'),
@@ -131,6 +148,7 @@ export const upCommand: Command = {
         : `${received}: stopping\n`,
     );
     await worker?.stop();
+    await console_.close();
     await listening.close();
     await host.idle();
     await host.close();
