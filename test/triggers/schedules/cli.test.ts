@@ -128,6 +128,9 @@ describe('twinworld schedules', () => {
       tw(r, ['add', 'x', '--cron', '* * * * *', '--catch-up', 'most', '--json']),
       'catch-up',
     );
+    // Refused flags open nothing, so the root is still no world; once it is, the name is checked.
+    expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'ROOT_NOT_FOUND' });
+    json(tw(r, ['add', 'real', '--cron', '* * * * *', '--json']));
     expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'UNKNOWN_TRIGGER' });
     const usage = tw(r, ['add', 'x', '--json']);
     expect(usage.status).toBe(2);
