@@ -75,7 +75,7 @@ export const upCommand: Command = {
     if (clockKind !== 'virtual' && clockKind !== 'real')
       throw new UsageError(`--clock must be virtual or real, got "${clockKind}"`);
     const world = openStoreWorld(args.store, {
-      clock: clockKind === 'real' ? new RealClock() : new VirtualClock(Date.now()),
+      clock: clockKind === 'real' ? new RealClock() : new VirtualClock(new RealClock().now()),
     });
     for (const pack of builtInPacks) registerPack(world, pack);
     const host = createHost({ world });
