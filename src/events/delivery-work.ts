@@ -7,6 +7,9 @@ import type { DueItem, WorkKind } from '../work/work-kind.js';
 import type { Dispatcher } from './dispatcher.js';
 import { packTwinName, registeredPacks } from './pack-registry.js';
 
+/** The open records an in-flight check reads at most (they are ordered by due time). */
+const MAX_OPEN = 100_000;
+
 /** A work kind per registered pack that declares events. */
 export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
   const kinds: WorkKind[] = [];
@@ -28,6 +31,13 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
         const [first] = await dueItems(END_OF_TIME, 1);
         return first === undefined ? undefined : Date.parse(first.dueAt);
       },
+      // A `sending` record is a send in flight (here or elsewhere) until its sender's lease lapses.
+      inFlight: () =>
+        twin.read((view) => {
+          const open = view.lookupUpTo(decl.recordType, DUE_INDEX, END_OF_TIME, MAX_OPEN);
+          const sending = open.find((r) => r.fields.state === 'sending');
+          return sending === undefined ? undefined : Date.parse(String(sending.fields.dueAt));
+        }),
       run: async (item) => {
         const result = await dispatcher.runDue(pack.name, item.id, item.state);
         if (result === undefined) return undefined;

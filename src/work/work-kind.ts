@@ -40,6 +40,13 @@ export interface WorkKind {
   /** The earliest due time of any item (epoch ms), due yet or not; undefined when none has one. */
   nextDue(): Promise<number | undefined>;
   /**
+   * The earliest lapse of a claim somebody holds — work in flight here or in another process — or
+   * undefined when none is held. An idle-now run waits for these (the holder finishes, or its lease
+   * lapses and the work is taken over) but not for work scheduled later. A kind without it never
+   * holds claims past one run.
+   */
+  inFlight?(): Promise<number | undefined>;
+  /**
    * Claims the item, runs it and finishes it. Undefined when there was nothing to claim (another
    * worker took it, or it stopped being due).
    */
