@@ -18,6 +18,7 @@ import { slackIdShapes } from './ids.js';
 import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
 import { scenarios } from './scenarios.js';
+import { scheduledMessageKind } from './scheduled-messages.js';
 
 export const SLACK_RETRY: RetryPolicy = {
   delaysMs: [0, 60_000, 300_000],
@@ -132,7 +133,7 @@ export const slackPack: VendorPack = {
   name: 'slack',
   description:
     'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
-  indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }],
+  indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }, ...scheduledMessageKind.indexes],
   events: slackEvents,
   scenarios,
   cli: slackCli,
