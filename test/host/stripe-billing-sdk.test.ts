@@ -56,11 +56,27 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
     });
     const lines = await stripe.checkout.sessions.listLineItems(session.id);
     expect(lines.data).toHaveLength(1);
-    await stripe.rawRequest('POST', `/v1/_twinworld/checkout/sessions/${session.id}/complete`, {});
+    // the hosted page is on the twin's own origin, in every answer that carries the session
+    const page = new URL(session.url!);
+    expect(page.origin).toBe(twin.host.origin);
+    expect((await stripe.checkout.sessions.list({ limit: 1 })).data[0]!.url).toBe(session.url);
+    const shown = (await stripe.rawRequest('GET', page.pathname, {})) as unknown as {
+      session: { id: string };
+      line_items: unknown[];
+    };
+    expect(shown.session.id).toBe(session.id);
+    expect(shown.line_items).toHaveLength(1);
+    // paying on it headlessly, as the customer would
+    await stripe.rawRequest('POST', page.pathname, {});
     expect(await stripe.checkout.sessions.retrieve(session.id)).toMatchObject({
       status: 'complete',
       payment_status: 'paid',
+      url: null,
     });
+    // the older completion path answers a completed session's refusal in Stripe's envelope
+    await expect(
+      stripe.rawRequest('POST', `/v1/_twinworld/checkout/sessions/${session.id}/complete`, {}),
+    ).rejects.toMatchObject({ type: 'StripeInvalidRequestError' });
     await twin.host.idle();
     const types = delivered().map((e) => e.type);
     expect(types).toContain('checkout.session.completed');

@@ -11,7 +11,7 @@ import {
 } from '../subscriptions.js';
 import { StripeApiError } from './errors.js';
 import { LIST_PARAMS, listOf } from './listing.js';
-import { definedOnly, missing, retrieve } from './reads.js';
+import { missing, packInput, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
 const SUBSCRIPTION_EVENTS = [
@@ -64,9 +64,7 @@ export function billingRoutes(advance: AdvanceClock) {
         metadata: 'metadata',
       },
       handle: async ({ twin, input }) =>
-        apiObject(
-          await createSubscription(twin, definedOnly(input) as unknown as CreateSubscriptionInput),
-        ),
+        apiObject(await createSubscription(twin, packInput<CreateSubscriptionInput>(input))),
     }),
     stripeRoute({
       method: 'GET',
