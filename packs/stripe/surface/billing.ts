@@ -1,6 +1,7 @@
-// Subscriptions (create, retrieve, update, cancel, list) and test clocks (invoices: invoices.ts). A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs
-// every renewal, invoice and webhook retry due on the way, each at its own instant, earliest first;
-// the advance answers `advancing` as Stripe does and the clock reads `ready` afterwards.
+// Subscriptions (create, retrieve, update, cancel, list) and test clocks; invoices are invoices.ts.
+// A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs every
+// renewal, invoice and webhook retry due on the way, each at its own instant, earliest first; the
+// advance answers `advancing` as Stripe does and the clock reads `ready` afterwards.
 import { commit, type JsonObject } from '../../../src/index.js';
 import {
   cancelSubscription,
