@@ -145,6 +145,17 @@ export class Worker {
     for (const kind of this.kinds) {
       const free = this.concurrency - this.running.size;
       if (free <= 0 || this.stopping) break;
+      if (kind.take !== undefined) {
+        const prefix = `${kind.name}\u0000`;
+        const busy = new Set<string>();
+        for (const key of this.running.keys())
+          if (key.startsWith(prefix)) busy.add(key.slice(prefix.length));
+        for (const { item, done } of await kind.take(now, free, busy)) {
+          this.track(kind, item, `${prefix}${item.id}`, done);
+          started++;
+        }
+        continue;
+      }
       // Ask for a few more than the free slots: some may be running here already.
       for (const item of await kind.due(now, free + this.running.size)) {
         if (this.running.size >= this.concurrency || this.stopping) break;
@@ -158,9 +169,18 @@ export class Worker {
   }
 
   private launch(kind: WorkKind, item: DueItem, key: string): void {
+    this.track(kind, item, key, kind.run(item, { owner: this.owner, leaseMs: this.leaseMs }));
+  }
+
+  /** Keeps an item that runs until `running` settles, and counts what it came to. */
+  private track(
+    kind: WorkKind,
+    item: DueItem,
+    key: string,
+    running: Promise<WorkReport | undefined>,
+  ): void {
     this.options.onClaim?.(kind.name, item);
-    const done = kind
-      .run(item, { owner: this.owner, leaseMs: this.leaseMs })
+    const done = running
       .then(
         (report) => {
           if (report === undefined) {

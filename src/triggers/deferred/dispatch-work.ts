@@ -8,7 +8,7 @@ import { isoAt } from '../../world/clock.js';
 import { runInWorld } from '../../world/world.js';
 import { DUE_INDEX, END_OF_TIME } from '../../work/lease.js';
 import type { DueItem, WorkKind, WorkReport } from '../../work/work-kind.js';
-import type { TriggerEngine } from '../engine.js';
+import type { DispatchHost } from './dispatch-host.js';
 import type { RunStartInfo } from '../runner.js';
 import { DISPATCH_TYPE, readDispatch } from './dispatch-record.js';
 import { decideSettle, decideStep, type StepResult } from './dispatch-step.js';
@@ -28,7 +28,7 @@ export interface DispatchWork extends WorkKind {
   execute(claimed: ClaimedDispatch): Promise<WorkReport>;
 }
 
-export function deferredDispatchWork(engine: TriggerEngine): DispatchWork {
+export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
   const { world, twin } = engine;
   const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
     twin.read((view) =>
