@@ -10,7 +10,7 @@ export {
   type StopOptions,
   type TriggerRecoveryReport,
   type RecoveredRun,
-} from './engine.js';
+} from './engine/engine.js';
 export { DEFAULT_TRIGGER_TWIN, MAX_RESULT_BYTES } from './defaults.js';
 export {
   tenantContext,
@@ -103,7 +103,7 @@ export {
 } from './refusal-windows.js';
 export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './trigger-records.js';
 export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
-export type { IngestOptions } from './engine.js';
+export type { IngestOptions } from './engine/engine.js';
 export * from './schedules/index.js';
 export { WAIT_ROUTINE, MAX_WAIT_MS, waitRoutine } from './routines/wait-routine.js';
 export * from './deferred/index.js';

@@ -271,7 +271,12 @@ export const MODULES = {
     ],
   },
   'trigger-engine': {
-    mutate: ['src/triggers/engine.ts'],
+    mutate: [
+      'src/triggers/engine/engine.ts',
+      'src/triggers/engine/ingest.ts',
+      'src/triggers/engine/run-claimed.ts',
+      'src/triggers/engine/recover.ts',
+    ],
     tests: [
       'test/triggers/engine.test.ts',
       'test/triggers/recovery.test.ts',

@@ -14,7 +14,7 @@ import {
   SUBSCRIPTION_TYPE,
   subscriptionId,
 } from '../../src/triggers/calendar/subscription.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { recordId, RECORD_TYPE } from '../../src/triggers/trigger-records.js';
 import { openWorld, type World } from '../../src/world/world.js';

@@ -22,7 +22,7 @@ import {
 } from '../../src/triggers/trigger-records.js';
 import type { RunStartInfo } from '../../src/triggers/runner.js';
 import { TwinError } from '../../src/errors.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { envelope, expectRefusal, harness, T0, type Harness } from './support.js';
 
 const open: Harness[] = [];

@@ -6,7 +6,7 @@ import {
   type OccurrenceFields,
 } from '../../../src/triggers/calendar/calendar-source.js';
 import { OCCURRENCE_TYPE } from '../../../src/triggers/calendar/subscription.js';
-import { TriggerEngine } from '../../../src/triggers/engine.js';
+import { TriggerEngine } from '../../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { VirtualClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';
