@@ -11,7 +11,7 @@ import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
 import { isoAt } from '../world/clock.js';
-import type { Refusal } from './trigger-records.js';
+import type { Refusal } from './receipts.js';
 import { recordKind } from '../state/record-kind.js';
 
 export const REFUSALS_TYPE = 'trigger_refusals';

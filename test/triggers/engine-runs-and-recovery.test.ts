@@ -17,7 +17,8 @@ import { InProcessRunner, type RoutineFn } from '../../src/triggers/in-process-r
 import { REFUSALS_TYPE } from '../../src/triggers/refusal-windows.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';
 import { tenantContext } from '../../src/triggers/tenant-context.js';
-import { recordId, type Refusal } from '../../src/triggers/trigger-records.js';
+import { recordId } from '../../src/triggers/trigger-records.js';
+import { type Refusal } from '../../src/triggers/receipts.js';
 import { envelope, expectRefusal, harness, operations, T0 } from './support.js';
 import { interceptStoreWrites } from '../support/intercepted-backend.js';
 

@@ -11,9 +11,6 @@ import { commit, skip, type Decision } from '../../world/decision.js';
 import type { DeferredAnswer, IngestAnswer } from '../answer.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import {
-  conflictPath,
-  decideReceive,
-  envelopeReceipt,
   RECORD_TYPE,
   readRecord,
   readReplayGuard,
@@ -21,14 +18,19 @@ import {
   REPLAY_GUARD_TYPE,
   replayGuardId,
   type ReceiptStatus,
-  type ReceiveOutcome,
   type RecordFields,
   type ReplayGuard,
   type ReplayGuardFields,
-  type RouteChoice,
   type RunClaimant,
-  receivedFields,
 } from '../trigger-records.js';
+import { envelopeReceipt } from '../receipts.js';
+import {
+  conflictPath,
+  decideReceive,
+  type ReceiveOutcome,
+  type RouteChoice,
+  receivedFields,
+} from '../receive.js';
 import type { RunRecorder } from '../runner.js';
 import { gateId, join, loadGate, gateWrite } from './concurrency-gate.js';
 import { openWindow, pingFields, pointerWrite, windowTimes } from './debounce.js';

@@ -22,8 +22,8 @@ import {
   RECOVERY_INDEX,
   TENANT_INDEX,
   type RecordFields,
-  type Refusal,
 } from '../trigger-records.js';
+import { type Refusal } from '../receipts.js';
 import type { RoutineRunner, RunStartInfo } from '../runner.js';
 import { pruneTriggerHistory, type PruneOptions, type PruneReport } from '../retention.js';
 import {

@@ -4,13 +4,9 @@ import { TwinError } from '../../errors.js';
 import { commit } from '../../world/decision.js';
 import type { IngestAnswer } from '../answer.js';
 import { type TriggerEnvelope } from '../envelope.js';
-import {
-  decideReceive,
-  envelopeIdentity,
-  type Refusal,
-  type ReplayGuard,
-  refusalWrite,
-} from '../trigger-records.js';
+import { envelopeIdentity, type ReplayGuard } from '../trigger-records.js';
+import { type Refusal, refusalWrite } from '../receipts.js';
+import { decideReceive } from '../receive.js';
 import { mergeDispatch, type CheckedDispatch } from '../deferred/dispatch-options.js';
 import { planDispatch } from '../deferred/dispatch-plan.js';
 import { decideDeferredReceive } from '../deferred/receive-deferred.js';

@@ -3,8 +3,6 @@
 import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import {
-  decideRecover,
-  runClaimFree,
   RECORD_TYPE,
   recordId,
   RECOVERY_INDEX,
@@ -12,6 +10,7 @@ import {
   triggerRecordOf,
   type RecordFields,
 } from '../trigger-records.js';
+import { decideRecover, runClaimFree } from '../runs.js';
 
 import type { EngineCore } from './engine-core.js';
 import { type RecoveredRun, type TriggerRecoveryReport } from './engine-options.js';
