@@ -49,15 +49,14 @@ export {
   type ReceiptFields,
   type ReceiptStatus,
 } from './trigger-records.js';
+export { CalendarSource, DEFAULT_PENDING_LEASE_MS } from './calendar/calendar-source.js';
 export {
-  CalendarSource,
-  DEFAULT_PENDING_LEASE_MS,
   type TickAnswer,
   type FiredOccurrence,
   type MissedOccurrence,
   type ConfigureAnswer,
   type OccurrenceFields,
-} from './calendar/calendar-source.js';
+} from './calendar/occurrence-record.js';
 export {
   SUBSCRIPTION_TYPE,
   OCCURRENCE_TYPE,

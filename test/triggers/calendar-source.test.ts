@@ -5,10 +5,8 @@ import { rmSync } from 'node:fs';
 import { occurrenceId } from '../../src/triggers/cron/shared-occurrence.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/world/clock.js';
-import {
-  CalendarSource,
-  type OccurrenceFields,
-} from '../../src/triggers/calendar/calendar-source.js';
+import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
+import { type OccurrenceFields } from '../../src/triggers/calendar/occurrence-record.js';
 import {
   OCCURRENCE_TYPE,
   SUBSCRIPTION_TYPE,
