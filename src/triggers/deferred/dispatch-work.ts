@@ -102,6 +102,13 @@ export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
       const [first] = await dueItems(END_OF_TIME, 1);
       return first === undefined ? undefined : Date.parse(first.dueAt);
     },
+    // A dispatched one is due again when its run's lease lapses: in flight until then.
+    inFlight: () =>
+      twin.read((view) => {
+        const open = view.lookupUpTo(DISPATCH_TYPE, DUE_INDEX, END_OF_TIME, 100_000);
+        const held = open.find((r) => r.fields.state === 'dispatched');
+        return held === undefined ? undefined : Date.parse(String(held.fields.dueAt));
+      }),
     step,
     execute,
     run: (item: DueItem) =>
