@@ -4,7 +4,7 @@
 // in src/storage/, packs only through public entries.
 // The package's public entry points (package.json "exports"): all a pack may import.
 const PUBLIC_ENTRIES =
-  '^src/(index|testing|events/signing/index|triggers/index|walk/index|host/index|storage/sqlite/index|storage/postgres/index)[.]ts$';
+  '^src/(index|testing|events/signing/index|triggers/index|triggers/schedules/index|triggers/deferred/index|walk/index|host/index|storage/sqlite/index|storage/postgres/index)[.]ts$';
 
 const layers = [
   'log',

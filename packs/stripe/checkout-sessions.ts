@@ -41,9 +41,9 @@ import { paymentIntentKind } from './payment-intents.js';
 import { customerKind } from './customers.js';
 import { chargeKind } from './charges.js';
 
-export type CheckoutMode = 'payment' | 'subscription';
+type CheckoutMode = 'payment' | 'subscription';
 
-export interface SessionSpec {
+interface SessionSpec {
   readonly id: string;
   readonly mode: CheckoutMode;
   readonly amount: number;
@@ -57,7 +57,7 @@ export interface SessionSpec {
   readonly metadata: Metadata;
 }
 
-export function checkoutSessionObject(twin: Twin, spec: SessionSpec) {
+function checkoutSessionObject(twin: Twin, spec: SessionSpec) {
   return {
     id: spec.id,
     object: 'checkout.session' as const,

@@ -15,7 +15,7 @@ import {
   type ReceiptStatus,
 } from './trigger-records.js';
 
-export function receiptWrite(operation: string, fields: ReceiptFields): Write {
+function receiptWrite(operation: string, fields: ReceiptFields): Write {
   return {
     operation,
     subjectType: RECEIPT_TYPE,

@@ -15,10 +15,10 @@ import { readRecord, RECORD_TYPE } from './trigger-records.js';
 import { type Repeat, type RepeatKind } from './receive.js';
 import { triggerRecordKind } from './trigger-records.js';
 
-export type { Repeat, RepeatKind };
+export type { Repeat };
 
 /** The record field the totals are kept in. */
-export const REPEATS_FIELD = 'repeats';
+const REPEATS_FIELD = 'repeats';
 
 export interface RepeatTotals {
   readonly count: number;

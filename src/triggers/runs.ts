@@ -9,7 +9,6 @@ import { isoAt } from '../world/clock.js';
 import { DUE_FIELD, extendFields, leaseFree, leaseOf, releaseFields } from '../work/lease.js';
 
 import {
-  recordId,
   recoveryKey,
   RECORD_TYPE,
   readRecord,

@@ -145,5 +145,3 @@ export function envelopeIdentity(env: TriggerEnvelope) {
     payloadHash: env.payloadHash,
   };
 }
-
-export type { ProjectedResource };

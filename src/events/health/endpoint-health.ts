@@ -29,7 +29,7 @@ export interface EndpointHealthFields {
   changedAt: string | null;
 }
 
-export const endpointHealthKind = recordKind<EndpointHealthFields, [string, string]>({
+const endpointHealthKind = recordKind<EndpointHealthFields, [string, string]>({
   type: 'endpoint_health',
   id: (kind, id) => `${kind}:${id}`,
 });

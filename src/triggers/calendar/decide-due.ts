@@ -19,7 +19,6 @@ import {
   OCCURRENCE_TYPE,
   occurrenceDedupeKey,
   SUBSCRIPTION_TYPE,
-  subscriptionId,
   subscriptionOf,
 } from './subscription.js';
 
@@ -28,7 +27,7 @@ import { occurrenceKind, type OccurrenceFields } from './occurrence-record.js';
 /** Occurrences looked at per commit; older ones of a longer backlog are recorded as missed page by page. */
 const PAGE = 2 * MAX_CATCH_UP_FIRES;
 
-export function dstRuleOf(dst: Occurrence['dst']): string | null {
+function dstRuleOf(dst: Occurrence['dst']): string | null {
   return dst === 'gap-shifted'
     ? `gap:${DST_RULES.gap}`
     : dst === 'fold-first'

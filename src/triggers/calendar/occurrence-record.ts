@@ -4,10 +4,10 @@ import type { JsonValue } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
 import type { IngestStatus } from '../answer.js';
 import { type Occurrence } from '../cron/occurrences.js';
-import { OCCURRENCE_TYPE, subscriptionId } from './subscription.js';
+import { OCCURRENCE_TYPE } from './subscription.js';
 import { recordKind } from '../../state/record-kind.js';
 
-export type OccurrenceState = 'pending' | 'fired' | 'missed';
+type OccurrenceState = 'pending' | 'fired' | 'missed';
 
 export interface OccurrenceFields {
   readonly subscriptionId: string;

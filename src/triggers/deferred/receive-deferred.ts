@@ -17,13 +17,11 @@ import {
   recordId,
   REPLAY_GUARD_TYPE,
   replayGuardId,
-  type ReceiptStatus,
   type RecordFields,
   type ReplayGuard,
   type ReplayGuardFields,
   type RunClaimant,
 } from '../trigger-records.js';
-import { envelopeReceipt } from '../receipts.js';
 import {
   conflictPath,
   decideReceive,
@@ -45,13 +43,13 @@ import {
 } from './dispatch-record.js';
 
 /** A trigger record that a deferred dispatch took in. */
-export type DeferredRecordFields = RecordFields & { readonly dispatchId?: string };
+type DeferredRecordFields = RecordFields & { readonly dispatchId?: string };
 
 function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-export function deferredAnswer(
+function deferredAnswer(
   env: TriggerEnvelope,
   id: string,
   scheduledAt: string,

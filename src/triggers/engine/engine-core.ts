@@ -1,6 +1,5 @@
 // The engine as its operations see it: a narrow interface, so each operation is a function in its
 // own module and the engine class stays a façade over them.
-import { commit } from '../../world/decision.js';
 import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
 import { GroupCommit } from '../../world/group-commit.js';

@@ -4,7 +4,7 @@ import { TwinError } from '../../errors.js';
 import { type JsonValue } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
 import { type TriggerEnvelope } from '../envelope.js';
-import { recordId, type ReplayGuard } from '../trigger-records.js';
+import { type ReplayGuard } from '../trigger-records.js';
 import type { RoutineRunner } from '../runner.js';
 import { type DispatchOptions } from '../deferred/dispatch-options.js';
 

@@ -4,7 +4,6 @@ import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import {
   RECORD_TYPE,
-  recordId,
   RECOVERY_INDEX,
   recoveryKey,
   triggerRecordOf,

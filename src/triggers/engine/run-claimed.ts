@@ -5,7 +5,6 @@ import { canonicalJson } from '../../log/canonical-json.js';
 import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../../log/json-value.js';
 import { keepAlive } from '../../work/heartbeat.js';
 import type { TriggeredAnswer } from '../answer.js';
-import { recordId } from '../trigger-records.js';
 import { decideFinish, decideRunHeartbeat } from '../runs.js';
 import type { RunOutcome, RunStartInfo } from '../runner.js';
 import { MAX_RESULT_BYTES } from '../defaults.js';

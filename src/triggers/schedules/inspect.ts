@@ -1,6 +1,5 @@
 // Inspecting a schedule: its declaration, what holds the active slot, the buffer, the next
 // occurrences and the live scheduler hosts.
-import { occurrenceId } from '../cron/shared-occurrence.js';
 import { isoAt } from '../../world/clock.js';
 import { occurrencesBetween, type Occurrence } from '../cron/occurrences.js';
 

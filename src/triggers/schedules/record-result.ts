@@ -1,7 +1,6 @@
 // Recording a reservation's result (launched, completed, failed), refusing an owner that lost
 // the occurrence STALE_OWNER after keeping what it said as a late observation.
 import { TwinError } from '../../errors.js';
-import { occurrenceId } from '../cron/shared-occurrence.js';
 import { canonicalJson } from '../../log/canonical-json.js';
 import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../../log/json-value.js';
 
@@ -78,7 +77,7 @@ export function checkRunResult(value: unknown): JsonValue {
   return result;
 }
 
-export function checkResult(result: FireResult): FireResult {
+function checkResult(result: FireResult): FireResult {
   if (result === null || typeof result !== 'object')
     refuse(
       'INVALID_OPTIONS',

@@ -1,6 +1,5 @@
 // A reservation's lifetime on the service: reserve (or reclaim a lapsed one), give it back, and
 // extend its lease while its run lasts.
-import { occurrenceId } from '../cron/shared-occurrence.js';
 
 import { type Reservation } from './claim.js';
 import { decideHeartbeat, decideRelease, decideReserve } from './reservation.js';

@@ -1,7 +1,6 @@
 // Running a reservation: launch it, run its routine while heartbeating (a lost occurrence aborts
 // the routine's signal), and settle the row with the result.
 import { TwinError } from '../../errors.js';
-import { occurrenceId } from '../cron/shared-occurrence.js';
 import { type JsonValue } from '../../log/json-value.js';
 import { keepAlive } from '../../work/heartbeat.js';
 

@@ -1,7 +1,6 @@
 // What the schedule operations share: the service they run against (the twin, this host's owner
 // and lease) and the checks and refusals they all speak.
 import { TwinError } from '../../errors.js';
-import { occurrenceId } from '../cron/shared-occurrence.js';
 import type { ReadView } from '../../state/read-view.js';
 import { type Decision } from '../../world/decision.js';
 import type { Twin } from '../../world/twin.js';
