@@ -109,12 +109,7 @@ export interface CreateAppInput {
   verify_url?: boolean;
 }
 
-export function interactivityOf(
-  appId: string,
-  teamId: string,
-  url: string,
-  ref: string,
-): Interactivity {
+function interactivityOf(appId: string, teamId: string, url: string, ref: string): Interactivity {
   return {
     id: appId,
     app_id: appId,
@@ -285,7 +280,7 @@ export async function updateEventSubscription(
   return done.result;
 }
 
-export const URL_VERIFICATION = 'url_verification';
+const URL_VERIFICATION = 'url_verification';
 
 /** Sets (or changes) the app's Interactivity Request URL, where block_actions payloads go. */
 export async function setInteractivityUrl(

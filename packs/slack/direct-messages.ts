@@ -19,7 +19,7 @@ export type DirectMessage = {
 };
 
 /** The im records of the twin (keyed by the ordered pair), typed (src/state/record-kind.ts). */
-export const imKind = recordKind<DirectMessage, [string, string]>({
+const imKind = recordKind<DirectMessage, [string, string]>({
   type: 'im',
   id: imKey,
 });

@@ -27,11 +27,7 @@ import { blockActionKind } from './interactivity.js';
 import { commandInvocationKind } from './interactivity.js';
 
 /** Interactivity payloads besides block_actions (render-interactive.ts). */
-export const INTERACTIVE_TYPES: readonly string[] = [
-  'view_submission',
-  'shortcut',
-  'message_action',
-];
+const INTERACTIVE_TYPES: readonly string[] = ['view_submission', 'shortcut', 'message_action'];
 
 /** Event types delivered as form bodies rather than JSON. */
 export const FORM_TYPES: ReadonlySet<string> = new Set([

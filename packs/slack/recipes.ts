@@ -24,7 +24,7 @@ export interface Workspace {
   readonly app: SlackApp;
 }
 
-export interface RecipeContext {
+interface RecipeContext {
   readonly twin: Twin;
   readonly data: JsonObject | undefined;
   readonly w: Workspace;

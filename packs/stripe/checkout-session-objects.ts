@@ -8,7 +8,7 @@ import type { Metadata } from './metadata.js';
 
 export type CheckoutMode = 'payment' | 'subscription';
 
-export interface SessionSpec {
+interface SessionSpec {
   readonly id: string;
   readonly mode: CheckoutMode;
   readonly amount: number;

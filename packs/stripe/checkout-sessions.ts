@@ -42,11 +42,8 @@ import { DAYS } from './periods.js';
 
 export {
   checkoutSessionKind,
-  checkoutSessionObject,
   getCheckoutSession,
   LINE_ITEMS,
-  type CheckoutMode,
-  type SessionSpec,
   type StripeCheckoutSession,
 } from './checkout-session-objects.js';
 export { completeCheckoutSession, type CompleteCheckoutInput } from './checkout-completion.js';

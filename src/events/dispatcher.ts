@@ -22,7 +22,6 @@ import type { DispatchContext } from './dispatch/context.js';
 import { recoverDue, type RecoveryReport } from './dispatch/recover.js';
 import { runAttempt } from './dispatch/run-attempt.js';
 
-export type { TransportRoute };
 export type { AttemptResult, RecoveryReport, SignedPacket };
 
 export interface DispatcherOptions {

@@ -23,7 +23,7 @@ export interface Pack {
 }
 
 /** What `twinworld endpoints add <pack>` asks for: a webhook endpoint, registered the vendor's way. */
-export interface EndpointRequest {
+interface EndpointRequest {
   readonly url: string;
   /** The signing secret; absent = the pack generates one the way the vendor does. */
   readonly secret?: string;

@@ -7,7 +7,7 @@ import type { JsonValue } from '../../../src/index.js';
 export const CHECKOUT_PAGE = '/v1/_twinworld/checkout/pay/';
 
 /** The page of session `id` on `origin`. */
-export function checkoutPage(origin: string, id: string): string {
+function checkoutPage(origin: string, id: string): string {
   return `${origin}${CHECKOUT_PAGE}${id}`;
 }
 

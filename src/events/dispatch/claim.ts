@@ -42,7 +42,7 @@ export interface Claimed {
 }
 
 /** Whether the record's endpoint still exists and is enabled. */
-export function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
+function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
   const endpoint = view.get(d.endpointKind, d.endpointId);
   if (endpoint === undefined || endpoint.deleted) return false;
   const kind = decl.endpoints.find((k) => k.type === d.endpointKind);

@@ -11,7 +11,7 @@ export interface AttemptResult {
   readonly status: number | null;
 }
 
-export interface HealthChange {
+interface HealthChange {
   readonly from: HealthState;
   readonly to: HealthState;
   readonly reason: string;

@@ -7,7 +7,7 @@ import type { EventsDeclaration } from '../declaration.js';
 import { endpointEnded } from '../endpoint-cancel.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 
-export function healthResetWrites(
+function healthResetWrites(
   entries: readonly Entry[],
   view: ReadView,
   decl: EventsDeclaration,
