@@ -15,6 +15,7 @@ import { appOfTeam, type EventSubscription, type SlackApp } from './apps.js';
 import type { BlockActionFields, CommandInvocation } from './interactivity.js';
 import { mention, messageKey, type SlackMessage } from './messages.js';
 import { moreInnerEvents } from './render-events.js';
+import { messageTs } from './ids.js';
 import { interactivePayload, renderView } from './render-interactive.js';
 import { homeKey, viewKind } from './views.js';
 import type { SlackChannel, SlackTeam, SlackUser } from './workspace.js';
@@ -25,6 +26,12 @@ import { appHomeKind, channelMemberKind, reactionKind } from './activity.js';
 import { eventSubscriptionKind } from './apps.js';
 import { blockActionKind } from './interactivity.js';
 import { commandInvocationKind } from './interactivity.js';
+
+/** Writes that change a posted message, each sent as a `message` event of this subtype. */
+export const MESSAGE_SUBTYPES: Readonly<Record<string, string>> = {
+  'message.update': 'message_changed',
+  'message.delete': 'message_deleted',
+};
 
 /** Interactivity payloads besides block_actions (render-interactive.ts). */
 export const INTERACTIVE_TYPES: readonly string[] = [
@@ -67,6 +74,38 @@ function messageEvent(message: SlackMessage, type: string): JsonObject {
   return event;
 }
 
+/**
+ * An edit or a deletion of a message: a `message` event whose subtype says which
+ * (`message_changed` with the message as it is now, `message_deleted` with its ts), each with
+ * the message as it was, hidden from the channel view as Slack marks them.
+ */
+function messageEdit(
+  ctx: RenderContext,
+): { event: JsonObject; team: string; channel: string } | undefined {
+  const subtype = MESSAGE_SUBTYPES[ctx.entry.operation];
+  if (subtype === undefined || ctx.previous === undefined) return undefined;
+  const before = messageKind.from(ctx.previous);
+  const now = messageTs(ctx.now, 0);
+  const previous = messageEvent(before, 'message');
+  for (const key of ['channel', 'event_ts', 'channel_type']) delete previous[key];
+  if (before.edited !== undefined) previous.edited = before.edited;
+  const event: JsonObject = { type: 'message', subtype, hidden: true };
+  if (subtype === 'message_changed') {
+    const current = messageEvent(messageKind.from(ctx.subject!.fields), 'message');
+    for (const key of ['channel', 'event_ts', 'channel_type']) delete current[key];
+    if (ctx.subject!.fields.edited !== undefined) current.edited = ctx.subject!.fields.edited;
+    event.message = current;
+  } else event.deleted_ts = before.ts;
+  Object.assign(event, {
+    channel: before.channel,
+    previous_message: previous,
+    event_ts: now,
+    ts: now,
+    channel_type: 'channel',
+  });
+  return { event, team: before.team, channel: before.channel };
+}
+
 /** The inner event, the workspace it happened in, and the channel its context names. */
 function innerEvent(
   ctx: RenderContext,
@@ -78,6 +117,8 @@ function innerEvent(
   switch (ctx.eventType) {
     case 'message':
     case 'app_mention': {
+      const edit = messageEdit(ctx);
+      if (edit !== undefined) return edit;
       const m = messageKind.from(fields);
       return { event: messageEvent(m, ctx.eventType), team: m.team, channel: m.channel };
     }

@@ -67,6 +67,9 @@ export const slackEvents: EventsDeclaration = {
       types: ['message', 'app_mention'],
       when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx),
     },
+    // Edits and deletions reach an app subscribed to messages as `message` with a subtype.
+    { operation: 'message.update', types: ['message'] },
+    { operation: 'message.delete', types: ['message'] },
     { operation: 'reaction.add', types: ['reaction_added'] },
     { operation: 'reaction.remove', types: ['reaction_removed'] },
     // Workspace-wide events exist only for an app that subscribes to them: a world whose app does

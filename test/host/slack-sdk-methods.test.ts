@@ -46,7 +46,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
   let signingSecret = '';
   let appId = '';
   let botUser = '';
-  const seen: { type: string; text?: string }[] = [];
+  const seen: { type: string; subtype?: string; text?: string }[] = [];
   let w: { team: string; ada: string; bob: string; carol: string; general: string };
   let calls = 0;
 
@@ -151,7 +151,12 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     const app = new App({ receiver, token: botToken(appId), clientOptions: { slackApiUrl: api } });
     for (const type of ['message', 'app_mention'] as const)
       app.event(type, async ({ event }) => {
-        seen.push({ type: event.type, text: (event as { text?: string }).text ?? '' });
+        const e = event as { text?: string; subtype?: string };
+        seen.push({
+          type: event.type,
+          text: e.text ?? '',
+          ...(e.subtype ? { subtype: e.subtype } : {}),
+        });
       });
     boltListener = receiver.requestListener;
     boltReady(receiver.requestListener);
@@ -226,6 +231,12 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     ).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
     const history = await ada().conversations.history({ channel: w.general });
     expect(history.messages!.map((m) => m.text)).not.toContain('two');
+    // The edit and the deletion reach the app as message subtypes, verified by Bolt.
+    const subtypes = await until('message_changed and message_deleted at Bolt', () => {
+      const got = seen.flatMap((e) => (e.subtype === undefined ? [] : [e.subtype]));
+      return got.length >= 2 ? got : undefined;
+    });
+    expect(subtypes).toEqual(['message_changed', 'message_deleted']);
   });
 
   it('chat.postEphemeral shows one member a message outside the history and sends no event', async () => {
@@ -294,6 +305,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     expect(Number(latest.ts)).toBe(now + 3600);
     await until('message and app_mention at Bolt', () => (seen.length >= 2 ? seen : undefined));
     expect(seen.map((e) => e.type).sort()).toEqual(['app_mention', 'message']);
+    expect(seen.every((e) => e.subtype === undefined)).toBe(true);
     expect(seen.every((e) => e.text === `<@${botUser}> standup starts`)).toBe(true);
     expect((await ada().chat.scheduledMessages.list({})).scheduled_messages).toEqual([]);
     // Moving the clock again posts nothing twice.

@@ -20,6 +20,8 @@ import type {
   ChannelCreatedEvent,
   GenericMessageEvent,
   MemberJoinedChannelEvent,
+  MessageChangedEvent,
+  MessageDeletedEvent,
   ReactionAddedEvent,
   ReactionRemovedEvent,
   TeamJoinEvent,
@@ -249,6 +251,28 @@ export const MESSAGE_SHORTCUT: KeyList<MessageShortcut> = {
 };
 
 /** The inner event's key list for each Events API type the pack sends. */
+export const MESSAGE_CHANGED: KeyList<MessageChangedEvent> = {
+  type: true,
+  subtype: true,
+  event_ts: true,
+  hidden: true,
+  channel: true,
+  channel_type: true,
+  ts: true,
+  message: true,
+  previous_message: true,
+};
+export const MESSAGE_DELETED: KeyList<MessageDeletedEvent> = {
+  type: true,
+  subtype: true,
+  event_ts: true,
+  hidden: true,
+  channel: true,
+  channel_type: true,
+  ts: true,
+  deleted_ts: true,
+  previous_message: true,
+};
 export const INNER_EVENTS: Readonly<Record<string, Readonly<Record<string, true>>>> = {
   message: MESSAGE,
   app_mention: APP_MENTION,
