@@ -41,6 +41,8 @@ export const SLACK_EVENT_TYPES: readonly string[] = [
   'view_submission',
   'shortcut',
   'message_action',
+  'member_left_channel',
+  'user_change',
 ];
 
 const endpoint = (type: string, urlField: string, match: EndpointKind['match']) => ({
@@ -76,12 +78,14 @@ export const slackEvents: EventsDeclaration = {
     // not draws no event id for every channel or person made (`when` runs before the draw).
     { operation: 'channel.create', types: ['channel_created'], when: subscribed },
     { operation: 'user.create', types: ['team_join'], when: subscribed },
+    { operation: 'user.update', types: ['user_change'], when: subscribed },
     // Slack revokes the bot token, then says the app is gone.
     { operation: 'app.uninstall', types: ['tokens_revoked', 'app_uninstalled'] },
     { operation: 'view.submit', types: ['view_submission'] },
     { operation: 'shortcut.run', types: ['shortcut'] },
     { operation: 'message_shortcut.run', types: ['message_action'] },
     { operation: 'channel_member.join', types: ['member_joined_channel'] },
+    { operation: 'channel_member.leave', types: ['member_left_channel'] },
     { operation: 'app_home.open', types: ['app_home_opened'] },
     // Only a write that changes the Request URL verifies it.
     {

@@ -38,6 +38,7 @@ export type SlackChannel = {
 export const channelKind = recordKind<SlackChannel>({ type: 'channel' });
 
 const check = checker('slack');
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export function getTeam(view: ReadView, id: string): SlackTeam {
   const r = view.get('team', id);
@@ -83,7 +84,7 @@ export async function createUser(
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const email = input.email === undefined ? undefined : check.string(input.email, 'email');
-  if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+  if (email !== undefined && !EMAIL.test(email))
     throw slackError(
       'invalid_email',
       `"${email}" is not an email address`,
@@ -154,9 +155,56 @@ export async function createChannel(
   return done.result;
 }
 
-/** Whether a user is in a channel: its creator, or someone who joined it. */
+/**
+ * Whether a user is in a channel: its creator or someone who joined, unless they left since (a
+ * member record with `left`).
+ */
 export function isMember(view: ReadView, channel: SlackChannel, user: string): boolean {
-  return (
-    channel.creator === user || view.get('channel_member', `${channel.id}:${user}`) !== undefined
-  );
+  const r = view.get('channel_member', `${channel.id}:${user}`);
+  if (r !== undefined && !r.deleted) return r.fields.left !== true;
+  return channel.creator === user;
+}
+
+/**
+ * A person changes their profile (users.profile.set): `user_change` goes to an app subscribed to
+ * it. Bots' profiles are their app's.
+ */
+export async function updateUser(
+  twin: Twin,
+  input: { user: string; real_name?: string; name?: string; email?: string },
+): Promise<SlackUser> {
+  requirePackTwin(twin, 'slack');
+  const fields: Partial<SlackUser> = {};
+  if (input?.real_name !== undefined) fields.real_name = check.string(input.real_name, 'real_name');
+  if (input.name !== undefined) fields.name = check.string(input.name, 'name');
+  if (input.email !== undefined) {
+    const email = check.string(input.email, 'email');
+    if (!EMAIL.test(email))
+      throw slackError(
+        'invalid_email',
+        `"${email}" is not an email address`,
+        'email',
+        'invalid_input',
+      );
+    fields.email = email;
+  }
+  if (Object.keys(fields).length === 0)
+    throw slackError(
+      'invalid_profile',
+      'nothing to change: give real_name, name or email',
+      'profile',
+      'invalid_input',
+    );
+  const done = await twin.applyAtomic((view) => {
+    const user = getUser(view, input.user);
+    if (user.is_bot || user.deleted)
+      throw slackError(
+        'cannot_update_admin_user',
+        `user ${user.id} cannot change a profile`,
+        'user',
+        'invalid_input',
+      );
+    return commit(userKind.write('user.update', user.id, fields), { ...user, ...fields });
+  });
+  return done.result;
 }

@@ -46,6 +46,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
   let signingSecret = '';
   let appId = '';
   let botUser = '';
+  let threadTs = '';
   const seen: { type: string; subtype?: string; text?: string }[] = [];
   let w: { team: string; ada: string; bob: string; carol: string; general: string };
   let calls = 0;
@@ -134,7 +135,13 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
         settings: {
           event_subscriptions: {
             request_url: appUrl,
-            bot_events: ['message.channels', 'app_mention', 'reaction_added'],
+            bot_events: [
+              'message.channels',
+              'app_mention',
+              'reaction_added',
+              'member_left_channel',
+              'user_change',
+            ],
           },
         },
       } as never,
@@ -158,6 +165,12 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
           ...(e.subtype ? { subtype: e.subtype } : {}),
         });
       });
+    app.event('member_left_channel', async ({ event }) => {
+      seen.push({ type: event.type, text: `${event.user} left ${event.channel}` });
+    });
+    app.event('user_change', async ({ event }) => {
+      seen.push({ type: event.type, text: event.user.real_name });
+    });
     boltListener = receiver.requestListener;
     boltReady(receiver.requestListener);
     const [verification] = await settled();
@@ -181,6 +194,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
 
   it('chat.update, chat.delete, chat.getPermalink and conversations.replies over a thread', async () => {
     const parent = await bot().chat.postMessage({ channel: w.general, text: 'release v1?' });
+    threadTs = parent.ts!;
     const replies: string[] = [];
     for (const text of ['one', 'two', 'three']) {
       const r = await ada().chat.postMessage({ channel: w.general, text, thread_ts: parent.ts! });
@@ -349,6 +363,37 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     });
   });
 
+  it('users.profile.set sends user_change and conversations.leave sends member_left_channel to Bolt', async () => {
+    seen.length = 0;
+    const bob = client(userToken(w.bob));
+    const set = await bob.users.profile.set({ profile: { real_name: 'Robert Kahn' } });
+    expect(set.profile).toMatchObject({ real_name: 'Robert Kahn', email: 'bob@example.com' });
+    expect((await bot().users.profile.get({ user: w.bob })).profile).toMatchObject({
+      real_name: 'Robert Kahn',
+    });
+    await expect(
+      bob.users.profile.set({ user: w.ada, profile: { real_name: 'Not Ada' } }),
+    ).rejects.toMatchObject({ data: { error: 'cannot_update_admin_user' } });
+    await expect(bob.conversations.leave({ channel: w.general })).rejects.toMatchObject({
+      data: { error: 'cant_leave_general' },
+    });
+    const ops = (await ada().conversations.create({ name: 'ops' })).channel!.id!;
+    await bob.conversations.join({ channel: ops });
+    await bob.conversations.leave({ channel: ops });
+    expect(await bob.conversations.leave({ channel: ops })).toMatchObject({
+      ok: true,
+      not_in_channel: true,
+    });
+    expect((await bot().conversations.members({ channel: ops })).members).toEqual([w.ada]);
+    const got = await until('user_change and member_left_channel at Bolt', () =>
+      seen.length >= 2 ? seen : undefined,
+    );
+    expect(got).toEqual([
+      { type: 'user_change', text: 'Robert Kahn' },
+      { type: 'member_left_channel', text: `${w.bob} left ${ops}` },
+    ]);
+  });
+
   it('views.update replaces a published view by id or external_id, refusing a stale hash', async () => {
     const home = (text: string, external_id?: string) => ({
       type: 'home' as const,
@@ -394,6 +439,9 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
       ['conversations.members', { channel: w.general }],
       ['users.list', { limit: '2' }],
       ['users.info', { user: w.bob }],
+      ['users.profile.get', { user: w.ada }],
+      ['conversations.replies', { channel: w.general, ts: threadTs }],
+      ['chat.getPermalink', { channel: w.general, message_ts: threadTs }],
       ['users.lookupByEmail', { email: 'ada@example.com' }],
       ['auth.test', {}],
       ['team.info', {}],

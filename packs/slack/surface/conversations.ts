@@ -1,6 +1,6 @@
 // conversations.*: channels and their history, threads and members, and direct messages. Lists
 // page with Slack's cursors; history is newest first, a thread oldest first (its parent leading).
-import { joinChannel } from '../activity.js';
+import { joinChannel, leaveChannel } from '../activity.js';
 import { isVendorError } from '../../kit/errors.js';
 import { openDirectMessage } from '../direct-messages.js';
 import { messageKey, messageKind } from '../messages.js';
@@ -105,6 +105,22 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
       return ok({ channel: renderChannel(channel) });
     },
     ['member_joined_channel'],
+  ),
+  route(
+    'conversations.leave',
+    'write',
+    async ({ principal: p, input }) => {
+      const channel = await channelOf(p.twin, p, str(input, 'channel'));
+      try {
+        await leaveChannel(p.twin, { channel: channel.id, user: p.user });
+      } catch (error) {
+        // Leaving a channel one is not in is a success on Slack, saying so.
+        if (!isVendorError(error) || error.vendorCode !== 'not_in_channel') throw error;
+        return ok({ not_in_channel: true });
+      }
+      return ok({});
+    },
+    ['member_left_channel'],
   ),
   route('conversations.open', 'write', async ({ principal: p, input }) => {
     const users = str(input, 'users')
