@@ -3,6 +3,7 @@
 // visits), url_verification when a Request URL is set, interactivity (block_actions) and slash
 // commands as signed form bodies; Slack's v0 signature, and Slack's retries — three,
 // immediately, after about a minute, after about five — with retry headers.
+import { SLACK_HEALTH } from './health.js';
 import type {
   EndpointKind,
   EventsDeclaration,
@@ -129,6 +130,7 @@ export const slackEvents: EventsDeclaration = {
   signing: 'slack',
   recordType: 'event_delivery',
   retry: SLACK_RETRY,
+  health: SLACK_HEALTH,
   headers: slackHeaders,
   // Slack expects an answer within three seconds.
   timeoutMs: 3_000,
