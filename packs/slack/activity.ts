@@ -7,7 +7,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
-import { getChannel, getUser, isMember } from './workspace.js';
+import { getChannel, getPublicChannel, getUser, isMember } from './workspace.js';
 import { recordKind } from '../../src/index.js';
 
 /** The key of the DM between two people (direct-messages.ts keeps the record). */
@@ -154,7 +154,7 @@ export async function joinChannel(
 ): Promise<ChannelMember> {
   requirePackTwin(twin, 'slack');
   const done = await twin.applyAtomic((view) => {
-    const channel = getChannel(view, input.channel);
+    const channel = getPublicChannel(view, input.channel);
     const user = getUser(view, input.user);
     if (user.team_id !== channel.team_id)
       throw slackError(
@@ -200,7 +200,7 @@ export async function leaveChannel(
 ): Promise<ChannelMember> {
   requirePackTwin(twin, 'slack');
   const done = await twin.applyAtomic((view) => {
-    const channel = getChannel(view, input?.channel);
+    const channel = getPublicChannel(view, input?.channel);
     const user = getUser(view, input.user);
     if (channel.name === 'general')
       throw slackError('cant_leave_general', 'nobody leaves #general', 'channel', 'invalid_input');

@@ -50,6 +50,7 @@ export const eventSubscriptionKind = recordKind<EventSubscription>({ type: 'even
 /** Bot events this twin sends, and the kernel event type each one subscribes to. */
 export const BOT_EVENTS: Readonly<Record<string, string>> = {
   'message.channels': 'message',
+  'message.im': 'message',
   app_mention: 'app_mention',
   reaction_added: 'reaction_added',
   app_home_opened: 'app_home_opened',

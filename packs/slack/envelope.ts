@@ -55,7 +55,40 @@ export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boole
   return app !== undefined && message.text.includes(mention(app.bot_user_id));
 }
 
-function messageEvent(message: SlackMessage, type: string): JsonObject {
+/** Where a message is: a public channel, or a direct message (conversations.open). */
+function channelType(view: ReadView, channel: string): 'channel' | 'im' {
+  return channelKind.read(view, channel)?.is_im === true ? 'im' : 'channel';
+}
+
+/**
+ * Whether the workspace's app takes a message event from this channel: a direct message only
+ * when the app's bot is in it and the app subscribes to `message.im` (never as app_mention); a
+ * public channel's unless the app subscribes to `message.im` and not `message.channels`.
+ */
+export function messageSubscribed(
+  type: string,
+  view: ReadView,
+  message: Pick<SlackMessage, 'channel' | 'team'>,
+): boolean {
+  const app = appOfTeam(view, message.team);
+  const events =
+    app === undefined ? undefined : eventSubscriptionKind.read(view, app.id)?.bot_events;
+  const channel = channelKind.read(view, message.channel);
+  if (channel?.is_im === true)
+    return (
+      type === 'message' &&
+      app !== undefined &&
+      (channel.creator === app.bot_user_id || channel.user === app.bot_user_id) &&
+      events?.includes('message.im') === true
+    );
+  return !(
+    type === 'message' &&
+    events?.includes('message.im') === true &&
+    !events.includes('message.channels')
+  );
+}
+
+function messageEvent(message: SlackMessage, type: string, where = 'channel'): JsonObject {
   const event: JsonObject = {
     client_msg_id: message.client_msg_id,
     type,
@@ -70,7 +103,7 @@ function messageEvent(message: SlackMessage, type: string): JsonObject {
   if (message.thread_ts !== undefined) event.thread_ts = message.thread_ts;
   event.channel = message.channel;
   event.event_ts = message.ts;
-  if (type === 'message') event.channel_type = 'channel';
+  if (type === 'message') event.channel_type = where;
   return event;
 }
 
@@ -101,7 +134,7 @@ function messageEdit(
     previous_message: previous,
     event_ts: now,
     ts: now,
-    channel_type: 'channel',
+    channel_type: channelType(ctx.view, before.channel),
   });
   return { event, team: before.team, channel: before.channel };
 }
@@ -120,7 +153,11 @@ function innerEvent(
       const edit = messageEdit(ctx);
       if (edit !== undefined) return edit;
       const m = messageKind.from(fields);
-      return { event: messageEvent(m, ctx.eventType), team: m.team, channel: m.channel };
+      return {
+        event: messageEvent(m, ctx.eventType, channelType(ctx.view, m.channel)),
+        team: m.team,
+        channel: m.channel,
+      };
     }
     case 'reaction_added': {
       const r = reactionKind.from(fields);

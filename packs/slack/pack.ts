@@ -13,7 +13,8 @@ import type {
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { appOfTeam, TEAM_INDEX, setInteractivityUrl, updateEventSubscription } from './apps.js';
 import { slackCli } from './cli.js';
-import { encodeSlackBody, envelopeValues, mentionsApp } from './envelope.js';
+import { encodeSlackBody, envelopeValues, mentionsApp, messageSubscribed } from './envelope.js';
+import { messageKind } from './messages.js';
 import { slackIdShapes } from './ids.js';
 import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
@@ -63,16 +64,25 @@ function subscribed(type: string, ctx: Pick<RenderContext, 'subject' | 'view'>):
   return Array.isArray(filter) && filter.includes(type);
 }
 
+function editSubscribed(type: string, ctx: Pick<RenderContext, 'previous' | 'view'>): boolean {
+  return (
+    ctx.previous !== undefined && messageSubscribed(type, ctx.view, messageKind.from(ctx.previous))
+  );
+}
+
 export const slackEvents: EventsDeclaration = {
   rules: [
     {
       operation: 'message.post',
       types: ['message', 'app_mention'],
-      when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx),
+      when: (type, ctx) =>
+        ctx.subject !== undefined &&
+        messageSubscribed(type, ctx.view, messageKind.from(ctx.subject.fields)) &&
+        (type !== 'app_mention' || mentionsApp(ctx)),
     },
     // Edits and deletions reach an app subscribed to messages as `message` with a subtype.
-    { operation: 'message.update', types: ['message'] },
-    { operation: 'message.delete', types: ['message'] },
+    { operation: 'message.update', types: ['message'], when: editSubscribed },
+    { operation: 'message.delete', types: ['message'], when: editSubscribed },
     { operation: 'reaction.add', types: ['reaction_added'] },
     { operation: 'reaction.remove', types: ['reaction_removed'] },
     // Workspace-wide events exist only for an app that subscribes to them: a world whose app does

@@ -29,9 +29,12 @@ export type SlackChannel = {
   team_id: string;
   created: number;
   creator: string;
-  is_channel: true;
-  is_private: false;
+  is_channel: boolean;
+  is_private: boolean;
   is_archived: boolean;
+  /** A direct message between `creator` and `user` (conversations.open): no name, no joining. */
+  is_im?: true;
+  user?: string;
 };
 
 /** The channel records of the twin, typed (src/state/record-kind.ts). */
@@ -58,6 +61,19 @@ export function getChannel(view: ReadView, id: string): SlackChannel {
   if (r === undefined || r.deleted)
     throw slackError('channel_not_found', `no channel ${id}`, 'channel');
   return channelKind.of(r);
+}
+
+/** A public channel: joining, leaving and the like are not for direct messages. */
+export function getPublicChannel(view: ReadView, id: string): SlackChannel {
+  const channel = getChannel(view, id);
+  if (channel.is_im === true)
+    throw slackError(
+      'method_not_supported_for_channel_type',
+      `${id} is a direct message`,
+      'channel',
+      'invalid_input',
+    );
+  return channel;
 }
 
 export async function createTeam(
@@ -160,6 +176,7 @@ export async function createChannel(
  * member record with `left`).
  */
 export function isMember(view: ReadView, channel: SlackChannel, user: string): boolean {
+  if (channel.is_im === true) return channel.creator === user || channel.user === user;
   const r = view.get('channel_member', `${channel.id}:${user}`);
   if (r !== undefined && !r.deleted) return r.fields.left !== true;
   return channel.creator === user;

@@ -137,6 +137,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
             request_url: appUrl,
             bot_events: [
               'message.channels',
+              'message.im',
               'app_mention',
               'reaction_added',
               'member_left_channel',
@@ -158,7 +159,11 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     const app = new App({ receiver, token: botToken(appId), clientOptions: { slackApiUrl: api } });
     for (const type of ['message', 'app_mention'] as const)
       app.event(type, async ({ event }) => {
-        const e = event as { text?: string; subtype?: string };
+        const e = event as { text?: string; subtype?: string; channel_type?: string };
+        if (e.channel_type === 'im') {
+          seen.push({ type: 'message.im', text: e.text ?? '' });
+          return;
+        }
         seen.push({
           type: event.type,
           text: e.text ?? '',
@@ -355,6 +360,30 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
       already_open: true,
       channel: { id: opened.channel!.id, is_im: true, user: botUser },
     });
+    // A DM with the bot: people post there, the app gets message.im; nobody else sees it.
+    seen.length = 0;
+    const carol = client(userToken(w.carol));
+    const dm = opened.channel!.id!;
+    await carol.chat.postMessage({ channel: dm, text: 'hi bot' });
+    await expect(ada().chat.postMessage({ channel: dm, text: 'me too' })).rejects.toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
+    await expect(ada().conversations.history({ channel: dm })).rejects.toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
+    expect((await bot().conversations.history({ channel: dm })).messages![0]).toMatchObject({
+      text: 'hi bot',
+      user: w.carol,
+    });
+    expect((await carol.conversations.list({ types: 'im' })).channels).toEqual([
+      expect.objectContaining({ id: dm, is_im: true, user: botUser }),
+    ]);
+    expect((await carol.conversations.list({})).channels!.map((c) => c.id)).not.toContain(dm);
+    await expect(bot().conversations.join({ channel: dm })).rejects.toMatchObject({
+      data: { error: 'method_not_supported_for_channel_type' },
+    });
+    await until('message.im at Bolt', () => (seen.length >= 1 ? seen : undefined));
+    expect(seen).toEqual([{ type: 'message.im', text: 'hi bot' }]);
     await expect(bot().conversations.open({ users: `${w.ada},${w.bob}` })).rejects.toMatchObject({
       data: { error: 'too_many_users' },
     });

@@ -2,7 +2,8 @@
 // subscribed to messages as a `message` event with Slack's subtype — message_changed carrying the
 // message now and before, message_deleted the deleted ts — checked against @slack/types' required
 // keys and received by a real Bolt app, which verifies each signature. Only the author may edit
-// or delete; ephemeral messages and scheduled ones that have not fallen due send nothing.
+// or delete; ephemeral messages send nothing. A direct message with the bot goes out as
+// `message` with channel_type "im" to an app subscribed to message.im, and only those.
 import { App, HTTPReceiver } from '@slack/bolt';
 import type { AddressInfo, Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +124,50 @@ describe('message edits and deletions', () => {
     } finally {
       await receiver.stop();
       await dispatcher.close();
+      await world.close();
+    }
+  });
+
+  it('a direct message with the bot reaches an app subscribed to message.im; other messages do not', async () => {
+    const world = openWorld({ root: ':memory:', seed: 'dms' });
+    const twin = registerPack(world, slack.pack);
+    try {
+      const team = await slack.createTeam(twin, { name: 'Twinworld' });
+      const ada = await slack.createUser(twin, { team: team.id, name: 'ada' });
+      const bob = await slack.createUser(twin, { team: team.id, name: 'bob' });
+      const general = await slack.createChannel(twin, {
+        team: team.id,
+        name: 'general',
+        creator: ada.id,
+      });
+      const { app } = await slack.createApp(twin, {
+        team: team.id,
+        name: 'Deployer',
+        request_url: 'http://127.0.0.1:9/slack/events',
+        signing_secret: secrets.slack(),
+        bot_events: ['message.im'],
+      });
+      const withBot = await slack.openDirectMessage(twin, { user: app.bot_user_id, other: ada.id });
+      const between = await slack.openDirectMessage(twin, { user: ada.id, other: bob.id });
+      expect(withBot.opened && between.opened).toBe(true);
+      await slack.postMessage(twin, { channel: withBot.im.id, user: ada.id, text: 'hi bot' });
+      await slack.postMessage(twin, { channel: between.im.id, user: ada.id, text: 'hi bob' });
+      await slack.postMessage(twin, { channel: general.id, user: ada.id, text: 'hi all' });
+      await expect(
+        slack.postMessage(twin, { channel: between.im.id, user: app.bot_user_id, text: 'psst' }),
+      ).rejects.toMatchObject({ vendorCode: 'channel_not_found' });
+      await expect(
+        slack.joinChannel(twin, { channel: withBot.im.id, user: bob.id }),
+      ).rejects.toMatchObject({ vendorCode: 'method_not_supported_for_channel_type' });
+      const [only, ...rest] = await bodies(twin);
+      expect(rest).toEqual([]);
+      expect(missing(only!.event, MESSAGE, 'event')).toEqual([]);
+      expect(only!.event).toMatchObject({
+        text: 'hi bot',
+        channel: withBot.im.id,
+        channel_type: 'im',
+      });
+    } finally {
       await world.close();
     }
   });
