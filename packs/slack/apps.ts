@@ -50,7 +50,6 @@ export const eventSubscriptionKind = recordKind<EventSubscription>({ type: 'even
 /** Bot events this twin sends, and the kernel event type each one subscribes to. */
 export const BOT_EVENTS: Readonly<Record<string, string>> = {
   'message.channels': 'message',
-  'message.im': 'message',
   app_mention: 'app_mention',
   reaction_added: 'reaction_added',
   app_home_opened: 'app_home_opened',
@@ -62,6 +61,7 @@ export const BOT_EVENTS: Readonly<Record<string, string>> = {
   tokens_revoked: 'tokens_revoked',
   member_left_channel: 'member_left_channel',
   user_change: 'user_change',
+  'message.im': 'message',
 };
 
 /** The Interactivity Request URL: where block_actions payloads go (form-encoded). */
