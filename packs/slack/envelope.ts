@@ -282,7 +282,8 @@ function blockActions(ctx: RenderContext): JsonObject | undefined {
     },
     trigger_id: f.trigger_id,
     team: { id: team.id, domain: team.domain },
-    enterprise: null,
+    // No `enterprise` outside Enterprise Grid: Slack's payload (and Bolt's BlockAction type, where
+    // it is an optional object, never null) leaves it out.
     is_enterprise_install: false,
     channel: { id: channel.id, name: channel.name },
     message: messageKind.json(shown),

@@ -62,3 +62,4 @@ export {
 export { HOST_TYPE, DEFAULT_HOST_BEAT_MS, type HostView } from './hosts.js';
 export { scheduleWork, SCHEDULE_WORK, claimItem, type ClaimedItem } from './schedule-work.js';
 export { SCHEDULE_PROVIDER, scheduleDedupeKey } from './run-start.js';
+export { listEnabledSchedules, type EnabledSchedules } from './list-enabled.js';
