@@ -1,11 +1,15 @@
 // Deliveries as work for the worker (docs/work.md). A record's due time says when someone must act:
 // queued → at once, retrying → when its retry falls due, sending → when its sender's lease lapses.
-// One kind per pack, so the worker's reports name the pack; the dispatcher does the claiming.
+// One kind per pack, so the worker's reports name the pack; the dispatcher does the claiming, a batch
+// of due records per section (Dispatcher.claimDue).
 import { isoAt } from '../world/clock.js';
 import { DUE_INDEX, END_OF_TIME } from '../work/lease.js';
-import type { DueItem, WorkKind } from '../work/work-kind.js';
-import type { Dispatcher } from './dispatcher.js';
+import type { DueItem, WorkKind, WorkReport } from '../work/work-kind.js';
+import type { AttemptResult, Dispatcher } from './dispatcher.js';
 import { packTwinName, registeredPacks } from './pack-registry.js';
+
+/** The open records an in-flight check reads at most (they are ordered by due time). */
+const MAX_OPEN = 100_000;
 
 /** A work kind per registered pack that declares events. */
 export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
@@ -28,24 +32,37 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
         const [first] = await dueItems(END_OF_TIME, 1);
         return first === undefined ? undefined : Date.parse(first.dueAt);
       },
-      run: async (item) => {
-        const result = await dispatcher.runDue(pack.name, item.id, item.state);
-        if (result === undefined) return undefined;
-        if (result === 'taken_over')
-          return {
-            kind: `delivery:${pack.name}`,
-            id: item.id,
-            outcome: 'unknown',
-            detail: 'lease_expired',
-          };
-        return {
-          kind: `delivery:${pack.name}`,
-          id: item.id,
-          outcome: result.stale ? 'stale' : (result.state ?? result.outcome),
-          detail: `attempt ${result.number} ${result.reason}${result.status === null ? '' : ` ${result.status}`}`,
-        };
-      },
+      // A `sending` record is a send in flight (here or elsewhere) until its sender's lease lapses.
+      inFlight: () =>
+        twin.read((view) => {
+          const open = view.lookupUpTo(decl.recordType, DUE_INDEX, END_OF_TIME, MAX_OPEN);
+          const sending = open.find((r) => r.fields.state === 'sending');
+          return sending === undefined ? undefined : Date.parse(String(sending.fields.dueAt));
+        }),
+      take: async (_nowMs, limit, busy) =>
+        (await dispatcher.claimDue(pack.name, limit, busy)).map((t) => ({
+          item: { id: t.id, dueAt: t.dueAt, state: t.state },
+          done: t.done.then((result) => report(pack.name, t.id, result)),
+        })),
+      run: async (item) =>
+        report(pack.name, item.id, await dispatcher.runDue(pack.name, item.id, item.state)),
     });
   }
   return kinds;
+}
+
+function report(
+  pack: string,
+  id: string,
+  result: AttemptResult | 'taken_over' | undefined,
+): WorkReport | undefined {
+  if (result === undefined) return undefined;
+  if (result === 'taken_over')
+    return { kind: `delivery:${pack}`, id, outcome: 'unknown', detail: 'lease_expired' };
+  return {
+    kind: `delivery:${pack}`,
+    id,
+    outcome: result.stale ? 'stale' : (result.state ?? result.outcome),
+    detail: `attempt ${result.number} ${result.reason}${result.status === null ? '' : ` ${result.status}`}`,
+  };
 }

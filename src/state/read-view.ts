@@ -14,6 +14,12 @@ export interface ReadView {
    * ordered by (key, id), at most `limit` — what is due by a time, when the key is an ISO time.
    */
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[];
+  /**
+   * `lookupUpTo` for work the decide is about to claim: on a store shared by hosts, rows another
+   * host's section is claiming are skipped (they will not be due once it commits). Absent on views
+   * that cannot hold rows; `lookupUpTo` is then the answer.
+   */
+  pickUpTo?(type: string, index: string, maxKey: string, limit: number): Resource[];
   /** seq of the newest entry this view reflects. */
   readonly head: number;
 }

@@ -13,8 +13,14 @@ export interface SecretStore {
   set(ref: string, secret: string): Awaitable<void>;
   /** Adds `secret` as the current one and keeps the active old ones for `graceMs` from `now`. */
   rotate(ref: string, secret: string, now: number, graceMs: number): Awaitable<void>;
-  /** Secrets active at `now` (epoch ms), newest first; empty if the ref is unknown or deleted. */
-  resolve(ref: string, now: number): Awaitable<string[]>;
+  /**
+   * Secrets active at `now` (epoch ms), newest first; empty if the ref is unknown or deleted.
+   * `stamp`, when given, is a value that changes whenever the ref's secrets may have changed in
+   * another process (the dispatcher passes its endpoint's version: every rotation writes an entry
+   * to the endpoint). A store whose reads cost a round trip may answer from what it read under the
+   * same stamp; changes made through this store object are seen at once whatever the stamp.
+   */
+  resolve(ref: string, now: number, stamp?: string): Awaitable<string[]>;
   /** Removes the ref's secrets and retires the ref: it is never set again. */
   delete(ref: string): Awaitable<void>;
   /** Releases what the backend holds open (a file handle, a pool). */
@@ -144,10 +150,10 @@ export class ResolvingSecretStore implements SecretStore {
     return this.store.rotate(ref, secret, now, graceMs);
   }
 
-  resolve(ref: string, now: number): Awaitable<string[]> {
+  resolve(ref: string, now: number, stamp?: string): Awaitable<string[]> {
     const answer = this.resolver(ref, now);
     const settle = (found: readonly string[] | undefined): Awaitable<string[]> => {
-      if (found === undefined) return this.store.resolve(ref, now);
+      if (found === undefined) return this.store.resolve(ref, now, stamp);
       if (!Array.isArray(found) || !found.every((s) => typeof s === 'string' && s.trim() !== '')) {
         // Never echo what came back: it may be a secret in the wrong shape.
         throw new TwinError(

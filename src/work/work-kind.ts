@@ -40,8 +40,27 @@ export interface WorkKind {
   /** The earliest due time of any item (epoch ms), due yet or not; undefined when none has one. */
   nextDue(): Promise<number | undefined>;
   /**
+   * The earliest lapse of a claim somebody holds — work in flight here or in another process — or
+   * undefined when none is held. An idle-now run waits for these (the holder finishes, or its lease
+   * lapses and the work is taken over) but not for work scheduled later. A kind without it never
+   * holds claims past one run.
+   */
+  inFlight?(): Promise<number | undefined>;
+  /**
+   * Claims up to `limit` due items in one section and starts running each: what a kind that can
+   * batch its claims offers (on PostgreSQL its pick skips what another host is claiming). The
+   * worker then uses it instead of `due` + `run`. `busy` holds the ids this worker runs already.
+   */
+  take?(nowMs: number, limit: number, busy: ReadonlySet<string>): Promise<Taken[]>;
+  /**
    * Claims the item, runs it and finishes it. Undefined when there was nothing to claim (another
    * worker took it, or it stopped being due).
    */
   run(item: DueItem, context: WorkContext): Promise<WorkReport | undefined>;
+}
+
+/** An item a batch claimed, and what running it comes to (undefined: it needed no run). */
+export interface Taken {
+  readonly item: DueItem;
+  readonly done: Promise<WorkReport | undefined>;
 }

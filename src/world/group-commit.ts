@@ -97,7 +97,7 @@ export class GroupCommit {
  * fold them. Folding is lazy: only a resource a later decision actually reads is folded, so a
  * batch of unrelated keys costs no extra fold.
  */
-class Overlay implements ReadView {
+export class Overlay implements ReadView {
   private readonly staged = new Map<string, { writes: Entry[]; folded: Resource | undefined }>();
   private seq: number;
 
@@ -139,6 +139,12 @@ class Overlay implements ReadView {
 
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
     return this.base.lookupUpTo(type, index, maxKey, limit);
+  }
+
+  pickUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
+    return this.base.pickUpTo === undefined
+      ? this.base.lookupUpTo(type, index, maxKey, limit)
+      : this.base.pickUpTo(type, index, maxKey, limit);
   }
 
   stage(writes: readonly Write[]): void {

@@ -409,6 +409,16 @@ export class Twin {
         );
         return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
       },
+      pickUpTo: (type, index, maxKey, limit) => {
+        const decls = this.declared(type, index);
+        const tx = s.tx;
+        const rows = s.read(`pick:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
+          tx.pickUpTo === undefined
+            ? tx.lookupUpTo(type, index, maxKey, limit)
+            : tx.pickUpTo(type, index, maxKey, limit),
+        );
+        return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
+      },
     };
   }
 

@@ -4,6 +4,9 @@
 // several hosts are serialized and none is lost. Secrets are shared by the world, not by a tenant: the
 // tables carry no tenant and no row-level security (refs are endpoint ids, not tenant data); what
 // guards them is that only twinworld_app and twinworld_owner may read them.
+// A resolve with a stamp (the dispatcher's endpoint version) is answered from the rows last read
+// under the same stamp: a delivery then costs no round trip for its secret. Every rotation writes an
+// entry to its endpoint, which moves the stamp; this store's own changes drop the cached rows at once.
 import type pg from 'pg';
 import {
   checkRef,
@@ -17,7 +20,20 @@ import { lockKey } from './lock-key.js';
 import { checkText } from './sql-text.js';
 import { connectError, storeError } from './store-error.js';
 
+/** Refs whose rows are kept at most; past it the cache starts over. */
+const CACHE_LIMIT = 10_000;
+
+interface CachedRows {
+  readonly stamp: string;
+  /** Newest first, with the time each stops signing (null: current). */
+  readonly rows: readonly { readonly secret: string; readonly expiresAt: number | null }[];
+}
+
 export class PostgresSecretStore implements SecretStore {
+  private readonly cache = new Map<string, CachedRows>();
+  /** Moves on every change made here: a read that began before a change must not be kept. */
+  private generation = 0;
+
   constructor(
     private readonly conn: Connection,
     private readonly world: string,
@@ -61,19 +77,32 @@ export class PostgresSecretStore implements SecretStore {
     });
   }
 
-  async resolve(ref: string, now: number): Promise<string[]> {
+  resolve(ref: string, now: number, stamp?: string): string[] | Promise<string[]> {
     if (typeof ref !== 'string' || ref.includes('\u0000')) return [];
+    const cached = stamp === undefined ? undefined : this.cache.get(ref);
+    if (cached !== undefined && cached.stamp === stamp) return activeAt(cached.rows, now);
+    return this.load(ref, now, stamp);
+  }
+
+  private async load(ref: string, now: number, stamp: string | undefined): Promise<string[]> {
     await this.ready();
+    const generation = this.generation;
+    let rows: { secret: string; expires_at: number | null }[];
     try {
-      const rows = await this.conn.query<{ secret: string }>({
-        name: 'tw_secret_resolve',
-        text: 'SELECT secret FROM twinworld.secrets WHERE world = $1 AND ref = $2 AND (expires_at IS NULL OR expires_at > $3) ORDER BY n DESC',
-        values: [this.world, ref, now],
+      rows = await this.conn.query<{ secret: string; expires_at: number | null }>({
+        name: 'tw_secret_rows',
+        text: 'SELECT secret, expires_at FROM twinworld.secrets WHERE world = $1 AND ref = $2 ORDER BY n DESC',
+        values: [this.world, ref],
       });
-      return rows.map((r) => r.secret);
     } catch (error) {
       throw this.failure(error);
     }
+    const timed = rows.map((r) => ({ secret: r.secret, expiresAt: r.expires_at }));
+    if (stamp !== undefined && generation === this.generation) {
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(ref, { stamp, rows: timed });
+    }
+    return activeAt(timed, now);
   }
 
   async delete(ref: string): Promise<void> {
@@ -103,6 +132,23 @@ export class PostgresSecretStore implements SecretStore {
 
   /** One transaction under the (world, ref) lock; refused for a retired ref before `fn` runs. */
   private async change(ref: string, fn: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    this.forget(ref);
+    try {
+      await this.changeLocked(ref, fn);
+    } finally {
+      this.forget(ref);
+    }
+  }
+
+  private forget(ref: string): void {
+    this.generation++;
+    this.cache.delete(ref);
+  }
+
+  private async changeLocked(
+    ref: string,
+    fn: (client: pg.PoolClient) => Promise<void>,
+  ): Promise<void> {
     await this.ready();
     const client = await this.conn.acquire();
     let open = false;
@@ -145,4 +191,11 @@ export class PostgresSecretStore implements SecretStore {
       { details: { host: at.host, port: at.port, driverCode: code }, cause: error },
     );
   }
+}
+
+function activeAt(
+  rows: readonly { readonly secret: string; readonly expiresAt: number | null }[],
+  now: number,
+): string[] {
+  return rows.filter((r) => r.expiresAt === null || r.expiresAt > now).map((r) => r.secret);
 }

@@ -1,6 +1,8 @@
 // One section's handle on PostgreSQL. The transaction starts lazily: the section's first read carries
 // BEGIN, the tenant, pg_advisory_xact_lock and the head in the same round trip, and reads the section
-// issues together (in one tick, e.g. through Promise.all) share one multi-statement query. Writes are
+// issues together (in one tick, e.g. through Promise.all) share one multi-statement query. A pick of
+// due work (pickUpTo) issued with the first reads goes ahead of the lock, so hosts waiting at the lock
+// already hold different rows. Writes are
 // buffered and leave at commit as a few multi-row statements ending in COMMIT: one round trip however
 // much was written. Buffering coalesces: the last value of a resource wins, an index key's last add or
 // remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
@@ -8,8 +10,16 @@ import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import type { IndexDelta, StoreTx } from '../port.js';
 import type { Client } from './connection.js';
-import { inline, Reads } from './reads.js';
-import { checkText, encodeKey, int, lit, litOrNull } from './sql-text.js';
+import { inline, Reads, READS } from './reads.js';
+import {
+  checkText,
+  encodeKey,
+  int,
+  lit,
+  litOrNull,
+  toResource,
+  type ResourceRow,
+} from './sql-text.js';
 import { storeError } from './store-error.js';
 import { tenantOf, tenantOfFields } from './tenant.js';
 
@@ -20,6 +30,8 @@ const CHARS_PER_ROUND_TRIP = 4_000_000;
 /** A read waiting for the next round trip; `sql` undefined: only the transaction's start (head()). */
 interface Pending {
   readonly sql: string | undefined;
+  /** Sent ahead of the lock when it rides with the transaction's start (a pick of due rows). */
+  readonly early?: boolean;
   resolve(rows: unknown[]): void;
   reject(error: unknown): void;
 }
@@ -63,7 +75,11 @@ export class PostgresTx implements StoreTx {
     private readonly client: Client,
     private readonly world: string,
     private readonly twin: string,
-    private readonly beginStatements: readonly string[],
+    /** What starts the transaction: `start` (BEGIN, the tenant), then `lock`, whose last answers the head. */
+    private readonly beginStatements: {
+      readonly start: readonly string[];
+      readonly lock: readonly string[];
+    },
     private readonly tenant: string | undefined,
     private readonly mapError: (error: unknown) => unknown,
     private readonly readOnly = false,
@@ -84,7 +100,7 @@ export class PostgresTx implements StoreTx {
     return this.begun;
   }
 
-  private enqueue(sql: string | undefined, internal = false): Promise<unknown[]> {
+  private enqueue(sql: string | undefined, internal = false, early = false): Promise<unknown[]> {
     if (!this.open && !internal)
       return Promise.reject(
         storeError(
@@ -93,7 +109,7 @@ export class PostgresTx implements StoreTx {
         ),
       );
     return new Promise((resolve, reject) => {
-      this.pending.push({ sql, resolve, reject });
+      this.pending.push({ sql, early, resolve, reject });
       if (this.pending.length === 1) queueMicrotask(() => this.flush());
     });
   }
@@ -104,9 +120,15 @@ export class PostgresTx implements StoreTx {
     this.pending = [];
     const begin = !this.begun;
     this.begun = true;
+    // Picks go between the start and the lock only with the start; later they are ordinary reads.
+    const early = begin ? batch.filter((p) => p.early === true && p.sql !== undefined) : [];
+    const later = batch.filter((p) => !early.includes(p));
+    const { start, lock } = this.beginStatements;
     const statements = [
-      ...(begin ? this.beginStatements : []),
-      ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql])),
+      ...(begin ? start : []),
+      ...early.map((p) => p.sql!),
+      ...(begin ? lock : []),
+      ...later.flatMap((p) => (p.sql === undefined ? [] : [p.sql])),
     ];
     if (statements.length === 0) {
       // Only head() again while the start is in flight: answer when it lands.
@@ -127,10 +149,9 @@ export class PostgresTx implements StoreTx {
     this.lastFlush = this.client.query(statements.join(';\n')).then(
       (result) => {
         const results = (Array.isArray(result) ? result : [result]) as QueryResults;
+        const opened = begin ? start.length + early.length + lock.length : 0;
         if (begin) {
-          const head = (
-            results[this.beginStatements.length - 1]?.rows[0] as { head?: number } | undefined
-          )?.head;
+          const head = (results[opened - 1]?.rows[0] as { head?: number } | undefined)?.head;
           if (head === undefined) {
             const missing = storeError(
               'STORE_FAILED',
@@ -141,8 +162,11 @@ export class PostgresTx implements StoreTx {
           }
           this.startHead = head;
         }
-        let i = begin ? this.beginStatements.length : 0;
-        for (const p of batch) p.resolve(p.sql === undefined ? [] : results[i++]!.rows);
+        // Answers in the order sent: the picks after the start, the other reads after the lock.
+        let i = start.length;
+        for (const p of early) p.resolve(results[i++]!.rows);
+        i = opened;
+        for (const p of later) p.resolve(p.sql === undefined ? [] : results[i++]!.rows);
       },
       (error: unknown) => {
         const mapped = this.mapError(error);
@@ -174,6 +198,19 @@ export class PostgresTx implements StoreTx {
 
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
     return this.reads.lookupUpTo(type, index, maxKey, limit);
+  }
+
+  pickUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
+    if (this.readOnly) return this.lookupUpTo(type, index, maxKey, limit);
+    const sql = inline(READS.pickUpTo, [
+      this.world,
+      this.twin,
+      type,
+      index,
+      encodeKey(maxKey),
+      Math.max(0, Math.floor(limit)),
+    ]);
+    return this.enqueue(sql, false, true).then((rows) => (rows as ResourceRow[]).map(toResource));
   }
 
   allResources(type: string): Promise<Resource[]> {
@@ -317,7 +354,8 @@ export class PostgresTx implements StoreTx {
     const queries = this.commitQueries();
     if (blind) {
       this.begun = true;
-      queries[0] = `${this.beginStatements.join(';\n')};\n${queries[0]}`;
+      const { start, lock } = this.beginStatements;
+      queries[0] = `${[...start, ...lock].join(';\n')};\n${queries[0]}`;
     }
     for (const text of queries) {
       try {

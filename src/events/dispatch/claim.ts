@@ -1,0 +1,176 @@
+// Claims, as pure decisions: one record's claim (dispatch, redeliver, a scheduled retry), the
+// takeover of a claim whose lease lapsed, and the worker's batch — up to K due records picked and
+// claimed in one section, each against the view the ones before it left.
+import { canonicalJson } from '../../log/canonical-json.js';
+import type { ReadView } from '../../state/read-view.js';
+import { isoAt } from '../../world/clock.js';
+import { commit, normalizeDecision, skip, type Decision } from '../../world/decision.js';
+import { Overlay } from '../../world/group-commit.js';
+import { DUE_INDEX } from '../../work/lease.js';
+import type { EventsDeclaration } from '../declaration.js';
+import {
+  attemptType,
+  decideAttemptFinish,
+  decideClaim,
+  deliveryOf,
+  readDelivery,
+  sendingLapsed,
+  STALE,
+  type Claim,
+  type ClaimKind,
+  type DeliveryFields,
+  type Finish,
+} from '../delivery-records.js';
+
+/** Who claims, for how long. */
+export interface Claimant {
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+/** A claim made: the attempt, the packet it sends, and the stamp its secrets are read under. */
+export interface Claimed {
+  readonly claim: Claim;
+  readonly record: DeliveryFields;
+  readonly secretStamp: string | undefined;
+}
+
+/** Whether the record's endpoint still exists and is enabled. */
+export function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
+  const endpoint = view.get(d.endpointKind, d.endpointId);
+  if (endpoint === undefined || endpoint.deleted) return false;
+  const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
+  if (kind?.enabledWhen === undefined) return true;
+  return (
+    canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) ===
+    canonicalJson(kind.enabledWhen.value)
+  );
+}
+
+/** The endpoint's version, which moves with every rotation of its secret. */
+function secretStamp(view: ReadView, d: DeliveryFields): string | undefined {
+  const endpoint = view.get(d.endpointKind, d.endpointId);
+  return endpoint === undefined
+    ? undefined
+    : `${d.endpointKind}\u0000${d.endpointId}\u0000${endpoint.version}`;
+}
+
+/**
+ * One record's claim of `kind`; the packet (url, body, secret ref, trace) never changes after the
+ * record is created, so the claim hands it over and a send costs no second read of the record.
+ */
+export function decideOneClaim(
+  view: ReadView,
+  decl: EventsDeclaration,
+  deliveryId: string,
+  kind: ClaimKind,
+  nowMs: number,
+  claimant: Claimant,
+  to?: string,
+): Decision<Claimed | undefined> {
+  const { writes, result } = normalizeDecision(
+    decideClaim(view, decl.recordType, deliveryId, kind, isoAt(nowMs), nowMs, {
+      endpointTakes: (d) => endpointTakes(view, decl, d),
+      owner: claimant.owner,
+      leaseMs: claimant.leaseMs,
+      ...(to === undefined ? {} : { url: to }),
+    }),
+  );
+  const record = result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
+  return commit(
+    writes,
+    result === undefined || record === undefined
+      ? undefined
+      : { claim: result, record, secretStamp: secretStamp(view, record) },
+  );
+}
+
+/**
+ * Takes over one `sending` record whose sender's lease lapsed: its attempt is finished `unknown`
+ * (`lease_expired`). A record claimed before leases existed counts as lapsed once its attempt
+ * started `staleAfterMs` ago. Answers whether it was taken over.
+ */
+export function decideTakeOver(
+  view: ReadView,
+  decl: EventsDeclaration,
+  deliveryId: string,
+  nowMs: number,
+  staleAfterMs: number,
+): Decision<boolean> {
+  const d = readDelivery(view, decl.recordType, deliveryId);
+  // Every claim names its attempt; a sending record without one was written by hand, and no
+  // attempt of it can be finished.
+  if (d === undefined || d.state !== 'sending' || d.currentAttempt === null) return skip(false);
+  const claim: Claim = { attemptId: d.currentAttempt, number: d.attempts, kind: 'first' };
+  if (d.leaseUntil === undefined || d.leaseUntil === null) {
+    const started = view.get(attemptType(decl.recordType), claim.attemptId)?.fields.startedAt;
+    if (typeof started === 'string' && Date.parse(started) + staleAfterMs > nowMs)
+      return skip(false);
+  } else if (!sendingLapsed(d, nowMs)) return skip(false);
+  const finish: Finish = {
+    outcome: 'unknown',
+    status: null,
+    reason: d.leaseUntil == null ? 'recovered_after_crash' : 'lease_expired',
+    headers: null,
+  };
+  const { writes, result } = normalizeDecision(
+    decideAttemptFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(nowMs)),
+  );
+  return commit(writes, result !== undefined && result !== STALE);
+}
+
+/** One record of a batch: claimed (an attempt to send), taken over, or acted on without a send. */
+export interface DueClaim {
+  readonly id: string;
+  readonly dueAt: string;
+  readonly state: string;
+  readonly claimed?: Claimed;
+  readonly takenOver?: true;
+}
+
+/**
+ * The worker's batch: up to `limit` records due at `nowMs`, picked so that records another host is
+ * claiming are skipped (view.pickUpTo), each claimed as its state asks — a first attempt, a due
+ * retry, the takeover of a lapsed claim — against the view the ones before it left. `busy` names
+ * records this process is running already: left alone.
+ */
+export function decideDueClaims(
+  view: ReadView,
+  decl: EventsDeclaration,
+  nowMs: number,
+  limit: number,
+  claimant: Claimant,
+  busy: (id: string) => boolean = () => false,
+): Decision<DueClaim[]> {
+  const type = decl.recordType;
+  const maxKey = isoAt(nowMs);
+  const picked =
+    view.pickUpTo === undefined
+      ? view.lookupUpTo(type, DUE_INDEX, maxKey, limit)
+      : view.pickUpTo(type, DUE_INDEX, maxKey, limit);
+  const staged = new Overlay(view);
+  const writes = [];
+  const out: DueClaim[] = [];
+  for (const r of picked) {
+    if (busy(r.id)) continue;
+    // Read again through the section: the pick may have been answered before the lock.
+    const d = readDelivery(staged, type, r.id);
+    if (d === undefined) continue;
+    const item = { id: r.id, dueAt: String(deliveryOf(r).dueAt ?? maxKey), state: d.state };
+    if (d.state === 'sending') {
+      const taken = normalizeDecision(decideTakeOver(staged, decl, r.id, nowMs, claimant.leaseMs));
+      staged.stage(taken.writes);
+      writes.push(...taken.writes);
+      if (taken.result) out.push({ ...item, takenOver: true });
+      continue;
+    }
+    if (d.state !== 'queued' && d.state !== 'retrying') continue;
+    const kind = d.state === 'queued' ? 'first' : 'retry';
+    const one = normalizeDecision(decideOneClaim(staged, decl, r.id, kind, nowMs, claimant));
+    staged.stage(one.writes);
+    writes.push(...one.writes);
+    if (one.result !== undefined) out.push({ ...item, claimed: one.result });
+    else if (one.writes.length > 0) out.push(item);
+  }
+  return commit(writes, out);
+}
