@@ -2,7 +2,7 @@
 // on loopback, on SQLite and on PostgreSQL: the webhooks its calls cause reach a real receiver,
 // signed as GitHub signs them (X-Hub-Signature-256 and X-Hub-Signature), with every URL on the
 // twin's own origin; hook deliveries are the twin's own records; reads append nothing.
-import { createHmac, sign } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { RequestError } from '@octokit/request-error';
 import { Octokit } from '@octokit/rest';
 import { verify } from '@octokit/webhooks-methods';
@@ -378,6 +378,70 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
     await expect(octocat.request('GET /gists')).rejects.toMatchObject({ status: 404 });
     await expect(
       client().rest.issues.create({ owner: 'octo-org', repo: 'engine', title: 'x' }),
+    ).rejects.toMatchObject({
+      status: 401,
+    });
+  });
+
+  it('credential refusals: forged or stale JWTs, a user on App routes, tokens out of scope or expired', async () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    });
+    const forged = client(appJwt(appId, other.toString()));
+    await expect(forged.rest.apps.getAuthenticated()).rejects.toMatchObject({ status: 401 });
+    const now = Math.floor(Date.now() / 1000);
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const stale = `${part({ alg: 'RS256' })}.${part({ iat: now - 900, exp: now - 300, iss: appId })}`;
+    const staleJwt = `${stale}.${sign('RSA-SHA256', Buffer.from(stale), privateKey).toString('base64url')}`;
+    await expect(client(staleJwt).rest.apps.getAuthenticated()).rejects.toMatchObject({
+      status: 401,
+      response: { data: { message: expect.stringContaining("'exp' is in the past") } },
+    });
+    await expect(octocat.rest.apps.getAuthenticated()).rejects.toMatchObject({ status: 403 });
+    const app = client(appJwt(appId, privateKey));
+    await expect(
+      app.rest.apps.createInstallationAccessToken({ installation_id: 1 }),
+    ).rejects.toMatchObject({ status: 404 });
+    // an installation on octo-org does not reach octocat's own repository
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'private-notes', private: true });
+    const { token } = (
+      await app.rest.apps.createInstallationAccessToken({ installation_id: installationId })
+    ).data;
+    tokens.push(token);
+    await expect(
+      client(token).rest.repos.get({ owner: 'octocat', repo: 'private-notes' }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(
+      hubot.rest.repos.get({ owner: 'octocat', repo: 'private-notes' }),
+    ).rejects.toMatchObject({ status: 404 });
+    expect(
+      (await octocat.rest.repos.get({ owner: 'octocat', repo: 'private-notes' })).data.private,
+    ).toBe(true);
+    // a body that is not JSON, and a hook without a secret
+    const raw = await fetch(`${baseUrl}/repos/octo-org/engine/issues`, {
+      method: 'POST',
+      headers: { authorization: `token ${tokens[0]}`, 'content-type': 'application/json' },
+      body: '{not json',
+    });
+    expect([raw.status, ((await raw.json()) as { message: string }).message]).toEqual([
+      400,
+      'Problems parsing JSON',
+    ]);
+    await expect(
+      octocat.rest.repos.createWebhook({
+        owner: 'octo-org',
+        repo: 'engine',
+        config: { url: `${receiver.url}/nosecret` },
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ field: 'config.secret' }] } },
+    });
+    // an hour of world time later the installation token is dead
+    await (world.clock as VirtualClock).advance(3_600_001);
+    await expect(
+      client(token).rest.repos.get({ owner: 'octo-org', repo: 'engine' }),
     ).rejects.toMatchObject({
       status: 401,
     });
