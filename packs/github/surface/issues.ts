@@ -22,6 +22,7 @@ import {
   optionalText,
   repoOf,
   text,
+  withRepo,
   userOf,
   type GitHubContext,
   type GitHubRouteSpec,
@@ -153,7 +154,6 @@ export const issueRoutes: GitHubRouteSpec[] = [
     sdk: 'issues.listForRepo',
     kind: 'read',
     async handle(ctx) {
-      const repo = await repoOf(ctx);
       const state = ctx.input.state ?? 'open';
       if (state !== 'open' && state !== 'closed' && state !== 'all')
         throw invalidField('Issue', 'state', 'invalid', 'state must be open, closed or all');
@@ -162,7 +162,7 @@ export const issueRoutes: GitHubRouteSpec[] = [
           ? ctx.input.labels.split(',').map((l) => l.trim().toLowerCase())
           : [];
       const asc = ctx.input.direction === 'asc';
-      const answered = await ctx.twin.read((view) => {
+      return withRepo(ctx, (view, repo) => {
         const mine = (type: string) =>
           view.list(type).filter((r) => r.id.startsWith(`${repo.id}#`));
         const numbers = [
@@ -183,7 +183,6 @@ export const issueRoutes: GitHubRouteSpec[] = [
           headers,
         );
       });
-      return answered;
     },
   },
   {

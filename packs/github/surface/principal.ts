@@ -70,6 +70,10 @@ async function appOfJwt(twin: Twin, jwt: string): Promise<GitHubApp> {
   return app;
 }
 
+// A user, once found, is kept per twin: the pack only ever creates users (no rename, no delete),
+// so a request need not read the record again.
+const knownUsers = new WeakMap<Twin, Map<number, GitHubUser>>();
+
 export async function principalOf(twin: Twin, request: Request): Promise<GitHubPrincipal> {
   const header = request.headers.get('authorization');
   if (header === null || header.trim() === '') return { kind: 'anonymous', twin };
@@ -81,8 +85,11 @@ export async function principalOf(twin: Twin, request: Request): Promise<GitHubP
   const grant = await grantOf(twin, credential);
   if (grant === undefined) throw badCredentials();
   if (grant.kind === 'user') {
-    const user = await twin.read((view) => userKind.read(view, grant.id));
+    const users = knownUsers.get(twin) ?? new Map<number, GitHubUser>();
+    knownUsers.set(twin, users);
+    const user = users.get(grant.id) ?? (await twin.read((view) => userKind.read(view, grant.id)));
     if (user === undefined) throw badCredentials();
+    users.set(grant.id, user);
     return { kind: 'user', twin, user };
   }
   const found = await twin.read((view) => {

@@ -13,6 +13,7 @@ import { page } from './paging.js';
 import {
   optionalText,
   repoOf,
+  withRepo,
   text,
   userOf,
   type GitHubContext,
@@ -64,7 +65,7 @@ export const repoRoutes: GitHubRouteSpec[] = [
     path: '/repos/:owner/:repo',
     sdk: 'repos.get',
     kind: 'read',
-    handle: async (ctx) => renderRepository(await repoOf(ctx)),
+    handle: (ctx) => withRepo(ctx, (_view, repo) => renderRepository(repo)),
   },
   {
     method: 'GET',

@@ -1,7 +1,7 @@
 // One GitHub route as data: the generic route plus what GitHub's handlers share — the pack's twin,
 // the caller, the REST base the answer's URLs go on (records keep GitHub's own URLs; the answer is
 // rebased on the way out), and the first write of a host recording that base for webhook payloads.
-import type { JsonObject, JsonValue, Twin } from '../../../src/index.js';
+import type { JsonObject, JsonValue, ReadView, Twin } from '../../../src/index.js';
 import {
   answer,
   type HttpMethod,
@@ -98,9 +98,8 @@ export function userOf(ctx: GitHubContext): GitHubUser {
  * The repository `:owner/:repo`, as the caller may see it: anyone a public one; a private one its
  * owner (or an installation on it). What the caller may not see is GitHub's 404.
  */
-export async function repoOf(ctx: GitHubContext): Promise<GitHubRepository> {
-  const fullName = `${ctx.params.owner}/${ctx.params.repo}`;
-  const repo = await ctx.twin.read((view) => findRepository(view, fullName));
+export function visibleRepo(view: ReadView, ctx: GitHubContext): GitHubRepository {
+  const repo = findRepository(view, `${ctx.params.owner}/${ctx.params.repo}`);
   const p = ctx.principal;
   if (p.kind === 'installation') {
     const inst = p.installation;
@@ -113,6 +112,19 @@ export async function repoOf(ctx: GitHubContext): Promise<GitHubRepository> {
   if (repo.private && !(p.kind === 'user' && p.user.id === repo.owner.id))
     throw new GitHubApiError(404, 'Not Found');
   return repo;
+}
+
+/** The visible repository (see visibleRepo), in a read of its own. */
+export function repoOf(ctx: GitHubContext): Promise<GitHubRepository> {
+  return ctx.twin.read((view) => visibleRepo(view, ctx));
+}
+
+/** One read that finds the visible repository and goes on with it: one store round trip. */
+export function withRepo<T>(
+  ctx: GitHubContext,
+  fn: (view: ReadView, repo: GitHubRepository) => T,
+): Promise<T> {
+  return ctx.twin.read((view) => fn(view, visibleRepo(view, ctx)));
 }
 
 /** A required string field of the body. */
