@@ -82,8 +82,11 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
     });
     return o;
   };
+  /** What the first hook (at /github) received, of one event or all. */
   const packets = (event?: string): ReceivedRequest[] =>
-    receiver.requests.filter((r) => event === undefined || r.headers['x-github-event'] === event);
+    receiver.requests.filter(
+      (r) => r.url === '/github' && (event === undefined || r.headers['x-github-event'] === event),
+    );
   const payload = (r: ReceivedRequest) => JSON.parse(r.body) as Record<string, JsonValue>;
   const waitFor = (what: string, pick: (r: ReceivedRequest) => boolean) =>
     until(what, () => receiver.requests.find(pick));
@@ -147,6 +150,30 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
       url: `${receiver.url}/github`,
     });
     expect(leaving(hooks.data as JsonValue, listening.url, [receiver.url])).toEqual([]);
+    // a second hook: ping it, narrow it, delete it (204s with no body)
+    const second = await octocat.rest.repos.createWebhook({
+      owner: 'octo-org',
+      repo: 'engine',
+      config: { url: `${receiver.url}/second`, secret: SECRET },
+      events: ['issues'],
+    });
+    const at = { owner: 'octo-org', repo: 'engine', hook_id: second.data.id };
+    await waitFor('the second ping', (r) => r.url === '/second');
+    const pinged = await octocat.rest.repos.pingWebhook(at);
+    expect([pinged.status, pinged.data]).toEqual([204, '']);
+    await until('the second hook pinged twice', () =>
+      receiver.requests.filter((r) => r.url === '/second').length === 2 ? true : undefined,
+    );
+    const narrowed = await octocat.rest.repos.updateWebhook({
+      ...at,
+      add_events: ['push'],
+      active: false,
+    });
+    expect(narrowed.data).toMatchObject({ events: ['issues', 'push'], active: false });
+    expect((await octocat.rest.repos.deleteWebhook(at)).status).toBe(204);
+    await expect(octocat.rest.repos.getWebhook(at)).rejects.toMatchObject({ status: 404 });
+    const left = await octocat.rest.repos.listWebhooks({ owner: 'octo-org', repo: 'engine' });
+    expect(left.data.map((h) => h.id)).toEqual([hookId]);
   });
 
   it('repo → issue → comment → close: answers and issues/issue_comment webhooks on the twin origin', async () => {
