@@ -259,6 +259,20 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
     });
     expect(pr.status).toBe(201);
     const n = pr.data.number;
+    const requested = await octocat.rest.pulls.requestReviewers({
+      owner: 'octo-org',
+      repo: 'engine',
+      pull_number: n,
+      reviewers: ['hubot'],
+    });
+    expect(requested.data.requested_reviewers?.map((u) => u.login)).toEqual(['hubot']);
+    const assigned = await octocat.rest.issues.addAssignees({
+      owner: 'octo-org',
+      repo: 'engine',
+      issue_number: n,
+      assignees: ['octocat'],
+    });
+    expect(assigned.data.assignees?.map((u) => u.login)).toEqual(['octocat']);
     const review = await hubot.rest.pulls.createReview({
       owner: 'octo-org',
       repo: 'engine',
@@ -302,6 +316,12 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
       (r) => r.headers['x-github-event'] === 'pull_request_review',
     );
     expect(payload(reviewed)).toMatchObject({ action: 'submitted', review: { state: 'approved' } });
+    const asked = await waitFor(
+      'pull_request.review_requested',
+      (r) =>
+        r.headers['x-github-event'] === 'pull_request' && payload(r).action === 'review_requested',
+    );
+    expect(payload(asked)).toMatchObject({ requested_reviewer: { login: 'hubot' } });
   });
 
   it('paginate(issues.listForRepo, {per_page: 30}) over 75 issues: 3 requests, all to the twin', async () => {

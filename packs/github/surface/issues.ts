@@ -14,7 +14,7 @@ import {
 import { renderAccount } from '../render-account.js';
 import { renderIssue, renderLabels, renderPullRequestIssue } from '../render-issue.js';
 import type { GitHubRepository } from '../repositories.js';
-import { addLabels } from '../triage.js';
+import { addLabels, assignIssue } from '../triage.js';
 import { GitHubApiError, invalidField } from './errors.js';
 import { page, pageOf } from './paging.js';
 import {
@@ -203,6 +203,27 @@ export const issueRoutes: GitHubRouteSpec[] = [
         sender: userOf(ctx).login,
       });
       return renderLabels(all);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/repos/:owner/:repo/issues/:issue_number/assignees',
+    sdk: 'issues.addAssignees',
+    kind: 'write',
+    events: ['issues.assigned', 'pull_request.assigned'],
+    resource: 'Issue',
+    async handle(ctx) {
+      const repo = await repoOf(ctx);
+      const n = numberParam(ctx, 'issue_number');
+      const assignees = stringList(ctx.input, 'assignees');
+      if (assignees === undefined) throw invalidField('Issue', 'assignees', 'missing_field');
+      await assignIssue(ctx.twin, {
+        repository: repo.full_name,
+        number: n,
+        assignees,
+        sender: userOf(ctx).login,
+      });
+      return answer(201, await renderedIssue(ctx, repo, n));
     },
   },
   {

@@ -17,6 +17,7 @@ import { renderPullRequest } from '../render-pull-request.js';
 import type { GitHubRepository } from '../repositories.js';
 import { reviewKind, submitReview, type GitHubReview } from '../reviews.js';
 import { issueKey } from '../issues.js';
+import { requestReviewers } from '../triage.js';
 import { GitHubApiError, invalidField } from './errors.js';
 import { page } from './paging.js';
 import {
@@ -195,6 +196,40 @@ export const pullRoutes: GitHubRouteSpec[] = [
       const pull = await pullOf(ctx, await repoOf(ctx));
       if (!pull.merged) throw new GitHubApiError(404, 'Not Found');
       return answer(204, null);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/repos/:owner/:repo/pulls/:pull_number/requested_reviewers',
+    sdk: 'pulls.requestReviewers',
+    kind: 'write',
+    events: ['pull_request.review_requested'],
+    resource: 'PullRequest',
+    async handle(ctx) {
+      const repo = await repoOf(ctx);
+      const pull = await pullOf(ctx, repo);
+      const reviewers = ctx.input.reviewers;
+      if (!Array.isArray(reviewers) || reviewers.some((r) => typeof r !== 'string'))
+        throw invalidField(
+          'PullRequest',
+          'reviewers',
+          'invalid',
+          'reviewers must be an array of logins',
+        );
+      if (ctx.input.team_reviewers !== undefined)
+        throw invalidField(
+          'PullRequest',
+          'team_reviewers',
+          'custom',
+          'teams are not modelled by this twin',
+        );
+      await requestReviewers(ctx.twin, {
+        repository: repo.full_name,
+        number: pull.number,
+        reviewers: reviewers as string[],
+        sender: userOf(ctx).login,
+      });
+      return answer(201, renderPullRequest(await pullOf(ctx, repo), repo));
     },
   },
   {
