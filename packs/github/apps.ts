@@ -85,6 +85,11 @@ const DEFAULT_PERMISSIONS = {
   pull_requests: 'write',
 };
 
+/** The `actor` of a write an app made itself (an installation token): the payload's sender is its bot. */
+export function appActor(app: GitHubApp): string {
+  return `app:${app.id}`;
+}
+
 export function findApp(view: ReadView, slug: string, path = 'app'): GitHubApp {
   const [app] = view.lookup('app', SLUG_INDEX, slug);
   if (app === undefined) throw notFound(`app ${slug}`, path);
@@ -328,7 +333,7 @@ export async function addInstallationRepositories(
     const r = view.get('installation', String(input.installation));
     if (r === undefined || r.deleted)
       throw notFound(`installation ${input.installation}`, 'installation');
-    const inst = r.fields as unknown as GitHubInstallation;
+    const inst = installationKind.of(r);
     const sender = findUser(view, input.sender);
     if (inst.repository_selection === 'all')
       throw validationFailed(

@@ -4,7 +4,7 @@
 import { commit, type JsonObject, type ReadView, type Twin, type Write } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser } from './accounts.js';
-import { findApp } from './apps.js';
+import { appActor, appKind, findApp } from './apps.js';
 import { findBranch } from './branches.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
@@ -96,8 +96,11 @@ export interface CreateCheckRunInput {
   head_sha?: string;
   status?: 'queued' | 'in_progress';
   external_id?: string;
-  /** The user whose push or click caused the run: the payload's sender. */
-  sender: string;
+  /**
+   * The user whose push or click caused the run: the payload's sender. Omitted, the app acted
+   * itself (an installation token): the sender is its bot.
+   */
+  sender?: string;
 }
 
 function suiteKey(repo: GitHubRepository, appId: number, sha: string): string {
@@ -119,7 +122,8 @@ export async function createCheckRun(
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const app = findApp(view, input.app);
-    const sender = findUser(view, input.sender);
+    const actor =
+      input.sender === undefined ? appActor(app) : actorOf(findUser(view, input.sender));
     const branchName =
       input.head_branch ?? (input.head_sha === undefined ? repo.default_branch : null);
     const branch = branchName === null ? undefined : findBranch(view, repo, branchName);
@@ -194,7 +198,7 @@ export async function createCheckRun(
       subjectType: 'check_run',
       subjectId: String(run.id),
       fields: checkRunKind.json(run),
-      actor: actorOf(sender),
+      actor,
       projection:
         suiteId === undefined
           ? {
@@ -219,7 +223,8 @@ export interface CompleteCheckRunInput {
   check_run_id: number;
   conclusion: CheckConclusion;
   output?: { title?: string; summary?: string; text?: string };
-  sender: string;
+  /** As for createCheckRun: omitted, the run's app acted itself. */
+  sender?: string;
 }
 
 export async function completeCheckRun(
@@ -230,11 +235,14 @@ export async function completeCheckRun(
   checkConclusion(input?.conclusion);
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
-    const sender = findUser(view, input.sender);
     const r = view.get('check_run', String(input.check_run_id));
     if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
       throw notFound(`check run ${input.check_run_id} in ${repo.full_name}`, 'check_run_id');
     const run = checkRunKind.of(r);
+    const actor =
+      input.sender === undefined
+        ? appActor(appKind.read(view, run.app_id)!)
+        : actorOf(findUser(view, input.sender));
     if (run.status === 'completed')
       throw validationFailed(`check run ${run.id} is already completed`, 'check_run_id');
     const now = githubTime(twin.world.clock.now());
@@ -251,7 +259,7 @@ export async function completeCheckRun(
         subjectType: 'check_run',
         subjectId: r.id,
         fields,
-        actor: actorOf(sender),
+        actor,
       },
     ];
     const others = runsOf(view, run.check_suite_id).filter((o) => o.id !== run.id);
@@ -263,7 +271,7 @@ export async function completeCheckRun(
         subjectType: 'check_suite',
         subjectId: String(run.check_suite_id),
         fields: { status: 'completed', conclusion: worst, updated_at: now },
-        actor: actorOf(sender),
+        actor,
       });
     } else {
       writes[0] = {

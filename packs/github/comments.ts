@@ -1,6 +1,6 @@
 // Comments on issues and pull requests (GitHub's issue comments; a pull request's conversation is
 // its issue's). A comment moves the issue's or pull request's `comments` count in the same commit.
-import { commit, type Twin } from '../../src/index.js';
+import { commit, skip, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
@@ -73,6 +73,32 @@ export async function commentOnIssue(
         },
       },
       comment,
+    );
+  });
+  return done.result;
+}
+
+/** Edits a comment's body (recorded as `issue_comment.edit`; no webhook is sent for it yet). */
+export async function editComment(
+  twin: Twin,
+  input: { repository: string; comment_id: number; body: string; sender: string },
+): Promise<GitHubIssueComment> {
+  requirePackTwin(twin, 'github');
+  if (typeof input?.body !== 'string' || input.body.trim() === '')
+    throw validationFailed('body is required', 'body');
+  const done = await twin.applyAtomic((view) => {
+    const repo = findRepository(view, input.repository);
+    const sender = findUser(view, input.sender);
+    const comment = issueCommentKind.read(view, input.comment_id);
+    if (comment === undefined || !comment.issue_key.startsWith(`${repo.id}#`))
+      throw notFound(`comment ${input.comment_id} in ${input.repository}`, 'comment_id');
+    if (comment.body === input.body) return skip(comment);
+    const fields = { body: input.body, updated_at: githubTime(twin.world.clock.now()) };
+    return commit(
+      issueCommentKind.write('issue_comment.edit', String(comment.id), fields, {
+        actor: actorOf(sender),
+      }),
+      { ...comment, ...fields },
     );
   });
   return done.result;

@@ -102,3 +102,7 @@ export {
   type StatusState,
 } from './refs.js';
 export { addInstallationRepositories } from './apps.js';
+export { updateIssue, type UpdateIssueInput } from './issue-update.js';
+export { editComment } from './comments.js';
+export { addReaction, type GitHubReaction } from './reactions.js';
+export { setGitHubOrigin } from './origin.js';

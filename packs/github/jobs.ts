@@ -1,13 +1,13 @@
 // GitHub Actions jobs: a job of a workflow run is queued (waiting for a runner matching its
 // labels), then completes with a conclusion — `workflow_job.queued` and `.completed`. The runner
 // that took it is named when it completes; its one step stands for the job's steps.
-import { commit, type JsonObject, type Twin } from '../../src/index.js';
+import { commit, recordKind, type JsonObject, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
-import type { GitHubWorkflowRun } from './workflows.js';
+import { workflowRunKind } from './workflows.js';
 
 export type JobConclusion = 'success' | 'failure' | 'cancelled' | 'skipped';
 
@@ -33,6 +33,9 @@ export type GitHubWorkflowJob = {
   repository_id: number;
 };
 
+/** The workflow_job records of the twin, typed (src/state/record-kind.ts). */
+export const workflowJobKind = recordKind<GitHubWorkflowJob>({ type: 'workflow_job' });
+
 const CONCLUSIONS = new Set(['success', 'failure', 'cancelled', 'skipped']);
 
 export async function queueWorkflowJob(
@@ -51,7 +54,7 @@ export async function queueWorkflowJob(
     const r = view.get('workflow_run', String(input.run_id));
     if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
       throw notFound(`workflow run ${input.run_id} in ${repo.full_name}`, 'run_id');
-    const run = r.fields as unknown as GitHubWorkflowRun;
+    const run = workflowRunKind.of(r);
     if (run.status === 'completed')
       throw validationFailed(`workflow run ${run.id} is already completed`, 'run_id');
     const ids = twin.world.ids;
@@ -82,7 +85,7 @@ export async function queueWorkflowJob(
         operation: 'workflow_job.queue',
         subjectType: 'workflow_job',
         subjectId: String(job.id),
-        fields: job as unknown as JsonObject,
+        fields: workflowJobKind.json(job),
         actor: actorOf(sender),
       },
       job,
@@ -107,7 +110,7 @@ export async function completeWorkflowJob(
     const r = view.get('workflow_job', String(input.job_id));
     if (r === undefined || r.deleted || r.fields.repository_id !== repo.id)
       throw notFound(`workflow job ${input.job_id} in ${repo.full_name}`, 'job_id');
-    const job = r.fields as unknown as GitHubWorkflowJob;
+    const job = workflowJobKind.of(r);
     if (job.status === 'completed')
       throw validationFailed(`workflow job ${job.id} is already completed`, 'job_id');
     const now = githubTime(twin.world.clock.now());

@@ -2,21 +2,26 @@
 // creation and deletion, commit statuses and installation repositories (payload.ts renders the
 // rest and adds repository, organization and sender).
 import type { JsonObject, JsonValue, ReadView, RenderContext } from '../../src/index.js';
-import type { GitHubInstallation } from './apps.js';
-import type { GitHubBranch } from './branches.js';
-import { renderWorkflowJob, type GitHubWorkflowJob } from './jobs.js';
-import type { GitHubPullRequest } from './pull-requests.js';
-import { branchesAt, type GitHubStatus } from './refs.js';
+import { installationKind } from './apps.js';
+import { branchKind, type GitHubBranch } from './branches.js';
+import { renderWorkflowJob, workflowJobKind } from './jobs.js';
+import { pullRequestKind, type GitHubPullRequest } from './pull-requests.js';
+import { branchesAt, statusKind } from './refs.js';
 import { accountOrNull, reactions, renderAccount } from './render-account.js';
 import { installationRepository, renderInstallation } from './render-checks.js';
 import { renderSimplePullRequest } from './render-pull-request.js';
-import type { GitHubRepository } from './repositories.js';
-import type { GitHubReview, GitHubReviewComment } from './reviews.js';
+import { repositoryKind, type GitHubRepository } from './repositories.js';
+import {
+  reviewCommentKind,
+  reviewKind,
+  type GitHubReview,
+  type GitHubReviewComment,
+} from './reviews.js';
 
-type Fields = Record<string, unknown>;
+type Fields = JsonObject;
 
 function pullOf(view: ReadView, key: string): GitHubPullRequest {
-  return view.get('pull_request', key)!.fields as unknown as GitHubPullRequest;
+  return pullRequestKind.read(view, key)!;
 }
 
 /** `changes` of pull_request.edited: the old title, body and base. */
@@ -128,7 +133,7 @@ export function activityBody(
   const view = ctx.view;
   switch (family) {
     case 'pull_request_review': {
-      const review = fields as unknown as GitHubReview;
+      const review = reviewKind.from(fields);
       return {
         action: action!,
         review: renderReview(review),
@@ -136,7 +141,7 @@ export function activityBody(
       };
     }
     case 'pull_request_review_comment': {
-      const comment = fields as unknown as GitHubReviewComment;
+      const comment = reviewCommentKind.from(fields);
       const pull = renderSimplePullRequest(pullOf(view, comment.pull_key), repo!);
       // This payload's pull request puts auto_merge before author_association.
       const { author_association, active_lock_reason, ...rest } = pull;
@@ -153,15 +158,11 @@ export function activityBody(
     case 'workflow_job':
       return {
         action: action!,
-        workflow_job: renderWorkflowJob(
-          fields as unknown as GitHubWorkflowJob,
-          repo!.url,
-          repo!.html_url,
-        ),
+        workflow_job: renderWorkflowJob(workflowJobKind.from(fields), repo!.url, repo!.html_url),
       };
     case 'create':
     case 'delete': {
-      const branch = fields as unknown as GitHubBranch;
+      const branch = branchKind.from(fields);
       const out: JsonObject = { ref: branch.name, ref_type: 'branch' };
       if (family === 'create') {
         out.master_branch = repo!.default_branch;
@@ -171,7 +172,7 @@ export function activityBody(
       return out;
     }
     case 'status': {
-      const status = fields as unknown as GitHubStatus;
+      const status = statusKind.from(fields);
       return {
         id: status.id,
         sha: status.sha,
@@ -192,11 +193,11 @@ export function activityBody(
       };
     }
     case 'installation_repositories': {
-      const inst = fields as unknown as GitHubInstallation;
+      const inst = installationKind.from(fields);
       const before = new Set((ctx.previous?.repository_ids ?? []) as number[]);
       const addedRepos = inst.repository_ids
         .filter((id) => !before.has(id))
-        .map((id) => view.get('repository', String(id))!.fields as unknown as GitHubRepository)
+        .map((id) => repositoryKind.read(view, id)!)
         .map(installationRepository);
       return {
         action: action!,

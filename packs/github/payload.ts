@@ -50,6 +50,7 @@ import { issueCommentKind } from './comments.js';
 import { releaseKind } from './releases.js';
 import { starKind } from './stars.js';
 import { repositoryHookKind } from './hooks.js';
+import { rebase, recordedBase } from './origin.js';
 
 const ORGANIZATION_KEYS = [
   'login',
@@ -108,6 +109,15 @@ function repositoryIdOf(ctx: RenderContext, fields: Fields): string | undefined 
 }
 
 function senderOf(ctx: RenderContext): JsonObject | undefined {
+  const bot = /^app:(\d+)$/.exec(ctx.entry.actor);
+  const app = bot === null ? undefined : appKind.read(ctx.view, bot[1]!);
+  if (app !== undefined)
+    return renderAccount({
+      login: `${app.slug}[bot]`,
+      id: app.id,
+      node_id: app.node_id,
+      type: 'Bot',
+    });
   const match = /^user:(\d+)$/.exec(ctx.entry.actor);
   const user = match === null ? undefined : userKind.read(ctx.view, match[1]!);
   return user === undefined ? undefined : renderAccount(user);
@@ -120,7 +130,7 @@ function organizationOf(view: ReadView, id: number | undefined): JsonObject | un
 }
 
 /** Open pull requests whose head is `sha` on `branch`: what checks and workflow runs list. */
-function pullRequestsAt(
+export function pullRequestsAt(
   view: ReadView,
   repo: GitHubRepository,
   branch: string | null,
@@ -196,7 +206,7 @@ function renderRelease(release: GitHubRelease, repo: GitHubRepository): JsonObje
   };
 }
 
-function renderHook(hook: GitHubHook): JsonObject {
+export function renderHook(hook: GitHubHook): JsonObject {
   const out: JsonObject = {
     type: hook.type,
     id: hook.id,
@@ -376,7 +386,13 @@ function body(
   }
 }
 
+/** The payload, its URLs on the twin's own base once a host has recorded one (origin.ts). */
 export function payloadValues(ctx: RenderContext): Record<string, JsonValue | undefined> {
+  const { payload } = githubPayload(ctx);
+  return { payload: payload === undefined ? undefined : rebase(payload, recordedBase(ctx.view)) };
+}
+
+function githubPayload(ctx: RenderContext): { payload: JsonObject | undefined } {
   const [family, action] = ctx.eventType.split('.') as [string, string | undefined];
   const fields = subjectFields(ctx);
   const repoId = repositoryIdOf(ctx, fields);

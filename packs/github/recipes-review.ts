@@ -14,7 +14,7 @@ import { commentOnPullRequestLine, submitReview } from './reviews.js';
 import { completeWorkflowJob, queueWorkflowJob, type JobConclusion } from './jobs.js';
 import { addLabels, assignIssue, requestReviewers } from './triage.js';
 import { openIssue } from './issues.js';
-import { findRepository, FULL_NAME_INDEX, type GitHubRepository } from './repositories.js';
+import { findRepository, FULL_NAME_INDEX, repositoryKind } from './repositories.js';
 import { requestWorkflowRun } from './workflows.js';
 import type { Recipe, RecipeContext } from './recipe.js';
 
@@ -223,7 +223,7 @@ export const reviewRecipes: Readonly<Record<string, Recipe>> = {
     keys: ['state', 'context', 'description', 'target_url'],
     async run(ctx) {
       const [r] = await ctx.twin.lookup('repository', FULL_NAME_INDEX, ctx.repository);
-      const repo = r!.fields as unknown as GitHubRepository;
+      const repo = repositoryKind.of(r!);
       const main = await ctx.twin.read((view) => {
         findRepository(view, ctx.repository);
         return view.get('branch', `${repo.id}:${repo.default_branch}`)!.fields.sha as string;

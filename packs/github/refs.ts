@@ -2,10 +2,10 @@
 // creates a branch sends `push` instead, see branches.ts), and commit statuses (`status`): the
 // state an external CI reports on a commit, which must be the tip of one of the repository's
 // branches.
-import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { commit, recordKind, type ReadView, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
-import { branchKey, findBranch, type GitHubBranch } from './branches.js';
+import { branchKey, branchKind, findBranch, type GitHubBranch } from './branches.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository, type GitHubRepository } from './repositories.js';
@@ -30,6 +30,9 @@ export type GitHubStatus = {
   creator: AccountSummary;
   repository_id: number;
 };
+
+/** The commit_status records of the twin, typed (src/state/record-kind.ts). */
+export const statusKind = recordKind<GitHubStatus>({ type: 'commit_status' });
 
 export async function createBranch(
   twin: Twin,
@@ -60,7 +63,7 @@ export async function createBranch(
         operation: 'branch.create',
         subjectType: 'branch',
         subjectId: branchKey(repo.id, input.branch),
-        fields: branch as unknown as JsonObject,
+        fields: branchKind.json(branch),
         actor: actorOf(sender),
       },
       branch,
@@ -101,7 +104,7 @@ export function branchesAt(view: ReadView, repo: GitHubRepository, sha: string):
   return view
     .lookup('branch', SHA_INDEX, sha)
     .filter((r) => !r.deleted && r.fields.repository_id === repo.id)
-    .map((r) => r.fields as unknown as GitHubBranch)
+    .map((r) => branchKind.of(r))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
@@ -159,7 +162,7 @@ export async function createCommitStatus(
         operation: 'status.create',
         subjectType: 'commit_status',
         subjectId: String(id),
-        fields: status as unknown as JsonObject,
+        fields: statusKind.json(status),
         actor: actorOf(sender),
       },
       status,

@@ -2,7 +2,7 @@
 // request changes, comment) on the head commit; a comment on a line of the diff belongs to a
 // review — a lone one makes its own "commented" review, as GitHub does — so it sends both
 // `pull_request_review.submitted` and `pull_request_review_comment.created`, in one commit.
-import { commit, type JsonObject, type Twin, type Write } from '../../src/index.js';
+import { commit, recordKind, type Twin, type Write } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary, type GitHubUser } from './accounts.js';
 import { validationFailed } from './errors.js';
@@ -47,6 +47,13 @@ export type GitHubReviewComment = {
   pull_key: string;
 };
 
+/** The pull_request_review records of the twin, typed (src/state/record-kind.ts). */
+export const reviewKind = recordKind<GitHubReview>({ type: 'pull_request_review' });
+/** The pull_request_review_comment records of the twin, typed. */
+export const reviewCommentKind = recordKind<GitHubReviewComment>({
+  type: 'pull_request_review_comment',
+});
+
 const EVENTS: Record<string, ReviewState> = {
   APPROVE: 'approved',
   REQUEST_CHANGES: 'changes_requested',
@@ -83,7 +90,7 @@ function reviewWrite(
       operation: 'pull_request_review.submit',
       subjectType: 'pull_request_review',
       subjectId: String(id),
-      fields: review as unknown as JsonObject,
+      fields: reviewKind.json(review),
       actor: actorOf(sender),
     },
   };
@@ -170,7 +177,7 @@ export async function commentOnPullRequestLine(
           operation: 'pull_request_review_comment.create',
           subjectType: 'pull_request_review_comment',
           subjectId: String(id),
-          fields: comment as unknown as JsonObject,
+          fields: reviewCommentKind.json(comment),
           actor: actorOf(sender),
         },
       ],

@@ -2,7 +2,14 @@
 // used, as GitHub's "add labels" does), assignees and requested reviewers. Each one added is its
 // own write — GitHub sends one `labeled`/`assigned`/`review_requested` per label or person — and
 // all of a call's writes commit together. Adding what is already there writes nothing.
-import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import {
+  commit,
+  recordKind,
+  skip,
+  type JsonObject,
+  type ReadView,
+  type Twin,
+} from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
@@ -18,7 +25,14 @@ type Triaged = {
   requested_reviewers?: AccountSummary[];
   user: AccountSummary;
   state: string;
+  assignee?: AccountSummary | null;
+  updated_at?: string;
 };
+
+/** Issues and pull requests seen through their triage fields (either type: `from` takes fields). */
+const triagedKind = recordKind<Triaged>({ type: 'issue' });
+/** A repository's labels, kept by `<repo id>:<lower-case name>` (src/state/record-kind.ts). */
+const labelKind = recordKind<GitHubLabel & { repository_id: number }>({ type: 'label' });
 
 export type { GitHubLabel };
 
@@ -47,8 +61,7 @@ function target(
   const key = issueKey(repo.id, input.number);
   for (const type of ['issue', 'pull_request'] as const) {
     const r = view.get(type, key);
-    if (r !== undefined && !r.deleted)
-      return { repo, type, fields: r.fields as unknown as Triaged };
+    if (r !== undefined && !r.deleted) return { repo, type, fields: triagedKind.from(r.fields) };
   }
   throw notFound(`issue #${input.number} in ${input.repository}`, 'number');
 }
@@ -94,13 +107,13 @@ export async function addLabels(
             default: false,
             description: null,
           }
-        : (kept.fields as unknown as GitHubLabel);
+        : labelKind.of(kept);
       labels.push(label);
       writes.push({
         operation: `${type}.label`,
         subjectType: type,
         subjectId: issueKey(repo.id, input.number),
-        fields: { labels: [...labels], updated_at: now } as unknown as JsonObject,
+        fields: triagedKind.json({ labels: [...labels], updated_at: now }),
         actor: actorOf(sender),
         ...(made
           ? {
@@ -109,7 +122,7 @@ export async function addLabels(
                   {
                     type: 'label',
                     id: labelKey(repo.id, name),
-                    fields: { ...label, repository_id: repo.id } as unknown as JsonObject,
+                    fields: labelKind.json({ ...label, repository_id: repo.id }),
                   },
                 ],
               },
@@ -146,8 +159,11 @@ function people(
         `reviewers[${i}]`,
       );
     list.push(summary(user));
-    const patch: JsonObject = { [field]: [...list] as unknown as JsonObject[], updated_at: now };
-    if (field === 'assignees') patch.assignee = list[0] as unknown as JsonObject;
+    const patch = triagedKind.json(
+      field === 'assignees'
+        ? { assignees: [...list], updated_at: now, assignee: list[0]! }
+        : { requested_reviewers: [...list], updated_at: now },
+    );
     writes.push({
       operation: `${type}.${operation}`,
       subjectType: type,
@@ -199,6 +215,6 @@ export function added(
   written: JsonObject | undefined,
   field: 'labels' | 'assignees' | 'requested_reviewers',
 ): JsonObject | undefined {
-  const list = (written?.[field] ?? []) as unknown as JsonObject[];
-  return list[list.length - 1];
+  const list = written?.[field];
+  return Array.isArray(list) ? (list[list.length - 1] as JsonObject | undefined) : undefined;
 }

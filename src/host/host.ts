@@ -330,7 +330,7 @@ function toAnswer(a: RouteAnswer): Ran {
 }
 
 function textResponse(status: number, body: string, headers: Record<string, string>): Response {
-  return new Response(body, {
+  return new Response(status === 204 || status === 304 ? null : body, {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });

@@ -1,11 +1,12 @@
 // `twinworld up` as a user starts it: a child process on a fresh SQLite root prints the client
-// line; the unmodified stripe package pasted from it creates a customer; the clock control moves
-// the world clock; SIGTERM stops it cleanly; the other commands see what the API wrote. Bad flags
-// are usage errors.
+// lines; the unmodified stripe package pasted from its line creates a customer, Octokit from its
+// own reads the sample user; the clock control moves the world clock; SIGTERM stops it cleanly;
+// the other commands see what the API wrote. Bad flags are usage errors.
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
+import { Octokit } from '@octokit/rest';
 import Stripe from 'stripe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
@@ -30,6 +31,7 @@ describe('twinworld up', () => {
         port: number;
         url: string;
         stripe: { client: string };
+        github: { client: string; baseUrl: string };
       };
       expect(first.event).toBe('listening');
       expect(first.stripe.client).toBe(
@@ -44,6 +46,12 @@ describe('twinworld up', () => {
       expect((await stripe.customers.retrieve(c.id)) as Stripe.Customer).toMatchObject({
         email: 'up@example.com',
       });
+      // the GitHub line works as pasted: its token is the sample user's, its baseUrl the host's
+      expect(first.github.baseUrl).toBe(`${first.url}/github`);
+      const auth = /auth: '(ghp_[A-Za-z0-9]+)'/.exec(first.github.client)![1]!;
+      const octokit = new Octokit({ auth, baseUrl: first.github.baseUrl });
+      const me = await octokit.rest.users.getAuthenticated();
+      expect(me.data).toMatchObject({ login: 'octocat', url: `${first.url}/github/users/octocat` });
       const clock = await fetch(`${first.url}/_twinworld/clock`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -1,8 +1,13 @@
 // `twinworld up`: the twin for an application under test — the host with every built-in pack's API
-// surface on 127.0.0.1 (today Stripe's, at /v1/), its own dispatcher sending the webhooks API calls
-// cause, the control plane under /_twinworld/, on the embedded store or --store postgres://…. It
-// prints the exact client line to paste. See docs/stripe-surface.md.
+// surface on 127.0.0.1 (Stripe's at /v1/, Slack's at /api/, GitHub's at /github/), its own
+// dispatcher sending the webhooks API calls cause, the control plane under /_twinworld/, on the
+// embedded store or --store postgres://…. It prints the exact client lines to paste. See
+// docs/stripe-surface.md and docs/github-surface.md.
 import { builtInPacks } from '../../../packs/built-in.js';
+import { githubPack } from '../../../packs/github/pack.js';
+import { setGitHubOrigin } from '../../../packs/github/origin.js';
+import { ensureSampleUser, SAMPLE_USER } from '../../../packs/github/recipes.js';
+import { githubSurface, mintUserToken } from '../../../packs/github/surface/index.js';
 import { slackPack } from '../../../packs/slack/pack.js';
 import { slackSurface } from '../../../packs/slack/surface/index.js';
 import { stripeSurface } from '../../../packs/stripe/surface/index.js';
@@ -36,6 +41,8 @@ export const upCommand: Command = {
     'real follows the wall clock (clock moves are then refused). --worker also runs the worker, which',
     'takes over deliveries another process left behind (it may start a queued delivery before the host',
     'has answered its request, which is why it is off by default).',
+    'GitHub: point @octokit/rest at the printed baseUrl (<url>/github) with the printed token of the',
+    'sample user octocat (made if missing); see docs/github-surface.md.',
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
@@ -87,6 +94,8 @@ export const upCommand: Command = {
       }),
     );
     host.serve(slackSurface({ twin: host.packTwin(slackPack) }));
+    const github = host.packTwin(githubPack);
+    host.serve(githubSurface({ twin: github, redeliver: (id) => host.dispatcher.redeliver(id) }));
     // The console rides on the same host and clock; its token is printed once, below.
     const consoleToken = newConsoleToken();
     const console_ = mountConsole(host, {
@@ -102,6 +111,11 @@ export const upCommand: Command = {
       await world.close().catch(() => {});
       throw error;
     }
+    // Octokit's baseUrl, recorded so webhook payloads carry it too; a token for the sample user.
+    const githubBase = `${listening.url}/github`;
+    await setGitHubOrigin(github, githubBase);
+    await ensureSampleUser(github);
+    const githubLine = `new Octokit({ auth: '${await mintUserToken(github, SAMPLE_USER)}', baseUrl: '${githubBase}' })`;
     const worker =
       args.values.worker === true
         ? new Worker(world, deliveryWorkKinds(host.dispatcher))
@@ -121,6 +135,7 @@ export const upCommand: Command = {
           clock: clockKind,
           stripe: { client: clientLine, apiBase: `${listening.url}/v1` },
           slack: { slackApiUrl: `${listening.url}/api/` },
+          github: { client: githubLine, baseUrl: githubBase, user: SAMPLE_USER },
           console: consoleUrl,
           control: `${listening.url}/_twinworld/`,
         })}\n`,
@@ -136,6 +151,7 @@ export const upCommand: Command = {
           `            and verify with the whsec_ secret it returns`,
           `  slack:   new WebClient('xoxb-<app id>-x', { slackApiUrl: '${listening.url}/api/' })`,
           `           an app: twinworld endpoints add slack --url <Request URL> (same store) prints its id`,
+          `  github:  ${githubLine}  (as ${SAMPLE_USER})`,
           `  console: ${consoleUrl}`,
           `  control: ${listening.url}/_twinworld/clock (GET; POST {"advance_ms":N} moves the world clock)`,
           '',

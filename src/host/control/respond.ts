@@ -15,7 +15,8 @@ export function jsonResponse(
   body: JsonValue,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  return new Response(JSON.stringify(body), {
+  // 204 and 304 answers carry no body at all (a Response refuses one).
+  return new Response(status === 204 || status === 304 ? null : JSON.stringify(body), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });

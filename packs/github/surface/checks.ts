@@ -1,0 +1,173 @@
+// Check runs: created and completed by a GitHub App through an installation access token — as on
+// GitHub, a user token (or the App's JWT) is refused with 403 — and read by anyone who may see the
+// repository. Each write is one pack operation; the payloads' sender is the app's bot.
+import type { JsonObject, ReadView } from '../../../src/index.js';
+import { answer } from '../../../src/host/index.js';
+import { appKind, type GitHubApp } from '../apps.js';
+import { findBranch } from '../branches.js';
+import {
+  checkRunKind,
+  checkSuiteKind,
+  completeCheckRun,
+  createCheckRun,
+  type GitHubCheckRun,
+} from '../checks.js';
+import { pullRequestsAt } from '../payload.js';
+import { renderCheckRun } from '../render-checks.js';
+import { findRepository, type GitHubRepository } from '../repositories.js';
+import { forbidden, GitHubApiError, invalidField, requiresAuthentication } from './errors.js';
+import { pageOf } from './paging.js';
+import {
+  numberParam,
+  optionalText,
+  repoOf,
+  text,
+  type GitHubContext,
+  type GitHubRouteSpec,
+} from './route.js';
+
+function installationApp(ctx: GitHubContext): GitHubApp {
+  const p = ctx.principal;
+  if (p.kind === 'installation') return p.app;
+  if (p.kind === 'anonymous') throw requiresAuthentication();
+  throw forbidden(
+    'You must authenticate via a GitHub App: check runs are created and updated with an installation access token',
+  );
+}
+
+function rendered(view: ReadView, run: GitHubCheckRun, repo: GitHubRepository): JsonObject {
+  const suite = checkSuiteKind.read(view, run.check_suite_id)!;
+  const app = appKind.read(view, run.app_id)!;
+  return renderCheckRun(
+    run,
+    suite,
+    repo,
+    app,
+    pullRequestsAt(view, repo, run.head_branch, run.head_sha),
+  );
+}
+
+export const checkRoutes: GitHubRouteSpec[] = [
+  {
+    method: 'POST',
+    path: '/repos/:owner/:repo/check-runs',
+    sdk: 'checks.create',
+    kind: 'write',
+    events: ['check_run.created', 'check_run.completed', 'check_suite.completed'],
+    resource: 'CheckRun',
+    async handle(ctx) {
+      const app = installationApp(ctx);
+      const repo = await repoOf(ctx);
+      const name = text(ctx.input, 'name', 'CheckRun');
+      const sha = text(ctx.input, 'head_sha', 'CheckRun');
+      const status = optionalText(ctx.input, 'status', 'CheckRun');
+      const external = optionalText(ctx.input, 'external_id', 'CheckRun');
+      if (status === 'completed' || ctx.input.conclusion !== undefined)
+        throw invalidField(
+          'CheckRun',
+          'status',
+          'custom',
+          'this twin creates runs queued or in_progress; complete them with checks.update',
+        );
+      const branch = await ctx.twin.read((view) =>
+        view
+          .lookup('branch', 'sha', sha)
+          .map((r) => r.fields)
+          .find((b) => b.repository_id === repo.id),
+      );
+      const run = await createCheckRun(ctx.twin, {
+        repository: repo.full_name,
+        app: app.slug,
+        name,
+        head_sha: sha,
+        ...(branch === undefined ? {} : { head_branch: String(branch.name) }),
+        ...(status === undefined ? {} : { status: status as 'queued' | 'in_progress' }),
+        ...(external === undefined ? {} : { external_id: external }),
+      });
+      return answer(201, await ctx.twin.read((view) => rendered(view, run, repo)));
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/repos/:owner/:repo/check-runs/:check_run_id',
+    sdk: 'checks.update',
+    kind: 'write',
+    events: ['check_run.completed', 'check_suite.completed'],
+    resource: 'CheckRun',
+    async handle(ctx) {
+      const app = installationApp(ctx);
+      const repo = await repoOf(ctx);
+      const id = numberParam(ctx, 'check_run_id');
+      const current = await ctx.twin.read((view) => checkRunKind.read(view, id));
+      if (current === undefined || current.repository_id !== repo.id)
+        throw new GitHubApiError(404, 'Not Found');
+      if (current.app_id !== app.id)
+        throw forbidden('Invalid app_id: this check run belongs to another GitHub App');
+      const conclusion = optionalText(ctx.input, 'conclusion', 'CheckRun');
+      if (conclusion === undefined)
+        throw invalidField(
+          'CheckRun',
+          'conclusion',
+          'custom',
+          'this twin updates a run by completing it: give a conclusion',
+        );
+      const output = ctx.input.output as JsonObject | undefined;
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      const out =
+        output === undefined
+          ? undefined
+          : {
+              ...(str(output.title) === undefined ? {} : { title: str(output.title)! }),
+              ...(str(output.summary) === undefined ? {} : { summary: str(output.summary)! }),
+              ...(str(output.text) === undefined ? {} : { text: str(output.text)! }),
+            };
+      const run = await completeCheckRun(ctx.twin, {
+        repository: repo.full_name,
+        check_run_id: id,
+        conclusion: conclusion as GitHubCheckRun['conclusion'] & string,
+        ...(out === undefined ? {} : { output: out }),
+      });
+      return ctx.twin.read((view) => rendered(view, run, repo));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/repos/:owner/:repo/check-runs/:check_run_id',
+    sdk: 'checks.get',
+    kind: 'read',
+    async handle(ctx) {
+      const repo = await repoOf(ctx);
+      const id = numberParam(ctx, 'check_run_id');
+      const found = await ctx.twin.read((view) => {
+        const run = checkRunKind.read(view, id);
+        return run === undefined || run.repository_id !== repo.id
+          ? undefined
+          : rendered(view, run, repo);
+      });
+      if (found === undefined) throw new GitHubApiError(404, 'Not Found');
+      return found;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/repos/:owner/:repo/commits/:ref/check-runs',
+    sdk: 'checks.listForRef',
+    kind: 'read',
+    async handle(ctx) {
+      const repo = await repoOf(ctx);
+      const ref = ctx.params.ref!;
+      const runs = await ctx.twin.read((view) => {
+        const sha = /^[0-9a-f]{40}$/.test(ref)
+          ? ref
+          : findBranch(view, findRepository(view, repo.full_name), ref)?.sha;
+        return checkRunKind
+          .list(view)
+          .filter((r) => r.repository_id === repo.id && r.head_sha === sha)
+          .map((r) => rendered(view, r, repo));
+      });
+      const { slice, headers } = pageOf(ctx, runs);
+      // GitHub wraps this list: {total_count, check_runs}.
+      return answer(200, { total_count: runs.length, check_runs: slice }, headers);
+    },
+  },
+];
