@@ -1,5 +1,7 @@
 // Architecture rules, checked by `npm run lint` (docs/architecture.md): layers import downward,
-// no import circles, database drivers only in src/storage/, packs only through public entries.
+// no import circles (modules here; folders in .dependency-cruiser-folders.cjs), the trigger
+// layer's own order (core, cron/, one area per folder, the engine on top), database drivers only
+// in src/storage/, packs only through public entries.
 // The package's public entry points (package.json "exports"): all a pack may import.
 const PUBLIC_ENTRIES =
   '^src/(index|testing|events/signing/index|triggers/index|walk/index|host/index|storage/sqlite/index|storage/postgres/index)[.]ts$';
@@ -25,6 +27,45 @@ const upward = layers.slice(0, -1).map((layer, i) => ({
   to: { path: `^src/(${layers.slice(i + 1).join('|')})/` },
 }));
 
+// Inside src/triggers/: the core (envelopes, records, answers, contexts, defaults: the files at
+// the top that are not the engine) ← cron/ (pure arithmetic) ← the areas (calendar/, webhook/,
+// schedules/, deferred/, routines/), which know neither each other nor the engine ← engine.ts,
+// which composes them. Sources see the engine through SourceHost, deferred/ through DispatchHost.
+const TRIGGER_TOP = '^src/triggers/(engine|run-work|index)[.]ts$';
+const triggerRules = [
+  {
+    name: 'triggers-core-imports-up',
+    comment:
+      'the trigger core (files at the top of src/triggers/) imports no area and not the engine',
+    severity: 'error',
+    from: { path: '^src/triggers/[^/]+[.]ts$', pathNot: TRIGGER_TOP },
+    to: { path: ['^src/triggers/[^/]+/', TRIGGER_TOP] },
+  },
+  {
+    name: 'triggers-area-imports-engine',
+    comment:
+      'an area of src/triggers/ sees the engine only through an interface (SourceHost, DispatchHost)',
+    severity: 'error',
+    from: { path: '^src/triggers/[^/]+/' },
+    to: { path: TRIGGER_TOP },
+  },
+  {
+    name: 'triggers-area-imports-area',
+    comment:
+      'the areas of src/triggers/ are independent; what two share lives in the core or in cron/',
+    severity: 'error',
+    from: { path: '^src/triggers/([^/]+)/' },
+    to: { path: '^src/triggers/[^/]+/', pathNot: '^src/triggers/($1|cron)/' },
+  },
+  {
+    name: 'triggers-cron-imports-triggers',
+    comment: 'cron/ is pure arithmetic under every other part of src/triggers/',
+    severity: 'error',
+    from: { path: '^src/triggers/cron/' },
+    to: { path: '^src/triggers/', pathNot: '^src/triggers/cron/' },
+  },
+];
+
 module.exports = {
   forbidden: [
     {
@@ -35,6 +76,7 @@ module.exports = {
       to: { circular: true },
     },
     ...upward,
+    ...triggerRules,
     {
       name: 'driver-outside-storage',
       comment: 'a database driver is imported only by its backend in src/storage/',

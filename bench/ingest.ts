@@ -10,7 +10,7 @@ import { SqliteBackend } from '../src/storage/sqlite/sqlite-backend.js';
 import { getScheme } from '../src/events/signing/index.js';
 import { TriggerEngine } from '../src/triggers/engine.js';
 import { createTriggerEnvelope, type TriggerEnvelope } from '../src/triggers/envelope.js';
-import { startIngressHost } from '../src/triggers/http/ingress-host.js';
+import { startIngressHost } from '../src/host/ingress/ingress-host.js';
 import { InProcessRunner } from '../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../src/triggers/webhook/webhook-ingress.js';
 import {

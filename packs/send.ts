@@ -47,8 +47,12 @@ export interface SendResult {
   readonly durationMs: number;
   /** Attempts made so far (1 unless another dispatcher already retried). */
   readonly attempts: number;
-  /** When the pack's retry policy will try again, if it will. */
-  readonly retryAt?: string;
+  /**
+   * The delivery's state once the send is over. A send's endpoint is one-shot — retired after the
+   * one attempt — so it takes no retries: an attempt the pack's policy would retry ends
+   * `cancelled` (`endpoint_removed` or `endpoint_disabled`), never `retrying`.
+   */
+  readonly state: string;
 }
 
 export interface Sendable {
@@ -211,7 +215,7 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
       reason: attempt?.reason ?? String(last?.reason ?? 'unknown'),
       durationMs: attempt?.durationMs ?? 0,
       attempts: Number(delivery.attempts),
-      ...(attempt?.retryAt === undefined ? {} : { retryAt: attempt.retryAt }),
+      state: String(delivery.state),
     };
   });
 }

@@ -8,8 +8,9 @@ export interface ErrorEntry {
   /** Where it comes from, for grouping in docs/errors.md. */
   readonly area: ErrorArea;
   /**
-   * The status the HTTP host answers when this error ends a request. 500 for codes that are not a
-   * refusal of the request itself (the host's body still names the code, never a stack trace).
+   * The status the HTTP host answers when this error ends a request: 4xx when the request itself is
+   * refused (a retry of the same request will not help), 503 when the store or world is busy or
+   * away (a retry may), 500 for the rest (the body still names the code, never a stack trace).
    */
   readonly status: number;
   /** What happened, in one sentence. */
@@ -28,7 +29,7 @@ export type ErrorArea =
 export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   INVALID_WRITE: {
     area: 'writes and logs',
-    status: 500,
+    status: 422,
     means:
       'A write is not well-formed: a value that is not plain JSON (undefined, NaN, ±Infinity, a function, a cycle, a BigInt, a class instance, a sparse array, a lone surrogate), a missing subject, an unknown key, or a time that is not a real instant.',
     fix: 'Read `path` in the error: it names the offending value. Send plain JSON with the documented keys; nothing was appended.',
@@ -42,27 +43,27 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   INVALID_ARGUMENT: {
     area: 'configuration and CLI',
-    status: 500,
+    status: 400,
     means: 'A function was called with an argument it cannot use (a wrong type, range or shape).',
     fix: 'The message names the argument (`path`) and what it accepts; correct the call.',
   },
   IMPORT_MALFORMED_LINE: {
     area: 'writes and logs',
-    status: 500,
+    status: 400,
     means:
       'A line of an imported or replayed JSONL log is not a valid entry; the import stopped there and what came before stays.',
     fix: 'Fix or remove the named line (its number is in the message) and import again; the import resumes where it stopped.',
   },
   IMPORT_CONFLICT: {
     area: 'writes and logs',
-    status: 500,
+    status: 409,
     means:
       'An imported entry takes a seq the twin already holds with a different entry, or another process wrote meanwhile.',
     fix: 'Import into an empty twin (or another twin name), and keep other writers away while importing.',
   },
   IMPORT_CHAIN_BROKEN: {
     area: 'writes and logs',
-    status: 500,
+    status: 422,
     means:
       "An imported line's `prev` is not the hash of the line before it (or of genesis, or of the twin's newest entry).",
     fix: 'The file was changed or does not continue this twin: take a fresh export from the source, or import into a new twin.',
@@ -76,13 +77,13 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   UNKNOWN_TWIN: {
     area: 'configuration and CLI',
-    status: 500,
+    status: 404,
     means: 'A read command named a twin the world does not hold.',
     fix: 'Check the twin name, and that `--root` or `--store` points at the right world.',
   },
   WORLD_CLOSED: {
     area: 'world and store',
-    status: 500,
+    status: 503,
     means: 'A world or twin was used after `world.close()`.',
     fix: 'Open the world again, or close it only after the last use.',
   },
@@ -108,7 +109,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   STORE_UNREACHABLE: {
     area: 'world and store',
-    status: 500,
+    status: 503,
     means:
       'The database server did not answer (host, port and the driver’s reason are in the message).',
     fix: 'Check that the server runs and the URL’s host and port are right; the twin retries nothing by itself.',
@@ -133,7 +134,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   STORE_BUSY: {
     area: 'world and store',
-    status: 500,
+    status: 503,
     means: "Another section held the twin's lock longer than the lock timeout.",
     fix: 'Retry; if it persists, find the slow section or raise `lockTimeoutMs`.',
   },
@@ -146,7 +147,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   TENANT_MISMATCH: {
     area: 'world and store',
-    status: 500,
+    status: 403,
     means:
       'A section scoped to one tenant tried to write a resource of another tenant (PostgreSQL row-level security).',
     fix: 'Run the action in the tenant the resource belongs to.',
@@ -159,20 +160,20 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   STALE_OWNER: {
     area: 'work and delivery',
-    status: 500,
+    status: 409,
     means:
       'A finish or heartbeat came from an owner that lost its claim (its lease lapsed and another took over, or it was superseded); what it reported is kept as `lateObservation`.',
     fix: 'Nothing to repair: the new owner carries on. Heartbeat more often than the lease, or lengthen the lease, if it happens under normal load.',
   },
   REVISION_MISMATCH: {
     area: 'triggers and ingress',
-    status: 500,
+    status: 409,
     means: 'A schedule change or claim was made against a revision other than the stored one.',
     fix: 'Read the schedule again and retry against its current revision (both are named in the message).',
   },
   INVALID_OPTIONS: {
     area: 'configuration and CLI',
-    status: 500,
+    status: 400,
     means:
       'A listing, history or prune call got an option it cannot use (a bad limit, cursor, outcome or date).',
     fix: 'The message names the option and what it accepts.',
@@ -198,25 +199,25 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   DISPATCH_NOT_CANCELLABLE: {
     area: 'triggers and ingress',
-    status: 500,
+    status: 409,
     means: 'A dispatch that already ran or expired was asked to be cancelled.',
     fix: 'Only a dispatch still delayed, debounced or queued can be cancelled; its run, if any, is named in the message.',
   },
   UNKNOWN_DELIVERY: {
     area: 'work and delivery',
-    status: 500,
+    status: 404,
     means: 'No delivery record has this id.',
     fix: 'Check the id with `twinworld deliveries`.',
   },
   UNKNOWN_PACK: {
     area: 'configuration and CLI',
-    status: 500,
+    status: 404,
     means: 'A pack name that is not registered.',
     fix: 'Use one of the packs the message lists (stripe, github, slack, standard-webhooks, or your own registered one).',
   },
   UNKNOWN_EVENT_TYPE: {
     area: 'configuration and CLI',
-    status: 500,
+    status: 422,
     means: 'An event type the pack does not send.',
     fix: 'Use one of the types the message lists (`twinworld send --list`, `trigger --list`).',
   },
@@ -254,14 +255,14 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   NOT_CLAIMABLE: {
     area: 'work and delivery',
-    status: 500,
+    status: 409,
     means:
       'A delivery cannot be attempted now: it was refused as an incomplete packet, or an attempt is still in flight.',
     fix: 'Wait for the attempt in flight (or run `twinworld recover` if its sender crashed); fix the endpoint of a refused one and let the event fire again.',
   },
   INVALID_CONFIG: {
     area: 'configuration and CLI',
-    status: 500,
+    status: 400,
     means:
       'A configuration (serve file, flags, store URL, environment variable) is wrong; the message names the field or variable, never a secret value.',
     fix: 'Correct the named field; the host refuses to start until it is right.',
@@ -282,7 +283,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   UNKNOWN_ROUTINE: {
     area: 'triggers and ingress',
-    status: 500,
+    status: 404,
     means: 'A route names a routine the runner does not have.',
     fix: 'Register it with `runner.register(id, fn)` before starting the engine.',
   },
@@ -308,7 +309,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   },
   SECRET_RETIRED: {
     area: 'world and store',
-    status: 500,
+    status: 409,
     means: 'A secret reference that was deleted is being set again.',
     fix: 'Make a new reference; a retired one never signs again, so a stale record cannot pick up another endpoint’s secret.',
   },

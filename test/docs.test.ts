@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../src/error-catalog.js';
-import { validateServeConfig } from '../src/triggers/serve/config.js';
+import { validateServeConfig } from '../src/host/serve/config.js';
 import { renderErrorsDoc } from './support/errors-doc.js';
 
 const read = (path: string) => readFileSync(path, 'utf8');

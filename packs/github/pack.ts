@@ -2,6 +2,7 @@
 // webhooks, X-Hub-Signature-256 and X-Hub-Signature with GitHub's delivery headers, and no
 // automatic retries — GitHub never retries; a redelivery is an operator's act and keeps
 // X-GitHub-Delivery.
+import { GITHUB_HEALTH } from './health.js';
 import type { EndpointKind, EventsDeclaration } from '../../src/index.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { LOGIN_INDEX } from './accounts.js';
@@ -74,6 +75,7 @@ export const githubEvents: EventsDeclaration = {
     },
   ],
   signing: 'github',
+  health: GITHUB_HEALTH,
   recordType: 'hook_delivery',
   headers: ({ record }) => githubHeaders(record),
   // GitHub gives a receiver 10 seconds to answer.

@@ -10,6 +10,11 @@ import { messageKey, type SlackMessage } from './messages.js';
 import { getChannel, getUser } from './workspace.js';
 import { recordKind } from '../../src/index.js';
 
+/** The key of the DM between two people (direct-messages.ts keeps the record). */
+export function imKey(a: string, b: string): string {
+  return a < b ? `${a}:${b}` : `${b}:${a}`;
+}
+
 export type SlackReaction = {
   reaction: string;
   user: string;
@@ -128,7 +133,7 @@ export async function removeReaction(
         'invalid_input',
       );
     const reaction = {
-      ...(kept.fields as unknown as SlackReaction),
+      ...reactionKind.of(kept),
       event_ts: messageTs(twin.world.clock.now(), 0),
     };
     // reaction_removed's event_ts is the removal's instant (the commit's world time).
@@ -208,7 +213,9 @@ export async function openAppHome(
     const key = `${app.id}:${user.id}`;
     // The DM channel between the app's bot and the user: drawn once, kept for later visits.
     const dm =
-      (view.get('app_home', key)?.fields.channel as string | undefined) ??
+      appHomeKind.fieldsAt(view, key)?.channel ??
+      // A DM the bot and the person opened already (conversations.open) is the same channel.
+      view.get('im', imKey(String(app.fields.bot_user_id), user.id))?.fields.id?.toString() ??
       slackIds.dm(twin.world.ids);
     const visit: AppHomeVisit = {
       app_id: app.id,

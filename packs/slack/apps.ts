@@ -8,6 +8,7 @@ import {
   type ProjectedResource,
   type ReadView,
   type Twin,
+  type Write,
 } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
@@ -100,6 +101,12 @@ export interface CreateAppInput {
   signing_secret?: string;
   /** Where interactive payloads (block_actions) go; none when omitted. */
   interactivity_url?: string;
+  /**
+   * Verify the Request URL as Slack does for an app made from a manifest (apps.manifest.create):
+   * the subscription starts without a URL and is given it in the same commit, which sends the
+   * url_verification challenge there before any event. Without it the URL counts as verified.
+   */
+  verify_url?: boolean;
 }
 
 export function interactivityOf(
@@ -171,6 +178,16 @@ export async function createApp(
         enabled: true,
         secret_ref: ref,
       };
+      const verified: readonly Write[] =
+        input.verify_url === true
+          ? [
+              eventSubscriptionKind.write('event_subscription.update', appId, {
+                request_url: url,
+                enabled: true,
+                event_filter: [...events.event_filter, URL_VERIFICATION],
+              }),
+            ]
+          : [];
       const interactivity: ProjectedResource[] =
         interactivityUrl === undefined
           ? []
@@ -181,33 +198,42 @@ export async function createApp(
                 fields: interactivityOf(appId, input.team, interactivityUrl, ref),
               },
             ];
-      return commit(
-        {
-          operation: 'app.install',
-          subjectType: 'app',
-          subjectId: appId,
-          fields: app,
-          projection: {
-            creates: [
-              {
-                type: 'user',
+      const install: Write = {
+        operation: 'app.install',
+        subjectType: 'app',
+        subjectId: appId,
+        fields: app,
+        projection: {
+          creates: [
+            {
+              type: 'user',
+              id: botUserId,
+              fields: {
                 id: botUserId,
-                fields: {
-                  id: botUserId,
-                  team_id: input.team,
-                  name: name.toLowerCase().replace(/[^a-z0-9]+/g, '_'),
-                  real_name: name,
-                  is_bot: true,
-                  deleted: false,
-                },
+                team_id: input.team,
+                name: name.toLowerCase().replace(/[^a-z0-9]+/g, '_'),
+                real_name: name,
+                is_bot: true,
+                deleted: false,
               },
-              { type: 'event_subscription', id: appId, fields: subscription },
-              ...interactivity,
-            ],
-          },
+            },
+            {
+              type: 'event_subscription',
+              id: appId,
+              fields:
+                verified.length === 0
+                  ? subscription
+                  : { ...subscription, request_url: '', enabled: false },
+            },
+            ...interactivity,
+          ],
         },
-        { app, subscription, signingSecret: secret },
-      );
+      };
+      const answer = { app, subscription, signingSecret: secret };
+      // An app whose URL counts as verified is one write, as it always was (golden logs).
+      return verified.length === 0
+        ? commit(install, answer)
+        : commit([install, ...verified], answer);
     }),
   );
   return done.result;

@@ -16,7 +16,7 @@ import type { BlockActionFields, CommandInvocation } from './interactivity.js';
 import { mention, messageKey, type SlackMessage } from './messages.js';
 import { moreInnerEvents } from './render-events.js';
 import { interactivePayload, renderView } from './render-interactive.js';
-import { homeKey, type SlackView } from './views.js';
+import { homeKey, viewKind } from './views.js';
 import type { SlackChannel, SlackTeam, SlackUser } from './workspace.js';
 import { appKind } from './apps.js';
 import { channelKind, teamKind, userKind } from './workspace.js';
@@ -121,7 +121,7 @@ function innerEvent(
       // The Home tab the app published for this user (views.publish), when there is one.
       const home = ctx.view.get('home_view', homeKey(v.app_id, v.user))?.fields.view_id;
       if (v.tab === 'home' && typeof home === 'string')
-        event.view = renderView(ctx.view.get('view', home)!.fields as unknown as SlackView);
+        event.view = renderView(viewKind.fieldsAt(ctx.view, home)!);
       return {
         event,
         team: v.team,

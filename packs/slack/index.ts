@@ -59,3 +59,17 @@ export {
   type ViewSubmission,
   type ShortcutRun,
 } from './views.js';
+export {
+  updateMessage,
+  deleteMessage,
+  postEphemeral,
+  type EphemeralMessage,
+} from './message-edits.js';
+export {
+  scheduleMessage,
+  deleteScheduledMessage,
+  scheduledDueAt,
+  postDueScheduledMessages,
+  type ScheduledMessage,
+} from './scheduled-messages.js';
+export { openDirectMessage, type DirectMessage } from './direct-messages.js';

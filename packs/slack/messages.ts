@@ -1,7 +1,7 @@
 // Messages posted to a channel. One post is one write; the pack renders it as a `message`
 // event and, when the text mentions the workspace app's bot user, also as `app_mention`. A post
 // may carry Block Kit blocks (a bot's buttons, which users then click: interactivity.ts).
-import { commit, type JsonObject, type Twin } from '../../src/index.js';
+import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
@@ -24,6 +24,8 @@ export type SlackMessage = {
   /** Set when a bot user posted it. */
   bot_id?: string;
   app_id?: string;
+  /** Set once its author edits it (chat.update). */
+  edited?: { user: string; ts: string };
 };
 
 /** The message records of the twin, typed (src/state/record-kind.ts). */
@@ -61,61 +63,71 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
     );
   const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
   const done = await twin.applyAtomic((view) => {
-    const channel = getChannel(view, input.channel);
-    const user = getUser(view, input.user);
-    if (user.team_id !== channel.team_id)
-      throw slackError(
-        'not_in_channel',
-        `user ${user.id} is not in the workspace of channel ${channel.id}`,
-        'user',
-        'invalid_input',
-      );
-    if (
-      input.thread_ts !== undefined &&
-      view.get('message', messageKey(channel.id, input.thread_ts)) === undefined
-    ) {
-      throw slackError(
-        'thread_not_found',
-        `no message ${input.thread_ts} in channel ${channel.id}`,
-        'thread_ts',
-      );
-    }
-    // ts is unique per channel: two posts in the same millisecond get consecutive microseconds.
-    const now = twin.world.clock.now();
-    let bump = 0;
-    while (view.get('message', messageKey(channel.id, messageTs(now, bump))) !== undefined) bump++;
-    const ts = messageTs(now, bump);
-    const message: SlackMessage = {
-      type: 'message',
-      client_msg_id: twin.world.ids.uuid(),
-      text,
-      user: user.id,
-      ts,
-      team: channel.team_id,
-      channel: channel.id,
-      ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
-      ...(blocks === undefined ? {} : { blocks }),
-    };
-    if (user.is_bot) {
-      const app = appOfTeam(view, channel.team_id);
-      if (app !== undefined && app.bot_user_id === user.id)
-        Object.assign(message, { bot_id: app.bot_id, app_id: app.id });
-    }
+    const message = draftMessage(twin, view, { ...input, text }, blocks);
     return commit(
-      {
-        operation: 'message.post',
-        subjectType: 'message',
-        subjectId: messageKey(channel.id, ts),
-        fields: messageKind.json(message),
-      },
+      messageKind.write('message.post', messageKey(message.channel, message.ts), message),
       message,
     );
   });
   return done.result;
 }
 
+/**
+ * The message a post makes, at the world clock's now, checked against the view (channel, author,
+ * thread); throws Slack's refusal. A scheduled message is drafted the same way when it falls due.
+ */
+export function draftMessage(
+  twin: Twin,
+  view: ReadView,
+  input: PostMessageInput,
+  blocks: JsonObject[] | undefined,
+): SlackMessage {
+  const text = input.text;
+  const channel = getChannel(view, input.channel);
+  const user = getUser(view, input.user);
+  if (user.team_id !== channel.team_id)
+    throw slackError(
+      'not_in_channel',
+      `user ${user.id} is not in the workspace of channel ${channel.id}`,
+      'user',
+      'invalid_input',
+    );
+  if (
+    input.thread_ts !== undefined &&
+    view.get('message', messageKey(channel.id, input.thread_ts)) === undefined
+  ) {
+    throw slackError(
+      'thread_not_found',
+      `no message ${input.thread_ts} in channel ${channel.id}`,
+      'thread_ts',
+    );
+  }
+  // ts is unique per channel: two posts in the same millisecond get consecutive microseconds.
+  const now = twin.world.clock.now();
+  let bump = 0;
+  while (view.get('message', messageKey(channel.id, messageTs(now, bump))) !== undefined) bump++;
+  const ts = messageTs(now, bump);
+  const message: SlackMessage = {
+    type: 'message',
+    client_msg_id: twin.world.ids.uuid(),
+    text,
+    user: user.id,
+    ts,
+    team: channel.team_id,
+    channel: channel.id,
+    ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+    ...(blocks === undefined ? {} : { blocks }),
+  };
+  if (user.is_bot) {
+    const app = appOfTeam(view, channel.team_id);
+    if (app !== undefined && app.bot_user_id === user.id)
+      Object.assign(message, { bot_id: app.bot_id, app_id: app.id });
+  }
+  return message;
+}
+
 /** Blocks must be Block Kit objects with a type; buttons need an action_id (what a click reports). */
-function checkBlocks(value: unknown): JsonObject[] {
+export function checkBlocks(value: unknown): JsonObject[] {
   const blocks = check.object({ blocks: value }, 'blocks').blocks;
   if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50)
     throw slackError(

@@ -3,6 +3,7 @@
 // visits), url_verification when a Request URL is set, interactivity (block_actions) and slash
 // commands as signed form bodies; Slack's v0 signature, and Slack's retries — three,
 // immediately, after about a minute, after about five — with retry headers.
+import { SLACK_HEALTH } from './health.js';
 import type {
   EndpointKind,
   EventsDeclaration,
@@ -17,6 +18,7 @@ import { slackIdShapes } from './ids.js';
 import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
 import { scenarios } from './scenarios.js';
+import { scheduledMessageKind } from './scheduled-messages.js';
 
 export const SLACK_RETRY: RetryPolicy = {
   delaysMs: [0, 60_000, 300_000],
@@ -121,6 +123,7 @@ export const slackEvents: EventsDeclaration = {
   signing: 'slack',
   recordType: 'event_delivery',
   retry: SLACK_RETRY,
+  health: SLACK_HEALTH,
   headers: slackHeaders,
   // Slack expects an answer within three seconds.
   timeoutMs: 3_000,
@@ -130,7 +133,7 @@ export const slackPack: VendorPack = {
   name: 'slack',
   description:
     'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
-  indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }],
+  indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }, ...scheduledMessageKind.indexes],
   events: slackEvents,
   scenarios,
   cli: slackCli,

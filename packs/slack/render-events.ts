@@ -3,10 +3,10 @@
 // token revocation that precedes it. Each is rendered from the write's subject — for a removal,
 // from what the subject was.
 import type { JsonObject, RenderContext } from '../../src/index.js';
-import type { SlackReaction } from './activity.js';
-import type { SlackApp } from './apps.js';
+import { reactionKind } from './activity.js';
+import { appKind } from './apps.js';
 import { messageTs } from './ids.js';
-import type { SlackChannel, SlackUser } from './workspace.js';
+import { channelKind, userKind, type SlackChannel, type SlackUser } from './workspace.js';
 
 export interface Inner {
   readonly event: JsonObject;
@@ -51,6 +51,7 @@ export function renderUser(user: SlackUser, updated: number): JsonObject {
       image_192: `https://secure.gravatar.com/avatar/${user.id}.jpg?s=192`,
       image_512: `https://secure.gravatar.com/avatar/${user.id}.jpg?s=512`,
       team: user.team_id,
+      ...(user.email === undefined ? {} : { email: user.email }),
     },
     is_admin: false,
     is_owner: false,
@@ -94,7 +95,7 @@ export function moreInnerEvents(ctx: RenderContext): Inner | undefined {
   const now = messageTs(ctx.now, 0);
   switch (ctx.eventType) {
     case 'reaction_removed': {
-      const r = ctx.previous as unknown as SlackReaction | undefined;
+      const r = ctx.previous === undefined ? undefined : reactionKind.from(ctx.previous);
       if (r === undefined) return undefined;
       return {
         event: {
@@ -110,7 +111,7 @@ export function moreInnerEvents(ctx: RenderContext): Inner | undefined {
       };
     }
     case 'channel_created': {
-      const c = ctx.subject?.fields as unknown as SlackChannel;
+      const c = channelKind.from(ctx.subject!.fields);
       return {
         event: { type: 'channel_created', channel: renderChannelCreated(c), event_ts: now },
         team: c.team_id,
@@ -118,7 +119,7 @@ export function moreInnerEvents(ctx: RenderContext): Inner | undefined {
       };
     }
     case 'team_join': {
-      const u = ctx.subject?.fields as unknown as SlackUser;
+      const u = userKind.from(ctx.subject!.fields);
       const seconds = Math.floor(ctx.now / 1000);
       return {
         event: {
@@ -133,7 +134,7 @@ export function moreInnerEvents(ctx: RenderContext): Inner | undefined {
     }
     case 'tokens_revoked':
     case 'app_uninstalled': {
-      const app = ctx.subject?.fields as unknown as SlackApp;
+      const app = appKind.from(ctx.subject!.fields);
       const event: JsonObject =
         ctx.eventType === 'tokens_revoked'
           ? { type: 'tokens_revoked', tokens: { oauth: [], bot: [app.bot_user_id] }, event_ts: now }

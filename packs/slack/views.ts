@@ -5,7 +5,8 @@
 // the app's Interactivity Request URL as `payload=<JSON>` forms, signed like events.
 import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import type { SlackApp } from './apps.js';
+import { appKind, type SlackApp } from './apps.js';
+import { recordKind } from '../../src/index.js';
 import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { appOf, responseUrl, triggerId } from './interactivity.js';
@@ -69,6 +70,13 @@ export type ShortcutRun = {
   response_url?: string;
 };
 
+/** The view records of the twin (modals and Home tabs), typed (src/state/record-kind.ts). */
+export const viewKind = recordKind<SlackView>({ type: 'view' });
+/** The view_submission records of the twin, typed. */
+export const viewSubmissionKind = recordKind<ViewSubmission>({ type: 'view_submission' });
+/** The shortcut_run records of the twin, typed. */
+export const shortcutRunKind = recordKind<ShortcutRun>({ type: 'shortcut_run' });
+
 const plain = (text: string) => ({ type: 'plain_text', text, emoji: true });
 
 function checkView(input: unknown, type: 'modal' | 'home'): ViewInput {
@@ -118,13 +126,13 @@ function installedApp(view: ReadView, appId: string): SlackApp {
   const r = view.get('app', appId);
   if (r === undefined || r.deleted || r.fields.uninstalled === true)
     throw slackError('app_not_found', `no app ${appId} installed`, 'app');
-  return r.fields as unknown as SlackApp;
+  return appKind.of(r);
 }
 
 function getView(view: ReadView, id: string): SlackView {
   const r = view.get('view', id);
   if (r === undefined || r.deleted) throw slackError('not_found', `no view ${id}`, 'view_id');
-  return r.fields as unknown as SlackView;
+  return viewKind.of(r);
 }
 
 function drawn(
@@ -173,27 +181,47 @@ export async function openView(
       throw slackError('user_not_found', `user ${user.id} is not in the app's workspace`, 'user');
     const id = slackIds.view(twin.world.ids);
     const made = drawn(twin, app, user.id, v, id, id, null);
-    return commit(
-      {
-        operation: 'view.open',
-        subjectType: 'view',
-        subjectId: id,
-        fields: made as unknown as JsonObject,
-      },
-      made,
-    );
+    return commit(viewKind.write('view.open', id, made), made);
   });
   return done.result;
 }
 
-/** Replaces an open view's content (views.update); the id stays, the hash changes. */
+/**
+ * Replaces an open view's content (views.update); the id stays, the hash changes. The view is
+ * named by `view_id` or by the `external_id` its app gave it; a `hash` that is not the view's
+ * current one is `hash_conflict` (someone updated it since), as on Slack. `app`, when given,
+ * must own the view.
+ */
 export async function updateView(
   twin: Twin,
-  input: { view_id: string; view: ViewInput },
+  input: { view_id?: string; external_id?: string; hash?: string; app?: string; view: ViewInput },
 ): Promise<SlackView> {
   requirePackTwin(twin, 'slack');
   const done = await twin.applyAtomic((view) => {
-    const current = getView(view, input?.view_id);
+    const current =
+      input?.view_id !== undefined
+        ? getView(view, input.view_id)
+        : viewKind
+            .list(view)
+            .find(
+              (v) =>
+                v.external_id !== '' &&
+                v.external_id === input?.external_id &&
+                (input.app === undefined || v.app_id === input.app),
+            );
+    if (current === undefined || (input.app !== undefined && current.app_id !== input.app))
+      throw slackError(
+        'not_found',
+        `no view ${input.view_id ?? input.external_id ?? ''} of this app`,
+        'view_id',
+      );
+    if (input.hash !== undefined && input.hash !== current.hash)
+      throw slackError(
+        'hash_conflict',
+        `view ${current.id} changed since hash ${input.hash}`,
+        'hash',
+        'conflict',
+      );
     const v = checkView(input.view, current.type);
     const app = installedApp(view, current.app_id);
     const next = drawn(
@@ -205,15 +233,7 @@ export async function updateView(
       current.root_view_id,
       current.previous_view_id,
     );
-    return commit(
-      {
-        operation: 'view.update',
-        subjectType: 'view',
-        subjectId: current.id,
-        fields: next as unknown as JsonObject,
-      },
-      next,
-    );
+    return commit(viewKind.write('view.update', current.id, next), next);
   });
   return done.result;
 }
@@ -239,16 +259,12 @@ export async function publishView(
     const id = kept ?? slackIds.view(twin.world.ids);
     const made = drawn(twin, app, user.id, v, id, id, null);
     return commit(
-      {
-        operation: 'view.publish',
-        subjectType: 'view',
-        subjectId: id,
-        fields: made as unknown as JsonObject,
+      viewKind.write('view.publish', id, made, {
         projection:
           kept === undefined
             ? { creates: [{ type: 'home_view', id: key, fields: { view_id: id } }] }
             : undefined,
-      },
+      }),
       made,
     );
   });
@@ -315,12 +331,7 @@ export async function submitView(
       trigger_id: triggerId(twin),
     };
     return commit(
-      {
-        operation: 'view.submit',
-        subjectType: 'view_submission',
-        subjectId: submission.trigger_id,
-        fields: submission as unknown as JsonObject,
-      },
+      viewSubmissionKind.write('view.submit', submission.trigger_id, submission),
       submission,
     );
   });
@@ -380,12 +391,11 @@ export async function runShortcut(
       });
     }
     return commit(
-      {
-        operation: onMessage ? 'message_shortcut.run' : 'shortcut.run',
-        subjectType: 'shortcut_run',
-        subjectId: run.trigger_id,
-        fields: run as unknown as JsonObject,
-      },
+      shortcutRunKind.write(
+        onMessage ? 'message_shortcut.run' : 'shortcut.run',
+        run.trigger_id,
+        run,
+      ),
       run,
     );
   });

@@ -17,6 +17,8 @@ export type SlackUser = {
   real_name: string;
   is_bot: boolean;
   deleted: boolean;
+  /** Only when one was given (users.lookupByEmail finds people by it). */
+  email?: string;
 };
 
 /** The user records of the twin, typed (src/state/record-kind.ts). */
@@ -76,10 +78,18 @@ export async function createTeam(
 
 export async function createUser(
   twin: Twin,
-  input: { team: string; name: string; real_name?: string },
+  input: { team: string; name: string; real_name?: string; email?: string },
 ): Promise<SlackUser> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
+  const email = input.email === undefined ? undefined : check.string(input.email, 'email');
+  if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+    throw slackError(
+      'invalid_email',
+      `"${email}" is not an email address`,
+      'email',
+      'invalid_input',
+    );
   const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
     const user: SlackUser = {
@@ -89,6 +99,7 @@ export async function createUser(
       real_name: input.real_name ?? name,
       is_bot: false,
       deleted: false,
+      ...(email === undefined ? {} : { email }),
     };
     return commit(
       { operation: 'user.create', subjectType: 'user', subjectId: user.id, fields: user },
@@ -141,4 +152,11 @@ export async function createChannel(
     );
   });
   return done.result;
+}
+
+/** Whether a user is in a channel: its creator, or someone who joined it. */
+export function isMember(view: ReadView, channel: SlackChannel, user: string): boolean {
+  return (
+    channel.creator === user || view.get('channel_member', `${channel.id}:${user}`) !== undefined
+  );
 }

@@ -1,6 +1,7 @@
 // A Standard Webhooks sender for any app, as a pack factory: declare the app's event types and
 // get endpoints with filterTypes, {type, timestamp, data} bodies, webhook-id/-timestamp/
 // -signature headers (one v1 signature per active secret), and the Svix retry schedule.
+import { SVIX_HEALTH } from './health.js';
 import { TwinError, type JsonObject, type RetryPolicy } from '../../src/index.js';
 import type { Scenario, VendorPack } from '../kit/vendor-pack.js';
 import { standardWebhooksCli } from './cli.js';
@@ -87,6 +88,7 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
       signing: 'standard-webhooks',
       recordType: 'delivery',
       retry: options.retry ?? SVIX_RETRY,
+      health: SVIX_HEALTH,
       headers: () => ({
         'User-Agent':
           options.userAgent ?? 'Standard-Webhooks-Twin/1.0 (+https://www.standardwebhooks.com/)',

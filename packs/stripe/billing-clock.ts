@@ -77,7 +77,7 @@ function noticeId(kind: 'trial_will_end' | 'invoice_upcoming', sub: string, at: 
 }
 
 /** The period a subscription renews into from `period`. */
-function nextPeriod(sub: StripeSubscription, period: Period): Period {
+export function nextPeriod(sub: StripeSubscription, period: Period): Period {
   const recurring = sub.items.data[0]!.price.recurring!;
   return {
     start: period.end,

@@ -11,6 +11,8 @@ export interface TestCard {
   readonly declineCode?: string;
   /** Declined when attached to a customer, not only when charged (Stripe's charge-declined cards). */
   readonly declinesOnAttach?: boolean;
+  /** Every payment and setup asks for 3-D Secure first (4000 0027 6000 3184): requires_action. */
+  readonly requiresAction?: boolean;
 }
 
 export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
@@ -18,6 +20,12 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
   pm_card_visa_debit: { brand: 'visa', last4: '5556', funding: 'debit' },
   pm_card_mastercard: { brand: 'mastercard', last4: '4444', funding: 'credit' },
   pm_card_amex: { brand: 'amex', last4: '8431', funding: 'credit' },
+  pm_card_authenticationRequired: {
+    brand: 'visa',
+    last4: '3184',
+    funding: 'credit',
+    requiresAction: true,
+  },
   // Attaches fine; every charge declines (4000 0000 0000 0341): how renewals fail in test mode.
   pm_card_chargeCustomerFail: {
     brand: 'visa',
@@ -71,6 +79,17 @@ const DECLINES_BY_LAST4: Readonly<Record<string, string>> = Object.fromEntries(
 
 export function declineCodeFor(last4: string): string | undefined {
   return DECLINES_BY_LAST4[last4];
+}
+
+const ACTION_BY_LAST4 = new Set(
+  Object.values(TEST_CARDS)
+    .filter((c) => c.requiresAction === true)
+    .map((c) => c.last4),
+);
+
+/** Whether a stored card asks for authentication (3-D Secure) before it can be charged or set up. */
+export function requiresActionFor(last4: string): boolean {
+  return ACTION_BY_LAST4.has(last4);
 }
 
 /** The `card` hash of a card payment method; the fingerprint is the same for the same card. */

@@ -24,6 +24,8 @@ export interface ChargeInput {
   readonly failure: ChargeFailure | null;
   /** A bank debit that has not settled yet (ACH): status pending, not yet paid. */
   readonly pending?: boolean;
+  /** Authorized only (a manual-capture intent): succeeded and paid, captured at capture time. */
+  readonly uncaptured?: boolean;
 }
 
 function cardDetailsOf(method: StripeCardMethod, amount: number, ok: boolean) {
@@ -98,12 +100,13 @@ function outcome(failure: ChargeFailure | null) {
 export function chargeObject(twin: Twin, input: ChargeInput) {
   const ok = input.failure === null;
   const settled = ok && input.pending !== true;
+  const captured = ok && input.uncaptured !== true;
   const method = input.method;
   return {
     id: input.id,
     object: 'charge' as const,
     amount: input.amount,
-    amount_captured: ok ? input.amount : 0,
+    amount_captured: captured ? input.amount : 0,
     amount_refunded: 0,
     application: null,
     application_fee: null,
@@ -111,7 +114,7 @@ export function chargeObject(twin: Twin, input: ChargeInput) {
     balance_transaction: null,
     billing_details: method.billing_details,
     calculated_statement_descriptor: 'TWINWORLD',
-    captured: ok,
+    captured,
     created: unixNow(twin),
     currency: input.currency,
     customer: input.customer,

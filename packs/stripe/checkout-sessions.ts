@@ -30,11 +30,8 @@ import { createCustomer, updateCustomer, type StripeCustomer } from './customers
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
-import {
-  attemptPayment,
-  paymentIntentObject,
-  type StripePaymentIntent,
-} from './payment-intents.js';
+import { attemptPayment } from './payment-attempt.js';
+import { paymentIntentObject, type StripePaymentIntent } from './payment-intents.js';
 import { attachPaymentMethod, bankAccountMethodObject } from './payment-methods.js';
 import { DAYS } from './periods.js';
 import { createSubscription } from './subscriptions.js';

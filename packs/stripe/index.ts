@@ -33,9 +33,25 @@ export {
   type CreatePaymentIntentInput,
   type ConfirmPaymentIntentInput,
 } from './payment-intents.js';
+export {
+  updatePaymentIntent,
+  capturePaymentIntent,
+  type UpdatePaymentIntentInput,
+  type CapturePaymentIntentInput,
+} from './payment-intent-changes.js';
+export {
+  createSetupIntent,
+  confirmSetupIntent,
+  cancelSetupIntent,
+  getSetupIntent,
+  type StripeSetupIntent,
+  type CreateSetupIntentInput,
+} from './setup-intents.js';
+export { finalizeInvoice, payInvoice, previewInvoice } from './invoice-actions.js';
 export { TEST_CARDS, type TestCard } from './cards.js';
 export {
   attachPaymentMethod,
+  detachPaymentMethod,
   getPaymentMethod,
   type StripePaymentMethod,
   type StripeBankAccountMethod,

@@ -23,11 +23,8 @@ import {
   type StripeInvoice,
   type StripeInvoicePayment,
 } from './invoice-objects.js';
-import {
-  attemptPayment,
-  paymentIntentObject,
-  type StripePaymentIntent,
-} from './payment-intents.js';
+import { attemptPayment } from './payment-attempt.js';
+import { paymentIntentObject, type StripePaymentIntent } from './payment-intents.js';
 import { DAYS } from './periods.js';
 import type { StripeSubscription } from './subscription-objects.js';
 import { subscriptionKind } from './subscription-objects.js';
@@ -56,17 +53,19 @@ export function finalizeDecision(
   id: string,
   nowSec: number,
   request?: ProjectedResource,
+  /** Asked for (invoices.finalizeInvoice / pay): now, whenever it would have finalized itself. */
+  manual = false,
 ): Decision<boolean> {
   const invoice = invoiceKind.fieldsAt(view, id);
   if (
     invoice === undefined ||
     invoice.status !== 'draft' ||
-    invoice.automatically_finalizes_at === null ||
-    invoice.automatically_finalizes_at > nowSec
+    (!manual &&
+      (invoice.automatically_finalizes_at === null || invoice.automatically_finalizes_at > nowSec))
   )
     return skip(false);
   // Stamped with the instant it fell due, so billing that runs late keeps Stripe's order and spacing.
-  const at = invoice.automatically_finalizes_at;
+  const at = manual ? nowSec : invoice.automatically_finalizes_at!;
   const customer = liveFields(view, customerKind, invoice.customer, 'customer');
   const sequence = customer.next_invoice_sequence ?? 1;
   const fields = {
@@ -185,10 +184,13 @@ export function collectDecision(
   id: string,
   nowSec: number,
   request?: ProjectedResource,
+  /** Asked for (invoices.pay): now, with this payment method or the default one. */
+  manual?: { paymentMethod?: string },
 ): Decision<boolean> {
   const invoice = invoiceKind.fieldsAt(view, id);
   if (invoice === undefined || invoice.status !== 'open') return skip(false);
   if (
+    manual === undefined &&
     invoice.amount_due > 0 &&
     (invoice.next_payment_attempt === null || invoice.next_payment_attempt > nowSec)
   )
@@ -216,7 +218,7 @@ export function collectDecision(
     payment === undefined
       ? undefined
       : liveFields(view, paymentIntentKind, payment.payment.payment_intent);
-  const method = defaultPaymentMethod(view, sub);
+  const method = manual?.paymentMethod ?? defaultPaymentMethod(view, sub);
   const attempts = invoice.attempt_count + 1;
   const retryDays = RETRY_SCHEDULE_DAYS[attempts - 1];
   const retryAt =

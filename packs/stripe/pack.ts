@@ -1,5 +1,6 @@
 // The Stripe pack as data: Event objects exactly as Stripe renders them, Stripe-Signature,
 // webhook endpoints as the one endpoint kind, and Stripe's test-mode retry schedule.
+import { STRIPE_HEALTH } from './health.js';
 import type { EventsDeclaration, RetryPolicy } from '../../src/index.js';
 import { ordered } from '../kit/ordered.js';
 import type { VendorPack } from '../kit/vendor-pack.js';
@@ -62,11 +63,13 @@ export const stripeEvents: EventsDeclaration = {
       secretRefField: 'secret_ref',
       eventsField: 'enabled_events',
       enabledWhen: { field: 'status', value: 'enabled' },
+      disabledValue: 'disabled',
     },
   ],
   signing: 'stripe',
   recordType: 'webhook_delivery',
   retry: STRIPE_TEST_MODE_RETRY,
+  health: STRIPE_HEALTH,
   // Observed on real deliveries (reference §1.1); no verifier checks them.
   headers: () => ({
     'content-type': 'application/json; charset=utf-8',

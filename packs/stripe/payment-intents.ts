@@ -21,103 +21,31 @@ import {
   type RequestCall,
   type RequestOptions,
 } from './api-requests.js';
-import { declineCodeFor, TEST_CARDS } from './cards.js';
-import { chargeObject, chargeWrite, type StripeCharge } from './charges.js';
+import { TEST_CARDS } from './cards.js';
+import { attemptPayment } from './payment-attempt.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import { unexpectedState, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
-import { resolvePaymentMethod, type StripePaymentMethod } from './payment-methods.js';
-import { recordKind } from '../../src/index.js';
 import { customerKind } from './customers.js';
+import {
+  paymentIntentKind,
+  paymentIntentObject,
+  type CaptureMethod,
+  type PaymentIntentStatus,
+  type StripePaymentIntent,
+} from './payment-intent-objects.js';
 
-export type PaymentIntentStatus =
-  | 'requires_payment_method'
-  | 'requires_confirmation'
-  | 'requires_action'
-  | 'processing'
-  | 'requires_capture'
-  | 'canceled'
-  | 'succeeded';
-
-export type LastPaymentError = {
-  charge: string;
-  code: string;
-  decline_code: string;
-  doc_url: string;
-  message: string;
-  payment_method: StripePaymentMethod;
-  type: 'card_error';
-};
-
-export interface NewPaymentIntent {
-  readonly amount: number;
-  readonly currency: string;
-  readonly customer: string | null;
-  readonly description: string | null;
-  readonly metadata: Metadata;
-}
-
-export function paymentIntentObject(twin: Twin, id: string, input: NewPaymentIntent) {
-  return {
-    id,
-    object: 'payment_intent' as const,
-    allowed_payment_method_types: null,
-    amount: input.amount,
-    amount_capturable: 0,
-    amount_details: { tip: {} },
-    amount_received: 0,
-    application: null,
-    application_fee_amount: null,
-    automatic_payment_methods: null,
-    canceled_at: null as number | null,
-    cancellation_reason: null as
-      'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned' | null,
-    capture_method: 'automatic_async' as const,
-    client_secret: `${id}_${stripeIds.clientSecretTail(twin.world.ids)}`,
-    confirmation_method: 'automatic' as const,
-    created: unixNow(twin),
-    currency: input.currency,
-    customer: input.customer,
-    customer_account: null,
-    description: input.description,
-    excluded_payment_method_types: null,
-    last_payment_error: null as LastPaymentError | null,
-    latest_charge: null as string | null,
-    livemode: false as const,
-    managed_payments: null,
-    metadata: input.metadata,
-    next_action: null,
-    on_behalf_of: null,
-    payment_method: null as string | null,
-    payment_method_configuration_details: null,
-    payment_method_options: {
-      card: {
-        installments: null,
-        mandate_options: null,
-        network: null,
-        request_three_d_secure: 'automatic' as const,
-      },
-    },
-    payment_method_types: ['card'],
-    payment_record: null,
-    processing: null,
-    receipt_email: null,
-    review: null,
-    setup_future_usage: null,
-    shipping: null,
-    source: null,
-    statement_descriptor: null,
-    statement_descriptor_suffix: null,
-    status: 'requires_payment_method' as PaymentIntentStatus,
-    transfer_group: null,
-  };
-}
-
-export type StripePaymentIntent = ReturnType<typeof paymentIntentObject>;
-
-/** The payment_intent records of the twin, typed (src/state/record-kind.ts). */
-export const paymentIntentKind = recordKind<StripePaymentIntent>({ type: 'payment_intent' });
+export {
+  paymentIntentKind,
+  paymentIntentObject,
+  type CaptureMethod,
+  type LastPaymentError,
+  type NewPaymentIntent,
+  type NextAction,
+  type PaymentIntentStatus,
+  type StripePaymentIntent,
+} from './payment-intent-objects.js';
 
 export interface CreatePaymentIntentInput {
   amount: number;
@@ -125,6 +53,8 @@ export interface CreatePaymentIntentInput {
   customer?: string;
   description?: string;
   metadata?: Record<string, string>;
+  /** `manual`: a successful confirmation only authorizes (requires_capture) until captured. */
+  capture_method?: CaptureMethod;
 }
 
 export interface ConfirmPaymentIntentInput {
@@ -142,6 +72,7 @@ export const DECLINING_TEST_METHODS: Readonly<Record<string, string>> = Object.f
 const CONFIRMABLE: readonly PaymentIntentStatus[] = [
   'requires_payment_method',
   'requires_confirmation',
+  'requires_action',
 ];
 const CANCELABLE: readonly PaymentIntentStatus[] = [
   'requires_payment_method',
@@ -151,7 +82,15 @@ const CANCELABLE: readonly PaymentIntentStatus[] = [
   'processing',
 ];
 const CANCELLATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'];
-const CREATE_KEYS = ['amount', 'currency', 'customer', 'description', 'metadata'] as const;
+const CREATE_KEYS = [
+  'amount',
+  'currency',
+  'customer',
+  'description',
+  'metadata',
+  'capture_method',
+] as const;
+const CAPTURE_METHODS: readonly CaptureMethod[] = ['automatic', 'automatic_async', 'manual'];
 
 const check = checker('stripe');
 
@@ -179,7 +118,17 @@ export async function createPaymentIntent(
     {},
     input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
   );
-  const params: JsonObject = { amount, currency, customer, description, metadata };
+  const captureMethod =
+    input.capture_method === undefined ? undefined : captureMethodOf(input.capture_method);
+  // Only a given capture_method joins the request's parameters, so older logs hash as before.
+  const params: JsonObject = {
+    amount,
+    currency,
+    customer,
+    description,
+    metadata,
+    ...(captureMethod === undefined ? {} : { capture_method: captureMethod }),
+  };
   const call: RequestCall = { method: 'POST', path: '/v1/payment_intents', params };
   return (
     await twin.applyAtomic((view) => {
@@ -193,6 +142,7 @@ export async function createPaymentIntent(
         customer,
         description,
         metadata,
+        ...(captureMethod === undefined ? {} : { captureMethod }),
       });
       return commit(
         {
@@ -210,6 +160,19 @@ export async function createPaymentIntent(
   ).result;
 }
 
+function captureMethodOf(value: unknown): CaptureMethod {
+  const method = CAPTURE_METHODS.find((m) => m === value);
+  if (method === undefined)
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_invalid',
+      `capture_method must be one of: ${CAPTURE_METHODS.join(', ')}`,
+      { path: 'capture_method' },
+    );
+  return method;
+}
+
 export function checkCurrency(value: unknown): string {
   const currency = check.string(value, 'currency');
   if (!/^[a-z]{3}$/.test(currency))
@@ -221,90 +184,6 @@ export function checkCurrency(value: unknown): string {
       { path: 'currency' },
     );
   return currency;
-}
-
-export interface PaymentAttempt {
-  /** The charge write (and the payment method a token made), then the intent's. */
-  readonly writes: Write[];
-  readonly intent: StripePaymentIntent;
-  readonly charge: StripeCharge;
-  readonly ok: boolean;
-}
-
-/**
- * Inside decide: charges `methodRef` for `intent` — a succeeded or failed charge and the intent's
- * next state — as writes for one commit. Whether it declines follows the card (cards.ts).
- */
-export function attemptPayment(
-  twin: Twin,
-  view: ReadView,
-  intent: StripePaymentIntent,
-  methodRef: string,
-  path = 'payment_method',
-): PaymentAttempt {
-  const { method, created } = resolvePaymentMethod(twin, view, methodRef, intent.customer, path);
-  const chargeId = stripeIds.charge(twin.world.ids);
-  const declineCode = declineCodeFor(method.card.last4);
-  const failure =
-    declineCode === undefined
-      ? null
-      : { code: 'card_declined', declineCode, message: 'Your card was declined.' };
-  const charge = chargeObject(twin, {
-    id: chargeId,
-    amount: intent.amount,
-    currency: intent.currency,
-    customer: intent.customer,
-    description: intent.description,
-    paymentIntent: intent.id,
-    method,
-    failure,
-  });
-  const fields =
-    failure === null
-      ? {
-          status: 'succeeded' as PaymentIntentStatus,
-          amount_received: intent.amount,
-          payment_method: method.id,
-          latest_charge: chargeId,
-          last_payment_error: null,
-        }
-      : {
-          status: 'requires_payment_method' as PaymentIntentStatus,
-          payment_method: null,
-          latest_charge: chargeId,
-          last_payment_error: {
-            charge: chargeId,
-            code: failure.code,
-            decline_code: failure.declineCode,
-            doc_url: 'https://stripe.com/docs/error-codes/card-declined',
-            message: failure.message,
-            payment_method: method,
-            type: 'card_error' as const,
-          },
-        };
-  const write = chargeWrite(charge);
-  const withMethod: Write = created
-    ? {
-        ...write,
-        projection: {
-          creates: [{ type: 'payment_method', id: method.id, fields: asJson(method) }],
-        },
-      }
-    : write;
-  return {
-    writes: [
-      withMethod,
-      {
-        operation: failure === null ? 'payment_intent.succeed' : 'payment_intent.fail',
-        subjectType: 'payment_intent',
-        subjectId: intent.id,
-        fields: asJson(fields),
-      },
-    ],
-    intent: { ...intent, ...fields },
-    charge,
-    ok: failure === null,
-  };
 }
 
 /** Confirms with a payment method: charge.succeeded + payment_intent.succeeded, or charge.failed + payment_intent.payment_failed. */

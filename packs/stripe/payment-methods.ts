@@ -212,3 +212,45 @@ export async function attachPaymentMethod(
 export async function getPaymentMethod(twin: Twin, id: string): Promise<StripePaymentMethod> {
   return await twin.read((view) => liveFields(view, paymentMethodKind, id));
 }
+
+/** POST /v1/payment_methods/{pm}/detach: the method leaves its customer (payment_method.detached). */
+export async function detachPaymentMethod(
+  twin: Twin,
+  paymentMethod: string,
+  options: RequestOptions = {},
+): Promise<StripePaymentMethod> {
+  requirePackTwin(twin, 'stripe');
+  const ref = check.string(paymentMethod, 'payment_method');
+  const call: RequestCall = {
+    method: 'POST',
+    path: `/v1/payment_methods/${ref}/detach`,
+    params: {},
+  };
+  const result = await twin.applyAtomic((view) => {
+    const prior = priorRequest(view, call, options);
+    if (prior !== undefined) return skip(liveFields(view, paymentMethodKind, prior.id));
+    const method = liveFields(view, paymentMethodKind, ref, 'payment_method');
+    if (method.customer === null)
+      throw new VendorError(
+        'stripe',
+        'invalid_state',
+        'payment_method_unexpected_state',
+        `The payment method ${ref} is not attached to a customer, so it cannot be detached`,
+        { path: 'payment_method' },
+      );
+    return commit(
+      paymentMethodKind.write(
+        'payment_method.detach',
+        ref,
+        { customer: null },
+        {
+          projection: {
+            creates: [requestProjection(twin, call, options, { type: 'payment_method', id: ref })],
+          },
+        },
+      ),
+      { ...method, customer: null },
+    );
+  });
+  return result.result;
+}

@@ -18,6 +18,8 @@ import {
   settleCheckoutSession,
 } from './checkout-sessions.js';
 import { createCustomer, deleteCustomer, updateCustomer, type CustomerInput } from './customers.js';
+import { intentRecipes } from './recipes-intents.js';
+import type { Recipe } from './recipe.js';
 import {
   cancelPaymentIntent,
   confirmPaymentIntent,
@@ -33,18 +35,7 @@ import {
   type CreateSubscriptionInput,
 } from './subscriptions.js';
 
-export interface RecipeContext {
-  readonly twin: Twin;
-  readonly data: JsonObject | undefined;
-  /** Called right before the causing write. */
-  ready(): Promise<void>;
-}
-
-export interface Recipe {
-  /** The `--data` keys the causing call takes. */
-  readonly keys: readonly string[];
-  run(ctx: RecipeContext): Promise<void>;
-}
+export type { Recipe, RecipeContext } from './recipe.js';
 
 const CUSTOMER_KEYS = ['email', 'name', 'description', 'phone', 'metadata', 'invoice_settings'];
 const INTENT_KEYS = ['amount', 'currency', 'description', 'metadata'];
@@ -330,4 +321,5 @@ export const recipes: Readonly<Record<string, Recipe>> = {
   },
   'checkout.session.async_payment_succeeded': settled('succeeded'),
   'checkout.session.async_payment_failed': settled('failed'),
+  ...intentRecipes,
 };

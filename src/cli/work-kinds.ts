@@ -5,8 +5,8 @@ import type { Dispatcher } from '../events/dispatcher.js';
 import { calendarWork } from '../triggers/calendar/calendar-work.js';
 import { runTakeoverWork } from '../triggers/run-work.js';
 import { deferredDispatchWork } from '../triggers/deferred/dispatch-work.js';
-import type { TriggerRuntime } from '../triggers/runtime.js';
-import { scheduleHostWork } from '../triggers/schedules/schedule-host.js';
+import type { TriggerRuntime } from '../host/runtime/runtime.js';
+import { scheduleHostWork } from '../host/runtime/schedule-host.js';
 import type { WorkKind } from '../work/work-kind.js';
 import { hostname } from 'node:os';
 

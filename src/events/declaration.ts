@@ -9,6 +9,7 @@ import type { Resource } from '../state/resource.js';
 import { validateEndpointMatches, type EndpointMatch } from './endpoint-match.js';
 import { isSchemeName, type SchemeName } from './signing/index.js';
 import { validateRetryPolicy, type RetryPolicy } from './retry.js';
+import { validateHealthPolicy, type HealthPolicy } from './health/health-policy.js';
 
 /** What a pack hook sees while an event is rendered, inside the write's commit. */
 export interface RenderContext {
@@ -43,6 +44,13 @@ export interface EndpointKind {
   readonly eventsField: string;
   /** The endpoint takes deliveries only when this field equals `value` (e.g. status = "enabled"). */
   readonly enabledWhen?: { readonly field: string; readonly value: JsonValue };
+  /**
+   * What the kernel writes into `enabledWhen.field` when health disables the endpoint (Stripe's
+   * status "disabled"); a boolean field is simply inverted.
+   */
+  readonly disabledValue?: JsonValue;
+  /** Field holding a per-endpoint override of the pack's rate limit (Svix's `throttleRate`). */
+  readonly rateField?: string;
   /**
    * The endpoint takes an event only when one of these matches holds (any of them): a match is
    * one {field, bodyPath} or an array of them that must all hold; a condition holds when the
@@ -87,6 +95,8 @@ export interface EventsDeclaration {
   /** Resource type of delivery records; attempts are kept as `${recordType}_attempt`. */
   readonly recordType: string;
   readonly retry?: RetryPolicy;
+  /** Endpoint health as the vendor runs it: rate limit, breaker, automatic disabling. */
+  readonly health?: HealthPolicy;
   /** Vendor headers besides the signature (X-GitHub-Event, User-Agent, …). */
   readonly headers?: (ctx: HeaderContext) => Record<string, string>;
   /** Per-attempt request timeout. */
@@ -135,5 +145,22 @@ export function validateEventsDeclaration(
     validateEndpointMatches(kind.match, `${path}.endpoints[${i}].match`);
   });
   if (decl.retry !== undefined) validateRetryPolicy(decl.retry, `${path}.retry`);
+  if (decl.health !== undefined) {
+    validateHealthPolicy(decl.health, `${path}.health`);
+    if (decl.health.disable !== undefined)
+      decl.endpoints.forEach((kind, i) => {
+        const at = `${path}.endpoints[${i}]`;
+        if (kind.enabledWhen === undefined)
+          bad(
+            `${at}.enabledWhen`,
+            `${at}.enabledWhen is needed: health.disable must be able to disable it`,
+          );
+        if (typeof kind.enabledWhen.value !== 'boolean' && kind.disabledValue === undefined)
+          bad(
+            `${at}.disabledValue`,
+            `${at}.disabledValue must say what a disabled endpoint holds in ${kind.enabledWhen.field}`,
+          );
+      });
+  }
   return decl;
 }

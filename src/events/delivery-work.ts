@@ -8,6 +8,9 @@ import type { DueItem, WorkKind, WorkReport } from '../work/work-kind.js';
 import type { AttemptResult, Dispatcher } from './dispatcher.js';
 import { packTwinName, registeredPacks } from './pack-registry.js';
 
+/** The open records an in-flight check reads at most (they are ordered by due time). */
+const MAX_OPEN = 100_000;
+
 /** A work kind per registered pack that declares events. */
 export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
   const kinds: WorkKind[] = [];
@@ -29,6 +32,13 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
         const [first] = await dueItems(END_OF_TIME, 1);
         return first === undefined ? undefined : Date.parse(first.dueAt);
       },
+      // A `sending` record is a send in flight (here or elsewhere) until its sender's lease lapses.
+      inFlight: () =>
+        twin.read((view) => {
+          const open = view.lookupUpTo(decl.recordType, DUE_INDEX, END_OF_TIME, MAX_OPEN);
+          const sending = open.find((r) => r.fields.state === 'sending');
+          return sending === undefined ? undefined : Date.parse(String(sending.fields.dueAt));
+        }),
       take: async (_nowMs, limit, busy) =>
         (await dispatcher.claimDue(pack.name, limit, busy)).map((t) => ({
           item: { id: t.id, dueAt: t.dueAt, state: t.state },

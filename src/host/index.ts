@@ -29,3 +29,39 @@ export type {
   IdempotencyClaim,
   SavedAnswer,
 } from '../storage/idempotency-store.js';
+// The trigger host: the HTTP ingress, the serve configuration, the runtime and the schedule host.
+export {
+  startIngressHost,
+  type IngressHost,
+  type IngressHostOptions,
+} from './ingress/ingress-host.js';
+export { answerStatus, errorStatus, type HttpAnswer } from './ingress/status.js';
+export { DispatchCapabilities, CAPABILITY_REF } from './ingress/dispatch-capability.js';
+export {
+  loadServeConfig,
+  configFromFlags,
+  validateServeConfig,
+  DEFAULT_TENANT,
+  type ServeConfig,
+  type ConfigOptions,
+  type TenantConfig,
+  type EndpointConfig,
+  type RouteConfig,
+} from './serve/config.js';
+export {
+  createTriggerRuntime,
+  type TriggerRuntime,
+  type TriggerRuntimeOptions,
+  type ListenOptions as RuntimeListenOptions,
+} from './runtime/runtime.js';
+export {
+  startServe,
+  startTriggerRuntime,
+  type ServeOptions,
+  type ServeHandle,
+} from './serve/serve.js';
+export {
+  builtInRunner,
+  scheduleHostWork,
+  type ScheduleHostOptions,
+} from './runtime/schedule-host.js';

@@ -52,6 +52,7 @@ import {
   type CheckedDispatch,
   type DispatchOptions,
 } from './deferred/dispatch-options.js';
+import { DEFAULT_TRIGGER_TWIN, MAX_RESULT_BYTES } from './defaults.js';
 import { planDispatch } from './deferred/dispatch-plan.js';
 import { declareDispatchIndexes } from './deferred/dispatch-record.js';
 import { decideDeferredReceive } from './deferred/receive-deferred.js';
@@ -62,9 +63,6 @@ import {
   type TriggerContext,
 } from './tenant-context.js';
 
-export const DEFAULT_TRIGGER_TWIN = 'triggers';
-/** A routine result is stored on its record: it must fit comfortably in one write. */
-export const MAX_RESULT_BYTES = 256 * 1024;
 export const DEFAULT_STOP_GRACE_MS = 30_000;
 
 export interface TriggerRoute {

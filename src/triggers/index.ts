@@ -3,9 +3,7 @@ export * from './answer.js';
 export * from './envelope.js';
 export {
   TriggerEngine,
-  DEFAULT_TRIGGER_TWIN,
   DEFAULT_STOP_GRACE_MS,
-  MAX_RESULT_BYTES,
   type TriggerRoute,
   type TriggerEngineOptions,
   type RecoveryOptions,
@@ -13,6 +11,7 @@ export {
   type TriggerRecoveryReport,
   type RecoveredRun,
 } from './engine.js';
+export { DEFAULT_TRIGGER_TWIN, MAX_RESULT_BYTES } from './defaults.js';
 export {
   tenantContext,
   SYSTEM_CONTEXT,
@@ -62,10 +61,7 @@ export {
 export {
   SUBSCRIPTION_TYPE,
   OCCURRENCE_TYPE,
-  MAX_CATCH_UP_FIRES,
-  DEFAULT_CATCH_UP,
   subscriptionId,
-  occurrenceId,
   occurrenceDedupeKey,
   validateSubscription,
   CALENDAR_KINDS,
@@ -73,7 +69,7 @@ export {
   type ValidSubscription,
   type SubscriptionFields,
 } from './calendar/subscription.js';
-export * from './calendar/occurrences.js';
+export * from './cron/occurrences.js';
 export {
   WebhookIngress,
   DEFAULT_MAX_BODY_BYTES,
@@ -87,38 +83,7 @@ export {
   GITHUB_DELIVERY_HEADER,
   GITHUB_EVENT_HEADER,
 } from './webhook/delivery-id.js';
-export {
-  startIngressHost,
-  type IngressHost,
-  type IngressHostOptions,
-} from './http/ingress-host.js';
-export { answerStatus, errorStatus, type HttpAnswer } from './http/status.js';
-export { DispatchCapabilities, CAPABILITY_REF } from './http/dispatch-capability.js';
-export {
-  loadServeConfig,
-  configFromFlags,
-  validateServeConfig,
-  DEFAULT_TENANT,
-  RECORD_ROUTINE,
-  type ServeConfig,
-  type ConfigOptions,
-  type TenantConfig,
-  type EndpointConfig,
-  type RouteConfig,
-} from './serve/config.js';
-export {
-  createTriggerRuntime,
-  type TriggerRuntime,
-  type TriggerRuntimeOptions,
-  type ListenOptions,
-} from './runtime.js';
-export {
-  startServe,
-  startTriggerRuntime,
-  type ServeOptions,
-  type ServeHandle,
-} from './serve/serve.js';
-export { RECEIVED_TYPE, recordRoutine } from './serve/record-routine.js';
+export { RECEIVED_TYPE, RECORD_ROUTINE, recordRoutine } from './routines/record-routine.js';
 export {
   listTriggerRecords,
   type TriggerListing,
@@ -140,5 +105,6 @@ export { REPLAY_GUARD_TYPE, type ReplayGuard, type ReplayGuardFields } from './t
 export { DEFAULT_GITHUB_REPLAY_WINDOW_SEC } from './webhook/delivery-id.js';
 export type { IngestOptions } from './engine.js';
 export * from './schedules/index.js';
-export { WAIT_ROUTINE, MAX_WAIT_MS, waitRoutine } from './serve/wait-routine.js';
+export { WAIT_ROUTINE, MAX_WAIT_MS, waitRoutine } from './routines/wait-routine.js';
 export * from './deferred/index.js';
+export { DEFAULT_CATCH_UP, MAX_CATCH_UP_FIRES, occurrenceId } from './cron/shared-occurrence.js';

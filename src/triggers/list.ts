@@ -5,7 +5,7 @@
 import { TwinError } from '../errors.js';
 import type { Resource } from '../state/resource.js';
 import type { World } from '../world/world.js';
-import { DEFAULT_TRIGGER_TWIN } from './engine.js';
+import { DEFAULT_TRIGGER_TWIN } from './defaults.js';
 import { checkTenantId } from './envelope.js';
 import {
   RECEIPT_TYPE,

@@ -22,6 +22,11 @@ export function runTakeoverWork(engine: TriggerEngine): WorkKind {
       const [first] = await dueItems(END_OF_TIME, 1);
       return first === undefined ? undefined : Date.parse(first.dueAt);
     },
+    // Every record on this index is a run under a lease: in flight until it finishes or lapses.
+    inFlight: async () => {
+      const [first] = await dueItems(END_OF_TIME, 1);
+      return first === undefined ? undefined : Date.parse(first.dueAt);
+    },
     run: async (item) => {
       const run = await engine.takeOver(item.id);
       return run === undefined

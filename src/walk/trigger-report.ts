@@ -3,7 +3,7 @@
 // occurrence with its local wall time — read from the trigger twin, so replays agree.
 import type { JsonValue } from '../log/json-value.js';
 import { OCCURRENCE_TYPE } from '../triggers/calendar/subscription.js';
-import { DEFAULT_TRIGGER_TWIN } from '../triggers/engine.js';
+import { DEFAULT_TRIGGER_TWIN } from '../triggers/defaults.js';
 import {
   RECEIPT_TYPE,
   receiptOf,

@@ -9,8 +9,8 @@ import { claimItem, scheduleWork } from '../triggers/schedules/schedule-work.js'
 import { Schedules } from '../triggers/schedules/schedules.js';
 import type { ScheduleInput } from '../triggers/schedules/declaration.js';
 import type { ScheduleView } from '../triggers/schedules/schedules.js';
-import { recordRoutine } from '../triggers/serve/record-routine.js';
-import { waitRoutine } from '../triggers/serve/wait-routine.js';
+import { recordRoutine } from '../triggers/routines/record-routine.js';
+import { waitRoutine } from '../triggers/routines/wait-routine.js';
 import type { Walk } from './walk.js';
 
 export interface WalkSchedulesOptions {

@@ -4,7 +4,7 @@
 // dispatches run as the clock passes their due times, in one deterministic order.
 import { TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
-import { nextOccurrence } from '../triggers/calendar/occurrences.js';
+import { nextOccurrence } from '../triggers/cron/occurrences.js';
 import type { CalendarSource } from '../triggers/calendar/calendar-source.js';
 import {
   SUBSCRIPTION_TYPE,
@@ -17,9 +17,9 @@ import type { DispatchOptions } from '../triggers/deferred/dispatch-options.js';
 import { deferredDispatchWork, type DispatchWork } from '../triggers/deferred/dispatch-work.js';
 import { runDueDispatches } from '../triggers/deferred/run-due.js';
 import type { TriggerEnvelope } from '../triggers/envelope.js';
-import type { IngressHost } from '../triggers/http/ingress-host.js';
+import type { IngressHost } from '../host/ingress/ingress-host.js';
 import type { InProcessRunner, RoutineFn } from '../triggers/in-process-runner.js';
-import { createTriggerRuntime } from '../triggers/runtime.js';
+import { createTriggerRuntime } from '../host/runtime/runtime.js';
 import type { WebhookEndpoint, WebhookIngress } from '../triggers/webhook/webhook-ingress.js';
 import type { Walk } from './walk.js';
 

@@ -40,6 +40,13 @@ export interface WorkKind {
   /** The earliest due time of any item (epoch ms), due yet or not; undefined when none has one. */
   nextDue(): Promise<number | undefined>;
   /**
+   * The earliest lapse of a claim somebody holds — work in flight here or in another process — or
+   * undefined when none is held. An idle-now run waits for these (the holder finishes, or its lease
+   * lapses and the work is taken over) but not for work scheduled later. A kind without it never
+   * holds claims past one run.
+   */
+  inFlight?(): Promise<number | undefined>;
+  /**
    * Claims up to `limit` due items in one section and starts running each: what a kind that can
    * batch its claims offers (on PostgreSQL its pick skips what another host is claiming). The
    * worker then uses it instead of `due` + `run`. `busy` holds the ids this worker runs already.

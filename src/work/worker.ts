@@ -4,6 +4,7 @@
 // queued by any process — or left by one that died — is found. Several workers on one store share
 // the work; the claims' leases make sure no piece runs twice.
 import { TwinError } from '../errors.js';
+import { isoAt } from '../world/clock.js';
 import type { World } from '../world/world.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS } from './lease.js';
 import type { DueItem, WorkKind, WorkReport } from './work-kind.js';
@@ -27,6 +28,22 @@ export interface WorkerStats {
   claimed: number;
   finished: number;
   byOutcome: Record<string, number>;
+}
+
+export interface IdleOptions {
+  /**
+   * Wait for work scheduled later too (retries, schedule occurrences, delayed dispatches), on the
+   * world clock: what a walk or a test on a virtual clock wants. Default true; `work --until-idle`
+   * passes false — idle now means nothing due and nothing in flight.
+   */
+  readonly waitForScheduled?: boolean;
+}
+
+/** Work left scheduled when an idle-now run ended: each kind's earliest due time. */
+export interface ScheduledLater {
+  readonly kind: string;
+  /** ISO, on the world clock. */
+  readonly at: string;
 }
 
 interface Running {
@@ -69,13 +86,28 @@ export class Worker {
 
   /** Runs until stop(): the long-lived loop of `twinworld work` and `serve`. */
   start(): void {
-    this.loop ??= this.run(false);
+    this.loop ??= this.run('stopped');
   }
 
-  /** Runs until nothing has a due time (queued, claimed, waiting for a retry) and nothing runs. */
-  runUntilIdle(): Promise<void> {
-    this.loop ??= this.run(true);
-    return this.loop;
+  /**
+   * Runs until idle and answers what is left scheduled later. By default idle means nothing has a
+   * due time at all (queued, claimed, waiting for a retry); with `waitForScheduled: false` it means
+   * nothing is due now and no claim is held anywhere — a retry an hour out does not hold it.
+   */
+  async runUntilIdle(options: IdleOptions = {}): Promise<ScheduledLater[]> {
+    this.loop ??= this.run(options.waitForScheduled === false ? 'now' : 'all');
+    await this.loop;
+    return this.scheduledLater();
+  }
+
+  /** Each kind's earliest due time still ahead (none when nothing is scheduled). */
+  async scheduledLater(): Promise<ScheduledLater[]> {
+    const later: ScheduledLater[] = [];
+    for (const kind of this.kinds) {
+      const at = await kind.nextDue();
+      if (at !== undefined) later.push({ kind: kind.name, at: isoAt(at) });
+    }
+    return later.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   }
 
   /** Stops claiming, lets what it holds finish (finishing releases each lease), and resolves. */
@@ -92,12 +124,16 @@ export class Worker {
       await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
-  private async run(untilIdle: boolean): Promise<void> {
+  private async run(until: 'stopped' | 'all' | 'now'): Promise<void> {
     const heads = new Map<string, number>();
     while (!this.stopping) {
       const started = await this.claimRound();
       if (started > 0) continue;
-      if (untilIdle && this.running.size === 0 && (await this.nextDue()) === undefined) return;
+      if (until !== 'stopped' && this.running.size === 0) {
+        // Nothing started this round: everything due now ran or claimed nothing.
+        if (until === 'all' && (await this.nextDue()) === undefined) return;
+        if (until === 'now' && (await this.nextInFlight()) === undefined) return;
+      }
       // Every slot taken: only a finish frees one, and it wakes the loop; nothing to read meanwhile.
       if (this.running.size >= this.concurrency) await this.waitForSlot();
       else await this.waitForWork(heads);
@@ -185,6 +221,15 @@ export class Worker {
     let next: number | undefined;
     for (const kind of this.kinds) {
       const at = await kind.nextDue();
+      if (at !== undefined && (next === undefined || at < next)) next = at;
+    }
+    return next;
+  }
+
+  private async nextInFlight(): Promise<number | undefined> {
+    let next: number | undefined;
+    for (const kind of this.kinds) {
+      const at = await kind.inFlight?.();
       if (at !== undefined && (next === undefined || at < next)) next = at;
     }
     return next;

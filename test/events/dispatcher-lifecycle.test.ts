@@ -598,7 +598,12 @@ describe('recover', () => {
       state: 'cancelled',
       reason: 'endpoint_disabled',
     });
-    expect(await s.record(failing)).toMatchObject({ state: 'failed', nextAttemptAt: null });
+    // the waiting retry ended with its endpoint, in the disabling commit
+    expect(await s.record(failing)).toMatchObject({
+      state: 'cancelled',
+      reason: 'endpoint_disabled',
+      nextAttemptAt: null,
+    });
     expect(s.received).toHaveLength(1);
   });
 

@@ -171,8 +171,11 @@ describe('send-once dispatcher', () => {
     expect((await gone.delivery()).fields.state).toBe('failed');
   });
 
-  it('a pending retry is cancelled when its endpoint is disabled or deleted meanwhile', async () => {
-    for (const change of [{ fields: { status: 'disabled' } }, { delete: true as const }]) {
+  it('a pending retry is cancelled, in the same commit, when its endpoint is disabled or deleted meanwhile', async () => {
+    for (const [change, reason] of [
+      [{ fields: { status: 'disabled' } }, 'endpoint_disabled'],
+      [{ delete: true as const }, 'endpoint_removed'],
+    ] as const) {
       const s = await setup(() => 500, retry);
       await s.create();
       await s.dispatcher.idle();
@@ -183,13 +186,17 @@ describe('send-once dispatcher', () => {
         subjectId: 'ep',
         ...change,
       });
+      const cancelled = {
+        state: 'cancelled',
+        reason,
+        nextAttemptAt: null,
+        dueAt: null,
+        attempts: 1,
+      };
+      expect((await s.delivery()).fields).toMatchObject(cancelled);
       await s.clock.advance(24 * 3600_000);
       expect(s.received).toHaveLength(1);
-      expect((await s.delivery()).fields).toMatchObject({
-        state: 'failed',
-        nextAttemptAt: null,
-        attempts: 1,
-      });
+      expect((await s.delivery()).fields).toMatchObject(cancelled);
     }
   });
 

@@ -366,7 +366,7 @@ export const MODULES = {
     ],
   },
   'calendar-occurrences': {
-    mutate: ['src/triggers/calendar/occurrences.ts'],
+    mutate: ['src/triggers/cron/occurrences.ts'],
     tests: [
       'test/triggers/calendar/occurrences.test.ts',
       'test/triggers/calendar/catch-up.test.ts',

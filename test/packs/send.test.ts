@@ -85,6 +85,7 @@ describe('listSendable', () => {
       'standard-webhooks contact.updated',
       'standard-webhooks invoice.paid',
       'standard-webhooks invoice.payment_failed',
+      'stripe charge.captured',
       'stripe charge.dispute.created',
       'stripe charge.failed',
       'stripe charge.refunded',
@@ -106,13 +107,21 @@ describe('listSendable', () => {
       'stripe invoice.payment_failed',
       'stripe invoice.payment_succeeded',
       'stripe invoice.upcoming',
+      'stripe payment_intent.amount_capturable_updated',
       'stripe payment_intent.canceled',
       'stripe payment_intent.created',
       'stripe payment_intent.payment_failed',
+      'stripe payment_intent.requires_action',
       'stripe payment_intent.succeeded',
       'stripe payment_method.attached',
+      'stripe payment_method.detached',
       'stripe price.created',
       'stripe product.created',
+      'stripe setup_intent.canceled',
+      'stripe setup_intent.created',
+      'stripe setup_intent.requires_action',
+      'stripe setup_intent.setup_failed',
+      'stripe setup_intent.succeeded',
     ]);
     expect(builtInPacks.map((p) => p.name).sort()).toEqual([
       'github',
@@ -194,7 +203,7 @@ describe('sendEvent', () => {
     await world.close();
   });
 
-  it('reports a failing receiver (status, failed) and an absent one (no status, failed: not sent), with the retry the policy grants', async () => {
+  it('reports a failing receiver (status, failed) and an absent one (no status, failed: not sent); the one-shot endpoint takes no retry', async () => {
     const failing = await receiver(() => 500);
     const world = openWorld({ root: ':memory:' });
     const failed = await sendEvent(world, {
@@ -209,7 +218,16 @@ describe('sendEvent', () => {
       reason: 'http_status',
       attempts: 1,
     });
-    expect(failed.retryAt).toBeDefined();
+    // Stripe's policy would retry, but a send's endpoint is retired after its one attempt: the
+    // waiting retry is cancelled in the retiring commit, and nothing is left due.
+    expect(failed.state).toBe('cancelled');
+    const record = await world.twin('stripe').get('webhook_delivery', failed.deliveryId);
+    expect(record!.fields).toMatchObject({
+      state: 'cancelled',
+      reason: 'endpoint_disabled',
+      nextAttemptAt: null,
+      dueAt: null,
+    });
     const absent = await sendEvent(world, {
       pack: 'github',
       eventType: 'issues.opened',
@@ -223,7 +241,7 @@ describe('sendEvent', () => {
       reason: 'not_sent',
       attempts: 1,
     });
-    expect(absent.retryAt).toBeUndefined(); // GitHub does not retry
+    expect(absent.state).toBe('failed'); // GitHub does not retry: nothing was waiting
     await world.close();
   });
 

@@ -17,6 +17,7 @@ import type {
   StripePaymentMethod,
   StripePrice,
   StripeProduct,
+  StripeSetupIntent,
   StripeSubscription,
 } from '../../packs/stripe/index.js';
 
@@ -64,6 +65,15 @@ export type StripeEventChecks = [
     Wire<Stripe.PaymentIntentCanceledEvent>,
     RenderedEvent<StripePaymentIntent, 'payment_intent.canceled'>
   >,
+  Assignable<
+    Wire<Stripe.PaymentIntentAmountCapturableUpdatedEvent>,
+    RenderedEvent<StripePaymentIntent, 'payment_intent.amount_capturable_updated'>
+  >,
+  Assignable<
+    Wire<Stripe.PaymentIntentRequiresActionEvent>,
+    RenderedEvent<StripePaymentIntent, 'payment_intent.requires_action'>
+  >,
+  Assignable<Wire<Stripe.ChargeCapturedEvent>, RenderedEvent<StripeCharge, 'charge.captured'>>,
   Assignable<Wire<Stripe.ChargeSucceededEvent>, RenderedEvent<StripeCharge, 'charge.succeeded'>>,
   Assignable<Wire<Stripe.ChargeFailedEvent>, RenderedEvent<StripeCharge, 'charge.failed'>>,
   Assignable<Wire<Stripe.ChargeRefundedEvent>, RenderedEvent<StripeCharge, 'charge.refunded'>>,
@@ -74,6 +84,30 @@ export type StripeEventChecks = [
   Assignable<
     Wire<Stripe.PaymentMethodAttachedEvent>,
     RenderedEvent<StripePaymentMethod, 'payment_method.attached'>
+  >,
+  Assignable<
+    Wire<Stripe.PaymentMethodDetachedEvent>,
+    RenderedEvent<StripePaymentMethod, 'payment_method.detached'>
+  >,
+  Assignable<
+    Wire<Stripe.SetupIntentCreatedEvent>,
+    RenderedEvent<StripeSetupIntent, 'setup_intent.created'>
+  >,
+  Assignable<
+    Wire<Stripe.SetupIntentSucceededEvent>,
+    RenderedEvent<StripeSetupIntent, 'setup_intent.succeeded'>
+  >,
+  Assignable<
+    Wire<Stripe.SetupIntentSetupFailedEvent>,
+    RenderedEvent<StripeSetupIntent, 'setup_intent.setup_failed'>
+  >,
+  Assignable<
+    Wire<Stripe.SetupIntentRequiresActionEvent>,
+    RenderedEvent<StripeSetupIntent, 'setup_intent.requires_action'>
+  >,
+  Assignable<
+    Wire<Stripe.SetupIntentCanceledEvent>,
+    RenderedEvent<StripeSetupIntent, 'setup_intent.canceled'>
   >,
   Assignable<Wire<Stripe.ProductCreatedEvent>, RenderedEvent<StripeProduct, 'product.created'>>,
   Assignable<Wire<Stripe.PriceCreatedEvent>, RenderedEvent<StripePrice, 'price.created'>>,
@@ -153,4 +187,13 @@ export const TYPE_CHECKED_EVENTS = [
   'checkout.session.expired',
   'checkout.session.async_payment_succeeded',
   'checkout.session.async_payment_failed',
+  'payment_intent.amount_capturable_updated',
+  'payment_intent.requires_action',
+  'charge.captured',
+  'payment_method.detached',
+  'setup_intent.created',
+  'setup_intent.succeeded',
+  'setup_intent.setup_failed',
+  'setup_intent.requires_action',
+  'setup_intent.canceled',
 ] as const;

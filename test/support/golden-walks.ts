@@ -5,7 +5,7 @@ import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { runDemoWalk } from '../../src/cli/demo-walk.js';
 import type { JsonValue } from '../../src/log/json-value.js';
 import type { RoutineContext } from '../../src/triggers/in-process-runner.js';
-import { waitRoutine } from '../../src/triggers/serve/wait-routine.js';
+import { waitRoutine } from '../../src/triggers/routines/wait-routine.js';
 import { openWalk, startWalkSchedules, type Walk, type WalkOptions } from '../../src/walk/index.js';
 import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
 import { deferredWalk } from './golden-walk-deferred.js';

@@ -6,8 +6,8 @@
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { Schedules, scheduleWork } from '../../src/triggers/schedules/index.js';
-import { recordRoutine } from '../../src/triggers/serve/record-routine.js';
-import { waitRoutine } from '../../src/triggers/serve/wait-routine.js';
+import { recordRoutine } from '../../src/triggers/routines/record-routine.js';
+import { waitRoutine } from '../../src/triggers/routines/wait-routine.js';
 import { Worker } from '../../src/work/worker.js';
 import { RealClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';

@@ -2,6 +2,7 @@
 // identified by trigger + nominal instant, a repeated or concurrent tick never firing one twice,
 // DST rules recorded per occurrence, and catch-up after downtime recording every missed one.
 import { rmSync } from 'node:fs';
+import { occurrenceId } from '../../src/triggers/cron/shared-occurrence.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/world/clock.js';
 import {
@@ -10,7 +11,6 @@ import {
 } from '../../src/triggers/calendar/calendar-source.js';
 import {
   OCCURRENCE_TYPE,
-  occurrenceId,
   SUBSCRIPTION_TYPE,
   subscriptionId,
 } from '../../src/triggers/calendar/subscription.js';

@@ -3,7 +3,7 @@
 // serve.json), each refused with the key's path when its value is wrong.
 import { describe, expect, it } from 'vitest';
 import { validateSubscription } from '../../src/triggers/calendar/subscription.js';
-import { validateServeConfig } from '../../src/triggers/serve/config.js';
+import { validateServeConfig } from '../../src/host/serve/config.js';
 import {
   WebhookIngress,
   type WebhookEndpoint,

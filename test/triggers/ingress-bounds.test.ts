@@ -14,7 +14,7 @@ import {
   startIngressHost,
   type IngressHost,
   type IngressHostOptions,
-} from '../../src/triggers/http/ingress-host.js';
+} from '../../src/host/ingress/ingress-host.js';
 import { ingressHarness, SECRETS, stripePacket, T, type IngressHarness } from './packets.js';
 
 const dirs: string[] = [];

@@ -3,7 +3,7 @@
 // engine, close the store).
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { startIngressHost, type IngressHost } from '../../src/triggers/http/ingress-host.js';
+import { startIngressHost, type IngressHost } from '../../src/host/ingress/ingress-host.js';
 import { REFUSALS_TYPE } from '../../src/triggers/refusal-windows.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';

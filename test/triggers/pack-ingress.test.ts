@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendEvent } from '../../packs/index.js';
 import { TriggerEngine } from '../../src/triggers/engine.js';
-import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
+import { startIngressHost } from '../../src/host/ingress/ingress-host.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { listTriggerRecords } from '../../src/triggers/list.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';

@@ -12,7 +12,7 @@ import { getScheme, type SchemeName } from '../../src/events/signing/index.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import type { TriggerEngine } from '../../src/triggers/engine.js';
-import { createTriggerRuntime } from '../../src/triggers/runtime.js';
+import { createTriggerRuntime } from '../../src/host/runtime/runtime.js';
 import type {
   WebhookEndpoint,
   WebhookIngress,

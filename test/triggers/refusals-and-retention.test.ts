@@ -3,7 +3,7 @@
 // pruned by a retention write that removes resources and never entries — the log still replays
 // to the live state.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TRIGGER_TWIN } from '../../src/triggers/engine.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../src/triggers/defaults.js';
 import { listTriggerRecords } from '../../src/triggers/list.js';
 import {
   RECEIPT_TYPE,

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
+import { startIngressHost } from '../../src/host/ingress/ingress-host.js';
 import { RECORD_TYPE, REPLAY_GUARD_TYPE } from '../../src/triggers/trigger-records.js';
 import {
   githubPacket,

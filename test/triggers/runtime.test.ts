@@ -1,7 +1,7 @@
 // The one trigger-runtime factory: routines, routes, webhooks and calendars in, a started engine
 // with both sources out; subscriptions stored always or only when changed; intake on listen().
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTriggerRuntime, type TriggerRuntime } from '../../src/triggers/runtime.js';
+import { createTriggerRuntime, type TriggerRuntime } from '../../src/host/runtime/runtime.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { NOW, SECRETS, stripePacket, T } from './packets.js';

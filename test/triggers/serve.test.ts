@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listTriggerRecords } from '../../src/triggers/list.js';
-import { RECEIVED_TYPE } from '../../src/triggers/serve/record-routine.js';
+import { RECEIVED_TYPE } from '../../src/triggers/routines/record-routine.js';
 import {
   configFromFlags,
   loadServeConfig,
   validateServeConfig,
-} from '../../src/triggers/serve/config.js';
-import { startServe, startTriggerRuntime } from '../../src/triggers/serve/serve.js';
+} from '../../src/host/serve/config.js';
+import { startServe, startTriggerRuntime } from '../../src/host/serve/serve.js';
 import { recordId } from '../../src/triggers/trigger-records.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';

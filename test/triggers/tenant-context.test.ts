@@ -4,8 +4,8 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
-import { errorStatus } from '../../src/triggers/http/status.js';
-import { startIngressHost } from '../../src/triggers/http/ingress-host.js';
+import { errorStatus } from '../../src/host/ingress/status.js';
+import { startIngressHost } from '../../src/host/ingress/ingress-host.js';
 import { listTriggerRecords } from '../../src/triggers/list.js';
 import {
   isTriggerContext,

@@ -7,6 +7,11 @@ import { defineSurface, type Surface } from '../../../src/host/index.js';
 import { renderSlackError, SlackMethodError, unknownSlackMethod } from './errors.js';
 import { CHANNEL_INDEX, SLACK_METHODS } from './methods.js';
 import { principalOf, tokenOf, type SlackPrincipal } from './principal.js';
+import {
+  postDueScheduledMessages,
+  scheduledDueAt,
+  scheduledMessageKind,
+} from '../scheduled-messages.js';
 
 export { botToken, userToken, type SlackPrincipal } from './principal.js';
 export { SLACK_METHODS } from './methods.js';
@@ -38,6 +43,7 @@ async function decode(request: Request, url: URL): Promise<JsonObject> {
 export function slackSurface(options: { twin: Twin }): Surface<SlackPrincipal> {
   const twin = options.twin;
   twin.declareIndex({ type: 'message', name: CHANNEL_INDEX, field: 'channel' });
+  scheduledMessageKind.declareOn(twin);
   const slack = () => twin;
   return defineSurface<SlackPrincipal>({
     name: 'slack',
@@ -55,5 +61,10 @@ export function slackSurface(options: { twin: Twin }): Surface<SlackPrincipal> {
     },
     renderError: (error) => renderSlackError(error),
     unknownRoute: () => unknownSlackMethod(),
+    // Scheduled messages post as the world clock reaches them, with every other vendor's due work.
+    clock: {
+      dueAt: () => scheduledDueAt(twin),
+      runDue: () => postDueScheduledMessages(twin),
+    },
   });
 }

@@ -3,8 +3,8 @@
 // person of the workspace (what a test posts as). A token of an unknown app or person is
 // `invalid_auth`; the bot token of an uninstalled app is `token_revoked`, as on Slack.
 import type { Twin } from '../../../src/index.js';
-import type { SlackApp } from '../apps.js';
-import type { SlackUser } from '../workspace.js';
+import { appKind, type SlackApp } from '../apps.js';
+import { userKind } from '../workspace.js';
 import { SlackMethodError } from './errors.js';
 
 export interface SlackPrincipal {
@@ -40,13 +40,13 @@ export async function principalOf(twin: Twin, token: string): Promise<SlackPrinc
       throw new SlackMethodError('invalid_auth', `no app ${id}`);
     if (app.fields.uninstalled === true)
       throw new SlackMethodError('token_revoked', `app ${id} was uninstalled`);
-    const fields = app.fields as unknown as SlackApp;
+    const fields = appKind.of(app);
     return { twin, team: fields.team_id, user: fields.bot_user_id, app: fields, isBot: true };
   }
   const user = await twin.get('user', id!);
   if (user === undefined || user.deleted || user.fields.deleted === true)
     throw new SlackMethodError('invalid_auth', `no user ${id}`);
-  const fields = user.fields as unknown as SlackUser;
+  const fields = userKind.of(user);
   return { twin, team: fields.team_id, user: fields.id, isBot: false };
 }
 

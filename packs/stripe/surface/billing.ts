@@ -1,5 +1,4 @@
-// Subscriptions (create, retrieve, update, cancel, list), invoices (retrieve, list) and test
-// clocks. A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs
+// Subscriptions (create, retrieve, update, cancel, list) and test clocks (invoices: invoices.ts). A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs
 // every renewal, invoice and webhook retry due on the way, each at its own instant, earliest first;
 // the advance answers `advancing` as Stripe does and the clock reads `ready` afterwards.
 import { commit, type JsonObject } from '../../../src/index.js';
@@ -46,13 +45,6 @@ function testClockObject(
     status,
     status_details: {},
   };
-}
-
-/** Since API 2025-03-31 an invoice names its subscription under parent.subscription_details. */
-function subscriptionOf(invoice: Readonly<JsonObject>): unknown {
-  const parent = invoice.parent as
-    { subscription_details?: { subscription?: unknown } } | null | undefined;
-  return parent?.subscription_details?.subscription ?? invoice.subscription;
 }
 
 export function billingRoutes(advance: AdvanceClock) {
@@ -127,31 +119,6 @@ export function billingRoutes(advance: AdvanceClock) {
           (r) =>
             (input.customer == null || r.fields.customer === input.customer) &&
             (input.status == null || input.status === 'all' || r.fields.status === input.status),
-        ),
-    }),
-    stripeRoute({
-      method: 'GET',
-      path: '/v1/invoices/:id',
-      sdk: 'invoices.retrieve',
-      kind: 'read',
-      handle: (ctx) => retrieve(ctx, 'invoice', 'invoice'),
-    }),
-    stripeRoute({
-      method: 'GET',
-      path: '/v1/invoices',
-      sdk: 'invoices.list',
-      kind: 'read',
-      params: { ...LIST_PARAMS, customer: 'string', subscription: 'string', status: 'string' },
-      handle: ({ twin, input, url }) =>
-        listOf(
-          twin,
-          'invoice',
-          input,
-          url,
-          (r) =>
-            (input.customer == null || r.fields.customer === input.customer) &&
-            (input.subscription == null || subscriptionOf(r.fields) === input.subscription) &&
-            (input.status == null || r.fields.status === input.status),
         ),
     }),
     stripeRoute({

@@ -15,6 +15,8 @@ import { paymentRoutes } from './payments.js';
 import { billingRoutes, type AdvanceClock } from './billing.js';
 import { catalogRoutes } from './catalog.js';
 import { checkoutRoutes } from './checkout.js';
+import { invoiceRoutes } from './invoices.js';
+import { setupIntentRoutes } from './setup-intents.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 
 export interface StripeSurfaceOptions {
@@ -33,9 +35,11 @@ export function stripeRoutes(advance: AdvanceClock) {
     ...webhookEndpointRoutes,
     ...eventRoutes,
     ...paymentRoutes,
+    ...setupIntentRoutes,
     ...catalogRoutes,
     ...checkoutRoutes,
     ...billingRoutes(advance),
+    ...invoiceRoutes,
   ];
 }
 

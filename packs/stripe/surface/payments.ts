@@ -1,39 +1,25 @@
-// Payments: payment intents (create, retrieve, confirm, cancel, list), charges (retrieve, list),
-// refunds (create) and payment methods (attach, retrieve, list), over the pack's operations. A
+// Payments: payment intents (create, retrieve, update, confirm, capture, cancel, list), charges
+// (retrieve, list), refunds (create) and payment methods (attach, detach, retrieve, list), over the
+// pack's operations. A
 // declined confirmation commits what Stripe records (the failed charge, the intent back in
 // requires_payment_method, payment_intent.payment_failed) and answers 402 card_error carrying
 // the intent — what stripe-node throws as StripeCardError; the 402 is saved under its idempotency key.
-import type { JsonObject } from '../../../src/index.js';
 import { answer } from '../../../src/host/index.js';
+import { capturePaymentIntent, updatePaymentIntent } from '../payment-intent-changes.js';
 import {
   cancelPaymentIntent,
   confirmPaymentIntent,
   createPaymentIntent,
+  type CaptureMethod,
   type CreatePaymentIntentInput,
   type StripePaymentIntent,
 } from '../payment-intents.js';
-import { attachPaymentMethod } from '../payment-methods.js';
+import { attachPaymentMethod, detachPaymentMethod } from '../payment-methods.js';
 import { refundCharge, type RefundInput } from '../refunds-disputes.js';
 import { StripeApiError } from './errors.js';
 import { LIST_PARAMS, listOf } from './listing.js';
-import { apiObject, stripeRoute, type StripeContext } from './route.js';
-
-function missing(kind: string, id: string): StripeApiError {
-  return new StripeApiError(
-    404,
-    'invalid_request_error',
-    'resource_missing',
-    `No such ${kind}: '${id}'`,
-    {},
-    'id',
-  );
-}
-
-async function retrieve(ctx: StripeContext, type: string, kind: string) {
-  const r = await ctx.twin.get(type, ctx.params.id!);
-  if (r === undefined || r.deleted) throw missing(kind, ctx.params.id!);
-  return apiObject(r.fields);
-}
+import { definedOnly, missing, retrieve } from './reads.js';
+import { apiObject, stripeRoute } from './route.js';
 
 /** The intent as answered: a failed attempt is Stripe's 402 card error carrying it. */
 function intentAnswer(intent: StripePaymentIntent) {
@@ -47,14 +33,25 @@ function intentAnswer(intent: StripePaymentIntent) {
       doc_url: failure.doc_url,
       message: failure.message,
       charge: failure.charge,
-      payment_method: failure.payment_method as unknown as JsonObject,
+      payment_method: apiObject(failure.payment_method),
       payment_intent: apiObject(intent),
       request_log_url: null,
     },
   });
 }
 
-const CREATE_ONLY = ['amount', 'currency', 'customer', 'description', 'metadata'] as const;
+/** The create call's own parameters, typed from the decoded input (the codec typed each). */
+function createInput(input: Readonly<Record<string, unknown>>): CreatePaymentIntentInput {
+  const out: CreatePaymentIntentInput = {
+    amount: input.amount as number,
+    currency: input.currency as string,
+  };
+  if (input.customer != null) out.customer = input.customer as string;
+  if (input.description != null) out.description = input.description as string;
+  if (input.metadata != null) out.metadata = input.metadata as Record<string, string>;
+  if (input.capture_method != null) out.capture_method = input.capture_method as CaptureMethod;
+  return out;
+}
 
 export const paymentRoutes = [
   stripeRoute({
@@ -66,6 +63,8 @@ export const paymentRoutes = [
       'payment_intent.created',
       'payment_intent.succeeded',
       'payment_intent.payment_failed',
+      'payment_intent.amount_capturable_updated',
+      'payment_intent.requires_action',
       'charge.succeeded',
       'charge.failed',
     ],
@@ -77,6 +76,7 @@ export const paymentRoutes = [
       metadata: 'metadata',
       payment_method: 'string',
       confirm: 'boolean',
+      capture_method: 'string',
       payment_method_types: { list: 'string' },
       automatic_payment_methods: { enabled: 'boolean', allow_redirects: 'string' },
     },
@@ -100,9 +100,7 @@ export const paymentRoutes = [
           {},
           'payment_method',
         );
-      const create: Record<string, unknown> = {};
-      for (const k of CREATE_ONLY) if (input[k] != null) create[k] = input[k];
-      const intent = await createPaymentIntent(twin, create as unknown as CreatePaymentIntentInput);
+      const intent = await createPaymentIntent(twin, createInput(input));
       if (input.confirm !== true) return apiObject(intent);
       // Two commits (created, then the attempt): Stripe's own events are two as well.
       const pm = input.payment_method;
@@ -131,6 +129,8 @@ export const paymentRoutes = [
     events: [
       'payment_intent.succeeded',
       'payment_intent.payment_failed',
+      'payment_intent.amount_capturable_updated',
+      'payment_intent.requires_action',
       'charge.succeeded',
       'charge.failed',
     ],
@@ -143,6 +143,31 @@ export const paymentRoutes = [
           input.payment_method == null ? {} : { payment_method: input.payment_method as string },
         ),
       ),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_intents/:id',
+    sdk: 'paymentIntents.update',
+    kind: 'write',
+    params: {
+      amount: 'integer',
+      currency: 'string',
+      customer: 'string',
+      description: 'string',
+      metadata: 'metadata',
+    },
+    handle: async ({ twin, params, input }) =>
+      apiObject(await updatePaymentIntent(twin, params.id!, definedOnly(input))),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_intents/:id/capture',
+    sdk: 'paymentIntents.capture',
+    kind: 'write',
+    events: ['charge.captured', 'payment_intent.succeeded'],
+    params: { amount_to_capture: 'integer' },
+    handle: async ({ twin, params, input }) =>
+      apiObject(await capturePaymentIntent(twin, params.id!, definedOnly(input))),
   }),
   stripeRoute({
     method: 'POST',
@@ -254,6 +279,14 @@ export const paymentRoutes = [
       apiObject(
         await attachPaymentMethod(twin, params.id!, { customer: input.customer as string }),
       ),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/payment_methods/:id/detach',
+    sdk: 'paymentMethods.detach',
+    kind: 'write',
+    events: ['payment_method.detached'],
+    handle: async ({ twin, params }) => apiObject(await detachPaymentMethod(twin, params.id!)),
   }),
   stripeRoute({
     method: 'GET',

@@ -1,7 +1,7 @@
 // `twinworld schedules`: declare, list, inspect, pause and resume schedules, read and prune their
 // fire ledger, and backfill past occurrences. Claiming and running what falls due is the worker's
 // (`twinworld work`, `serve`); every subcommand here is one call of the Schedules service.
-import { DEFAULT_TENANT } from '../../triggers/serve/config.js';
+import { DEFAULT_TENANT } from '../../host/serve/config.js';
 import {
   Schedules,
   type FireView,
@@ -22,8 +22,8 @@ import { printJson, Table, truncate, write } from '../output.js';
 import { checkTenantId } from '../../triggers/envelope.js';
 import { jsonFlag, timeFlag } from '../flags.js';
 import { TwinError } from '../../errors.js';
-import { BUILT_IN_ROUTINES } from '../../triggers/schedules/schedule-host.js';
-import { validateCalendarSpec } from '../../triggers/calendar/occurrences.js';
+import { BUILT_IN_ROUTINES } from '../../host/runtime/schedule-host.js';
+import { validateCalendarSpec } from '../../triggers/cron/occurrences.js';
 import { DEFAULT_TIMEZONE } from '../../triggers/schedules/index.js';
 import { parseOverlap } from '../../triggers/schedules/overlap.js';
 import { parseCatchUp } from '../../triggers/schedules/declaration.js';

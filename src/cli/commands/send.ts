@@ -18,8 +18,9 @@ export const sendCommand: Command = {
     'POSTs it to URL. Prints the attempt: status, outcome, duration and the delivery id; the',
     'resources, the delivery record and the attempt stay in the world (see `twinworld deliveries`).',
     'The secret is kept in the store (<root>/secrets.db, or a table on PostgreSQL), never in the log.',
-    'A send killed at any moment leaves no endpoint that later events go to. Exit 1 unless the',
-    'receiver answered 2xx.',
+    'A send killed at any moment leaves no endpoint that later events go to. That endpoint is one-shot:',
+    "it takes no retries (the delivery ends cancelled); for the pack's retries use `endpoints add` and",
+    '`trigger`. Exit 1 unless the receiver answered 2xx.',
   ].join('\n'),
   arguments: [
     ['<pack>', 'stripe, github, slack or standard-webhooks'],
@@ -84,10 +85,10 @@ export const sendCommand: Command = {
           io.stdout,
           `  outcome   ${result.outcome} ${result.status ?? '-'} (${result.reason}) in ${result.durationMs.toFixed(1)} ms\n`,
         );
-        if (result.retryAt !== undefined)
+        if (result.outcome !== 'succeeded')
           await write(
             io.stdout,
-            `  retry     ${result.retryAt} (by the pack's retry policy, when a dispatcher runs)\n`,
+            "  retries   none: a send's endpoint is one-shot, removed after this attempt (use `endpoints add` and `trigger` for the pack's retries)\n",
           );
       }
       return result.outcome === 'succeeded' ? 0 : 1;

@@ -3,10 +3,10 @@
 // trigger records at startup, ticking calendars, and stopping gracefully on SIGINT/SIGTERM.
 import { RealClock } from '../../world/clock.js';
 import { openStoreWorld } from '../store.js';
-import { configFromFlags, loadServeConfig } from '../../triggers/serve/config.js';
-import { startServe } from '../../triggers/serve/serve.js';
-import { checkLimits, type IngressLimits } from '../../triggers/http/connections.js';
-import type { ServeConfig } from '../../triggers/serve/config.js';
+import { configFromFlags, loadServeConfig } from '../../host/serve/config.js';
+import { startServe } from '../../host/serve/serve.js';
+import { checkLimits, type IngressLimits } from '../../host/ingress/connections.js';
+import type { ServeConfig } from '../../host/serve/config.js';
 import {
   countOption,
   stringOption,

@@ -3,13 +3,13 @@
 import { TwinError } from '../../errors.js';
 import type { CalendarSource, TickAnswer } from '../../triggers/calendar/calendar-source.js';
 import { BY_TENANT_INDEX, SUBSCRIPTION_TYPE } from '../../triggers/calendar/subscription.js';
-import { DEFAULT_TRIGGER_TWIN } from '../../triggers/engine.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
 import { checkTenantId } from '../../triggers/envelope.js';
 import { timeFlag } from '../flags.js';
-import { DEFAULT_TENANT, loadServeConfig, RECORD_ROUTINE } from '../../triggers/serve/config.js';
-import { recordRoutine } from '../../triggers/serve/record-routine.js';
-import { createTriggerRuntime } from '../../triggers/runtime.js';
-import { startTriggerRuntime } from '../../triggers/serve/serve.js';
+import { DEFAULT_TENANT, loadServeConfig } from '../../host/serve/config.js';
+import { RECORD_ROUTINE, recordRoutine } from '../../triggers/routines/record-routine.js';
+import { createTriggerRuntime } from '../../host/runtime/runtime.js';
+import { startTriggerRuntime } from '../../host/serve/serve.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
 import type { World } from '../../world/world.js';
 import { stringOption, type Command } from '../command.js';

@@ -2,7 +2,7 @@
 // kind from every process's writes — queued deliveries, retries that fell due, claims whose owner
 // died — runs it, heartbeats, and finishes it; several `work` processes share the work safely.
 import { workKinds } from '../work-kinds.js';
-import { Worker } from '../../work/worker.js';
+import { Worker, type ScheduledLater } from '../../work/worker.js';
 import type { WorkReport } from '../../work/work-kind.js';
 import { countOption, type CliIO, type Command } from '../command.js';
 import { secondsFlag } from '../flags.js';
@@ -20,6 +20,13 @@ class StatusLine {
   }
 }
 
+/** What an idle-now run left for later, one line per kind; nothing when nothing is scheduled. */
+function laterLines(later: readonly ScheduledLater[] | undefined): string {
+  if (later === undefined) return '';
+  if (later.length === 0) return 'nothing scheduled later\n';
+  return later.map((l) => `scheduled later: ${l.kind} at ${l.at}\n`).join('');
+}
+
 export const workCommand: Command = {
   name: 'work',
   summary: 'Run the worker: send queued deliveries, due retries, take over lapsed claims',
@@ -30,8 +37,9 @@ export const workCommand: Command = {
     'stopped heartbeating (a send in flight when its process died becomes unknown — never resent',
     'blindly; a schedule run is run again). It notices new work within about 100 ms of its',
     'commit by watching the log heads. Several `work` processes share the work; none does a piece twice.',
-    '--until-idle exits once nothing is queued, sending or waiting for a retry (it waits for retries due',
-    'later, on the wall clock, and an enabled schedule always has a next occurrence).',
+    '--until-idle exits once nothing is due now and nothing is in flight (a send or run under a live',
+    'lease, here or in another process: it waits for that to finish or lapse). Work scheduled later — a',
+    "retry, a schedule's next occurrence — does not hold it: it prints the earliest time of each kind.",
     'SIGINT/SIGTERM: stop claiming, finish what it holds, exit 0.',
     'On a terminal it keeps one status line (claimed, sent, failed, retrying); --json prints one JSON',
     'object per finished item: {"event":"done","kind","id","outcome","detail"}.',
@@ -53,11 +61,11 @@ export const workCommand: Command = {
     },
     'until-idle': {
       type: 'boolean',
-      description: 'exit when nothing is queued, sending or due',
+      description: 'exit when nothing is due now or in flight; print what is scheduled later',
     },
   },
   jsonHelp:
-    'print one JSON object per line: {"event":"started","owner"}, one {"event":"done",…} per item, {"event":"stopped",…}',
+    'print one JSON object per line: {"event":"started","owner"}, one {"event":"done",…} per item, {"event":"stopped",…} (with --until-idle, "later": [{"kind","at"}])',
   async run(args, io) {
     const concurrency = countOption(args, 'concurrency');
     const leaseMs = secondsFlag(args.values, 'lease');
@@ -76,6 +84,8 @@ export const workCommand: Command = {
             .catch((error: unknown) => world.reportError(error, 'work output'));
         };
         const onReport = (r: WorkReport): void => {
+          // A report comes only from a claim won: an item another worker took reports nothing.
+          counts.claimed++;
           if (r.outcome === 'succeeded') counts.sent++;
           else if (r.outcome === 'failed' || r.outcome === 'cancelled' || r.outcome === 'refused')
             counts.failed++;
@@ -97,10 +107,6 @@ export const workCommand: Command = {
             owner: dispatcher.owner,
             ...(concurrency === undefined ? {} : { concurrency }),
             ...(leaseMs === undefined ? {} : { leaseMs }),
-            onClaim: () => {
-              counts.claimed++;
-              if (status !== undefined) emit(() => status.show(shown()));
-            },
             onReport,
           },
         );
@@ -113,12 +119,16 @@ export const workCommand: Command = {
           ),
         );
         let signal: NodeJS.Signals | undefined;
+        let later: ScheduledLater[] | undefined;
         if (untilIdle) {
           const stop = untilSignal().then((s) => {
             signal = s;
             return worker.stop();
           });
-          await Promise.race([worker.runUntilIdle(), stop]);
+          await Promise.race([
+            worker.runUntilIdle({ waitForScheduled: false }).then((l) => (later = l)),
+            stop,
+          ]);
         } else {
           worker.start();
           signal = await untilSignal();
@@ -131,12 +141,13 @@ export const workCommand: Command = {
           event: 'stopped',
           ...counts,
           ...(signal === undefined ? {} : { signal }),
+          ...(later === undefined ? {} : { later }),
         };
         await write(
           io.stdout,
           args.json
             ? `${JSON.stringify(summary)}\n`
-            : `${status !== undefined ? '\n' : ''}${signal ?? 'idle'}: stopped — ${shown()}\n`,
+            : `${status !== undefined ? '\n' : ''}${signal ?? 'idle'}: stopped — ${shown()}\n${laterLines(later)}`,
         );
         return 0;
       },

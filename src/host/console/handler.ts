@@ -5,7 +5,7 @@
 import { ERROR_CATALOG } from '../../error-catalog.js';
 import { isTwinError, type TwinErrorCode } from '../../errors.js';
 import type { Dispatcher } from '../../events/dispatcher.js';
-import { DEFAULT_TENANT } from '../../triggers/serve/config.js';
+import { DEFAULT_TENANT } from '../serve/config.js';
 import type { World } from '../../world/world.js';
 import { runAction } from './actions.js';
 import { watchHeads, type HeadWatcher } from './heads.js';

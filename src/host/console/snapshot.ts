@@ -8,7 +8,7 @@ import { locateEndpoints, type LocatedEndpoint } from '../../events/endpoint-loo
 import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
 import type { Resource } from '../../state/resource.js';
 import { listDispatches } from '../../triggers/deferred/operations.js';
-import { DEFAULT_TRIGGER_TWIN } from '../../triggers/engine.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
 import { listTriggerRecords } from '../../triggers/list.js';
 import { Schedules } from '../../triggers/schedules/schedules.js';
 import { isoAt, VirtualClock } from '../../world/clock.js';

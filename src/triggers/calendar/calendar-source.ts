@@ -21,13 +21,12 @@ import {
   occurrencesBetween,
   planCatchUp,
   type Occurrence,
-} from './occurrences.js';
+} from '../cron/occurrences.js';
+import { MAX_CATCH_UP_FIRES, occurrenceId } from '../cron/shared-occurrence.js';
 import {
   BY_TENANT_INDEX,
-  MAX_CATCH_UP_FIRES,
   OCCURRENCE_TYPE,
   occurrenceDedupeKey,
-  occurrenceId,
   PENDING_INDEX,
   SUBSCRIPTION_TYPE,
   subscriptionId,

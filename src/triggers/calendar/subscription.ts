@@ -1,6 +1,7 @@
 // Calendar subscriptions as stored in the trigger twin: which trigger fires on which cron
 // expression in which zone, with which catch-up policy, and where its cursor stands.
 import { TwinError } from '../../errors.js';
+import { DEFAULT_CATCH_UP, MAX_CATCH_UP_FIRES } from '../cron/shared-occurrence.js';
 import { sha256Hex } from '../../log/canonical-json.js';
 import { isPlainObject } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
@@ -11,7 +12,7 @@ import {
   type CatchUpPolicy,
   type DstFoldRule,
   type DstGapRule,
-} from './occurrences.js';
+} from '../cron/occurrences.js';
 import { recordKind } from '../../state/record-kind.js';
 
 export const SUBSCRIPTION_TYPE = 'calendar_subscription';
@@ -19,10 +20,6 @@ export const OCCURRENCE_TYPE = 'calendar_occurrence';
 export const BY_TENANT_INDEX = 'twinworld:tenant';
 /** Occurrences decided to fire whose ingest has not been recorded yet, keyed by tenant. */
 export const PENDING_INDEX = 'twinworld:pending';
-
-/** Largest `all.max`: a catch-up fires at most this many occurrences in one tick. */
-export const MAX_CATCH_UP_FIRES = 500;
-export const DEFAULT_CATCH_UP: CatchUpPolicy = Object.freeze({ kind: 'latest' });
 
 export interface CalendarSubscription {
   readonly tenantId: string;
@@ -79,11 +76,6 @@ export const CALENDAR_KINDS = ['cron'] as const;
 
 export function subscriptionId(tenantId: string, triggerId: string): string {
   return `cal_${sha256Hex(`${tenantId}\u0000${triggerId}`)}`;
-}
-
-/** Identified by trigger and nominal instant: the same occurrence always has the same id. */
-export function occurrenceId(tenantId: string, triggerId: string, nominalAt: string): string {
-  return `occ_${sha256Hex(`${tenantId}\u0000${triggerId}\u0000${nominalAt}`)}`;
 }
 
 export function occurrenceDedupeKey(triggerId: string, nominalAt: string): string {

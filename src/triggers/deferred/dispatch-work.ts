@@ -8,7 +8,7 @@ import { isoAt } from '../../world/clock.js';
 import { runInWorld } from '../../world/world.js';
 import { DUE_INDEX, END_OF_TIME } from '../../work/lease.js';
 import type { DueItem, WorkKind, WorkReport } from '../../work/work-kind.js';
-import type { TriggerEngine } from '../engine.js';
+import type { DispatchHost } from './dispatch-host.js';
 import type { RunStartInfo } from '../runner.js';
 import { DISPATCH_TYPE, readDispatch } from './dispatch-record.js';
 import { decideSettle, decideStep, type StepResult } from './dispatch-step.js';
@@ -28,7 +28,7 @@ export interface DispatchWork extends WorkKind {
   execute(claimed: ClaimedDispatch): Promise<WorkReport>;
 }
 
-export function deferredDispatchWork(engine: TriggerEngine): DispatchWork {
+export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
   const { world, twin } = engine;
   const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
     twin.read((view) =>
@@ -102,6 +102,13 @@ export function deferredDispatchWork(engine: TriggerEngine): DispatchWork {
       const [first] = await dueItems(END_OF_TIME, 1);
       return first === undefined ? undefined : Date.parse(first.dueAt);
     },
+    // A dispatched one is due again when its run's lease lapses: in flight until then.
+    inFlight: () =>
+      twin.read((view) => {
+        const open = view.lookupUpTo(DISPATCH_TYPE, DUE_INDEX, END_OF_TIME, 100_000);
+        const held = open.find((r) => r.fields.state === 'dispatched');
+        return held === undefined ? undefined : Date.parse(String(held.fields.dueAt));
+      }),
     step,
     execute,
     run: (item: DueItem) =>

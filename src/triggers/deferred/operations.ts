@@ -7,6 +7,7 @@ import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
+import { DEFAULT_TRIGGER_TWIN } from '../defaults.js';
 import { checkTenantId } from '../envelope.js';
 import { authorize, contextArgument, tenantOf, type TriggerContext } from '../tenant-context.js';
 import {
@@ -27,9 +28,6 @@ import {
 } from './dispatch-status.js';
 import { decideCancel, unknownDispatch } from './dispatch-step.js';
 
-/** The trigger twin's default name (engine.ts DEFAULT_TRIGGER_TWIN; not imported, to stay below it). */
-const TRIGGER_TWIN = 'triggers';
-
 export interface DispatchQuery {
   readonly state?: DispatchState;
   /** One tenant's dispatches; with a tenant context, defaults to (and must be) its tenant. */
@@ -46,7 +44,7 @@ export interface DispatchTarget {
 }
 
 function twinOf(world: World, name: string | undefined): Twin {
-  const twin = world.twin(name ?? TRIGGER_TWIN);
+  const twin = world.twin(name ?? DEFAULT_TRIGGER_TWIN);
   declareDispatchIndexes(twin);
   return twin;
 }

@@ -4,6 +4,7 @@
 // the declaration (or an override its caller named). An occurrence that already has a ledger row
 // (or had one, pruned) is "already claimed": nothing is written for it. Every decision is a write.
 import type { TwinError } from '../../errors.js';
+import { MAX_CATCH_UP_FIRES, occurrenceId } from '../cron/shared-occurrence.js';
 import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
@@ -15,8 +16,8 @@ import {
   DST_RULES,
   type CatchUpPolicy,
   type Occurrence,
-} from '../calendar/occurrences.js';
-import { MAX_CATCH_UP_FIRES, occurrenceId } from '../calendar/subscription.js';
+} from '../cron/occurrences.js';
+
 import { decodeSchedule, nextAfter, SCHEDULE_TYPE, type ScheduleFields } from './declaration.js';
 import {
   decodeFire,

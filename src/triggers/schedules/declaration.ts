@@ -4,6 +4,7 @@
 // what the claims keep on it: the cursor, the next occurrence (its due time, indexed), the
 // occurrences that hold a reservation or a run, and the buffer.
 import { TwinError } from '../../errors.js';
+import { DEFAULT_CATCH_UP, MAX_CATCH_UP_FIRES } from '../cron/shared-occurrence.js';
 import { canonicalJson, sha256Hex } from '../../log/canonical-json.js';
 import { assertJson, isPlainObject, MAX_JSON_DEPTH, type JsonValue } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
@@ -16,13 +17,13 @@ import {
   type CatchUpPolicy,
   type DstFoldRule,
   type DstGapRule,
-} from '../calendar/occurrences.js';
-import { DEFAULT_CATCH_UP, MAX_CATCH_UP_FIRES } from '../calendar/subscription.js';
+} from '../cron/occurrences.js';
+
 import { DEFAULT_OVERLAP, validateOverlap, type OverlapPolicy } from './overlap.js';
 import { recordKind } from '../../state/record-kind.js';
 
 export const SCHEDULE_TYPE = 'schedule';
-/** The routine a schedule runs when none is named: it records its input (serve/record-routine.ts). */
+/** The routine a schedule runs when none is named: it records its input (routines/record-routine.ts). */
 export const DEFAULT_ROUTINE = 'record';
 export const DEFAULT_TIMEZONE = 'UTC';
 /** A schedule's input is stored on the declaration and on every occurrence it claims. */

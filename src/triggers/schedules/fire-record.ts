@@ -5,7 +5,7 @@
 // (docs/work.md), and the times; settled rows are what pruning may remove.
 import type { JsonValue } from '../../log/json-value.js';
 import type { Resource } from '../../state/resource.js';
-import type { Occurrence } from '../calendar/occurrences.js';
+import type { Occurrence } from '../cron/occurrences.js';
 import { undecodable, type Decoded } from './declaration.js';
 import { recordKind } from '../../state/record-kind.js';
 

@@ -61,5 +61,4 @@ export {
 } from './ledger.js';
 export { HOST_TYPE, DEFAULT_HOST_BEAT_MS, type HostView } from './hosts.js';
 export { scheduleWork, SCHEDULE_WORK, claimItem, type ClaimedItem } from './schedule-work.js';
-export { builtInRunner, scheduleHostWork, type ScheduleHostOptions } from './schedule-host.js';
 export { SCHEDULE_PROVIDER, scheduleDedupeKey } from './run-start.js';

@@ -79,6 +79,15 @@ export function scheduleWork(schedules: Schedules): WorkKind {
       const [first] = await dueItems(END_OF_TIME, 1);
       return first === undefined ? undefined : Date.parse(first.dueAt);
     },
+    // A reserved or running ledger row is held by an owner until it settles or its lease lapses.
+    inFlight: () =>
+      schedules.twin.read((view) => {
+        const open = view.lookupUpTo(FIRE_TYPE, DUE_INDEX, END_OF_TIME, 100_000);
+        const held = open.find(
+          (r) => r.fields.state === 'reserved' || r.fields.state === 'running',
+        );
+        return held === undefined ? undefined : Date.parse(String(held.fields.dueAt));
+      }),
     run: async (item: DueItem, context: WorkContext) => {
       const claimed = await claimItem(schedules, item, context.owner);
       if (claimed === undefined) return undefined;

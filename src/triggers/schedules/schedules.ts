@@ -4,6 +4,7 @@
 // heartbeats — per tenant, every decision a write in the trigger twin. The decisions themselves
 // are pure functions in the modules beside this one; here they are read, committed and composed.
 import { TwinError } from '../../errors.js';
+import { occurrenceId } from '../cron/shared-occurrence.js';
 import { canonicalJson } from '../../log/canonical-json.js';
 import {
   assertJson,
@@ -18,9 +19,9 @@ import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
 import { keepAlive } from '../../work/heartbeat.js';
 import { checkLeaseMs, DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
-import { occurrencesBetween, type Occurrence } from '../calendar/occurrences.js';
-import { occurrenceId } from '../calendar/subscription.js';
-import { DEFAULT_TRIGGER_TWIN, MAX_RESULT_BYTES } from '../engine.js';
+import { occurrencesBetween, type Occurrence } from '../cron/occurrences.js';
+
+import { DEFAULT_TRIGGER_TWIN, MAX_RESULT_BYTES } from '../defaults.js';
 import { checkTenantId, checkTriggerId } from '../envelope.js';
 import { TENANT_INDEX } from '../trigger-records.js';
 import type { RoutineRunner } from '../runner.js';

@@ -5,7 +5,7 @@ import {
   validateCatchUpPolicy,
   type CatchUpPolicy,
   type Occurrence,
-} from '../../../src/triggers/calendar/occurrences.js';
+} from '../../../src/triggers/cron/occurrences.js';
 
 const H = 3_600_000;
 const base = Date.parse('2026-05-01T00:00:00Z');

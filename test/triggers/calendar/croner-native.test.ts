@@ -4,7 +4,7 @@
 // croner upgrade that changes it is noticed, and they show where the two differ.
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
-import { occurrencesBetween } from '../../../src/triggers/calendar/occurrences.js';
+import { occurrencesBetween } from '../../../src/triggers/cron/occurrences.js';
 
 const at = (iso: string): number => Date.parse(iso);
 

@@ -11,7 +11,7 @@ import {
   validateCalendarSpec,
   validateCatchUpPolicy,
   type Occurrence,
-} from '../../../src/triggers/calendar/occurrences.js';
+} from '../../../src/triggers/cron/occurrences.js';
 
 const EXAMPLE = "'30 2 * * *' (02:30 every day) or '0 */15 9-17 * * 1-5' (with seconds)";
 const FIELDS = `use 5 (minute hour day-of-month month day-of-week) or 6 (second first), e.g. ${EXAMPLE}`;

@@ -7,7 +7,7 @@ import {
   validateCalendarSpec,
   type CalendarSpec,
   type Occurrence,
-} from '../../../src/triggers/calendar/occurrences.js';
+} from '../../../src/triggers/cron/occurrences.js';
 
 const at = (iso: string): number => Date.parse(iso);
 const NY = 'America/New_York';

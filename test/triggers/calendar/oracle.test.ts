@@ -4,7 +4,7 @@
 // no code with zone.ts; croner is used only to ask whether a wall time matches.
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
-import { occurrencesBetween, type Occurrence } from '../../../src/triggers/calendar/occurrences.js';
+import { occurrencesBetween, type Occurrence } from '../../../src/triggers/cron/occurrences.js';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

@@ -7,7 +7,7 @@ import {
   nextOccurrence,
   occurrencesBetween,
   validateCalendarSpec,
-} from '../../../src/triggers/calendar/occurrences.js';
+} from '../../../src/triggers/cron/occurrences.js';
 
 const at = (iso: string): number => Date.parse(iso);
 

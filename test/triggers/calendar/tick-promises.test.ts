@@ -5,13 +5,10 @@
 // an already-ingested occurrence is answered truthfully, and the arguments are checked with
 // messages that say how to fix them.
 import { afterEach, describe, expect, it } from 'vitest';
+import { occurrenceId } from '../../../src/triggers/cron/shared-occurrence.js';
 import { TwinError } from '../../../src/errors.js';
 import type { JsonValue } from '../../../src/log/json-value.js';
-import {
-  OCCURRENCE_TYPE,
-  occurrenceId,
-  subscriptionId,
-} from '../../../src/triggers/calendar/subscription.js';
+import { OCCURRENCE_TYPE, subscriptionId } from '../../../src/triggers/calendar/subscription.js';
 import {
   CalendarSource,
   DEFAULT_PENDING_LEASE_MS,

@@ -5,8 +5,8 @@ import {
   wallHighWater,
   wallTime,
   zoneOffsetMinutes,
-} from '../../../src/triggers/calendar/zone.js';
-import * as api from '../../../src/triggers/calendar/occurrences.js';
+} from '../../../src/triggers/cron/zone.js';
+import * as api from '../../../src/triggers/cron/occurrences.js';
 
 const at = (iso: string): number => Date.parse(iso);
 const wall = (local: string): number => Date.parse(`${local}Z`);

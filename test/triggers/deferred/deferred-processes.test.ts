@@ -18,7 +18,7 @@ import {
   readDispatch,
 } from '../../../src/triggers/deferred/dispatch-record.js';
 import { RECORD_TYPE, type RecordFields } from '../../../src/triggers/trigger-records.js';
-import { RECEIVED_TYPE } from '../../../src/triggers/serve/record-routine.js';
+import { RECEIVED_TYPE } from '../../../src/triggers/routines/record-routine.js';
 import { RealClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';
 import { postgresUrl } from '../../storage/postgres-url.js';

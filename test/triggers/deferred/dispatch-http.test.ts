@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { TriggerEngine } from '../../../src/triggers/engine.js';
-import { startIngressHost } from '../../../src/triggers/http/ingress-host.js';
+import { startIngressHost } from '../../../src/host/ingress/ingress-host.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../../../src/triggers/webhook/webhook-ingress.js';
 import { deferredDispatchWork } from '../../../src/triggers/deferred/dispatch-work.js';

@@ -1,7 +1,7 @@
 // Dispatch options in the serve configuration: a route may defer its trigger's runs; every mistake
 // is an INVALID_CONFIG naming the option, before any world is opened.
 import { describe, expect, it } from 'vitest';
-import { validateServeConfig } from '../../../src/triggers/serve/config.js';
+import { validateServeConfig } from '../../../src/host/serve/config.js';
 import { expectRefusal } from '../support.js';
 
 const env = { STRIPE_SECRET: 'whsec_serveConfigSecret000000000000001' };

@@ -5,8 +5,8 @@ import type { JsonValue } from '../../../src/log/json-value.js';
 import { VirtualClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
-import { recordRoutine } from '../../../src/triggers/serve/record-routine.js';
-import { waitRoutine } from '../../../src/triggers/serve/wait-routine.js';
+import { recordRoutine } from '../../../src/triggers/routines/record-routine.js';
+import { waitRoutine } from '../../../src/triggers/routines/wait-routine.js';
 import {
   Schedules,
   type FireView,

@@ -6,7 +6,7 @@
 // hosts drawing one at the same moment both keep theirs valid (and both sign with the first).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { World } from '../../world/world.js';
-import { dispatchLocation } from '../deferred/dispatch-status.js';
+import { dispatchLocation } from '../../triggers/deferred/dispatch-status.js';
 
 /** The secret store reference of the world's dispatch capability key. */
 export const CAPABILITY_REF = 'twinworld:dispatch-capability';

@@ -4,9 +4,9 @@
 // id and another tenant's id get the same 404. The dispatch is read from the store, so any host of the
 // same store answers for a dispatch another host took in.
 import { TwinError } from '../../errors.js';
-import { declareDispatchIndexes } from '../deferred/dispatch-record.js';
-import { DISPATCH_PATH, readDispatchStatus } from '../deferred/dispatch-status.js';
-import { unknownDispatch } from '../deferred/dispatch-step.js';
+import { declareDispatchIndexes } from '../../triggers/deferred/dispatch-record.js';
+import { DISPATCH_PATH, readDispatchStatus } from '../../triggers/deferred/dispatch-status.js';
+import { unknownDispatch } from '../../triggers/deferred/dispatch-step.js';
 import type { Twin } from '../../world/twin.js';
 import { CAPABILITY_PARAM, type DispatchCapabilities } from './dispatch-capability.js';
 import { errorStatus, type HttpAnswer } from './status.js';

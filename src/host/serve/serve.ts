@@ -1,18 +1,18 @@
-// Wiring for `twinworld serve` and `twinworld tick`: the trigger runtime (runtime.ts) built from
+// Wiring for `twinworld serve` and `twinworld tick`: the trigger runtime (../runtime/runtime.ts) built from
 // a ServeConfig — the built-in record routine, its routes, webhooks and calendars — and the serve
 // host that recovers unfinished work at startup, ticks calendars on an interval it owns, and
 // stops in the design's order.
 import { TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
-import type { TickAnswer } from '../calendar/calendar-source.js';
-import { DEFAULT_TRIGGER_TWIN, type TriggerRecoveryReport } from '../engine.js';
-import type { TriggerEnvelope } from '../envelope.js';
-import type { IngressHost } from '../http/ingress-host.js';
-import { createTriggerRuntime, type TriggerRuntime } from '../runtime.js';
+import type { TickAnswer } from '../../triggers/calendar/calendar-source.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
+import type { TriggerRecoveryReport } from '../../triggers/engine.js';
+import type { TriggerEnvelope } from '../../triggers/envelope.js';
+import type { IngressHost } from '../ingress/ingress-host.js';
+import { createTriggerRuntime, type TriggerRuntime } from '../runtime/runtime.js';
 import type { ServeConfig } from './config.js';
-import type { PruneReport } from '../retention.js';
-import { RECORD_ROUTINE } from './config.js';
-import { recordRoutine } from './record-routine.js';
+import type { PruneReport } from '../../triggers/retention.js';
+import { RECORD_ROUTINE, recordRoutine } from '../../triggers/routines/record-routine.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -2,18 +2,18 @@
 // engine with its routes, the webhook ingress and the calendar source registered, the engine
 // started, the subscriptions stored, and — when the host is ready for intake — the ingress host
 // serving them. `twinworld serve`, the walks' trigger ingress and the tests all build it here.
-import { canonicalJson } from '../log/canonical-json.js';
-import type { World } from '../world/world.js';
-import { CalendarSource } from './calendar/calendar-source.js';
-import type { CalendarSubscription } from './calendar/subscription.js';
-import { TriggerEngine, type TriggerRoute } from './engine.js';
+import { canonicalJson } from '../../log/canonical-json.js';
+import type { World } from '../../world/world.js';
+import { CalendarSource } from '../../triggers/calendar/calendar-source.js';
+import type { CalendarSubscription } from '../../triggers/calendar/subscription.js';
+import { TriggerEngine, type TriggerRoute } from '../../triggers/engine.js';
 import {
   startIngressHost,
   type IngressHost,
   type IngressHostOptions,
-} from './http/ingress-host.js';
-import { InProcessRunner, type RoutineFn } from './in-process-runner.js';
-import { WebhookIngress, type WebhookEndpoint } from './webhook/webhook-ingress.js';
+} from '../ingress/ingress-host.js';
+import { InProcessRunner, type RoutineFn } from '../../triggers/in-process-runner.js';
+import { WebhookIngress, type WebhookEndpoint } from '../../triggers/webhook/webhook-ingress.js';
 
 export interface TriggerRuntimeOptions {
   readonly world: World;

@@ -3,13 +3,12 @@
 // worker id is the owner of its claims and its host heartbeats.
 import type { World } from '../../world/world.js';
 import type { WorkKind } from '../../work/work-kind.js';
-import { DEFAULT_TRIGGER_TWIN } from '../engine.js';
-import { InProcessRunner } from '../in-process-runner.js';
-import { RECORD_ROUTINE } from '../serve/config.js';
-import { recordRoutine } from '../serve/record-routine.js';
-import { WAIT_ROUTINE, waitRoutine } from '../serve/wait-routine.js';
-import { scheduleWork } from './schedule-work.js';
-import { Schedules } from './schedules.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
+import { InProcessRunner } from '../../triggers/in-process-runner.js';
+import { RECORD_ROUTINE, recordRoutine } from '../../triggers/routines/record-routine.js';
+import { WAIT_ROUTINE, waitRoutine } from '../../triggers/routines/wait-routine.js';
+import { scheduleWork } from '../../triggers/schedules/schedule-work.js';
+import { Schedules } from '../../triggers/schedules/schedules.js';
 
 export interface ScheduleHostOptions {
   /** The worker's id: the owner of its reservations and its heartbeats. */

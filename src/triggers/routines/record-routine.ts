@@ -5,6 +5,8 @@ import type { RoutineContext, RoutineFn } from '../in-process-runner.js';
 import { recordId } from '../trigger-records.js';
 
 export const RECEIVED_TYPE = 'received_event';
+/** The routine's name: the only built-in routine a serve configuration routes to. */
+export const RECORD_ROUTINE = 'record' as const;
 
 export function recordRoutine(twinName: string): RoutineFn {
   return async (input: JsonValue, ctx: RoutineContext): Promise<JsonValue> => {

@@ -2,7 +2,7 @@
 // 2xx means "acknowledge, never resend"; every non-2xx makes a vendor retry (GitHub excepted).
 import { errorHttpStatus } from '../../error-catalog.js';
 import { TwinError } from '../../errors.js';
-import type { IngestAnswer } from '../answer.js';
+import type { IngestAnswer } from '../../triggers/answer.js';
 
 export interface HttpAnswer {
   readonly status: number;

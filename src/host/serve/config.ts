@@ -6,15 +6,25 @@ import { readFileSync } from 'node:fs';
 import { TwinError } from '../../errors.js';
 import { getScheme, isSchemeName, type SchemeName } from '../../events/signing/index.js';
 import { assertJson, isPlainObject } from '../../log/json-value.js';
-import { checkLimits, DEFAULT_LIMITS, type IngressLimits } from '../http/connections.js';
-import { validateSubscription, type ValidSubscription } from '../calendar/subscription.js';
-import { checkProvider, checkScopeId, checkTenantId, checkTriggerId } from '../envelope.js';
-import { endpointScheme } from '../webhook/scheme-key.js';
-import { checkDispatchOptions, type DispatchOptions } from '../deferred/dispatch-options.js';
+import { checkLimits, DEFAULT_LIMITS, type IngressLimits } from '../ingress/connections.js';
+import {
+  validateSubscription,
+  type ValidSubscription,
+} from '../../triggers/calendar/subscription.js';
+import {
+  checkProvider,
+  checkScopeId,
+  checkTenantId,
+  checkTriggerId,
+} from '../../triggers/envelope.js';
+import { RECORD_ROUTINE } from '../../triggers/routines/record-routine.js';
+import { endpointScheme } from '../../triggers/webhook/scheme-key.js';
+import {
+  checkDispatchOptions,
+  type DispatchOptions,
+} from '../../triggers/deferred/dispatch-options.js';
 
 export const DEFAULT_TENANT = 'default';
-/** The only built-in routine: records what it received (see record-routine.ts). */
-export const RECORD_ROUTINE = 'record' as const;
 
 export interface EndpointConfig {
   readonly provider: string;

@@ -1,0 +1,143 @@
+// What happens to a message after it is posted, and the messages that never enter a channel's
+// history: its author edits it (chat.update) or deletes it (chat.delete), and an app shows one
+// person a message only they see (chat.postEphemeral). Only the author may edit or delete, as on
+// Slack for a bot's own messages.
+import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { recordKind } from '../../src/index.js';
+import { checker } from '../kit/input.js';
+import { requirePackTwin } from '../kit/twin-checks.js';
+import { slackError } from './errors.js';
+import { messageTs } from './ids.js';
+import { checkBlocks, messageKey, messageKind, type SlackMessage } from './messages.js';
+import { getChannel, getUser, isMember } from './workspace.js';
+
+export type EphemeralMessage = {
+  channel: string;
+  /** Who sees it. */
+  user: string;
+  /** Who sent it. */
+  author: string;
+  text: string;
+  ts: string;
+  blocks?: JsonObject[];
+};
+
+/** The ephemeral_message records of the twin, typed (src/state/record-kind.ts). */
+export const ephemeralKind = recordKind<EphemeralMessage>({ type: 'ephemeral_message' });
+
+const check = checker('slack');
+
+function ownMessage(
+  view: ReadView,
+  channel: string,
+  ts: string,
+  user: string,
+  verb: string,
+): SlackMessage {
+  const c = getChannel(view, channel);
+  const message = messageKind.read(view, messageKey(c.id, ts));
+  if (message === undefined)
+    throw slackError('message_not_found', `no message ${ts} in channel ${c.id}`, 'ts');
+  if (message.user !== user)
+    throw slackError(
+      `cant_${verb}_message`,
+      `message ${ts} was posted by ${message.user}; only its author may ${verb} it`,
+      'ts',
+      'invalid_input',
+    );
+  return message;
+}
+
+function textOf(text: unknown, blocks: unknown): { text: string; blocks?: JsonObject[] } {
+  if (text === undefined && blocks === undefined)
+    throw slackError('no_text', 'text or blocks is required', 'text', 'invalid_input');
+  const t = text === undefined ? '' : check.string(text, 'text');
+  if (t.length > 40_000)
+    throw slackError(
+      'msg_too_long',
+      'text is longer than 40,000 characters',
+      'text',
+      'invalid_input',
+    );
+  return blocks === undefined ? { text: t } : { text: t, blocks: checkBlocks(blocks) };
+}
+
+/** The author changes a message's text (and blocks); it keeps its ts and gains `edited`. */
+export async function updateMessage(
+  twin: Twin,
+  input: { channel: string; ts: string; user: string; text?: string; blocks?: JsonObject[] },
+): Promise<SlackMessage> {
+  requirePackTwin(twin, 'slack');
+  const next = textOf(input?.text, input?.blocks);
+  const done = await twin.applyAtomic((view) => {
+    const message = ownMessage(view, input.channel, input.ts, input.user, 'update');
+    const edited = { user: input.user, ts: messageTs(twin.world.clock.now(), 0) };
+    const changed: SlackMessage = { ...message, ...next, edited };
+    return commit(
+      messageKind.write('message.update', messageKey(message.channel, message.ts), {
+        ...next,
+        edited,
+      }),
+      changed,
+    );
+  });
+  return done.result;
+}
+
+/** The author deletes a message: it leaves the channel's history (its replies stay). */
+export async function deleteMessage(
+  twin: Twin,
+  input: { channel: string; ts: string; user: string },
+): Promise<SlackMessage> {
+  requirePackTwin(twin, 'slack');
+  const done = await twin.applyAtomic((view) => {
+    const message = ownMessage(view, input?.channel, input.ts, input.user, 'delete');
+    return commit(
+      {
+        operation: 'message.delete',
+        subjectType: 'message',
+        subjectId: messageKey(message.channel, message.ts),
+        delete: true,
+      },
+      message,
+    );
+  });
+  return done.result;
+}
+
+/**
+ * A message only `user` sees, in a channel they are in: it never enters the channel's history
+ * and causes no event; the record keeps what was shown, for a test to read.
+ */
+export async function postEphemeral(
+  twin: Twin,
+  input: { channel: string; user: string; author: string; text?: string; blocks?: JsonObject[] },
+): Promise<EphemeralMessage> {
+  requirePackTwin(twin, 'slack');
+  const shown = textOf(input?.text, input?.blocks);
+  const done = await twin.applyAtomic((view) => {
+    const channel = getChannel(view, input.channel);
+    const user = getUser(view, input.user);
+    getUser(view, input.author, 'author');
+    if (user.team_id !== channel.team_id || !isMember(view, channel, user.id))
+      throw slackError(
+        'user_not_in_channel',
+        `user ${user.id} is not in channel ${channel.id}`,
+        'user',
+        'invalid_input',
+      );
+    const now = twin.world.clock.now();
+    let bump = 0;
+    const key = (b: number) => `${channel.id}:${messageTs(now, b)}:${user.id}`;
+    while (view.get('ephemeral_message', key(bump)) !== undefined) bump++;
+    const message: EphemeralMessage = {
+      channel: channel.id,
+      user: user.id,
+      author: input.author,
+      ts: messageTs(now, bump),
+      ...shown,
+    };
+    return commit(ephemeralKind.write('ephemeral_message.post', key(bump), message), message);
+  });
+  return done.result;
+}

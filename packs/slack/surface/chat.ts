@@ -1,0 +1,190 @@
+// chat.* and reactions.*: posting (now, later, or to one person only), editing and deleting a
+// message, its permalink on the twin's own origin, and emoji reactions. Each write is one of the
+// pack's operations — one atomic action — and the events it causes go out after the answer.
+import type { JsonObject } from '../../../src/index.js';
+import { addReaction, removeReaction } from '../activity.js';
+import { deleteMessage, postEphemeral, updateMessage } from '../message-edits.js';
+import { messageKey, messageKind, postMessage } from '../messages.js';
+import {
+  deleteScheduledMessage,
+  scheduleMessage,
+  scheduledMessageKind,
+  type ScheduledMessage,
+} from '../scheduled-messages.js';
+import { SlackMethodError } from './errors.js';
+import {
+  blocksOf,
+  channelOf,
+  ok,
+  optionalStr,
+  page,
+  renderMessage,
+  route,
+  str,
+  type SlackRoute,
+} from './route.js';
+
+function textArgs(input: JsonObject): { text: string; blocks?: JsonObject[] } {
+  const blocks = blocksOf(input);
+  if (input.text === undefined && blocks === undefined)
+    throw new SlackMethodError('no_text', 'text or blocks is required');
+  const text = typeof input.text === 'string' ? input.text : '';
+  return blocks === undefined ? { text } : { text, blocks };
+}
+
+function scheduledShown(s: ScheduledMessage): JsonObject {
+  return {
+    id: s.id,
+    channel_id: s.channel,
+    post_at: s.post_at,
+    date_created: s.date_created,
+    text: s.text,
+  };
+}
+
+export const CHAT_METHODS: readonly SlackRoute[] = [
+  route(
+    'chat.postMessage',
+    'write',
+    async ({ principal: p, input }) => {
+      const thread = optionalStr(input, 'thread_ts');
+      const message = await postMessage(p.twin, {
+        channel: str(input, 'channel'),
+        user: p.user,
+        ...textArgs(input),
+        ...(thread === undefined ? {} : { thread_ts: thread }),
+      });
+      return ok({ channel: message.channel, ts: message.ts, message: renderMessage(message) });
+    },
+    ['message', 'app_mention'],
+  ),
+  route('chat.update', 'write', async ({ principal: p, input }) => {
+    const channel = str(input, 'channel');
+    const args = textArgs(input);
+    const message = await updateMessage(p.twin, {
+      channel,
+      ts: str(input, 'ts'),
+      user: p.user,
+      ...args,
+    });
+    return ok({
+      channel: message.channel,
+      ts: message.ts,
+      text: message.text,
+      message: renderMessage(message),
+    });
+  }),
+  route('chat.delete', 'write', async ({ principal: p, input }) => {
+    const message = await deleteMessage(p.twin, {
+      channel: str(input, 'channel'),
+      ts: str(input, 'ts'),
+      user: p.user,
+    });
+    return ok({ channel: message.channel, ts: message.ts });
+  }),
+  route('chat.postEphemeral', 'write', async ({ principal: p, input }) => {
+    const shown = await postEphemeral(p.twin, {
+      channel: str(input, 'channel'),
+      user: str(input, 'user'),
+      author: p.user,
+      ...textArgs(input),
+    });
+    return ok({ message_ts: shown.ts });
+  }),
+  route('chat.getPermalink', 'read', async ({ principal: p, input, origin }) => {
+    const channel = await channelOf(p.twin, p, str(input, 'channel'));
+    const ts = str(input, 'message_ts');
+    const message = await p.twin.read((view) => messageKind.read(view, messageKey(channel.id, ts)));
+    if (message === undefined)
+      throw new SlackMethodError('message_not_found', `no message ${ts} in ${channel.id}`);
+    // On the twin's own origin: a test that follows it never leaves the twin.
+    const base = `${origin}/archives/${channel.id}/p${ts.replace('.', '')}`;
+    const permalink =
+      message.thread_ts === undefined || message.thread_ts === ts
+        ? base
+        : `${base}?thread_ts=${message.thread_ts}&cid=${channel.id}`;
+    return ok({ channel: channel.id, permalink });
+  }),
+  route(
+    'chat.scheduleMessage',
+    'write',
+    async ({ principal: p, input }) => {
+      const postAt = Number(str(input, 'post_at'));
+      if (!Number.isInteger(postAt))
+        throw new SlackMethodError('invalid_time', 'post_at must be a Unix time in seconds');
+      const thread = optionalStr(input, 'thread_ts');
+      const s = await scheduleMessage(p.twin, {
+        channel: str(input, 'channel'),
+        user: p.user,
+        post_at: postAt,
+        ...textArgs(input),
+        ...(thread === undefined ? {} : { thread_ts: thread }),
+      });
+      return ok({
+        channel: s.channel,
+        scheduled_message_id: s.id,
+        post_at: s.post_at,
+        message: {
+          type: 'delayed_message',
+          text: s.text,
+          user: s.user,
+          ...(p.app === undefined ? {} : { bot_id: p.app.bot_id, app_id: p.app.id }),
+          ...(s.blocks === undefined ? {} : { blocks: s.blocks }),
+        },
+      });
+    },
+    ['message', 'app_mention'],
+  ),
+  route('chat.deleteScheduledMessage', 'write', async ({ principal: p, input }) => {
+    await deleteScheduledMessage(p.twin, {
+      channel: str(input, 'channel'),
+      id: str(input, 'scheduled_message_id'),
+      user: p.user,
+    });
+    return ok({});
+  }),
+  route('chat.scheduledMessages.list', 'read', async ({ principal: p, input }) => {
+    const channel = optionalStr(input, 'channel');
+    const mine = (await p.twin.read((view) => scheduledMessageKind.list(view)))
+      .filter(
+        (s) =>
+          s.state === 'pending' &&
+          s.user === p.user &&
+          (channel === undefined || s.channel === channel),
+      )
+      .sort((a, b) => a.post_at - b.post_at || (a.id < b.id ? -1 : 1));
+    const { items, next } = page(mine, input);
+    return ok({
+      scheduled_messages: items.map(scheduledShown),
+      response_metadata: { next_cursor: next },
+    });
+  }),
+  route(
+    'reactions.add',
+    'write',
+    async ({ principal: p, input }) => {
+      await addReaction(p.twin, {
+        channel: str(input, 'channel'),
+        ts: str(input, 'timestamp'),
+        user: p.user,
+        name: str(input, 'name'),
+      });
+      return ok({});
+    },
+    ['reaction_added'],
+  ),
+  route(
+    'reactions.remove',
+    'write',
+    async ({ principal: p, input }) => {
+      await removeReaction(p.twin, {
+        channel: str(input, 'channel'),
+        ts: str(input, 'timestamp'),
+        user: p.user,
+        name: str(input, 'name'),
+      });
+      return ok({});
+    },
+    ['reaction_removed'],
+  ),
+];

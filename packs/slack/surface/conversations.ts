@@ -1,0 +1,140 @@
+// conversations.*: channels and their history, threads and members, and direct messages. Lists
+// page with Slack's cursors; history is newest first, a thread oldest first (its parent leading).
+import { joinChannel } from '../activity.js';
+import { isVendorError } from '../../kit/errors.js';
+import { openDirectMessage } from '../direct-messages.js';
+import { messageKey, messageKind } from '../messages.js';
+import { channelKind, createChannel, isMember, userKind } from '../workspace.js';
+import { SlackMethodError } from './errors.js';
+import {
+  CHANNEL_INDEX,
+  channelOf,
+  ok,
+  page,
+  renderChannel,
+  renderMessage,
+  route,
+  str,
+  type SlackRoute,
+} from './route.js';
+
+export const CONVERSATION_METHODS: readonly SlackRoute[] = [
+  route('conversations.history', 'read', async ({ principal: p, input }) => {
+    const channel = await channelOf(p.twin, p, str(input, 'channel'));
+    const messages = (
+      await p.twin.read((view) => messageKind.lookup(view, CHANNEL_INDEX, channel.id))
+    ).sort((a, b) => (a.ts < b.ts ? 1 : -1));
+    const { items, next } = page(messages, input);
+    return ok({
+      messages: items.map(renderMessage),
+      has_more: next !== '',
+      response_metadata: { next_cursor: next },
+    });
+  }),
+  route('conversations.replies', 'read', async ({ principal: p, input }) => {
+    const channel = await channelOf(p.twin, p, str(input, 'channel'));
+    const ts = str(input, 'ts');
+    const parent = await p.twin.read((view) => messageKind.read(view, messageKey(channel.id, ts)));
+    if (parent === undefined)
+      throw new SlackMethodError('thread_not_found', `no message ${ts} in ${channel.id}`);
+    // A reply names its thread's parent; asked with a reply's ts, Slack answers the whole thread.
+    const root = parent.thread_ts ?? parent.ts;
+    const thread = (
+      await p.twin.read((view) => messageKind.lookup(view, CHANNEL_INDEX, channel.id))
+    )
+      .filter((m) => m.ts === root || m.thread_ts === root)
+      .sort((a, b) => (a.ts < b.ts ? -1 : 1));
+    const { items, next } = page(thread, input);
+    return ok({
+      messages: items.map(renderMessage),
+      has_more: next !== '',
+      response_metadata: { next_cursor: next },
+    });
+  }),
+  route('conversations.info', 'read', async ({ principal: p, input }) => {
+    const channel = await channelOf(p.twin, p, str(input, 'channel'));
+    const member = await p.twin.read((view) => isMember(view, channel, p.user));
+    return ok({ channel: renderChannel(channel, member) });
+  }),
+  route('conversations.list', 'read', async ({ principal: p, input }) => {
+    const channels = await p.twin.read((view) =>
+      channelKind
+        .list(view)
+        .filter((c) => c.team_id === p.team)
+        .map((c) => renderChannel(c, isMember(view, c, p.user))),
+    );
+    const { items, next } = page(channels, input);
+    return ok({ channels: items, response_metadata: { next_cursor: next } });
+  }),
+  route('conversations.members', 'read', async ({ principal: p, input }) => {
+    const channel = await channelOf(p.twin, p, str(input, 'channel'));
+    const members = await p.twin.read((view) =>
+      userKind
+        .list(view)
+        .filter((u) => u.team_id === p.team && !u.deleted && isMember(view, channel, u.id))
+        .map((u) => u.id),
+    );
+    const { items, next } = page(members, input);
+    return ok({ members: items, response_metadata: { next_cursor: next } });
+  }),
+  route(
+    'conversations.create',
+    'write',
+    async ({ principal: p, input }) => {
+      const channel = await createChannel(p.twin, {
+        team: p.team,
+        name: str(input, 'name'),
+        creator: p.user,
+      });
+      return ok({ channel: renderChannel(channel) });
+    },
+    ['channel_created'],
+  ),
+  route(
+    'conversations.join',
+    'write',
+    async ({ principal: p, input }) => {
+      const channel = await channelOf(p.twin, p, str(input, 'channel'));
+      try {
+        await joinChannel(p.twin, { channel: channel.id, user: p.user });
+      } catch (error) {
+        // Joining a channel one is in already is a success on Slack, with a warning.
+        if (!isVendorError(error) || error.vendorCode !== 'already_in_channel') throw error;
+        return ok({ channel: renderChannel(channel), warning: 'already_in_channel' });
+      }
+      return ok({ channel: renderChannel(channel) });
+    },
+    ['member_joined_channel'],
+  ),
+  route('conversations.open', 'write', async ({ principal: p, input }) => {
+    const users = str(input, 'users')
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '' && u !== p.user);
+    if (users.length === 0)
+      throw new SlackMethodError('not_enough_users', 'users must name someone besides the caller');
+    // Group DMs (up to eight people) are not kept by this twin: one other person per DM.
+    if (users.length > 1)
+      throw new SlackMethodError(
+        'too_many_users',
+        'this twin opens one-to-one DMs: name one other user',
+      );
+    const { im, opened } = await openDirectMessage(p.twin, { user: p.user, other: users[0]! });
+    const other = im.users[0] === p.user ? im.users[1] : im.users[0];
+    const full = input.return_im === 'true' || input.return_im === true;
+    return ok({
+      ...(opened ? {} : { no_op: true, already_open: true }),
+      channel: full
+        ? {
+            id: im.id,
+            created: im.created,
+            is_im: true,
+            is_org_shared: false,
+            user: other,
+            is_user_deleted: false,
+            priority: 0,
+          }
+        : { id: im.id },
+    });
+  }),
+];

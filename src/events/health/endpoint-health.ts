@@ -1,0 +1,53 @@
+// One health record per endpoint, kept in the endpoint's twin beside its deliveries: where the
+// breaker stands, the current run of failures, and the attempts started in the current second.
+// Each change is an appended write, so a replay shows when and why an endpoint degraded, was
+// throttled, broke open, closed again or was disabled.
+import { recordKind } from '../../state/record-kind.js';
+
+export type HealthState = 'healthy' | 'degraded' | 'open' | 'half_open' | 'disabled';
+
+export interface EndpointHealthFields {
+  endpointKind: string;
+  endpointId: string;
+  state: HealthState;
+  /** Failed attempts since the last success. */
+  failures: number;
+  /** Of those, consecutive connection failures and timeouts (what opens the breaker). */
+  connectFailures: number;
+  /** The first failure since the last success; null while healthy. */
+  failingSince: string | null;
+  /** While open: when the next probe may go. */
+  pausedUntil: string | null;
+  /** The second (epoch s) the rate counter is for, and how many attempts started in it. */
+  rateSecond: number | null;
+  rateCount: number;
+  /** Every finished attempt, for the recent success rate `endpoints list` shows. */
+  succeeded: number;
+  finished: number;
+  /** Why the state last changed (e.g. "failing for 5 days, 12 failures"), and when. */
+  reason: string | null;
+  changedAt: string | null;
+}
+
+export const endpointHealthKind = recordKind<EndpointHealthFields, [string, string]>({
+  type: 'endpoint_health',
+  id: (kind, id) => `${kind}:${id}`,
+});
+
+export function freshHealth(endpointKind: string, endpointId: string): EndpointHealthFields {
+  return {
+    endpointKind,
+    endpointId,
+    state: 'healthy',
+    failures: 0,
+    connectFailures: 0,
+    failingSince: null,
+    pausedUntil: null,
+    rateSecond: null,
+    rateCount: 0,
+    succeeded: 0,
+    finished: 0,
+    reason: null,
+    changedAt: null,
+  };
+}
