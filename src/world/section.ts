@@ -36,6 +36,20 @@ export class Section {
    * pick read ahead of the lock is current when its resource is not among them.
    */
   touched: Set<string> | 'all' = new Set();
+  /**
+   * The first run of a write section when nothing moved as far as this process knows: it reads no
+   * head and no entries, and commits under a condition that they did not move (StoreTx.expect), so
+   * a section whose decides need nothing uncached is one round trip. Any read ends it: the run goes
+   * again the ordinary way, its reads leaving with the lock and the head.
+   */
+  optimistic = false;
+  /**
+   * Set once a run went optimistically, and kept when the section goes again the ordinary way: the
+   * declared indexes are then not read but made part of the commit's condition (no extra round trip).
+   */
+  guardIndexes = false;
+  /** The condition the commit is made under. */
+  expect: { head: number; meta: { key: string; value: string | undefined } } | undefined;
 
   /**
    * `epoch` is the twin's cache epoch when the section began (or caught up). A tenant-scoped section never uses
@@ -87,6 +101,8 @@ export class Section {
 
   /** Forgets what the last run decided, keeping what it loaded. */
   reset(): void {
+    this.optimistic = false;
+    this.expect = undefined;
     this.missed = false;
     this.appends = [];
     this.puts = [];
@@ -124,8 +140,11 @@ export function runSection<T>(
   ctx: RunContext,
   epoch: number,
   tenantScoped: boolean,
+  optimistic = false,
 ): Awaitable<T> {
   const s = new Section(tx, epoch, tenantScoped);
+  s.optimistic = optimistic && tx.expect !== undefined;
+  s.guardIndexes = s.optimistic;
   const ids = ctx.ids;
   const mark = ids.mark();
   const once = (): T | typeof MISS => {
@@ -134,6 +153,7 @@ export function runSection<T>(
       const value = body(s);
       if (s.nested) throw nestedError(ctx.name);
       if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
+      if (s.expect !== undefined) tx.expect!(s.expect.head, s.expect.meta);
       for (const a of s.appends) tx.append(a.entry, a.body);
       const last = s.appends[s.appends.length - 1];
       if (last !== undefined && ctx.recordsHead)

@@ -19,6 +19,9 @@ const CACHE_LIMIT = 20_000;
 /** Entries after the known head asked for with a section's first reads, before the head is known. */
 const SPECULATE = 256;
 
+/** Quiet looks in a row before a section goes optimistically: other writers make it a loss. */
+const QUIET_BEFORE_OPTIMISM = 3;
+
 /** The section-read key of the twin's recorded index declarations. */
 export const INDEXES_READ = `meta:${INDEXES_META_KEY}`;
 
@@ -52,6 +55,10 @@ export class TwinState {
   epoch = 0;
   /** Declared here or by any process on the store (declared-indexes.ts). */
   readonly indexes: DeclaredIndexes;
+  /** The declarations as last read from the store (null: none stored; undefined: never read). */
+  indexesRaw: string | null | undefined;
+  /** Looks at the head in a row that found nothing appended by another process (0 after one did). */
+  quiet = 0;
 
   constructor(readonly name: string) {
     this.indexes = new DeclaredIndexes(name);
@@ -65,12 +72,22 @@ export class TwinState {
    * from the same locked snapshot) usually needs nothing more.
    */
   catchUp(s: Section, chain = false): number {
+    if (s.optimistic) {
+      s.expect = {
+        head: this.knownHead,
+        meta: { key: INDEXES_META_KEY, value: this.indexesRaw ?? undefined },
+      };
+      return this.knownHead;
+    }
     const head = s.peek('head', () => s.tx.head());
     const from = this.knownHead;
     if (head === undefined) {
       s.peek(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE));
       return from;
     }
+    if (s.guardIndexes)
+      s.expect = { head, meta: { key: INDEXES_META_KEY, value: this.indexesRaw ?? undefined } };
+    this.quiet = head === from ? this.quiet + 1 : 0;
     if (head === from) return head;
     const moved =
       head < from || head - from > CACHE_LIMIT
@@ -172,9 +189,32 @@ export class TwinState {
   /** Indexes another process declared since this one last looked: this write maintains them too. */
   adoptIndexes(s: Section): void {
     // Asked for with the section's first reads; a run that must wait anyway adopts on the next.
+    if (s.guardIndexes) return; // the commit's condition covers them
     const stored = s.peek(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
     if (s.missed) return;
+    this.adoptStored(stored);
+  }
+
+  /** Adopts the declarations as stored (raw), remembering what was read for optimistic runs. */
+  adoptStored(stored: string | undefined): void {
+    this.indexesRaw = stored ?? null;
     for (const type of this.indexes.adopt(stored)) this.lookups.delete(type);
+  }
+
+  /**
+   * Whether the next write section may go optimistically: the store answers asynchronously, the
+   * last look found no other process's appends, and the newest entry's hash and the declared
+   * indexes are known here.
+   */
+  mayGoOptimistic(tenantScoped: boolean): boolean {
+    return (
+      this.recordsHead &&
+      this.quiet >= QUIET_BEFORE_OPTIMISM &&
+      !tenantScoped &&
+      this.knownHead > 0 &&
+      this.chain?.seq === this.knownHead &&
+      this.indexesRaw !== undefined
+    );
   }
 
   /**

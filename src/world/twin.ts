@@ -14,7 +14,13 @@ import { indexKeys, indexSignature, type IndexDeclaration } from '../state/index
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, type Resource } from '../state/resource.js';
 import { stateHash } from '../state/state-hash.js';
-import type { Awaitable, StoreScope, StoreTx, TwinStore } from '../storage/port.js';
+import {
+  HeadMoved,
+  type Awaitable,
+  type StoreScope,
+  type StoreTx,
+  type TwinStore,
+} from '../storage/port.js';
 import { SyncTwinStore } from '../storage/sync-store.js';
 import { ActionQueue, type Waiting } from './action-queue.js';
 import type { Clock } from './clock.js';
@@ -109,7 +115,7 @@ export class Twin {
       await this.checkMark(store);
       this.state.recordsHead = !(store instanceof SyncTwinStore);
       // Indexes any process declared: this one maintains them too, declared here or not.
-      this.state.indexes.adopt(
+      this.state.adoptStored(
         await store.transact((tx) => tx.getMeta(INDEXES_META_KEY), { readOnly: true }),
       );
       this.store = store;
@@ -350,6 +356,9 @@ export class Twin {
    */
   private async runGroup(group: Waiting<AnyDecide, AtomicResult<unknown>>[]): Promise<void> {
     const scope = group[0]!.scope;
+    // Nothing moved as far as this process knows: the first run reads no head and commits under
+    // the condition that nothing did (one round trip); if something had, the group runs again.
+    const optimistic = this.state.mayGoOptimistic(scope.tenant !== undefined);
     let done: GroupOutcome;
     try {
       const store = await this.opened();
@@ -364,10 +373,15 @@ export class Twin {
                 group.map((g) => g.action),
               ),
             scope,
+            optimistic,
           ),
         scope,
       );
     } catch (error) {
+      if (error instanceof HeadMoved) {
+        this.state.quiet = 0;
+        return this.runGroup(group);
+      }
       if (group.length === 1) group[0]!.reject(error);
       else for (const member of group) await this.runGroup([member]);
       return;
@@ -398,8 +412,20 @@ export class Twin {
   }
 
   /** Runs `body` in a section of the store (section.ts: the read-set restart). */
-  private run<T>(tx: StoreTx, body: (s: Section) => T, scope: StoreScope = {}): Awaitable<T> {
-    return runSection(tx, body, this.runContext, this.state.epoch, scope.tenant !== undefined);
+  private run<T>(
+    tx: StoreTx,
+    body: (s: Section) => T,
+    scope: StoreScope = {},
+    optimistic = false,
+  ): Awaitable<T> {
+    return runSection(
+      tx,
+      body,
+      this.runContext,
+      this.state.epoch,
+      scope.tenant !== undefined,
+      optimistic,
+    );
   }
 
   private staging(): StageContext {
