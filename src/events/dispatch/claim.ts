@@ -2,7 +2,9 @@
 // takeover of a claim whose lease lapsed, and the worker's batch — up to K due records picked and
 // claimed in one section, each against the view the ones before it left.
 import { canonicalJson } from '../../log/canonical-json.js';
+import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, normalizeDecision, skip, type Decision } from '../../world/decision.js';
 import { Overlay } from '../../world/group-commit.js';
@@ -164,22 +166,35 @@ export function decideDueClaims(
       ? view.lookupUpTo(type, DUE_INDEX, maxKey, limit)
       : view.pickUpTo(type, DUE_INDEX, maxKey, limit);
   const staged = new Overlay(view);
-  const writes = [];
+  const writes: Write[] = [];
   const out: DueClaim[] = [];
+  // A record whose reads must wait does not stop the others: every read of the batch leaves in one
+  // round trip, and the section runs again with all of them (the first failure is thrown at the end).
+  let failure: { error: unknown } | undefined;
   for (const r of picked) {
     if (busy(r.id)) continue;
+    try {
+      claimOne(r);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
+  return commit(writes, out);
+
+  function claimOne(r: Resource): void {
     // Read again through the section: the pick may have been answered before the lock.
     const d = readDelivery(staged, type, r.id);
-    if (d === undefined) continue;
+    if (d === undefined) return;
     const item = { id: r.id, dueAt: String(deliveryOf(r).dueAt ?? maxKey), state: d.state };
     if (d.state === 'sending') {
       const taken = normalizeDecision(decideTakeOver(staged, decl, r.id, nowMs, claimant.leaseMs));
       staged.stage(taken.writes);
       writes.push(...taken.writes);
       if (taken.result) out.push({ ...item, takenOver: true });
-      continue;
+      return;
     }
-    if (d.state !== 'queued' && d.state !== 'retrying') continue;
+    if (d.state !== 'queued' && d.state !== 'retrying') return;
     const kind = d.state === 'queued' ? 'first' : 'retry';
     const one = normalizeDecision(decideOneClaim(staged, decl, r.id, kind, nowMs, claimant));
     staged.stage(one.writes);
@@ -188,5 +203,4 @@ export function decideDueClaims(
       out.push({ ...item, claimed: one.result });
     else if (one.writes.length > 0) out.push(item);
   }
-  return commit(writes, out);
 }
