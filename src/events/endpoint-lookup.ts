@@ -3,10 +3,18 @@
 // ambiguous id the same way.
 import { TwinError } from '../errors.js';
 import type { World } from '../world/world.js';
+import { endpointHealthKind, type HealthState } from './health/endpoint-health.js';
 import { packTwinName, registeredPacks, type EndpointSummary } from './pack-registry.js';
 
 export interface LocatedEndpoint extends EndpointSummary {
   readonly pack: string;
+  /** Its health as the pack's rule keeps it (docs/endpoint-health.md); healthy when never written. */
+  readonly health: {
+    readonly state: HealthState;
+    readonly failures: number;
+    readonly failingSince: string | null;
+    readonly reason: string | null;
+  };
 }
 
 /** Every endpoint of the packs asked for (all when `packName` is absent), in twins the world holds. */
@@ -17,7 +25,23 @@ export async function locateEndpoints(world: World, packName?: string): Promise<
     if (pack.cli === undefined || (packName !== undefined && pack.name !== packName)) continue;
     if (!twins.includes(packTwinName(pack))) continue;
     const twin = world.twin(packTwinName(pack));
-    for (const e of await pack.cli.listEndpoints(twin)) out.push({ pack: pack.name, ...e });
+    const endpoints = await pack.cli.listEndpoints(twin);
+    const health = await twin.read((view) =>
+      endpoints.map((e) => endpointHealthKind.read(view, endpointHealthKind.id(e.kind, e.id))),
+    );
+    endpoints.forEach((e, i) => {
+      const h = health[i];
+      out.push({
+        pack: pack.name,
+        ...e,
+        health: {
+          state: h?.state ?? 'healthy',
+          failures: h?.failures ?? 0,
+          failingSince: h?.failingSince ?? null,
+          reason: h?.reason ?? null,
+        },
+      });
+    });
   }
   return out;
 }

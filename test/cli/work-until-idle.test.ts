@@ -87,6 +87,16 @@ describe.each([
     expect(text.stdout).toContain(
       `idle: stopped — claimed 0  sent 0  failed 0  retrying 0  unknown 0\nscheduled later: delivery:stripe at ${row!.nextAttemptAt}\n`,
     );
+    // The failed attempt moved the endpoint's health (docs/endpoint-health.md); `list` shows it.
+    const listed = await cli(['endpoints', 'list', '--root', root, '--json']);
+    expect(listed.json<{ health: unknown }[]>()[0]!.health).toMatchObject({
+      state: 'degraded',
+      failures: 1,
+      failingSince: expect.any(String),
+    });
+    expect((await cli(['endpoints', 'list', '--root', root])).stdout).toMatch(
+      /enabled\s+degraded \(1 failed\)\s+failing since \d{4}-/,
+    );
   });
 
   it(`${action} cancels the waiting retry (${reason}), once; nothing is left scheduled`, async () => {

@@ -48,6 +48,8 @@ function row(e: LocatedEndpoint): string[] {
     e.kind,
     e.scope ?? '-',
     e.enabled ? 'enabled' : 'disabled',
+    e.health.failures === 0 ? e.health.state : `${e.health.state} (${e.health.failures} failed)`,
+    e.health.reason ?? '-',
     e.events.join(','),
     e.url,
   ];
@@ -200,9 +202,17 @@ export const endpointsCommand: Command = {
             else
               await write(
                 io.stdout,
-                new Table(['PACK', 'ID', 'KIND', 'ON', 'STATE', 'EVENTS', 'URL']).render(
-                  rows.map(row),
-                ),
+                new Table([
+                  'PACK',
+                  'ID',
+                  'KIND',
+                  'ON',
+                  'STATE',
+                  'HEALTH',
+                  'WHY',
+                  'EVENTS',
+                  'URL',
+                ]).render(rows.map(row)),
               );
             return 0;
           },
