@@ -59,6 +59,9 @@ export const BOT_EVENTS: Readonly<Record<string, string>> = {
   team_join: 'team_join',
   app_uninstalled: 'app_uninstalled',
   tokens_revoked: 'tokens_revoked',
+  member_left_channel: 'member_left_channel',
+  user_change: 'user_change',
+  'message.im': 'message',
 };
 
 /** The Interactivity Request URL: where block_actions payloads go (form-encoded). */

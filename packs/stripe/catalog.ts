@@ -27,7 +27,6 @@ function productObject(
     id,
     object: 'product' as const,
     active: true,
-    attributes: [] as string[],
     created,
     default_price: null,
     description: input.description,

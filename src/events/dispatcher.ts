@@ -153,6 +153,11 @@ export class Dispatcher implements DispatchContext {
         decideOneClaim(view, decl, deliveryId, kind, now, this, options.to),
       );
       if (claimed === undefined) return undefined;
+      if ('held' in claimed) {
+        // The endpoint's health holds it (breaker open, rate spent): try again when it says.
+        this.wake(packName, deliveryId, kind, claimed.held);
+        return undefined;
+      }
       return await runAttempt(this, this.attempt(pack, twin, deliveryId, claimed));
     } finally {
       this.release();
@@ -332,11 +337,15 @@ export class Dispatcher implements DispatchContext {
   }
 
   scheduleRetry(packName: string, deliveryId: string, at: number): void {
+    this.wake(packName, deliveryId, 'retry', at);
+  }
+
+  private wake(packName: string, deliveryId: string, kind: ClaimKind, at: number): void {
     if (this.closed) return;
     const cancel = this.world.clock.schedule(at, () => {
       this.cancels.delete(cancel);
       if (this.closed) return;
-      return this.track(this.dispatch(packName, deliveryId, 'retry')).then(() => undefined);
+      return this.track(this.dispatch(packName, deliveryId, kind)).then(() => undefined);
     });
     this.cancels.add(cancel);
   }

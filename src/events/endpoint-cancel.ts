@@ -18,7 +18,7 @@ type EndpointEndReason = 'endpoint_removed' | 'endpoint_disabled';
 const MAX_OPEN = 100_000;
 
 /** Why an endpoint no longer takes deliveries after this commit; undefined while it still does. */
-function endpointEnded(
+export function endpointEnded(
   kind: EndpointKind,
   endpoint: Resource | undefined,
 ): EndpointEndReason | undefined {

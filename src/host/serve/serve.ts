@@ -25,13 +25,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function startTriggerRuntime(
   world: World,
   config: ServeConfig,
-  options: { env?: Env; twin?: string } = {},
+  options: { env?: Env; twin?: string; leaseMs?: number } = {},
 ): Promise<TriggerRuntime> {
   const env = options.env ?? process.env;
   const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
   return createTriggerRuntime({
     world,
     twin,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     routines: { [RECORD_ROUTINE]: recordRoutine(twin) },
     routes: config.routes.map((route) => {
       const types = route.eventTypes === null ? null : new Set(route.eventTypes);
@@ -80,6 +81,8 @@ export interface ServeOptions {
   readonly onError?: (error: unknown) => void;
   /** How often retention runs when the configuration sets retentionDays (default hourly). */
   readonly pruneEveryMs?: number;
+  /** Lease on routine runs and dispatch claims, in ms (default 30 s); the owner heartbeats a third. */
+  readonly leaseMs?: number;
 }
 
 export interface ServeHandle extends TriggerRuntime {
@@ -106,6 +109,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const runtime = await startTriggerRuntime(world, config, {
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.twin === undefined ? {} : { twin: options.twin }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
   const recovered: TriggerRecoveryReport[] = [];
   // At startup, before intake: anything a crashed predecessor left processing or failed runs again.

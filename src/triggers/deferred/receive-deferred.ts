@@ -54,7 +54,10 @@ function deferredAnswer(
   id: string,
   scheduledAt: string,
   did: string,
-  d: Pick<DispatchFields, 'routineId' | 'state' | 'dueAt' | 'runAt' | 'expiresAt' | 'pings'>,
+  d: Pick<
+    DispatchFields,
+    'routineId' | 'state' | 'dueAt' | 'runAt' | 'expiresAt' | 'pings' | 'runRecordId'
+  >,
 ): DeferredAnswer {
   return {
     status: 'deferred',
@@ -70,6 +73,7 @@ function deferredAnswer(
     runAt: d.runAt,
     expiresAt: d.expiresAt,
     pings: d.pings,
+    intoRunId: d.runRecordId ?? null,
   };
 }
 

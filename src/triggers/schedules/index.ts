@@ -56,3 +56,4 @@ export {
 } from './ledger.js';
 export { DEFAULT_HOST_BEAT_MS, type HostView } from './hosts.js';
 export { scheduleWork, SCHEDULE_WORK, claimItem, type ClaimedItem } from './schedule-work.js';
+export { listEnabledSchedules, type EnabledSchedules } from './list-enabled.js';
