@@ -2,14 +2,10 @@
 // queued → at once, retrying → when its retry falls due, sending → when its sender's lease lapses.
 // One kind per pack, so the worker's reports name the pack; the dispatcher does the claiming, a batch
 // of due records per section (Dispatcher.claimDue).
-import { isoAt } from '../world/clock.js';
-import { DUE_INDEX, END_OF_TIME } from '../work/lease.js';
-import type { DueItem, WorkKind, WorkReport } from '../work/work-kind.js';
+import { dueIndexWork } from '../work/due-index-work.js';
+import type { WorkKind, WorkReport } from '../work/work-kind.js';
 import type { AttemptResult, Dispatcher } from './dispatcher.js';
 import { packTwinName, registeredPacks } from './pack-registry.js';
-
-/** The open records an in-flight check reads at most (they are ordered by due time). */
-const MAX_OPEN = 100_000;
 
 /** A work kind per registered pack that declares events. */
 export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
@@ -18,35 +14,31 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
     const decl = pack.events;
     if (decl === undefined) continue;
     const twin = dispatcher.world.twin(packTwinName(pack));
-    const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
-      twin.read((view) =>
-        view
-          .lookupUpTo(decl.recordType, DUE_INDEX, maxKey, limit)
-          .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt), state: String(r.fields.state) })),
-      );
-    kinds.push({
-      name: `delivery:${pack.name}`,
-      twins: () => [twin],
-      due: (nowMs, limit) => dueItems(isoAt(nowMs), limit),
-      nextDue: async () => {
-        const [first] = await dueItems(END_OF_TIME, 1);
-        return first === undefined ? undefined : Date.parse(first.dueAt);
-      },
-      // A `sending` record is a send in flight (here or elsewhere) until its sender's lease lapses.
-      inFlight: () =>
-        twin.read((view) => {
-          const open = view.lookupUpTo(decl.recordType, DUE_INDEX, END_OF_TIME, MAX_OPEN);
-          const sending = open.find((r) => r.fields.state === 'sending');
-          return sending === undefined ? undefined : Date.parse(String(sending.fields.dueAt));
-        }),
-      take: async (_nowMs, limit, busy) =>
-        (await dispatcher.claimDue(pack.name, limit, busy)).map((t) => ({
-          item: { id: t.id, dueAt: t.dueAt, state: t.state },
-          done: t.done.then((result) => report(pack.name, t.id, result)),
-        })),
-      run: async (item) =>
-        report(pack.name, item.id, await dispatcher.runDue(pack.name, item.id, item.state)),
-    });
+    kinds.push(
+      dueIndexWork({
+        name: `delivery:${pack.name}`,
+        twin,
+        sources: [
+          {
+            kind: { type: decl.recordType },
+            item: (r) => ({
+              id: r.id,
+              dueAt: String(r.fields.dueAt),
+              state: String(r.fields.state),
+            }),
+          },
+        ],
+        // A `sending` record is a send in flight (here or elsewhere) until its sender's lease lapses.
+        held: { kind: { type: decl.recordType }, states: ['sending'] },
+        take: async (_nowMs, limit, busy) =>
+          (await dispatcher.claimDue(pack.name, limit, busy)).map((t) => ({
+            item: { id: t.id, dueAt: t.dueAt, state: t.state },
+            done: t.done.then((result) => report(pack.name, t.id, result)),
+          })),
+        run: async (item) =>
+          report(pack.name, item.id, await dispatcher.runDue(pack.name, item.id, item.state)),
+      }),
+    );
   }
   return kinds;
 }

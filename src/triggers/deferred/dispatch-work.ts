@@ -6,11 +6,11 @@
 import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { runInWorld } from '../../world/world.js';
-import { DUE_INDEX, END_OF_TIME } from '../../work/lease.js';
+import { dueIndexWork } from '../../work/due-index-work.js';
 import type { DueItem, WorkKind, WorkReport } from '../../work/work-kind.js';
 import type { DispatchHost } from './dispatch-host.js';
 import type { RunStartInfo } from '../runner.js';
-import { DISPATCH_TYPE, readDispatch } from './dispatch-record.js';
+import { dispatchKind, readDispatch } from './dispatch-record.js';
 import { decideSettle, decideStep, type StepResult } from './dispatch-step.js';
 
 export const DISPATCH_WORK = 'trigger-dispatch';
@@ -30,12 +30,6 @@ export interface DispatchWork extends WorkKind {
 
 export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
   const { world, twin } = engine;
-  const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
-    twin.read((view) =>
-      view
-        .lookupUpTo(DISPATCH_TYPE, DUE_INDEX, maxKey, limit)
-        .map((r) => ({ id: r.id, dueAt: String(r.fields.dueAt) })),
-    );
   const now = (): string => isoAt(world.clock.now());
 
   const atomicStep = async (id: string): Promise<StepResult> => {
@@ -95,34 +89,25 @@ export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
     });
 
   return {
-    name: DISPATCH_WORK,
-    twins: () => [twin],
-    due: (nowMs, limit) => dueItems(isoAt(nowMs), limit),
-    nextDue: async () => {
-      const [first] = await dueItems(END_OF_TIME, 1);
-      return first === undefined ? undefined : Date.parse(first.dueAt);
-    },
-    // A dispatched one is due again when its run's lease lapses: in flight until then.
-    inFlight: () =>
-      twin.read((view) => {
-        const open = view.lookupUpTo(DISPATCH_TYPE, DUE_INDEX, END_OF_TIME, 100_000);
-        const held = open.find((r) => r.fields.state === 'dispatched');
-        return held === undefined ? undefined : Date.parse(String(held.fields.dueAt));
-      }),
+    ...dueIndexWork({
+      name: DISPATCH_WORK,
+      twin,
+      sources: [{ kind: dispatchKind }],
+      run: (item: DueItem) =>
+        runInWorld(world, async (): Promise<WorkReport | undefined> => {
+          const result = await step(item.id);
+          if (result.kind === 'idle') return undefined;
+          if (result.kind === 'claimed')
+            return execute({ id: item.id, run: result.run, scheduledAt: result.scheduledAt });
+          return {
+            kind: DISPATCH_WORK,
+            id: item.id,
+            outcome: result.kind,
+            ...(result.kind === 'settled' ? { detail: result.runStatus } : {}),
+          };
+        }),
+    }),
     step,
     execute,
-    run: (item: DueItem) =>
-      runInWorld(world, async (): Promise<WorkReport | undefined> => {
-        const result = await step(item.id);
-        if (result.kind === 'idle') return undefined;
-        if (result.kind === 'claimed')
-          return execute({ id: item.id, run: result.run, scheduledAt: result.scheduledAt });
-        return {
-          kind: DISPATCH_WORK,
-          id: item.id,
-          outcome: result.kind,
-          ...(result.kind === 'settled' ? { detail: result.runStatus } : {}),
-        };
-      }),
   };
 }

@@ -5,12 +5,11 @@
 // lease lapsed (it died), which is reclaimed and launched again. Several workers share this: the
 // claims and reservations are atomic, so no occurrence fires twice.
 import { TwinError } from '../../errors.js';
-import { isoAt } from '../../world/clock.js';
-import { DUE_INDEX, END_OF_TIME } from '../../work/lease.js';
+import { dueIndexWork } from '../../work/due-index-work.js';
 import type { DueItem, WorkContext, WorkKind, WorkReport } from '../../work/work-kind.js';
 import type { Reservation } from './claim.js';
-import { SCHEDULE_TYPE } from './declaration.js';
-import { FIRE_TYPE } from './fire-record.js';
+import { scheduleKind } from './declaration.js';
+import { fireKind } from './fire-record.js';
 import type { RunReport, Schedules } from './schedules.js';
 
 export const SCHEDULE_WORK = 'schedule';
@@ -18,21 +17,34 @@ const SCHEDULE_ITEM = 'schedule:';
 const FIRE_ITEM = 'fire:';
 
 export function scheduleWork(schedules: Schedules): WorkKind {
-  const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>
-    schedules.twin.read((view) => {
+  const base = dueIndexWork({
+    name: SCHEDULE_WORK,
+    twin: schedules.twin,
+    sources: [
       // A declaration's item names its due time: the next occurrence is another item, so a
       // worker still running the last one can claim it.
-      const decls = view.lookupUpTo(SCHEDULE_TYPE, DUE_INDEX, maxKey, limit).map((r) => ({
-        id: `${SCHEDULE_ITEM}${r.id}@${String(r.fields.dueAt)}`,
-        dueAt: String(r.fields.dueAt),
-      }));
-      const fires = view
-        .lookupUpTo(FIRE_TYPE, DUE_INDEX, maxKey, limit)
-        .map((r) => ({ id: `${FIRE_ITEM}${r.id}`, dueAt: String(r.fields.dueAt) }));
-      return [...decls, ...fires]
-        .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : a.id < b.id ? -1 : 1))
-        .slice(0, limit);
-    });
+      {
+        kind: scheduleKind,
+        item: (r) => ({
+          id: `${SCHEDULE_ITEM}${r.id}@${String(r.fields.dueAt)}`,
+          dueAt: String(r.fields.dueAt),
+        }),
+      },
+      {
+        kind: fireKind,
+        item: (r) => ({ id: `${FIRE_ITEM}${r.id}`, dueAt: String(r.fields.dueAt) }),
+      },
+    ],
+    // A reserved or running ledger row is held by an owner until it settles or its lease lapses.
+    held: { kind: fireKind, states: ['reserved', 'running'] },
+    run: async (item: DueItem, context: WorkContext) => {
+      const claimed = await claimItem(schedules, item, context.owner);
+      if (claimed === undefined) return undefined;
+      if (claimed.held.length === 0) return report(item.id, claimed.outcome, claimed.detail);
+      const { outcome, detail } = describe(await runAll(claimed.held));
+      return report(item.id, outcome, `${claimed.detail}: ${detail}`);
+    },
+  });
 
   const runAll = async (held: readonly Reservation[]): Promise<(RunReport | TwinError)[]> =>
     Promise.all(
@@ -66,34 +78,13 @@ export function scheduleWork(schedules: Schedules): WorkKind {
   };
 
   return {
-    name: SCHEDULE_WORK,
-    twins: () => [schedules.twin],
+    ...base,
     due: async (nowMs, limit) => {
-      const items = await dueItems(isoAt(nowMs), limit);
+      const items = await base.due(nowMs, limit);
       // A host beats while it serves schedules: a root with none keeps its trigger twin empty.
-      if (schedules.beatDue() && (items.length > 0 || (await dueItems(END_OF_TIME, 1)).length > 0))
+      if (schedules.beatDue() && (items.length > 0 || (await base.nextDue()) !== undefined))
         await schedules.beat();
       return items;
-    },
-    nextDue: async () => {
-      const [first] = await dueItems(END_OF_TIME, 1);
-      return first === undefined ? undefined : Date.parse(first.dueAt);
-    },
-    // A reserved or running ledger row is held by an owner until it settles or its lease lapses.
-    inFlight: () =>
-      schedules.twin.read((view) => {
-        const open = view.lookupUpTo(FIRE_TYPE, DUE_INDEX, END_OF_TIME, 100_000);
-        const held = open.find(
-          (r) => r.fields.state === 'reserved' || r.fields.state === 'running',
-        );
-        return held === undefined ? undefined : Date.parse(String(held.fields.dueAt));
-      }),
-    run: async (item: DueItem, context: WorkContext) => {
-      const claimed = await claimItem(schedules, item, context.owner);
-      if (claimed === undefined) return undefined;
-      if (claimed.held.length === 0) return report(item.id, claimed.outcome, claimed.detail);
-      const { outcome, detail } = describe(await runAll(claimed.held));
-      return report(item.id, outcome, `${claimed.detail}: ${detail}`);
     },
   };
 }
