@@ -13,12 +13,12 @@ import {
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { validationFailed } from './errors.js';
 
-export type GitHubOrigin = {
+type GitHubOrigin = {
   /** The REST base an Octokit `baseUrl` names, e.g. http://127.0.0.1:3000/github. */
   api_url: string;
 };
 
-export const originKind = recordKind<GitHubOrigin>({ type: 'github_origin' });
+const originKind = recordKind<GitHubOrigin>({ type: 'github_origin' });
 const ORIGIN_ID = 'api';
 
 /** GitHub's hosts and where each goes under the twin's base. */
@@ -46,7 +46,7 @@ function isUrlKey(key: string): boolean {
 }
 
 /** One URL moved from GitHub's hosts onto `base` (anything else stays as it is). */
-export function rebaseUrl(url: string, base: string): string {
+function rebaseUrl(url: string, base: string): string {
   for (const [host, path] of HOSTS)
     if (url === host || url.startsWith(`${host}/`))
       return `${base}${path}${url.slice(host.length)}`;

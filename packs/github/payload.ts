@@ -192,7 +192,12 @@ function renderRelease(release: GitHubRelease, repo: GitHubRepository): JsonObje
     draft: release.draft,
     prerelease: release.prerelease,
     created_at: release.created_at,
+    // The twin never edits a release after publishing it: last changed when it was made.
+    updated_at: release.created_at,
     published_at: release.published_at,
+    // GitHub's webhook schema (webhooks_release in its OpenAPI description) requires it; a release
+    // is immutable only where the repository turned immutable releases on, which the twin does not.
+    immutable: false,
     assets: [],
     tarball_url: `${repo.url}/tarball/${release.tag_name}`,
     zipball_url: `${repo.url}/zipball/${release.tag_name}`,

@@ -9,7 +9,7 @@ import { issueKey } from './issues.js';
 import { issueCommentKind } from './comments.js';
 import { findRepository } from './repositories.js';
 
-export const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
 
 export type GitHubReaction = {
   id: number;
@@ -21,7 +21,7 @@ export type GitHubReaction = {
   subject: string;
 };
 
-export const reactionKind = recordKind<GitHubReaction>({ type: 'reaction' });
+const reactionKind = recordKind<GitHubReaction>({ type: 'reaction' });
 
 export type ReactionTarget =
   { repository: string; number: number } | { repository: string; comment_id: number };

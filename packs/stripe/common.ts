@@ -52,9 +52,13 @@ export function withRequest(
   }));
 }
 
-/** Stripe lists: `{object: 'list', data, has_more, total_count, url}`. */
+/**
+ * A list embedded in an object (a subscription's `items`, an invoice's `lines`):
+ * `{object: 'list', data, has_more, url}` — Stripe's OpenAPI spec and stripe-node's `ApiList` have
+ * no `total_count` there (only search results count their matches).
+ */
 export function list<T>(data: T[], url: string) {
-  return { object: 'list' as const, data, has_more: false, total_count: data.length, url };
+  return { object: 'list' as const, data, has_more: false, url };
 }
 
 /**

@@ -62,6 +62,21 @@ export interface StoreTx {
   setMeta(key: string, value: string): void;
   /** Drops one index's keys for a type so they can be rebuilt. */
   clearIndex(type: string, index: string): void;
+  /**
+   * Makes the commit conditional: it happens only if the head is still `head` and the meta value
+   * under `meta.key` is still `meta.value` (undefined: none); otherwise the section fails with
+   * HeadMoved and nothing is written. A section that read nothing and carries this condition may
+   * be sent in one round trip, lock and all. Optional: the kernel uses it only where it exists.
+   */
+  expect?(head: number, meta: { readonly key: string; readonly value: string | undefined }): void;
+}
+
+/** A conditional commit (StoreTx.expect) found the head or the meta value moved: nothing was written. */
+export class HeadMoved extends Error {
+  constructor(twin: string) {
+    super(`twin "${twin}": another process appended since this process last looked`);
+    this.name = 'HeadMoved';
+  }
 }
 
 /** One twin's log and its folded state, kept side by side so opening never replays. */

@@ -72,6 +72,11 @@ export interface DeferredAnswer extends AnswerBase {
   readonly expiresAt: string | null;
   /** Envelopes the dispatch has absorbed so far, this one included. */
   readonly pings: number;
+  /**
+   * The run this envelope's dispatch ran as (its trigger record id), once it was dispatched; null
+   * before. A ping a leading debounce absorbs after running the first says which run took it.
+   */
+  readonly intoRunId: string | null;
 }
 
 export type IngestAnswer =

@@ -134,7 +134,9 @@ export class Worker {
         if (until === 'all' && (await this.nextDue()) === undefined) return;
         if (until === 'now' && (await this.nextInFlight()) === undefined) return;
       }
-      await this.waitForWork(heads);
+      // Every slot taken: only a finish frees one, and it wakes the loop; nothing to read meanwhile.
+      if (this.running.size >= this.concurrency) await this.waitForSlot();
+      else await this.waitForWork(heads);
     }
   }
 
@@ -203,6 +205,16 @@ export class Worker {
         this.wake?.();
       });
     this.running.set(key, { key, done });
+  }
+
+  private waitForSlot(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = () => {
+        this.wake = undefined;
+        resolve();
+      };
+      if (this.stopping || this.running.size < this.concurrency) this.wake();
+    });
   }
 
   private async nextDue(): Promise<number | undefined> {

@@ -51,6 +51,7 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
     'headers-timeout': '1.5',
     'body-timeout': '-3',
     'retention-days': '0',
+    lease: 'abc',
   },
   triggers: { tenant: 'no spaces', limit: '0', prune: 'x' },
   dispatches: { state: 'nope', tenant: '-bad', limit: '0' },

@@ -12,6 +12,16 @@ import * as github from '../../packs/github/index.js';
 const schema = createRequire(import.meta.url)('@octokit/webhooks-schemas') as {
   definitions: Record<string, unknown>;
 };
+// The schemas package lags GitHub on releases: GitHub's own OpenAPI description (webhooks_release,
+// in @octokit/openapi-types) requires `immutable` and `updated_at`, which webhooks-schemas 7.6.1
+// does not know yet and its closed objects would refuse. Add them as GitHub documents them.
+const release = schema.definitions.release as {
+  properties: Record<string, unknown>;
+  required: string[];
+};
+release.properties.immutable = { type: 'boolean' };
+release.properties.updated_at = { type: ['string', 'null'], format: 'date-time' };
+release.required.push('immutable', 'updated_at');
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
 const ajv = new Ajv({ strict: true, allErrors: true });
 addFormats(ajv);

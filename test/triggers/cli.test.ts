@@ -142,6 +142,38 @@ describe('twinworld serve', () => {
     expect(table.stdout).not.toContain(SECRET);
   });
 
+  it('--lease S sets the lease of its routine runs and claims (reported by the engine it started)', async () => {
+    const root = join(dir(), 'world');
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--endpoint',
+        'stripe=TW_STRIPE_SECRET',
+        '--lease',
+        '7.5',
+        '--root',
+        root,
+        '--json',
+      ],
+      { env: { ...process.env, TW_STRIPE_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    await expect.poll(() => out.includes('\n'), { timeout: 20_000 }).toBe(true);
+    expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({
+      event: 'listening',
+      leaseSeconds: 7.5,
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const bad = tw(['serve', '--endpoint', 'stripe=X', '--lease', 'abc', '--root', root]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--lease/);
+  });
+
   it('refuses a missing secret variable (naming it), conflicting or missing flags, and a bad port', () => {
     const root = join(dir(), 'world');
     const missing = tw(['serve', '--endpoint', 'stripe=TW_UNSET_VAR', '--root', root]);

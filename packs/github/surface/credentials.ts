@@ -14,7 +14,7 @@ export type TokenGrant =
   | { readonly kind: 'user'; readonly id: number }
   | { readonly kind: 'installation'; readonly id: number; readonly expires: number };
 
-export const INSTALLATION_TOKEN_MS = 3600_000;
+const INSTALLATION_TOKEN_MS = 3600_000;
 
 function tokenRef(twin: Twin, token: string): string {
   return `${twin.name}/token/${createHash('sha256').update(token).digest('hex')}`;

@@ -7,7 +7,7 @@ import type { RenderedError } from '../../../src/host/index.js';
 import { isVendorError, VendorError } from '../../kit/errors.js';
 
 /** GitHub's own documentation root: errors point there, as GitHub's do. */
-export const DOCS = 'https://docs.github.com/rest';
+const DOCS = 'https://docs.github.com/rest';
 
 export type ValidationCode =
   'missing' | 'missing_field' | 'invalid' | 'already_exists' | 'unprocessable' | 'custom';
@@ -36,7 +36,7 @@ export class GitHubApiError extends VendorError {
 export const badCredentials = () => new GitHubApiError(401, 'Bad credentials');
 export const requiresAuthentication = () => new GitHubApiError(401, 'Requires authentication');
 export const forbidden = (message: string) => new GitHubApiError(403, message);
-export const notFoundHere = () => new GitHubApiError(404, 'Not Found');
+const notFoundHere = () => new GitHubApiError(404, 'Not Found');
 
 export function invalidField(
   resource: string,

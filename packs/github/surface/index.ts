@@ -15,7 +15,6 @@ import { pullRoutes } from './pulls.js';
 import { repoRoutes } from './repos.js';
 import { GITHUB_PREFIX, githubRoute, type GitHubRouteSpec } from './route.js';
 
-export { GITHUB_PREFIX } from './route.js';
 export type { GitHubPrincipal } from './principal.js';
 export { generateAppKey, mintUserToken } from './credentials.js';
 

@@ -51,7 +51,7 @@ function stringList(input: JsonObject, field: string): string[] | undefined {
   return v as string[];
 }
 
-export function renderReaction(r: GitHubReaction): JsonObject {
+function renderReaction(r: GitHubReaction): JsonObject {
   return {
     id: r.id,
     node_id: r.node_id,

@@ -98,7 +98,7 @@ export function userOf(ctx: GitHubContext): GitHubUser {
  * The repository `:owner/:repo`, as the caller may see it: anyone a public one; a private one its
  * owner (or an installation on it). What the caller may not see is GitHub's 404.
  */
-export function visibleRepo(view: ReadView, ctx: GitHubContext): GitHubRepository {
+function visibleRepo(view: ReadView, ctx: GitHubContext): GitHubRepository {
   const repo = findRepository(view, `${ctx.params.owner}/${ctx.params.repo}`);
   const p = ctx.principal;
   if (p.kind === 'installation') {

@@ -10,6 +10,7 @@ import {
   type ScheduleView,
 } from '../../triggers/schedules/index.js';
 import { formatOverlap } from '../../triggers/schedules/overlap.js';
+import { listEnabledSchedules } from '../../triggers/schedules/list-enabled.js';
 import {
   countOption,
   stringOption,
@@ -109,7 +110,7 @@ export const schedulesCommand: Command = {
   summary: 'Declare schedules, read their fire ledger, backfill',
   usage: [
     'schedules add <id> --cron EXPR [--tz ZONE] [--routine NAME] [--input JSON] [--overlap P] [--catch-up C] [--revision N] [--paused]',
-    '       twinworld schedules list',
+    '       twinworld schedules list [--enabled]',
     '       twinworld schedules inspect <id> [--next N]',
     '       twinworld schedules history [<id>] [--outcome O] [--run RUN] [--limit N] [--cursor C]',
     '       twinworld schedules pause|resume <id> [--revision N]',
@@ -189,6 +190,7 @@ export const schedulesCommand: Command = {
       description: 'add: skip | latest | all:N',
     },
     paused: { type: 'boolean', description: 'add: declare it paused' },
+    enabled: { type: 'boolean', description: 'list: only the enabled schedules (not paused)' },
     revision: {
       type: 'string',
       value: { kind: 'count' },
@@ -299,7 +301,9 @@ export const schedulesCommand: Command = {
               : schedules.resume(tenantId, id!, options);
           }
           case 'list':
-            return schedules.list(tenantId);
+            return args.values.enabled === true
+              ? listEnabledSchedules(schedules, tenantId)
+              : schedules.list(tenantId);
           case 'inspect':
             return schedules.inspect(tenantId, id!, { next: countOption(args, 'next') ?? 5 });
           case 'history': {
@@ -357,7 +361,10 @@ export const schedulesCommand: Command = {
           undecodable: { id: string; message: string }[];
         };
         if (items.length === 0 && undecodable.length === 0)
-          await write(io.stdout, `no schedules for tenant "${tenantId}"\n`);
+          await write(
+            io.stdout,
+            `no ${args.values.enabled === true ? 'enabled ' : ''}schedules for tenant "${tenantId}"\n`,
+          );
         else
           await write(
             io.stdout,

@@ -15,6 +15,7 @@ import {
   type Command,
   type ParsedArgs,
 } from '../command.js';
+import { secondsFlag } from '../flags.js';
 import { write } from '../output.js';
 import { untilSignal } from '../signals.js';
 import { Worker } from '../../work/worker.js';
@@ -58,7 +59,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Take webhooks in as durable, deduplicated triggers over HTTP',
   usage:
-    'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--root DIR | --store URL] [--json]',
+    'serve (--endpoint PROVIDER=ENV_VAR ... | --config FILE) [--port N] [--tick-every S] [--max-connections N] [--headers-timeout S] [--body-timeout S] [--retention-days D] [--lease S] [--root DIR | --store URL] [--json]',
   description: [
     'Serves POST /ingress/<tenant>/<provider> on 127.0.0.1: each packet is verified against its raw',
     "bytes with the provider's signature scheme and a 300 s timestamp window, then ingested with the",
@@ -76,6 +77,8 @@ export const serveCommand: Command = {
     'headers within --headers-timeout seconds (10), bodies within --body-timeout (30). Every secret is',
     'checked at startup. Refused packets are counted per source and minute, not kept one by one;',
     'with --retention-days, settled trigger history older than that is pruned hourly.',
+    '--lease S: how long a routine run or a dispatch claim lasts without a heartbeat (default 30 s);',
+    'a run whose process died is taken over by another worker that long after its last beat.',
   ].join('\n'),
   arguments: [],
   positionals: { min: 0, max: 0 },
@@ -132,6 +135,12 @@ export const serveCommand: Command = {
       arg: 'D',
       description: 'prune settled trigger history older than D days (default: keep it)',
     },
+    lease: {
+      type: 'string',
+      value: { kind: 'seconds' },
+      arg: 'S',
+      description: 'seconds a routine run or dispatch claim lasts without a heartbeat (default 30)',
+    },
     'no-worker': {
       type: 'boolean',
       description:
@@ -150,6 +159,7 @@ export const serveCommand: Command = {
         'give at least one --endpoint PROVIDER=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET), or --config FILE',
       );
     const port = countOption(args, 'port') ?? 0;
+    const leaseMs = secondsFlag(args.values, 'lease');
     const tickSeconds = countOption(args, 'tick-every') ?? DEFAULT_TICK_SECONDS;
     // Validated before the world opens: a bad configuration leaves no folder behind.
     const config = withFlags(
@@ -159,7 +169,13 @@ export const serveCommand: Command = {
     const world = openStoreWorld(args.store, { clock: new RealClock() });
     let serve;
     try {
-      serve = await startServe({ world, config, port, tickEveryMs: tickSeconds * 1000 });
+      serve = await startServe({
+        world,
+        config,
+        port,
+        tickEveryMs: tickSeconds * 1000,
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+      });
     } catch (error) {
       await world.close().catch(() => {});
       throw error;
@@ -169,7 +185,10 @@ export const serveCommand: Command = {
     const worker =
       args.values['no-worker'] === true
         ? undefined
-        : new Worker(world, serveWorkKinds(serve), { owner: serve.engine.claimant.owner });
+        : new Worker(world, serveWorkKinds(serve), {
+            owner: serve.engine.claimant.owner,
+            leaseMs: serve.engine.claimant.leaseMs,
+          });
     worker?.start();
     const urls = config.tenants.flatMap((t) =>
       t.endpoints.map((e) => ({
@@ -191,6 +210,7 @@ export const serveCommand: Command = {
         root: world.root,
         endpoints: urls,
         recovered,
+        leaseSeconds: serve.engine.claimant.leaseMs / 1000,
       },
       `listening on ${serve.host.url} (root ${world.root})`,
     );

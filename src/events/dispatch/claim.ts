@@ -2,7 +2,9 @@
 // takeover of a claim whose lease lapsed, and the worker's batch — up to K due records picked and
 // claimed in one section, each against the view the ones before it left.
 import { canonicalJson } from '../../log/canonical-json.js';
+import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
+import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, normalizeDecision, skip, type Decision } from '../../world/decision.js';
 import { Overlay } from '../../world/group-commit.js';
@@ -21,11 +23,17 @@ import {
   type DeliveryFields,
   type Finish,
 } from '../delivery-records.js';
+import { gateClaim } from '../health/claim-gate.js';
 
 /** Who claims, for how long. */
 export interface Claimant {
   readonly owner: string;
   readonly leaseMs: number;
+}
+
+/** A claim the endpoint's health held back: the record is due again at `until` (epoch ms). */
+export interface Held {
+  readonly held: number;
 }
 
 /** A claim made: the attempt, the packet it sends, and the stamp its secrets are read under. */
@@ -36,7 +44,7 @@ export interface Claimed {
 }
 
 /** Whether the record's endpoint still exists and is enabled. */
-export function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
+function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
   const endpoint = view.get(d.endpointKind, d.endpointId);
   if (endpoint === undefined || endpoint.deleted) return false;
   const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
@@ -67,8 +75,8 @@ export function decideOneClaim(
   nowMs: number,
   claimant: Claimant,
   to?: string,
-): Decision<Claimed | undefined> {
-  const { writes, result } = normalizeDecision(
+): Decision<Claimed | Held | undefined> {
+  const { writes: claimWrites, result } = normalizeDecision(
     decideClaim(view, decl.recordType, deliveryId, kind, isoAt(nowMs), nowMs, {
       endpointTakes: (d) => endpointTakes(view, decl, d),
       owner: claimant.owner,
@@ -76,6 +84,15 @@ export function decideOneClaim(
       ...(to === undefined ? {} : { url: to }),
     }),
   );
+  const writes = [...claimWrites];
+  if (result !== undefined && kind !== 'redeliver') {
+    // An operator's redeliver is theirs to make; automatic attempts wait for the endpoint's health.
+    const before = readDelivery(view, decl.recordType, deliveryId);
+    const gate =
+      before === undefined ? undefined : gateClaim(view, decl, deliveryId, before, nowMs);
+    if (gate !== undefined && !gate.open) return commit(gate.writes, { held: gate.until });
+    if (gate !== undefined) writes.push(...gate.writes);
+  }
   const record = result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
   return commit(
     writes,
@@ -149,28 +166,41 @@ export function decideDueClaims(
       ? view.lookupUpTo(type, DUE_INDEX, maxKey, limit)
       : view.pickUpTo(type, DUE_INDEX, maxKey, limit);
   const staged = new Overlay(view);
-  const writes = [];
+  const writes: Write[] = [];
   const out: DueClaim[] = [];
+  // A record whose reads must wait does not stop the others: every read of the batch leaves in one
+  // round trip, and the section runs again with all of them (the first failure is thrown at the end).
+  let failure: { error: unknown } | undefined;
   for (const r of picked) {
     if (busy(r.id)) continue;
+    try {
+      claimOne(r);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
+  return commit(writes, out);
+
+  function claimOne(r: Resource): void {
     // Read again through the section: the pick may have been answered before the lock.
     const d = readDelivery(staged, type, r.id);
-    if (d === undefined) continue;
+    if (d === undefined) return;
     const item = { id: r.id, dueAt: String(deliveryOf(r).dueAt ?? maxKey), state: d.state };
     if (d.state === 'sending') {
       const taken = normalizeDecision(decideTakeOver(staged, decl, r.id, nowMs, claimant.leaseMs));
       staged.stage(taken.writes);
       writes.push(...taken.writes);
       if (taken.result) out.push({ ...item, takenOver: true });
-      continue;
+      return;
     }
-    if (d.state !== 'queued' && d.state !== 'retrying') continue;
+    if (d.state !== 'queued' && d.state !== 'retrying') return;
     const kind = d.state === 'queued' ? 'first' : 'retry';
     const one = normalizeDecision(decideOneClaim(staged, decl, r.id, kind, nowMs, claimant));
     staged.stage(one.writes);
     writes.push(...one.writes);
-    if (one.result !== undefined) out.push({ ...item, claimed: one.result });
+    if (one.result !== undefined && !('held' in one.result))
+      out.push({ ...item, claimed: one.result });
     else if (one.writes.length > 0) out.push(item);
   }
-  return commit(writes, out);
 }

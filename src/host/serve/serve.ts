@@ -4,9 +4,9 @@
 // stops in the design's order.
 import { TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
-import type { TickAnswer } from '../../triggers/calendar/calendar-source.js';
+import type { TickAnswer } from '../../triggers/calendar/occurrence-record.js';
 import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
-import type { TriggerRecoveryReport } from '../../triggers/engine.js';
+import type { TriggerRecoveryReport } from '../../triggers/engine/engine.js';
 import type { TriggerEnvelope } from '../../triggers/envelope.js';
 import type { IngressHost } from '../ingress/ingress-host.js';
 import { createTriggerRuntime, type TriggerRuntime } from '../runtime/runtime.js';
@@ -25,13 +25,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function startTriggerRuntime(
   world: World,
   config: ServeConfig,
-  options: { env?: Env; twin?: string } = {},
+  options: { env?: Env; twin?: string; leaseMs?: number } = {},
 ): Promise<TriggerRuntime> {
   const env = options.env ?? process.env;
   const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
   return createTriggerRuntime({
     world,
     twin,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     routines: { [RECORD_ROUTINE]: recordRoutine(twin) },
     routes: config.routes.map((route) => {
       const types = route.eventTypes === null ? null : new Set(route.eventTypes);
@@ -80,6 +81,8 @@ export interface ServeOptions {
   readonly onError?: (error: unknown) => void;
   /** How often retention runs when the configuration sets retentionDays (default hourly). */
   readonly pruneEveryMs?: number;
+  /** Lease on routine runs and dispatch claims, in ms (default 30 s); the owner heartbeats a third. */
+  readonly leaseMs?: number;
 }
 
 export interface ServeHandle extends TriggerRuntime {
@@ -106,6 +109,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const runtime = await startTriggerRuntime(world, config, {
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.twin === undefined ? {} : { twin: options.twin }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
   const recovered: TriggerRecoveryReport[] = [];
   // At startup, before intake: anything a crashed predecessor left processing or failed runs again.

@@ -33,6 +33,8 @@ export class PostgresSecretStore implements SecretStore {
   private readonly cache = new Map<string, CachedRows>();
   /** Moves on every change made here: a read that began before a change must not be kept. */
   private generation = 0;
+  /** Reads in flight, by ref and stamp. */
+  private readonly loading = new Map<string, Promise<CachedRows['rows']>>();
 
   constructor(
     private readonly conn: Connection,
@@ -79,12 +81,24 @@ export class PostgresSecretStore implements SecretStore {
 
   resolve(ref: string, now: number, stamp?: string): string[] | Promise<string[]> {
     if (typeof ref !== 'string' || ref.includes('\u0000')) return [];
-    const cached = stamp === undefined ? undefined : this.cache.get(ref);
+    if (stamp === undefined) return this.load(ref, undefined).then((rows) => activeAt(rows, now));
+    const cached = this.cache.get(ref);
     if (cached !== undefined && cached.stamp === stamp) return activeAt(cached.rows, now);
-    return this.load(ref, now, stamp);
+    // Deliveries that start together share one read.
+    const key = `${ref}\u0000${stamp}`;
+    let loading = this.loading.get(key);
+    if (loading === undefined) {
+      loading = this.load(ref, stamp);
+      this.loading.set(key, loading);
+      void loading.then(
+        () => this.loading.delete(key),
+        () => this.loading.delete(key),
+      );
+    }
+    return loading.then((rows) => activeAt(rows, now));
   }
 
-  private async load(ref: string, now: number, stamp: string | undefined): Promise<string[]> {
+  private async load(ref: string, stamp: string | undefined): Promise<CachedRows['rows']> {
     await this.ready();
     const generation = this.generation;
     let rows: { secret: string; expires_at: number | null }[];
@@ -102,7 +116,7 @@ export class PostgresSecretStore implements SecretStore {
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
       this.cache.set(ref, { stamp, rows: timed });
     }
-    return activeAt(timed, now);
+    return timed;
   }
 
   async delete(ref: string): Promise<void> {
@@ -143,6 +157,8 @@ export class PostgresSecretStore implements SecretStore {
   private forget(ref: string): void {
     this.generation++;
     this.cache.delete(ref);
+    for (const key of this.loading.keys())
+      if (key.startsWith(`${ref}\u0000`)) this.loading.delete(key);
   }
 
   private async changeLocked(

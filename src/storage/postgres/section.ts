@@ -8,7 +8,7 @@
 // remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
-import type { IndexDelta, StoreTx } from '../port.js';
+import { HeadMoved, type IndexDelta, type StoreTx } from '../port.js';
 import type { Client } from './connection.js';
 import { inline, Reads, READS } from './reads.js';
 import {
@@ -22,6 +22,9 @@ import {
 } from './sql-text.js';
 import { storeError } from './store-error.js';
 import { tenantOf, tenantOfFields } from './tenant.js';
+
+/** What the failed condition of a guarded commit says (see guardStatement). */
+const HEAD_MOVED = 'twinworld_head_moved:';
 
 /** Rows per multi-row statement, and characters per round trip, before a commit is split. */
 const ROWS_PER_STATEMENT = 500;
@@ -68,6 +71,8 @@ export class PostgresTx implements StoreTx {
   /** Settles after the last query sent for reads has been answered. */
   private lastFlush: Promise<void> = Promise.resolve();
   private startHead: number | undefined;
+  /** The commit's condition (expect): the head and one meta value as this process last saw them. */
+  private guard: { head: number; meta: { key: string; value: string | undefined } } | undefined;
   private begun = false;
   private open = true;
 
@@ -322,6 +327,31 @@ export class PostgresTx implements StoreTx {
     this.clears.set(prefix, { type, name: index });
   }
 
+  expect(head: number, meta: { readonly key: string; readonly value: string | undefined }): void {
+    this.writable();
+    checkText(meta.key, 'meta key');
+    if (meta.value !== undefined) checkText(meta.value, 'meta value');
+    this.guard = { head, meta: { key: meta.key, value: meta.value } };
+  }
+
+  /**
+   * The condition as one statement: an integer cast of a text naming the failure, reached only when
+   * the head or the meta value moved (not a constant, so nothing folds it away at planning).
+   */
+  private guardStatement(): string {
+    const { head, meta } = this.guard!;
+    const w = lit(this.world);
+    const t = lit(this.twin);
+    const value =
+      `(SELECT value FROM twinworld.meta WHERE world = ${w} AND twin = ${t} AND key = ${lit(meta.key)})` +
+      (meta.value === undefined ? ' IS NULL' : ` = ${lit(meta.value)}`);
+    return (
+      `SELECT CASE WHEN t.head = ${int(head)} AND ${value} THEN 0 ` +
+      `ELSE (${lit(HEAD_MOVED)} || COALESCE(t.head, -1))::int END FROM (VALUES (1)) AS one (x) ` +
+      `LEFT JOIN twinworld.twins t ON t.world = ${w} AND t.twin = ${t}`
+    );
+  }
+
   /** Ends the section: no more reads or writes. */
   close(): void {
     this.open = false;
@@ -344,6 +374,7 @@ export class PostgresTx implements StoreTx {
    * entries can be checked against the head.
    */
   async commit(): Promise<void> {
+    if (!this.begun && this.guard !== undefined) return this.commitGuarded();
     if (!this.begun && !this.wrote) return;
     // Blind writes (meta, resources, keys, no entries) need no head: the lock rides with the commit.
     const blind = !this.begun && this.entries.length === 0;
@@ -352,18 +383,43 @@ export class PostgresTx implements StoreTx {
       if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead! + 1);
     }
     const queries = this.commitQueries();
+    // The condition (expect) of a section that read: the head cannot have moved under the lock,
+    // but the meta value is checked here instead of read.
+    if (this.guard !== undefined && !blind) queries[0] = `${this.guardStatement()};\n${queries[0]}`;
     if (blind) {
       this.begun = true;
       const { start, lock } = this.beginStatements;
       queries[0] = `${[...start, ...lock].join(';\n')};\n${queries[0]}`;
     }
+    await this.send(queries);
+  }
+
+  /** Sends a commit's queries in order; a failed condition is HeadMoved. */
+  private async send(queries: readonly string[]): Promise<void> {
     for (const text of queries) {
       try {
         await this.client.query(text);
       } catch (error) {
+        if (error instanceof Error && error.message.includes(HEAD_MOVED))
+          throw new HeadMoved(this.twin);
         throw this.mapError(error);
       }
     }
+  }
+
+  /**
+   * A section that read nothing, under a condition (expect): BEGIN, the lock, the condition, the
+   * writes and COMMIT leave as one round trip. A condition that fails is HeadMoved; a section that
+   * wrote nothing still checks it, since what it decided rests on the same view.
+   */
+  private async commitGuarded(): Promise<void> {
+    this.startHead = this.guard!.head;
+    if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead + 1);
+    const queries = this.commitQueries();
+    this.begun = true;
+    const { start, lock } = this.beginStatements;
+    queries[0] = `${[...start, ...lock, this.guardStatement()].join(';\n')};\n${queries[0]}`;
+    await this.send(queries);
   }
 
   /** The commit, as the query texts to send in order; the last ends with COMMIT. */

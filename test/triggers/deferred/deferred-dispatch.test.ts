@@ -132,7 +132,13 @@ for (const backendCase of backends) {
         },
       ]);
       const first = (await h.engine.ingest(event(0, { customer: 'c', n: 0 }))) as DeferredAnswer;
-      expect(first).toMatchObject({ state: 'debounced', dueAt: T0, runAt: T0, pings: 1 });
+      expect(first).toMatchObject({
+        state: 'debounced',
+        dueAt: T0,
+        runAt: T0,
+        pings: 1,
+        intoRunId: null,
+      });
       await h.runDue();
       expect(h.calls.map((c) => c.input)).toEqual([{ customer: 'c', n: 0 }]);
       await h.advance(2_000);
@@ -142,6 +148,8 @@ for (const backendCase of backends) {
         dispatchId: first.dispatchId,
         state: 'dispatched',
         pings: 2,
+        // the run the window's first ping started: the absorbed ping went into it
+        intoRunId: first.recordId,
       });
       // The window closes 5 s after the last ping: a ping at 6.5 s is still absorbed.
       await h.advance(4_500);
@@ -152,6 +160,7 @@ for (const backendCase of backends) {
       await h.advance(5_000);
       const next = (await h.engine.ingest(event(3, { customer: 'c', n: 3 }))) as DeferredAnswer;
       expect(next.dispatchId).not.toBe(first.dispatchId);
+      expect(next.intoRunId).toBeNull();
       await h.runDue();
       expect(h.calls.map((c) => [c.at, c.input])).toEqual([
         [T0, { customer: 'c', n: 0 }],

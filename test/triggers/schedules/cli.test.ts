@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { cli } from '../../cli/in-process.js';
 
 const BIN = resolve('dist/src/cli/main.js');
 const dirs: string[] = [];
@@ -114,6 +115,34 @@ describe('twinworld schedules', () => {
       items: [],
       undecodable: [],
     });
+  });
+
+  it('list --enabled lists only the schedules that will fire (listEnabledSchedules)', async () => {
+    // In process: the same command table, without a process per call.
+    const r = root();
+    const sched = async (args: string[]) => {
+      const run = await cli(['schedules', ...args, '--root', r]);
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      return run.stdout;
+    };
+    await sched(['add', 'nightly', '--cron', '0 3 * * *']);
+    await sched(['add', 'hourly', '--cron', '0 * * * *', '--paused']);
+    await sched(['add', 'weekly', '--cron', '0 3 * * 1']);
+    const enabled = JSON.parse(await sched(['list', '--enabled', '--json'])) as {
+      items: { scheduleId: string; enabled: boolean }[];
+      undecodable: [];
+    };
+    expect(enabled.items.map((s) => [s.scheduleId, s.enabled])).toEqual([
+      ['nightly', true],
+      ['weekly', true],
+    ]);
+    expect(enabled.undecodable).toEqual([]);
+    expect(JSON.parse(await sched(['list', '--json'])).items).toHaveLength(3);
+    expect(await sched(['list', '--enabled'])).not.toContain('hourly');
+    await sched(['pause', 'nightly']);
+    await sched(['pause', 'weekly']);
+    expect(await sched(['list', '--enabled'])).toBe('no enabled schedules for tenant "default"\n');
   });
 
   it('a bad cron, zone or policy is a usage error (2); an unknown schedule is refused (1)', () => {

@@ -1,0 +1,129 @@
+// One section for a group of waiting actions: one catch-up, then each decide in arrival order
+// against the view the ones before it left, its writes staged with the entries its commit hooks add.
+// A member that throws (or is refused) has what it staged taken back, so the next sees the view as
+// if it never ran and the log stays dense; a member that must wait for a read lets the others run,
+// so every read of the group leaves in one round trip.
+import { TwinError } from '../errors.js';
+import type { ChainHead } from '../log/chain.js';
+import type { Entry, Write } from '../log/write.js';
+import type { ReadView } from '../state/read-view.js';
+import type { Resource } from '../state/resource.js';
+import { normalizeDecision as normalize, type Decision } from './decision.js';
+import { MISS, nestedError, type Section } from './section.js';
+import { appendOne, type StageContext } from './stage-entry.js';
+import type { TwinState } from './twin-state.js';
+import { sectionView } from './twin-view.js';
+
+export type AnyDecide = (view: ReadView) => Decision<unknown>;
+
+/** What one member of a group got: its own result, or its own refusal. */
+type MemberOutcome =
+  { ok: true; result: unknown; skipped: boolean; entries: Entry[] } | { ok: false; error: unknown };
+
+export interface GroupOutcome {
+  readonly outcomes: MemberOutcome[];
+  readonly staged: Map<string, Resource>;
+  /** The newest entry appended and its hash, when any member appended. */
+  readonly last: ChainHead | undefined;
+}
+
+/** A commit hook as a group run calls it: the writes it adds to the entries a decide appended. */
+export interface WithinHook {
+  readonly name: string;
+  within(
+    decided: readonly Entry[],
+    view: ReadView,
+    before: (entry: Entry) => Resource | undefined,
+  ): readonly Write[];
+}
+
+/** What a group run needs of its twin. */
+export interface GroupRun {
+  readonly state: TwinState;
+  readonly staging: StageContext;
+  readonly hooks: readonly WithinHook[];
+}
+
+/**
+ * Decides every member in turn after one catch-up. A member that throws (or is refused) has what
+ * it staged taken back, so the next sees the view as if it never ran and the log stays dense.
+ */
+export function decideGroup(
+  run: GroupRun,
+  s: Section,
+  decides: readonly AnyDecide[],
+): GroupOutcome {
+  const head = run.state.catchUp(s, true);
+  run.state.adoptIndexes(s);
+  // Once a run must wait for a load, the members after it still run, so that every read the
+  // group needs leaves in the same round trip; only a run that waited for nothing commits.
+  let waiting = s.missed;
+  const outcomes = decides.map((decide): MemberOutcome => {
+    const at = {
+      appends: s.appends.length,
+      puts: s.puts.length,
+      staged: decides.length > 1 ? new Map(s.staged) : undefined,
+    };
+    s.missed = false;
+    try {
+      const outcome = decideAndFold(run, s, head, decide);
+      if (s.nested) throw nestedError(run.state.name);
+      return { ok: true, ...outcome };
+    } catch (error) {
+      s.nested = false;
+      s.appends.length = at.appends;
+      s.puts.length = at.puts;
+      if (at.staged !== undefined) {
+        s.staged.clear();
+        for (const [key, value] of at.staged) s.staged.set(key, value);
+      }
+      if (error === MISS || s.missed) waiting = true;
+      return { ok: false, error };
+    } finally {
+      s.missed = waiting;
+    }
+  });
+  if (waiting) throw MISS;
+  return { outcomes, staged: s.staged, last: lastOf(s) };
+}
+
+function decideAndFold<T>(
+  run: GroupRun,
+  s: Section,
+  head: number,
+  decide: (view: ReadView) => Decision<T>,
+): { result: T; skipped: boolean; entries: Entry[] } {
+  const decision = decide(sectionView(run.state, s, head + s.appends.length)) as
+    Decision<T> | PromiseLike<unknown>;
+  if (
+    decision !== null &&
+    typeof decision === 'object' &&
+    typeof (decision as PromiseLike<unknown>).then === 'function'
+  ) {
+    throw new TwinError(
+      'ASYNC_DECIDE',
+      `twin "${run.state.name}": decide returned a promise; decide must be synchronous — do the async work first, then decide`,
+    );
+  }
+  if (s.missed) throw MISS;
+  const { writes, result, skipped } = normalize(decision as Decision<T>);
+  if (skipped) return { result, skipped, entries: [] };
+  const decided = writes.map((w, i) =>
+    appendOne(run.state, run.staging, s, head, w, writes.length === 1 ? 'write' : `writes[${i}]`),
+  );
+  const entries = [...decided];
+  for (const hook of run.hooks) {
+    const extra = hook.within(decided, sectionView(run.state, s, head + s.appends.length), (e) =>
+      s.beforeImages.get(e.seq),
+    );
+    extra.forEach((w, i) =>
+      entries.push(appendOne(run.state, run.staging, s, head, w, `${hook.name}[${i}]`)),
+    );
+  }
+  return { result, skipped, entries };
+}
+
+function lastOf(s: Section): ChainHead | undefined {
+  const last = s.appends[s.appends.length - 1];
+  return last === undefined ? undefined : { seq: last.entry.seq, hash: last.hash };
+}

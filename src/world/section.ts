@@ -1,0 +1,188 @@
+// One run of a twin's exclusive section and the read-set restart that drives it: what the run loaded
+// from the store, what it staged, and what it will write. Over an asynchronous store a decide that
+// reads something not yet loaded stops with MISS; the run goes again once the loads land (decide is
+// pure, so re-running is safe), and only a run that waited for nothing writes to the store.
+import { TwinError } from '../errors.js';
+import { encodeChainHead, CHAIN_META_KEY } from '../log/chain.js';
+import type { Entry } from '../log/write.js';
+import type { Resource } from '../state/resource.js';
+import type { Awaitable, IndexDelta, StoreTx } from '../storage/port.js';
+import type { IdSource } from './ids.js';
+
+const MAX_RESTARTS = 10_000;
+
+/** Thrown through decide when it read something the store answers asynchronously. */
+export const MISS: unique symbol = Symbol('twinworld.read-miss');
+
+export function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
+  return (
+    value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
+  );
+}
+
+/** One run of a section: what it loaded asynchronously, and what it will write. */
+export class Section {
+  readonly loaded = new Map<string, unknown>();
+  loads: Promise<void>[] = [];
+  missed = false;
+  /** decide called applyAtomic: refused, even if decide caught the refusal. */
+  nested = false;
+  appends: { entry: Entry; body: string; hash: string }[] = [];
+  puts: { resource: Resource; delta: IndexDelta; subjectOf: number | undefined }[] = [];
+  readonly staged = new Map<string, Resource>();
+  readonly beforeImages = new Map<number, Resource | undefined>();
+  /**
+   * Resources the section's catch-up saw another process change (all: too many to tell). A row a
+   * pick read ahead of the lock is current when its resource is not among them.
+   */
+  touched: Set<string> | 'all' = new Set();
+  /**
+   * The first run of a write section when nothing moved as far as this process knows: it reads no
+   * head and no entries, and commits under a condition that they did not move (StoreTx.expect), so
+   * a section whose decides need nothing uncached is one round trip. Any read ends it: the run goes
+   * again the ordinary way, its reads leaving with the lock and the head.
+   */
+  optimistic = false;
+  /**
+   * Set once a run went optimistically, and kept when the section goes again the ordinary way: the
+   * declared indexes are then not read but made part of the commit's condition (no extra round trip).
+   */
+  guardIndexes = false;
+  /** The condition the commit is made under. */
+  expect: { head: number; meta: { key: string; value: string | undefined } } | undefined;
+
+  /**
+   * `epoch` is the twin's cache epoch when the section began (or caught up). A tenant-scoped section never uses
+   * the process cache: what it may see is what the store shows that tenant (row-level security
+   * on PostgreSQL), and a row cached for another tenant's or a kernel-wide section must not leak.
+   */
+  constructor(
+    readonly tx: StoreTx,
+    public epoch: number,
+    readonly tenantScoped = false,
+  ) {}
+
+  /** A store read: its value if the store answered at once or it was loaded before; else MISS. */
+  read<T>(key: string, load: () => Awaitable<T>): T {
+    if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    const value = load();
+    if (!isPromise(value)) return value;
+    this.missed = true;
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
+    throw MISS;
+  }
+
+  /**
+   * A store read that does not stop the run when it must wait: undefined until loaded, and the run
+   * is marked to go again.
+   */
+  peek<T>(key: string, load: () => Awaitable<T>): T | undefined {
+    if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    const value = load();
+    if (!isPromise(value)) return value;
+    this.missed = true;
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
+    return undefined;
+  }
+
+  /**
+   * Starts a read this run will want later, so it shares a round trip with the read that stops
+   * the run; its answer is kept like any other. A failure is left for the read that needs it.
+   */
+  prefetch<T>(key: string, load: () => Awaitable<T>): void {
+    if (this.loaded.has(key)) return;
+    const value = load();
+    if (!isPromise(value)) {
+      this.loaded.set(key, value);
+      return;
+    }
+    this.loads.push(value.then((v) => void this.loaded.set(key, v)).catch(() => undefined));
+  }
+
+  /** Forgets what the last run decided, keeping what it loaded. */
+  reset(): void {
+    this.optimistic = false;
+    this.expect = undefined;
+    this.missed = false;
+    this.appends = [];
+    this.puts = [];
+    this.staged.clear();
+    this.beforeImages.clear();
+  }
+}
+
+/** What a run needs of its twin. */
+export interface RunContext {
+  readonly name: string;
+  readonly ids: IdSource;
+  /** Whether each commit records the chain head beside the log (see TwinState.recordsHead). */
+  readonly recordsHead: boolean;
+  /** The section now running, or none: a decide that calls applyAtomic is refused through it. */
+  enter(s: Section | undefined): void;
+}
+
+export function nestedError(twin: string): TwinError {
+  return new TwinError(
+    'INVALID_ARGUMENT',
+    `twin "${twin}": applyAtomic was called from inside a decide; return all writes from the one decide instead`,
+  );
+}
+
+/**
+ * Runs `body` inside a store section: at once when every read answers synchronously, else again
+ * after each round of loads. The id source replays a re-run's draws (mark/reset/release), so
+ * ids drawn by the final run are the ones a synchronous store would have drawn, and a decide that
+ * reads what it just drew (a new id's row) finds the same key on every run.
+ */
+export function runSection<T>(
+  tx: StoreTx,
+  body: (s: Section) => T,
+  ctx: RunContext,
+  epoch: number,
+  tenantScoped: boolean,
+  optimistic = false,
+): Awaitable<T> {
+  const s = new Section(tx, epoch, tenantScoped);
+  s.optimistic = optimistic && tx.expect !== undefined;
+  s.guardIndexes = s.optimistic;
+  const ids = ctx.ids;
+  const mark = ids.mark();
+  const once = (): T | typeof MISS => {
+    ctx.enter(s);
+    try {
+      const value = body(s);
+      if (s.nested) throw nestedError(ctx.name);
+      if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
+      if (s.expect !== undefined) tx.expect!(s.expect.head, s.expect.meta);
+      for (const a of s.appends) tx.append(a.entry, a.body);
+      const last = s.appends[s.appends.length - 1];
+      if (last !== undefined && ctx.recordsHead)
+        tx.setMeta(CHAIN_META_KEY, encodeChainHead({ seq: last.entry.seq, hash: last.hash }));
+      for (const p of s.puts) tx.putResource(p.resource, p.delta, p.subjectOf);
+      return value;
+    } catch (error) {
+      if (error !== MISS && !s.missed) throw error;
+      s.reset();
+      return MISS;
+    } finally {
+      ctx.enter(undefined);
+      ids.release?.(mark);
+    }
+  };
+  const first = once();
+  if (first !== MISS) return first;
+  return (async () => {
+    for (let i = 0; i < MAX_RESTARTS; i++) {
+      const loads = s.loads;
+      s.loads = [];
+      await Promise.all(loads);
+      ids.reset(mark);
+      const next = once();
+      if (next !== MISS) return next;
+    }
+    throw new TwinError(
+      'UNSTABLE_DECIDE',
+      `twin "${ctx.name}": decide read new keys on each of ${MAX_RESTARTS} runs; a decide must be pure, so the same state gives the same reads`,
+    );
+  })();
+}

@@ -1,0 +1,242 @@
+// What a twin keeps in its process between sections, and the section reads that go through it: the
+// resource and lookup caches, the head and chain link this process knows, the declared indexes, and
+// the catch-up that evicts what other processes changed. Every read of a section comes here first.
+import { TwinError } from '../errors.js';
+import { canonicalJson } from '../log/canonical-json.js';
+import {
+  CHAIN_META_KEY,
+  decodeChainHead,
+  GENESIS,
+  lineHash,
+  type ChainHead,
+} from '../log/chain.js';
+import type { IndexDeclaration } from '../state/indexes.js';
+import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
+import { DeclaredIndexes, INDEXES_META_KEY } from './declared-indexes.js';
+import type { Section } from './section.js';
+
+const CACHE_LIMIT = 20_000;
+/** Entries after the known head asked for with a section's first reads, before the head is known. */
+const SPECULATE = 256;
+
+/** Quiet looks in a row before a section goes optimistically: other writers make it a loss. */
+const QUIET_BEFORE_OPTIMISM = 3;
+
+/** The section-read key of the twin's recorded index declarations. */
+export const INDEXES_READ = `meta:${INDEXES_META_KEY}`;
+
+/** The section-read key of the recorded chain head. */
+export const CHAIN_READ = `meta:${CHAIN_META_KEY}`;
+
+export class TwinState {
+  readonly cache = new Map<string, Resource | null>();
+  /**
+   * Lookup answers as the store gave them, per type, then "index\0key": dropped for a type as soon
+   * as any entry — committed here or caught up from another process — touches a resource of it.
+   * What a write reads on every commit (the endpoints that take an event) rarely changes, so the
+   * query per write (a round trip each on PostgreSQL) is made once per change of that type.
+   */
+  readonly lookups = new Map<string, Map<string, readonly Resource[]>>();
+  knownHead = 0;
+  /** The newest entry this process committed or learned of, and its hash: the next entry's prev. */
+  chain: ChainHead | undefined;
+  /**
+   * Whether each commit records the chain head beside the log. A store that answers
+   * asynchronously (PostgreSQL) sends it with the commit at no extra round trip, and may hide the
+   * newest entry from a tenant's section, so the next append needs it. A synchronous store
+   * (SQLite, memory) shows every entry, and there the extra row cost a WAL page per commit
+   * (~20 µs of CPU on a single-write commit, measured): it links to the newest entry itself.
+   */
+  recordsHead = false;
+  /**
+   * Moves on every commit of this twin: a read section that began before it (over a store whose
+   * sections overlap, as on PostgreSQL) must not cache what it loaded, which may be older.
+   */
+  epoch = 0;
+  /** Declared here or by any process on the store (declared-indexes.ts). */
+  readonly indexes: DeclaredIndexes;
+  /** The declarations as last read from the store (null: none stored; undefined: never read). */
+  indexesRaw: string | null | undefined;
+  /** Looks at the head in a row that found nothing appended by another process (0 after one did). */
+  quiet = 0;
+
+  constructor(readonly name: string) {
+    this.indexes = new DeclaredIndexes(name);
+  }
+
+  /**
+   * Entries appended elsewhere since we last looked evict what they touched from the cache. When
+   * the head is not known yet (the section's first run over an asynchronous store), the run goes on
+   * as if nothing moved, asking at once for the entries after the known head: what it reads then
+   * travels with the lock and the head in one round trip, and the run after it (its answers are
+   * from the same locked snapshot) usually needs nothing more.
+   */
+  catchUp(s: Section, chain = false): number {
+    if (s.optimistic) {
+      s.expect = {
+        head: this.knownHead,
+        meta: { key: INDEXES_META_KEY, value: this.indexesRaw ?? undefined },
+      };
+      return this.knownHead;
+    }
+    const head = s.peek('head', () => s.tx.head());
+    const from = this.knownHead;
+    if (head === undefined) {
+      s.peek(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE));
+      return from;
+    }
+    if (s.guardIndexes)
+      s.expect = { head, meta: { key: INDEXES_META_KEY, value: this.indexesRaw ?? undefined } };
+    this.quiet = head === from ? this.quiet + 1 : 0;
+    if (head === from) return head;
+    const moved =
+      head < from || head - from > CACHE_LIMIT
+        ? undefined
+        : head - from <= SPECULATE && s.loaded.has(`entries:${from}`)
+          ? s.read(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE))
+          : s.read(`entries:${from}:${head}`, () => s.tx.readEntries(from, head - from));
+    const last = moved?.[moved.length - 1];
+    if (last?.seq === head && head - from === moved!.length)
+      // Every entry up to the head was read: the next links to the newest, hashed here.
+      this.chain = { seq: head, hash: lineHash(canonicalJson(last)) };
+    // Another process appended: the next entry links to its newest, read with what it touched.
+    else if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
+      s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
+    if (moved === undefined) {
+      this.cache.clear();
+      this.lookups.clear();
+      s.touched = 'all';
+    } else {
+      const touch = (type: string, id: string): void => {
+        const key = resourceKey(type, id);
+        this.cache.delete(key);
+        this.lookups.delete(type);
+        if (s.touched !== 'all') s.touched.add(key);
+      };
+      for (const e of moved) {
+        if (e.seq > head) break;
+        touch(e.subjectType, e.subjectId);
+        const p = e.projection;
+        if (p !== undefined)
+          for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])])
+            touch(r.type, r.id);
+      }
+    }
+    this.knownHead = head;
+    // A section that loaded before this catch-up must not cache what it loaded; this one reads
+    // after it, so what it loads may be cached.
+    s.epoch = ++this.epoch;
+    return head;
+  }
+
+  resource(s: Section, type: string, id: string): Resource | undefined {
+    const key = resourceKey(type, id);
+    const staged = s.staged.get(key);
+    if (staged !== undefined) return staged;
+    const cached = s.tenantScoped ? undefined : this.cache.get(key);
+    // Evicted in insertion order (FIFO): re-ordering on every hit cost more than the misses it saves.
+    if (cached !== undefined) return cached ?? undefined;
+    const stored = s.read(`get:${key}`, () => s.tx.getResource(type, id));
+    const value = stored === undefined ? null : freezeResource(stored);
+    if (s.epoch === this.epoch && !s.tenantScoped) this.remember(key, value);
+    return value ?? undefined;
+  }
+
+  /** After a commit: what it staged is cached, and lookups of the types it touched are dropped. */
+  committed(staged: ReadonlyMap<string, Resource>): void {
+    this.epoch++;
+    for (const [key, value] of staged) {
+      this.lookups.delete(value.type);
+      this.remember(key, value);
+    }
+  }
+
+  lookupRows(s: Section, type: string, index: string, key: string): readonly Resource[] {
+    const slot = `${index}\u0000${key}`;
+    const cacheable = !s.tenantScoped;
+    const cached = cacheable ? this.lookups.get(type)?.get(slot) : undefined;
+    if (cached !== undefined) return cached;
+    const rows = s
+      .read(`lookup:${type}\u0000${slot}`, () => s.tx.lookup(type, index, key))
+      .map(freezeResource);
+    if (cacheable && s.epoch === this.epoch) {
+      let byType = this.lookups.get(type);
+      if (byType === undefined) this.lookups.set(type, (byType = new Map()));
+      // Bounded like the resource cache: a type looked up under many keys starts over.
+      if (byType.size >= CACHE_LIMIT) byType.clear();
+      byType.set(slot, rows);
+    }
+    return rows;
+  }
+
+  remember(key: string, value: Resource | null): void {
+    this.cache.set(key, value);
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
+  declared(type: string, index: string): IndexDeclaration[] {
+    const decl = this.indexes.named(type, index);
+    if (decl === undefined) {
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `twin "${this.name}" has no index "${index}" on type "${type}"; declare it with twin.declareIndex({type, name, field})`,
+        { path: 'index' },
+      );
+    }
+    return [decl];
+  }
+
+  /** Indexes another process declared since this one last looked: this write maintains them too. */
+  adoptIndexes(s: Section): void {
+    // Asked for with the section's first reads; a run that must wait anyway adopts on the next.
+    if (s.guardIndexes) return; // the commit's condition covers them
+    const stored = s.peek(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
+    if (s.missed) return;
+    this.adoptStored(stored);
+  }
+
+  /** Adopts the declarations as stored (raw), remembering what was read for optimistic runs. */
+  adoptStored(stored: string | undefined): void {
+    this.indexesRaw = stored ?? null;
+    for (const type of this.indexes.adopt(stored)) this.lookups.delete(type);
+  }
+
+  /**
+   * Whether the next write section may go optimistically: the store answers asynchronously, the
+   * last look found no other process's appends, and the newest entry's hash and the declared
+   * indexes are known here.
+   */
+  mayGoOptimistic(tenantScoped: boolean): boolean {
+    return (
+      this.recordsHead &&
+      this.quiet >= QUIET_BEFORE_OPTIMISM &&
+      !tenantScoped &&
+      this.knownHead > 0 &&
+      this.chain?.seq === this.knownHead &&
+      this.indexesRaw !== undefined
+    );
+  }
+
+  /**
+   * The hash of entry `head`, which the next entry carries as prev: remembered from this process's
+   * last commit, else the chain head recorded with the log, else the newest entry's own line — one
+   * read, however long the log.
+   */
+  hashAt(s: Section, head: number): string {
+    if (head === 0) return GENESIS;
+    if (this.chain?.seq === head) return this.chain.hash;
+    if (this.recordsHead) {
+      const recorded = decodeChainHead(s.read(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY)));
+      if (recorded?.seq === head) return recorded.hash;
+    }
+    const last = s.read(`entry:${head}`, () => s.tx.readEntries(head - 1, 1))[0];
+    if (last?.seq !== head) {
+      throw new TwinError(
+        'STORE_FAILED',
+        `twin "${this.name}": entry ${head}, the newest, cannot be read to link the next entry to it; check the log with \`twinworld verify ${this.name}\``,
+        { path: 'twin' },
+      );
+    }
+    return lineHash(canonicalJson(last));
+  }
+}

@@ -1,0 +1,105 @@
+// The view a decide (or a read) sees inside a section: resources and lookups through the twin's
+// caches and the section's reads, with what the section staged so far laid over the store's answers.
+import { indexKeys, type IndexDeclaration } from '../state/indexes.js';
+import type { ReadView } from '../state/read-view.js';
+import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
+import { compareKeys } from '../state/state-hash.js';
+import type { Section } from './section.js';
+import type { TwinState } from './twin-state.js';
+
+export function sectionView(state: TwinState, s: Section, head: number): ReadView {
+  return {
+    head,
+    get: (type, id) => state.resource(s, type, id),
+    list: (type) =>
+      withStaged(
+        s,
+        type,
+        s.read(`list:${type}`, () => s.tx.listResources(type)),
+        () => true,
+      ),
+    lookup: (type, index, key) => {
+      const decls = state.declared(type, index);
+      const rows = state.lookupRows(s, type, index, key);
+      return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
+    },
+    lookupUpTo: (type, index, maxKey, limit) => {
+      const decls = state.declared(type, index);
+      const rows = s.read(`upTo:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
+        s.tx.lookupUpTo(type, index, maxKey, limit),
+      );
+      return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
+    },
+    pickUpTo: (type, index, maxKey, limit) => {
+      const decls = state.declared(type, index);
+      const tx = s.tx;
+      const rows = s.read(`pick:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
+        tx.pickUpTo === undefined
+          ? tx.lookupUpTo(type, index, maxKey, limit)
+          : tx.pickUpTo(type, index, maxKey, limit),
+      );
+      // The pick may have been answered ahead of the lock: a row no entry since this process's
+      // known head touched is as it is now, so the decide's get of it costs no second read.
+      if (s.touched !== 'all')
+        for (const r of rows) {
+          const key = resourceKey(r.type, r.id);
+          if (!s.touched.has(key) && !s.loaded.has(`get:${key}`)) s.loaded.set(`get:${key}`, r);
+        }
+      return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
+    },
+  };
+}
+
+/**
+ * A list or lookup as the store answered it, with what this section staged laid over it: the
+ * store may not hold a section's writes until commit, yet a commit hook must see the endpoint
+ * the same decide created (a new hook's ping).
+ */
+function withStaged(
+  s: Section,
+  type: string,
+  stored: readonly Resource[],
+  keep: (r: Resource) => boolean,
+): Resource[] {
+  const out = stored.map(freezeResource);
+  if (s.staged.size === 0) return out;
+  let changed = false;
+  const byId = new Map(out.map((r) => [r.id, r]));
+  for (const r of s.staged.values()) {
+    if (r.type !== type) continue;
+    changed = true;
+    if (!r.deleted && keep(r)) byId.set(r.id, r);
+    else byId.delete(r.id);
+  }
+  if (!changed) return out;
+  return [...byId.values()].sort((a, b) => compareKeys(a.id, b.id));
+}
+
+/** A range as the store answered it, with this section's staged writes laid over it, in (key, id) order. */
+function withStagedRange(
+  s: Section,
+  type: string,
+  stored: Resource[],
+  decls: readonly IndexDeclaration[],
+  maxKey: string,
+  limit: number,
+): Resource[] {
+  if (s.staged.size === 0) return stored;
+  const keyOf = (r: Resource): string | undefined =>
+    indexKeys(r, decls)
+      .map((k) => k.key)
+      .filter((k) => compareKeys(k, maxKey) <= 0)
+      .sort(compareKeys)[0];
+  const byId = new Map<string, { r: Resource; key: string }>();
+  for (const r of stored) byId.set(r.id, { r, key: keyOf(r) ?? maxKey });
+  for (const r of s.staged.values()) {
+    if (r.type !== type) continue;
+    const key = r.deleted ? undefined : keyOf(r);
+    if (key === undefined) byId.delete(r.id);
+    else byId.set(r.id, { r, key });
+  }
+  return [...byId.values()]
+    .sort((a, b) => compareKeys(a.key, b.key) || compareKeys(a.r.id, b.r.id))
+    .slice(0, limit)
+    .map((x) => x.r);
+}

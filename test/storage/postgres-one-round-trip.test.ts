@@ -1,0 +1,62 @@
+// One round trip when nothing moved (issue 29): once a twin's process has seen no other writer for
+// a while, a write section whose decide needs nothing uncached is sent as one multi-statement —
+// BEGIN, the lock, a condition that the head (and the declared indexes) did not move, the writes,
+// COMMIT. When another host appended meanwhile the condition fails, nothing is written, and the
+// section runs again the ordinary way: the decide sees the other host's write and the log stays dense.
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import type { ReadView } from '../../src/state/read-view.js';
+import { commit, skip } from '../../src/world/decision.js';
+import { openWorld, type World } from '../../src/world/world.js';
+import { createDatabase, uniqueName } from './postgres-support.js';
+
+const worlds: World[] = [];
+afterAll(async () => {
+  for (const w of worlds) await w.close();
+});
+
+function increment(view: ReadView) {
+  const value = Number(view.get('counter', 'c')?.fields.value ?? 0) + 1;
+  return commit(
+    { operation: 'counter.set', subjectType: 'counter', subjectId: 'c', fields: { value } },
+    value,
+  );
+}
+
+describe('PostgreSQL: a write section when nothing moved', () => {
+  it('is one round trip; after another host appended, it runs again and decides on the new state', async () => {
+    const db = await createDatabase('ort');
+    const name = uniqueName('w');
+    const host = () => {
+      const world = openWorld({
+        root: `postgres://test/${name}`,
+        backend: new PostgresBackend(db.url, name),
+      });
+      worlds.push(world);
+      return world.twin('counter');
+    };
+    const a = host();
+    const b = host();
+    for (let i = 1; i <= 4; i++)
+      expect((await a.applyAtomic((view) => increment(view))).result).toBe(i);
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      expect((await a.applyAtomic((view) => increment(view))).result).toBe(5);
+      expect(queries).toHaveBeenCalledTimes(1);
+      // a skip rests on the same view: it is checked in the same one round trip
+      queries.mockClear();
+      expect((await a.applyAtomic(() => skip('nothing'))).result).toBe('nothing');
+      expect(queries).toHaveBeenCalledTimes(1);
+    } finally {
+      queries.mockRestore();
+    }
+    // another host moves the counter; a's cached view (5) is stale
+    expect((await b.applyAtomic((view) => increment(view))).result).toBe(6);
+    expect((await a.applyAtomic((view) => increment(view))).result).toBe(7);
+    const entries = await a.entries();
+    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(entries.map((e) => e.fields?.value)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await b.get('counter', 'c'))?.fields.value).toBe(7);
+  });
+});

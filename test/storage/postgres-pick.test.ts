@@ -1,0 +1,135 @@
+// Batched claims on PostgreSQL (issue 29): a pick of due rows skips the rows another host's section
+// holds — it is sent ahead of the twin's lock, so hosts waiting at the lock already hold different
+// work — two hosts' batches claim disjoint deliveries that each go out once, and a resolve with a
+// stamp is answered from the secret rows read under the same stamp.
+import { describe, expect, it } from 'vitest';
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import { openWorld } from '../../src/world/world.js';
+import { DISPATCH_T0, dispatchHarness } from '../support/dispatch-harness.js';
+import { resource } from './port-conformance.js';
+import { asSuperuser, createDatabase, uniqueName } from './postgres-support.js';
+
+const KEY = '2026-01-01T00:00:00.000Z';
+
+describe('PostgreSQL: picks of due work', () => {
+  it('a pick skips the rows another section holds, and is answered before its own lock is taken', async () => {
+    const db = await createDatabase('pick');
+    const world = uniqueName('w');
+    const a = await PostgresBackend.open(db.url, world);
+    const b = await PostgresBackend.open(db.url, world);
+    try {
+      const storeA = await a.openTwin('t');
+      const storeB = await b.openTwin('t');
+      await storeA.transact((tx) => {
+        for (let i = 1; i <= 6; i++)
+          tx.putResource(resource('job', `j${i}`, 1, { n: i }), {
+            remove: [],
+            add: [{ name: 'due', key: KEY }],
+          });
+      });
+      const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let pickedA: string[] = [];
+      let signal!: () => void;
+      const pickedByA = new Promise<void>((resolve) => (signal = resolve));
+      const sectionA = storeA.transact(async (tx) => {
+        pickedA = ids(await tx.pickUpTo!('job', 'due', KEY, 3));
+        signal();
+        await held;
+      });
+      await pickedByA;
+      // B's section: its pick runs, then it waits at the lock A holds
+      const sectionB = storeB.transact(async (tx) => ids(await tx.pickUpTo!('job', 'due', KEY, 3)));
+      for (;;) {
+        const waiting = await asSuperuser(db.name, (c) =>
+          c.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"),
+        );
+        if (waiting.rowCount! > 0) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      release();
+      await sectionA;
+      expect(pickedA).toEqual(['j1', 'j2', 'j3']);
+      // A changed nothing: only the rows A held were skipped
+      expect(await sectionB).toEqual(['j4', 'j5', 'j6']);
+      // held no longer: a plain pick takes the first again
+      expect(ids(await storeA.transact((tx) => tx.pickUpTo!('job', 'due', KEY, 2)))).toEqual([
+        'j1',
+        'j2',
+      ]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('two hosts claiming batches at once take disjoint deliveries, each sent once', async () => {
+    const db = await createDatabase('pick');
+    const name = uniqueName('w');
+    const host = () =>
+      openWorld({
+        root: `postgres://test/${name}`,
+        backend: new PostgresBackend(db.url, name),
+        clock: new VirtualClock(DISPATCH_T0),
+      });
+    const a = await dispatchHarness(() => 200, { world: host(), autoDispatch: false });
+    const b = await dispatchHarness(() => 200, { world: host(), autoDispatch: false });
+    try {
+      for (let i = 0; i < 8; i++) await a.create(`cus_${i}`);
+      const batches = await Promise.all([
+        a.dispatcher.claimDue('acme', 4),
+        b.dispatcher.claimDue('acme', 4),
+      ]);
+      const results = await Promise.all(batches.flat().map((t) => t.done));
+      const claimed = batches.flat().map((t) => t.id);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(results.every((r) => typeof r === 'object' && r.state === 'succeeded')).toBe(true);
+      // whatever the first batches left, later ones take; nothing goes out twice
+      const more = await a.dispatcher.claimDue('acme', 8);
+      await Promise.all(more.map((t) => t.done));
+      const sent = [...a.received, ...b.received].map((r) => r.headers['webhook-id'] ?? r.body);
+      expect(sent).toHaveLength(8);
+      expect(new Set(sent).size).toBe(8);
+      const states = (await a.twin.list('delivery')).map((d) => d.fields.state);
+      expect(states).toEqual(Array.from({ length: 8 }, () => 'succeeded'));
+    } finally {
+      await a.world.close();
+      await b.world.close();
+    }
+  });
+});
+
+describe('PostgreSQL: secrets cached under a stamp', () => {
+  it('answers from the rows read under the same stamp; its own changes and a new stamp read again', async () => {
+    const db = await createDatabase('sec');
+    const world = uniqueName('w');
+    const backend = new PostgresBackend(db.url, world);
+    try {
+      const store = backend.secretStore();
+      await store.set('ep', 'first-secret');
+      expect(await store.resolve('ep', 0, 'v1')).toEqual(['first-secret']);
+      // another host changes the row without writing to the endpoint: the same stamp keeps what was read
+      await asSuperuser(db.name, (c) =>
+        c.query("UPDATE twinworld.secrets SET secret = 'changed-elsewhere' WHERE world = $1", [
+          world,
+        ]),
+      );
+      expect(await store.resolve('ep', 0, 'v1')).toEqual(['first-secret']);
+      expect(await store.resolve('ep', 0)).toEqual(['changed-elsewhere']);
+      expect(await store.resolve('ep', 0, 'v2')).toEqual(['changed-elsewhere']);
+      // a rotation through this store is seen at once, under the old stamp too; expiry still applies
+      await store.rotate('ep', 'rotated-secret', 1_000, 60_000);
+      expect(await store.resolve('ep', 1_000, 'v2')).toEqual([
+        'rotated-secret',
+        'changed-elsewhere',
+      ]);
+      expect(await store.resolve('ep', 61_000, 'v2')).toEqual(['rotated-secret']);
+      await store.delete('ep');
+      expect(await store.resolve('ep', 61_000, 'v2')).toEqual([]);
+    } finally {
+      await backend.close();
+    }
+  });
+});
