@@ -28,7 +28,7 @@ export interface GroupOutcome {
 }
 
 /** A commit hook as a group run calls it: the writes it adds to the entries a decide appended. */
-export interface WithinHook {
+interface WithinHook {
   readonly name: string;
   within(
     decided: readonly Entry[],
