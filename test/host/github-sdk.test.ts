@@ -2,61 +2,21 @@
 // on loopback, on SQLite and on PostgreSQL: the webhooks its calls cause reach a real receiver,
 // signed as GitHub signs them (X-Hub-Signature-256 and X-Hub-Signature), with every URL on the
 // twin's own origin; hook deliveries are the twin's own records; reads append nothing.
-import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { RequestError } from '@octokit/request-error';
 import { Octokit } from '@octokit/rest';
 import { verify } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as github from '../../packs/github/index.js';
-import { generateAppKey, githubSurface, mintUserToken } from '../../packs/github/surface/index.js';
 import type { JsonValue, Twin } from '../../src/index.js';
-import { createHost, listen, type Listening, type SurfaceHost } from '../../src/host/index.js';
-import { VirtualClock } from '../../src/world/clock.js';
+import type { Listening, SurfaceHost } from '../../src/host/index.js';
 import { replayLines } from '../../src/world/replay.js';
 import type { World } from '../../src/world/world.js';
 import { collect, homes } from '../support/backends.js';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.js';
-import { openWorldAt } from '../support/world-at.js';
+import type { ReceivedRequest, Receiver } from '../support/receiver.js';
+import { appJwt, closeGitHubTwin, leaving, startGitHubTwin, until } from './github-support.js';
 
 const SECRET = 'hook-secret-for-conformance-7f3a';
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** An App JWT as @octokit/auth-app makes one: RS256 over {iat, exp, iss}. */
-function appJwt(appId: number, privateKey: string): string {
-  const now = Math.floor(Date.now() / 1000);
-  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const body = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iat: now - 30, exp: now + 540, iss: appId })}`;
-  return `${body}.${sign('RSA-SHA256', Buffer.from(body), privateKey).toString('base64url')}`;
-}
-
-/** Every string under a url / *_url / href key, with its path. */
-function urlFields(value: JsonValue, path = ''): [string, string][] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => urlFields(v, `${path}[${i}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([k, v]) =>
-    typeof v === 'string' && (k === 'url' || k.endsWith('_url') || k === 'href')
-      ? [[`${path}.${k}`, v] as [string, string]]
-      : urlFields(v, `${path}.${k}`),
-  );
-}
-
-/** URL fields that leave the twin (user-given ones and GitHub's documentation excepted). */
-function leaving(value: JsonValue, origin: string, allowed: readonly string[] = []): string[] {
-  return urlFields(value)
-    .filter(([path]) => !/\.(documentation_url|target_url|details_url|external_url)$/.test(path))
-    .filter(([, url]) => /^https?:/.test(url))
-    .filter(([, url]) => !url.startsWith(origin) && !allowed.some((a) => url.startsWith(a)))
-    .map(([path, url]) => `${path}=${url}`);
-}
 
 describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) => {
   let world: World;
@@ -94,20 +54,10 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
   beforeAll(async () => {
     const fresh = home.fresh();
     cleanup = fresh.cleanup;
-    world = openWorldAt(fresh.spec, { clock: new VirtualClock(Date.now()), seed: 'github-sdk' });
-    host = createHost({ world });
-    twin = host.packTwin(github.pack);
-    host.serve(githubSurface({ twin, redeliver: (id) => host.dispatcher.redeliver(id) }));
-    listening = await listen(host);
-    receiver = await startReceiver();
+    ({ world, host, twin, listening, receiver, appId, privateKey, tokens } = await startGitHubTwin(
+      fresh.spec,
+    ));
     baseUrl = `${listening.url}/github`;
-    await github.createUser(twin, { login: 'octocat' });
-    await github.createUser(twin, { login: 'hubot' });
-    await github.createOrganization(twin, { login: 'octo-org' });
-    const app = await github.createApp(twin, { owner: 'octo-org', name: 'Twin CI' });
-    appId = app.id;
-    privateKey = await generateAppKey(twin, app.id);
-    tokens = [await mintUserToken(twin, 'octocat'), await mintUserToken(twin, 'hubot')];
     octocat = client(tokens[0]);
     hubot = client(tokens[1]);
     await octocat.rest.repos.createInOrg({ org: 'octo-org', name: 'engine' });
@@ -126,10 +76,7 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
     hookId = hook.data.id;
   });
   afterAll(async () => {
-    await listening?.close();
-    await receiver?.close();
-    await host?.close();
-    await world?.close();
+    await closeGitHubTwin({ world, host, listening, receiver });
     cleanup?.();
   });
 
@@ -425,70 +372,6 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
     await expect(octocat.request('GET /gists')).rejects.toMatchObject({ status: 404 });
     await expect(
       client().rest.issues.create({ owner: 'octo-org', repo: 'engine', title: 'x' }),
-    ).rejects.toMatchObject({
-      status: 401,
-    });
-  });
-
-  it('credential refusals: forged or stale JWTs, a user on App routes, tokens out of scope or expired', async () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
-      type: 'pkcs8',
-      format: 'pem',
-    });
-    const forged = client(appJwt(appId, other.toString()));
-    await expect(forged.rest.apps.getAuthenticated()).rejects.toMatchObject({ status: 401 });
-    const now = Math.floor(Date.now() / 1000);
-    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-    const stale = `${part({ alg: 'RS256' })}.${part({ iat: now - 900, exp: now - 300, iss: appId })}`;
-    const staleJwt = `${stale}.${sign('RSA-SHA256', Buffer.from(stale), privateKey).toString('base64url')}`;
-    await expect(client(staleJwt).rest.apps.getAuthenticated()).rejects.toMatchObject({
-      status: 401,
-      response: { data: { message: expect.stringContaining("'exp' is in the past") } },
-    });
-    await expect(octocat.rest.apps.getAuthenticated()).rejects.toMatchObject({ status: 403 });
-    const app = client(appJwt(appId, privateKey));
-    await expect(
-      app.rest.apps.createInstallationAccessToken({ installation_id: 1 }),
-    ).rejects.toMatchObject({ status: 404 });
-    // an installation on octo-org does not reach octocat's own repository
-    await octocat.rest.repos.createForAuthenticatedUser({ name: 'private-notes', private: true });
-    const { token } = (
-      await app.rest.apps.createInstallationAccessToken({ installation_id: installationId })
-    ).data;
-    tokens.push(token);
-    await expect(
-      client(token).rest.repos.get({ owner: 'octocat', repo: 'private-notes' }),
-    ).rejects.toMatchObject({ status: 404 });
-    await expect(
-      hubot.rest.repos.get({ owner: 'octocat', repo: 'private-notes' }),
-    ).rejects.toMatchObject({ status: 404 });
-    expect(
-      (await octocat.rest.repos.get({ owner: 'octocat', repo: 'private-notes' })).data.private,
-    ).toBe(true);
-    // a body that is not JSON, and a hook without a secret
-    const raw = await fetch(`${baseUrl}/repos/octo-org/engine/issues`, {
-      method: 'POST',
-      headers: { authorization: `token ${tokens[0]}`, 'content-type': 'application/json' },
-      body: '{not json',
-    });
-    expect([raw.status, ((await raw.json()) as { message: string }).message]).toEqual([
-      400,
-      'Problems parsing JSON',
-    ]);
-    await expect(
-      octocat.rest.repos.createWebhook({
-        owner: 'octo-org',
-        repo: 'engine',
-        config: { url: `${receiver.url}/nosecret` },
-      }),
-    ).rejects.toMatchObject({
-      status: 422,
-      response: { data: { errors: [{ field: 'config.secret' }] } },
-    });
-    // an hour of world time later the installation token is dead
-    await (world.clock as VirtualClock).advance(3_600_001);
-    await expect(
-      client(token).rest.repos.get({ owner: 'octo-org', repo: 'engine' }),
     ).rejects.toMatchObject({
       status: 401,
     });
