@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { canonicalJson, openWorld, VirtualClock } from '../src/index.js';
 import { SqliteBackend } from '../src/storage/sqlite/sqlite-backend.js';
 import { getScheme } from '../src/events/signing/index.js';
-import { TriggerEngine } from '../src/triggers/engine.js';
+import { TriggerEngine } from '../src/triggers/engine/engine.js';
 import { createTriggerEnvelope, type TriggerEnvelope } from '../src/triggers/envelope.js';
 import { startIngressHost } from '../src/host/ingress/ingress-host.js';
 import { InProcessRunner } from '../src/triggers/in-process-runner.js';

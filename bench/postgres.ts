@@ -17,7 +17,7 @@ import {
   type World,
 } from '../src/index.js';
 import { PostgresBackend } from '../src/storage/postgres/index.js';
-import { TriggerEngine } from '../src/triggers/engine.js';
+import { TriggerEngine } from '../src/triggers/engine/engine.js';
 import type { TriggerEnvelope } from '../src/triggers/envelope.js';
 import { InProcessRunner } from '../src/triggers/in-process-runner.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';

@@ -1,6 +1,6 @@
 // twinworld's root entry: what a walk author, a pack author and a test author use. Everything
-// else lives behind a subpath (twinworld/triggers, /walk, /signing, /sqlite, /testing, /packs)
-// or stays internal; see README.md, "Entry points".
+// else lives behind a subpath (twinworld/triggers, /schedules, /deferred, /host, /walk, /signing,
+// /sqlite, /postgres, /testing, /packs) or stays internal; see docs/layout.md, "Entry points".
 export { TwinError, isTwinError, type TwinErrorCode } from './errors.js';
 export type { JsonValue, JsonObject } from './log/json-value.js';
 export { canonicalJson, sha256Hex } from './log/canonical-json.js';

@@ -18,7 +18,7 @@ import { recordKind } from '../../src/index.js';
 
 /** Index of pull requests by their head branch (`<repo id>:<ref>`), for synchronize. */
 export const HEAD_INDEX = 'head';
-export const ZERO_SHA = '0000000000000000000000000000000000000000';
+const ZERO_SHA = '0000000000000000000000000000000000000000';
 
 export type GitActor = { name: string; email: string; username?: string };
 
@@ -98,7 +98,7 @@ export function gitActor(user: GitHubUser): GitActor {
 }
 
 /** Commits from messages, chained from the branch's tip; files touched are the twin's stand-in. */
-export function makeCommits(
+function makeCommits(
   twin: Twin,
   author: GitHubUser,
   messages: readonly string[],

@@ -43,7 +43,7 @@ export type GitHubHook = {
 
 /** A repository's hooks and an organization's: one shape, two types (src/state/record-kind.ts). */
 export const repositoryHookKind = recordKind<GitHubHook>({ type: 'repository_hook' });
-export const organizationHookKind = recordKind<GitHubHook>({ type: 'organization_hook' });
+const organizationHookKind = recordKind<GitHubHook>({ type: 'organization_hook' });
 export const hookKinds = {
   repository_hook: repositoryHookKind,
   organization_hook: organizationHookKind,

@@ -20,7 +20,7 @@ import type { Recipe, RecipeContext } from './recipe.js';
 
 const SENDER = 'octocat';
 /** The second person of the sample world: reviews and takes assignments. */
-export const SAMPLE_REVIEWER = 'hubot';
+const SAMPLE_REVIEWER = 'hubot';
 
 async function ensureReviewer(twin: Twin): Promise<void> {
   if ((await twin.lookup('user', LOGIN_INDEX, SAMPLE_REVIEWER)).length === 0)

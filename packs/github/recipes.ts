@@ -25,7 +25,7 @@ export const SAMPLE_USER = 'octocat';
 export const SAMPLE_REPO = `${SAMPLE_ORG}/hello-world`;
 const CI_APP = 'twin-ci';
 
-export type { Recipe, RecipeContext } from './recipe.js';
+export type { Recipe } from './recipe.js';
 
 /** The sample organization, user and repository, each made when the world lacks it. */
 export async function ensureSampleRepository(twin: Twin): Promise<void> {

@@ -2,7 +2,7 @@
 // facts the twin keeps — login, id, node_id, type — with every URL GitHub derives from them.
 import type { JsonObject, JsonValue } from '../../src/index.js';
 
-export type AccountType = 'User' | 'Organization' | 'Bot';
+type AccountType = 'User' | 'Organization' | 'Bot';
 
 /** The facts an account rendering needs. */
 export type AccountFacts = { login: string; id: number; node_id: string; type?: string };

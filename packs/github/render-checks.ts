@@ -10,7 +10,7 @@ import { renderRepositoryLite } from './render-repository.js';
 import type { GitHubRepository } from './repositories.js';
 import type { GitHubWorkflow, GitHubWorkflowRun } from './workflows.js';
 
-export function renderApp(app: GitHubApp): JsonObject {
+function renderApp(app: GitHubApp): JsonObject {
   return {
     id: app.id,
     slug: app.slug,

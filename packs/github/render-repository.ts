@@ -71,7 +71,7 @@ export function renderRepositoryLite(repo: GitHubRepository): JsonObject {
 }
 
 /** `{id, url, name}`: how check runs and suites refer to a pull request's repositories. */
-export function repoRef(repo: GitHubRepository): JsonObject {
+function repoRef(repo: GitHubRepository): JsonObject {
   return { id: repo.id, url: repo.url, name: repo.name };
 }
 

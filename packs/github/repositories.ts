@@ -15,7 +15,7 @@ import { recordKind } from '../../src/index.js';
 
 export const FULL_NAME_INDEX = 'full_name';
 /** Per-repository counter behind issue and pull request numbers (a twin resource, never rendered). */
-export const NUMBER_SEQUENCE = 'issue_number_sequence';
+const NUMBER_SEQUENCE = 'issue_number_sequence';
 
 export type GitHubRepository = {
   id: number;

@@ -11,7 +11,7 @@ import { authorAssociation, issueKey } from './issues.js';
 import { livePull, type GitHubPullRequest } from './pull-requests.js';
 import type { GitHubRepository } from './repositories.js';
 
-export type ReviewState = 'approved' | 'changes_requested' | 'commented';
+type ReviewState = 'approved' | 'changes_requested' | 'commented';
 
 export type GitHubReview = {
   id: number;

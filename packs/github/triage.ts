@@ -63,7 +63,7 @@ function names(value: unknown, path: string): string[] {
   return [...new Set(value as string[])];
 }
 
-export function labelKey(repoId: number, name: string): string {
+function labelKey(repoId: number, name: string): string {
   return `${repoId}:${name.toLowerCase()}`;
 }
 

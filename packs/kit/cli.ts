@@ -6,7 +6,7 @@ import type { JsonObject, Pack, Twin } from '../../src/index.js';
 export type PackCli = NonNullable<Pack['cli']>;
 export type EndpointRequest = Parameters<PackCli['addEndpoint']>[1];
 export type EndpointSummary = Awaited<ReturnType<PackCli['listEndpoints']>>[number];
-export type AddedEndpoint = Awaited<ReturnType<PackCli['addEndpoint']>>;
+type AddedEndpoint = Awaited<ReturnType<PackCli['addEndpoint']>>;
 export type EventTrigger = PackCli['triggers'][string];
 
 /**

@@ -7,7 +7,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
-import { getChannel, getUser } from './workspace.js';
+import { getChannel, getPublicChannel, getUser, isMember } from './workspace.js';
 import { recordKind } from '../../src/index.js';
 
 /** The key of the DM between two people (direct-messages.ts keeps the record). */
@@ -32,6 +32,8 @@ export type ChannelMember = {
   team: string;
   inviter?: string;
   event_ts: string;
+  /** Set when the person left the channel (and false once back). */
+  left?: boolean;
 };
 
 /** The channel_member records of the twin, typed (src/state/record-kind.ts). */
@@ -152,7 +154,7 @@ export async function joinChannel(
 ): Promise<ChannelMember> {
   requirePackTwin(twin, 'slack');
   const done = await twin.applyAtomic((view) => {
-    const channel = getChannel(view, input.channel);
+    const channel = getPublicChannel(view, input.channel);
     const user = getUser(view, input.user);
     if (user.team_id !== channel.team_id)
       throw slackError(
@@ -162,7 +164,7 @@ export async function joinChannel(
       );
     if (input.inviter !== undefined) getUser(view, input.inviter, 'inviter');
     const key = `${channel.id}:${user.id}`;
-    if (channel.creator === user.id || view.get('channel_member', key) !== undefined)
+    if (isMember(view, channel, user.id))
       throw slackError(
         'already_in_channel',
         `${user.id} is already in ${channel.id}`,
@@ -175,6 +177,8 @@ export async function joinChannel(
       team: channel.team_id,
       ...(input.inviter === undefined ? {} : { inviter: input.inviter }),
       event_ts: messageTs(twin.world.clock.now(), 0),
+      // Back after leaving: the record says so (a first join writes no such field).
+      ...(view.get('channel_member', key) === undefined ? {} : { left: false }),
     };
     return commit(
       {
@@ -183,6 +187,39 @@ export async function joinChannel(
         subjectId: key,
         fields: member,
       },
+      member,
+    );
+  });
+  return done.result;
+}
+
+/** A user leaves a public channel (member_left_channel); nobody leaves #general. */
+export async function leaveChannel(
+  twin: Twin,
+  input: { channel: string; user: string },
+): Promise<ChannelMember> {
+  requirePackTwin(twin, 'slack');
+  const done = await twin.applyAtomic((view) => {
+    const channel = getPublicChannel(view, input?.channel);
+    const user = getUser(view, input.user);
+    if (channel.name === 'general')
+      throw slackError('cant_leave_general', 'nobody leaves #general', 'channel', 'invalid_input');
+    if (!isMember(view, channel, user.id))
+      throw slackError(
+        'not_in_channel',
+        `${user.id} is not in ${channel.id}`,
+        'user',
+        'invalid_input',
+      );
+    const member: ChannelMember = {
+      channel: channel.id,
+      user: user.id,
+      team: channel.team_id,
+      event_ts: messageTs(twin.world.clock.now(), 0),
+      left: true,
+    };
+    return commit(
+      channelMemberKind.write('channel_member.leave', `${channel.id}:${user.id}`, member),
       member,
     );
   });

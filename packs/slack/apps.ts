@@ -59,6 +59,9 @@ export const BOT_EVENTS: Readonly<Record<string, string>> = {
   team_join: 'team_join',
   app_uninstalled: 'app_uninstalled',
   tokens_revoked: 'tokens_revoked',
+  member_left_channel: 'member_left_channel',
+  user_change: 'user_change',
+  'message.im': 'message',
 };
 
 /** The Interactivity Request URL: where block_actions payloads go (form-encoded). */
@@ -109,12 +112,7 @@ export interface CreateAppInput {
   verify_url?: boolean;
 }
 
-export function interactivityOf(
-  appId: string,
-  teamId: string,
-  url: string,
-  ref: string,
-): Interactivity {
+function interactivityOf(appId: string, teamId: string, url: string, ref: string): Interactivity {
   return {
     id: appId,
     app_id: appId,
@@ -285,7 +283,7 @@ export async function updateEventSubscription(
   return done.result;
 }
 
-export const URL_VERIFICATION = 'url_verification';
+const URL_VERIFICATION = 'url_verification';
 
 /** Sets (or changes) the app's Interactivity Request URL, where block_actions payloads go. */
 export async function setInteractivityUrl(

@@ -1,5 +1,6 @@
 // Direct-message conversations (conversations.open): one D… channel per pair of people, drawn
-// the first time either opens it and the same every time after. An app's DM with a person is the
+// the first time either opens it and the same every time after; kept as a channel record too
+// (`is_im`), so messages go there like anywhere else — `message.im` to an app in the DM. An app's DM with a person is the
 // channel its App Home's Messages tab shows, so app_home_opened and conversations.open agree.
 import { commit, skip, type Twin } from '../../src/index.js';
 import { recordKind } from '../../src/index.js';
@@ -8,7 +9,7 @@ import { appHomeKind, imKey } from './activity.js';
 import { appOfTeam } from './apps.js';
 import { slackError } from './errors.js';
 import { slackIds } from './ids.js';
-import { getUser } from './workspace.js';
+import { channelKind, getUser, type SlackChannel } from './workspace.js';
 
 export type DirectMessage = {
   id: string;
@@ -19,7 +20,7 @@ export type DirectMessage = {
 };
 
 /** The im records of the twin (keyed by the ordered pair), typed (src/state/record-kind.ts). */
-export const imKind = recordKind<DirectMessage, [string, string]>({
+const imKind = recordKind<DirectMessage, [string, string]>({
   type: 'im',
   id: imKey,
 });
@@ -56,7 +57,23 @@ export async function openDirectMessage(
       users: [me.id, other.id].sort() as [string, string],
       created: Math.floor(twin.world.clock.now() / 1000),
     };
-    return commit(imKind.write('im.open', id, im), { im, opened: true });
+    // The DM is also a channel record, so messages are posted, read and reacted to in it.
+    const channel: SlackChannel = {
+      id: im.id,
+      name: '',
+      team_id: im.team,
+      created: im.created,
+      creator: me.id,
+      is_channel: false,
+      is_private: true,
+      is_archived: false,
+      is_im: true,
+      user: other.id,
+    };
+    return commit([imKind.write('im.open', id, im), channelKind.write('im.open', im.id, channel)], {
+      im,
+      opened: true,
+    });
   });
   return done.result;
 }

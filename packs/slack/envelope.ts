@@ -15,6 +15,7 @@ import { appOfTeam, type EventSubscription, type SlackApp } from './apps.js';
 import type { BlockActionFields, CommandInvocation } from './interactivity.js';
 import { mention, messageKey, type SlackMessage } from './messages.js';
 import { moreInnerEvents } from './render-events.js';
+import { messageTs } from './ids.js';
 import { interactivePayload, renderView } from './render-interactive.js';
 import { homeKey, viewKind } from './views.js';
 import type { SlackChannel, SlackTeam, SlackUser } from './workspace.js';
@@ -26,12 +27,14 @@ import { eventSubscriptionKind } from './apps.js';
 import { blockActionKind } from './interactivity.js';
 import { commandInvocationKind } from './interactivity.js';
 
+/** Writes that change a posted message, each sent as a `message` event of this subtype. */
+export const MESSAGE_SUBTYPES: Readonly<Record<string, string>> = {
+  'message.update': 'message_changed',
+  'message.delete': 'message_deleted',
+};
+
 /** Interactivity payloads besides block_actions (render-interactive.ts). */
-export const INTERACTIVE_TYPES: readonly string[] = [
-  'view_submission',
-  'shortcut',
-  'message_action',
-];
+const INTERACTIVE_TYPES: readonly string[] = ['view_submission', 'shortcut', 'message_action'];
 
 /** Event types delivered as form bodies rather than JSON. */
 export const FORM_TYPES: ReadonlySet<string> = new Set([
@@ -48,7 +51,40 @@ export function mentionsApp(ctx: Pick<RenderContext, 'subject' | 'view'>): boole
   return app !== undefined && message.text.includes(mention(app.bot_user_id));
 }
 
-function messageEvent(message: SlackMessage, type: string): JsonObject {
+/** Where a message is: a public channel, or a direct message (conversations.open). */
+function channelType(view: ReadView, channel: string): 'channel' | 'im' {
+  return channelKind.read(view, channel)?.is_im === true ? 'im' : 'channel';
+}
+
+/**
+ * Whether the workspace's app takes a message event from this channel: a direct message only
+ * when the app's bot is in it and the app subscribes to `message.im` (never as app_mention); a
+ * public channel's unless the app subscribes to `message.im` and not `message.channels`.
+ */
+export function messageSubscribed(
+  type: string,
+  view: ReadView,
+  message: Pick<SlackMessage, 'channel' | 'team'>,
+): boolean {
+  const app = appOfTeam(view, message.team);
+  const events =
+    app === undefined ? undefined : eventSubscriptionKind.read(view, app.id)?.bot_events;
+  const channel = channelKind.read(view, message.channel);
+  if (channel?.is_im === true)
+    return (
+      type === 'message' &&
+      app !== undefined &&
+      (channel.creator === app.bot_user_id || channel.user === app.bot_user_id) &&
+      events?.includes('message.im') === true
+    );
+  return !(
+    type === 'message' &&
+    events?.includes('message.im') === true &&
+    !events.includes('message.channels')
+  );
+}
+
+function messageEvent(message: SlackMessage, type: string, where = 'channel'): JsonObject {
   const event: JsonObject = {
     client_msg_id: message.client_msg_id,
     type,
@@ -63,8 +99,40 @@ function messageEvent(message: SlackMessage, type: string): JsonObject {
   if (message.thread_ts !== undefined) event.thread_ts = message.thread_ts;
   event.channel = message.channel;
   event.event_ts = message.ts;
-  if (type === 'message') event.channel_type = 'channel';
+  if (type === 'message') event.channel_type = where;
   return event;
+}
+
+/**
+ * An edit or a deletion of a message: a `message` event whose subtype says which
+ * (`message_changed` with the message as it is now, `message_deleted` with its ts), each with
+ * the message as it was, hidden from the channel view as Slack marks them.
+ */
+function messageEdit(
+  ctx: RenderContext,
+): { event: JsonObject; team: string; channel: string } | undefined {
+  const subtype = MESSAGE_SUBTYPES[ctx.entry.operation];
+  if (subtype === undefined || ctx.previous === undefined) return undefined;
+  const before = messageKind.from(ctx.previous);
+  const now = messageTs(ctx.now, 0);
+  const previous = messageEvent(before, 'message');
+  for (const key of ['channel', 'event_ts', 'channel_type']) delete previous[key];
+  if (before.edited !== undefined) previous.edited = before.edited;
+  const event: JsonObject = { type: 'message', subtype, hidden: true };
+  if (subtype === 'message_changed') {
+    const current = messageEvent(messageKind.from(ctx.subject!.fields), 'message');
+    for (const key of ['channel', 'event_ts', 'channel_type']) delete current[key];
+    if (ctx.subject!.fields.edited !== undefined) current.edited = ctx.subject!.fields.edited;
+    event.message = current;
+  } else event.deleted_ts = before.ts;
+  Object.assign(event, {
+    channel: before.channel,
+    previous_message: previous,
+    event_ts: now,
+    ts: now,
+    channel_type: channelType(ctx.view, before.channel),
+  });
+  return { event, team: before.team, channel: before.channel };
 }
 
 /** The inner event, the workspace it happened in, and the channel its context names. */
@@ -78,8 +146,14 @@ function innerEvent(
   switch (ctx.eventType) {
     case 'message':
     case 'app_mention': {
+      const edit = messageEdit(ctx);
+      if (edit !== undefined) return edit;
       const m = messageKind.from(fields);
-      return { event: messageEvent(m, ctx.eventType), team: m.team, channel: m.channel };
+      return {
+        event: messageEvent(m, ctx.eventType, channelType(ctx.view, m.channel)),
+        team: m.team,
+        channel: m.channel,
+      };
     }
     case 'reaction_added': {
       const r = reactionKind.from(fields);

@@ -2,12 +2,11 @@
 // emails the app's collaborators, and leaves re-enabling to them in the app's settings
 // (https://docs.slack.dev/apis/events-api/#failure-limits). Slack counts a failure ratio over 60
 // minutes; the twin counts an unbroken run of failures over the same 60 minutes, which agrees for
-// a receiver that is down. Slack sends at most 30,000 events an hour per workspace and app
-// (https://docs.slack.dev/apis/events-api/#rate-limiting), about 8 a second.
+// a receiver that is down. Slack's 30,000 events an hour are per workspace and app, not per
+// endpoint, so no per-endpoint rate is declared.
 import type { EventsDeclaration } from '../../src/index.js';
 
 export const SLACK_HEALTH: NonNullable<EventsDeclaration['health']> = {
   source: 'https://docs.slack.dev/apis/events-api/#failure-limits',
-  ratePerSecond: 8,
   disable: { afterMs: 3_600_000, minFailures: 10, announce: 'notice' },
 };

@@ -9,6 +9,7 @@ export {
   createTeam,
   createUser,
   createChannel,
+  updateUser,
   type SlackTeam,
   type SlackUser,
   type SlackChannel,
@@ -46,7 +47,7 @@ export { slackConversation, type SlackConversation } from './conversation.js';
 export { slackRetryReason } from './retry-headers.js';
 export { slackIdShapes as idShapes } from './ids.js';
 export { scenarios, APPROVE_BLOCKS } from './scenarios.js';
-export { removeReaction } from './activity.js';
+export { removeReaction, leaveChannel } from './activity.js';
 export { uninstallApp } from './apps.js';
 export {
   openView,

@@ -23,7 +23,7 @@ export type EphemeralMessage = {
 };
 
 /** The ephemeral_message records of the twin, typed (src/state/record-kind.ts). */
-export const ephemeralKind = recordKind<EphemeralMessage>({ type: 'ephemeral_message' });
+const ephemeralKind = recordKind<EphemeralMessage>({ type: 'ephemeral_message' });
 
 const check = checker('slack');
 

@@ -92,6 +92,9 @@ export function draftMessage(
       'user',
       'invalid_input',
     );
+  // A direct message is only its two people's: to anyone else it does not exist.
+  if (channel.is_im === true && channel.creator !== user.id && channel.user !== user.id)
+    throw slackError('channel_not_found', `no channel ${channel.id}`, 'channel');
   if (
     input.thread_ts !== undefined &&
     view.get('message', messageKey(channel.id, input.thread_ts)) === undefined

@@ -13,7 +13,8 @@ import type {
 import type { VendorPack } from '../kit/vendor-pack.js';
 import { appOfTeam, TEAM_INDEX, setInteractivityUrl, updateEventSubscription } from './apps.js';
 import { slackCli } from './cli.js';
-import { encodeSlackBody, envelopeValues, mentionsApp } from './envelope.js';
+import { encodeSlackBody, envelopeValues, mentionsApp, messageSubscribed } from './envelope.js';
+import { messageKind } from './messages.js';
 import { slackIdShapes } from './ids.js';
 import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
@@ -42,6 +43,8 @@ export const SLACK_EVENT_TYPES: readonly string[] = [
   'view_submission',
   'shortcut',
   'message_action',
+  'member_left_channel',
+  'user_change',
 ];
 
 const endpoint = (type: string, urlField: string, match: EndpointKind['match']) => ({
@@ -61,25 +64,39 @@ function subscribed(type: string, ctx: Pick<RenderContext, 'subject' | 'view'>):
   return Array.isArray(filter) && filter.includes(type);
 }
 
+function editSubscribed(type: string, ctx: Pick<RenderContext, 'previous' | 'view'>): boolean {
+  return (
+    ctx.previous !== undefined && messageSubscribed(type, ctx.view, messageKind.from(ctx.previous))
+  );
+}
+
 export const slackEvents: EventsDeclaration = {
   rules: [
     {
       operation: 'message.post',
       types: ['message', 'app_mention'],
-      when: (type, ctx) => type !== 'app_mention' || mentionsApp(ctx),
+      when: (type, ctx) =>
+        ctx.subject !== undefined &&
+        messageSubscribed(type, ctx.view, messageKind.from(ctx.subject.fields)) &&
+        (type !== 'app_mention' || mentionsApp(ctx)),
     },
+    // Edits and deletions reach an app subscribed to messages as `message` with a subtype.
+    { operation: 'message.update', types: ['message'], when: editSubscribed },
+    { operation: 'message.delete', types: ['message'], when: editSubscribed },
     { operation: 'reaction.add', types: ['reaction_added'] },
     { operation: 'reaction.remove', types: ['reaction_removed'] },
     // Workspace-wide events exist only for an app that subscribes to them: a world whose app does
     // not draws no event id for every channel or person made (`when` runs before the draw).
     { operation: 'channel.create', types: ['channel_created'], when: subscribed },
     { operation: 'user.create', types: ['team_join'], when: subscribed },
+    { operation: 'user.update', types: ['user_change'], when: subscribed },
     // Slack revokes the bot token, then says the app is gone.
     { operation: 'app.uninstall', types: ['tokens_revoked', 'app_uninstalled'] },
     { operation: 'view.submit', types: ['view_submission'] },
     { operation: 'shortcut.run', types: ['shortcut'] },
     { operation: 'message_shortcut.run', types: ['message_action'] },
     { operation: 'channel_member.join', types: ['member_joined_channel'] },
+    { operation: 'channel_member.leave', types: ['member_left_channel'] },
     { operation: 'app_home.open', types: ['app_home_opened'] },
     // Only a write that changes the Request URL verifies it.
     {

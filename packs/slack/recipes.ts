@@ -3,7 +3,7 @@
 // installs its target app with the workspace) and `twinworld trigger` (which acts in each
 // workspace whose app takes the event) run. `data` is merged into the causing call's input.
 import type { JsonObject, Twin } from '../../src/index.js';
-import { addReaction, joinChannel, openAppHome, removeReaction } from './activity.js';
+import { addReaction, joinChannel, leaveChannel, openAppHome, removeReaction } from './activity.js';
 import { uninstallApp, type SlackApp } from './apps.js';
 import { clickButton, runSlashCommand } from './interactivity.js';
 import { mention, postMessage } from './messages.js';
@@ -11,6 +11,7 @@ import { openView, runShortcut, submitView } from './views.js';
 import {
   createChannel,
   createUser,
+  updateUser,
   type SlackChannel,
   type SlackTeam,
   type SlackUser,
@@ -24,7 +25,7 @@ export interface Workspace {
   readonly app: SlackApp;
 }
 
-export interface RecipeContext {
+interface RecipeContext {
   readonly twin: Twin;
   readonly data: JsonObject | undefined;
   readonly w: Workspace;
@@ -138,6 +139,30 @@ export const recipes: Readonly<Record<string, Recipe>> = {
         real_name: 'Grace Hopper',
       });
       await joinChannel(twin, { channel: w.channel.id, user: grace.id, inviter: w.user.id });
+    },
+  },
+  member_left_channel: {
+    endpoint: 'event_subscription',
+    keys: [],
+    async run({ twin, w }) {
+      const count = (await twin.list('channel')).length;
+      const channel = await createChannel(twin, {
+        team: w.team.id,
+        creator: w.user.id,
+        name: `project-${count + 1}`,
+      });
+      await leaveChannel(twin, { channel: channel.id, user: w.user.id });
+    },
+  },
+  user_change: {
+    endpoint: 'event_subscription',
+    keys: ['real_name', 'name', 'email'],
+    async run({ twin, data, w }) {
+      await updateUser(twin, {
+        user: w.user.id,
+        real_name: 'Ada King',
+        ...(data as { real_name?: string; name?: string; email?: string } | undefined),
+      });
     },
   },
   app_home_opened: {

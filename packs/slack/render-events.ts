@@ -1,9 +1,9 @@
 // Inner events for the Events API types beyond messages (envelope.ts wraps them): a reaction
-// taken back, a channel made, a person joining the workspace, and an app's uninstall with the
-// token revocation that precedes it. Each is rendered from the write's subject — for a removal,
-// from what the subject was.
+// taken back, a channel made, someone leaving a channel, a person joining the workspace or
+// changing their profile, and an app's uninstall with the token revocation that precedes it.
+// Each is rendered from the write's subject — for a removal, from what the subject was.
 import type { JsonObject, RenderContext } from '../../src/index.js';
-import { reactionKind } from './activity.js';
+import { channelMemberKind, reactionKind } from './activity.js';
 import { appKind } from './apps.js';
 import { messageTs } from './ids.js';
 import { channelKind, userKind, type SlackChannel, type SlackUser } from './workspace.js';
@@ -118,12 +118,28 @@ export function moreInnerEvents(ctx: RenderContext): Inner | undefined {
         channel: c.id,
       };
     }
+    case 'member_left_channel': {
+      const m = channelMemberKind.from(ctx.subject!.fields);
+      return {
+        event: {
+          type: 'member_left_channel',
+          user: m.user,
+          channel: m.channel,
+          channel_type: 'C',
+          team: m.team,
+          event_ts: m.event_ts,
+        },
+        team: m.team,
+        channel: m.channel,
+      };
+    }
+    case 'user_change':
     case 'team_join': {
       const u = userKind.from(ctx.subject!.fields);
       const seconds = Math.floor(ctx.now / 1000);
       return {
         event: {
-          type: 'team_join',
+          type: ctx.eventType,
           user: renderUser(u, seconds),
           cache_ts: seconds,
           event_ts: now,

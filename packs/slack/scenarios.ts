@@ -58,6 +58,8 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   reaction_removed: viaEvents(recipes.reaction_removed!, 'reaction_removed'),
   channel_created: viaEvents(recipes.channel_created!, 'channel_created'),
   team_join: viaEvents(recipes.team_join!, 'team_join'),
+  member_left_channel: viaEvents(recipes.member_left_channel!, 'member_left_channel'),
+  user_change: viaEvents(recipes.user_change!, 'user_change'),
   app_uninstalled: viaEvents(recipes.app_uninstalled!, 'app_uninstalled'),
   tokens_revoked: viaEvents(recipes.tokens_revoked!, 'tokens_revoked'),
   view_submission: viaInteractivity(recipes.view_submission!),

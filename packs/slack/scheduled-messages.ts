@@ -32,7 +32,7 @@ export type ScheduledMessage = {
   error?: string;
 };
 
-export const SCHEDULED_STATE_INDEX = 'state';
+const SCHEDULED_STATE_INDEX = 'state';
 
 /** The scheduled_message records of the twin, typed (src/state/record-kind.ts). */
 export const scheduledMessageKind = recordKind<ScheduledMessage>({

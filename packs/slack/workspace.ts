@@ -29,15 +29,19 @@ export type SlackChannel = {
   team_id: string;
   created: number;
   creator: string;
-  is_channel: true;
-  is_private: false;
+  is_channel: boolean;
+  is_private: boolean;
   is_archived: boolean;
+  /** A direct message between `creator` and `user` (conversations.open): no name, no joining. */
+  is_im?: true;
+  user?: string;
 };
 
 /** The channel records of the twin, typed (src/state/record-kind.ts). */
 export const channelKind = recordKind<SlackChannel>({ type: 'channel' });
 
 const check = checker('slack');
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export function getTeam(view: ReadView, id: string): SlackTeam {
   const r = view.get('team', id);
@@ -57,6 +61,19 @@ export function getChannel(view: ReadView, id: string): SlackChannel {
   if (r === undefined || r.deleted)
     throw slackError('channel_not_found', `no channel ${id}`, 'channel');
   return channelKind.of(r);
+}
+
+/** A public channel: joining, leaving and the like are not for direct messages. */
+export function getPublicChannel(view: ReadView, id: string): SlackChannel {
+  const channel = getChannel(view, id);
+  if (channel.is_im === true)
+    throw slackError(
+      'method_not_supported_for_channel_type',
+      `${id} is a direct message`,
+      'channel',
+      'invalid_input',
+    );
+  return channel;
 }
 
 export async function createTeam(
@@ -83,7 +100,7 @@ export async function createUser(
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
   const email = input.email === undefined ? undefined : check.string(input.email, 'email');
-  if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+  if (email !== undefined && !EMAIL.test(email))
     throw slackError(
       'invalid_email',
       `"${email}" is not an email address`,
@@ -154,9 +171,57 @@ export async function createChannel(
   return done.result;
 }
 
-/** Whether a user is in a channel: its creator, or someone who joined it. */
+/**
+ * Whether a user is in a channel: its creator or someone who joined, unless they left since (a
+ * member record with `left`).
+ */
 export function isMember(view: ReadView, channel: SlackChannel, user: string): boolean {
-  return (
-    channel.creator === user || view.get('channel_member', `${channel.id}:${user}`) !== undefined
-  );
+  if (channel.is_im === true) return channel.creator === user || channel.user === user;
+  const r = view.get('channel_member', `${channel.id}:${user}`);
+  if (r !== undefined && !r.deleted) return r.fields.left !== true;
+  return channel.creator === user;
+}
+
+/**
+ * A person changes their profile (users.profile.set): `user_change` goes to an app subscribed to
+ * it. Bots' profiles are their app's.
+ */
+export async function updateUser(
+  twin: Twin,
+  input: { user: string; real_name?: string; name?: string; email?: string },
+): Promise<SlackUser> {
+  requirePackTwin(twin, 'slack');
+  const fields: Partial<SlackUser> = {};
+  if (input?.real_name !== undefined) fields.real_name = check.string(input.real_name, 'real_name');
+  if (input.name !== undefined) fields.name = check.string(input.name, 'name');
+  if (input.email !== undefined) {
+    const email = check.string(input.email, 'email');
+    if (!EMAIL.test(email))
+      throw slackError(
+        'invalid_email',
+        `"${email}" is not an email address`,
+        'email',
+        'invalid_input',
+      );
+    fields.email = email;
+  }
+  if (Object.keys(fields).length === 0)
+    throw slackError(
+      'invalid_profile',
+      'nothing to change: give real_name, name or email',
+      'profile',
+      'invalid_input',
+    );
+  const done = await twin.applyAtomic((view) => {
+    const user = getUser(view, input.user);
+    if (user.is_bot || user.deleted)
+      throw slackError(
+        'cannot_update_admin_user',
+        `user ${user.id} cannot change a profile`,
+        'user',
+        'invalid_input',
+      );
+    return commit(userKind.write('user.update', user.id, fields), { ...user, ...fields });
+  });
+  return done.result;
 }

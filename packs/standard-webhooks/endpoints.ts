@@ -19,6 +19,8 @@ export type SwEndpoint = {
   disabled: boolean;
   version: number;
   metadata: Record<string, string>;
+  /** Svix's per-endpoint limit in messages per second; absent or null means no limit. */
+  throttleRate?: number | null;
   createdAt: string;
   updatedAt: string;
   // Twin bookkeeping read by the kernel's fan-out:
@@ -36,6 +38,8 @@ export interface CreateEndpointInput {
   /** whsec_ + base64 (24–64 bytes); generated when omitted. */
   secret?: string;
   metadata?: Record<string, string>;
+  /** Messages per second this endpoint takes at most (Svix's `throttleRate`). */
+  throttleRate?: number | null;
 }
 
 /** Svix's default grace period for the old secret after a rotation. */
@@ -97,6 +101,19 @@ function filterTypes(
   return { filterTypes: types, eventFilter: types };
 }
 
+function throttleRate(value: unknown): number | null {
+  if (value === null) return null;
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 100_000)
+    throw new VendorError(
+      'standard-webhooks',
+      'invalid_input',
+      'invalid_throttle_rate',
+      'throttleRate must be a whole number of messages per second from 1 to 100000, or null for no limit',
+      { path: 'throttleRate' },
+    );
+  return value as number;
+}
+
 function isoNow(twin: Twin): string {
   return new Date(twin.world.clock.now()).toISOString();
 }
@@ -121,6 +138,7 @@ export async function createEndpoint(
     disabled: false,
     version: 1,
     metadata: input.metadata ?? {},
+    ...(input.throttleRate === undefined ? {} : { throttleRate: throttleRate(input.throttleRate) }),
     createdAt: now,
     updatedAt: now,
     secretRef: secretRefFor(twin, id),
@@ -149,7 +167,13 @@ function current(view: ReadView, id: string): SwEndpoint {
 export async function updateEndpoint(
   twin: Twin,
   id: string,
-  input: { url?: string; disabled?: boolean; filterTypes?: string[] | null; description?: string },
+  input: {
+    url?: string;
+    disabled?: boolean;
+    filterTypes?: string[] | null;
+    description?: string;
+    throttleRate?: number | null;
+  },
 ): Promise<SwEndpoint> {
   owningPack(twin);
   const fields: JsonObject = {};
@@ -157,6 +181,7 @@ export async function updateEndpoint(
   if (input.disabled !== undefined) fields.disabled = check.boolean(input.disabled, 'disabled');
   if (input.description !== undefined)
     fields.description = check.optionalString(input.description, 'description') ?? '';
+  if (input.throttleRate !== undefined) fields.throttleRate = throttleRate(input.throttleRate);
   if ('filterTypes' in input) Object.assign(fields, filterTypes(twin, input.filterTypes));
   fields.updatedAt = isoNow(twin);
   const done = await twin.applyAtomic((view) => {

@@ -83,6 +83,7 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
           secretRefField: 'secretRef',
           eventsField: 'eventFilter',
           enabledWhen: { field: 'disabled', value: false },
+          rateField: 'throttleRate',
         },
       ],
       signing: 'standard-webhooks',

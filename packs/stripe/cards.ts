@@ -113,7 +113,7 @@ export function cardDetails(card: TestCard, nowMs: number) {
   };
 }
 
-export type CardDetails = ReturnType<typeof cardDetails>;
+type CardDetails = ReturnType<typeof cardDetails>;
 
 function fingerprint(card: TestCard): string {
   const hex = sha256Hex(`${card.brand}:${card.last4}`);

@@ -17,7 +17,7 @@ import { mergeMetadata, type Metadata } from './metadata.js';
 import { checkCurrency } from './payment-intents.js';
 import { recordKind } from '../../src/index.js';
 
-export function productObject(
+function productObject(
   twin: Twin,
   id: string,
   input: { name: string; description: string | null; metadata: Metadata },
@@ -54,7 +54,7 @@ export const productKind = recordKind<StripeProduct>({ type: 'product' });
 
 export type Interval = 'day' | 'week' | 'month' | 'year';
 
-export interface PriceSpec {
+interface PriceSpec {
   product: string;
   unit_amount: number;
   currency: string;
@@ -68,7 +68,7 @@ export interface PriceSpec {
   metadata: Metadata;
 }
 
-export function priceObject(twin: Twin, id: string, spec: PriceSpec) {
+function priceObject(twin: Twin, id: string, spec: PriceSpec) {
   return {
     id,
     object: 'price' as const,

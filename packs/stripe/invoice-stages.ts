@@ -123,7 +123,7 @@ export function finalizeDecision(
 }
 
 /** The payment method an automatic charge uses: the subscription's, else the customer's default. */
-export function defaultPaymentMethod(view: ReadView, sub: StripeSubscription): string | null {
+function defaultPaymentMethod(view: ReadView, sub: StripeSubscription): string | null {
   if (sub.default_payment_method !== null) return sub.default_payment_method;
   const customer = view.get('customer', sub.customer);
   const settings = customer?.fields.invoice_settings as

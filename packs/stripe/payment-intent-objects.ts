@@ -15,7 +15,7 @@ export type PaymentIntentStatus =
   | 'canceled'
   | 'succeeded';
 
-export type LastPaymentError = {
+type LastPaymentError = {
   charge: string;
   code: string;
   decline_code: string;

@@ -40,9 +40,6 @@ export {
   paymentIntentKind,
   paymentIntentObject,
   type CaptureMethod,
-  type LastPaymentError,
-  type NewPaymentIntent,
-  type NextAction,
   type PaymentIntentStatus,
   type StripePaymentIntent,
 } from './payment-intent-objects.js';

@@ -19,7 +19,7 @@ import type { Metadata } from './metadata.js';
 import { recordKind } from '../../src/index.js';
 import { customerKind } from './customers.js';
 
-export function paymentMethodObject(
+function paymentMethodObject(
   twin: Twin,
   id: string,
   card: TestCard,
@@ -85,7 +85,7 @@ export const paymentMethodKind = recordKind<StripePaymentMethod>({ type: 'paymen
 
 const check = checker('stripe');
 
-export function testCard(token: string, path = 'payment_method'): TestCard {
+function testCard(token: string, path = 'payment_method'): TestCard {
   const card = TEST_CARDS[token];
   if (card === undefined) {
     throw new VendorError(

@@ -6,7 +6,7 @@ import type { Interval } from './catalog.js';
 const DAY = 86_400;
 
 /** The k-th boundary after `anchor` for a price billed every `count` `interval`s. */
-export function boundary(anchor: number, interval: Interval, count: number, k: number): number {
+function boundary(anchor: number, interval: Interval, count: number, k: number): number {
   if (interval === 'day') return anchor + k * count * DAY;
   if (interval === 'week') return anchor + k * count * 7 * DAY;
   const d = new Date(anchor * 1000);

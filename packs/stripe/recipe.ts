@@ -2,7 +2,7 @@
 // before the causing write marked, so `send` can subscribe its endpoint there.
 import type { JsonObject, Twin } from '../../src/index.js';
 
-export interface RecipeContext {
+interface RecipeContext {
   readonly twin: Twin;
   readonly data: JsonObject | undefined;
   /** Called right before the causing write. */

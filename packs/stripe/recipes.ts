@@ -35,7 +35,7 @@ import {
   type CreateSubscriptionInput,
 } from './subscriptions.js';
 
-export type { Recipe, RecipeContext } from './recipe.js';
+export type { Recipe } from './recipe.js';
 
 const CUSTOMER_KEYS = ['email', 'name', 'description', 'phone', 'metadata', 'invoice_settings'];
 const INTENT_KEYS = ['amount', 'currency', 'description', 'metadata'];

@@ -32,7 +32,7 @@ const DISPUTE_REASONS = [
   'general',
 ] as const;
 
-export function refundObject(
+function refundObject(
   twin: Twin,
   id: string,
   charge: StripeCharge,
@@ -71,7 +71,7 @@ export function refundObject(
 export type StripeRefund = ReturnType<typeof refundObject>;
 
 /** The refund records of the twin, typed (src/state/record-kind.ts). */
-export const refundKind = recordKind<StripeRefund>({ type: 'refund' });
+const refundKind = recordKind<StripeRefund>({ type: 'refund' });
 
 export interface RefundInput {
   /** Defaults to what is left to refund. */
@@ -161,7 +161,7 @@ export async function refundCharge(
   return done.result;
 }
 
-export function disputeObject(twin: Twin, id: string, charge: StripeCharge, reason: string) {
+function disputeObject(twin: Twin, id: string, charge: StripeCharge, reason: string) {
   const now = unixNow(twin);
   return {
     id,

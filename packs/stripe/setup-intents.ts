@@ -28,7 +28,7 @@ import {
   type StripePaymentMethod,
 } from './payment-methods.js';
 
-export type SetupIntentStatus =
+type SetupIntentStatus =
   | 'requires_payment_method'
   | 'requires_confirmation'
   | 'requires_action'
@@ -36,7 +36,7 @@ export type SetupIntentStatus =
   | 'canceled'
   | 'succeeded';
 
-export interface LastSetupError {
+interface LastSetupError {
   code: string;
   decline_code: string;
   doc_url: string;
@@ -45,7 +45,7 @@ export interface LastSetupError {
   type: 'card_error';
 }
 
-export function setupIntentObject(
+function setupIntentObject(
   twin: Twin,
   id: string,
   input: {
@@ -89,7 +89,7 @@ export function setupIntentObject(
 export type StripeSetupIntent = ReturnType<typeof setupIntentObject>;
 
 /** The setup_intent records of the twin, typed (src/state/record-kind.ts). */
-export const setupIntentKind = recordKind<StripeSetupIntent>({ type: 'setup_intent' });
+const setupIntentKind = recordKind<StripeSetupIntent>({ type: 'setup_intent' });
 
 export interface CreateSetupIntentInput {
   customer?: string;

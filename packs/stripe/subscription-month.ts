@@ -31,7 +31,7 @@ export interface SubscriptionMonthResult {
   readonly billing: DueWork[];
 }
 
-export const DEFAULT_SUBSCRIBERS: NonNullable<SubscriptionMonthOptions['customers']> = [
+const DEFAULT_SUBSCRIBERS: NonNullable<SubscriptionMonthOptions['customers']> = [
   { email: 'ada@example.com', name: 'Ada Lovelace', card: 'pm_card_visa' },
   // Attaches fine, declines when charged: past_due after the trial, retried on the schedule.
   {

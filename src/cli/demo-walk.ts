@@ -9,8 +9,8 @@ import { mountPrefix } from '../walk/mount-transport.js';
 import { openWalk, type Walk } from '../walk/walk.js';
 import { startWalkTriggers, type WalkTriggers } from '../walk/walk-triggers.js';
 
-export const DEMO_START = '2026-03-02T14:00:00.000Z';
-export const DEMO_TENANT = 'demo';
+const DEMO_START = '2026-03-02T14:00:00.000Z';
+const DEMO_TENANT = 'demo';
 
 export interface DemoOptions {
   readonly seed: string | number;

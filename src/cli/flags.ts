@@ -8,7 +8,7 @@ import { isPlainObject, type JsonObject, type JsonValue } from '../log/json-valu
 import { UsageError } from './usage-error.js';
 
 /** Longest URL a flag takes; longer ones are refused before anything is stored or sent. */
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 export type FlagValue =
   /** Names, ids, paths, secrets: any text (not empty when `nonEmpty`). */

@@ -75,7 +75,7 @@ export const COMMANDS: readonly Command[] = [
 const EXIT_STATUS =
   'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
 
-export function mainHelp(): string {
+function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 'completion'.length);
   const lines = [
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
@@ -105,7 +105,7 @@ function optionLabel(name: string, spec: OptionSpec): string {
   return `${short}--${name}${spec.type === 'string' ? ` ${spec.arg ?? 'VALUE'}` : ''}`;
 }
 
-export function commandHelp(command: Command): string {
+function commandHelp(command: Command): string {
   const options = Object.entries({ ...command.options, ...COMMON_OPTIONS }).map(
     ([name, spec]) =>
       [optionLabel(name, spec), name === 'json' ? command.jsonHelp : spec.description] as const,

@@ -11,7 +11,7 @@ import { openWorld, type World } from '../world/world.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_ROOT = './.twinworld';
-export const DEFAULT_PG_WORLD = 'default';
+const DEFAULT_PG_WORLD = 'default';
 export const STORE_ENV = 'TWINWORLD_STORE';
 
 /** Where the choice came from, for messages and for walks (which keep only a world asked for). */

@@ -3,7 +3,7 @@
 import { deliveryWork } from '../events/delivery-work.js';
 import type { Dispatcher } from '../events/dispatcher.js';
 import { calendarWork } from '../triggers/calendar/calendar-work.js';
-import { runTakeoverWork } from '../triggers/run-work.js';
+import { runTakeoverWork } from '../triggers/engine/run-work.js';
 import { deferredDispatchWork } from '../triggers/deferred/dispatch-work.js';
 import type { TriggerRuntime } from '../host/runtime/runtime.js';
 import { scheduleHostWork } from '../host/runtime/schedule-host.js';

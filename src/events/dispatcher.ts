@@ -22,7 +22,6 @@ import type { DispatchContext } from './dispatch/context.js';
 import { recoverDue, type RecoveryReport } from './dispatch/recover.js';
 import { runAttempt } from './dispatch/run-attempt.js';
 
-export type { TransportRoute };
 export type { AttemptResult, RecoveryReport, SignedPacket };
 
 export interface DispatcherOptions {
@@ -154,6 +153,11 @@ export class Dispatcher implements DispatchContext {
         decideOneClaim(view, decl, deliveryId, kind, now, this, options.to),
       );
       if (claimed === undefined) return undefined;
+      if ('held' in claimed) {
+        // The endpoint's health holds it (breaker open, rate spent): try again when it says.
+        this.wake(packName, deliveryId, kind, claimed.held);
+        return undefined;
+      }
       return await runAttempt(this, this.attempt(pack, twin, deliveryId, claimed));
     } finally {
       this.release();
@@ -333,11 +337,15 @@ export class Dispatcher implements DispatchContext {
   }
 
   scheduleRetry(packName: string, deliveryId: string, at: number): void {
+    this.wake(packName, deliveryId, 'retry', at);
+  }
+
+  private wake(packName: string, deliveryId: string, kind: ClaimKind, at: number): void {
     if (this.closed) return;
     const cancel = this.world.clock.schedule(at, () => {
       this.cancels.delete(cancel);
       if (this.closed) return;
-      return this.track(this.dispatch(packName, deliveryId, 'retry')).then(() => undefined);
+      return this.track(this.dispatch(packName, deliveryId, kind)).then(() => undefined);
     });
     this.cancels.add(cancel);
   }

@@ -12,7 +12,7 @@ import { DUE_FIELD, DUE_INDEX, END_OF_TIME } from '../work/lease.js';
 import type { EndpointKind, EventsDeclaration } from './declaration.js';
 import { deliveryOf } from './delivery-records.js';
 
-export type EndpointEndReason = 'endpoint_removed' | 'endpoint_disabled';
+type EndpointEndReason = 'endpoint_removed' | 'endpoint_disabled';
 
 /** Open records read at most per ended endpoint (they come in due order). */
 const MAX_OPEN = 100_000;
@@ -33,7 +33,7 @@ export function endpointEnded(
 }
 
 /** The cancel writes for the waiting deliveries of the endpoints `entries` removed or disabled. */
-export function cancelWaitingWrites(
+function cancelWaitingWrites(
   entries: readonly Entry[],
   view: ReadView,
   decl: EventsDeclaration,

@@ -11,7 +11,7 @@ import { valueAt } from './render.js';
  * or, when the field holds a list (an organization hook listing several repositories), the
  * list holds that value; a field that is null takes events that lack the value.
  */
-export interface FieldMatch {
+interface FieldMatch {
   readonly field: string;
   readonly bodyPath: string;
 }

@@ -36,13 +36,13 @@ function changedPrevious(before: Resource | undefined, entry: Entry): JsonObject
   return Object.keys(previous).length === 0 ? undefined : previous;
 }
 
-export interface TakingEndpoint {
+interface TakingEndpoint {
   readonly kind: EndpointKind;
   readonly endpoint: Resource;
 }
 
 /** Endpoints that take `eventType`, found through the filter index. */
-export function endpointsFor(
+function endpointsFor(
   view: ReadView,
   decl: EventsDeclaration,
   eventType: string,
@@ -78,7 +78,7 @@ export function endpointsFor(
   );
 }
 
-export interface RenderedEvent {
+interface RenderedEvent {
   readonly eventType: string;
   readonly eventId: string;
   readonly body: string;
@@ -90,7 +90,7 @@ export interface RenderedEvent {
 }
 
 /** Renders every event one entry produces, with the endpoints each one goes to. */
-export function renderEvents(
+function renderEvents(
   entry: Entry,
   before: Resource | undefined,
   view: ReadView,
@@ -144,7 +144,7 @@ export function renderEvents(
   return out;
 }
 
-export function deliveryRecordWrite(
+function deliveryRecordWrite(
   decl: EventsDeclaration,
   pack: string,
   ids: IdSource,

@@ -5,6 +5,7 @@ import type { IndexDeclaration } from '../state/indexes.js';
 import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
 import { installEndpointCancel } from './endpoint-cancel.js';
+import { installHealthReset } from './health/reset-on-enable.js';
 import { installFanOut, EVENTS_INDEX } from './fan-out.js';
 import { DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { JsonObject } from '../log/json-value.js';
@@ -22,7 +23,7 @@ export interface Pack {
 }
 
 /** What `twinworld endpoints add <pack>` asks for: a webhook endpoint, registered the vendor's way. */
-export interface EndpointRequest {
+interface EndpointRequest {
   readonly url: string;
   /** The signing secret; absent = the pack generates one the way the vendor does. */
   readonly secret?: string;
@@ -119,6 +120,7 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
     twin.declareIndex({ type: pack.events.recordType, name: DUE_INDEX, field: DUE_FIELD });
     installFanOut(twin, pack.name, pack.events);
     installEndpointCancel(twin, pack.name, pack.events);
+    installHealthReset(twin, pack.name, pack.events);
   }
   packs.set(pack.name, pack);
   return twin;

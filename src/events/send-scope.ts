@@ -10,12 +10,12 @@ import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
 import type { EndpointKind } from './declaration.js';
 
-export const SEND_CLAIM_TYPE = 'twinworld_send_claim';
+const SEND_CLAIM_TYPE = 'twinworld_send_claim';
 
 /** The endpoints (by claim id) the send running in this async context has created. */
 const sending = new AsyncLocalStorage<Set<string>>();
 
-export function sendClaimId(kind: string, endpointId: string): string {
+function sendClaimId(kind: string, endpointId: string): string {
   return `${kind}/${endpointId}`;
 }
 

@@ -22,7 +22,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const explicit = new AsyncLocalStorage<TraceCarrier>();
 
 /** Parses a traceparent strictly (W3C level 1); undefined when invalid, as the spec says to ignore it. */
-export function parseTraceparent(carrier: TraceCarrier | undefined): SpanContext | undefined {
+function parseTraceparent(carrier: TraceCarrier | undefined): SpanContext | undefined {
   if (carrier === undefined) return undefined;
   const m = TRACEPARENT.exec(carrier.traceparent.trim().toLowerCase());
   if (m === null || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined)) return undefined;
@@ -36,7 +36,7 @@ export function parseTraceparent(carrier: TraceCarrier | undefined): SpanContext
   return isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 
-export function formatTraceparent(span: SpanContext): string {
+function formatTraceparent(span: SpanContext): string {
   return `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 

@@ -6,7 +6,7 @@ import { packTwinName, registeredPacks } from '../events/pack-registry.js';
 import type { Entry } from '../log/write.js';
 import type { World } from '../world/world.js';
 
-export type EntryKind = 'entry' | 'delivery' | 'attempt' | 'trigger';
+type EntryKind = 'entry' | 'delivery' | 'attempt' | 'trigger';
 
 export interface DescribedEntry {
   readonly kind: EntryKind;

@@ -5,7 +5,7 @@
 // run out of stack. The walk is iterative: a hostile depth cannot overflow the checker itself.
 import { TwinError, type TwinErrorCode } from '../errors.js';
 
-export type JsonPrimitive = string | number | boolean | null;
+type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -41,7 +41,7 @@ const wellFormed = (s: string): boolean =>
   (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** True when `s` is well-formed UTF-16 (every surrogate paired), so it encodes to UTF-8 and back unchanged. */
-export function isWellFormedString(s: string): boolean {
+function isWellFormedString(s: string): boolean {
   return wellFormed(s);
 }
 

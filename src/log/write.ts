@@ -254,7 +254,7 @@ export function validateEntry(input: unknown, path = 'entry'): Entry {
   return input as unknown as Entry;
 }
 
-export function checkSize(serialized: string, path: string): void {
+function checkSize(serialized: string, path: string): void {
   const bytes = Buffer.byteLength(serialized, 'utf8');
   if (bytes > MAX_WRITE_BYTES) {
     throw new TwinError(

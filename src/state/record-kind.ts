@@ -10,7 +10,7 @@ import type { ReadView } from './read-view.js';
 import type { Resource } from './resource.js';
 
 /** What declaring a kind's indexes needs of a twin. */
-export interface IndexHost {
+interface IndexHost {
   declareIndex(decl: IndexDeclaration): void;
 }
 

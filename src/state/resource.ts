@@ -20,7 +20,7 @@ export function resourceKey(type: string, id: string): string {
  * Freezes a value and everything it holds. A frozen object's contents are frozen already (this is
  * the only place values are frozen), so shared parts of a previous version are not walked again.
  */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   // Primitives (and null) count as frozen, so this also ends the walk at every leaf.
   const node = value as object;
   if (Object.isFrozen(node)) return value;

@@ -142,7 +142,7 @@ function checkToken(
 }
 
 /** Accepts an ISO 8601 string with Z or an offset and answers the UTC millisecond form. */
-export function normalizeTime(value: unknown, path: string): string {
+function normalizeTime(value: unknown, path: string): string {
   if (typeof value === 'number') {
     refuse(
       path,
@@ -180,7 +180,7 @@ function describe(value: unknown): string {
   return `(${Array.isArray(value) ? 'array' : typeof value})`;
 }
 
-export function payloadHashOf(payload: JsonValue): { hash: string; bytes: number } {
+function payloadHashOf(payload: JsonValue): { hash: string; bytes: number } {
   const text = canonicalJson(payload);
   return { hash: sha256Hex(text), bytes: Buffer.byteLength(text, 'utf8') };
 }

@@ -35,7 +35,7 @@ export type RoutineFn = (
 const ROUTINE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:\-/]{0,127}$/;
 
 /** The run resource's id: one per attempt of one record. */
-export function runId(recordId: string, attempt: number): string {
+function runId(recordId: string, attempt: number): string {
   return `${recordId}.${attempt}`;
 }
 

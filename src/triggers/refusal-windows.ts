@@ -6,12 +6,11 @@
 // refusal finds the window over, or when the engine stops. A crash loses at most the counts of
 // the windows still open in that process, never a decision.
 import { sha256Hex } from '../log/canonical-json.js';
-import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
 import { isoAt } from '../world/clock.js';
-import type { Refusal } from './trigger-records.js';
+import type { Refusal } from './receipts.js';
 import { recordKind } from '../state/record-kind.js';
 
 export const REFUSALS_TYPE = 'trigger_refusals';
@@ -146,7 +145,7 @@ export class RefusalCounter {
 }
 
 /** RefusalWindow records, typed (src/state/record-kind.ts). */
-export const refusalWindowKind = recordKind<RefusalWindowFields>({ type: REFUSALS_TYPE });
+const refusalWindowKind = recordKind<RefusalWindowFields>({ type: REFUSALS_TYPE });
 
 /** A refusal window's fields, typed: the one place one is read out of `Resource.fields`. */
 export function refusalWindowOf(resource: Resource): RefusalWindowFields {

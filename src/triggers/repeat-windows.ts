@@ -11,13 +11,14 @@ import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { isoAt } from '../world/clock.js';
-import { readRecord, RECORD_TYPE, type Repeat, type RepeatKind } from './trigger-records.js';
+import { readRecord, RECORD_TYPE } from './trigger-records.js';
+import { type Repeat, type RepeatKind } from './receive.js';
 import { triggerRecordKind } from './trigger-records.js';
 
-export type { Repeat, RepeatKind };
+export type { Repeat };
 
 /** The record field the totals are kept in. */
-export const REPEATS_FIELD = 'repeats';
+const REPEATS_FIELD = 'repeats';
 
 export interface RepeatTotals {
   readonly count: number;

@@ -5,7 +5,8 @@
 import type { Twin, TwinHost } from '../world/twin.js';
 import type { IngestAnswer } from './answer.js';
 import type { TriggerEnvelope } from './envelope.js';
-import type { Refusal, ReplayGuard } from './trigger-records.js';
+import type { ReplayGuard } from './trigger-records.js';
+import type { Refusal } from './receipts.js';
 import type { TriggerContext } from './tenant-context.js';
 
 /** What a connected source may use of the engine. */

@@ -12,7 +12,7 @@ export interface FormatOptions {
 }
 
 /** "2026-03-02T09:14:23.162Z" → "2026-03-02 09:14:23.162" (UTC, as the world clock keeps it). */
-export function shortTime(iso: string | null): string {
+function shortTime(iso: string | null): string {
   if (iso === null) return '-';
   const [date, rest = ''] = iso.split('T');
   return `${date} ${rest.replace(/Z$/, '')}`;

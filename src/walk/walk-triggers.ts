@@ -12,7 +12,7 @@ import {
   type CalendarSubscription,
   type SubscriptionFields,
 } from '../triggers/calendar/subscription.js';
-import type { TriggerEngine, TriggerRoute } from '../triggers/engine.js';
+import type { TriggerEngine, TriggerRoute } from '../triggers/engine/engine.js';
 import type { DispatchOptions } from '../triggers/deferred/dispatch-options.js';
 import { deferredDispatchWork, type DispatchWork } from '../triggers/deferred/dispatch-work.js';
 import { runDueDispatches } from '../triggers/deferred/run-due.js';

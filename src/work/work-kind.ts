@@ -60,7 +60,7 @@ export interface WorkKind {
 }
 
 /** An item a batch claimed, and what running it comes to (undefined: it needed no run). */
-export interface Taken {
+interface Taken {
   readonly item: DueItem;
   readonly done: Promise<WorkReport | undefined>;
 }

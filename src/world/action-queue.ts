@@ -14,7 +14,7 @@ export interface Waiting<A, R> {
 }
 
 /** How many actions one section takes at most: bounds a section's length and its commit's size. */
-export const MAX_GROUP = 64;
+const MAX_GROUP = 64;
 
 export class ActionQueue<A, R> {
   private waiting: Waiting<A, R>[] = [];

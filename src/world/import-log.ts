@@ -16,7 +16,7 @@ export interface ImportProgress {
   readonly skipped: number;
 }
 
-export interface ImportItem {
+interface ImportItem {
   readonly entry: Entry;
   readonly body: string;
   readonly hash: string;

@@ -19,7 +19,7 @@ function notAFolder(root: string, what: string): TwinError {
   );
 }
 
-export function readOnly(root: string, cause: string, cause2?: unknown): TwinError {
+function readOnly(root: string, cause: string, cause2?: unknown): TwinError {
   return new TwinError(
     'ROOT_READ_ONLY',
     `cannot write in the world root ${root} (${cause}); SQLite keeps a write-ahead log beside each twin's file, so the folder must be writable even to read it — make it writable, or copy the root somewhere writable`,
@@ -111,7 +111,7 @@ const STORAGE_CODES =
  */
 const FULL_CODES = /^(SQLITE_FULL|SQLITE_IOERR_SHMSIZE|ENOSPC|EDQUOT)$/;
 
-export function diskFull(root: string, code: string, cause?: unknown): TwinError {
+function diskFull(root: string, code: string, cause?: unknown): TwinError {
   return new TwinError(
     'DISK_FULL',
     `the disk holding the world at ${root} is full (${code}); free space there, or move the world with --root — the write that hit it was not kept`,

@@ -4,11 +4,7 @@
 export {
   MemorySecretStore,
   ResolvingSecretStore,
-  type Awaitable,
   type SecretResolver,
   type SecretStore,
 } from '../storage/secret-store.js';
-export {
-  SqliteSecretStore as FileSecretStore,
-  SECRETS_FILE,
-} from '../storage/sqlite/sqlite-secret-store.js';
+export { SqliteSecretStore as FileSecretStore } from '../storage/sqlite/sqlite-secret-store.js';

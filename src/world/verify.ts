@@ -12,9 +12,9 @@ import { compareResources, stateHash } from '../state/state-hash.js';
 import { TwinError } from '../errors.js';
 import type { Twin } from './twin.js';
 
-export type VerifyCheck = 'entry' | 'sequence' | 'chain' | 'head' | 'mark' | 'state';
+type VerifyCheck = 'entry' | 'sequence' | 'chain' | 'head' | 'mark' | 'state';
 
-export interface VerifyProblem {
+interface VerifyProblem {
   /** The first entry that does not match (for `state`, the entry that last wrote the resource). */
   readonly seq: number;
   readonly check: VerifyCheck;

@@ -212,8 +212,6 @@ export function openWorld(options: WorldOptions): World {
   return new World(options);
 }
 
-export { VirtualClock, RealClock };
-
 // Which world a call runs in, carried with AsyncLocalStorage so work scheduled for later (a
 // dispatch after a write's answer, a timer) keeps its world even if another became active.
 const scope = new AsyncLocalStorage<World>();

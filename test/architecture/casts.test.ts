@@ -3,7 +3,8 @@
 // stands: src/ holds 10, each explained; the packs held 4 when record kinds landed, and the vendor
 // surfaces and renderers merged after that (packs/*/surface/, packs/slack/views.ts,
 // packs/github/payload-activity.ts, triage.ts, …) brought 61 more that still cast. Until they
-// move to their record kinds, this is a ratchet: the count may fall, never rise.
+// move to their record kinds, this is a ratchet: the count may fall, never rise. (35 → 29: the
+// Stripe surface types its handlers' inputs through one explained helper, surface/reads.ts.)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -26,5 +27,5 @@ it('src/ keeps its `as unknown as` under 20 (each explained where it stands)', (
 
 it('packs/ casts no more than when the surfaces were merged (goal: record kinds everywhere)', () => {
   const found = casts('packs');
-  expect(found.length, found.join('\n')).toBeLessThanOrEqual(35);
+  expect(found.length, found.join('\n')).toBeLessThanOrEqual(29);
 });

@@ -1,5 +1,6 @@
 // The public surface stays small and cheap to import: the root entry names at most 60 exports,
-// loading it does not load the SQLite driver, and every subpath in package.json resolves.
+// every subpath entry is capped too and names what it exports (no `export *`), loading the root
+// does not load the SQLite driver, and every subpath in package.json resolves.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -31,6 +32,48 @@ describe('entry points', () => {
     expect(names.length).toBeLessThanOrEqual(declared.length);
     expect(declared.length).toBeLessThanOrEqual(60);
   });
+
+  // Caps per subpath: room for what is planned, not for everything. Raise one only on purpose.
+  const caps: Record<string, number> = {
+    './signing': 20,
+    './triggers': 105,
+    './schedules': 55,
+    './deferred': 40,
+    './walk': 60,
+    './host': 70,
+    './sqlite': 5,
+    './postgres': 10,
+    './testing': 20,
+    './packs': 20,
+  };
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, { default: string }>;
+  };
+  const sourceOf = (subpath: string): string =>
+    pkg.exports[subpath]!.default.replace('./dist/', '').replace(/[.]js$/, '.ts');
+
+  it('every subpath entry has a cap', () => {
+    expect(
+      Object.keys(pkg.exports)
+        .filter((k) => k !== '.')
+        .sort(),
+    ).toEqual(Object.keys(caps).sort());
+  });
+
+  it.each(Object.entries(caps))(
+    '%s names its exports (no export *) and has at most %i',
+    (subpath, cap) => {
+      const source = readFileSync(resolve(root, sourceOf(subpath)), 'utf8');
+      // `export * as name` is one named export (a namespace); a bare `export *` names nothing.
+      expect(source).not.toMatch(/export \*(?! as )/);
+      const declared = [...source.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+        m[1]!.split(',').filter((n) => n.trim() !== ''),
+      );
+      const namespaces = [...source.matchAll(/export \* as /g)].length;
+      expect(declared.length + namespaces).toBeGreaterThan(0);
+      expect(declared.length + namespaces).toBeLessThanOrEqual(cap);
+    },
+  );
 
   it('importing twinworld does not load better-sqlite3 until a SQLite world opens a twin', () => {
     const out = runNode(`${driverLoaded}

@@ -557,6 +557,9 @@ describe('an empty or absent event filter takes every event type', () => {
         'team_join',
         'app_uninstalled',
         'tokens_revoked',
+        'member_left_channel',
+        'user_change',
+        'message.im',
       ],
     ],
   ])('%s %j → %j', async (pack, flags, events) => {

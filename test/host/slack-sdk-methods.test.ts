@@ -46,7 +46,8 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
   let signingSecret = '';
   let appId = '';
   let botUser = '';
-  const seen: { type: string; text?: string }[] = [];
+  let threadTs = '';
+  const seen: { type: string; subtype?: string; text?: string }[] = [];
   let w: { team: string; ada: string; bob: string; carol: string; general: string };
   let calls = 0;
 
@@ -134,7 +135,14 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
         settings: {
           event_subscriptions: {
             request_url: appUrl,
-            bot_events: ['message.channels', 'app_mention', 'reaction_added'],
+            bot_events: [
+              'message.channels',
+              'message.im',
+              'app_mention',
+              'reaction_added',
+              'member_left_channel',
+              'user_change',
+            ],
           },
         },
       } as never,
@@ -151,8 +159,23 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     const app = new App({ receiver, token: botToken(appId), clientOptions: { slackApiUrl: api } });
     for (const type of ['message', 'app_mention'] as const)
       app.event(type, async ({ event }) => {
-        seen.push({ type: event.type, text: (event as { text?: string }).text ?? '' });
+        const e = event as { text?: string; subtype?: string; channel_type?: string };
+        if (e.channel_type === 'im') {
+          seen.push({ type: 'message.im', text: e.text ?? '' });
+          return;
+        }
+        seen.push({
+          type: event.type,
+          text: e.text ?? '',
+          ...(e.subtype ? { subtype: e.subtype } : {}),
+        });
       });
+    app.event('member_left_channel', async ({ event }) => {
+      seen.push({ type: event.type, text: `${event.user} left ${event.channel}` });
+    });
+    app.event('user_change', async ({ event }) => {
+      seen.push({ type: event.type, text: event.user.real_name });
+    });
     boltListener = receiver.requestListener;
     boltReady(receiver.requestListener);
     const [verification] = await settled();
@@ -176,6 +199,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
 
   it('chat.update, chat.delete, chat.getPermalink and conversations.replies over a thread', async () => {
     const parent = await bot().chat.postMessage({ channel: w.general, text: 'release v1?' });
+    threadTs = parent.ts!;
     const replies: string[] = [];
     for (const text of ['one', 'two', 'three']) {
       const r = await ada().chat.postMessage({ channel: w.general, text, thread_ts: parent.ts! });
@@ -226,6 +250,12 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     ).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
     const history = await ada().conversations.history({ channel: w.general });
     expect(history.messages!.map((m) => m.text)).not.toContain('two');
+    // The edit and the deletion reach the app as message subtypes, verified by Bolt.
+    const subtypes = await until('message_changed and message_deleted at Bolt', () => {
+      const got = seen.flatMap((e) => (e.subtype === undefined ? [] : [e.subtype]));
+      return got.length >= 2 ? got : undefined;
+    });
+    expect(subtypes).toEqual(['message_changed', 'message_deleted']);
   });
 
   it('chat.postEphemeral shows one member a message outside the history and sends no event', async () => {
@@ -294,6 +324,7 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     expect(Number(latest.ts)).toBe(now + 3600);
     await until('message and app_mention at Bolt', () => (seen.length >= 2 ? seen : undefined));
     expect(seen.map((e) => e.type).sort()).toEqual(['app_mention', 'message']);
+    expect(seen.every((e) => e.subtype === undefined)).toBe(true);
     expect(seen.every((e) => e.text === `<@${botUser}> standup starts`)).toBe(true);
     expect((await ada().chat.scheduledMessages.list({})).scheduled_messages).toEqual([]);
     // Moving the clock again posts nothing twice.
@@ -329,12 +360,67 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
       already_open: true,
       channel: { id: opened.channel!.id, is_im: true, user: botUser },
     });
+    // A DM with the bot: people post there, the app gets message.im; nobody else sees it.
+    seen.length = 0;
+    const carol = client(userToken(w.carol));
+    const dm = opened.channel!.id!;
+    await carol.chat.postMessage({ channel: dm, text: 'hi bot' });
+    await expect(ada().chat.postMessage({ channel: dm, text: 'me too' })).rejects.toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
+    await expect(ada().conversations.history({ channel: dm })).rejects.toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
+    expect((await bot().conversations.history({ channel: dm })).messages![0]).toMatchObject({
+      text: 'hi bot',
+      user: w.carol,
+    });
+    expect((await carol.conversations.list({ types: 'im' })).channels).toEqual([
+      expect.objectContaining({ id: dm, is_im: true, user: botUser }),
+    ]);
+    expect((await carol.conversations.list({})).channels!.map((c) => c.id)).not.toContain(dm);
+    await expect(bot().conversations.join({ channel: dm })).rejects.toMatchObject({
+      data: { error: 'method_not_supported_for_channel_type' },
+    });
+    await until('message.im at Bolt', () => (seen.length >= 1 ? seen : undefined));
+    expect(seen).toEqual([{ type: 'message.im', text: 'hi bot' }]);
     await expect(bot().conversations.open({ users: `${w.ada},${w.bob}` })).rejects.toMatchObject({
       data: { error: 'too_many_users' },
     });
     await expect(bot().conversations.open({ users: 'U0000000000' })).rejects.toMatchObject({
       data: { error: 'user_not_found' },
     });
+  });
+
+  it('users.profile.set sends user_change and conversations.leave sends member_left_channel to Bolt', async () => {
+    seen.length = 0;
+    const bob = client(userToken(w.bob));
+    const set = await bob.users.profile.set({ profile: { real_name: 'Robert Kahn' } });
+    expect(set.profile).toMatchObject({ real_name: 'Robert Kahn', email: 'bob@example.com' });
+    expect((await bot().users.profile.get({ user: w.bob })).profile).toMatchObject({
+      real_name: 'Robert Kahn',
+    });
+    await expect(
+      bob.users.profile.set({ user: w.ada, profile: { real_name: 'Not Ada' } }),
+    ).rejects.toMatchObject({ data: { error: 'cannot_update_admin_user' } });
+    await expect(bob.conversations.leave({ channel: w.general })).rejects.toMatchObject({
+      data: { error: 'cant_leave_general' },
+    });
+    const ops = (await ada().conversations.create({ name: 'ops' })).channel!.id!;
+    await bob.conversations.join({ channel: ops });
+    await bob.conversations.leave({ channel: ops });
+    expect(await bob.conversations.leave({ channel: ops })).toMatchObject({
+      ok: true,
+      not_in_channel: true,
+    });
+    expect((await bot().conversations.members({ channel: ops })).members).toEqual([w.ada]);
+    const got = await until('user_change and member_left_channel at Bolt', () =>
+      seen.length >= 2 ? seen : undefined,
+    );
+    expect(got).toEqual([
+      { type: 'user_change', text: 'Robert Kahn' },
+      { type: 'member_left_channel', text: `${w.bob} left ${ops}` },
+    ]);
   });
 
   it('views.update replaces a published view by id or external_id, refusing a stale hash', async () => {
@@ -382,6 +468,9 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
       ['conversations.members', { channel: w.general }],
       ['users.list', { limit: '2' }],
       ['users.info', { user: w.bob }],
+      ['users.profile.get', { user: w.ada }],
+      ['conversations.replies', { channel: w.general, ts: threadTs }],
+      ['chat.getPermalink', { channel: w.general, message_ts: threadTs }],
       ['users.lookupByEmail', { email: 'ada@example.com' }],
       ['auth.test', {}],
       ['team.info', {}],

@@ -56,11 +56,27 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
     });
     const lines = await stripe.checkout.sessions.listLineItems(session.id);
     expect(lines.data).toHaveLength(1);
-    await stripe.rawRequest('POST', `/v1/_twinworld/checkout/sessions/${session.id}/complete`, {});
+    // the hosted page is on the twin's own origin, in every answer that carries the session
+    const page = new URL(session.url!);
+    expect(page.origin).toBe(twin.host.origin);
+    expect((await stripe.checkout.sessions.list({ limit: 1 })).data[0]!.url).toBe(session.url);
+    const shown = (await stripe.rawRequest('GET', page.pathname, {})) as unknown as {
+      session: { id: string };
+      line_items: unknown[];
+    };
+    expect(shown.session.id).toBe(session.id);
+    expect(shown.line_items).toHaveLength(1);
+    // paying on it headlessly, as the customer would
+    await stripe.rawRequest('POST', page.pathname, {});
     expect(await stripe.checkout.sessions.retrieve(session.id)).toMatchObject({
       status: 'complete',
       payment_status: 'paid',
+      url: null,
     });
+    // the older completion path answers a completed session's refusal in Stripe's envelope
+    await expect(
+      stripe.rawRequest('POST', `/v1/_twinworld/checkout/sessions/${session.id}/complete`, {}),
+    ).rejects.toMatchObject({ type: 'StripeInvalidRequestError' });
     await twin.host.idle();
     const types = delivered().map((e) => e.type);
     expect(types).toContain('checkout.session.completed');
@@ -72,7 +88,7 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
     );
   });
 
-  it('a subscription on a test clock advanced one month: invoice.created, .finalized, .paid, customer.subscription.updated', async () => {
+  it('a subscription on a test clock advanced one month: customer.subscription.updated + invoice.created, then invoice.finalized, .paid, in order', async () => {
     const start = Math.floor(twin.world.clock.now() / 1000);
     const clock = await stripe.testHelpers.testClocks.create({ frozen_time: start, name: 'month' });
     expect(clock).toMatchObject({
@@ -123,9 +139,24 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
     const listed = await stripe.events.list({ limit: 100 });
     const inLog = listed.data.filter((e) => after.some((a) => a.id === e.id)).reverse();
     expect(inLog.map((e) => e.created)).toEqual(inLog.map((e) => e.created).sort((a, b) => a - b));
-    const renewal = inLog.filter((e) => want.includes(e.type)).map((e) => e.type);
-    expect(renewal.indexOf('invoice.created')).toBeLessThan(renewal.indexOf('invoice.finalized'));
-    expect(renewal.indexOf('invoice.finalized')).toBeLessThan(renewal.indexOf('invoice.paid'));
+    // The renewal, exactly: at the period's end the subscription moves to its new period and its
+    // draft invoice is made (one commit: subscription.updated, then invoice.created, one instant);
+    // an hour later the draft is finalized and paid (docs/stripe-surface.md).
+    const renewal = inLog.filter((e) => [...want, 'invoice.payment_succeeded'].includes(e.type));
+    expect(renewal.map((e) => e.type)).toEqual([
+      'customer.subscription.updated',
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.paid',
+      'invoice.payment_succeeded',
+    ]);
+    const [updated, created, finalized, paid] = renewal;
+    expect(created!.created).toBe(updated!.created);
+    expect(finalized!.created - created!.created).toBe(3600);
+    expect(paid!.created).toBe(finalized!.created);
+    const renewed = updated!.data.object as Stripe.Subscription;
+    expect(renewed.latest_invoice).toBe((created!.data.object as Stripe.Invoice).id);
+    expect(renewed.items.data[0]!.current_period_start).toBe(updated!.created);
     const invoices = await stripe.invoices.list({ subscription: sub.id });
     expect(invoices.data.length).toBeGreaterThanOrEqual(2);
     expect(invoices.data[0]).toMatchObject({ status: 'paid' });

@@ -28,6 +28,8 @@ export async function startStripeTwin(
   spec: string,
   seed = 'stripe-surface',
   start = Date.now(),
+  /** A receiver to share (another run's, so endpoint URLs match); left open on close. */
+  shared?: Receiver,
 ): Promise<StripeTwin> {
   const world = openWorldAt(spec, { clock: new VirtualClock(start), seed });
   const host = createHost({ world });
@@ -38,7 +40,7 @@ export async function startStripeTwin(
     }),
   );
   const listening = await listen(host);
-  const receiver = await startReceiver();
+  const receiver = shared ?? (await startReceiver());
   return {
     world,
     host,
@@ -46,7 +48,7 @@ export async function startStripeTwin(
     receiver,
     async close() {
       await listening.close();
-      await receiver.close();
+      if (shared === undefined) await receiver.close();
       await host.close();
       await world.close();
     },

@@ -234,7 +234,12 @@ export const MODULES = {
     ],
   },
   'trigger-records': {
-    mutate: ['src/triggers/trigger-records.ts'],
+    mutate: [
+      'src/triggers/trigger-records.ts',
+      'src/triggers/receive.ts',
+      'src/triggers/runs.ts',
+      'src/triggers/receipts.ts',
+    ],
     tests: [
       'test/triggers/engine.test.ts',
       'test/triggers/recovery.test.ts',
@@ -271,7 +276,12 @@ export const MODULES = {
     ],
   },
   'trigger-engine': {
-    mutate: ['src/triggers/engine.ts'],
+    mutate: [
+      'src/triggers/engine/engine.ts',
+      'src/triggers/engine/ingest.ts',
+      'src/triggers/engine/run-claimed.ts',
+      'src/triggers/engine/recover.ts',
+    ],
     tests: [
       'test/triggers/engine.test.ts',
       'test/triggers/recovery.test.ts',
@@ -518,7 +528,11 @@ export const MODULES = {
     ],
   },
   'calendar-source': {
-    mutate: ['src/triggers/calendar/calendar-source.ts'],
+    mutate: [
+      'src/triggers/calendar/calendar-source.ts',
+      'src/triggers/calendar/decide-due.ts',
+      'src/triggers/calendar/occurrence-record.ts',
+    ],
     tests: [
       'test/triggers/calendar-source.test.ts',
       'test/triggers/calendar/reconfigure-promises.test.ts',

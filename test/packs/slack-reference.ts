@@ -20,10 +20,14 @@ import type {
   ChannelCreatedEvent,
   GenericMessageEvent,
   MemberJoinedChannelEvent,
+  MemberLeftChannelEvent,
+  MessageChangedEvent,
+  MessageDeletedEvent,
   ReactionAddedEvent,
   ReactionRemovedEvent,
   TeamJoinEvent,
   TokensRevokedEvent,
+  UserChangeEvent,
 } from '@slack/types';
 
 /** Drops index signatures (`[key: string]: any`), which would swallow every key. */
@@ -249,6 +253,65 @@ export const MESSAGE_SHORTCUT: KeyList<MessageShortcut> = {
 };
 
 /** The inner event's key list for each Events API type the pack sends. */
+export const MEMBER_LEFT_CHANNEL: KeyList<MemberLeftChannelEvent> = {
+  type: true,
+  user: true,
+  channel: true,
+  channel_type: true,
+  team: true,
+  event_ts: true,
+};
+export const USER_CHANGE: KeyList<UserChangeEvent> = {
+  type: true,
+  user: true,
+  cache_ts: true,
+  event_ts: true,
+};
+export const USER_CHANGE_USER: KeyList<UserChangeEvent['user']> = {
+  id: true,
+  team_id: true,
+  name: true,
+  deleted: true,
+  color: true,
+  real_name: true,
+  tz: true,
+  tz_label: true,
+  tz_offset: true,
+  profile: true,
+  is_admin: true,
+  is_owner: true,
+  is_primary_owner: true,
+  is_restricted: true,
+  is_ultra_restricted: true,
+  is_bot: true,
+  updated: true,
+  is_email_confirmed: true,
+  is_app_user: true,
+  locale: true,
+  who_can_share_contact_card: true,
+};
+export const MESSAGE_CHANGED: KeyList<MessageChangedEvent> = {
+  type: true,
+  subtype: true,
+  event_ts: true,
+  hidden: true,
+  channel: true,
+  channel_type: true,
+  ts: true,
+  message: true,
+  previous_message: true,
+};
+export const MESSAGE_DELETED: KeyList<MessageDeletedEvent> = {
+  type: true,
+  subtype: true,
+  event_ts: true,
+  hidden: true,
+  channel: true,
+  channel_type: true,
+  ts: true,
+  deleted_ts: true,
+  previous_message: true,
+};
 export const INNER_EVENTS: Readonly<Record<string, Readonly<Record<string, true>>>> = {
   message: MESSAGE,
   app_mention: APP_MENTION,
@@ -260,4 +323,6 @@ export const INNER_EVENTS: Readonly<Record<string, Readonly<Record<string, true>
   team_join: TEAM_JOIN,
   app_uninstalled: APP_UNINSTALLED,
   tokens_revoked: TOKENS_REVOKED,
+  member_left_channel: MEMBER_LEFT_CHANNEL,
+  user_change: USER_CHANGE,
 };

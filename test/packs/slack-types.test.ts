@@ -29,6 +29,7 @@ import {
   REACTION_ITEM,
   SLASH_COMMAND,
   TEAM_JOIN_USER,
+  USER_CHANGE_USER,
   VIEW_OUTPUT,
   VIEW_SUBMISSION,
 } from './slack-reference.js';
@@ -106,6 +107,8 @@ function problems(eventType: string, body: Body): string[] {
         out.push(...missing(body.event.channel, CHANNEL_CREATED_CHANNEL, 'event.channel'));
       if (eventType === 'team_join')
         out.push(...missing(body.event.user, TEAM_JOIN_USER, 'event.user'));
+      if (eventType === 'user_change')
+        out.push(...missing(body.event.user, USER_CHANGE_USER, 'event.user'));
       if (body.type !== 'event_callback' || body.event?.type !== eventType)
         out.push(`not an event_callback carrying ${eventType}`);
       return out;

@@ -15,7 +15,7 @@ import { openWorld } from '../../src/world/world.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import type { IngressHost } from '../../src/host/ingress/ingress-host.js';
 import { createTriggerRuntime } from '../../src/host/runtime/runtime.js';
-import { runTakeoverWork } from '../../src/triggers/run-work.js';
+import { runTakeoverWork } from '../../src/triggers/engine/run-work.js';
 import { deferredDispatchWork } from '../../src/triggers/deferred/dispatch-work.js';
 import { Worker } from '../../src/work/worker.js';
 import type { JsonObject } from '../../src/log/json-value.js';

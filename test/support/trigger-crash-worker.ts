@@ -5,7 +5,7 @@
 //   race <root> <label> <count> ingests the same <count> keys as its siblings, each run leaving a
 //                               `ran` write in twin "side", then prints its answers' statuses.
 import { openWorld } from '../../src/world/world.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { createTriggerEnvelope } from '../../src/triggers/envelope.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 

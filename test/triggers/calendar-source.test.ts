@@ -5,16 +5,14 @@ import { rmSync } from 'node:fs';
 import { occurrenceId } from '../../src/triggers/cron/shared-occurrence.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/world/clock.js';
-import {
-  CalendarSource,
-  type OccurrenceFields,
-} from '../../src/triggers/calendar/calendar-source.js';
+import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
+import { type OccurrenceFields } from '../../src/triggers/calendar/occurrence-record.js';
 import {
   OCCURRENCE_TYPE,
   SUBSCRIPTION_TYPE,
   subscriptionId,
 } from '../../src/triggers/calendar/subscription.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { recordId, RECORD_TYPE } from '../../src/triggers/trigger-records.js';
 import { openWorld, type World } from '../../src/world/world.js';

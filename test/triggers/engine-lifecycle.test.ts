@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/log/json-value.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import type { DeferredAnswer } from '../../src/triggers/answer.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';

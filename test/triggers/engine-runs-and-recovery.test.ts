@@ -12,12 +12,13 @@ import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { MAX_RESULT_BYTES } from '../../src/triggers/defaults.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner, type RoutineFn } from '../../src/triggers/in-process-runner.js';
 import { REFUSALS_TYPE } from '../../src/triggers/refusal-windows.js';
 import type { RoutineRunner } from '../../src/triggers/runner.js';
 import { tenantContext } from '../../src/triggers/tenant-context.js';
-import { recordId, type Refusal } from '../../src/triggers/trigger-records.js';
+import { recordId } from '../../src/triggers/trigger-records.js';
+import { type Refusal } from '../../src/triggers/receipts.js';
 import { envelope, expectRefusal, harness, operations, T0 } from './support.js';
 import { interceptStoreWrites } from '../support/intercepted-backend.js';
 

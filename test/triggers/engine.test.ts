@@ -6,7 +6,7 @@ import { TwinError } from '../../src/errors.js';
 import type { JsonValue } from '../../src/log/json-value.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner, RUN_TYPE } from '../../src/triggers/in-process-runner.js';
 import {
   RECEIPT_TYPE,

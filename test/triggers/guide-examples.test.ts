@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
 import { SUBSCRIPTION_TYPE } from '../../src/triggers/calendar/subscription.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { createTriggerEnvelope } from '../../src/triggers/envelope.js';
 import { InProcessRunner, type RoutineFn } from '../../src/triggers/in-process-runner.js';
 import { tenantContext, type TriggerContext } from '../../src/triggers/tenant-context.js';

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startIngressHost, type IngressHost } from '../../src/host/ingress/ingress-host.js';
 import { REFUSALS_TYPE } from '../../src/triggers/refusal-windows.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { VirtualClock } from '../../src/world/clock.js';

@@ -2,7 +2,7 @@
 // send-once dispatcher over loopback HTTP to the ingress host: each verifies and triggers once.
 import { describe, expect, it } from 'vitest';
 import { sendEvent } from '../../packs/index.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { startIngressHost } from '../../src/host/ingress/ingress-host.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { listTriggerRecords } from '../../src/triggers/list.js';

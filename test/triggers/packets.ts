@@ -11,7 +11,7 @@ import { Webhook as SvixWebhook } from 'svix';
 import { getScheme, type SchemeName } from '../../src/events/signing/index.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
-import type { TriggerEngine } from '../../src/triggers/engine.js';
+import type { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { createTriggerRuntime } from '../../src/host/runtime/runtime.js';
 import type {
   WebhookEndpoint,

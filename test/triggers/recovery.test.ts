@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openWorld } from '../../src/world/world.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner, RUN_TYPE } from '../../src/triggers/in-process-runner.js';
 import { recordId, RECORD_TYPE } from '../../src/triggers/trigger-records.js';
 import { tempDir } from '../support/backends.js';

@@ -6,7 +6,7 @@ import type { JsonValue } from '../../src/log/json-value.js';
 import type { StorageBackend } from '../../src/storage/port.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import {
   createTriggerEnvelope,
   type TriggerEnvelope,

@@ -6,23 +6,25 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { skip } from '../../src/world/decision.js';
 import type { ReadView } from '../../src/state/read-view.js';
 import {
-  decideFinish,
-  decideReceive,
-  decideRecover,
   receiptId,
-  decideRunHeartbeat,
   RECEIPT_TYPE,
   receiptOf,
   recordId,
-  refusalWrite,
-  runClaimFree,
   triggerRecordOf,
   RECORD_TYPE,
   type RecordFields,
 } from '../../src/triggers/trigger-records.js';
+import { refusalWrite } from '../../src/triggers/receipts.js';
+import {
+  decideFinish,
+  decideRecover,
+  decideRunHeartbeat,
+  runClaimFree,
+} from '../../src/triggers/runs.js';
+import { decideReceive } from '../../src/triggers/receive.js';
 import type { RunStartInfo } from '../../src/triggers/runner.js';
 import { TwinError } from '../../src/errors.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { envelope, expectRefusal, harness, T0, type Harness } from './support.js';
 
 const open: Harness[] = [];

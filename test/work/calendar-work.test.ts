@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
 import { calendarWork } from '../../src/triggers/calendar/calendar-work.js';
 import { OCCURRENCE_TYPE } from '../../src/triggers/calendar/subscription.js';
-import { TriggerEngine } from '../../src/triggers/engine.js';
+import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';

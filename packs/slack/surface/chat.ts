@@ -58,30 +58,40 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     },
     ['message', 'app_mention'],
   ),
-  route('chat.update', 'write', async ({ principal: p, input }) => {
-    const channel = str(input, 'channel');
-    const args = textArgs(input);
-    const message = await updateMessage(p.twin, {
-      channel,
-      ts: str(input, 'ts'),
-      user: p.user,
-      ...args,
-    });
-    return ok({
-      channel: message.channel,
-      ts: message.ts,
-      text: message.text,
-      message: renderMessage(message),
-    });
-  }),
-  route('chat.delete', 'write', async ({ principal: p, input }) => {
-    const message = await deleteMessage(p.twin, {
-      channel: str(input, 'channel'),
-      ts: str(input, 'ts'),
-      user: p.user,
-    });
-    return ok({ channel: message.channel, ts: message.ts });
-  }),
+  route(
+    'chat.update',
+    'write',
+    async ({ principal: p, input }) => {
+      const channel = str(input, 'channel');
+      const args = textArgs(input);
+      const message = await updateMessage(p.twin, {
+        channel,
+        ts: str(input, 'ts'),
+        user: p.user,
+        ...args,
+      });
+      return ok({
+        channel: message.channel,
+        ts: message.ts,
+        text: message.text,
+        message: renderMessage(message),
+      });
+    },
+    ['message'],
+  ),
+  route(
+    'chat.delete',
+    'write',
+    async ({ principal: p, input }) => {
+      const message = await deleteMessage(p.twin, {
+        channel: str(input, 'channel'),
+        ts: str(input, 'ts'),
+        user: p.user,
+      });
+      return ok({ channel: message.channel, ts: message.ts });
+    },
+    ['message'],
+  ),
   route('chat.postEphemeral', 'write', async ({ principal: p, input }) => {
     const shown = await postEphemeral(p.twin, {
       channel: str(input, 'channel'),

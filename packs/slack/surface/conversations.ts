@@ -1,6 +1,6 @@
 // conversations.*: channels and their history, threads and members, and direct messages. Lists
 // page with Slack's cursors; history is newest first, a thread oldest first (its parent leading).
-import { joinChannel } from '../activity.js';
+import { joinChannel, leaveChannel } from '../activity.js';
 import { isVendorError } from '../../kit/errors.js';
 import { openDirectMessage } from '../direct-messages.js';
 import { messageKey, messageKind } from '../messages.js';
@@ -12,6 +12,7 @@ import {
   ok,
   page,
   renderChannel,
+  renderIm,
   renderMessage,
   route,
   str,
@@ -54,14 +55,26 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
   route('conversations.info', 'read', async ({ principal: p, input }) => {
     const channel = await channelOf(p.twin, p, str(input, 'channel'));
     const member = await p.twin.read((view) => isMember(view, channel, p.user));
-    return ok({ channel: renderChannel(channel, member) });
+    return ok({ channel: renderChannel(channel, member, p.user) });
   }),
   route('conversations.list', 'read', async ({ principal: p, input }) => {
+    // `types` as Slack takes it: public_channel (the default) and im, comma-separated.
+    const types = new Set(
+      (typeof input.types === 'string' && input.types !== '' ? input.types : 'public_channel')
+        .split(',')
+        .map((t) => t.trim()),
+    );
     const channels = await p.twin.read((view) =>
       channelKind
         .list(view)
-        .filter((c) => c.team_id === p.team)
-        .map((c) => renderChannel(c, isMember(view, c, p.user))),
+        .filter(
+          (c) =>
+            c.team_id === p.team &&
+            (c.is_im === true
+              ? types.has('im') && isMember(view, c, p.user)
+              : types.has('public_channel')),
+        )
+        .map((c) => renderChannel(c, isMember(view, c, p.user), p.user)),
     );
     const { items, next } = page(channels, input);
     return ok({ channels: items, response_metadata: { next_cursor: next } });
@@ -106,6 +119,22 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     },
     ['member_joined_channel'],
   ),
+  route(
+    'conversations.leave',
+    'write',
+    async ({ principal: p, input }) => {
+      const channel = await channelOf(p.twin, p, str(input, 'channel'));
+      try {
+        await leaveChannel(p.twin, { channel: channel.id, user: p.user });
+      } catch (error) {
+        // Leaving a channel one is not in is a success on Slack, saying so.
+        if (!isVendorError(error) || error.vendorCode !== 'not_in_channel') throw error;
+        return ok({ not_in_channel: true });
+      }
+      return ok({});
+    },
+    ['member_left_channel'],
+  ),
   route('conversations.open', 'write', async ({ principal: p, input }) => {
     const users = str(input, 'users')
       .split(',')
@@ -120,21 +149,13 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
         'this twin opens one-to-one DMs: name one other user',
       );
     const { im, opened } = await openDirectMessage(p.twin, { user: p.user, other: users[0]! });
-    const other = im.users[0] === p.user ? im.users[1] : im.users[0];
     const full = input.return_im === 'true' || input.return_im === true;
+    const channel = full
+      ? (await p.twin.read((view) => channelKind.read(view, im.id)))!
+      : undefined;
     return ok({
       ...(opened ? {} : { no_op: true, already_open: true }),
-      channel: full
-        ? {
-            id: im.id,
-            created: im.created,
-            is_im: true,
-            is_org_shared: false,
-            user: other,
-            is_user_deleted: false,
-            priority: 0,
-          }
-        : { id: im.id },
+      channel: channel === undefined ? { id: im.id } : renderIm(channel, p.user),
     });
   }),
 ];

@@ -2,9 +2,9 @@
 // the users.* reads. Reads never append.
 import type { JsonObject } from '../../../src/index.js';
 import { renderUser } from '../render-events.js';
-import { teamKind, userKind, type SlackUser } from '../workspace.js';
+import { teamKind, updateUser, userKind, type SlackUser } from '../workspace.js';
 import { SlackMethodError } from './errors.js';
-import { ok, page, route, str, type SlackRoute } from './route.js';
+import { ok, page, parsed, route, str, type SlackRoute } from './route.js';
 
 const shown = (u: SlackUser): JsonObject => renderUser(u, 0);
 
@@ -57,4 +57,35 @@ export const PEOPLE_METHODS: readonly SlackRoute[] = [
       throw new SlackMethodError('users_not_found', `no one in the workspace has ${email}`);
     return ok({ user: shown(user) });
   }),
+  route('users.profile.get', 'read', async ({ principal: p, input }) => {
+    const id = typeof input.user === 'string' && input.user !== '' ? input.user : p.user;
+    const user = await p.twin.read((view) => userKind.read(view, id));
+    if (user === undefined || user.team_id !== p.team)
+      throw new SlackMethodError('user_not_found', `no user ${id}`);
+    return ok({ profile: shown(user).profile ?? {} });
+  }),
+  route(
+    'users.profile.set',
+    'write',
+    async ({ principal: p, input }) => {
+      // The caller's own profile: setting another person's takes an admin, which the twin has not.
+      if (typeof input.user === 'string' && input.user !== '' && input.user !== p.user)
+        throw new SlackMethodError('cannot_update_admin_user', 'only your own profile');
+      const given = parsed(input, 'profile');
+      const profile: Record<string, unknown> =
+        given !== null && typeof given === 'object' && !Array.isArray(given) ? { ...given } : {};
+      if (typeof input.name === 'string' && typeof input.value === 'string')
+        profile[input.name] = input.value;
+      const text = (key: string) =>
+        typeof profile[key] === 'string' ? { [key]: profile[key] as string } : {};
+      const user = await updateUser(p.twin, {
+        user: p.user,
+        ...text('real_name'),
+        ...text('email'),
+        ...(typeof profile.display_name === 'string' ? { name: profile.display_name } : {}),
+      });
+      return ok({ profile: shown(user).profile ?? {} });
+    },
+    ['user_change'],
+  ),
 ];

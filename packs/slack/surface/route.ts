@@ -61,7 +61,12 @@ export function page<T>(items: readonly T[], input: JsonObject): { items: T[]; n
 
 export async function channelOf(twin: Twin, p: SlackPrincipal, id: string): Promise<SlackChannel> {
   const c = await twin.read((view) => channelKind.read(view, id));
-  if (c === undefined || c.team_id !== p.team)
+  // A direct message is only its two people's: to anyone else it does not exist.
+  if (
+    c === undefined ||
+    c.team_id !== p.team ||
+    (c.is_im === true && c.creator !== p.user && c.user !== p.user)
+  )
     throw new SlackMethodError('channel_not_found', `no channel ${id}`);
   return c;
 }
@@ -72,7 +77,21 @@ export function renderMessage(m: SlackMessage): JsonObject {
   return messageKind.json(shown);
 }
 
-export function renderChannel(c: SlackChannel, isMember = true): JsonObject {
+/** A direct message as Slack shows it to `caller`: `user` is the other person. */
+export function renderIm(c: SlackChannel, caller: string): JsonObject {
+  return {
+    id: c.id,
+    created: c.created,
+    is_im: true,
+    is_org_shared: false,
+    user: (c.creator === caller ? c.user : c.creator) ?? '',
+    is_user_deleted: false,
+    priority: 0,
+  };
+}
+
+export function renderChannel(c: SlackChannel, isMember = true, caller = ''): JsonObject {
+  if (c.is_im === true) return renderIm(c, caller);
   return {
     ...renderChannelCreated(c),
     is_member: isMember,

@@ -47,7 +47,7 @@ export function apiKeyOf(request: Request): string {
   );
 }
 
-export function checkTestKey(key: string): void {
+function checkTestKey(key: string): void {
   if (/^(sk|rk|pk)_live_/.test(key))
     throw unauthorized(
       `This twin refuses live-mode keys (${masked(key)}): give it a test-mode key (sk_test_…). A live key never belongs in a test.`,

@@ -1,6 +1,7 @@
-// Subscriptions (create, retrieve, update, cancel, list) and test clocks (invoices: invoices.ts). A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs
-// every renewal, invoice and webhook retry due on the way, each at its own instant, earliest first;
-// the advance answers `advancing` as Stripe does and the clock reads `ready` afterwards.
+// Subscriptions (create, retrieve, update, cancel, list) and test clocks; invoices are invoices.ts.
+// A test clock moves the ONE world clock (see docs/stripe-surface.md): advancing runs every
+// renewal, invoice and webhook retry due on the way, each at its own instant, earliest first; the
+// advance answers `advancing` as Stripe does and the clock reads `ready` afterwards.
 import { commit, type JsonObject } from '../../../src/index.js';
 import {
   cancelSubscription,
@@ -11,7 +12,7 @@ import {
 } from '../subscriptions.js';
 import { StripeApiError } from './errors.js';
 import { LIST_PARAMS, listOf } from './listing.js';
-import { definedOnly, missing, retrieve } from './reads.js';
+import { missing, packInput, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
 const SUBSCRIPTION_EVENTS = [
@@ -64,9 +65,7 @@ export function billingRoutes(advance: AdvanceClock) {
         metadata: 'metadata',
       },
       handle: async ({ twin, input }) =>
-        apiObject(
-          await createSubscription(twin, definedOnly(input) as unknown as CreateSubscriptionInput),
-        ),
+        apiObject(await createSubscription(twin, packInput<CreateSubscriptionInput>(input))),
     }),
     stripeRoute({
       method: 'GET',

@@ -8,7 +8,7 @@ import {
 } from '../catalog.js';
 import { LIST_PARAMS, listOf } from './listing.js';
 import { apiObject, stripeRoute } from './route.js';
-import { definedOnly, retrieve } from './reads.js';
+import { packInput, retrieve } from './reads.js';
 
 export const catalogRoutes = [
   stripeRoute({
@@ -19,7 +19,7 @@ export const catalogRoutes = [
     events: ['product.created'],
     params: { name: 'string', description: 'string', metadata: 'metadata' },
     handle: async ({ twin, input }) =>
-      apiObject(await createProduct(twin, definedOnly(input) as unknown as CreateProductInput)),
+      apiObject(await createProduct(twin, packInput<CreateProductInput>(input))),
   }),
   stripeRoute({
     method: 'GET',
@@ -52,7 +52,7 @@ export const catalogRoutes = [
       metadata: 'metadata',
     },
     handle: async ({ twin, input }) =>
-      apiObject(await createPrice(twin, definedOnly(input) as unknown as CreatePriceInput)),
+      apiObject(await createPrice(twin, packInput<CreatePriceInput>(input))),
   }),
   stripeRoute({
     method: 'GET',

@@ -1,7 +1,9 @@
-// Checkout sessions: create, retrieve, expire, list, list line items — and completing one
-// headlessly, as the customer paying on the hosted page would (Stripe's own CLI fixtures do it
-// through payment pages). That is no Stripe route: it is POST /v1/_twinworld/checkout/sessions/:id/complete,
-// under the account's key like every other call (stripe.rawRequest reaches it).
+// Checkout sessions: create, retrieve, expire, list, list line items — and the hosted page a
+// session's `url` points at, on the twin's own origin (checkout-url.ts): GET it for what the page
+// shows (the session and its line items), POST it to pay as the customer would, headlessly
+// (Stripe's own CLI fixtures do it through payment pages). Those are no Stripe routes; they take
+// the account's key like every other call (stripe.rawRequest reaches them).
+// POST /v1/_twinworld/checkout/sessions/:id/complete is the same completion, kept for older callers.
 import {
   completeCheckoutSession,
   createCheckoutSession,
@@ -13,6 +15,30 @@ import { LIST_PARAMS, listOf, listPage } from './listing.js';
 import { missing, definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 import type { JsonObject } from '../../../src/index.js';
+import { CHECKOUT_PAGE } from './checkout-url.js';
+
+const COMPLETION_EVENTS = [
+  'checkout.session.completed',
+  'customer.created',
+  'customer.subscription.created',
+  'invoice.paid',
+  'payment_intent.succeeded',
+  'charge.succeeded',
+];
+
+/** The create call's parameters, typed as the codec decoded them. */
+function createInput(spec: Readonly<Record<string, unknown>>): CreateCheckoutSessionInput {
+  const out: CreateCheckoutSessionInput = {
+    mode: spec.mode as CreateCheckoutSessionInput['mode'],
+    line_items: spec.line_items as CreateCheckoutSessionInput['line_items'],
+    success_url: spec.success_url as string,
+  };
+  for (const key of ['cancel_url', 'customer', 'customer_email', 'client_reference_id'] as const)
+    if (spec[key] !== undefined) out[key] = spec[key] as string;
+  if (spec.expires_at !== undefined) out.expires_at = spec.expires_at as number;
+  if (spec.metadata !== undefined) out.metadata = spec.metadata as Record<string, string>;
+  return out;
+}
 
 export const checkoutRoutes = [
   stripeRoute({
@@ -34,10 +60,7 @@ export const checkoutRoutes = [
     },
     async handle({ twin, input }) {
       const spec = definedOnly(input);
-      delete spec.payment_method_types;
-      return apiObject(
-        await createCheckoutSession(twin, spec as unknown as CreateCheckoutSessionInput),
-      );
+      return apiObject(await createCheckoutSession(twin, createInput(spec)));
     },
   }),
   stripeRoute({
@@ -90,14 +113,33 @@ export const checkoutRoutes = [
     path: '/v1/_twinworld/checkout/sessions/:id/complete',
     sdk: 'twinworld.checkout.complete',
     kind: 'write',
-    events: [
-      'checkout.session.completed',
-      'customer.created',
-      'customer.subscription.created',
-      'invoice.paid',
-      'payment_intent.succeeded',
-      'charge.succeeded',
-    ],
+    events: COMPLETION_EVENTS,
+    params: { payment_method: 'string', email: 'string', name: 'string' },
+    handle: async ({ twin, params, input }) =>
+      apiObject(await completeCheckoutSession(twin, params.id!, definedOnly(input))),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: `${CHECKOUT_PAGE}:id`,
+    sdk: 'twinworld.checkout.page',
+    kind: 'read',
+    async handle({ twin, params }) {
+      const session = await twin.get('checkout_session', params.id!);
+      if (session === undefined) throw missing('checkout.session', params.id!);
+      const lines = ((await twin.get(LINE_ITEMS, params.id!))?.fields.data ?? []) as JsonObject[];
+      return {
+        object: 'twinworld.checkout_page',
+        session: apiObject(session.fields),
+        line_items: lines,
+      };
+    },
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: `${CHECKOUT_PAGE}:id`,
+    sdk: 'twinworld.checkout.pay',
+    kind: 'write',
+    events: COMPLETION_EVENTS,
     params: { payment_method: 'string', email: 'string', name: 'string' },
     handle: async ({ twin, params, input }) =>
       apiObject(await completeCheckoutSession(twin, params.id!, definedOnly(input))),

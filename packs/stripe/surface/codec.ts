@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from '../../../src/index.js';
 import { VendorError } from '../../kit/errors.js';
 
 /** A parameter's type: scalars, a map of strings (metadata), a list, or an object of named fields. */
-export type ParamSpec =
+type ParamSpec =
   | 'string'
   | 'integer'
   | 'boolean'
@@ -18,7 +18,7 @@ export type ParamSpec =
 export type Params = Readonly<Record<string, ParamSpec>>;
 
 /** What every route also takes. */
-export const COMMON: Params = { expand: { list: 'string' } };
+const COMMON: Params = { expand: { list: 'string' } };
 
 const MAX_DEPTH = 8;
 

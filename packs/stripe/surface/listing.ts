@@ -12,7 +12,7 @@ export const LIST_PARAMS = {
   ending_before: 'string',
 } as const;
 
-export function limitOf(input: JsonObject): number {
+function limitOf(input: JsonObject): number {
   const limit = input.limit ?? 10;
   if (typeof limit !== 'number' || limit < 1 || limit > 100)
     throw new StripeApiError(

@@ -1,5 +1,5 @@
 // Small shared pieces of the Stripe routes: retrieving one live object (or Stripe's 404), and
-// dropping unset parameters before a pack operation sees its input.
+// dropping unset parameters before a pack operation sees its input (typed as that input).
 import type { JsonObject } from '../../../src/index.js';
 import { StripeApiError } from './errors.js';
 import { apiObject, type StripeContext } from './route.js';
@@ -31,4 +31,16 @@ export function definedOnly(input: JsonObject): Record<string, unknown> {
   for (const [k, v] of Object.entries(input))
     if (k !== 'expand' && v !== null && v !== undefined) out[k] = v;
   return out;
+}
+
+/**
+ * The decoded parameters (unset ones dropped) as a pack operation's input: the surface's one cast
+ * from decoded JSON to an input type. Sound because every pack operation checks each field it is
+ * given — type, range, unknown keys — before it writes, so its input type says what it accepts,
+ * not what it trusts; `keep` narrows to the operation's own keys when the route takes more.
+ */
+export function packInput<T extends object>(input: JsonObject, keep?: readonly string[]): T {
+  const out = definedOnly(input);
+  if (keep !== undefined) for (const k of Object.keys(out)) if (!keep.includes(k)) delete out[k];
+  return out as unknown as T;
 }

@@ -4,7 +4,15 @@ import type { JsonObject, JsonValue, Twin } from '../../../src/index.js';
 import type { HttpMethod, Route, RouteAnswer, RouteContext } from '../../../src/host/index.js';
 import type { StripeAccount } from './accounts.js';
 import { typeParams, type Params } from './codec.js';
+import { checkoutUrlsOn } from './checkout-url.js';
 import { expandAnswer } from './expand.js';
+
+/** The answer with Checkout's page on the host's origin (checkout-url.ts). */
+function onOrigin(answered: RouteAnswer, origin: string): RouteAnswer {
+  if (answered !== null && typeof answered === 'object' && 'answer' in answered)
+    return { ...answered, body: checkoutUrlsOn(answered.body, origin) };
+  return checkoutUrlsOn(answered, origin);
+}
 
 export interface StripeContext {
   readonly twin: Twin;
@@ -43,8 +51,11 @@ export function stripeRoute(spec: StripeRouteSpec): Route<StripeAccount> {
         url: new URL(ctx.request.url).pathname,
       });
       const expand = input.expand as string[] | undefined;
-      if (expand === undefined || expand.length === 0) return answered;
-      return expandAnswer(ctx.principal.twin, answered as JsonValue, expand);
+      const full =
+        expand === undefined || expand.length === 0
+          ? answered
+          : await expandAnswer(ctx.principal.twin, answered as JsonValue, expand);
+      return onOrigin(full, ctx.origin);
     },
   };
 }

@@ -12,6 +12,7 @@ import {
 import { STRIPE_API_VERSION } from '../pack.js';
 import { StripeApiError } from './errors.js';
 import { LIST_PARAMS, listOf } from './listing.js';
+import { packInput } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
 function defined(input: JsonObject, keys: readonly string[]): Record<string, unknown> {
@@ -55,13 +56,13 @@ export const webhookEndpointRoutes = [
         );
       const created = await createWebhookEndpoint(
         twin,
-        defined(input, [
+        packInput<CreateWebhookEndpointInput>(input, [
           'url',
           'enabled_events',
           'description',
           'metadata',
           'api_version',
-        ]) as unknown as CreateWebhookEndpointInput,
+        ]),
       );
       return apiObject(created);
     },

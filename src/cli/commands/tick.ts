@@ -1,7 +1,8 @@
 // `twinworld tick`: fires the calendar occurrences that are due now (or at --now) and records the
 // ones a catch-up policy leaves out; run it from cron or a scheduler of your choice.
 import { TwinError } from '../../errors.js';
-import type { CalendarSource, TickAnswer } from '../../triggers/calendar/calendar-source.js';
+import type { CalendarSource } from '../../triggers/calendar/calendar-source.js';
+import type { TickAnswer } from '../../triggers/calendar/occurrence-record.js';
 import { BY_TENANT_INDEX, SUBSCRIPTION_TYPE } from '../../triggers/calendar/subscription.js';
 import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
 import { checkTenantId } from '../../triggers/envelope.js';

@@ -22,7 +22,7 @@ import {
 import { printJson, write } from '../output.js';
 
 /** --seed, --start and --root as every walk-running command reads them. */
-export const WALK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+const WALK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   seed: {
     type: 'string',
     value: { kind: 'text', nonEmpty: true },

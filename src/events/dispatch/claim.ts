@@ -21,11 +21,17 @@ import {
   type DeliveryFields,
   type Finish,
 } from '../delivery-records.js';
+import { gateClaim } from '../health/claim-gate.js';
 
 /** Who claims, for how long. */
 export interface Claimant {
   readonly owner: string;
   readonly leaseMs: number;
+}
+
+/** A claim the endpoint's health held back: the record is due again at `until` (epoch ms). */
+export interface Held {
+  readonly held: number;
 }
 
 /** A claim made: the attempt, the packet it sends, and the stamp its secrets are read under. */
@@ -36,7 +42,7 @@ export interface Claimed {
 }
 
 /** Whether the record's endpoint still exists and is enabled. */
-export function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
+function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
   const endpoint = view.get(d.endpointKind, d.endpointId);
   if (endpoint === undefined || endpoint.deleted) return false;
   const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
@@ -67,8 +73,8 @@ export function decideOneClaim(
   nowMs: number,
   claimant: Claimant,
   to?: string,
-): Decision<Claimed | undefined> {
-  const { writes, result } = normalizeDecision(
+): Decision<Claimed | Held | undefined> {
+  const { writes: claimWrites, result } = normalizeDecision(
     decideClaim(view, decl.recordType, deliveryId, kind, isoAt(nowMs), nowMs, {
       endpointTakes: (d) => endpointTakes(view, decl, d),
       owner: claimant.owner,
@@ -76,6 +82,15 @@ export function decideOneClaim(
       ...(to === undefined ? {} : { url: to }),
     }),
   );
+  const writes = [...claimWrites];
+  if (result !== undefined && kind !== 'redeliver') {
+    // An operator's redeliver is theirs to make; automatic attempts wait for the endpoint's health.
+    const before = readDelivery(view, decl.recordType, deliveryId);
+    const gate =
+      before === undefined ? undefined : gateClaim(view, decl, deliveryId, before, nowMs);
+    if (gate !== undefined && !gate.open) return commit(gate.writes, { held: gate.until });
+    if (gate !== undefined) writes.push(...gate.writes);
+  }
   const record = result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
   return commit(
     writes,
@@ -169,7 +184,8 @@ export function decideDueClaims(
     const one = normalizeDecision(decideOneClaim(staged, decl, r.id, kind, nowMs, claimant));
     staged.stage(one.writes);
     writes.push(...one.writes);
-    if (one.result !== undefined) out.push({ ...item, claimed: one.result });
+    if (one.result !== undefined && !('held' in one.result))
+      out.push({ ...item, claimed: one.result });
     else if (one.writes.length > 0) out.push(item);
   }
   return commit(writes, out);

@@ -3,7 +3,9 @@
 // kept as a late observation and reported STALE_OWNER, and a granted retry is scheduled here too.
 import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
-import { decideAttemptFinish, STALE, type Finish } from '../delivery-records.js';
+import { decideAttemptFinish, readDelivery, STALE, type Finish } from '../delivery-records.js';
+import { finishHealthWrites } from '../health/finish-health.js';
+import { commit, normalizeDecision } from '../../world/decision.js';
 import { nextAttemptAt } from '../retry.js';
 import type { Attempt, AttemptResult, Sent } from './attempt.js';
 import type { DispatchContext } from './context.js';
@@ -36,9 +38,23 @@ export async function finishAttempt(
     headers,
     ...(retryAt === undefined ? {} : { retryAt }),
   };
-  const state = await ctx.decide(twin, (view) =>
-    decideAttemptFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)),
-  );
+  const state = await ctx.decide(twin, (view) => {
+    const { writes, result } = normalizeDecision(
+      decideAttemptFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(now)),
+    );
+    const record = readDelivery(view, decl.recordType, deliveryId);
+    if (
+      result === undefined ||
+      result === STALE ||
+      record === undefined ||
+      claim.kind === 'redeliver'
+    )
+      return commit(writes, result);
+    return commit(
+      [...writes, ...finishHealthWrites(view, decl, record, { outcome, status }, now)],
+      result,
+    );
+  });
   if (state === STALE) {
     ctx.world.reportError(
       new TwinError(

@@ -11,7 +11,7 @@ export interface AttemptResult {
   readonly status: number | null;
 }
 
-export interface HealthChange {
+interface HealthChange {
   readonly from: HealthState;
   readonly to: HealthState;
   readonly reason: string;
@@ -39,10 +39,9 @@ export function afterAttempt(
   nowMs: number,
 ): HealthAfter {
   const nowIso = new Date(nowMs).toISOString();
-  const counted = { ...health, finished: health.finished + 1 };
-  if (health.state === 'disabled') return { health: counted };
+  if (health.state === 'disabled') return { health };
   const move = (to: HealthState, reason: string, patch: Partial<EndpointHealthFields>) => {
-    const next = { ...counted, ...patch, state: to };
+    const next = { ...health, ...patch, state: to };
     if (to === health.state) return { health: next };
     return {
       health: { ...next, reason, changedAt: nowIso },
@@ -51,7 +50,6 @@ export function afterAttempt(
   };
   if (result.outcome === 'succeeded') {
     return move('healthy', health.state === 'healthy' ? '' : 'delivered again', {
-      succeeded: health.succeeded + 1,
       failures: 0,
       connectFailures: 0,
       failingSince: null,

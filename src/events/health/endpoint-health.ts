@@ -1,7 +1,8 @@
 // One health record per endpoint, kept in the endpoint's twin beside its deliveries: where the
 // breaker stands, the current run of failures, and the attempts started in the current second.
 // Each change is an appended write, so a replay shows when and why an endpoint degraded, was
-// throttled, broke open, closed again or was disabled.
+// throttled, broke open, closed again or was disabled. A healthy endpoint whose attempts succeed
+// writes nothing: health costs a delivery nothing until something goes wrong.
 import { recordKind } from '../../state/record-kind.js';
 
 export type HealthState = 'healthy' | 'degraded' | 'open' | 'half_open' | 'disabled';
@@ -21,9 +22,6 @@ export interface EndpointHealthFields {
   /** The second (epoch s) the rate counter is for, and how many attempts started in it. */
   rateSecond: number | null;
   rateCount: number;
-  /** Every finished attempt, for the recent success rate `endpoints list` shows. */
-  succeeded: number;
-  finished: number;
   /** Why the state last changed (e.g. "failing for 5 days, 12 failures"), and when. */
   reason: string | null;
   changedAt: string | null;
@@ -45,8 +43,6 @@ export function freshHealth(endpointKind: string, endpointId: string): EndpointH
     pausedUntil: null,
     rateSecond: null,
     rateCount: 0,
-    succeeded: 0,
-    finished: 0,
     reason: null,
     changedAt: null,
   };

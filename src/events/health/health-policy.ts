@@ -4,14 +4,14 @@
 // world clock, so a walk can spend a vendor's five-day window in a second.
 import { TwinError } from '../../errors.js';
 
-export interface BreakerRule {
+interface BreakerRule {
   /** Consecutive connection failures or timeouts (outcome `unknown`, or `failed` without a status) that open it. */
   readonly failures: number;
   /** How long it stays open before one probe is let through (half-open). */
   readonly pauseMs: number;
 }
 
-export interface DisableRule {
+interface DisableRule {
   /** How long the endpoint must have failed without a single success. */
   readonly afterMs: number;
   /** And at least this many failed attempts in that run (so one slow retry does not disable). */

@@ -66,7 +66,7 @@ function invalid(path: string, message: string): TwinError {
   return new TwinError('INVALID_ARGUMENT', message, { path });
 }
 
-export function checkSecrets(scheme: SchemeName, secrets: unknown): readonly string[] {
+function checkSecrets(scheme: SchemeName, secrets: unknown): readonly string[] {
   if (!Array.isArray(secrets)) {
     throw invalid('secrets', `${scheme}: secrets must be an array of strings.`);
   }
@@ -272,7 +272,7 @@ export function hmacSha256(
  * Constant-time equality of two signature strings. Only the length can leak, and the expected
  * length is public (it is fixed by the digest and encoding).
  */
-export function safeEqual(a: string, b: string): boolean {
+function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');
   const right = Buffer.from(b, 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);

@@ -11,7 +11,7 @@ import { Schedules } from '../../triggers/schedules/schedules.js';
 import { isoAt, VirtualClock } from '../../world/clock.js';
 import type { World } from '../../world/world.js';
 
-export const ACTION_NAMES = [
+const ACTION_NAMES = [
   'redeliver',
   'endpoint.disable',
   'endpoint.enable',
@@ -20,7 +20,7 @@ export const ACTION_NAMES = [
   'schedule.resume',
   'clock.advance',
 ] as const;
-export type ActionName = (typeof ACTION_NAMES)[number];
+type ActionName = (typeof ACTION_NAMES)[number];
 
 function text(body: Record<string, unknown>, key: string, required: true): string;
 function text(body: Record<string, unknown>, key: string, required: false): string | undefined;

@@ -3,7 +3,7 @@
 // token rule. Typed structurally, so any host with such a `mount` takes it. See docs/console.md.
 import { createConsoleHandler, type ConsoleHandler, type ConsoleOptions } from './handler.js';
 
-export const CONSOLE_MOUNT = '/_twinworld/console';
+const CONSOLE_MOUNT = '/_twinworld/console';
 
 export interface MountingHost {
   mount(name: string, handler: (request: Request) => Promise<Response> | Response): void;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { ConnectionGuard, DEFAULT_LIMITS, checkLimits, type IngressLimits } from './connections.js';
 import { TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
-import type { TriggerEngine } from '../../triggers/engine.js';
+import type { TriggerEngine } from '../../triggers/engine/engine.js';
 import { tenantContext, type TenantContext } from '../../triggers/tenant-context.js';
 import type { WebhookIngress } from '../../triggers/webhook/webhook-ingress.js';
 import { answerStatus, errorStatus, type HttpAnswer } from './status.js';

@@ -6,7 +6,7 @@ import { canonicalJson } from '../../log/canonical-json.js';
 import type { World } from '../../world/world.js';
 import { CalendarSource } from '../../triggers/calendar/calendar-source.js';
 import type { CalendarSubscription } from '../../triggers/calendar/subscription.js';
-import { TriggerEngine, type TriggerRoute } from '../../triggers/engine.js';
+import { TriggerEngine, type TriggerRoute } from '../../triggers/engine/engine.js';
 import {
   startIngressHost,
   type IngressHost,

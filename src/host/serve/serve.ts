@@ -4,9 +4,9 @@
 // stops in the design's order.
 import { TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
-import type { TickAnswer } from '../../triggers/calendar/calendar-source.js';
+import type { TickAnswer } from '../../triggers/calendar/occurrence-record.js';
 import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
-import type { TriggerRecoveryReport } from '../../triggers/engine.js';
+import type { TriggerRecoveryReport } from '../../triggers/engine/engine.js';
 import type { TriggerEnvelope } from '../../triggers/envelope.js';
 import type { IngressHost } from '../ingress/ingress-host.js';
 import { createTriggerRuntime, type TriggerRuntime } from '../runtime/runtime.js';

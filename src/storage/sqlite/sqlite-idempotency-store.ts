@@ -15,7 +15,7 @@ import {
 } from '../idempotency-store.js';
 import { loadDriver } from './sqlite-backend.js';
 
-export const IDEMPOTENCY_FILE = 'idempotency.db';
+const IDEMPOTENCY_FILE = 'idempotency.db';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS idempotency (

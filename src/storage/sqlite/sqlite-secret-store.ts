@@ -19,7 +19,7 @@ import {
   type SecretStore,
 } from '../secret-store.js';
 
-export const SECRETS_FILE = 'secrets.db';
+const SECRETS_FILE = 'secrets.db';
 const LEGACY_FILE = 'secrets.json';
 
 const SCHEMA = `

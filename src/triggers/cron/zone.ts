@@ -154,7 +154,7 @@ function transitionIn(zone: string, lo: number, hi: number): OffsetWindow {
   return { before, after, at: b };
 }
 
-export type WallKind = 'normal' | 'gap' | 'fold';
+type WallKind = 'normal' | 'gap' | 'fold';
 
 export interface ResolvedWall {
   /** The first instant at which the zone's clock reads `wall` or later. */

@@ -50,15 +50,15 @@ export function gateId(tenantId: string, triggerId: string, key: string): string
   return `dgt_${sha256Hex(`${tenantId}\u0000${triggerId}\u0000${key}`).slice(0, 32)}`;
 }
 
-export function ticketKey(gate: string, ticket: number): string {
+function ticketKey(gate: string, ticket: number): string {
   return `${gate}/${String(ticket).padStart(12, '0')}`;
 }
 
 /** Gate records, typed (src/state/record-kind.ts). */
-export const gateKind = recordKind<GateFields>({ type: GATE_TYPE });
+const gateKind = recordKind<GateFields>({ type: GATE_TYPE });
 
 /** A concurrency gate's fields, typed: the one place one is read out of `Resource.fields`. */
-export function gateFieldsOf(resource: Resource): GateFields {
+function gateFieldsOf(resource: Resource): GateFields {
   return gateKind.of(resource);
 }
 

@@ -24,16 +24,16 @@ export interface DebounceFields {
 
 type Debounce = NonNullable<DispatchPlan['debounce']>;
 
-export function debounceId(tenantId: string, triggerId: string, key: string): string {
+function debounceId(tenantId: string, triggerId: string, key: string): string {
   return `dbn_${sha256Hex(`${tenantId}\u0000${triggerId}\u0000${key}`).slice(0, 32)}`;
 }
 
 /** The dispatch whose window a ping at `nowIso` joins, if one is open. */
 /** Debounce records, typed (src/state/record-kind.ts). */
-export const debouncePointerKind = recordKind<DebounceFields>({ type: DEBOUNCE_TYPE });
+const debouncePointerKind = recordKind<DebounceFields>({ type: DEBOUNCE_TYPE });
 
 /** A debounce pointer's fields, typed: the one place one is read out of `Resource.fields`. */
-export function debouncePointerOf(resource: Resource): DebounceFields {
+function debouncePointerOf(resource: Resource): DebounceFields {
   return debouncePointerKind.of(resource);
 }
 

@@ -23,7 +23,7 @@ export interface DispatchPlan {
 }
 
 /** Longer keys are kept as their hash: a key names a window or a gate, it is not data. */
-export const MAX_KEY_CHARS = 256;
+const MAX_KEY_CHARS = 256;
 
 function keyText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -74,7 +74,7 @@ export function planDispatch(checked: CheckedDispatch, envelope: TriggerEnvelope
   };
 }
 
-export function planJson(plan: DispatchPlan): JsonObject {
+function planJson(plan: DispatchPlan): JsonObject {
   // A plan is JSON values only (checked options, key paths, numbers), nested in a dispatch's
   // fields; an interface is not assignable to JsonObject's index signature.
   return plan as unknown as JsonObject;

@@ -93,7 +93,7 @@ export function listKeys(tenantId: string, state: DispatchState): string[] {
 }
 
 /** Dispatch records, typed (src/state/record-kind.ts). */
-export const dispatchKind = recordKind<DispatchFields>({ type: DISPATCH_TYPE });
+const dispatchKind = recordKind<DispatchFields>({ type: DISPATCH_TYPE });
 
 /** A dispatch's fields, typed: the one place one is read out of `Resource.fields`. */
 export function dispatchOf(resource: Resource): DispatchFields {

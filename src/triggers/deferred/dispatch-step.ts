@@ -15,7 +15,8 @@ import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Commit, type Decision } from '../../world/decision.js';
 import { claimFields, leaseFree, leaseOf, releaseFields } from '../../work/lease.js';
-import { readRecord, startWrite, type RunClaimant } from '../trigger-records.js';
+import { readRecord, type RunClaimant } from '../trigger-records.js';
+import { startWrite } from '../runs.js';
 import type { RunRecorder, RunStartInfo } from '../runner.js';
 import {
   advance,

@@ -1,5 +1,5 @@
-// Deferred dispatch (docs/deferred.md): delay, debounce, concurrency limits and expiry, answered at once
-// and run when due by any worker sharing the store.
+// twinworld/deferred — deferred dispatch (docs/deferred.md): delay, debounce, concurrency limits and
+// expiry, answered at once and run when due by any worker sharing the store.
 export {
   checkDispatchOptions,
   mergeDispatch,
@@ -15,14 +15,8 @@ export {
 } from './dispatch-options.js';
 export { planDispatch, resolveKey, type DispatchPlan } from './dispatch-plan.js';
 export {
-  DISPATCH_TYPE,
-  DEBOUNCE_TYPE,
-  GATE_TYPE,
-  DISPATCH_LIST_INDEX,
-  DISPATCH_TICKET_INDEX,
   DISPATCH_STATES,
   WAITING_STATES,
-  declareDispatchIndexes,
   type DispatchState,
   type DispatchFields,
 } from './dispatch-record.js';

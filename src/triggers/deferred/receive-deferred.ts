@@ -11,24 +11,24 @@ import { commit, skip, type Decision } from '../../world/decision.js';
 import type { DeferredAnswer, IngestAnswer } from '../answer.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import {
-  conflictPath,
-  decideReceive,
-  envelopeReceipt,
   RECORD_TYPE,
   readRecord,
   readReplayGuard,
   recordId,
   REPLAY_GUARD_TYPE,
   replayGuardId,
-  type ReceiptStatus,
-  type ReceiveOutcome,
   type RecordFields,
   type ReplayGuard,
   type ReplayGuardFields,
-  type RouteChoice,
   type RunClaimant,
-  receivedFields,
 } from '../trigger-records.js';
+import {
+  conflictPath,
+  decideReceive,
+  type ReceiveOutcome,
+  type RouteChoice,
+  receivedFields,
+} from '../receive.js';
 import type { RunRecorder } from '../runner.js';
 import { gateId, join, loadGate, gateWrite } from './concurrency-gate.js';
 import { openWindow, pingFields, pointerWrite, windowTimes } from './debounce.js';
@@ -43,13 +43,13 @@ import {
 } from './dispatch-record.js';
 
 /** A trigger record that a deferred dispatch took in. */
-export type DeferredRecordFields = RecordFields & { readonly dispatchId?: string };
+type DeferredRecordFields = RecordFields & { readonly dispatchId?: string };
 
 function json(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-export function deferredAnswer(
+function deferredAnswer(
   env: TriggerEnvelope,
   id: string,
   scheduledAt: string,

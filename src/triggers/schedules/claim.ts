@@ -5,7 +5,6 @@
 // (or had one, pruned) is "already claimed": nothing is written for it. Every decision is a write.
 import type { TwinError } from '../../errors.js';
 import { MAX_CATCH_UP_FIRES, occurrenceId } from '../cron/shared-occurrence.js';
-import type { JsonObject } from '../../log/json-value.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
@@ -360,7 +359,7 @@ export function claimOccurrence(
 }
 
 /** Records an occurrence that fell due while no scheduler ran and that its catch-up policy leaves out. */
-export function recordMissed(s: ClaimSession, o: Occurrence, policy: CatchUpPolicy): boolean {
+function recordMissed(s: ClaimSession, o: Occurrence, policy: CatchUpPolicy): boolean {
   const nominalAt = isoAt(o.nominalAt);
   const id = occurrenceId(s.decl.tenantId, s.decl.scheduleId, nominalAt);
   if (known(s, id) !== undefined) return false;
@@ -377,7 +376,7 @@ export function recordMissed(s: ClaimSession, o: Occurrence, policy: CatchUpPoli
  * fell due while no scheduler ran and follow the catch-up policy — skip: none of them; latest: the
  * newest, unless on-time ones fire anyway; all {max}: the newest `max`.
  */
-export function planDue(
+function planDue(
   due: readonly Occurrence[],
   nowMs: number,
   graceMs: number,

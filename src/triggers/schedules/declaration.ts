@@ -27,7 +27,7 @@ export const SCHEDULE_TYPE = 'schedule';
 export const DEFAULT_ROUTINE = 'record';
 export const DEFAULT_TIMEZONE = 'UTC';
 /** A schedule's input is stored on the declaration and on every occurrence it claims. */
-export const MAX_INPUT_BYTES = 64 * 1024;
+const MAX_INPUT_BYTES = 64 * 1024;
 
 /** What a caller declares. */
 export interface ScheduleInput {

@@ -11,9 +11,9 @@ import { recordKind } from '../../state/record-kind.js';
 export const HOST_TYPE = 'schedule_host';
 export const DEFAULT_HOST_BEAT_MS = 10_000;
 /** A host is alive while its last beat is younger than this many beat intervals. */
-export const HOST_ALIVE_BEATS = 3;
+const HOST_ALIVE_BEATS = 3;
 
-export interface HostFields {
+interface HostFields {
   readonly owner: string;
   /** What the host said about itself (e.g. "hostname:pid"), or null. */
   readonly label: string | null;
@@ -24,10 +24,10 @@ export interface HostFields {
 }
 
 /** Host records, typed (src/state/record-kind.ts). */
-export const hostKind = recordKind<HostFields>({ type: HOST_TYPE });
+const hostKind = recordKind<HostFields>({ type: HOST_TYPE });
 
 /** A schedule host's fields, typed: the one place one is read out of `Resource.fields`. */
-export function hostOf(resource: Resource): HostFields {
+function hostOf(resource: Resource): HostFields {
   return hostKind.of(resource);
 }
 

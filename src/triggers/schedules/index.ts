@@ -1,4 +1,4 @@
-// Schedules (docs/schedules.md): declarations with a revision fence, occurrence
+// twinworld/schedules — schedules (docs/schedules.md): declarations with a revision fence, occurrence
 // claims with overlap policies, launch reservations, the fire ledger, backfill, host heartbeats,
 // and the work kind that runs them.
 export {
@@ -16,10 +16,8 @@ export {
   type RunReport,
 } from './schedules.js';
 export {
-  SCHEDULE_TYPE,
   DEFAULT_ROUTINE,
   DEFAULT_TIMEZONE,
-  scheduleKey,
   parseCatchUp,
   validateScheduleInput,
   type ScheduleInput,
@@ -27,11 +25,8 @@ export {
   type Decoded,
 } from './declaration.js';
 export {
-  FIRE_TYPE,
   OUTCOMES,
   SETTLED_OUTCOMES,
-  reservationIdOf,
-  runIdOf,
   type FireFields,
   type FireState,
   type FireOrigin,
@@ -59,7 +54,6 @@ export {
   type OutcomeFilter,
   type UndecodableRow,
 } from './ledger.js';
-export { HOST_TYPE, DEFAULT_HOST_BEAT_MS, type HostView } from './hosts.js';
+export { DEFAULT_HOST_BEAT_MS, type HostView } from './hosts.js';
 export { scheduleWork, SCHEDULE_WORK, claimItem, type ClaimedItem } from './schedule-work.js';
-export { SCHEDULE_PROVIDER, scheduleDedupeKey } from './run-start.js';
 export { listEnabledSchedules, type EnabledSchedules } from './list-enabled.js';

@@ -24,7 +24,7 @@ export const DEFAULT_HISTORY_LIMIT = 100;
 export const MAX_HISTORY_LIMIT = 1000;
 /** Rows removed per pruning write. */
 export const PRUNE_BATCH = 500;
-export const PRUNE_TYPE = 'schedule_prune';
+const PRUNE_TYPE = 'schedule_prune';
 
 /** `pending`: claimed, no outcome yet (ready or reserved). */
 export type OutcomeFilter = Outcome | 'pending';
@@ -87,7 +87,7 @@ export interface HistoryPage {
   readonly undecodable: UndecodableRow[];
 }
 
-export function fireView(id: string, f: FireFields): FireView {
+function fireView(id: string, f: FireFields): FireView {
   return {
     occurrenceId: id,
     tenantId: f.tenantId,
@@ -162,7 +162,7 @@ interface Position {
 
 const CURSOR_VERSION = 1;
 
-export function encodeCursor(p: Position): string {
+function encodeCursor(p: Position): string {
   return Buffer.from(
     JSON.stringify([CURSOR_VERSION, p.nominalAt, p.scheduleId, p.id]),
     'utf8',

@@ -17,8 +17,8 @@ export type OverlapPolicy =
   /** Cancel whatever is pending or running and launch the newcomer. */
   | { readonly kind: 'supersede' };
 
-export type OverlapKind = OverlapPolicy['kind'];
-export const OVERLAP_KINDS: readonly OverlapKind[] = ['fire', 'skip', 'buffer', 'supersede'];
+type OverlapKind = OverlapPolicy['kind'];
+const OVERLAP_KINDS: readonly OverlapKind[] = ['fire', 'skip', 'buffer', 'supersede'];
 export const DEFAULT_OVERLAP: OverlapPolicy = Object.freeze({ kind: 'skip' });
 /** A buffer is read whole by every claim: keep it small. */
 export const MAX_BUFFER = 100;

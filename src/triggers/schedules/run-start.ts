@@ -6,13 +6,13 @@ import type { RunStartInfo } from '../runner.js';
 import type { FireFields } from './fire-record.js';
 
 /** The provider of a schedule's envelopes (source kind "calendar"). */
-export const SCHEDULE_PROVIDER = 'schedule';
+const SCHEDULE_PROVIDER = 'schedule';
 
-export function scheduleDedupeKey(scheduleId: string, nominalAt: string): string {
+function scheduleDedupeKey(scheduleId: string, nominalAt: string): string {
   return `schedule:${scheduleId}@${nominalAt}`;
 }
 
-export function fireEnvelope(fireId: string, fire: FireFields): TriggerEnvelope {
+function fireEnvelope(fireId: string, fire: FireFields): TriggerEnvelope {
   return createTriggerEnvelope({
     tenantId: fire.tenantId,
     scopeId: fire.scopeId,

@@ -30,7 +30,7 @@ import { endpointScheme } from './scheme-key.js';
 /** Default largest raw body accepted (vendors' payloads are far smaller). */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** The body is kept as payload.body: one level below the payload's own limit. */
-export const MAX_BODY_DEPTH = MAX_PAYLOAD_DEPTH - 1;
+const MAX_BODY_DEPTH = MAX_PAYLOAD_DEPTH - 1;
 
 interface EndpointSettings {
   /** The tenant this endpoint serves; omit to serve every tenant. */

@@ -1,12 +1,10 @@
 // A calendar occurrence already on record never fires, is never missed and is never renumbered
 // again — even when `configure` moves the cursor back before it (issue 18).
 import { describe, expect, it } from 'vitest';
-import {
-  CalendarSource,
-  type OccurrenceFields,
-} from '../../../src/triggers/calendar/calendar-source.js';
+import { CalendarSource } from '../../../src/triggers/calendar/calendar-source.js';
+import { type OccurrenceFields } from '../../../src/triggers/calendar/occurrence-record.js';
 import { OCCURRENCE_TYPE } from '../../../src/triggers/calendar/subscription.js';
-import { TriggerEngine } from '../../../src/triggers/engine.js';
+import { TriggerEngine } from '../../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { VirtualClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';

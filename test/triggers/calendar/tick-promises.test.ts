@@ -13,7 +13,7 @@ import {
   CalendarSource,
   DEFAULT_PENDING_LEASE_MS,
 } from '../../../src/triggers/calendar/calendar-source.js';
-import { TriggerEngine } from '../../../src/triggers/engine.js';
+import { TriggerEngine } from '../../../src/triggers/engine/engine.js';
 import { createTriggerEnvelope } from '../../../src/triggers/envelope.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { tenantContext } from '../../../src/triggers/tenant-context.js';

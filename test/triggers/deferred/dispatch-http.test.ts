@@ -3,7 +3,7 @@
 // run's answer; a resent delivery answers 202 again while it waits, then 200 duplicate.
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { TriggerEngine } from '../../../src/triggers/engine.js';
+import { TriggerEngine } from '../../../src/triggers/engine/engine.js';
 import { startIngressHost } from '../../../src/host/ingress/ingress-host.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../../../src/triggers/webhook/webhook-ingress.js';

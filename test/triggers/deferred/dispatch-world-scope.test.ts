@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/world/clock.js';
 import { maybeCurrentWorld, openWorld, type World } from '../../../src/world/world.js';
-import { TriggerEngine } from '../../../src/triggers/engine.js';
+import { TriggerEngine } from '../../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { deferredDispatchWork } from '../../../src/triggers/deferred/dispatch-work.js';
 import { runDueDispatches } from '../../../src/triggers/deferred/run-due.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeferredAnswer } from '../../../src/triggers/answer.js';
-import { TriggerEngine } from '../../../src/triggers/engine.js';
+import { TriggerEngine } from '../../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import { openWorld } from '../../../src/world/world.js';
 import { event } from './support.js';

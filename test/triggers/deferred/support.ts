@@ -5,7 +5,7 @@ import type { JsonValue } from '../../../src/log/json-value.js';
 import type { StorageBackend } from '../../../src/storage/port.js';
 import { isoAt, VirtualClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';
-import { TriggerEngine, type TriggerRoute } from '../../../src/triggers/engine.js';
+import { TriggerEngine, type TriggerRoute } from '../../../src/triggers/engine/engine.js';
 import { createTriggerEnvelope, type TriggerEnvelope } from '../../../src/triggers/envelope.js';
 import { InProcessRunner } from '../../../src/triggers/in-process-runner.js';
 import {

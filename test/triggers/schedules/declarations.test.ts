@@ -6,10 +6,9 @@ import { tenantContext } from '../../../src/triggers/tenant-context.js';
 import {
   formatOverlap,
   parseOverlap,
-  SCHEDULE_TYPE,
-  scheduleKey,
   scheduleWork,
 } from '../../../src/triggers/schedules/index.js';
+import { SCHEDULE_TYPE, scheduleKey } from '../../../src/triggers/schedules/declaration.js';
 import { backends } from '../../support/backends.js';
 import { expectRefusal } from '../support.js';
 import { harness, nightly, T0, type Harness } from './support.js';

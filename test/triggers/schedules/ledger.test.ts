@@ -4,12 +4,9 @@
 // backfill through the same claim, idempotent by occurrence id.
 import { afterEach, describe, expect, it } from 'vitest';
 import { isoAt } from '../../../src/world/clock.js';
-import {
-  FIRE_TYPE,
-  scheduleKey,
-  type Claim,
-  type Reservation,
-} from '../../../src/triggers/schedules/index.js';
+import { type Claim, type Reservation } from '../../../src/triggers/schedules/index.js';
+import { scheduleKey } from '../../../src/triggers/schedules/declaration.js';
+import { FIRE_TYPE } from '../../../src/triggers/schedules/fire-record.js';
 import { backends } from '../../support/backends.js';
 import { expectRefusal } from '../support.js';
 import { harness, ledger, nightly, T0, type Harness } from './support.js';

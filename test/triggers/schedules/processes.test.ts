@@ -12,12 +12,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresBackend } from '../../../src/storage/postgres/index.js';
 import { RealClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';
-import {
-  FIRE_TYPE,
-  reservationIdOf,
-  Schedules,
-  type FireView,
-} from '../../../src/triggers/schedules/index.js';
+import { Schedules, type FireView } from '../../../src/triggers/schedules/index.js';
+import { FIRE_TYPE, reservationIdOf } from '../../../src/triggers/schedules/fire-record.js';
 import { postgresUrl } from '../../storage/postgres-url.js';
 import { expectRefusal } from '../support.js';
 

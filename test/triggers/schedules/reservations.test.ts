@@ -5,11 +5,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isoAt } from '../../../src/world/clock.js';
 import {
-  scheduleKey,
   scheduleWork,
   type Claim,
   type Reservation,
 } from '../../../src/triggers/schedules/index.js';
+import { scheduleKey } from '../../../src/triggers/schedules/declaration.js';
 import { backends } from '../../support/backends.js';
 import { expectRefusal } from '../support.js';
 import { harness, ledger, nightly, T0, type Harness } from './support.js';

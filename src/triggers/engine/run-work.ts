@@ -1,11 +1,11 @@
 // Routine runs as work for the worker (docs/work.md): a `processing` record's due time is its
 // owner's lease end, so a run whose process died falls due when its lease lapses, and a worker
 // takes it over — re-running it from its stored envelope. A run still heartbeating is never due.
-import { isoAt } from '../world/clock.js';
-import { DUE_INDEX, END_OF_TIME } from '../work/lease.js';
-import type { DueItem, WorkKind } from '../work/work-kind.js';
+import { isoAt } from '../../world/clock.js';
+import { DUE_INDEX, END_OF_TIME } from '../../work/lease.js';
+import type { DueItem, WorkKind } from '../../work/work-kind.js';
 import type { TriggerEngine } from './engine.js';
-import { RECORD_TYPE } from './trigger-records.js';
+import { RECORD_TYPE } from '../trigger-records.js';
 
 export function runTakeoverWork(engine: TriggerEngine): WorkKind {
   const dueItems = (maxKey: string, limit: number): Promise<DueItem[]> =>

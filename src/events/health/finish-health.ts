@@ -1,0 +1,52 @@
+// The health writes a finished attempt adds to its finish: the endpoint's new health when it moved
+// (a failure, or the first success after failures) and, when the vendor's window has run out, the
+// endpoint itself disabled — whose waiting deliveries the endpoint-cancel hook then ends in the
+// same commit, once.
+import type { JsonValue } from '../../log/json-value.js';
+import type { Write } from '../../log/write.js';
+import type { ReadView } from '../../state/read-view.js';
+import type { EventsDeclaration } from '../declaration.js';
+import type { DeliveryFields } from '../delivery-records.js';
+import { afterAttempt, type AttemptResult } from './after-attempt.js';
+import { endpointHealthKind, freshHealth } from './endpoint-health.js';
+import { healthTarget } from './endpoint-of.js';
+
+export function finishHealthWrites(
+  view: ReadView,
+  decl: EventsDeclaration,
+  d: DeliveryFields,
+  result: AttemptResult,
+  nowMs: number,
+): Write[] {
+  const target = healthTarget(view, decl, d);
+  if (target === undefined) return [];
+  const id = endpointHealthKind.id(d.endpointKind, d.endpointId);
+  const stored = endpointHealthKind.read(view, id);
+  if (stored === undefined && result.outcome === 'succeeded') return [];
+  const health = stored ?? freshHealth(d.endpointKind, d.endpointId);
+  if (result.outcome === 'succeeded' && health.state === 'healthy' && health.failures === 0)
+    return [];
+  const after = afterAttempt(health, target.policy, result, nowMs);
+  const writes: Write[] = [
+    endpointHealthKind.write(
+      after.change === undefined ? 'endpoint_health.attempt' : `endpoint_health.${after.change.to}`,
+      id,
+      after.health,
+      { actor: 'system' },
+    ),
+  ];
+  const enabledWhen = target.kind.enabledWhen;
+  if (after.change?.to === 'disabled' && enabledWhen !== undefined) {
+    const off: JsonValue =
+      target.kind.disabledValue ??
+      (typeof enabledWhen.value === 'boolean' ? !enabledWhen.value : null);
+    writes.push({
+      operation: `${target.kind.type}.health_disable`,
+      subjectType: target.kind.type,
+      subjectId: d.endpointId,
+      fields: { [enabledWhen.field]: off },
+      actor: 'system',
+    });
+  }
+  return writes;
+}

@@ -1,0 +1,172 @@
+// Endpoint health on the world clock, as each vendor runs it: Stripe disables an endpoint after
+// nine days of failures (and re-enabling is by hand), a GitHub hook's breaker pauses attempts after
+// refused connections and a probe closes it, a Svix endpoint's throttleRate holds attempts per
+// second. Days of virtual time in a walk, checked through the delivery records and the log.
+import { describe, expect, it } from 'vitest';
+import { github, standardWebhooks, stripe } from '../../packs/index.js';
+import { checkDeliveryInvariants, openWalk } from '../../src/walk/index.js';
+
+const DAY = 24 * 3600_000;
+const STRIPE_SECRET = 'whsec_test_walk_secret_0123456789';
+
+function operations(
+  log: string[],
+  prefix: string,
+): { operation: string; fields: Record<string, unknown> }[] {
+  return log
+    .map((line) => JSON.parse(line) as { operation: string; fields: Record<string, unknown> })
+    .filter((e) => e.operation.startsWith(prefix));
+}
+
+describe('endpoint health', () => {
+  it('Stripe: failing for nine days disables the endpoint once, cancels what waits, sends nothing after; enabling starts again', async () => {
+    const walk = await openWalk({
+      seed: 'health-stripe',
+      start: '2026-05-04T08:00:00Z',
+      packs: [stripe.pack],
+    });
+    const twin = walk.twin('stripe');
+    const down = walk.receiver('down', { mix: [{ answer: 500, weight: 1 }] });
+    const endpoint = await stripe.createWebhookEndpoint(twin, {
+      url: down.url,
+      enabled_events: ['customer.created'],
+      secret: STRIPE_SECRET,
+    });
+    for (let day = 0; day < 12; day++) {
+      await stripe.createCustomer(twin, { email: `c${day}@example.com` });
+      await walk.settle();
+      await walk.advance(DAY);
+    }
+    await walk.runUntilIdle();
+    const log = await walk.exportLog();
+    const disabled = operations(log, 'endpoint_health.disabled');
+    expect(disabled).toHaveLength(1);
+    expect(disabled[0]!.fields).toMatchObject({
+      state: 'disabled',
+      reason: expect.stringMatching(/^failing for 9 days/),
+    });
+    expect(operations(log, 'webhook_endpoint.health_disable')).toHaveLength(1);
+    const view = await twin.read((v) => v.get('webhook_endpoint', endpoint.id)!.fields);
+    expect(view.status).toBe('disabled');
+
+    const report = await walk.report();
+    const disabledAt = Date.parse(
+      String(
+        (
+          JSON.parse(log.find((l) => l.includes('"endpoint_health.disabled"'))!) as {
+            recordedAt: string;
+          }
+        ).recordedAt,
+      ),
+    );
+    const attemptsAfter = report.deliveries
+      .flatMap((d) => d.attempts)
+      .filter((a) => Date.parse(a.startedAt) > disabledAt);
+    expect(attemptsAfter).toEqual([]);
+    const cancelled = report.deliveries.filter((d) => d.state === 'cancelled');
+    expect(cancelled.length).toBeGreaterThan(0);
+    // Each cancelled once, by the same commit that disabled the endpoint or by later fan-out.
+    const cancels = operations(log, 'webhook_delivery.cancel');
+    expect(new Set(cancels.map((c) => JSON.stringify(c))).size).toBe(cancels.length);
+    expect(checkDeliveryInvariants(log).violations).toEqual([]);
+
+    // By hand only: enabling resets health, and the next event is sent again.
+    await stripe.updateWebhookEndpoint(twin, endpoint.id, { disabled: false });
+    const health = await twin.read(
+      (v) => v.get('endpoint_health', `webhook_endpoint:${endpoint.id}`)!.fields,
+    );
+    expect(health).toMatchObject({ state: 'healthy', failures: 0, reason: 'enabled by hand' });
+    const before = down.stats().requests;
+    await stripe.createCustomer(twin, { email: 'again@example.com' });
+    await walk.settle();
+    expect(down.stats().requests).toBe(before + 1);
+    await walk.close();
+  });
+
+  it('GitHub: refused connections open the breaker; attempts wait out the pause; a probe closes it', async () => {
+    const walk = await openWalk({
+      seed: 'health-github',
+      start: '2026-05-04T08:00:00Z',
+      packs: [github.pack],
+    });
+    const twin = walk.twin('github');
+    const ci = walk.receiver('ci', {
+      script: ['refused', 'refused', 'refused'],
+      mix: [{ answer: 200, weight: 1 }],
+    });
+    await github.createOrganization(twin, { login: 'octo-org' });
+    await github.createUser(twin, { login: 'octocat' });
+    await github.createRepository(twin, { owner: 'octo-org', name: 'hello' });
+    await github.createRepositoryHook(twin, {
+      repository: 'octo-org/hello',
+      url: ci.url,
+      secret: 's',
+      events: ['issues'],
+    });
+    await walk.settle();
+    for (let i = 0; i < 5; i++) {
+      await github.openIssue(twin, {
+        repository: 'octo-org/hello',
+        sender: 'octocat',
+        title: `Bug ${i}`,
+      });
+      await walk.settle();
+    }
+    await walk.runUntilIdle();
+    const attempts = (await walk.report()).deliveries
+
+      .flatMap((d) => d.attempts)
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const start = Date.parse(attempts[0]!.startedAt);
+    const offsets = attempts.map((a) => [Date.parse(a.startedAt) - start, a.state]);
+    // The hook's ping and two issues refused at once (GitHub never retries them); the other three
+    // wait out the 60 s pause; the first is the probe, it succeeds, and the rest follow at once.
+    expect(offsets).toEqual([
+      [0, 'failed'],
+      [0, 'failed'],
+      [0, 'failed'],
+      [60_000, 'succeeded'],
+      [60_000, 'succeeded'],
+      [60_000, 'succeeded'],
+    ]);
+    expect(ci.stats().requests).toBe(6);
+    const changes = operations(await walk.exportLog(), 'endpoint_health.').map(
+      (e) => e.fields.state,
+    );
+    expect(changes).toContain('open');
+    expect(changes.at(-1)).toBe('healthy');
+    await walk.close();
+  });
+
+  it('Svix: an endpoint’s throttleRate holds attempts to that many a second, on the world clock', async () => {
+    const walk = await openWalk({
+      seed: 'health-svix',
+      start: '2026-05-04T08:00:00Z',
+      packs: [standardWebhooks.pack],
+    });
+    const twin = walk.twin('standard-webhooks');
+    const crm = walk.receiver('crm');
+    await standardWebhooks.createEndpoint(twin, { url: crm.url, throttleRate: 2 });
+    for (let i = 0; i < 7; i++)
+      await standardWebhooks.sendMessage(twin, {
+        eventType: 'invoice.paid',
+        payload: { id: `inv_${i}` },
+      });
+    await walk.settle();
+    await walk.runUntilIdle();
+    const starts = (await walk.report()).deliveries.flatMap((d) =>
+      d.attempts.map((a) => a.startedAt),
+    );
+    expect(starts).toHaveLength(7);
+    const perSecond = new Map<string, number>();
+    for (const s of starts) perSecond.set(s.slice(0, 19), (perSecond.get(s.slice(0, 19)) ?? 0) + 1);
+    expect([...perSecond.values()]).toEqual([2, 2, 2, 1]);
+    expect(crm.stats().accepted).toBe(7);
+    await expect(
+      standardWebhooks.createEndpoint(twin, { url: crm.url, throttleRate: 0 }),
+    ).rejects.toMatchObject({
+      path: 'throttleRate',
+    });
+    await walk.close();
+  });
+});
