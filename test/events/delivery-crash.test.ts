@@ -14,13 +14,15 @@ import { startReceiver } from '../support/receiver.js';
 import { homes } from '../support/backends.js';
 import { openWorldAt } from '../support/world-at.js';
 
-const TOTAL = 500;
+// 250 writes: a kill point anywhere in them, and a run that stays well inside the test's time on a
+// loaded machine (500 on PostgreSQL took 20 s alone, near the limit with two suites at once).
+const TOTAL = 250;
 const cleanups: (() => void)[] = [];
 afterAll(() => cleanups.forEach((cleanup) => cleanup()));
 
 // Kill points drawn from a seeded source, so a failure names a reproducible point.
 const rng = new SeededIds(new VirtualClock(0), 'kill-points');
-const killAfter = [5, ...Array.from({ length: 3 }, () => 20 + Math.floor(rng.random() * 400))];
+const killAfter = [5, ...Array.from({ length: 3 }, () => 20 + Math.floor(rng.random() * 200))];
 
 describe.each(homes)('delivery crash recovery: $name', (home) => {
   for (const killAt of killAfter) {
@@ -89,7 +91,15 @@ describe.each(homes)('delivery crash recovery: $name', (home) => {
         .map((d) => d.id)
         .sort();
       expect(unknown).toEqual([...report.markedUnknown].sort());
-      expect(report.dispatched.length).toBe(receiver.requests.length - beforeRecovery);
+      // What recovery sent is accounted by message id, not by counting requests after a moment: a
+      // connection the dead child opened can still be accepted after quiet() under load.
+      const received = new Set(receiver.requests.map((req) => String(req.headers['webhook-id'])));
+      const messageOf = new Map(deliveries.map((d) => [d.id, String(d.fields.messageId)]));
+      for (const r of report.dispatched)
+        expect(received.has(messageOf.get(r.deliveryId)!)).toBe(true);
+      expect(report.dispatched.length).toBeLessThanOrEqual(
+        receiver.requests.length - beforeRecovery,
+      );
 
       // one claim, one request: no message id reached the receiver twice
       const perMessage = new Map<string, number>();

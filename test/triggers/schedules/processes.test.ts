@@ -121,7 +121,6 @@ async function withSchedules<T>(store: Store, fn: (s: Schedules) => Promise<T>):
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (iso: string | null): number => Date.parse(iso!);
 
 /** The most runs that were launched and not yet finished at one moment, by the ledger. */
@@ -137,6 +136,25 @@ function maxConcurrent(rows: readonly FireView[]): number {
   let max = 0;
   for (const [, d] of edges) max = Math.max(max, (now += d!));
   return max;
+}
+
+/** Whether the ledger already holds everything the overlap test below asserts for `overlap`. */
+function policyShown(overlap: string, rows: readonly FireView[], owners: string[]): boolean {
+  const completed = rows.filter((r) => r.outcome === 'completed');
+  if (rows.length < 5) return false;
+  switch (overlap) {
+    case 'fire':
+      return maxConcurrent(rows) >= 2 && owners.every((o) => completed.some((r) => r.owner === o));
+    case 'skip':
+      return completed.length >= 1 && rows.filter((r) => r.reason === 'overlap').length >= 2;
+    case 'buffer:1:oldest':
+      return (
+        completed.some((r) => ms(r.launchedAt) - ms(r.nominalAt) >= 1000) &&
+        rows.some((r) => r.reason === 'buffer-full')
+      );
+    default:
+      return rows.filter((r) => r.outcome === 'superseded').length >= 3;
+  }
 }
 
 for (const { name, make } of stores) {
@@ -158,7 +176,25 @@ for (const { name, make } of stores) {
           startWorker(store, 'wrk-a'),
           startWorker(store, 'wrk-b'),
         ]);
-        await sleep(7000);
+        // Stopped once the ledger shows what the policy is checked on (read from the store), not
+        // after a guessed 7 s that a loaded machine may not fill.
+        await vi.waitFor(
+          async () => {
+            const seen = await withSchedules(
+              store,
+              async (s) =>
+                (await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 })).items,
+            );
+            expect(
+              policyShown(
+                overlap,
+                seen,
+                workers.map((w) => w.owner),
+              ),
+            ).toBe(true);
+          },
+          { timeout: 50_000, interval: 250 },
+        );
         for (const w of workers) w.child.kill('SIGTERM');
         expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
         const { rows, hosts } = await withSchedules(store, async (s) => ({
