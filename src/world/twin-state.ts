@@ -26,7 +26,7 @@ const QUIET_BEFORE_OPTIMISM = 3;
 export const INDEXES_READ = `meta:${INDEXES_META_KEY}`;
 
 /** The section-read key of the recorded chain head. */
-export const CHAIN_READ = `meta:${CHAIN_META_KEY}`;
+const CHAIN_READ = `meta:${CHAIN_META_KEY}`;
 
 export class TwinState {
   readonly cache = new Map<string, Resource | null>();
