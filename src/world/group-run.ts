@@ -37,6 +37,39 @@ interface WithinHook {
   ): readonly Write[];
 }
 
+/** Commit hooks as the twin keeps them; `twin` is handed to each (kept opaque here). */
+interface HooksOf<T> {
+  readonly name: string;
+  withinCommit?(
+    entries: readonly Entry[],
+    view: ReadView,
+    twin: T,
+    before: (entry: Entry) => Resource | undefined,
+  ): readonly Write[];
+}
+
+export function groupRunOf<T>(
+  state: TwinState,
+  staging: StageContext,
+  hooks: readonly HooksOf<T>[],
+  twin: T,
+): GroupRun {
+  return {
+    state,
+    staging,
+    hooks: hooks.flatMap((hook) =>
+      hook.withinCommit === undefined
+        ? []
+        : [
+            {
+              name: hook.name,
+              within: (decided, view, before) => hook.withinCommit!(decided, view, twin, before),
+            },
+          ],
+    ),
+  };
+}
+
 /** What a group run needs of its twin. */
 export interface GroupRun {
   readonly state: TwinState;

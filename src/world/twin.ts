@@ -35,10 +35,17 @@ import { MARK_EVERY, type HeadMarks } from './head-marks.js';
 import { importLog, type ImportProgress } from './import-log.js';
 import type { IdSource } from './ids.js';
 import type { SecretStore } from './secrets.js';
-import { decideGroup, type AnyDecide, type GroupOutcome, type GroupRun } from './group-run.js';
+import {
+  decideGroup,
+  groupRunOf,
+  type AnyDecide,
+  type GroupOutcome,
+  type GroupRun,
+} from './group-run.js';
 import { nestedError, runSection, type RunContext, type Section } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
+import { checkedMark } from './twin-mark.js';
 import { sectionView } from './twin-view.js';
 
 /** What a twin needs of the world that opened it (World implements it). */
@@ -139,23 +146,9 @@ export class Twin {
     return this.store!;
   }
 
-  /**
-   * Refuses a database that holds fewer entries than the root recorded for it: emptied, truncated
-   * or replaced by an older copy. Opening it as it is would restart the log and lose the history.
-   */
+  /** Refuses a database that holds fewer entries than the root recorded (twin-mark.ts). */
   private async checkMark(store: TwinStore): Promise<void> {
-    const mark = this.world.marks?.read(this.name);
-    if (mark === undefined) return;
-    const head = await store.head();
-    if (head < mark.seq) {
-      const file = this.world.marks!.file(this.name);
-      throw new TwinError(
-        'TWIN_LOG_MISSING',
-        `twin "${this.name}" in the world at ${this.world.root} holds ${head === 0 ? 'no entries' : `only ${head} entries`}, but the root recorded that its log reached entry ${mark.seq} (${file}): its database was emptied, truncated or replaced by an older copy. Restore the database from a backup (or import an export of its log into it); if the loss is intended, delete ${file} to accept the database as it is`,
-        { path: 'twin', details: { twin: this.name, head, recorded: mark.seq, file } },
-      );
-    }
-    this.markSeq = mark.seq;
+    this.markSeq = await checkedMark(this.world, this.name, store);
   }
 
   /** Moves the root's mark after a commit: at the first one, then every MARK_EVERY entries. */
@@ -434,20 +427,7 @@ export class Twin {
 
   /** What a group section needs of this twin: its state, how to stage, its hooks' writes. */
   private groupRun(): GroupRun {
-    return {
-      state: this.state,
-      staging: this.staging(),
-      hooks: this.hooks.flatMap((hook) =>
-        hook.withinCommit === undefined
-          ? []
-          : [
-              {
-                name: hook.name,
-                within: (decided, view, before) => hook.withinCommit!(decided, view, this, before),
-              },
-            ],
-      ),
-    };
+    return groupRunOf(this.state, this.staging(), this.hooks, this);
   }
 
   // ---- files ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import { HeadMoved, type IndexDelta, type StoreTx } from '../port.js';
 import type { Client } from './connection.js';
+import { guardStatement, HEAD_MOVED } from './head-guard.js';
 import { inline, Reads, READS } from './reads.js';
 import {
   checkText,
@@ -22,9 +23,6 @@ import {
 } from './sql-text.js';
 import { storeError } from './store-error.js';
 import { tenantOf, tenantOfFields } from './tenant.js';
-
-/** What the failed condition of a guarded commit says (see guardStatement). */
-const HEAD_MOVED = 'twinworld_head_moved:';
 
 /** Rows per multi-row statement, and characters per round trip, before a commit is split. */
 const ROWS_PER_STATEMENT = 500;
@@ -334,24 +332,6 @@ export class PostgresTx implements StoreTx {
     this.guard = { head, meta: { key: meta.key, value: meta.value } };
   }
 
-  /**
-   * The condition as one statement: an integer cast of a text naming the failure, reached only when
-   * the head or the meta value moved (not a constant, so nothing folds it away at planning).
-   */
-  private guardStatement(): string {
-    const { head, meta } = this.guard!;
-    const w = lit(this.world);
-    const t = lit(this.twin);
-    const value =
-      `(SELECT value FROM twinworld.meta WHERE world = ${w} AND twin = ${t} AND key = ${lit(meta.key)})` +
-      (meta.value === undefined ? ' IS NULL' : ` = ${lit(meta.value)}`);
-    return (
-      `SELECT CASE WHEN t.head = ${int(head)} AND ${value} THEN 0 ` +
-      `ELSE (${lit(HEAD_MOVED)} || COALESCE(t.head, -1))::int END FROM (VALUES (1)) AS one (x) ` +
-      `LEFT JOIN twinworld.twins t ON t.world = ${w} AND t.twin = ${t}`
-    );
-  }
-
   /** Ends the section: no more reads or writes. */
   close(): void {
     this.open = false;
@@ -385,7 +365,8 @@ export class PostgresTx implements StoreTx {
     const queries = this.commitQueries();
     // The condition (expect) of a section that read: the head cannot have moved under the lock,
     // but the meta value is checked here instead of read.
-    if (this.guard !== undefined && !blind) queries[0] = `${this.guardStatement()};\n${queries[0]}`;
+    if (this.guard !== undefined && !blind)
+      queries[0] = `${guardStatement(this.world, this.twin, this.guard!)};\n${queries[0]}`;
     if (blind) {
       this.begun = true;
       const { start, lock } = this.beginStatements;
@@ -418,7 +399,7 @@ export class PostgresTx implements StoreTx {
     const queries = this.commitQueries();
     this.begun = true;
     const { start, lock } = this.beginStatements;
-    queries[0] = `${[...start, ...lock, this.guardStatement()].join(';\n')};\n${queries[0]}`;
+    queries[0] = `${[...start, ...lock, guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
     await this.send(queries);
   }
 
