@@ -18,14 +18,18 @@ export function finishHealthWrites(
   result: AttemptResult,
   nowMs: number,
 ): Write[] {
-  const target = healthTarget(view, decl, d);
-  if (target === undefined) return [];
+  // The common case first, on the hot path: a success at an endpoint with nothing to close reads
+  // only the health record (none, for an endpoint that never failed), not the endpoint.
   const id = endpointHealthKind.id(d.endpointKind, d.endpointId);
   const stored = endpointHealthKind.read(view, id);
-  if (stored === undefined && result.outcome === 'succeeded') return [];
-  const health = stored ?? freshHealth(d.endpointKind, d.endpointId);
-  if (result.outcome === 'succeeded' && health.state === 'healthy' && health.failures === 0)
+  if (
+    result.outcome === 'succeeded' &&
+    (stored === undefined || (stored.state === 'healthy' && stored.failures === 0))
+  )
     return [];
+  const target = healthTarget(view, decl, d);
+  if (target === undefined) return [];
+  const health = stored ?? freshHealth(d.endpointKind, d.endpointId);
   const after = afterAttempt(health, target.policy, result, nowMs);
   const writes: Write[] = [
     endpointHealthKind.write(
