@@ -56,15 +56,6 @@ export {
   type RoutineFn,
   type RoutineContext,
 } from './in-process-runner.js';
-export { RoutineRegistry, type RoutineStore } from './routine-store.js';
-export type { RunLock, RunLockHold } from './run-lock.js';
-export { RUN_TYPE } from './run-recorder.js';
-export {
-  ChildProcessRunner,
-  type ChildProcessRunnerOptions,
-} from './child-runner/child-process-runner.js';
-export type { ChildRoutineFn, ChildRoutineContext } from './child-runner/child-protocol.js';
-export { FileRunLock } from './child-runner/file-run-lock.js';
 export type { TriggerSource } from './source.js';
 export {
   type RecordFields,
