@@ -3,7 +3,7 @@
 // the section until its commit.
 import { buildEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { lineHash } from '../log/chain.js';
-import { indexKeys, type IndexKey } from '../state/indexes.js';
+import { DUE_INDEX, indexKeys, type IndexKey } from '../state/indexes.js';
 import { foldEntry, resourceKey } from '../state/resource.js';
 import type { IndexDelta } from '../storage/port.js';
 import { isoAt, type Clock } from './clock.js';
@@ -65,7 +65,12 @@ export function stageEntry(
         ? NO_DELTA
         : diffKeys(indexKeys(state.resource(s, next.type, next.id), decls), indexKeys(next, decls));
     // foldEntry yields the subject first
-    s.puts.push({ resource: next, delta, subjectOf: i === 0 ? entry.seq : undefined });
+    s.puts.push({
+      resource: next,
+      delta,
+      subjectOf: i === 0 ? entry.seq : undefined,
+      wakes: delta.add.some((k) => k.name === DUE_INDEX && k.key <= entry.recordedAt),
+    });
     s.staged.set(resourceKey(next.type, next.id), next);
   });
 }
