@@ -50,20 +50,14 @@ export type {
   RunRecorder,
   RunStartInfo,
 } from './runner.js';
-export {
-  InProcessRunner,
-  type InProcessRunnerOptions,
-  type RoutineFn,
-  type RoutineContext,
-} from './in-process-runner.js';
-export { RoutineRegistry, type RoutineStore } from './routine-store.js';
-export type { RunLock, RunLockHold } from './run-lock.js';
-export { RUN_TYPE } from './run-recorder.js';
+export { InProcessRunner, type RoutineFn, type RoutineContext } from './in-process-runner.js';
+export type { RoutineStore } from './routine-store.js';
+export type { RunLock } from './run-lock.js';
 export {
   ChildProcessRunner,
   type ChildProcessRunnerOptions,
 } from './child-runner/child-process-runner.js';
-export type { ChildRoutineFn, ChildRoutineContext } from './child-runner/child-protocol.js';
+export type { ChildRoutineFn } from './child-runner/child-protocol.js';
 export { FileRunLock } from './child-runner/file-run-lock.js';
 export type { TriggerSource } from './source.js';
 export {
