@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Resource } from '../../state/resource.js';
-import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import type { IndexDelta, RangeQuery, RangeRow, StorageBackend, TwinStore } from '../port.js';
 import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
@@ -81,9 +81,30 @@ export function loadDriver(): typeof Database {
   return driver;
 }
 
+/** Past every character a key holds: `prefix + KEY_END` bounds the keys starting with `prefix`. */
+const KEY_END = '\u{10FFFF}';
+
+/**
+ * A range read (StoreTx.range) walks the lookups primary key (type, name, key, id) from the cursor
+ * row on, so it reads the page and no more; the cursor row is found inside its narrow `within`.
+ */
+function rangeSql(desc: boolean, after: boolean): string {
+  const dir = desc ? 'DESC' : 'ASC';
+  const past = after
+    ? `AND (l.key, l.id) ${desc ? '<' : '>'} (SELECT c.key, c.id FROM lookups c WHERE c.type = @type ` +
+      'AND c.name = @name AND c.key >= @wlo AND c.key < @whi AND c.id = @id LIMIT 1) '
+    : '';
+  return (
+    'SELECT l.key AS key, r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ' +
+    'ON r.type = l.type AND r.id = l.id WHERE l.type = @type AND l.name = @name AND l.key >= @lo ' +
+    `AND l.key < @hi AND r.deleted = 0 ${past}ORDER BY l.key ${dir}, l.id ${dir} LIMIT @limit`
+  );
+}
+
 class SqliteTwin implements SyncEngine, SyncTx {
   private readonly db: Database.Database;
   private readonly stmt;
+  private readonly ranges: Record<string, Database.Statement> = {};
   private reading = false;
 
   constructor(
@@ -226,6 +247,24 @@ class SqliteTwin implements SyncEngine, SyncTx {
 
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
     return (this.stmt.lookupUpTo.all(type, index, maxKey, limit) as ResourceRow[]).map(toResource);
+  }
+
+  range(type: string, index: string, query: RangeQuery): RangeRow[] {
+    const { after } = query;
+    const desc = query.descending === true;
+    const name = `range${desc ? 'Desc' : 'Asc'}${after === undefined ? '' : 'After'}`;
+    const stmt = (this.ranges[name] ??= this.db.prepare(rangeSql(desc, after !== undefined)));
+    const rows = stmt.all({
+      type,
+      name: index,
+      lo: query.prefix,
+      hi: `${query.prefix}${KEY_END}`,
+      ...(after === undefined
+        ? {}
+        : { wlo: after.within, whi: `${after.within}${KEY_END}`, id: after.id }),
+      limit: Math.max(0, Math.floor(query.limit)),
+    }) as (ResourceRow & { key: string })[];
+    return rows.map((row) => ({ key: row.key, resource: toResource(row) }));
   }
 
   livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {
