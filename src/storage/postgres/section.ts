@@ -17,6 +17,7 @@ import {
 } from '../port.js';
 import type { Client } from './connection.js';
 import { guardStatement, HEAD_MOVED } from './head-guard.js';
+import { notifyStatement } from './wakeups.js';
 import { inline, Reads, READS } from './reads.js';
 import {
   checkText,
@@ -79,6 +80,8 @@ export class PostgresTx implements StoreTx {
   private guard: { head: number; meta: { key: string; value: string | undefined } } | undefined;
   private begun = false;
   private open = true;
+  /** The commit wakes idle workers in every process (wake). */
+  private wakes = false;
 
   constructor(
     private readonly client: Client,
@@ -342,6 +345,11 @@ export class PostgresTx implements StoreTx {
     this.guard = { head, meta: { key: meta.key, value: meta.value } };
   }
 
+  wake(): void {
+    this.writable();
+    this.wakes = true;
+  }
+
   /** Ends the section: no more reads or writes. */
   close(): void {
     this.open = false;
@@ -477,6 +485,8 @@ export class PostgresTx implements StoreTx {
       statements.push(
         `UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`,
       );
+      // Delivered by the server at COMMIT, and not at all if the transaction rolls back.
+      if (this.wakes) statements.push(notifyStatement(this.world, this.twin));
     }
     statements.push('COMMIT');
     const queries: string[] = [];
