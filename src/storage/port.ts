@@ -15,6 +15,28 @@ export interface IndexDelta {
   readonly add: readonly IndexKey[];
 }
 
+/**
+ * A bounded read of an ordered index: the resources whose key starts with `prefix`, in (key, id)
+ * order or its reverse, starting just past `after`, at most `limit`. Its cost follows the page,
+ * not how many resources the index holds.
+ */
+export interface RangeQuery {
+  readonly prefix: string;
+  /**
+   * Start past this resource's row; it is looked for among keys starting with `within` (itself
+   * starting with `prefix`, narrowed by the caller so the search stays short). No such row: none.
+   */
+  readonly after?: { readonly id: string; readonly within: string };
+  readonly limit: number;
+  readonly descending?: boolean;
+}
+
+/** One row a range read answers: the key it was found under, and the live resource. */
+export interface RangeRow {
+  readonly key: string;
+  readonly resource: Resource;
+}
+
 /** What one section or read may see and do. */
 export interface StoreScope {
   /** The tenant whose rows it may see (row-level security on PostgreSQL). */
@@ -52,6 +74,8 @@ export interface StoreTx {
    * not implement it: `lookupUpTo` answers the same there.
    */
   pickUpTo?(type: string, index: string, maxKey: string, limit: number): Awaitable<Resource[]>;
+  /** Live resources under an ordered index, one page (RangeQuery). */
+  range(type: string, index: string, query: RangeQuery): Awaitable<RangeRow[]>;
   /** Every resource of a type, tombstones included (index rebuilds). */
   allResources(type: string): Awaitable<Resource[]>;
   getMeta(key: string): Awaitable<string | undefined>;
@@ -69,6 +93,11 @@ export interface StoreTx {
    * be sent in one round trip, lock and all. Optional: the kernel uses it only where it exists.
    */
   expect?(head: number, meta: { readonly key: string; readonly value: string | undefined }): void;
+  /**
+   * This section makes work due now: when it commits, wake whoever listens (StorageBackend.wakeups)
+   * in every process. Optional: a backend whose processes learn of work only by polling ignores it.
+   */
+  wake?(): void;
 }
 
 /** A conditional commit (StoreTx.expect) found the head or the meta value moved: nothing was written. */
@@ -112,5 +141,12 @@ export interface StorageBackend {
   secretStore?(): SecretStore;
   /** Where the backend keeps vendor surfaces' idempotency keys, when it keeps them itself (as secrets). */
   idempotencyStore?(): IdempotencyStore;
+  /**
+   * Calls `onWake(twin)` soon after any process sharing the store commits a section that called
+   * `StoreTx.wake` on that twin (PostgreSQL: LISTEN/NOTIFY on one connection per backend). A hint
+   * only: a notification may be lost (a dropped connection), so a listener still polls, less often.
+   * Resolves once listening; the answer stops it. Optional: idle workers poll where it is absent.
+   */
+  wakeups?(onWake: (twin: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

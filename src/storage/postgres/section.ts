@@ -8,9 +8,16 @@
 // remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
-import { HeadMoved, type IndexDelta, type StoreTx } from '../port.js';
+import {
+  HeadMoved,
+  type IndexDelta,
+  type RangeQuery,
+  type RangeRow,
+  type StoreTx,
+} from '../port.js';
 import type { Client } from './connection.js';
 import { guardStatement, HEAD_MOVED } from './head-guard.js';
+import { notifyStatement } from './wakeups.js';
 import { inline, Reads, READS } from './reads.js';
 import {
   checkText,
@@ -73,6 +80,8 @@ export class PostgresTx implements StoreTx {
   private guard: { head: number; meta: { key: string; value: string | undefined } } | undefined;
   private begun = false;
   private open = true;
+  /** The commit wakes idle workers in every process (wake). */
+  private wakes = false;
 
   constructor(
     private readonly client: Client,
@@ -203,6 +212,10 @@ export class PostgresTx implements StoreTx {
     return this.reads.lookupUpTo(type, index, maxKey, limit);
   }
 
+  range(type: string, index: string, query: RangeQuery): Promise<RangeRow[]> {
+    return this.reads.range(type, index, query);
+  }
+
   pickUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
     if (this.readOnly) return this.lookupUpTo(type, index, maxKey, limit);
     const sql = inline(READS.pickUpTo, [
@@ -330,6 +343,11 @@ export class PostgresTx implements StoreTx {
     checkText(meta.key, 'meta key');
     if (meta.value !== undefined) checkText(meta.value, 'meta value');
     this.guard = { head, meta: { key: meta.key, value: meta.value } };
+  }
+
+  wake(): void {
+    this.writable();
+    this.wakes = true;
   }
 
   /** Ends the section: no more reads or writes. */
@@ -467,6 +485,8 @@ export class PostgresTx implements StoreTx {
       statements.push(
         `UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`,
       );
+      // Delivered by the server at COMMIT, and not at all if the transaction rolls back.
+      if (this.wakes) statements.push(notifyStatement(this.world, this.twin));
     }
     statements.push('COMMIT');
     const queries: string[] = [];
