@@ -285,7 +285,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     area: 'triggers and ingress',
     status: 404,
     means: 'A route names a routine the runner does not have.',
-    fix: 'Register it with `runner.register(id, fn)` before starting the engine.',
+    fix: "Register it with `runner.register(id, fn)`, add it to the runner's routine store, or export it from the child-process runner's module (docs/routine-runners.md).",
   },
   ROUTINE_FAILED: {
     area: 'triggers and ingress',
@@ -293,6 +293,26 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     means:
       'The routine a trigger started threw or did not finish; the trigger record keeps the attempt.',
     fix: 'Fix the routine; the sender retries (a non-2xx answer) and the run is attempted again.',
+  },
+  ROUTINE_CRASHED: {
+    area: 'triggers and ingress',
+    status: 500,
+    means:
+      'The child process a routine ran in exited (a crash, a kill, an exit call) before it answered; the attempt is failed.',
+    fix: 'Find why the process died (its stderr); a retried delivery or recoverIncomplete runs the attempt again.',
+  },
+  ROUTINE_TIMEOUT: {
+    area: 'triggers and ingress',
+    status: 500,
+    means: "A routine ran longer than the child-process runner's timeoutMs; its child was killed.",
+    fix: 'Make the routine finish sooner or raise timeoutMs; the attempt runs again on a retry or recovery.',
+  },
+  ROUTINE_LOCKED: {
+    area: 'triggers and ingress',
+    status: 409,
+    means:
+      'Another process still executes this run (it holds the run lock), e.g. a child outliving the host that started it.',
+    fix: 'Nothing: the attempt is failed and runs again once the holder finished or died.',
   },
   ENGINE_STOPPED: {
     area: 'triggers and ingress',

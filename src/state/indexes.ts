@@ -17,6 +17,12 @@ export interface IndexDeclaration {
   readonly field: string;
   /** The key a resource is kept under when the field is absent, null or an empty array. */
   readonly emptyKey?: string;
+  /**
+   * Makes the index ordered (ordered-index.ts): a dotted path to a number (e.g. `created`); each
+   * key is then kept with that number and the seq of the entry that put the resource under it, so
+   * `range` reads one key's resources in that order, a page at a time.
+   */
+  readonly orderBy?: string;
 }
 
 export interface IndexKey {
@@ -43,12 +49,31 @@ export function validateIndex(decl: IndexDeclaration): IndexDeclaration {
       },
     );
   }
+  if (decl.orderBy !== undefined && (typeof decl.orderBy !== 'string' || decl.orderBy === ''))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'index.orderBy must be a non-empty field path when given, e.g. "created"',
+      { path: 'index.orderBy' },
+    );
   return Object.freeze({
     type: decl.type,
     name: decl.name,
     field: decl.field,
     ...(decl.emptyKey === undefined ? {} : { emptyKey: decl.emptyKey }),
+    ...(decl.orderBy === undefined ? {} : { orderBy: decl.orderBy }),
   });
+}
+
+/** The value at a dotted path into a resource's fields. */
+export function fieldAt(resource: Resource, path: string): unknown {
+  let value: unknown = resource.fields;
+  for (const part of path.split('.')) {
+    value =
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? (value as Record<string, unknown>)[part]
+        : undefined;
+  }
+  return value;
 }
 
 function keyOf(value: unknown): string | undefined {
@@ -57,6 +82,7 @@ function keyOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/** A resource's keys in the given indexes; an ordered index's keys here lack their order suffix. */
 export function indexKeys(
   resource: Resource | undefined,
   decls: readonly IndexDeclaration[],
@@ -64,13 +90,7 @@ export function indexKeys(
   if (resource === undefined || resource.deleted || decls.length === 0) return [];
   const keys: IndexKey[] = [];
   for (const decl of decls) {
-    let value: unknown = resource.fields;
-    for (const part of decl.field.split('.')) {
-      value =
-        value !== null && typeof value === 'object' && !Array.isArray(value)
-          ? (value as Record<string, unknown>)[part]
-          : undefined;
-    }
+    const value = fieldAt(resource, decl.field);
     const values = Array.isArray(value) ? value : [value];
     if (
       decl.emptyKey !== undefined &&
@@ -94,11 +114,15 @@ export function indexKeys(
 export function indexSignature(decls: readonly IndexDeclaration[]): string {
   return JSON.stringify(
     [...decls]
-      .map((d) =>
-        d.emptyKey === undefined
-          ? [d.type, d.name, d.field]
-          : [d.type, d.name, d.field, d.emptyKey],
-      )
+      .map((d) => {
+        const row: (string | { orderBy: string })[] =
+          d.emptyKey === undefined
+            ? [d.type, d.name, d.field]
+            : [d.type, d.name, d.field, d.emptyKey];
+        // Last and an object, so plain declarations keep the signature they always had.
+        if (d.orderBy !== undefined) row.push({ orderBy: d.orderBy });
+        return row;
+      })
       .sort(),
   );
 }

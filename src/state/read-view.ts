@@ -20,6 +20,20 @@ export interface ReadView {
    * that cannot hold rows; `lookupUpTo` is then the answer.
    */
   pickUpTo?(type: string, index: string, maxKey: string, limit: number): Resource[];
+  /**
+   * One page of an ordered index (IndexDeclaration.orderBy): resources under `key` in (order,
+   * stamp) order — newest first when `descending` — starting past the resource `after`. Reads a
+   * page, not the index. Present on the views of read sections and decides.
+   */
+  range?(type: string, index: string, page: RangePage): Resource[];
   /** seq of the newest entry this view reflects. */
   readonly head: number;
+}
+
+export interface RangePage {
+  readonly key: string;
+  /** An id: start just past its place (nothing when it is not under `key`). */
+  readonly after?: string;
+  readonly limit: number;
+  readonly descending?: boolean;
 }

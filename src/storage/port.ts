@@ -15,6 +15,28 @@ export interface IndexDelta {
   readonly add: readonly IndexKey[];
 }
 
+/**
+ * A bounded read of an ordered index: the resources whose key starts with `prefix`, in (key, id)
+ * order or its reverse, starting just past `after`, at most `limit`. Its cost follows the page,
+ * not how many resources the index holds.
+ */
+export interface RangeQuery {
+  readonly prefix: string;
+  /**
+   * Start past this resource's row; it is looked for among keys starting with `within` (itself
+   * starting with `prefix`, narrowed by the caller so the search stays short). No such row: none.
+   */
+  readonly after?: { readonly id: string; readonly within: string };
+  readonly limit: number;
+  readonly descending?: boolean;
+}
+
+/** One row a range read answers: the key it was found under, and the live resource. */
+export interface RangeRow {
+  readonly key: string;
+  readonly resource: Resource;
+}
+
 /** What one section or read may see and do. */
 export interface StoreScope {
   /** The tenant whose rows it may see (row-level security on PostgreSQL). */
@@ -52,6 +74,8 @@ export interface StoreTx {
    * not implement it: `lookupUpTo` answers the same there.
    */
   pickUpTo?(type: string, index: string, maxKey: string, limit: number): Awaitable<Resource[]>;
+  /** Live resources under an ordered index, one page (RangeQuery). */
+  range(type: string, index: string, query: RangeQuery): Awaitable<RangeRow[]>;
   /** Every resource of a type, tombstones included (index rebuilds). */
   allResources(type: string): Awaitable<Resource[]>;
   getMeta(key: string): Awaitable<string | undefined>;

@@ -5,7 +5,15 @@
 import { TwinError } from '../errors.js';
 import type { Entry } from '../log/write.js';
 import type { Resource } from '../state/resource.js';
-import type { Awaitable, IndexDelta, StoreScope, StoreTx, TwinStore } from './port.js';
+import type {
+  Awaitable,
+  IndexDelta,
+  RangeQuery,
+  RangeRow,
+  StoreScope,
+  StoreTx,
+  TwinStore,
+} from './port.js';
 
 /** A section handle whose reads answer at once. */
 export interface SyncTx extends StoreTx {
@@ -15,6 +23,7 @@ export interface SyncTx extends StoreTx {
   listResources(type: string): Resource[];
   lookup(type: string, index: string, key: string): Resource[];
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[];
+  range(type: string, index: string, query: RangeQuery): RangeRow[];
   allResources(type: string): Resource[];
   getMeta(key: string): string | undefined;
   append(entry: Entry, body: string): void;

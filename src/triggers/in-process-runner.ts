@@ -1,26 +1,24 @@
-// The built-in runner: routines are async functions in this process. Each run is a
-// `routine_run` resource whose start and result ride on the engine's own start and finish
-// writes, so the run's history commits atomically with the trigger decisions.
+// The built-in runner: routines are async functions in this process, found in a routine store
+// (its own registry unless the host passes one). Each run is a `routine_run` resource whose start
+// and result ride on the engine's own start and finish writes. No run lock: a routine here dies
+// with the process that holds the engine's claim, so the claim alone keeps runs apart.
 import { TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
-import type { ProjectedResource } from '../log/write.js';
 import type { World } from '../world/world.js';
 import type { TriggerEnvelope } from './envelope.js';
-import type {
-  RoutineRunner,
-  RoutineRunRequest,
-  RunOutcome,
-  RunRecorder,
-  RunStartInfo,
-} from './runner.js';
+import { RoutineRegistry, unknownRoutine, type RoutineStore } from './routine-store.js';
+import { routineRunRecorder } from './run-recorder.js';
+import type { RoutineRunner, RoutineRunRequest, RunRecorder } from './runner.js';
 
-export const RUN_TYPE = 'routine_run';
+export { RUN_TYPE } from './run-recorder.js';
 
 export interface RoutineContext {
   readonly world: World;
   readonly routineId: string;
   readonly runKey: string;
   readonly attempt: number;
+  /** The trigger record this run belongs to (one per tenant and run key). */
+  readonly recordId: string;
   readonly envelope: TriggerEnvelope;
   /** Aborted when the run lost its claim (a schedule superseded it); absent for ingested runs. */
   readonly signal?: AbortSignal;
@@ -32,50 +30,19 @@ export type RoutineFn = (
   context: RoutineContext,
 ) => Promise<JsonValue> | JsonValue;
 
-const ROUTINE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:\-/]{0,127}$/;
-
-/** The run resource's id: one per attempt of one record. */
-function runId(recordId: string, attempt: number): string {
-  return `${recordId}.${attempt}`;
+export interface InProcessRunnerOptions {
+  /** Where routines come from; by default the runner's own registry, filled by `register`. */
+  readonly routines?: RoutineStore<RoutineFn>;
 }
 
 export class InProcessRunner implements RoutineRunner {
-  private readonly routines = new Map<string, RoutineFn>();
+  private readonly routines: RoutineStore<RoutineFn>;
+  readonly recorder: RunRecorder = routineRunRecorder;
 
-  readonly recorder: RunRecorder = {
-    started: (run: RunStartInfo, nowIso: string): readonly ProjectedResource[] => [
-      {
-        type: RUN_TYPE,
-        id: runId(run.recordId, run.attempt),
-        fields: {
-          routineId: run.routineId,
-          runKey: run.runKey,
-          attempt: run.attempt,
-          record: run.recordId,
-          state: 'running',
-          startedAt: nowIso,
-          finishedAt: null,
-          result: null,
-          error: null,
-        },
-      },
-    ],
-    finished: (
-      run: RunStartInfo,
-      outcome: RunOutcome,
-      nowIso: string,
-    ): readonly ProjectedResource[] => [
-      {
-        type: RUN_TYPE,
-        id: runId(run.recordId, run.attempt),
-        fields: outcome.ok
-          ? { state: 'succeeded', finishedAt: nowIso, result: outcome.result }
-          : { state: 'failed', finishedAt: nowIso, error: outcome.error },
-      },
-    ],
-  };
-
-  constructor(private readonly world: World) {
+  constructor(
+    private readonly world: World,
+    options: InProcessRunnerOptions = {},
+  ) {
     if (
       world === null ||
       typeof world !== 'object' ||
@@ -87,42 +54,45 @@ export class InProcessRunner implements RoutineRunner {
         { path: 'world' },
       );
     }
+    const store = options.routines;
+    if (store !== undefined && (typeof store.get !== 'function' || typeof store.ids !== 'function'))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'options.routines must be a routine store: { get(routineId), ids() }',
+        { path: 'routines' },
+      );
+    this.routines = store ?? new RoutineRegistry<RoutineFn>();
   }
 
   /** Registers an async function as routine `routineId`; registering a name twice is refused. */
   register(routineId: string, fn: RoutineFn): this {
-    if (typeof routineId !== 'string' || !ROUTINE_ID.test(routineId)) {
+    if (!(this.routines instanceof RoutineRegistry))
       throw new TwinError(
         'INVALID_ARGUMENT',
-        `routineId ${JSON.stringify(routineId)} is not valid; use 1–128 letters, digits and _ . : - /`,
+        `this runner reads its routines from the store it was given; add "${String(routineId)}" there`,
         { path: 'routineId' },
       );
-    }
-    if (typeof fn !== 'function')
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `routine "${routineId}" must be a function (input, context) => result`,
-        { path: 'fn' },
-      );
-    if (this.routines.has(routineId))
-      throw new TwinError('INVALID_ARGUMENT', `routine "${routineId}" is already registered`, {
-        path: 'routineId',
-      });
-    this.routines.set(routineId, fn);
+    this.routines.register(routineId, fn);
     return this;
   }
 
   has(routineId: string): boolean {
-    return this.routines.has(routineId);
+    return this.routines.get(routineId) !== undefined;
+  }
+
+  /** The routine ids this runner can run. */
+  ids(): readonly string[] {
+    return this.routines.ids();
   }
 
   async run(request: RoutineRunRequest): Promise<JsonValue> {
     const fn = this.routines.get(request.routineId);
     if (fn === undefined) {
-      throw new TwinError(
-        'UNKNOWN_ROUTINE',
-        `no routine "${request.routineId}" is registered with this runner; register it with runner.register("${request.routineId}", fn)`,
-        { path: 'routineId' },
+      throw unknownRoutine(
+        request.routineId,
+        this.routines instanceof RoutineRegistry
+          ? `register it with runner.register("${request.routineId}", fn)`
+          : `add "${request.routineId}" to the routine store this runner was given`,
       );
     }
     const result = await fn(request.input, {
@@ -130,6 +100,7 @@ export class InProcessRunner implements RoutineRunner {
       routineId: request.routineId,
       runKey: request.runKey,
       attempt: request.attempt,
+      recordId: request.recordId,
       envelope: request.envelope,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });

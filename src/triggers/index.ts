@@ -50,7 +50,12 @@ export type {
   RunRecorder,
   RunStartInfo,
 } from './runner.js';
-export { InProcessRunner, type RoutineFn, type RoutineContext } from './in-process-runner.js';
+export {
+  InProcessRunner,
+  type InProcessRunnerOptions,
+  type RoutineFn,
+  type RoutineContext,
+} from './in-process-runner.js';
 export type { TriggerSource } from './source.js';
 export {
   type RecordFields,

@@ -26,14 +26,23 @@ export function decodeDeclarations(value: string | undefined): IndexDeclaration[
   if (!Array.isArray(rows)) return [];
   const out: IndexDeclaration[] = [];
   for (const row of rows) {
-    if (!Array.isArray(row) || row.length < 3 || !row.every((c) => typeof c === 'string')) continue;
-    const [type, name, field, emptyKey] = row as string[];
+    if (!Array.isArray(row)) continue;
+    // An ordered index carries `{orderBy}` last (indexSignature).
+    const last: unknown = row[row.length - 1];
+    const orderBy =
+      last !== null && typeof last === 'object'
+        ? (last as { orderBy?: unknown }).orderBy
+        : undefined;
+    const cells = typeof orderBy === 'string' ? row.slice(0, -1) : row;
+    if (cells.length < 3 || !cells.every((c) => typeof c === 'string')) continue;
+    const [type, name, field, emptyKey] = cells as string[];
     out.push(
       validateIndex({
         type: type!,
         name: name!,
         field: field!,
         ...(emptyKey === undefined ? {} : { emptyKey }),
+        ...(typeof orderBy === 'string' ? { orderBy } : {}),
       }),
     );
   }
@@ -49,7 +58,7 @@ export function withDeclaration(stored: string | undefined, decl: IndexDeclarati
 }
 
 function same(a: IndexDeclaration, b: IndexDeclaration): boolean {
-  return a.field === b.field && a.emptyKey === b.emptyKey;
+  return a.field === b.field && a.emptyKey === b.emptyKey && a.orderBy === b.orderBy;
 }
 
 /** One process's view of a twin's declarations, by type for the fold. */

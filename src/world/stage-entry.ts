@@ -3,11 +3,12 @@
 // the section until its commit.
 import { buildEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { lineHash } from '../log/chain.js';
-import { DUE_INDEX, indexKeys, type IndexKey } from '../state/indexes.js';
-import { foldEntry, resourceKey } from '../state/resource.js';
+import { DUE_INDEX, indexKeys, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
+import { foldEntry, resourceKey, type Resource } from '../state/resource.js';
 import type { IndexDelta } from '../storage/port.js';
 import { isoAt, type Clock } from './clock.js';
 import type { IdSource } from './ids.js';
+import { orderedDelta } from './ordered-delta.js';
 import type { Section } from './section.js';
 import type { TwinState } from './twin-state.js';
 
@@ -60,10 +61,7 @@ export function stageEntry(
     s.beforeImages.set(entry.seq, state.resource(s, entry.subjectType, entry.subjectId));
   foldEntry(entry, (t, i) => state.resource(s, t, i)).forEach((next, i) => {
     const decls = state.indexes.of(next.type);
-    const delta =
-      decls.length === 0
-        ? NO_DELTA
-        : diffKeys(indexKeys(state.resource(s, next.type, next.id), decls), indexKeys(next, decls));
+    const delta = decls.length === 0 ? NO_DELTA : deltaOf(state, s, next, decls, entry.seq);
     // foldEntry yields the subject first
     s.puts.push({
       resource: next,
@@ -73,6 +71,27 @@ export function stageEntry(
     });
     s.staged.set(resourceKey(next.type, next.id), next);
   });
+}
+
+function deltaOf(
+  state: TwinState,
+  s: Section,
+  next: Resource,
+  decls: readonly IndexDeclaration[],
+  seq: number,
+): IndexDelta {
+  const prev = state.resource(s, next.type, next.id);
+  const plain = decls.filter((d) => d.orderBy === undefined);
+  const delta = diffKeys(indexKeys(prev, plain), indexKeys(next, plain));
+  if (plain.length === decls.length) return delta;
+  const ordered = orderedDelta(
+    s,
+    prev,
+    next,
+    decls.filter((d) => d.orderBy !== undefined),
+    seq,
+  );
+  return { remove: [...delta.remove, ...ordered.remove], add: [...delta.add, ...ordered.add] };
 }
 
 function diffKeys(before: IndexKey[], after: IndexKey[]): IndexDelta {

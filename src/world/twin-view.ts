@@ -4,6 +4,7 @@ import { indexKeys, type IndexDeclaration } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { compareKeys } from '../state/state-hash.js';
+import { rangeIn } from './range-view.js';
 import type { Section } from './section.js';
 import type { TwinState } from './twin-state.js';
 
@@ -30,6 +31,7 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
       );
       return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
     },
+    range: (type, index, page) => rangeIn(state, s, type, index, page),
     pickUpTo: (type, index, maxKey, limit) => {
       const decls = state.declared(type, index);
       const tx = s.tx;

@@ -10,7 +10,8 @@
 import { TwinError } from '../errors.js';
 import { CHAIN_META_KEY, decodeChainHead, type ChainHead } from '../log/chain.js';
 import type { Entry, Write } from '../log/write.js';
-import { indexKeys, indexSignature, type IndexDeclaration } from '../state/indexes.js';
+import { indexSignature, type IndexDeclaration } from '../state/indexes.js';
+import { builtKeys } from '../state/ordered-index.js';
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, type Resource } from '../state/resource.js';
 import { stateHash } from '../state/state-hash.js';
@@ -278,7 +279,7 @@ export class Twin {
         if (!built) {
           const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
           tx.clearIndex(decl.type, decl.name);
-          for (const r of all) tx.putResource(r, { remove: [], add: indexKeys(r, [decl]) });
+          for (const r of all) tx.putResource(r, { remove: [], add: builtKeys(r, decl) });
           tx.setMeta(metaKey, signature);
         }
         // Recorded with the build, in one commit: every later write section of any process sees both.

@@ -45,6 +45,7 @@ describe('entry points', () => {
     './postgres': 10,
     './testing': 20,
     './packs': 20,
+    './child-runner': 10,
   };
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
     exports: Record<string, { default: string }>;

@@ -22,6 +22,7 @@ export function interceptStoreWrites(
     listResources: (type) => tx.listResources(type),
     lookup: (type, index, key) => tx.lookup(type, index, key),
     lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
+    range: (type, index, query) => tx.range(type, index, query),
     allResources: (type) => tx.allResources(type),
     getMeta: (key) => tx.getMeta(key),
     setMeta: (key, value) => tx.setMeta(key, value),

@@ -24,6 +24,7 @@ export interface Receiver {
 
 export async function startReceiver(
   answer: (req: ReceivedRequest) => number | Promise<number> = () => 200,
+  options: { keepAliveMs?: number } = {},
 ): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
@@ -55,7 +56,7 @@ export async function startReceiver(
       for (const resolve of resolved) resolve();
     });
   });
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = options.keepAliveMs ?? 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -4,7 +4,7 @@ import { TwinError } from '../../errors.js';
 import type { Resource } from '../../state/resource.js';
 import { resourceKey } from '../../state/resource.js';
 import { compareKeys, compareResources } from '../../state/state-hash.js';
-import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import type { IndexDelta, RangeQuery, RangeRow, StorageBackend, TwinStore } from '../port.js';
 import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
 import type { Entry } from '../../log/write.js';
 
@@ -152,6 +152,32 @@ class MemoryTwin implements SyncEngine, SyncTx {
         const r = this.resources.get(resourceKey(type, id));
         if (r !== undefined && !r.deleted) out.push(r);
       }
+    }
+    return out;
+  }
+
+  range(type: string, index: string, query: RangeQuery): RangeRow[] {
+    const keys = this.lookups.get(`${type}\u0000${index}`);
+    if (keys === undefined) return [];
+    // Memory keeps no sorted index: this sorts what is under the prefix (the durable backends
+    // read the page alone, from their ordered primary keys).
+    const rows: { key: string; id: string }[] = [];
+    for (const [key, ids] of keys)
+      if (key.startsWith(query.prefix)) for (const id of ids) rows.push({ key, id });
+    const order = query.descending === true ? -1 : 1;
+    rows.sort((a, b) => order * (compareKeys(a.key, b.key) || compareKeys(a.id, b.id)));
+    let start = 0;
+    if (query.after !== undefined) {
+      const { id, within } = query.after;
+      const at = rows.findIndex((r) => r.id === id && r.key.startsWith(within));
+      if (at < 0) return [];
+      start = at + 1;
+    }
+    const out: RangeRow[] = [];
+    for (const row of rows.slice(start)) {
+      if (out.length >= query.limit) break;
+      const r = this.resources.get(resourceKey(type, row.id));
+      if (r !== undefined && !r.deleted) out.push({ key: row.key, resource: r });
     }
     return out;
   }

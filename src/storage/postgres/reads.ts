@@ -3,6 +3,7 @@
 // and the section's BEGIN and lock, can share one multi-statement round trip).
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
+import type { RangeQuery, RangeRow } from '../port.js';
 import { checkText, encodeKey, int, lit, toResource, type ResourceRow } from './sql-text.js';
 
 const COLUMNS = 'type, id, version, deleted, fields';
@@ -32,6 +33,32 @@ export const READS = {
     'FOR UPDATE OF l SKIP LOCKED',
   meta: 'SELECT value FROM twinworld.meta WHERE world = $1 AND twin = $2 AND key = $3',
 } as const;
+
+/** Past every character a key holds: `prefix + KEY_END` bounds the keys starting with `prefix`. */
+const KEY_END = '\u{10FFFF}';
+
+/**
+ * A range read (StoreTx.range) walks the lookups primary key from the cursor row on, reading the
+ * page and no more; the cursor row is found inside its narrow `within` ($7, $8 its bounds, $9 id).
+ */
+function rangeText(desc: boolean, after: boolean): string {
+  const dir = desc ? 'DESC' : 'ASC';
+  const cursor =
+    'FROM twinworld.lookups c WHERE c.world = $1 AND c.twin = $2 AND c.type = $3 AND c.name = $4 ' +
+    'AND c.key >= $7 AND c.key < $8 AND c.id = $9 LIMIT 1';
+  // The cursor's key, a plain bound on the key, starts the index walk at the cursor; the row
+  // comparison then steps past the cursor's own row and its ties.
+  const past = after
+    ? `AND l.key ${desc ? '<=' : '>='} (SELECT c.key ${cursor}) ` +
+      `AND (l.key, l.id) ${desc ? '<' : '>'} (SELECT c.key, c.id ${cursor}) `
+    : '';
+  return (
+    'SELECT l.key, r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l JOIN twinworld.resources r ' +
+    'ON r.world = l.world AND r.twin = l.twin AND r.type = l.type AND r.id = l.id ' +
+    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key >= $5 AND l.key < $6 ' +
+    `AND NOT r.deleted ${past}ORDER BY l.key ${dir}, l.id ${dir} LIMIT $${after ? 10 : 7}`
+  );
+}
 
 /** Reads shared by sections and by reads outside them: named, so each session prepares them once. */
 export class Reads {
@@ -129,6 +156,25 @@ export class Reads {
     return rows.map(toResource);
   }
 
+  async range(type: string, index: string, query: RangeQuery): Promise<RangeRow[]> {
+    const { after } = query;
+    if (!safeKey(type) || !safeKey(index) || !safeKey(query.prefix)) return [];
+    if (after !== undefined && (!safeKey(after.id) || !safeKey(after.within))) return [];
+    const desc = query.descending === true;
+    const limit = Math.min(Math.max(0, Math.floor(query.limit)), Number.MAX_SAFE_INTEGER);
+    const bounds = [encodeKey(query.prefix), encodeKey(`${query.prefix}${KEY_END}`)];
+    const cursor =
+      after === undefined
+        ? []
+        : [encodeKey(after.within), encodeKey(`${after.within}${KEY_END}`), after.id];
+    const rows = await this.run<ResourceRow & { key: string }>({
+      name: `tw_range_${desc ? 'desc' : 'asc'}${after === undefined ? '' : '_after'}`,
+      text: rangeText(desc, after !== undefined),
+      values: [this.world, this.twin, type, index, ...bounds, ...cursor, limit],
+    });
+    return rows.map((row) => ({ key: decodeKey(row.key), resource: toResource(row) }));
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     if (!safeKey(key)) return undefined;
     const rows = await this.run<{ value: string }>({
@@ -138,6 +184,11 @@ export class Reads {
     });
     return rows[0]?.value;
   }
+}
+
+/** A key as stored back to the key given (encodeKey escapes what text cannot hold). */
+function decodeKey(stored: string): string {
+  return stored.startsWith('\\') ? (JSON.parse(stored.slice(1)) as string) : stored;
 }
 
 /** Text PostgreSQL could not hold can name nothing stored: the answer is "nothing", not an error. */

@@ -8,7 +8,13 @@
 // remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
-import { HeadMoved, type IndexDelta, type StoreTx } from '../port.js';
+import {
+  HeadMoved,
+  type IndexDelta,
+  type RangeQuery,
+  type RangeRow,
+  type StoreTx,
+} from '../port.js';
 import type { Client } from './connection.js';
 import { guardStatement, HEAD_MOVED } from './head-guard.js';
 import { notifyStatement } from './wakeups.js';
@@ -204,6 +210,10 @@ export class PostgresTx implements StoreTx {
 
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
     return this.reads.lookupUpTo(type, index, maxKey, limit);
+  }
+
+  range(type: string, index: string, query: RangeQuery): Promise<RangeRow[]> {
+    return this.reads.range(type, index, query);
   }
 
   pickUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {

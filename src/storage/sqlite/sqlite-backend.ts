@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Resource } from '../../state/resource.js';
-import type { IndexDelta, StorageBackend, TwinStore } from '../port.js';
+import type { IndexDelta, RangeQuery, RangeRow, StorageBackend, TwinStore } from '../port.js';
 import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
@@ -77,10 +77,34 @@ export function loadDriver(): typeof Database {
   return driver;
 }
 
+/** Past every character a key holds: `prefix + KEY_END` bounds the keys starting with `prefix`. */
+const KEY_END = '\u{10FFFF}';
+
+/**
+ * A range read (StoreTx.range) walks the lookups primary key (type, name, key, id) from the cursor
+ * row on, so it reads the page and no more. The cursor's key is looked up first (inside its narrow
+ * `within`) and bounds the walk itself: SQLite keeps one bound per side of a range, and a bound
+ * hidden in a subquery or a row value would leave it walking from the prefix's far end.
+ */
+function rangeSql(desc: boolean, after: boolean): string {
+  const dir = desc ? 'DESC' : 'ASC';
+  const bounds = !after
+    ? 'l.key >= @lo AND l.key < @hi'
+    : desc
+      ? 'l.key >= @lo AND l.key <= @ck AND (l.key, l.id) < (@ck, @cid)'
+      : 'l.key >= @ck AND l.key < @hi AND (l.key, l.id) > (@ck, @cid)';
+  return (
+    `SELECT l.key AS key, ${R} FROM lookups l JOIN resources r ` +
+    `ON r.type = l.type AND r.id = l.id ${J} WHERE l.type = @type AND l.name = @name AND ${bounds} ` +
+    `AND r.deleted = 0 ORDER BY l.key ${dir}, l.id ${dir} LIMIT @limit`
+  );
+}
+
 class SqliteTwin implements SyncEngine, SyncTx {
   private readonly db: Database.Database;
   private readonly stmt;
   private readonly bodies: Bodies;
+  private readonly ranges: Record<string, Database.Statement> = {};
   private reading = false;
 
   constructor(
@@ -150,6 +174,11 @@ class SqliteTwin implements SyncEngine, SyncTx {
         'DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?',
       ),
       clearIndex: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ?'),
+      rangeCursor: db
+        .prepare(
+          'SELECT key FROM lookups WHERE type = ? AND name = ? AND key >= ? AND key < ? AND id = ? LIMIT 1',
+        )
+        .pluck(),
       range: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq LIMIT ?').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare(
@@ -219,6 +248,34 @@ class SqliteTwin implements SyncEngine, SyncTx {
 
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[] {
     return (this.stmt.lookupUpTo.all(type, index, maxKey, limit) as ResourceRow[]).map(toResource);
+  }
+
+  range(type: string, index: string, query: RangeQuery): RangeRow[] {
+    const { after } = query;
+    let cursor: { ck: string; cid: string } | undefined;
+    if (after !== undefined) {
+      const ck = this.stmt.rangeCursor.get(
+        type,
+        index,
+        after.within,
+        `${after.within}${KEY_END}`,
+        after.id,
+      ) as string | undefined;
+      if (ck === undefined || !ck.startsWith(query.prefix)) return [];
+      cursor = { ck, cid: after.id };
+    }
+    const desc = query.descending === true;
+    const name = `range${desc ? 'Desc' : 'Asc'}${after === undefined ? '' : 'After'}`;
+    const stmt = (this.ranges[name] ??= this.db.prepare(rangeSql(desc, after !== undefined)));
+    const rows = stmt.all({
+      type,
+      name: index,
+      ...(desc || cursor === undefined ? { lo: query.prefix } : {}),
+      ...(!desc || cursor === undefined ? { hi: `${query.prefix}${KEY_END}` } : {}),
+      ...cursor,
+      limit: Math.max(0, Math.floor(query.limit)),
+    }) as (ResourceRow & { key: string })[];
+    return rows.map((row) => ({ key: row.key, resource: toResource(row) }));
   }
 
   livePage(after: { type: string; id: string } | undefined, limit: number): Resource[] {
