@@ -6,8 +6,7 @@
 // rowid table with a unique (type, id) index rather than WITHOUT ROWID: records that carry a
 // rendered webhook or an envelope run to kilobytes, and WITHOUT ROWID rows that large spill to
 // overflow pages on every rewrite (measured: +30% trigger ingest, +40% deliveries, with the
-// cost of one write in a 1M-resource twin still within 1.5x of a 1k one). A resource's one large
-// text field lives apart, written once (sqlite-bodies.ts).
+// cost of one write in a 1M-resource twin still within 1.5x of a 1k one).
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -17,17 +16,6 @@ import type { IndexDelta, RangeQuery, RangeRow, StorageBackend, TwinStore } from
 import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
-import {
-  addBodyColumns,
-  Bodies,
-  BODY_JOIN,
-  RESOURCE_COLUMNS,
-  toResource,
-  type ResourceRow,
-} from './sqlite-bodies.js';
-
-const R = RESOURCE_COLUMNS;
-const J = BODY_JOIN;
 
 export interface SqliteOptions {
   /** `NORMAL` (default) survives a process crash at any point; `FULL` also survives power loss. */
@@ -55,8 +43,6 @@ CREATE TABLE IF NOT EXISTS resources (
   fields TEXT NOT NULL,
   subject_head INTEGER,
   subject_prev INTEGER,
-  body_field TEXT,
-  body_ref INTEGER,
   UNIQUE (type, id)
 );
 CREATE TABLE IF NOT EXISTS lookups (
@@ -68,6 +54,24 @@ CREATE TABLE IF NOT EXISTS lookups (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
+
+interface ResourceRow {
+  type: string;
+  id: string;
+  version: number;
+  deleted: number;
+  fields: string;
+}
+
+function toResource(row: ResourceRow): Resource {
+  return {
+    type: row.type,
+    id: row.id,
+    version: row.version,
+    deleted: row.deleted === 1,
+    fields: JSON.parse(row.fields),
+  };
+}
 
 // Loaded on the first SQLite twin, not on import: a world on another backend never loads the
 // native driver.
@@ -94,8 +98,8 @@ function rangeSql(desc: boolean, after: boolean): string {
       ? 'l.key >= @lo AND l.key <= @ck AND (l.key, l.id) < (@ck, @cid)'
       : 'l.key >= @ck AND l.key < @hi AND (l.key, l.id) > (@ck, @cid)';
   return (
-    `SELECT l.key AS key, ${R} FROM lookups l JOIN resources r ` +
-    `ON r.type = l.type AND r.id = l.id ${J} WHERE l.type = @type AND l.name = @name AND ${bounds} ` +
+    'SELECT l.key AS key, r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ' +
+    `ON r.type = l.type AND r.id = l.id WHERE l.type = @type AND l.name = @name AND ${bounds} ` +
     `AND r.deleted = 0 ORDER BY l.key ${dir}, l.id ${dir} LIMIT @limit`
   );
 }
@@ -103,7 +107,6 @@ function rangeSql(desc: boolean, after: boolean): string {
 class SqliteTwin implements SyncEngine, SyncTx {
   private readonly db: Database.Database;
   private readonly stmt;
-  private readonly bodies: Bodies;
   private readonly ranges: Record<string, Database.Statement> = {};
   private reading = false;
 
@@ -120,8 +123,6 @@ class SqliteTwin implements SyncEngine, SyncTx {
     if (options.walAutocheckpoint !== undefined)
       this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpoint}`);
     this.db.exec(SCHEMA);
-    addBodyColumns(this.db);
-    this.bodies = new Bodies(this.db);
     const db = this.db;
     this.stmt = {
       beginWrite: db.prepare('BEGIN IMMEDIATE'),
@@ -131,17 +132,15 @@ class SqliteTwin implements SyncEngine, SyncTx {
       head: db.prepare('SELECT COALESCE(MAX(seq), 0) AS head FROM entries').pluck(),
       append: db.prepare('INSERT INTO entries (seq, subject_prev, body) VALUES (?, NULL, ?)'),
       put: db.prepare(
-        'INSERT INTO resources (type, id, version, deleted, fields, body_field, body_ref, subject_head) VALUES (?, ?, ?, ?, ?, ?, ?, NULL) ' +
-          'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields, ' +
-          'body_field = excluded.body_field, body_ref = excluded.body_ref',
+        'INSERT INTO resources (type, id, version, deleted, fields, subject_head) VALUES (?, ?, ?, ?, ?, NULL) ' +
+          'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
       ),
       // The subject's put also moves its chain head; SET sees the old row, so RETURNING hands back
       // the previous head without a second lookup of the resource.
       putSubject: db
         .prepare(
-          'INSERT INTO resources (type, id, version, deleted, fields, body_field, body_ref, subject_head, subject_prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL) ' +
+          'INSERT INTO resources (type, id, version, deleted, fields, subject_head, subject_prev) VALUES (?, ?, ?, ?, ?, ?, NULL) ' +
             'ON CONFLICT (type, id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields, ' +
-            'body_field = excluded.body_field, body_ref = excluded.body_ref, ' +
             'subject_prev = resources.subject_head, subject_head = excluded.subject_head RETURNING subject_prev',
         )
         .pluck(),
@@ -150,23 +149,25 @@ class SqliteTwin implements SyncEngine, SyncTx {
         .prepare('SELECT subject_head FROM resources WHERE type = ? AND id = ?')
         .pluck(),
       entryLink: db.prepare('SELECT subject_prev, body FROM entries WHERE seq = ?'),
-      get: db.prepare(`SELECT ${R} FROM resources r ${J} WHERE r.type = ? AND r.id = ?`),
-      list: db.prepare(
-        `SELECT ${R} FROM resources r ${J} WHERE r.type = ? AND r.deleted = 0 ORDER BY r.id`,
+      get: db.prepare(
+        'SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND id = ?',
       ),
-      all: db.prepare(`SELECT ${R} FROM resources r ${J} WHERE r.type = ?`),
+      list: db.prepare(
+        'SELECT type, id, version, deleted, fields FROM resources WHERE type = ? AND deleted = 0 ORDER BY id',
+      ),
+      all: db.prepare('SELECT type, id, version, deleted, fields FROM resources WHERE type = ?'),
       liveFirst: db.prepare(
-        `SELECT ${R} FROM resources r ${J} WHERE r.deleted = 0 ORDER BY r.type, r.id LIMIT ?`,
+        'SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 ORDER BY type, id LIMIT ?',
       ),
       liveAfter: db.prepare(
-        `SELECT ${R} FROM resources r ${J} WHERE r.deleted = 0 AND (r.type, r.id) > (?, ?) ORDER BY r.type, r.id LIMIT ?`,
+        'SELECT type, id, version, deleted, fields FROM resources WHERE deleted = 0 AND (type, id) > (?, ?) ORDER BY type, id LIMIT ?',
       ),
       lookup: db.prepare(
-        `SELECT ${R} FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ${J} ` +
+        'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
           'WHERE l.type = ? AND l.name = ? AND l.key = ? AND r.deleted = 0 ORDER BY r.id',
       ),
       lookupUpTo: db.prepare(
-        `SELECT ${R} FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ${J} ` +
+        'SELECT r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ON r.type = l.type AND r.id = l.id ' +
           'WHERE l.type = ? AND l.name = ? AND l.key <= ? AND r.deleted = 0 ORDER BY l.key, l.id LIMIT ?',
       ),
       addKey: db.prepare('INSERT OR IGNORE INTO lookups (type, name, key, id) VALUES (?, ?, ?, ?)'),
@@ -222,11 +223,17 @@ class SqliteTwin implements SyncEngine, SyncTx {
 
   putResource(r: Resource, delta: IndexDelta, subjectOf?: number): void {
     if (this.reading) throw readOnlyError(this.name);
-    const stored = this.bodies.store(r);
-    const row = [r.type, r.id, r.version, r.deleted ? 1 : 0, stored.json, stored.field, stored.ref];
-    if (subjectOf === undefined) this.stmt.put.run(...row);
+    if (subjectOf === undefined)
+      this.stmt.put.run(r.type, r.id, r.version, r.deleted ? 1 : 0, JSON.stringify(r.fields));
     else {
-      const prev = this.stmt.putSubject.get(...row, subjectOf) as number | null;
+      const prev = this.stmt.putSubject.get(
+        r.type,
+        r.id,
+        r.version,
+        r.deleted ? 1 : 0,
+        JSON.stringify(r.fields),
+        subjectOf,
+      ) as number | null;
       if (prev !== null) this.stmt.link.run(prev, subjectOf);
     }
     for (const k of delta.remove) this.stmt.removeKey.run(r.type, k.name, k.key, r.id);
