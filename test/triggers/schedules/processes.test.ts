@@ -19,14 +19,27 @@ import { expectRefusal } from '../support.js';
 
 const BIN = 'dist/src/cli/main.js';
 const WORKER = 'dist/test/support/schedule-worker.js';
-const LEASE = 2000;
+/**
+ * The lease of the take-over test: short, since the survivor waits it out after the kill, yet long
+ * enough that a worker starved of CPU for a moment keeps its run until it is killed.
+ */
+const LEASE = 5000;
+/**
+ * The lease of the overlap tests, where no worker dies: long, so that a worker starved of CPU on a
+ * loaded machine never sees its run taken over for a missed heartbeat (a correct, but different,
+ * story from the one these tests check).
+ */
+const STEADY_LEASE = 30_000;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 interface Store {
   readonly name: string;
   /** The command line of a worker process named `label`, and how to read its owner id from a line. */
-  worker(label: string): { argv: string[]; owner: (line: string) => string | undefined };
+  worker(
+    label: string,
+    leaseMs: number,
+  ): { argv: string[]; owner: (line: string) => string | undefined };
   open(): World;
 }
 
@@ -39,8 +52,8 @@ const stores: { name: string; make(): Store }[] = [
       const root = join(dir, 'world');
       return {
         name: 'sqlite',
-        worker: () => ({
-          argv: [BIN, 'work', '--root', root, '--lease', String(LEASE / 1000), '--json'],
+        worker: (_label, leaseMs) => ({
+          argv: [BIN, 'work', '--root', root, '--lease', String(leaseMs / 1000), '--json'],
           owner: (line) => {
             if (!line.startsWith('{')) return undefined;
             const event = JSON.parse(line) as { event?: string; owner?: string };
@@ -58,8 +71,8 @@ const stores: { name: string; make(): Store }[] = [
       const world = `sched_${process.pid}_${Date.now().toString(36)}_${++made}`;
       return {
         name: 'postgres',
-        worker: (label) => ({
-          argv: [WORKER, 'postgres', url, world, label, String(LEASE)],
+        worker: (label, leaseMs) => ({
+          argv: [WORKER, 'postgres', url, world, label, String(leaseMs)],
           owner: (line) => (line === `ready ${label}` ? label : undefined),
         }),
         open: () =>
@@ -87,8 +100,8 @@ afterEach(() => {
   for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
 });
 
-async function startWorker(store: Store, label: string): Promise<Proc> {
-  const { argv, owner: ownerOf } = store.worker(label);
+async function startWorker(store: Store, label: string, leaseMs = LEASE): Promise<Proc> {
+  const { argv, owner: ownerOf } = store.worker(label, leaseMs);
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let partial = '';
@@ -173,8 +186,8 @@ for (const { name, make } of stores) {
           }),
         );
         const workers = await Promise.all([
-          startWorker(store, 'wrk-a'),
-          startWorker(store, 'wrk-b'),
+          startWorker(store, 'wrk-a', STEADY_LEASE),
+          startWorker(store, 'wrk-b', STEADY_LEASE),
         ]);
         // Stopped once the ledger shows what the policy is checked on (read from the store), not
         // after a guessed 7 s that a loaded machine may not fill.
