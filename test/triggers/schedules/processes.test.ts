@@ -189,22 +189,18 @@ for (const { name, make } of stores) {
           startWorker(store, 'wrk-a', STEADY_LEASE),
           startWorker(store, 'wrk-b', STEADY_LEASE),
         ]);
-        // Stopped once the ledger shows what the policy is checked on (read from the store), not
-        // after a guessed 7 s that a loaded machine may not fill.
+        // Stopped once the ledger shows what the policy is checked on and both hosts have beaten
+        // (read from the store), not after a guessed 7 s that a loaded machine may not fill.
+        const owners = workers.map((w) => w.owner);
         await vi.waitFor(
           async () => {
-            const seen = await withSchedules(
-              store,
-              async (s) =>
-                (await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 })).items,
-            );
-            expect(
-              policyShown(
-                overlap,
-                seen,
-                workers.map((w) => w.owner),
-              ),
-            ).toBe(true);
+            const { seen, beaten } = await withSchedules(store, async (s) => ({
+              seen: (await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 }))
+                .items,
+              beaten: (await s.hosts()).map((h) => h.owner),
+            }));
+            expect(owners.every((o) => beaten.includes(o))).toBe(true);
+            expect(policyShown(overlap, seen, owners)).toBe(true);
           },
           { timeout: 50_000, interval: 250 },
         );
@@ -218,7 +214,6 @@ for (const { name, make } of stores) {
         const seconds = rows.map((r) => ms(r.nominalAt) / 1000).sort((a, b) => a - b);
         expect(seconds.length).toBeGreaterThanOrEqual(5);
         expect(seconds).toEqual(seconds.map((_, i) => seconds[0]! + i));
-        const owners = workers.map((w) => w.owner);
         expect(hosts.map((h) => h.owner).sort()).toEqual([...owners].sort());
         const outcomes = rows.map((r) => r.outcome);
         const completed = rows.filter((r) => r.outcome === 'completed');
@@ -265,42 +260,42 @@ for (const { name, make } of stores) {
       // Both workers are up before either holds a run: starting the second one after the first
       // took its occurrence let a slow start outlast the 3 s run, so no run was left to take over.
       const workers = await Promise.all([startWorker(store, 'wrk-a'), startWorker(store, 'wrk-b')]);
-      /** The first run held at fence 1 (whoever won it), from the ledger. */
-      const firstRun = (): Promise<{ occurrenceId: string; owner: string } | undefined> =>
-        withSchedules(store, async (s) => {
-          const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick' });
-          const row = items.find((r) => r.state === 'running' && r.fence === 1);
-          return row === undefined
-            ? undefined
-            : { occurrenceId: row.occurrenceId, owner: row.owner! };
-        });
-      /** The occurrence a worker is running, from the ledger. */
-      const runningBy = (owner: string, fence: number): Promise<string | undefined> =>
-        withSchedules(store, async (s) => {
-          const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick' });
-          return items.find((r) => r.state === 'running' && r.owner === owner && r.fence === fence)
-            ?.occurrenceId;
-        });
+      // The first run held at fence 1, whoever won it, watched through one world kept open (each
+      // look a read, not a new connection) so that the kill follows the sight of it closely.
+      const watch = store.open();
       let held: { occurrenceId: string; owner: string } | undefined;
-      await vi.waitFor(
-        async () => {
-          held = await firstRun();
-          expect(held).toBeDefined();
-        },
-        { timeout: 30_000, interval: 50 },
-      );
+      let killedAt = 0;
+      try {
+        const watching = new Schedules({ world: watch, leaseMs: LEASE });
+        await vi.waitFor(
+          async () => {
+            const { items } = await watching.history({ tenantId: 'default', scheduleId: 'tick' });
+            const row = items.find((r) => r.state === 'running' && r.fence === 1);
+            expect(row).toBeDefined();
+            held = { occurrenceId: row!.occurrenceId, owner: row!.owner! };
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        killedAt = Date.now();
+        workers.find((w) => w.owner === held!.owner)!.child.kill('SIGKILL');
+      } finally {
+        await watch.close();
+      }
       const occurrence = held!.occurrenceId;
       const a = workers.find((w) => w.owner === held!.owner)!;
       const b = workers.find((w) => w !== a)!;
-      const killedAt = Date.now();
-      a.child.kill('SIGKILL');
       expect(await a.exited).toBe('SIGKILL');
-      // The killed run was still held when its owner died (the ledger cannot move without it).
-      expect(await runningBy(a.owner, 1)).toBe(occurrence);
-      await vi.waitFor(async () => expect(await runningBy(b.owner, 2)).toBe(occurrence), {
-        timeout: 30_000,
-        interval: 50,
-      });
+      // The take-over is its run at fence 2, seen running or already done (a look that comes late
+      // on a loaded machine must not miss a 3 s run).
+      await vi.waitFor(
+        () =>
+          withSchedules(store, async (s) => {
+            const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` }))
+              .items;
+            expect(row?.owner).toBe(b.owner);
+          }),
+        { timeout: 30_000, interval: 50 },
+      );
       await withSchedules(store, async (s) => {
         const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
         expect(row).toMatchObject({
