@@ -260,26 +260,41 @@ for (const { name, make } of stores) {
       // Both workers are up before either holds a run: starting the second one after the first
       // took its occurrence let a slow start outlast the 3 s run, so no run was left to take over.
       const workers = await Promise.all([startWorker(store, 'wrk-a'), startWorker(store, 'wrk-b')]);
-      // The first run held at fence 1, whoever won it, watched through one world kept open (each
-      // look a read, not a new connection) so that the kill follows the sight of it closely.
-      const watch = store.open();
+      // The owner of the first run seen held is frozen (SIGSTOP) at once, then the ledger is read:
+      // if that run was still held, the frozen owner is killed; if it had finished in between (a
+      // late look on a loaded machine), the owner goes on and the next run is taken. No race
+      // between the look and a 3 s run is left to chance.
+      const seen = new Set<string>();
       let held: { occurrenceId: string; owner: string } | undefined;
       let killedAt = 0;
-      try {
-        const watching = new Schedules({ world: watch, leaseMs: LEASE });
+      for (;;) {
+        expect(seen.size, 'runs that finished before their owner could be frozen').toBeLessThan(5);
         await vi.waitFor(
-          async () => {
-            const { items } = await watching.history({ tenantId: 'default', scheduleId: 'tick' });
-            const row = items.find((r) => r.state === 'running' && r.fence === 1);
-            expect(row).toBeDefined();
-            held = { occurrenceId: row!.occurrenceId, owner: row!.owner! };
-          },
-          { timeout: 30_000, interval: 20 },
+          () =>
+            withSchedules(store, async (s) => {
+              const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick' });
+              const row = items.find(
+                (r) => r.state === 'running' && r.fence === 1 && !seen.has(r.occurrenceId),
+              );
+              expect(row).toBeDefined();
+              held = { occurrenceId: row!.occurrenceId, owner: row!.owner! };
+            }),
+          { timeout: 30_000, interval: 50 },
         );
+        const holder = workers.find((w) => w.owner === held!.owner)!;
+        holder.child.kill('SIGSTOP');
         killedAt = Date.now();
-        workers.find((w) => w.owner === held!.owner)!.child.kill('SIGKILL');
-      } finally {
-        await watch.close();
+        const [row] = await withSchedules(
+          store,
+          async (s) =>
+            (await s.history({ tenantId: 'default', runId: `${held!.occurrenceId}.1` })).items,
+        );
+        if (row?.state === 'running' && row.owner === holder.owner) {
+          holder.child.kill('SIGKILL');
+          break;
+        }
+        seen.add(held!.occurrenceId);
+        holder.child.kill('SIGCONT');
       }
       const occurrence = held!.occurrenceId;
       const a = workers.find((w) => w.owner === held!.owner)!;
