@@ -13,7 +13,7 @@ export {
   type ProjectedResource,
 } from './log/write.js';
 export type { Resource } from './state/resource.js';
-export type { ReadView, RangePage } from './state/read-view.js';
+export type { ReadView } from './state/read-view.js';
 export type { IndexDeclaration } from './state/indexes.js';
 export { recordKind, type RecordKind } from './state/record-kind.js';
 export type { StorageBackend, TwinStore } from './storage/port.js';

@@ -36,9 +36,8 @@ function describe(value: unknown): string {
   return Object.prototype.toString.call(value);
 }
 
-// String.prototype.isWellFormed exists on Node 20 but not in the ES2023 lib types.
-const wellFormed = (s: string): boolean =>
-  (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+// String.prototype.isWellFormed: on Node 20, typed by the ES2024.String lib (tsconfig.json).
+const wellFormed = (s: string): boolean => s.isWellFormed();
 
 /** True when `s` is well-formed UTF-16 (every surrogate paired), so it encodes to UTF-8 and back unchanged. */
 function isWellFormedString(s: string): boolean {

@@ -3,6 +3,13 @@
 import { TwinError } from '../errors.js';
 import type { Resource } from './resource.js';
 
+/**
+ * The index every piece of claimable work declares on its `dueAt` field (an ISO time, so byte order
+ * is time order). Defined this low so the kernel can tell, when staging a write, that it makes work
+ * due now (a key at or before the write's time): what wakes idle workers on a store that can.
+ */
+export const DUE_INDEX = 'twinworld:due';
+
 export interface IndexDeclaration {
   readonly type: string;
   readonly name: string;

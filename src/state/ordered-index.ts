@@ -13,12 +13,15 @@ function pad(n: number): string {
   return String(n).padStart(WIDTH, '0');
 }
 
-/** The order value as a key part, or undefined when the field is not a non-negative integer. */
+/**
+ * The order value as a key part: a non-negative integer zero-padded, or a string as it is (an ISO
+ * time sorts as its text); undefined (no key) otherwise. One index should hold one kind.
+ */
 function orderPart(resource: Resource, decl: IndexDeclaration): string | undefined {
   const value = fieldAt(resource, decl.orderBy!);
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-    ? pad(value)
-    : undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return pad(value);
+  if (typeof value === 'string' && value !== '' && !value.includes(SEP)) return value;
+  return undefined;
 }
 
 /** Where every row under `key` starts. */

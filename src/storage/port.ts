@@ -93,6 +93,11 @@ export interface StoreTx {
    * be sent in one round trip, lock and all. Optional: the kernel uses it only where it exists.
    */
   expect?(head: number, meta: { readonly key: string; readonly value: string | undefined }): void;
+  /**
+   * This section makes work due now: when it commits, wake whoever listens (StorageBackend.wakeups)
+   * in every process. Optional: a backend whose processes learn of work only by polling ignores it.
+   */
+  wake?(): void;
 }
 
 /** A conditional commit (StoreTx.expect) found the head or the meta value moved: nothing was written. */
@@ -136,5 +141,12 @@ export interface StorageBackend {
   secretStore?(): SecretStore;
   /** Where the backend keeps vendor surfaces' idempotency keys, when it keeps them itself (as secrets). */
   idempotencyStore?(): IdempotencyStore;
+  /**
+   * Calls `onWake(twin)` soon after any process sharing the store commits a section that called
+   * `StoreTx.wake` on that twin (PostgreSQL: LISTEN/NOTIFY on one connection per backend). A hint
+   * only: a notification may be lost (a dropped connection), so a listener still polls, less often.
+   * Resolves once listening; the answer stops it. Optional: idle workers poll where it is absent.
+   */
+  wakeups?(onWake: (twin: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -50,15 +50,12 @@ export type {
   RunRecorder,
   RunStartInfo,
 } from './runner.js';
-export { InProcessRunner, type RoutineFn, type RoutineContext } from './in-process-runner.js';
-export type { RoutineStore } from './routine-store.js';
-export type { RunLock } from './run-lock.js';
 export {
-  ChildProcessRunner,
-  type ChildProcessRunnerOptions,
-} from './child-runner/child-process-runner.js';
-export type { ChildRoutineFn } from './child-runner/child-protocol.js';
-export { FileRunLock } from './child-runner/file-run-lock.js';
+  InProcessRunner,
+  type InProcessRunnerOptions,
+  type RoutineFn,
+  type RoutineContext,
+} from './in-process-runner.js';
 export type { TriggerSource } from './source.js';
 export {
   type RecordFields,

@@ -16,7 +16,6 @@ import {
 } from './trigger-records.js';
 import { authorize, contextArgument, type TriggerContext } from './tenant-context.js';
 import { REFUSALS_TYPE, refusalWindowOf } from './refusal-windows.js';
-import { repeatsOf } from './repeat-windows.js';
 
 export type ListedStatus =
   'triggered' | 'filtered' | 'duplicate' | 'in_progress' | 'failed' | 'refused' | 'deferred';
@@ -155,7 +154,7 @@ function fromRecord(r: Resource): TriggerListing {
     code: f.error,
     attempts: f.attempts,
     // the first delivery and every repeat counted on it (repeat-windows.ts)
-    count: 1 + (repeatsOf(r.fields)?.count ?? 0),
+    count: 1 + (f.repeats?.count ?? 0),
     byCode: null,
   };
 }

@@ -20,6 +20,7 @@ import {
   readRecord,
   readReplayGuard,
   type RecordFields,
+  type RepeatKind,
   type ReceiptFields,
   type ReceiptStatus,
   type ReplayGuard,
@@ -34,8 +35,6 @@ export interface RouteChoice {
   /** The route's filter rejected the envelope (evaluated before the lock: it is host code). */
   readonly filtered: boolean;
 }
-
-export type RepeatKind = 'duplicate' | 'replay' | 'in_progress';
 
 /**
  * A decision's note that it answered a repeat of a known delivery and wrote nothing for it: the

@@ -7,27 +7,18 @@
 // of the window's count when a later repeat finds the window over, or when the engine stops. The
 // record's `repeats` field holds the totals; several processes add their counts up. A crash loses at
 // most the counts of the windows still open in that process, never a decision.
-import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { isoAt } from '../world/clock.js';
-import { readRecord, RECORD_TYPE } from './trigger-records.js';
-import { type Repeat, type RepeatKind } from './receive.js';
-import { triggerRecordKind } from './trigger-records.js';
+import { type Repeat } from './receive.js';
+import {
+  readRecord,
+  triggerRecordKind,
+  type RepeatKind,
+  type RepeatTotals,
+} from './trigger-records.js';
 
 export type { Repeat };
-
-/** The record field the totals are kept in. */
-const REPEATS_FIELD = 'repeats';
-
-export interface RepeatTotals {
-  readonly count: number;
-  readonly byKind: Readonly<Partial<Record<RepeatKind, number>>>;
-  readonly firstAt: string;
-  readonly lastAt: string;
-  readonly lastKind: RepeatKind;
-  readonly lastDedupeKey: string;
-}
 
 interface Pending {
   readonly recordId: string;
@@ -102,15 +93,6 @@ export class RepeatCounter {
   }
 }
 
-/** The record's totals, if it counted any. */
-export function repeatsOf(fields: Readonly<JsonObject>): RepeatTotals | undefined {
-  const r = fields[REPEATS_FIELD];
-  // A nested object of a trigger record, written only by repeatWrites below as RepeatTotals.
-  return r === null || typeof r !== 'object' || Array.isArray(r)
-    ? undefined
-    : (r as unknown as RepeatTotals);
-}
-
 /**
  * One `trigger.repeats` write per record, merged into its stored totals (other processes count the
  * same records). A record pruned meanwhile gets nothing: a count is never a reason to recreate one.
@@ -122,7 +104,7 @@ export function repeatWrites(view: ReadView, deltas: readonly RepeatDelta[]): Wr
     if (stored === undefined) {
       const record = readRecord(view, d.recordId);
       if (record === undefined) continue;
-      stored = repeatsOf(triggerRecordKind.json(record));
+      stored = record.repeats;
     }
     const byKind: Partial<Record<RepeatKind, number>> = { ...(stored?.byKind ?? {}) };
     for (const [kind, n] of Object.entries(d.byKind) as [RepeatKind, number][])
@@ -138,12 +120,7 @@ export function repeatWrites(view: ReadView, deltas: readonly RepeatDelta[]): Wr
       ...last,
     });
   }
-  return [...merged].map(([id, totals]) => ({
-    operation: 'trigger.repeats',
-    subjectType: RECORD_TYPE,
-    subjectId: id,
-    // RepeatTotals holds JSON values only; an interface is not assignable to JsonObject.
-    fields: { [REPEATS_FIELD]: totals as unknown as JsonObject },
-    actor: 'system',
-  }));
+  return [...merged].map(([id, totals]) =>
+    triggerRecordKind.write('trigger.repeats', id, { repeats: totals }, { actor: 'system' }),
+  );
 }

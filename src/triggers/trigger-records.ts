@@ -39,6 +39,20 @@ export interface RecordFields {
   readonly leaseUntil?: string | null;
   readonly fence?: number;
   readonly dueAt?: string | null;
+  /** Repeats of this delivery counted on it instead of a receipt each (repeat-windows.ts). */
+  readonly repeats?: RepeatTotals;
+}
+
+/** How a repeat of a known delivery came: the same key, its signed content under another key, or while it runs. */
+export type RepeatKind = 'duplicate' | 'replay' | 'in_progress';
+
+export interface RepeatTotals {
+  readonly count: number;
+  readonly byKind: Readonly<Partial<Record<RepeatKind, number>>>;
+  readonly firstAt: string;
+  readonly lastAt: string;
+  readonly lastKind: RepeatKind;
+  readonly lastDedupeKey: string;
 }
 
 export type ReceiptStatus = 'duplicate' | 'in_progress' | 'refused';

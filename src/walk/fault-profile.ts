@@ -29,6 +29,14 @@ export interface WeightedFault {
   readonly weight: number;
 }
 
+/** A stretch of world time in which the receiver is down: every request gets `answer` (503 by default). */
+interface Outage {
+  /** ISO instant the outage starts (inclusive) and ends (exclusive), on the world clock. */
+  readonly from: string;
+  readonly until: string;
+  readonly answer?: Fault;
+}
+
 export interface FaultProfile {
   /** Answers for the first requests, in order; then the mix. `[500]` fails once, then recovers. */
   readonly script?: readonly Fault[];
@@ -39,6 +47,11 @@ export interface FaultProfile {
    * sender's timeout the sender records a timeout (`unknown`), though the receiver processed it.
    */
   readonly latencyMs?: number | readonly [number, number];
+  /**
+   * Outages on the world clock, days long if need be: while one lasts it decides every answer,
+   * and the script waits for it to end.
+   */
+  readonly outages?: readonly Outage[];
   /** Seeds the receiver's draws; default derived from the walk's seed and the receiver's name. */
   readonly seed?: string | number;
   /** Verify each packet's signature on the world clock; a bad one is answered 401 and not accepted. */
@@ -92,14 +105,29 @@ export function checkFault(fault: unknown, path: string): Fault {
 export function validateFaultProfile(profile: unknown, path = 'profile'): FaultProfile {
   if (profile === undefined) return {};
   if (profile === null || typeof profile !== 'object' || Array.isArray(profile))
-    bad(path, `${path} must be an object {script?, mix?, latencyMs?, seed?, verify?}`);
+    bad(path, `${path} must be an object {script?, mix?, outages?, latencyMs?, seed?, verify?}`);
   const p = profile as FaultProfile & Record<string, unknown>;
   for (const key of Object.keys(p)) {
-    if (!['script', 'mix', 'latencyMs', 'seed', 'verify'].includes(key))
+    if (!['script', 'mix', 'outages', 'latencyMs', 'seed', 'verify'].includes(key))
       bad(
         `${path}.${key}`,
-        `${path}.${key} is not a profile option; use script, mix, latencyMs, seed or verify`,
+        `${path}.${key} is not a profile option; use script, mix, outages, latencyMs, seed or verify`,
       );
+  }
+  if (p.outages !== undefined) {
+    if (!Array.isArray(p.outages))
+      bad(`${path}.outages`, `${path}.outages must be an array of {from, until, answer?}`);
+    p.outages.forEach((o, i) => {
+      const at = `${path}.outages[${i}]`;
+      const from = Date.parse(String((o as Partial<Outage> | null)?.from));
+      const until = Date.parse(String((o as Partial<Outage> | null)?.until));
+      if (!Number.isFinite(from) || !Number.isFinite(until) || until <= from)
+        bad(
+          at,
+          `${at} needs ISO instants from < until, e.g. {from: '2026-05-04T00:00:00Z', until: '2026-05-10T00:00:00Z'}`,
+        );
+      if (o.answer !== undefined) checkFault(o.answer, `${at}.answer`);
+    });
   }
   if (p.script !== undefined) {
     if (!Array.isArray(p.script))

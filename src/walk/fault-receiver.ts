@@ -93,7 +93,7 @@ export class FaultReceiver {
     // Both draws happen for every request, so a profile's script never shifts later draws.
     const mixDraw = this.draws.random();
     const latencyDraw = this.draws.random();
-    const fault = this.pick(mixDraw);
+    const fault = this.outageAt(request.receivedAt) ?? this.pick(mixDraw);
     const latencyMs = this.latency(latencyDraw);
     const late = latencyMs >= request.timeoutMs;
     const processes = fault !== 'timeout' && fault !== 'reset' && fault !== 'refused';
@@ -134,6 +134,12 @@ export class FaultReceiver {
     return retryAfterSec === undefined
       ? { status: senderSaw }
       : { status: senderSaw, retryAfterSec };
+  }
+
+  private outageAt(at: number): Fault | undefined {
+    for (const o of this.profile.outages ?? [])
+      if (at >= Date.parse(o.from) && at < Date.parse(o.until)) return o.answer ?? 503;
+    return undefined;
   }
 
   private pick(draw: number): Fault {

@@ -3,6 +3,7 @@
 // dispatch — carries these fields; an atomic action reads them and decides. Nothing here does I/O.
 import { TwinError } from '../errors.js';
 import type { JsonObject } from '../log/json-value.js';
+import { DUE_INDEX } from '../state/indexes.js';
 import { isoAt } from '../world/clock.js';
 
 /**
@@ -10,7 +11,7 @@ import { isoAt } from '../world/clock.js';
  * order is time order and `lookupUpTo(type, DUE_INDEX, now)` finds what is due without a scan.
  * Terminal work has `dueAt: null` and leaves the index.
  */
-export const DUE_INDEX = 'twinworld:due';
+export { DUE_INDEX };
 export const DUE_FIELD = 'dueAt';
 
 /** Past every ISO time: a `lookupUpTo` bound that answers the earliest due item. */

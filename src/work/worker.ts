@@ -16,7 +16,10 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** Lease length in ms; the owner heartbeats every third of it. */
   readonly leaseMs?: number;
-  /** How often the heads of the watched twins are read for new work (ms). */
+  /**
+   * How often the heads of the watched twins are read for new work (ms). Where the store wakes
+   * idle workers itself (PostgreSQL's LISTEN/NOTIFY) this is the fallback for a lost wakeup.
+   */
   readonly pollMs?: number;
   /** Called after each item ran. */
   readonly onReport?: (report: WorkReport) => void;
@@ -63,6 +66,9 @@ export class Worker {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** The store woke this worker for a watched twin since the last claim round began. */
+  private notified = false;
+  private onNotify: (() => void) | undefined;
   /** A heads check in flight: stop() waits for it, so none reads a twin after its world closed. */
   private checking: Promise<void> = Promise.resolve();
 
@@ -125,6 +131,34 @@ export class Worker {
   }
 
   private async run(until: 'stopped' | 'all' | 'now'): Promise<void> {
+    const unlisten = await this.listen();
+    try {
+      await this.loopUntil(until);
+    } finally {
+      await unlisten?.().catch((error: unknown) => this.world.reportError(error, 'worker wakeups'));
+    }
+  }
+
+  /**
+   * Subscribes to the store's wakeups, when it has them (before the first claim round, so no work
+   * appended meanwhile goes unnoticed). One that cannot listen still polls.
+   */
+  private async listen(): Promise<(() => Promise<void>) | undefined> {
+    const backend = this.world.backend;
+    if (backend.wakeups === undefined) return undefined;
+    try {
+      return await backend.wakeups((twin) => {
+        if (!this.kinds.some((kind) => kind.twins().some((t) => t.name === twin))) return;
+        this.notified = true;
+        this.onNotify?.();
+      });
+    } catch (error) {
+      this.world.reportError(error, 'worker wakeups');
+      return undefined;
+    }
+  }
+
+  private async loopUntil(until: 'stopped' | 'all' | 'now'): Promise<void> {
     const heads = new Map<string, number>();
     while (!this.stopping) {
       const started = await this.claimRound();
@@ -142,6 +176,7 @@ export class Worker {
 
   /** One pass over every kind: starts what is due, up to the free slots. */
   private async claimRound(): Promise<number> {
+    this.notified = false;
     let started = 0;
     const now = this.world.clock.now();
     for (const kind of this.kinds) {
@@ -236,8 +271,9 @@ export class Worker {
   }
 
   /**
-   * Sleeps until something may be due: an item finished, a watched head moved (another process
-   * committed), or the earliest known due time came (on the world clock, so a virtual clock drives
+   * Sleeps until something may be due: an item finished, the store woke it (work due now was
+   * appended to a watched twin), a watched head moved (another process committed), or the earliest
+   * known due time came (on the world clock, so a virtual clock drives
    * it). Head polling is wall-time I/O pacing, not a decision: it never reaches the log.
    */
   private async waitForWork(heads: Map<string, number>): Promise<void> {
@@ -252,10 +288,13 @@ export class Worker {
         if (poll !== undefined) clearTimeout(poll);
         cancelDue?.();
         this.wake = undefined;
+        this.onNotify = undefined;
         resolve();
       };
       this.wake = done;
-      if (this.stopping) return done();
+      this.onNotify = done;
+      // Woken while the last round ran: work appended after its reads may be due.
+      if (this.stopping || this.notified) return done();
       if (next !== undefined) {
         if (next <= this.world.clock.now()) {
           // Due already but claimed nothing this round (held or passed): look again after a poll.

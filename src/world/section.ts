@@ -28,7 +28,13 @@ export class Section {
   /** decide called applyAtomic: refused, even if decide caught the refusal. */
   nested = false;
   appends: { entry: Entry; body: string; hash: string }[] = [];
-  puts: { resource: Resource; delta: IndexDelta; subjectOf: number | undefined }[] = [];
+  /** `wakes`: the put makes work due now (a due key at or before its entry's time). */
+  puts: {
+    resource: Resource;
+    delta: IndexDelta;
+    subjectOf: number | undefined;
+    wakes?: boolean;
+  }[] = [];
   readonly staged = new Map<string, Resource>();
   readonly beforeImages = new Map<number, Resource | undefined>();
   /**
@@ -158,7 +164,12 @@ export function runSection<T>(
       const last = s.appends[s.appends.length - 1];
       if (last !== undefined && ctx.recordsHead)
         tx.setMeta(CHAIN_META_KEY, encodeChainHead({ seq: last.entry.seq, hash: last.hash }));
-      for (const p of s.puts) tx.putResource(p.resource, p.delta, p.subjectOf);
+      let wakes = false;
+      for (const p of s.puts) {
+        tx.putResource(p.resource, p.delta, p.subjectOf);
+        wakes ||= p.wakes === true;
+      }
+      if (wakes) tx.wake?.();
       return value;
     } catch (error) {
       if (error !== MISS && !s.missed) throw error;

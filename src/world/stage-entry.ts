@@ -3,7 +3,7 @@
 // the section until its commit.
 import { buildEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { lineHash } from '../log/chain.js';
-import { indexKeys, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
+import { DUE_INDEX, indexKeys, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
 import { foldEntry, resourceKey, type Resource } from '../state/resource.js';
 import type { IndexDelta } from '../storage/port.js';
 import { isoAt, type Clock } from './clock.js';
@@ -63,7 +63,12 @@ export function stageEntry(
     const decls = state.indexes.of(next.type);
     const delta = decls.length === 0 ? NO_DELTA : deltaOf(state, s, next, decls, entry.seq);
     // foldEntry yields the subject first
-    s.puts.push({ resource: next, delta, subjectOf: i === 0 ? entry.seq : undefined });
+    s.puts.push({
+      resource: next,
+      delta,
+      subjectOf: i === 0 ? entry.seq : undefined,
+      wakes: delta.add.some((k) => k.name === DUE_INDEX && k.key <= entry.recordedAt),
+    });
     s.staged.set(resourceKey(next.type, next.id), next);
   });
 }

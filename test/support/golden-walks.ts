@@ -9,6 +9,7 @@ import { waitRoutine } from '../../src/triggers/routines/wait-routine.js';
 import { openWalk, startWalkSchedules, type Walk, type WalkOptions } from '../../src/walk/index.js';
 import { githubPullRequestWalk, slackConversationWalk } from './golden-walks-lives.js';
 import { deferredWalk } from './golden-walk-deferred.js';
+import { endpointHealthWalk } from './golden-walk-health.js';
 
 export interface GoldenWalk {
   readonly name: string;
@@ -289,4 +290,6 @@ export const goldenWalks: readonly GoldenWalk[] = [
   { name: 'walk-slack-conversation', run: slackConversationWalk },
   // Deferred dispatch: a debounced burst, a delayed reminder, a concurrency queue, an expiry.
   { name: 'walk-deferred', run: deferredWalk },
+  // Endpoint health: each vendor's rule over days of outage (degraded, throttled, breaker, disabled).
+  { name: 'walk-endpoint-health', run: endpointHealthWalk },
 ];

@@ -138,6 +138,42 @@ describe('endpoint health', () => {
     await walk.close();
   });
 
+  it('Svix: a 429 with Retry-After: 5 holds the endpoint’s next attempt 5 s of world time', async () => {
+    const walk = await openWalk({
+      seed: 'health-retry-after',
+      start: '2026-05-04T08:00:00Z',
+      packs: [standardWebhooks.pack],
+    });
+    const twin = walk.twin('standard-webhooks');
+    const busy = walk.receiver('busy', { script: [{ status: 429, retryAfterSec: 5 }] });
+    await standardWebhooks.createEndpoint(twin, { url: busy.url });
+    await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'a' } });
+    await walk.settle();
+    // A second message, queued while the endpoint waits, waits too (not only the one told).
+    await standardWebhooks.sendMessage(twin, { eventType: 'invoice.paid', payload: { id: 'b' } });
+    await walk.settle();
+    await walk.runUntilIdle();
+    const attempts = (await walk.report()).deliveries
+      .flatMap((d) => d.attempts)
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const t0 = Date.parse(attempts[0]!.startedAt);
+    expect(attempts[0]!.status).toBe(429);
+    expect(attempts.slice(1).map((a) => [Date.parse(a.startedAt) - t0 >= 5_000, a.state])).toEqual([
+      [true, 'succeeded'],
+      [true, 'succeeded'],
+    ]);
+    // The first attempt after the wait starts exactly when it ends.
+    expect(Date.parse(attempts[1]!.startedAt) - t0).toBe(5_000);
+    const log = await walk.exportLog();
+    expect(operations(log, 'endpoint_health.throttled')[0]!.fields).toMatchObject({
+      state: 'throttled',
+      reason: 'answered 429 with Retry-After 5 s',
+    });
+    expect(log.some((l) => l.includes('"heldFor":"retry_after"'))).toBe(true);
+    expect(checkDeliveryInvariants(log).violations).toEqual([]);
+    await walk.close();
+  });
+
   it('Svix: an endpoint’s throttleRate holds attempts to that many a second, on the world clock', async () => {
     const walk = await openWalk({
       seed: 'health-svix',

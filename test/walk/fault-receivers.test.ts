@@ -282,6 +282,33 @@ describe('fault-injecting receivers', () => {
     bad({ script: [{ status: 429, retryAfterSec: -1 }] }, 'p.script[0].retryAfterSec');
     bad({ statuses: [500] }, 'p.statuses');
     bad({ verify: { scheme: 'nope', secrets: [] } }, 'p.verify.scheme');
+    bad(
+      { outages: [{ from: '2026-05-05T00:00:00Z', until: '2026-05-04T00:00:00Z' }] },
+      'p.outages[0]',
+    );
+    bad(
+      { outages: [{ from: '2026-05-04T00:00:00Z', until: '2026-05-05T00:00:00Z', answer: 'x' }] },
+      'p.outages[0].answer',
+    );
+  });
+
+  it('an outage answers for days of world time; the script waits for it to end', async () => {
+    const { walk, twin, receiver } = await stripeWalk({
+      script: [502],
+      outages: [{ from: '2026-05-04T08:00:00Z', until: '2026-05-06T08:00:00Z', answer: 'refused' }],
+    });
+    await walk.advance(3 * 24 * HOUR);
+    await stripe.createCustomer(twin, { email: 'grace@example.com' });
+    await walk.settle();
+    await walk.runUntilIdle();
+    const answers = receiver.requests.map((r) => [r.at < '2026-05-06T08:00:00.000Z', r.answer]);
+    // Inside the outage every answer is the outage's; after it, the script's 502, then the default.
+    // (the first customer's four attempts all fell inside it; the second's retry is answered).
+    expect(answers.filter(([inside]) => inside).map(([, a]) => a)).toEqual(
+      Array(4).fill('refused'),
+    );
+    expect(answers.filter(([inside]) => !inside).map(([, a]) => a)).toEqual(['502', '200']);
+    await walk.close();
   });
 
   it('a receiver that verifies refuses a packet signed with another secret (401, not accepted)', async () => {

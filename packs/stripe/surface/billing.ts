@@ -11,7 +11,8 @@ import {
   type UpdateSubscriptionInput,
 } from '../subscriptions.js';
 import { StripeApiError } from './errors.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { BY_CUSTOMER } from './indexes.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { missing, packInput, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -112,12 +113,14 @@ export function billingRoutes(advance: AdvanceClock) {
       handle: ({ twin, input, url }) =>
         listOf(
           twin,
-          'subscription',
+          {
+            ...orderedList('subscription', input, [['customer', BY_CUSTOMER]]),
+            keep: () => (r) =>
+              (input.customer == null || r.fields.customer === input.customer) &&
+              (input.status == null || input.status === 'all' || r.fields.status === input.status),
+          },
           input,
           url,
-          (r) =>
-            (input.customer == null || r.fields.customer === input.customer) &&
-            (input.status == null || input.status === 'all' || r.fields.status === input.status),
         ),
     }),
     stripeRoute({
@@ -173,7 +176,7 @@ export function billingRoutes(advance: AdvanceClock) {
       sdk: 'testHelpers.testClocks.list',
       kind: 'read',
       params: LIST_PARAMS,
-      handle: ({ twin, input, url }) => listOf(twin, 'test_clock', input, url),
+      handle: ({ twin, input, url }) => listOf(twin, orderedList('test_clock', input), input, url),
     }),
     stripeRoute({
       method: 'DELETE',

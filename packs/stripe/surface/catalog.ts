@@ -6,7 +6,8 @@ import {
   type CreatePriceInput,
   type CreateProductInput,
 } from '../catalog.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { BY_PRODUCT } from './indexes.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { apiObject, stripeRoute } from './route.js';
 import { packInput, retrieve } from './reads.js';
 
@@ -34,7 +35,7 @@ export const catalogRoutes = [
     sdk: 'products.list',
     kind: 'read',
     params: { ...LIST_PARAMS, active: 'boolean' },
-    handle: ({ twin, input, url }) => listOf(twin, 'product', input, url),
+    handle: ({ twin, input, url }) => listOf(twin, orderedList('product', input), input, url),
   }),
   stripeRoute({
     method: 'POST',
@@ -68,12 +69,6 @@ export const catalogRoutes = [
     kind: 'read',
     params: { ...LIST_PARAMS, product: 'string', active: 'boolean' },
     handle: ({ twin, input, url }) =>
-      listOf(
-        twin,
-        'price',
-        input,
-        url,
-        (r) => input.product == null || r.fields.product === input.product,
-      ),
+      listOf(twin, orderedList('price', input, [['product', BY_PRODUCT]]), input, url),
   }),
 ];

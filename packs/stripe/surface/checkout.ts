@@ -11,7 +11,8 @@ import {
   LINE_ITEMS,
   type CreateCheckoutSessionInput,
 } from '../checkout-sessions.js';
-import { LIST_PARAMS, listOf, listPage } from './listing.js';
+import { BY_CUSTOMER } from './indexes.js';
+import { LIST_PARAMS, listOf, listPage, orderedList } from './listing.js';
 import { missing, definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 import type { JsonObject } from '../../../src/index.js';
@@ -100,12 +101,12 @@ export const checkoutRoutes = [
     handle: ({ twin, input, url }) =>
       listOf(
         twin,
-        'checkout_session',
+        {
+          ...orderedList('checkout_session', input, [['customer', BY_CUSTOMER]]),
+          keep: () => (r) => input.status == null || r.fields.status === input.status,
+        },
         input,
         url,
-        (r) =>
-          (input.customer == null || r.fields.customer === input.customer) &&
-          (input.status == null || r.fields.status === input.status),
       ),
   }),
   stripeRoute({

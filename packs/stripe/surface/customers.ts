@@ -10,7 +10,7 @@ import {
 } from '../customers.js';
 import { StripeApiError } from './errors.js';
 import { BY_EMAIL } from './indexes.js';
-import { LIST_PARAMS, listOf, listPage, newestFirst } from './listing.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { apiObject, stripeRoute } from './route.js';
 import type { Params } from './codec.js';
 
@@ -78,9 +78,9 @@ export const customerRoutes = [
     params: { query: 'string', limit: 'integer', page: 'string' },
     async handle({ twin, input, url }) {
       const email = searchedEmail(input.query);
-      const found = await newestFirst(twin, await twin.lookup('customer', BY_EMAIL, email));
-      const page = listPage(
-        found.map((r) => apiObject(r.fields)),
+      const page = await listOf(
+        twin,
+        { type: 'customer', index: BY_EMAIL, key: email },
         { limit: input.limit ?? 10 },
         url,
       );
@@ -138,15 +138,7 @@ export const customerRoutes = [
     kind: 'read',
     params: { ...LIST_PARAMS, email: 'string' },
     async handle({ twin, input, url }) {
-      if (typeof input.email === 'string') {
-        const found = await newestFirst(twin, await twin.lookup('customer', BY_EMAIL, input.email));
-        return listPage(
-          found.map((r) => apiObject(r.fields)),
-          input,
-          url,
-        );
-      }
-      return listOf(twin, 'customer', input, url);
+      return listOf(twin, orderedList('customer', input, [['email', BY_EMAIL]]), input, url);
     },
   }),
 ];

@@ -4,8 +4,8 @@
 // at send time. An event no endpoint took was never delivered and is not listed.
 import type { JsonObject, Resource } from '../../../src/index.js';
 import { StripeApiError } from './errors.js';
-import { BY_EVENT } from './indexes.js';
-import { LIST_PARAMS, listPage, newestFirst } from './listing.js';
+import { BY_EVENT, EVENTS } from './indexes.js';
+import { LIST_PARAMS, listOf } from './listing.js';
 import { stripeRoute } from './route.js';
 
 function eventOf(record: Resource): JsonObject {
@@ -38,22 +38,33 @@ export const eventRoutes = [
     sdk: 'events.list',
     kind: 'read',
     params: { ...LIST_PARAMS, type: 'string', types: { list: 'string' } },
-    async handle({ twin, input, url }) {
-      const records = await twin.list('webhook_delivery');
-      const unique = new Map<string, Resource>();
-      for (const r of records)
-        if (!unique.has(String(r.fields.eventId))) unique.set(String(r.fields.eventId), r);
+    handle({ twin, input, url }) {
       const types = input.types as string[] | undefined;
       const wanted = (t: unknown) =>
         (input.type == null || matches(String(input.type), String(t))) &&
         (types === undefined || types.includes(String(t)));
-      const ordered = await newestFirst(
+      return listOf(
         twin,
-        [...unique.values()].filter((r) => wanted(r.fields.eventType)),
-        (r) => Date.parse(String(r.fields.createdAt)),
+        {
+          type: 'webhook_delivery',
+          index: EVENTS,
+          key: 'webhook_endpoint',
+          // An event has a record per endpoint that took it: each event is shown once.
+          keep(cursor) {
+            const seen = new Set(cursor === undefined ? [] : [cursor]);
+            return (r) => {
+              const id = String(r.fields.eventId);
+              if (seen.has(id)) return false;
+              seen.add(id);
+              return wanted(r.fields.eventType);
+            };
+          },
+          cursor: (view, id) => view.lookup('webhook_delivery', BY_EVENT, id)[0]?.id,
+          show: eventOf,
+        },
+        input,
+        url,
       );
-      const events = ordered.map(eventOf);
-      return listPage(events, input, url);
     },
   }),
 ];

@@ -6,7 +6,8 @@ import { answer } from '../../../src/host/index.js';
 import type { JsonObject } from '../../../src/index.js';
 import { finalizeInvoice, payInvoice, previewInvoice } from '../invoice-actions.js';
 import type { StripeInvoice } from '../invoice-objects.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { BY_CUSTOMER, BY_SUBSCRIPTION } from './indexes.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -48,13 +49,18 @@ export const invoiceRoutes = [
     handle: ({ twin, input, url }) =>
       listOf(
         twin,
-        'invoice',
+        {
+          ...orderedList('invoice', input, [
+            ['subscription', BY_SUBSCRIPTION],
+            ['customer', BY_CUSTOMER],
+          ]),
+          keep: () => (r) =>
+            (input.customer == null || r.fields.customer === input.customer) &&
+            (input.subscription == null || subscriptionOf(r.fields) === input.subscription) &&
+            (input.status == null || r.fields.status === input.status),
+        },
         input,
         url,
-        (r) =>
-          (input.customer == null || r.fields.customer === input.customer) &&
-          (input.subscription == null || subscriptionOf(r.fields) === input.subscription) &&
-          (input.status == null || r.fields.status === input.status),
       ),
   }),
   stripeRoute({

@@ -1,9 +1,11 @@
 // Stripe lists: `{object: 'list', data, has_more, url}`, newest first, paged by `limit` (1–100,
-// default 10), `starting_after` and `ending_before`. Objects made in the same second keep the
-// order they were made in: ties on `created` are broken by the seq of the entry that created each.
-import type { JsonObject, Resource, Twin } from '../../../src/index.js';
+// default 10), `starting_after` and `ending_before`. A page is read from an ordered index
+// (indexes.ts: `created`, ties in the order the objects were made) starting at the cursor, so its
+// cost is the page, not the number of objects the account holds.
+import type { JsonObject, ReadView, Resource, Twin } from '../../../src/index.js';
 import { cursorPage } from '../../../src/host/index.js';
 import { StripeApiError } from './errors.js';
+import { ALL, OBJECT_OF } from './indexes.js';
 import { apiObject } from './route.js';
 
 export const LIST_PARAMS = {
@@ -11,6 +13,36 @@ export const LIST_PARAMS = {
   starting_after: 'string',
   ending_before: 'string',
 } as const;
+
+/** Where a list reads: a type, one of its ordered indexes and the key listed under it. */
+export interface OrderedList {
+  readonly type: string;
+  readonly index: string;
+  readonly key: string;
+  /**
+   * A filter the index cannot express, made fresh for each page (it may remember what it saw, the
+   * page's cursor first);
+   * rows it drops are read and skipped, so a list's common filters get an index of their own.
+   */
+  readonly keep?: (cursor: string | undefined) => (r: Resource) => boolean;
+  /** The id in the index a cursor stands for (default: the object itself, when it is live). */
+  readonly cursor?: (view: ReadView, id: string) => string | undefined;
+  /** What the API shows of a row (default: the object). */
+  readonly show?: (r: Resource) => JsonObject;
+}
+
+/** Every object of a type, or those under the first filter given that has an index. */
+export function orderedList(
+  type: string,
+  input: JsonObject,
+  filters: readonly (readonly [param: string, index: string])[] = [],
+): Pick<OrderedList, 'type' | 'index' | 'key'> {
+  for (const [param, index] of filters) {
+    const value = input[param];
+    if (typeof value === 'string') return { type, index, key: value };
+  }
+  return { type, index: ALL, key: OBJECT_OF[type] ?? type };
+}
 
 function limitOf(input: JsonObject): number {
   const limit = input.limit ?? 10;
@@ -26,35 +58,12 @@ function limitOf(input: JsonObject): number {
   return limit;
 }
 
-/** Live resources newest first; `created` ties in creation order, newest first. */
-export async function newestFirst(
-  twin: Twin,
-  resources: readonly Resource[],
-  created: (r: Resource) => number = (r) => Number(r.fields.created ?? 0),
-): Promise<Resource[]> {
-  const ties = new Map<number, number>();
-  for (const r of resources) ties.set(created(r), (ties.get(created(r)) ?? 0) + 1);
-  const seqOf = new Map<string, number>();
-  for (const r of resources) {
-    if ((ties.get(created(r)) ?? 0) < 2) continue;
-    const [first] = await twin.entriesFor(r.type, r.id);
-    seqOf.set(r.id, first?.seq ?? r.version);
-  }
-  return [...resources].sort(
-    (a, b) =>
-      created(b) - created(a) ||
-      (seqOf.get(b.id) ?? 0) - (seqOf.get(a.id) ?? 0) ||
-      (a.id < b.id ? 1 : -1),
-  );
+interface Cursor {
+  readonly id: string;
+  readonly param: 'starting_after' | 'ending_before';
 }
 
-/** One page of a list already newest first. */
-export function listPage(
-  ordered: readonly JsonObject[],
-  input: JsonObject,
-  url: string,
-): JsonObject {
-  const limit = limitOf(input);
+function cursorOf(input: JsonObject): Cursor | undefined {
   const startingAfter = input.starting_after as string | null | undefined;
   const endingBefore = input.ending_before as string | null | undefined;
   if (startingAfter != null && endingBefore != null)
@@ -66,38 +75,93 @@ export function listPage(
       {},
       'starting_after',
     );
-  const page = cursorPage(ordered, (o) => String(o.id), {
-    limit,
-    startingAfter: startingAfter ?? undefined,
-    endingBefore: endingBefore ?? undefined,
-  });
-  if (page === undefined) {
-    const cursor = (startingAfter ?? endingBefore)!;
+  if (startingAfter != null) return { id: startingAfter, param: 'starting_after' };
+  if (endingBefore != null) return { id: endingBefore, param: 'ending_before' };
+  return undefined;
+}
+
+/**
+ * One page, read in one consistent view: rows in the direction read (older for `starting_after`,
+ * newer for `ending_before`), `limit + 1` at a time until a page and one more are kept.
+ */
+function readPage(
+  view: ReadView,
+  list: OrderedList,
+  limit: number,
+  cursor: Cursor | undefined,
+): { items: Resource[]; hasMore: boolean } | undefined {
+  let after: string | undefined;
+  if (cursor !== undefined) {
+    after = list.cursor
+      ? list.cursor(view, cursor.id)
+      : view.get(list.type, cursor.id)?.deleted === false
+        ? cursor.id
+        : undefined;
+    if (after === undefined) return undefined;
+  }
+  const keep = list.keep?.(cursor?.id) ?? (() => true);
+  const descending = cursor?.param !== 'ending_before';
+  const kept: Resource[] = [];
+  const batch = limit + 1;
+  for (;;) {
+    const rows = view.range!(list.type, list.index, {
+      key: list.key,
+      ...(after === undefined ? {} : { after }),
+      limit: batch,
+      descending,
+    });
+    for (const r of rows) if (kept.length <= limit && keep(r)) kept.push(r);
+    if (kept.length > limit || rows.length < batch) break;
+    after = rows[rows.length - 1]!.id;
+  }
+  const items = kept.slice(0, limit);
+  return { items: descending ? items : items.reverse(), hasMore: kept.length > limit };
+}
+
+/** One page of a list as the API shows it. */
+export async function listOf(
+  twin: Twin,
+  list: OrderedList,
+  input: JsonObject,
+  url: string,
+): Promise<JsonObject> {
+  const limit = limitOf(input);
+  const cursor = cursorOf(input);
+  const page = await twin.read((view) => readPage(view, list, limit, cursor));
+  if (page === undefined)
     throw new StripeApiError(
       404,
       'invalid_request_error',
       'resource_missing',
-      `No such object: '${cursor}'`,
+      `No such object: '${cursor!.id}'`,
       {},
-      startingAfter != null ? 'starting_after' : 'ending_before',
+      cursor!.param,
     );
-  }
-  return { object: 'list', data: [...page.items], has_more: page.hasMore, url };
+  const show = list.show ?? ((r: Resource) => apiObject(r.fields));
+  return { object: 'list', data: page.items.map(show), has_more: page.hasMore, url };
 }
 
-/** Lists live resources of a type as the API shows them, newest first, one page. */
-export async function listOf(
-  twin: Twin,
-  type: string,
+/** One page of a short list held whole (a session's line items), already newest first. */
+export function listPage(
+  ordered: readonly JsonObject[],
   input: JsonObject,
   url: string,
-  keep: (r: Resource) => boolean = () => true,
-): Promise<JsonObject> {
-  const all = (await twin.list(type)).filter(keep);
-  const ordered = await newestFirst(twin, all);
-  return listPage(
-    ordered.map((r) => apiObject(r.fields)),
-    input,
-    url,
-  );
+): JsonObject {
+  const limit = limitOf(input);
+  const cursor = cursorOf(input);
+  const page = cursorPage(ordered, (o) => String(o.id), {
+    limit,
+    startingAfter: cursor?.param === 'starting_after' ? cursor.id : undefined,
+    endingBefore: cursor?.param === 'ending_before' ? cursor.id : undefined,
+  });
+  if (page === undefined)
+    throw new StripeApiError(
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      `No such object: '${cursor!.id}'`,
+      {},
+      cursor!.param,
+    );
+  return { object: 'list', data: [...page.items], has_more: page.hasMore, url };
 }

@@ -17,7 +17,8 @@ import {
 import { attachPaymentMethod, detachPaymentMethod } from '../payment-methods.js';
 import { refundCharge, type RefundInput } from '../refunds-disputes.js';
 import { StripeApiError } from './errors.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { BY_CUSTOMER, BY_PAYMENT_INTENT } from './indexes.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, missing, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -194,13 +195,7 @@ export const paymentRoutes = [
     kind: 'read',
     params: { ...LIST_PARAMS, customer: 'string' },
     handle: ({ twin, input, url }) =>
-      listOf(
-        twin,
-        'payment_intent',
-        input,
-        url,
-        (r) => input.customer == null || r.fields.customer === input.customer,
-      ),
+      listOf(twin, orderedList('payment_intent', input, [['customer', BY_CUSTOMER]]), input, url),
   }),
   stripeRoute({
     method: 'GET',
@@ -218,12 +213,17 @@ export const paymentRoutes = [
     handle: ({ twin, input, url }) =>
       listOf(
         twin,
-        'charge',
+        {
+          ...orderedList('charge', input, [
+            ['payment_intent', BY_PAYMENT_INTENT],
+            ['customer', BY_CUSTOMER],
+          ]),
+          keep: () => (r) =>
+            (input.customer == null || r.fields.customer === input.customer) &&
+            (input.payment_intent == null || r.fields.payment_intent === input.payment_intent),
+        },
         input,
         url,
-        (r) =>
-          (input.customer == null || r.fields.customer === input.customer) &&
-          (input.payment_intent == null || r.fields.payment_intent === input.payment_intent),
       ),
   }),
   stripeRoute({
@@ -302,13 +302,7 @@ export const paymentRoutes = [
     kind: 'read',
     params: { ...LIST_PARAMS, customer: 'string', type: 'string' },
     handle: ({ twin, input, url }) =>
-      listOf(
-        twin,
-        'payment_method',
-        input,
-        url,
-        (r) => input.customer == null || r.fields.customer === input.customer,
-      ),
+      listOf(twin, orderedList('payment_method', input, [['customer', BY_CUSTOMER]]), input, url),
   }),
   stripeRoute({
     method: 'GET',
@@ -317,6 +311,6 @@ export const paymentRoutes = [
     kind: 'read',
     params: { ...LIST_PARAMS, type: 'string' },
     handle: ({ twin, input, url, params }) =>
-      listOf(twin, 'payment_method', input, url, (r) => r.fields.customer === params.id),
+      listOf(twin, { type: 'payment_method', index: BY_CUSTOMER, key: params.id! }, input, url),
   }),
 ];

@@ -10,7 +10,8 @@ import {
   type CreateSetupIntentInput,
   type StripeSetupIntent,
 } from '../setup-intents.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { BY_CUSTOMER, BY_PAYMENT_METHOD } from './indexes.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -109,12 +110,17 @@ export const setupIntentRoutes = [
     handle: ({ twin, input, url }) =>
       listOf(
         twin,
-        'setup_intent',
+        {
+          ...orderedList('setup_intent', input, [
+            ['payment_method', BY_PAYMENT_METHOD],
+            ['customer', BY_CUSTOMER],
+          ]),
+          keep: () => (r) =>
+            (input.customer == null || r.fields.customer === input.customer) &&
+            (input.payment_method == null || r.fields.payment_method === input.payment_method),
+        },
         input,
         url,
-        (r) =>
-          (input.customer == null || r.fields.customer === input.customer) &&
-          (input.payment_method == null || r.fields.payment_method === input.payment_method),
       ),
   }),
 ];

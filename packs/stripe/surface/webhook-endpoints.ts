@@ -11,7 +11,7 @@ import {
 } from '../webhook-endpoints.js';
 import { STRIPE_API_VERSION } from '../pack.js';
 import { StripeApiError } from './errors.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { packInput } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -126,6 +126,7 @@ export const webhookEndpointRoutes = [
     sdk: 'webhookEndpoints.list',
     kind: 'read',
     params: LIST_PARAMS,
-    handle: ({ twin, input, url }) => listOf(twin, 'webhook_endpoint', input, url),
+    handle: ({ twin, input, url }) =>
+      listOf(twin, orderedList('webhook_endpoint', input), input, url),
   }),
 ];

@@ -51,7 +51,16 @@ export async function finishAttempt(
     )
       return commit(writes, result);
     return commit(
-      [...writes, ...finishHealthWrites(view, decl, record, { outcome, status }, now)],
+      [
+        ...writes,
+        ...finishHealthWrites(
+          view,
+          decl,
+          record,
+          { outcome, status, retryAfterSec: response?.retryAfterSec },
+          now,
+        ),
+      ],
       result,
     );
   });

@@ -6,7 +6,11 @@ import type { HealthPolicy } from './health-policy.js';
 
 export type Admission =
   | { readonly ok: true; readonly health: EndpointHealthFields }
-  | { readonly ok: false; readonly until: number; readonly why: 'breaker_open' | 'rate_limited' };
+  | {
+      readonly ok: false;
+      readonly until: number;
+      readonly why: 'breaker_open' | 'retry_after' | 'rate_limited';
+    };
 
 export function admit(
   health: EndpointHealthFields,
@@ -14,6 +18,12 @@ export function admit(
   nowMs: number,
 ): Admission {
   let next = health;
+  if (health.state === 'throttled') {
+    const until = health.pausedUntil === null ? nowMs : Date.parse(health.pausedUntil);
+    if (nowMs < until) return { ok: false, until, why: 'retry_after' };
+    // The receiver's wait is over; it is still failing until an attempt succeeds.
+    next = { ...next, state: 'degraded', pausedUntil: null };
+  }
   if (health.state === 'open' || health.state === 'half_open') {
     const until = health.pausedUntil === null ? nowMs : Date.parse(health.pausedUntil);
     if (nowMs < until) return { ok: false, until, why: 'breaker_open' };

@@ -9,6 +9,8 @@ export interface AttemptResult {
   readonly outcome: AttemptOutcome;
   /** The receiver's status; null when none came (refused connection, reset, timeout). */
   readonly status: number | null;
+  /** The receiver's Retry-After in seconds, when it sent one and the vendor honours it. */
+  readonly retryAfterSec?: number;
 }
 
 interface HealthChange {
@@ -84,6 +86,15 @@ export function afterAttempt(
       connectFailures,
       failingSince,
       pausedUntil: new Date(nowMs + breaker.pauseMs).toISOString(),
+    });
+  }
+  const wait = result.retryAfterSec;
+  if (wait !== undefined && wait > 0 && (result.status === 429 || result.status === 503)) {
+    return move('throttled', `answered ${result.status} with Retry-After ${wait} s`, {
+      failures,
+      connectFailures,
+      failingSince,
+      pausedUntil: new Date(nowMs + wait * 1000).toISOString(),
     });
   }
   return move(health.state === 'open' ? 'open' : 'degraded', `failing since ${failingSince}`, {

@@ -5,7 +5,11 @@
 // writes nothing: health costs a delivery nothing until something goes wrong.
 import { recordKind } from '../../state/record-kind.js';
 
-export type HealthState = 'healthy' | 'degraded' | 'open' | 'half_open' | 'disabled';
+/**
+ * `throttled`: the receiver answered 429/503 with Retry-After, and the vendor honours it, so the
+ * whole endpoint waits that long (not only the delivery that was told).
+ */
+export type HealthState = 'healthy' | 'degraded' | 'throttled' | 'open' | 'half_open' | 'disabled';
 
 export interface EndpointHealthFields {
   endpointKind: string;
@@ -17,7 +21,7 @@ export interface EndpointHealthFields {
   connectFailures: number;
   /** The first failure since the last success; null while healthy. */
   failingSince: string | null;
-  /** While open: when the next probe may go. */
+  /** While open: when the next probe may go; while throttled: when the Retry-After ends. */
   pausedUntil: string | null;
   /** The second (epoch s) the rate counter is for, and how many attempts started in it. */
   rateSecond: number | null;

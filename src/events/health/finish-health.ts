@@ -30,7 +30,10 @@ export function finishHealthWrites(
   const target = healthTarget(view, decl, d);
   if (target === undefined) return [];
   const health = stored ?? freshHealth(d.endpointKind, d.endpointId);
-  const after = afterAttempt(health, target.policy, result, nowMs);
+  // Only a vendor that honours Retry-After (its retry policy says so) makes the endpoint wait.
+  const told =
+    decl.retry?.honorRetryAfter === true ? result : { ...result, retryAfterSec: undefined };
+  const after = afterAttempt(health, target.policy, told, nowMs);
   const writes: Write[] = [
     endpointHealthKind.write(
       after.change === undefined ? 'endpoint_health.attempt' : `endpoint_health.${after.change.to}`,

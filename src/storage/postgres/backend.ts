@@ -9,6 +9,7 @@ import { PostgresSecretStore } from './secret-store.js';
 import { checkText } from './sql-text.js';
 import { operationError, storeError } from './store-error.js';
 import { PostgresTwinStore } from './twin-store.js';
+import { WakeListener } from './wakeups.js';
 
 export type PostgresBackendOptions = ConnectionOptions;
 
@@ -32,6 +33,7 @@ export class PostgresBackend implements StorageBackend {
   private migrated: Promise<MigrationReport> | undefined;
   private secrets: PostgresSecretStore | undefined;
   private idempotency: PostgresIdempotencyStore | undefined;
+  private wakeListener: WakeListener | undefined;
   private closed = false;
 
   constructor(
@@ -120,6 +122,13 @@ export class PostgresBackend implements StorageBackend {
     return this.idempotency;
   }
 
+  /** One listening connection for the whole backend, however many subscribe (wakeups.ts). */
+  async wakeups(onWake: (twin: string) => void): Promise<() => Promise<void>> {
+    await this.ready();
+    this.wakeListener ??= new WakeListener(this.conn, this.world);
+    return this.wakeListener.subscribe(onWake);
+  }
+
   async listTwins(): Promise<string[]> {
     await this.ready();
     try {
@@ -137,6 +146,7 @@ export class PostgresBackend implements StorageBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.wakeListener?.close();
     for (const store of [...this.twins.values()]) await store.close();
     await this.conn.end();
   }

@@ -43,10 +43,14 @@ const KEY_END = '\u{10FFFF}';
  */
 function rangeText(desc: boolean, after: boolean): string {
   const dir = desc ? 'DESC' : 'ASC';
+  const cursor =
+    'FROM twinworld.lookups c WHERE c.world = $1 AND c.twin = $2 AND c.type = $3 AND c.name = $4 ' +
+    'AND c.key >= $7 AND c.key < $8 AND c.id = $9 LIMIT 1';
+  // The cursor's key, a plain bound on the key, starts the index walk at the cursor; the row
+  // comparison then steps past the cursor's own row and its ties.
   const past = after
-    ? `AND (l.key, l.id) ${desc ? '<' : '>'} (SELECT c.key, c.id FROM twinworld.lookups c ` +
-      'WHERE c.world = $1 AND c.twin = $2 AND c.type = $3 AND c.name = $4 AND c.key >= $7 AND c.key < $8 ' +
-      'AND c.id = $9 LIMIT 1) '
+    ? `AND l.key ${desc ? '<=' : '>='} (SELECT c.key ${cursor}) ` +
+      `AND (l.key, l.id) ${desc ? '<' : '>'} (SELECT c.key, c.id ${cursor}) `
     : '';
   return (
     'SELECT l.key, r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l JOIN twinworld.resources r ' +

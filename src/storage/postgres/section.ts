@@ -16,7 +16,9 @@ import {
   type StoreTx,
 } from '../port.js';
 import type { Client } from './connection.js';
+import { commitQueries } from './commit-queries.js';
 import { guardStatement, HEAD_MOVED } from './head-guard.js';
+import { notifyStatement } from './wakeups.js';
 import { inline, Reads, READS } from './reads.js';
 import {
   checkText,
@@ -29,10 +31,6 @@ import {
 } from './sql-text.js';
 import { storeError } from './store-error.js';
 import { tenantOf, tenantOfFields } from './tenant.js';
-
-/** Rows per multi-row statement, and characters per round trip, before a commit is split. */
-const ROWS_PER_STATEMENT = 500;
-const CHARS_PER_ROUND_TRIP = 4_000_000;
 
 /** A read waiting for the next round trip; `sql` undefined: only the transaction's start (head()). */
 interface Pending {
@@ -79,6 +77,8 @@ export class PostgresTx implements StoreTx {
   private guard: { head: number; meta: { key: string; value: string | undefined } } | undefined;
   private begun = false;
   private open = true;
+  /** The commit wakes idle workers in every process (wake). */
+  private wakes = false;
 
   constructor(
     private readonly client: Client,
@@ -342,6 +342,11 @@ export class PostgresTx implements StoreTx {
     this.guard = { head, meta: { key: meta.key, value: meta.value } };
   }
 
+  wake(): void {
+    this.writable();
+    this.wakes = true;
+  }
+
   /** Ends the section: no more reads or writes. */
   close(): void {
     this.open = false;
@@ -415,80 +420,17 @@ export class PostgresTx implements StoreTx {
 
   /** The commit, as the query texts to send in order; the last ends with COMMIT. */
   private commitQueries(): string[] {
-    const w = lit(this.world);
-    const t = lit(this.twin);
-    const statements: string[] = [];
-    const multiRow = (head: string, rows: string[], tail = ''): void => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
-        statements.push(`${head} ${rows.slice(i, i + ROWS_PER_STATEMENT).join(', ')}${tail}`);
-    };
-    multiRow(
-      'INSERT INTO twinworld.resources (world, twin, type, id, tenant, version, deleted, fields) VALUES',
-      [...this.resources.values()].map(
-        ({ resource: r, tenant }) =>
-          `(${w}, ${t}, ${lit(r.type)}, ${lit(r.id)}, ${litOrNull(tenant)}, ${int(r.version)}, ${r.deleted}, ${lit(JSON.stringify(r.fields))})`,
-      ),
-      // A row that belonged to a tenant stays its own: a tombstone emptied by pruning keeps its tenant.
-      ' ON CONFLICT (world, twin, type, id) DO UPDATE SET tenant = COALESCE(excluded.tenant, twinworld.resources.tenant), version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
-    );
-    // An entry belongs to the tenant of its subject, and a key to its resource's, as stored: the
-    // resources are written first so a row's kept tenant reaches them too.
-    multiRow(
-      'INSERT INTO twinworld.entries (world, twin, seq, tenant, subject_type, subject_id, body) ' +
-        'SELECT v.world, v.twin, v.seq, COALESCE(r.tenant, v.tenant), v.subject_type, v.subject_id, v.body FROM (VALUES',
-      this.entries.map(
-        (e) =>
-          `(${w}, ${t}, ${int(e.seq)}::bigint, ${litOrNull(e.tenant)}::text, ${lit(e.type)}, ${lit(e.id)}, ${lit(e.body)})`,
-      ),
-      ') AS v (world, twin, seq, tenant, subject_type, subject_id, body) LEFT JOIN twinworld.resources r ' +
-        'ON r.world = v.world AND r.twin = v.twin AND r.type = v.subject_type AND r.id = v.subject_id ORDER BY v.seq',
-    );
-    for (const c of this.clears.values())
-      statements.push(
-        `DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND type = ${lit(c.type)} AND name = ${lit(c.name)}`,
-      );
-    const ops = [...this.keys.values()];
-    multiRow(
-      `DELETE FROM twinworld.lookups WHERE world = ${w} AND twin = ${t} AND (type, name, key, id) IN (`,
-      ops
-        .filter((k) => !k.add)
-        .map((k) => `(${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)})`),
-      ')',
-    );
-    multiRow(
-      'INSERT INTO twinworld.lookups (world, twin, type, name, key, id, tenant) ' +
-        'SELECT v.world, v.twin, v.type, v.name, v.key, v.id, COALESCE(r.tenant, v.tenant) FROM (VALUES',
-      ops
-        .filter((k) => k.add)
-        // a key belongs to the tenant of its resource's last value in this section
-        .map(
-          (k) =>
-            `(${w}, ${t}, ${lit(k.type)}, ${lit(k.name)}, ${lit(k.key)}, ${lit(k.id)}, ${litOrNull(this.resources.get(`${k.type}\u0000${k.id}`)?.tenant ?? k.tenant)}::text)`,
-        ),
-      ') AS v (world, twin, type, name, key, id, tenant) LEFT JOIN twinworld.resources r ' +
-        'ON r.world = v.world AND r.twin = v.twin AND r.type = v.type AND r.id = v.id ON CONFLICT DO NOTHING',
-    );
-    multiRow(
-      'INSERT INTO twinworld.meta (world, twin, key, value) VALUES',
-      [...this.meta].map(([k, v]) => `(${w}, ${t}, ${lit(k)}, ${lit(v)})`),
-      ' ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
-    );
-    if (this.entries.length > 0) {
-      statements.push(
-        `UPDATE twinworld.twins SET head = ${int(this.startHead! + this.entries.length)} WHERE world = ${w} AND twin = ${t}`,
-      );
-    }
-    statements.push('COMMIT');
-    const queries: string[] = [];
-    let current = '';
-    for (const s of statements) {
-      if (current.length > 0 && current.length + s.length > CHARS_PER_ROUND_TRIP) {
-        queries.push(current);
-        current = '';
-      }
-      current = current.length === 0 ? s : `${current};\n${s}`;
-    }
-    queries.push(current);
-    return queries;
+    return commitQueries({
+      world: this.world,
+      twin: this.twin,
+      resources: [...this.resources.values()],
+      tenantOfResource: (type, id) => this.resources.get(`${type}\u0000${id}`)?.tenant,
+      entries: this.entries,
+      clears: [...this.clears.values()],
+      keys: [...this.keys.values()],
+      meta: [...this.meta],
+      newHead: this.entries.length > 0 ? this.startHead! + this.entries.length : undefined,
+      wakes: this.wakes,
+    });
   }
 }

@@ -5,9 +5,9 @@
 import type { Resource } from '../../state/resource.js';
 import { storeError } from './store-error.js';
 
-/** No unpaired surrogates (String.prototype.isWellFormed, Node 20; not in the ES2023 lib types). */
+/** No unpaired surrogates (String.prototype.isWellFormed, Node 20; the ES2024.String lib types it). */
 export function wellFormed(value: string): boolean {
-  return (value as unknown as { isWellFormed(): boolean }).isWellFormed();
+  return value.isWellFormed();
 }
 
 /** A string literal; backslashes are plain characters under standard_conforming_strings. */

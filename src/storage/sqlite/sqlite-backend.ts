@@ -86,18 +86,21 @@ const KEY_END = '\u{10FFFF}';
 
 /**
  * A range read (StoreTx.range) walks the lookups primary key (type, name, key, id) from the cursor
- * row on, so it reads the page and no more; the cursor row is found inside its narrow `within`.
+ * row on, so it reads the page and no more. The cursor's key is looked up first (inside its narrow
+ * `within`) and bounds the walk itself: SQLite keeps one bound per side of a range, and a bound
+ * hidden in a subquery or a row value would leave it walking from the prefix's far end.
  */
 function rangeSql(desc: boolean, after: boolean): string {
   const dir = desc ? 'DESC' : 'ASC';
-  const past = after
-    ? `AND (l.key, l.id) ${desc ? '<' : '>'} (SELECT c.key, c.id FROM lookups c WHERE c.type = @type ` +
-      'AND c.name = @name AND c.key >= @wlo AND c.key < @whi AND c.id = @id LIMIT 1) '
-    : '';
+  const bounds = !after
+    ? 'l.key >= @lo AND l.key < @hi'
+    : desc
+      ? 'l.key >= @lo AND l.key <= @ck AND (l.key, l.id) < (@ck, @cid)'
+      : 'l.key >= @ck AND l.key < @hi AND (l.key, l.id) > (@ck, @cid)';
   return (
     'SELECT l.key AS key, r.type, r.id, r.version, r.deleted, r.fields FROM lookups l JOIN resources r ' +
-    'ON r.type = l.type AND r.id = l.id WHERE l.type = @type AND l.name = @name AND l.key >= @lo ' +
-    `AND l.key < @hi AND r.deleted = 0 ${past}ORDER BY l.key ${dir}, l.id ${dir} LIMIT @limit`
+    `ON r.type = l.type AND r.id = l.id WHERE l.type = @type AND l.name = @name AND ${bounds} ` +
+    `AND r.deleted = 0 ORDER BY l.key ${dir}, l.id ${dir} LIMIT @limit`
   );
 }
 
@@ -172,6 +175,11 @@ class SqliteTwin implements SyncEngine, SyncTx {
         'DELETE FROM lookups WHERE type = ? AND name = ? AND key = ? AND id = ?',
       ),
       clearIndex: db.prepare('DELETE FROM lookups WHERE type = ? AND name = ?'),
+      rangeCursor: db
+        .prepare(
+          'SELECT key FROM lookups WHERE type = ? AND name = ? AND key >= ? AND key < ? AND id = ? LIMIT 1',
+        )
+        .pluck(),
       range: db.prepare('SELECT body FROM entries WHERE seq > ? ORDER BY seq LIMIT ?').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare(
@@ -251,17 +259,27 @@ class SqliteTwin implements SyncEngine, SyncTx {
 
   range(type: string, index: string, query: RangeQuery): RangeRow[] {
     const { after } = query;
+    let cursor: { ck: string; cid: string } | undefined;
+    if (after !== undefined) {
+      const ck = this.stmt.rangeCursor.get(
+        type,
+        index,
+        after.within,
+        `${after.within}${KEY_END}`,
+        after.id,
+      ) as string | undefined;
+      if (ck === undefined || !ck.startsWith(query.prefix)) return [];
+      cursor = { ck, cid: after.id };
+    }
     const desc = query.descending === true;
     const name = `range${desc ? 'Desc' : 'Asc'}${after === undefined ? '' : 'After'}`;
     const stmt = (this.ranges[name] ??= this.db.prepare(rangeSql(desc, after !== undefined)));
     const rows = stmt.all({
       type,
       name: index,
-      lo: query.prefix,
-      hi: `${query.prefix}${KEY_END}`,
-      ...(after === undefined
-        ? {}
-        : { wlo: after.within, whi: `${after.within}${KEY_END}`, id: after.id }),
+      ...(desc || cursor === undefined ? { lo: query.prefix } : {}),
+      ...(!desc || cursor === undefined ? { hi: `${query.prefix}${KEY_END}` } : {}),
+      ...cursor,
       limit: Math.max(0, Math.floor(query.limit)),
     }) as (ResourceRow & { key: string })[];
     return rows.map((row) => ({ key: row.key, resource: toResource(row) }));

@@ -27,6 +27,7 @@ import {
 import { subscriptionKind } from './subscription.js';
 
 import {
+  occurrenceKind,
   occurrenceOf,
   type OccurrenceFields,
   type FiredOccurrence,
@@ -148,7 +149,9 @@ export class CalendarSource implements TriggerSource {
   /**
    * Fires what is due for `tenantId` at `now` (epoch ms; default the world clock) and answers what
    * it fired and what it recorded as missed. First re-fires occurrences an interrupted tick
-   * decided but never got to ingest (ingest dedupes, so that is safe). A tenant context needs
+   * decided but never got to ingest (ingest dedupes, so that is safe). An occurrence this tick lost
+   * meanwhile (its lease lapsed and another tick reclaimed and fired it) is not in `fired`: the
+   * other tick's record stands, and what this one saw is kept on it as `lateObservation`. A tenant context needs
    * `ingest` for `tenantId`; it is passed on to every ingest the tick makes.
    */
   async tick(tenantId: string, now?: number, context?: TriggerContext): Promise<TickAnswer> {
@@ -161,8 +164,9 @@ export class CalendarSource implements TriggerSource {
     const answer: TickAnswer = { tenantId, now: nowIso, fired: [], missed: [] };
     for (const leftover of await engine.twin.lookup(OCCURRENCE_TYPE, PENDING_INDEX, tenantId)) {
       const claimed = await this.reclaim(engine, leftover.id, nowMs);
-      if (claimed !== undefined)
-        answer.fired.push(await this.fire(engine, leftover.id, claimed, acting));
+      const fired =
+        claimed === undefined ? undefined : await this.fire(engine, leftover.id, claimed, acting);
+      if (fired !== undefined) answer.fired.push(fired);
     }
     const subs = await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenantId);
     const triggerOf = (r: (typeof subs)[number]): string => String(r.fields.triggerId);
@@ -185,10 +189,11 @@ export class CalendarSource implements TriggerSource {
             dst: m.dst,
             reason: m.reason!,
           });
-        for (const f of plan.fire)
-          answer.fired.push(
-            await this.fire(engine, occurrenceId(f.tenantId, f.triggerId, f.nominalAt), f, acting),
-          );
+        for (const f of plan.fire) {
+          const id = occurrenceId(f.tenantId, f.triggerId, f.nominalAt);
+          const fired = await this.fire(engine, id, f, acting);
+          if (fired !== undefined) answer.fired.push(fired);
+        }
         if (!plan.more) break;
         if (plan.missed.length > 0) catchingUp = true;
       }
@@ -215,28 +220,30 @@ export class CalendarSource implements TriggerSource {
       )
         return skip();
       const leaseUntil = isoAt(nowMs + this.pendingLeaseMs);
+      const fence = (o.fence ?? 0) + 1;
       return commit(
         [
           {
             operation: 'calendar.reclaim',
             subjectType: OCCURRENCE_TYPE,
             subjectId: id,
-            fields: { leaseUntil, dueAt: leaseUntil },
+            fields: { leaseUntil, dueAt: leaseUntil, fence },
             actor: 'system',
           },
         ],
-        { ...o, leaseUntil },
+        { ...o, leaseUntil, fence },
       );
     });
     return result;
   }
 
+  /** Fires one occurrence this tick holds; undefined when it lost it meanwhile (see below). */
   private async fire(
     engine: SourceHost,
     id: string,
     o: OccurrenceFields,
     context: TriggerContext,
-  ): Promise<FiredOccurrence> {
+  ): Promise<FiredOccurrence | undefined> {
     let status: FiredOccurrence['status'];
     let error: string | null = null;
     let recordId: string | null = null;
@@ -258,22 +265,51 @@ export class CalendarSource implements TriggerSource {
       recordId = typeof e.details?.recordId === 'string' ? e.details.recordId : null;
     }
     const firedAt = isoAt(engine.world.clock.now());
-    await engine.twin.applyWrite({
-      operation: 'calendar.fire',
-      subjectType: OCCURRENCE_TYPE,
-      subjectId: id,
-      fields: {
-        state: 'fired',
-        answer: status,
-        error,
-        recordId,
-        firedAt,
-        pending: null,
-        leaseUntil: null,
-        dueAt: null,
-      },
-      actor: 'system',
+    const fence = o.fence ?? 0;
+    // Recorded only while this tick still holds the occurrence: one whose lease lapsed and was
+    // reclaimed and fired by another tick keeps what this one saw beside it, and does not move.
+    const { result: current } = await engine.twin.applyAtomic((view) => {
+      const r = view.get(OCCURRENCE_TYPE, id);
+      const now = r === undefined || r.deleted ? undefined : occurrenceOf(r);
+      if (now === undefined) return skip(false);
+      if (now.state !== 'pending' || (now.fence ?? 0) !== fence) {
+        const lateObservation = { fence, answer: status, error, recordId, observedAt: firedAt };
+        return commit(
+          [
+            {
+              operation: 'calendar.fire_superseded',
+              subjectType: OCCURRENCE_TYPE,
+              subjectId: id,
+              fields: occurrenceKind.json({ lateObservation }),
+              actor: 'system',
+            },
+          ],
+          false,
+        );
+      }
+      return commit(
+        [
+          {
+            operation: 'calendar.fire',
+            subjectType: OCCURRENCE_TYPE,
+            subjectId: id,
+            fields: {
+              state: 'fired',
+              answer: status,
+              error,
+              recordId,
+              firedAt,
+              pending: null,
+              leaseUntil: null,
+              dueAt: null,
+            },
+            actor: 'system',
+          },
+        ],
+        true,
+      );
     });
+    if (!current) return undefined;
     return {
       triggerId: o.triggerId,
       number: o.number,

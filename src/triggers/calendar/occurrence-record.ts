@@ -43,6 +43,19 @@ export interface OccurrenceFields {
   readonly leaseUntil: string | null;
   /** When a worker must look at it: a pending occurrence's lease end; null once fired or missed. */
   readonly dueAt: string | null;
+  /**
+   * Grows with every reclaim (absent until one): the tick that fires a pending occurrence names
+   * the fence it decided or reclaimed it at, so a tick that lost it to a reclaim is seen.
+   */
+  readonly fence?: number;
+  /** What a tick that lost the occurrence saw when it fired it late (the record did not move). */
+  readonly lateObservation?: {
+    readonly fence: number;
+    readonly answer: string;
+    readonly error: string | null;
+    readonly recordId: string | null;
+    readonly observedAt: string;
+  };
 }
 
 /** Occurrence records, typed (src/state/record-kind.ts). */

@@ -2,7 +2,6 @@
 // on the dispatch, so any process — one that never saw the route's key function — can decide
 // what happens to it next. Keys are read before the decision (a key function is host code).
 import { sha256Hex } from '../../log/canonical-json.js';
-import type { JsonObject } from '../../log/json-value.js';
 import type { TriggerEnvelope } from '../envelope.js';
 import type { CheckedDispatch, DebounceMode, DispatchKey, OnLimit } from './dispatch-options.js';
 
@@ -72,10 +71,4 @@ export function planDispatch(checked: CheckedDispatch, envelope: TriggerEnvelope
           },
     ttl: checked.ttl,
   };
-}
-
-function planJson(plan: DispatchPlan): JsonObject {
-  // A plan is JSON values only (checked options, key paths, numbers), nested in a dispatch's
-  // fields; an interface is not assignable to JsonObject's index signature.
-  return plan as unknown as JsonObject;
 }

@@ -1,0 +1,215 @@
+// Endpoint health with real processes on one PostgreSQL world (issue 30): three `twinworld work`
+// processes hold four endpoints to their Svix `throttleRate` over 2,000 deliveries, measured at a
+// real loopback receiver; and a receiver down for Svix's five-day window is disabled once, its
+// waiting deliveries cancelled once with `endpoint_disabled`, and sent nothing afterwards — the
+// days passed on the world clock (workers started further ahead each phase), not waited.
+// The Retry-After and breaker cases are in-process walks (test/walk/endpoint-health.test.ts).
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { standardWebhooks } from '../../../packs/index.js';
+import { registerPack } from '../../../src/events/pack-registry.js';
+import type { World } from '../../../src/world/world.js';
+import { start, tw } from '../../support/cli-process.js';
+import { OffsetClock } from '../../support/offset-clock.js';
+import { openWorldAt } from '../../support/world-at.js';
+import { postgresUrl } from '../../storage/postgres-url.js';
+
+const DAY = 24 * 3600_000;
+const HEALTH_WORKER = resolve('dist/test/support/health-worker.js');
+
+function worldSpec(name: string): string {
+  const url = new URL(postgresUrl());
+  url.searchParams.set('world', `${name}_${process.pid}_${Date.now()}`);
+  return url.toString();
+}
+
+/** A loopback receiver that records, per path, when each request arrived (wall ms) and its webhook-id. */
+async function recordingReceiver(status: number) {
+  const arrivals = new Map<string, number[]>();
+  const messages = new Map<string, string[]>();
+  let total = 0;
+  const server = http.createServer((req, res) => {
+    const at = Date.now();
+    req.resume();
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      arrivals.set(path, [...(arrivals.get(path) ?? []), at]);
+      messages.set(path, [...(messages.get(path) ?? []), String(req.headers['webhook-id'])]);
+      total++;
+      res.writeHead(status);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    arrivals,
+    messages,
+    total: () => total,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+function perSecond(times: readonly number[]): number[] {
+  const counts = new Map<number, number>();
+  for (const t of times)
+    counts.set(Math.floor(t / 1000), (counts.get(Math.floor(t / 1000)) ?? 0) + 1);
+  return [...counts.values()];
+}
+
+async function logOf(world: World, twinName: string) {
+  return (await world.twin(twinName).entries()).map((e) => ({
+    operation: e.operation,
+    subjectId: e.subjectId,
+    recordedAt: e.recordedAt,
+    fields: (e.fields ?? {}) as Record<string, unknown>,
+  }));
+}
+
+/** One phase of days-ahead work: three worker processes at `offsetMs`, each run until idle. */
+async function workersAt(spec: string, offsetMs: number): Promise<void> {
+  const runs = [0, 1, 2].map(
+    () =>
+      new Promise<{ code: number | null; err: string }>((done) => {
+        const child = spawn(process.execPath, [HEALTH_WORKER, spec, String(offsetMs)], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let err = '';
+        child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+        child.on('exit', (code) => done({ code, err }));
+      }),
+  );
+  for (const r of await Promise.all(runs)) expect(r.code, r.err).toBe(0);
+}
+
+describe('endpoint health across processes on PostgreSQL', () => {
+  it('three workers never exceed an endpoint’s throttleRate, measured at the receiver over 2,000 deliveries', async () => {
+    const spec = worldSpec('health_rate');
+    const receiver = await recordingReceiver(200);
+    const world = openWorldAt(spec);
+    const twin = registerPack(world, standardWebhooks.pack);
+    // Four endpoints, each taking one event type, at rates whose sum the workers can outrun.
+    const rates = [40, 80, 120, 160];
+    const types = ['contact.created', 'contact.updated', 'contact.deleted', 'invoice.paid'];
+    const counts = [200, 400, 600, 800];
+    for (let i = 0; i < rates.length; i++)
+      await standardWebhooks.createEndpoint(twin, {
+        url: receiver.url(`/e${i}`),
+        filterTypes: [types[i]!],
+        throttleRate: rates[i]!,
+      });
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < rates.length; i++)
+      for (let n = 0; n < counts[i]!; n++)
+        sends.push(standardWebhooks.sendMessage(twin, { eventType: types[i]!, payload: { n } }));
+    await Promise.all(sends);
+    expect(sends).toHaveLength(2_000);
+
+    const store = ['--store', spec];
+    const workers = [0, 1, 2].map(() => start(['work', '--json', ...store]));
+    for (const w of workers) await w.waitFor(/"event":"started"/);
+    const deadline = Date.now() + 60_000;
+    while (receiver.total() < 2_000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    for (const w of workers) expect(await w.interrupt()).toBe(0);
+    expect(receiver.total()).toBe(2_000);
+
+    // The limit is kept per second of the world clock at the claim (claim-gate.ts), under the
+    // twin's lock; a request reaches the receiver a little after its claim. So each request the
+    // receiver got is placed in the second its attempt was claimed, found by its webhook-id.
+    const endpointIds = (await twin.list('endpoint')).map((e) => [e.id, String(e.fields.url)]);
+    const deliveries = await twin.list('delivery');
+    const attempts = new Map(
+      (await twin.list('delivery_attempt')).map((a) => [String(a.fields.delivery), a.fields]),
+    );
+    expect(attempts.size).toBe(2_000);
+    const claimedAt = new Map(
+      deliveries.map((d) => [
+        `${String(d.fields.endpointId)} ${String(d.fields.messageId)}`,
+        Date.parse(String(attempts.get(d.id)!.startedAt)),
+      ]),
+    );
+    const busiest: number[] = [];
+    const wallBusiest: number[] = [];
+    for (let i = 0; i < rates.length; i++) {
+      const path = `/e${i}`;
+      const id = endpointIds.find(([, url]) => url === receiver.url(path))![0]!;
+      const got = receiver.messages.get(path)!;
+      expect(new Set(got).size, `each message once at ${path}`).toBe(counts[i]);
+      const max = Math.max(...perSecond(got.map((m) => claimedAt.get(`${id} ${m}`)!)));
+      expect(max, `endpoint ${i} at ${rates[i]}/s`).toBeLessThanOrEqual(rates[i]!);
+      busiest.push(max);
+      wallBusiest.push(Math.max(...perSecond(receiver.arrivals.get(path)!)));
+    }
+    // The limit bound (the workers outran it): some endpoint took its full rate in a second, and
+    // claims were held back for it.
+    expect(busiest.some((max, i) => max === rates[i])).toBe(true);
+    const held = (await logOf(world, 'standard-webhooks')).filter(
+      (e) => e.operation === 'delivery.hold' && e.fields.heldFor === 'rate_limited',
+    );
+    expect(held.length).toBeGreaterThan(0);
+    console.log(
+      `rates ${rates.join('/')} per s: busiest claim second ${busiest.join('/')}, busiest wall second of arrivals ${wallBusiest.join('/')}, holds ${held.length}`,
+    );
+    const done = await tw(['deliveries', '--json', ...store]);
+    const states = new Set((JSON.parse(done.stdout) as { state: string }[]).map((d) => d.state));
+    expect([...states]).toEqual(['succeeded']);
+    await world.close();
+    await receiver.close();
+  }, 120_000);
+
+  it('a receiver down for Svix’s five days is disabled once, its waiting deliveries cancelled once, and sent nothing after', async () => {
+    const spec = worldSpec('health_down');
+    const receiver = await recordingReceiver(503);
+    const clock = new OffsetClock(0);
+    const world = openWorldAt(spec, { clock });
+    const twin = registerPack(world, standardWebhooks.pack);
+    const endpoint = await standardWebhooks.createEndpoint(twin, { url: receiver.url('/down') });
+    const requestsAtPhase: number[] = [];
+    // One message a day; each day three workers (days ahead of wall time) send what is due.
+    for (let day = 0; day < 8; day++) {
+      clock.offsetMs = day * DAY;
+      await standardWebhooks.sendMessage(twin, {
+        eventType: 'invoice.paid',
+        payload: { day },
+      });
+      await workersAt(spec, clock.offsetMs);
+      requestsAtPhase.push(receiver.total());
+    }
+    const log = await logOf(world, 'standard-webhooks');
+    const disabled = log.filter((e) => e.operation === 'endpoint_health.disabled');
+    expect(disabled).toHaveLength(1);
+    expect(disabled[0]!.fields.reason).toMatch(/^failing for 5 days/);
+    expect(log.filter((e) => e.operation === 'endpoint.health_disable')).toHaveLength(1);
+    const off = await twin.get('endpoint', endpoint.id);
+    expect(off!.fields.disabled).toBe(true);
+
+    // Each delivery cancelled at most once, every cancel says why, and none is left waiting.
+    const cancels = log.filter((e) => e.operation === 'delivery.cancel');
+    expect(cancels.length).toBeGreaterThan(0);
+    expect(new Set(cancels.map((c) => c.subjectId)).size).toBe(cancels.length);
+    for (const c of cancels) expect(c.fields.reason).toBe('endpoint_disabled');
+    const left = (await twin.list('delivery')).map((d) => String(d.fields.state));
+    expect(left.filter((s) => s !== 'cancelled' && s !== 'failed')).toEqual([]);
+
+    // Nothing claimed after the disabling commit, and the receiver heard nothing in later phases.
+    const disabledAt = Date.parse(disabled[0]!.recordedAt);
+    const starts = (await twin.list('delivery_attempt')).map((a) =>
+      Date.parse(String(a.fields.startedAt)),
+    );
+    expect(starts.filter((s) => s > disabledAt)).toEqual([]);
+    const phase = Math.floor((disabledAt - Date.now()) / DAY) + 1;
+    expect(phase).toBeGreaterThanOrEqual(5);
+    expect(new Set(requestsAtPhase.slice(phase))).toEqual(new Set([requestsAtPhase[phase]]));
+    await world.close();
+    await receiver.close();
+  }, 120_000);
+});

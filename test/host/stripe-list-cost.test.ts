@@ -1,0 +1,124 @@
+// A Stripe list page costs the page: counted as the rows the store answers the twin, on SQLite,
+// a first page and a page past a cursor read `limit + 1` rows whether the account holds 30
+// customers or 300, and no list reads a whole type.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCustomer } from '../../packs/stripe/customers.js';
+import { stripePack } from '../../packs/stripe/pack.js';
+import { SURFACE_INDEXES } from '../../packs/stripe/surface/indexes.js';
+import { listOf, orderedList } from '../../packs/stripe/surface/listing.js';
+import { registerPack } from '../../src/events/pack-registry.js';
+import type { JsonObject } from '../../src/log/json-value.js';
+import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
+import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import type { Twin } from '../../src/world/twin.js';
+import { openWorld, type World } from '../../src/world/world.js';
+import { tempDir } from '../support/backends.js';
+
+/** Rows each read of a read-only section answered, by read. */
+type Counts = Record<'list' | 'all' | 'lookup' | 'range', number>;
+
+function counting(inner: StorageBackend, counts: Counts): StorageBackend {
+  const count = <T extends readonly unknown[] | Promise<readonly unknown[]>>(
+    what: keyof Counts,
+    rows: T,
+  ): T => {
+    void Promise.resolve(rows).then((r) => (counts[what] += r.length));
+    return rows;
+  };
+  const wrap = (tx: StoreTx): StoreTx => ({
+    ...tx,
+    head: () => tx.head(),
+    readEntries: (after, limit) => tx.readEntries(after, limit),
+    getResource: (type, id) => tx.getResource(type, id),
+    listResources: (type) => count('list', tx.listResources(type)),
+    allResources: (type) => count('all', tx.allResources(type)),
+    lookup: (type, index, key) => count('lookup', tx.lookup(type, index, key)),
+    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
+    range: (type, index, query) => count('range', tx.range(type, index, query)),
+    getMeta: (key) => tx.getMeta(key),
+    setMeta: (key, value) => tx.setMeta(key, value),
+    clearIndex: (type, index) => tx.clearIndex(type, index),
+    append: (entry, body) => tx.append(entry, body),
+    putResource: (resource, delta, subjectOf) => tx.putResource(resource, delta, subjectOf),
+  });
+  return {
+    kind: inner.kind,
+    listTwins: () => inner.listTwins(),
+    close: () => inner.close(),
+    async openTwin(name) {
+      const store = await inner.openTwin(name);
+      return {
+        name: store.name,
+        // only reads outside write sections are the API's list reads
+        transact: (section, scope) =>
+          store.transact((tx) => section(scope?.readOnly === true ? wrap(tx) : tx), scope),
+        head: () => store.head(),
+        entryBodies: (after) => store.entryBodies(after),
+        liveResources: () => store.liveResources(),
+        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
+        close: () => store.close(),
+      };
+    },
+  };
+}
+
+describe('a Stripe list page reads the page, not the account (SQLite)', () => {
+  const dir = tempDir();
+  const counts: Counts = { list: 0, all: 0, lookup: 0, range: 0 };
+  const clock = new VirtualClock('2026-04-01T00:00:00Z');
+  let world: World;
+  let twin: Twin;
+  const made: string[] = [];
+
+  beforeAll(async () => {
+    world = openWorld({
+      root: join(dir, 'root'),
+      clock,
+      seed: 'list-cost',
+      backend: counting(new SqliteBackend(join(dir, 'db')), counts),
+    });
+    twin = registerPack(world, stripePack);
+    for (const index of SURFACE_INDEXES) twin.declareIndex(index);
+  });
+  afterAll(async () => {
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const grow = async (to: number): Promise<void> => {
+    while (made.length < to) {
+      made.push((await createCustomer(twin, { email: `c${made.length % 3}@example.com` })).id);
+      // several per second, so ties on `created` are the common case
+      if (made.length % 7 === 0) await clock.advance(1000);
+    }
+  };
+
+  /** The page's ids and the rows the store answered for it. */
+  const page = async (input: JsonObject): Promise<{ ids: string[]; rows: number }> => {
+    for (const k of Object.keys(counts)) counts[k as keyof Counts] = 0;
+    const list = await listOf(twin, orderedList('customer', input, []), input, '/v1/customers');
+    const rows = counts.list + counts.all + counts.lookup + counts.range;
+    expect(counts.list + counts.all).toBe(0);
+    return { ids: (list.data as JsonObject[]).map((c) => String(c.id)), rows };
+  };
+
+  it('answers limit + 1 rows at 30 customers and at 300, in creation order newest first', async () => {
+    const costs: number[] = [];
+    for (const n of [30, 300]) {
+      await grow(n);
+      const newest = [...made].reverse();
+      const first = await page({ limit: 10 });
+      expect(first.ids).toEqual(newest.slice(0, 10));
+      const middle = await page({ limit: 10, starting_after: newest[14]! });
+      expect(middle.ids).toEqual(newest.slice(15, 25));
+      const before = await page({ limit: 5, ending_before: newest[20]! });
+      expect(before.ids).toEqual(newest.slice(15, 20));
+      costs.push(first.rows, middle.rows, before.rows);
+    }
+    // the cursor's own lookup is a get, not a row of the range
+    expect(costs).toEqual([11, 11, 6, 11, 11, 6]);
+  });
+});
