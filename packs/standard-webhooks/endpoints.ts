@@ -47,7 +47,7 @@ export const DEFAULT_ROTATION_GRACE_MS = 24 * 3600_000;
 
 const check = checker('standard-webhooks');
 
-function checkSecret(secret: unknown, path: string): string {
+export function checkSecret(secret: unknown, path: string): string {
   const value = check.secret(secret, path);
   try {
     const key = decodeStandardWebhooksSecret(value, path);

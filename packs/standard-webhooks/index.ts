@@ -15,4 +15,9 @@ export {
   type CreateEndpointInput,
 } from './endpoints.js';
 export { sendMessage, type SwMessage } from './messages.js';
+export {
+  createOperationalEndpoint,
+  OPERATIONAL_TYPES,
+  type SwOperationalEndpoint,
+} from './operational.js';
 export { swIdShapes as idShapes } from './ids.js';

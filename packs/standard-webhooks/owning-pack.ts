@@ -17,6 +17,9 @@ export function owningPack(twin: Twin): VendorPack {
   );
 }
 
+/** The app's own event types (an app endpoint's filterTypes name these, not operational ones). */
 export function eventTypesOf(pack: VendorPack): readonly string[] {
-  return pack.events.rules.flatMap((r) => r.types);
+  return pack.events.rules
+    .filter((r) => r.endpointKinds?.includes('endpoint') ?? true)
+    .flatMap((r) => r.types);
 }

@@ -8,6 +8,7 @@ import { standardWebhooksCli } from './cli.js';
 import { createEndpoint, updateEndpoint } from './endpoints.js';
 import { swIdShapes } from './ids.js';
 import { sendMessage } from './messages.js';
+import { endpointDisabledData, OPERATIONAL_TYPES } from './operational.js';
 
 /** Svix: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each ±20%. */
 export const SVIX_RETRY: RetryPolicy = {
@@ -59,23 +60,37 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
     name: options.name,
     description: options.description ?? `${options.name}: a Standard Webhooks sender`,
     events: {
-      // One message write, one event: `when` keeps only the type the message names.
+      // One message write, one event: `when` keeps only the type the message names. An endpoint
+      // disabled by Svix's rule (health.ts) is announced to the operational endpoints only.
       rules: [
         {
           operation: 'message.create',
           types,
           when: (type, ctx) => ctx.entry.fields?.eventType === type,
+          endpointKinds: ['endpoint'],
+        },
+        {
+          operation: 'endpoint.health_disable',
+          types: [...OPERATIONAL_TYPES],
+          endpointKinds: ['operational_endpoint'],
         },
       ],
       envelope: { type: '$type', timestamp: '$timestamp', data: '$data' },
-      values: (ctx) => ({
-        timestamp: ctx.subject?.fields.timestamp,
-        data: ctx.subject?.fields.payload,
-      }),
+      // Svix's operational events carry {type, data} only.
+      values: (ctx) =>
+        ctx.entry.operation === 'endpoint.health_disable'
+          ? {
+              timestamp: undefined,
+              data: endpointDisabledData(ctx.view, options.name, ctx.entry.subjectId),
+            }
+          : { timestamp: ctx.subject?.fields.timestamp, data: ctx.subject?.fields.payload },
       eventIdPrefix: 'evt_',
       // webhook-id is the message's own id (the one sendMessage answers): one id on every
       // endpoint and every attempt, as the specification and Svix have it.
-      messageId: (ctx) => ctx.entry.subjectId,
+      messageId: (ctx) =>
+        ctx.entry.operation === 'message.create'
+          ? ctx.entry.subjectId
+          : ctx.eventId.replace(/^evt_/, 'msg_'),
       endpoints: [
         {
           type: 'endpoint',
@@ -84,6 +99,13 @@ export function createStandardWebhooksPack(options: StandardWebhooksPackOptions)
           eventsField: 'eventFilter',
           enabledWhen: { field: 'disabled', value: false },
           rateField: 'throttleRate',
+        },
+        {
+          type: 'operational_endpoint',
+          urlField: 'url',
+          secretRefField: 'secretRef',
+          eventsField: 'eventFilter',
+          enabledWhen: { field: 'disabled', value: false },
         },
       ],
       signing: 'standard-webhooks',

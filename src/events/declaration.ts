@@ -32,6 +32,11 @@ export interface EventRule {
   readonly types: readonly string[];
   /** Optional: keep only some of `types` for this write (Slack: app_mention only when the app is mentioned). */
   readonly when?: (eventType: string, ctx: Omit<RenderContext, 'eventType' | 'eventId'>) => boolean;
+  /**
+   * Only endpoints of these kinds take this rule's events; every kind when absent. Svix's
+   * operational events go to the operational webhook endpoints only, never to an app's own.
+   */
+  readonly endpointKinds?: readonly string[];
 }
 
 export interface EndpointKind {
@@ -129,6 +134,13 @@ export function validateEventsDeclaration(
     (rule.types as readonly string[]).forEach((t: string, j: number) =>
       nonEmpty(t, `${path}.rules[${i}].types[${j}]`),
     );
+    rule.endpointKinds?.forEach((k: string, j: number) => {
+      if (!Array.isArray(decl.endpoints) || !decl.endpoints.some((e) => e.type === k))
+        bad(
+          `${path}.rules[${i}].endpointKinds[${j}]`,
+          `${path}.rules[${i}].endpointKinds[${j}] "${k}" is not one of the declared endpoint kinds`,
+        );
+    });
   });
   nonEmpty(decl.eventIdPrefix, `${path}.eventIdPrefix`);
   nonEmpty(decl.recordType, `${path}.recordType`);

@@ -3,6 +3,7 @@
 // ambiguous id the same way.
 import { TwinError } from '../errors.js';
 import type { World } from '../world/world.js';
+import { recentSuccess, type RecentSuccess } from './endpoint-success.js';
 import { endpointHealthKind, type HealthState } from './health/endpoint-health.js';
 import { packTwinName, registeredPacks, type EndpointSummary } from './pack-registry.js';
 
@@ -15,6 +16,8 @@ export interface LocatedEndpoint extends EndpointSummary {
     readonly failingSince: string | null;
     readonly reason: string | null;
   };
+  /** Of its last attempts (endpoint-success.ts), how many succeeded. */
+  readonly recent: RecentSuccess;
 }
 
 /** Every endpoint of the packs asked for (all when `packName` is absent), in twins the world holds. */
@@ -26,8 +29,14 @@ export async function locateEndpoints(world: World, packName?: string): Promise<
     if (!twins.includes(packTwinName(pack))) continue;
     const twin = world.twin(packTwinName(pack));
     const endpoints = await pack.cli.listEndpoints(twin);
-    const health = await twin.read((view) =>
-      endpoints.map((e) => endpointHealthKind.read(view, endpointHealthKind.id(e.kind, e.id))),
+    const [health, success] = await twin.read(
+      (view) =>
+        [
+          endpoints.map((e) => endpointHealthKind.read(view, endpointHealthKind.id(e.kind, e.id))),
+          pack.events === undefined
+            ? new Map<string, RecentSuccess>()
+            : recentSuccess(view, pack.events.recordType),
+        ] as const,
     );
     endpoints.forEach((e, i) => {
       const h = health[i];
@@ -40,6 +49,7 @@ export async function locateEndpoints(world: World, packName?: string): Promise<
           failingSince: h?.failingSince ?? null,
           reason: h?.reason ?? null,
         },
+        recent: success.get(`${e.kind}:${e.id}`) ?? { attempts: 0, succeeded: 0, rate: null },
       });
     });
   }

@@ -46,9 +46,11 @@ function endpointsFor(
   view: ReadView,
   decl: EventsDeclaration,
   eventType: string,
+  kinds: readonly string[] | undefined,
 ): TakingEndpoint[] {
   const out: TakingEndpoint[] = [];
   for (const kind of decl.endpoints) {
+    if (kinds !== undefined && !kinds.includes(kind.type)) continue;
     const seen = new Set<string>();
     for (const key of filterKeysFor(eventType)) {
       for (const endpoint of view.lookup(kind.type, EVENTS_INDEX, key)) {
@@ -112,7 +114,7 @@ function renderEvents(
   for (const rule of rules) {
     for (const eventType of rule.types) {
       if (rule.when !== undefined && !rule.when(eventType, base)) continue;
-      const endpoints = endpointsFor(view, decl, eventType);
+      const endpoints = endpointsFor(view, decl, eventType, rule.endpointKinds);
       const eventId = newId(ids, decl.eventIdPrefix);
       const ctx: RenderContext = { ...base, eventType, eventId };
       const values: Record<string, JsonValue | undefined> = {

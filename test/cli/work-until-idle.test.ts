@@ -89,13 +89,16 @@ describe.each([
     );
     // The failed attempt moved the endpoint's health (docs/endpoint-health.md); `list` shows it.
     const listed = await cli(['endpoints', 'list', '--root', root, '--json']);
-    expect(listed.json<{ health: unknown }[]>()[0]!.health).toMatchObject({
+    const [first] = listed.json<{ health: unknown; recent: unknown }[]>();
+    expect(first!.health).toMatchObject({
       state: 'degraded',
       failures: 1,
       failingSince: expect.any(String),
     });
+    // …and its recent success: none of its one finished attempt.
+    expect(first!.recent).toEqual({ attempts: 1, succeeded: 0, rate: 0 });
     expect((await cli(['endpoints', 'list', '--root', root])).stdout).toMatch(
-      /enabled\s+degraded \(1 failed\)\s+failing since \d{4}-/,
+      /enabled\s+degraded \(1 failed\)\s+failing since \S+\s+0% of 1\s/,
     );
   });
 

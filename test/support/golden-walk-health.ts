@@ -2,7 +2,8 @@
 // fault receivers that go down for days. Stripe degrades and disables after nine days; a GitHub
 // hook's breaker opens on refused connections and a probe closes it (GitHub never disables);
 // Slack turns an app's events off after an hour of failures; a Svix endpoint is throttled by its
-// throttleRate and by a 429's Retry-After, recovers, then is disabled after five days.
+// throttleRate and by a 429's Retry-After, recovers, then is disabled after five days, and
+// its operational endpoint is sent `endpoint.disabled`.
 // Saved as fixtures/walk-endpoint-health.* by write-walk-fixtures.ts.
 import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { openWalk, type Walk, type WalkOptions } from '../../src/walk/index.js';
@@ -70,6 +71,9 @@ export async function endpointHealthWalk(options: Partial<WalkOptions> = {}): Pr
     bot_events: ['message.channels'],
   });
   await standardWebhooks.createEndpoint(swTwin, { url: crm.url, throttleRate: 2 });
+  // Svix's operational webhooks: the sender hears of the disabling as `endpoint.disabled`.
+  const ops = walk.receiver('svix-ops');
+  await standardWebhooks.createOperationalEndpoint(swTwin, { url: ops.url });
 
   // Svix: five messages at once through a throttleRate of 2 a second.
   for (let i = 0; i < 5; i++)

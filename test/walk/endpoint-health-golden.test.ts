@@ -13,6 +13,7 @@ const meta = JSON.parse(readFileSync('fixtures/walk-endpoint-health.json', 'utf8
 
 interface Line {
   twin: string;
+  subjectId: string;
   operation: string;
   fields: Record<string, unknown>;
 }
@@ -49,6 +50,24 @@ describe('golden endpoint-health walk', () => {
       'degraded',
       'disabled',
     ]);
+    // What each vendor does on disabling: Stripe and Slack email (a notice recorded); Svix sends
+    // `endpoint.disabled` to the operational endpoint, through the dispatcher, and it is delivered.
+    const of = (twin: string, op: string) =>
+      lines.filter((l) => l.twin === twin && l.operation === op);
+    expect(of('stripe', 'endpoint_notice.create')).toHaveLength(1);
+    expect(of('slack', 'endpoint_notice.create')).toHaveLength(1);
+    const announced = of('standard-webhooks', 'delivery.create').filter(
+      (l) => l.fields.eventType === 'endpoint.disabled',
+    );
+    expect(announced).toHaveLength(1);
+    const sent = lines.filter(
+      (l) =>
+        l.twin === 'standard-webhooks' &&
+        l.operation === 'delivery.finish' &&
+        l.fields.state === 'succeeded' &&
+        l.subjectId === announced[0]!.subjectId,
+    );
+    expect(sent).toHaveLength(1);
   });
 
   for (const backend of backends.filter((b) => b.durable)) {

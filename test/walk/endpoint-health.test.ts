@@ -46,6 +46,16 @@ describe('endpoint health', () => {
       reason: expect.stringMatching(/^failing for 9 days/),
     });
     expect(operations(log, 'webhook_endpoint.health_disable')).toHaveLength(1);
+    // Stripe emails the account: the notice is recorded, once, with why and where it is documented.
+    const notices = operations(log, 'endpoint_notice.create');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.fields).toMatchObject({
+      endpointId: endpoint.id,
+      notice: 'endpoint_disabled',
+      channel: 'email',
+      reason: disabled[0]!.fields.reason,
+      source: 'https://docs.stripe.com/webhooks#disable-logic',
+    });
     const view = await twin.read((v) => v.get('webhook_endpoint', endpoint.id)!.fields);
     expect(view.status).toBe('disabled');
 
@@ -171,6 +181,65 @@ describe('endpoint health', () => {
     });
     expect(log.some((l) => l.includes('"heldFor":"retry_after"'))).toBe(true);
     expect(checkDeliveryInvariants(log).violations).toEqual([]);
+    await walk.close();
+  });
+
+  it('Svix: five days down disables the endpoint and sends endpoint.disabled to the operational endpoints only, signed', async () => {
+    const walk = await openWalk({
+      seed: 'health-svix-disabled',
+      start: '2026-05-04T08:00:00Z',
+      packs: [standardWebhooks.pack],
+    });
+    const twin = walk.twin('standard-webhooks');
+    const OPS_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const ops = walk.receiver('ops', {
+      verify: { scheme: 'standard-webhooks', secrets: [OPS_SECRET] },
+    });
+    const other = walk.receiver('other');
+    const down = walk.receiver('down', { mix: [{ answer: 503, weight: 1 }] });
+    await standardWebhooks.createOperationalEndpoint(twin, { url: ops.url, secret: OPS_SECRET });
+    // An app endpoint taking every type is not an operational endpoint: it never hears of it.
+    await standardWebhooks.createEndpoint(twin, { url: other.url, filterTypes: null });
+    const failing = await standardWebhooks.createEndpoint(twin, {
+      url: down.url,
+      filterTypes: ['invoice.paid'],
+    });
+    for (let day = 0; day < 7; day++) {
+      await standardWebhooks.sendMessage(twin, {
+        eventType: 'invoice.paid',
+        payload: { id: `inv_${day}` },
+      });
+      await walk.settle();
+      await walk.advance(DAY);
+    }
+    await walk.runUntilIdle();
+    expect(walk.errors).toEqual([]);
+    const disabled = operations(await walk.exportLog(), 'endpoint_health.disabled');
+    expect(disabled).toHaveLength(1);
+    expect(ops.accepted).toHaveLength(1);
+    const got = ops.accepted[0]!;
+    expect(got.signature).toBe('valid');
+    expect(got.headers['webhook-id']).toMatch(/^msg_/);
+    expect(JSON.parse(got.body)).toEqual({
+      type: 'endpoint.disabled',
+      data: {
+        appId: 'app_standard-webhooks',
+        appUid: 'standard-webhooks',
+        endpointId: failing.id,
+        failSince: disabled[0]!.fields.failingSince,
+        trigger: 'automatic',
+      },
+    });
+    expect(other.requests.map((r) => JSON.parse(r.body).type as string)).toEqual(
+      Array(7).fill('invoice.paid'),
+    );
+    // Sent through the dispatcher: a delivery record like any other, to the operational endpoint.
+    const report = await walk.report();
+    const opsDeliveries = report.deliveries.filter((d) => d.eventType === 'endpoint.disabled');
+    expect(opsDeliveries.map((d) => d.state)).toEqual(['succeeded']);
+    await expect(
+      standardWebhooks.createEndpoint(twin, { url: other.url, filterTypes: ['endpoint.disabled'] }),
+    ).rejects.toMatchObject({ path: 'filterTypes' });
     await walk.close();
   });
 

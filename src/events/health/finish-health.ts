@@ -10,6 +10,7 @@ import type { DeliveryFields } from '../delivery-records.js';
 import { afterAttempt, type AttemptResult } from './after-attempt.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 import { healthTarget } from './endpoint-of.js';
+import { disabledNotice } from './health-notice.js';
 
 export function finishHealthWrites(
   view: ReadView,
@@ -42,6 +43,8 @@ export function finishHealthWrites(
       { actor: 'system' },
     ),
   ];
+  if (after.change?.to === 'disabled' && target.policy.disable?.announce === 'notice')
+    writes.push(disabledNotice(after.health, target.policy.source, new Date(nowMs).toISOString()));
   const enabledWhen = target.kind.enabledWhen;
   if (after.change?.to === 'disabled' && enabledWhen !== undefined) {
     const off: JsonValue =
