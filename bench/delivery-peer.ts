@@ -32,7 +32,13 @@ import {
 
 const N = 2_000;
 const CONCURRENCY = 16;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/**
+ * BENCH_PAD=n: each event carries an n-character text field more, on both sides (real vendor events
+ * run to kilobytes; the default event is ~150 bytes).
+ */
+const PAD = Number(process.env.BENCH_PAD ?? 0);
+const pad: Record<string, string> = PAD > 0 ? { note: 'x'.repeat(PAD) } : {};
 
 interface Side {
   /** One round: N deliveries, answered as deliveries per second, with WAL pages and bytes each. */
@@ -62,7 +68,7 @@ function eventBody(i: number): string {
     id: `evt_${i}`,
     type: 'customer.created',
     created: 1_772_366_400,
-    data: { object: { id: `cus_${i}`, i } },
+    data: { object: { id: `cus_${i}`, i, ...pad } },
   });
 }
 
@@ -165,7 +171,7 @@ async function twinSide(dir: string, url: string, transport: Transport): Promise
             operation: 'customer.create',
             subjectType: 'customer',
             subjectId: `cus_${round}_${i}`,
-            fields: { i },
+            fields: { i, ...pad },
           },
         ]);
         if (i % 8 === 7) await new Promise((r) => setImmediate(r));

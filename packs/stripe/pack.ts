@@ -70,7 +70,7 @@ export const stripeEvents: EventsDeclaration = {
   recordType: 'webhook_delivery',
   retry: STRIPE_TEST_MODE_RETRY,
   health: STRIPE_HEALTH,
-  // Observed on real deliveries (reference §1.1); no verifier checks them.
+  // Observed on real deliveries; no verifier checks them.
   headers: () => ({
     'content-type': 'application/json; charset=utf-8',
     'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',

@@ -60,6 +60,19 @@ export interface IdSource {
    * next `reset` are not the section's; what the run left of the replay goes to whoever draws next.
    */
   release?(mark: unknown): void;
+  /**
+   * The id a log entry's write carries, from its twin and seq: drawn fresh when unseeded; from a
+   * seeded source, derived from the seed, twin and seq rather than drawn, so the writes of
+   * background work (delivery claims and finishes, interleaved by timing) take nothing from the
+   * stream the vendor's own objects are drawn from.
+   */
+  writeId?(twin: string, seq: number): string;
+  /**
+   * A source of its own for one purpose (e.g. "delivery": trace ids, retry jitter): seeded from this
+   * one's seed and the purpose, so work whose timing varies run to run draws without moving the ids
+   * this source hands out. An unseeded source may answer itself.
+   */
+  stream?(purpose: string): IdSource;
 }
 
 /** What one section drew in its last run, and what its current run has yet to draw again. */
@@ -148,6 +161,14 @@ abstract class BaseIds implements IdSource {
   random(): number {
     return this.bytes(6).readUIntBE(0, 6) / 2 ** 48;
   }
+
+  writeId(_twin: string, _seq: number): string {
+    return this.ksuid();
+  }
+
+  stream(_purpose: string): IdSource {
+    return this;
+  }
 }
 
 export class RandomIds extends BaseIds {
@@ -168,9 +189,26 @@ export class SeededIds extends BaseIds {
   private pool: Buffer<ArrayBuffer> = Buffer.alloc(0);
   private readonly seed: string;
 
+  private readonly streams = new Map<string, SeededIds>();
+
   constructor(clock: Clock, seed: string | number) {
     super(clock);
     this.seed = String(seed);
+  }
+
+  override writeId(twin: string, seq: number): string {
+    const payload = createHash('sha256').update(`${this.seed}\u0000write\u0000${twin}\u0000${seq}`);
+    return encodeKsuid(this.clock.now(), payload.digest().subarray(0, 16));
+  }
+
+  override stream(purpose: string): IdSource {
+    let child = this.streams.get(purpose);
+    if (child === undefined)
+      this.streams.set(
+        purpose,
+        (child = new SeededIds(this.clock, `${this.seed}\u0000${purpose}`)),
+      );
+    return child;
   }
 
   protected fresh(n: number): Buffer {

@@ -37,7 +37,7 @@ export function appendOne(
     write,
     {
       seq: head + s.appends.length + 1,
-      writeId: ctx.ids.ksuid(),
+      writeId: ctx.ids.writeId?.(state.name, head + s.appends.length + 1) ?? ctx.ids.ksuid(),
       twin: state.name,
       recordedAt: isoAt(ctx.clock.now()),
       prev,

@@ -195,6 +195,44 @@ for (const backendCase of backends) {
       ]);
     });
 
+    it('keeps a large text field through rewrites of the small ones, a new value, its removal and a rollback', async () => {
+      await fresh();
+      const big = (c: string) => c.repeat(3_000);
+      const read = <T>(fn: (tx: StoreTx) => T | Promise<T>): Promise<T> =>
+        store.transact(fn, { readOnly: true });
+      const kept = async () =>
+        (await collect(store.liveResources())).map((r) => [r.id, r.version, r.fields]);
+      const put = (version: number, fields: Record<string, unknown>, deleted = false) =>
+        store.transact((tx) =>
+          tx.putResource(resource('delivery', 'd1', version, fields, deleted), {
+            remove: [],
+            add: [{ name: 'due', key: `k${version}` }],
+          }),
+        );
+      await put(1, { state: 'queued', body: big('a'), url: 'u' });
+      await put(2, { state: 'sending', body: big('a'), url: 'u' });
+      expect(await kept()).toEqual([['d1', 2, { state: 'sending', body: big('a'), url: 'u' }]]);
+      await put(3, { state: 'sent', body: big('b'), note: big('c') + 'c' });
+      expect(await read((tx) => tx.lookup('delivery', 'due', 'k3'))).toEqual([
+        resource('delivery', 'd1', 3, { state: 'sent', body: big('b'), note: big('c') + 'c' }),
+      ]);
+      await expect(
+        store.transact((tx) => {
+          tx.putResource(resource('delivery', 'd1', 4, { body: big('d') }), NO_KEYS);
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(await read((tx) => tx.getResource('delivery', 'd1'))).toEqual(
+        resource('delivery', 'd1', 3, { state: 'sent', body: big('b'), note: big('c') + 'c' }),
+      );
+      await put(5, { state: 'done', body: null });
+      expect(await kept()).toEqual([['d1', 5, { state: 'done', body: null }]]);
+      await put(6, { body: big('e') }, true);
+      expect(await read((tx) => tx.allResources('delivery'))).toEqual([
+        resource('delivery', 'd1', 6, { body: big('e') }, true),
+      ]);
+    });
+
     it('rolls back everything a throwing section did', async () => {
       await fresh();
       await store.transact((tx) => {

@@ -118,6 +118,24 @@ describe('ChildProcessRunner', () => {
     await expect(running).rejects.toMatchObject({ name: 'ABORTED' });
   });
 
+  it('a result that is not JSON fails the run as INVALID_RESULT, from a module of plain JavaScript', async () => {
+    const dir = tempDir();
+    const module = join(dir, 'routines.mjs');
+    writeFileSync(module, 'export const routines = { big: () => 10n ** 30n, ok: () => "fine" };\n');
+    const runner = new ChildProcessRunner({ module });
+    const request = {
+      runKey: 'k_big',
+      input: null,
+      envelope: envelope(),
+      attempt: 1,
+      recordId: 'rec_big',
+    };
+    await expect(runner.run({ ...request, routineId: 'big' })).rejects.toMatchObject({
+      name: 'INVALID_RESULT',
+    });
+    expect(await runner.run({ ...request, routineId: 'ok' })).toBe('fine');
+  });
+
   it('a module that cannot be loaded is INVALID_CONFIG naming it', async () => {
     const dir = tempDir();
     const bad = join(dir, 'routines.mjs');
@@ -126,6 +144,9 @@ describe('ChildProcessRunner', () => {
     const refused = await expectRefusal(() => runner.ids(), 'INVALID_CONFIG', 'module');
     expect(refused.message).toContain(bad);
     expect(refused.message).toContain('exports no `routines`');
+    // A failed listing is not kept: once the module is fixed, the same runner finds its routines.
+    writeFileSync(bad, 'export const routines = { fixed: () => 1 };\n');
+    expect(await runner.ids()).toEqual(['fixed']);
     expect(await new ChildProcessRunner({ module: MODULE }).ids()).toEqual([
       'echo',
       'declined',

@@ -37,6 +37,7 @@ export interface Gate {
   /** Resolves once an effect waits here (or ran, for an open gate). */
   readonly reached: Promise<void>;
   open(): void;
+  /** What an effect calls: marks the gate reached, and waits until it is open. */
   pass(): Promise<void>;
 }
 

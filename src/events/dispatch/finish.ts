@@ -4,6 +4,7 @@
 import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { decideAttemptFinish, readDelivery, STALE, type Finish } from '../delivery-records.js';
+import { deliveryIds } from './delivery-ids.js';
 import { finishHealthWrites } from '../health/finish-health.js';
 import { commit, normalizeDecision } from '../../world/decision.js';
 import { nextAttemptAt } from '../retry.js';
@@ -28,7 +29,7 @@ export async function finishAttempt(
           outcome,
           status,
           now,
-          () => ctx.world.ids.random(),
+          () => deliveryIds(ctx.world.ids).random(),
           response?.retryAfterSec,
         );
   const finish: Finish = {

@@ -6,6 +6,7 @@ import { isPromise } from '../../storage/secret-store.js';
 import { attemptId, attemptType } from '../delivery-records.js';
 import { getScheme } from '../signing/index.js';
 import { continueTrace } from '../trace.js';
+import { deliveryIds } from './delivery-ids.js';
 import type { Attempt } from './attempt.js';
 import type { DispatchContext } from './context.js';
 
@@ -75,7 +76,7 @@ async function signedHeaders(
           traceparent: record.traceparent,
           ...(record.tracestate ? { tracestate: record.tracestate } : {}),
         },
-    () => ctx.world.ids.bytes(8).toString('hex'),
+    () => deliveryIds(ctx.world.ids).bytes(8).toString('hex'),
   );
   try {
     const headers = {

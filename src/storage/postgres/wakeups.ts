@@ -1,4 +1,4 @@
-// LISTEN/NOTIFY for idle workers (DESIGN.md §9): a commit that makes work due now notifies one
+// LISTEN/NOTIFY for idle workers (docs/throughput.md, "Wake-ups"): a commit that makes work due now notifies one
 // channel with its world and twin, and each backend keeps one listening connection, outside the pool,
 // for whoever in the process subscribed. A hint, never the only way work is found: a notification
 // sent while the listener was reconnecting is lost, and the worker's poll finds that work instead.

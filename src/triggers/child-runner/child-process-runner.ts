@@ -67,11 +67,15 @@ export class ChildProcessRunner implements RoutineRunner {
 
   /** The routine ids the module exports, read once from a child (an unloadable module refuses). */
   ids(): Promise<readonly string[]> {
-    this.listing ??= this.ask({ kind: 'list' }).then((reply) => {
-      if (reply.kind === 'ids') return reply.ids;
-      this.listing = undefined;
-      throw this.unloadable(reply);
-    });
+    if (this.listing === undefined) {
+      const listing = this.ask({ kind: 'list' }).then((reply) => {
+        if (reply.kind === 'ids') return reply.ids;
+        throw this.unloadable(reply);
+      });
+      // A failed listing (a module being fixed, a child killed) is asked again next time.
+      listing.catch(() => (this.listing = undefined));
+      this.listing = listing;
+    }
     return this.listing;
   }
 

@@ -74,16 +74,25 @@ async function answer(request: ToChild, modulePath: string): Promise<FromChild> 
   }
 }
 
+/** Sends the one reply and exits; a reply that cannot be sent (a result that is not JSON) is a throw. */
+function reply(message: FromChild): void {
+  try {
+    process.send?.(message, () => process.exit(0));
+  } catch (error) {
+    const failed: FromChild = {
+      kind: 'threw',
+      name: 'INVALID_RESULT',
+      message: `the reply could not be sent to the parent: ${String(error)}`,
+    };
+    process.send?.(failed, () => process.exit(0));
+  }
+}
+
 const modulePath = process.argv[2] ?? '';
 // The parent gone (killed, crashed): stop now rather than finish a run nobody will record.
 process.on('disconnect', () => process.exit(1));
 process.once('message', (request: ToChild) => {
-  void answer(request, modulePath).then(
-    (reply) => process.send?.(reply, () => process.exit(0)),
-    (error: unknown) =>
-      process.send?.(
-        { kind: 'threw', name: errorName(error), message: String(error) } satisfies FromChild,
-        () => process.exit(0),
-      ),
+  void answer(request, modulePath).then(reply, (error: unknown) =>
+    reply({ kind: 'threw', name: errorName(error), message: String(error) }),
   );
 });
