@@ -183,4 +183,33 @@ describe('declared in a pack', () => {
     expect(sources.length).toBeGreaterThanOrEqual(3);
     for (const source of sources) expect(source).toMatch(/^https:\/\/docs\./);
   });
+  it('a 429 with Retry-After throttles the whole endpoint until it ends, then it is only degraded', () => {
+    const told = afterAttempt(
+      freshHealth('endpoint', 'ep_1'),
+      { source: 'test' },
+      { outcome: 'failed', status: 429, retryAfterSec: 5 },
+      T0,
+    );
+    expect(told.change).toEqual({
+      from: 'healthy',
+      to: 'throttled',
+      reason: 'answered 429 with Retry-After 5 s',
+    });
+    expect(told.health.pausedUntil).toBe(new Date(T0 + 5_000).toISOString());
+    expect(admit(told.health, { source: 'test' }, T0 + 4_999)).toEqual({
+      ok: false,
+      until: T0 + 5_000,
+      why: 'retry_after',
+    });
+    const after = admit(told.health, { source: 'test' }, T0 + 5_000);
+    expect(after.ok && after.health).toMatchObject({ state: 'degraded', pausedUntil: null });
+    // Without a Retry-After (or on a status other than 429/503) it only degrades.
+    const plain = afterAttempt(
+      freshHealth('endpoint', 'ep_1'),
+      { source: 'test' },
+      { outcome: 'failed', status: 500, retryAfterSec: 5 },
+      T0,
+    );
+    expect(plain.change?.to).toBe('degraded');
+  });
 });
