@@ -63,6 +63,18 @@ interface Cursor {
   readonly param: 'starting_after' | 'ending_before';
 }
 
+/** Stripe's answer to a cursor that names no object of the list. */
+function missingCursor(cursor: Cursor): StripeApiError {
+  return new StripeApiError(
+    404,
+    'invalid_request_error',
+    'resource_missing',
+    `No such object: '${cursor.id}'`,
+    {},
+    cursor.param,
+  );
+}
+
 function cursorOf(input: JsonObject): Cursor | undefined {
   const startingAfter = input.starting_after as string | null | undefined;
   const endingBefore = input.ending_before as string | null | undefined;
@@ -128,15 +140,7 @@ export async function listOf(
   const limit = limitOf(input);
   const cursor = cursorOf(input);
   const page = await twin.read((view) => readPage(view, list, limit, cursor));
-  if (page === undefined)
-    throw new StripeApiError(
-      404,
-      'invalid_request_error',
-      'resource_missing',
-      `No such object: '${cursor!.id}'`,
-      {},
-      cursor!.param,
-    );
+  if (page === undefined) throw missingCursor(cursor!);
   const show = list.show ?? ((r: Resource) => apiObject(r.fields));
   return { object: 'list', data: page.items.map(show), has_more: page.hasMore, url };
 }
@@ -154,14 +158,6 @@ export function listPage(
     startingAfter: cursor?.param === 'starting_after' ? cursor.id : undefined,
     endingBefore: cursor?.param === 'ending_before' ? cursor.id : undefined,
   });
-  if (page === undefined)
-    throw new StripeApiError(
-      404,
-      'invalid_request_error',
-      'resource_missing',
-      `No such object: '${cursor!.id}'`,
-      {},
-      cursor!.param,
-    );
+  if (page === undefined) throw missingCursor(cursor!);
   return { object: 'list', data: [...page.items], has_more: page.hasMore, url };
 }

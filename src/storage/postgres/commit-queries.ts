@@ -10,28 +10,34 @@ import { int, lit, litOrNull } from './sql-text.js';
 const ROWS_PER_STATEMENT = 500;
 const CHARS_PER_ROUND_TRIP = 4_000_000;
 
+/** An appended entry waiting for the commit; its tenant may be filled in before then. */
+export interface BufferedEntry {
+  readonly seq: number;
+  tenant: string | null;
+  readonly type: string;
+  readonly id: string;
+  readonly body: string;
+}
+
+/** An index key's last add or remove in the section. */
+export interface KeyOp {
+  readonly type: string;
+  readonly name: string;
+  readonly key: string;
+  readonly id: string;
+  readonly add: boolean;
+  readonly tenant: string | null;
+}
+
 export interface CommitBuffer {
   readonly world: string;
   readonly twin: string;
   readonly resources: readonly { readonly resource: Resource; readonly tenant: string | null }[];
   /** The tenant a resource buffered in this section carries, if any. */
   tenantOfResource(type: string, id: string): string | null | undefined;
-  readonly entries: readonly {
-    readonly seq: number;
-    readonly tenant: string | null;
-    readonly type: string;
-    readonly id: string;
-    readonly body: string;
-  }[];
+  readonly entries: readonly BufferedEntry[];
   readonly clears: readonly { readonly type: string; readonly name: string }[];
-  readonly keys: readonly {
-    readonly type: string;
-    readonly name: string;
-    readonly key: string;
-    readonly id: string;
-    readonly add: boolean;
-    readonly tenant: string | null;
-  }[];
+  readonly keys: readonly KeyOp[];
   readonly meta: readonly (readonly [string, string])[];
   /** The twin's head after the commit; undefined when nothing was appended. */
   readonly newHead: number | undefined;

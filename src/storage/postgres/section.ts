@@ -16,7 +16,7 @@ import {
   type StoreTx,
 } from '../port.js';
 import type { Client } from './connection.js';
-import { commitQueries } from './commit-queries.js';
+import { commitQueries, type BufferedEntry, type KeyOp } from './commit-queries.js';
 import { guardStatement, HEAD_MOVED } from './head-guard.js';
 import { notifyStatement } from './wakeups.js';
 import { inline, Reads, READS } from './reads.js';
@@ -42,23 +42,6 @@ interface Pending {
 }
 
 type QueryResults = { rows: unknown[] }[];
-
-interface BufferedEntry {
-  readonly seq: number;
-  tenant: string | null;
-  readonly type: string;
-  readonly id: string;
-  readonly body: string;
-}
-
-interface KeyOp {
-  readonly type: string;
-  readonly name: string;
-  readonly key: string;
-  readonly id: string;
-  readonly add: boolean;
-  readonly tenant: string | null;
-}
 
 export class PostgresTx implements StoreTx {
   private readonly entries: BufferedEntry[] = [];
