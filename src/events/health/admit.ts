@@ -42,6 +42,11 @@ export function admit(
   const rate = policy.ratePerSecond;
   if (rate !== undefined) {
     const second = Math.floor(nowMs / 1000);
+    // Hosts read their clocks before they meet at the lock, so a claim may arrive with a second
+    // older than the one already counted. Counting it there would restart the count and let the
+    // newer second take its rate twice; it waits and is claimed again with a fresh reading.
+    if (next.rateSecond !== null && second < next.rateSecond)
+      return { ok: false, until: next.rateSecond * 1000, why: 'rate_limited' };
     const used = next.rateSecond === second ? next.rateCount : 0;
     // Fractional rates (0.5/s) allow one start per 1/rate seconds.
     const perSecond = Math.max(1, Math.floor(rate));

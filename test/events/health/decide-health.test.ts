@@ -56,6 +56,18 @@ describe('rate limit', () => {
     expect(answers).toEqual(['ok', 'ok', 'rate_limited@1000', 'rate_limited@1000', 'ok']);
   });
 
+  it('a start read from an older second than the one counted waits: the newer second keeps its count', () => {
+    let h = freshHealth('k', 'e');
+    for (const dt of [1000, 1001]) {
+      const a = admit(h, policy, T0 + dt);
+      if (a.ok) h = a.health;
+    }
+    // Another host read its clock at 999 ms and reached the lock after these two.
+    const late = admit(h, policy, T0 + 999);
+    expect(late.ok ? 'ok' : `${late.why}@${late.until - T0}`).toBe('rate_limited@1000');
+    expect(admit(h, policy, T0 + 1002).ok).toBe(false);
+  });
+
   it('a rate under one per second spaces starts by whole seconds', () => {
     const slow = { source: 't', ratePerSecond: 0.5 };
     let h = freshHealth('k', 'e');
