@@ -5,6 +5,7 @@ import { github } from '../../packs/index.js';
 import { locateEndpoints } from '../../src/events/endpoint-lookup.js';
 import { RECENT_ATTEMPTS } from '../../src/events/endpoint-success.js';
 import { openWalk } from '../../src/walk/index.js';
+import { githubHookedRepo } from '../support/github-hooked-repo.js';
 
 it('counts the last attempts of each endpoint, newest first, each endpoint its own', async () => {
   const walk = await openWalk({
@@ -14,15 +15,7 @@ it('counts the last attempts of each endpoint, newest first, each endpoint its o
   });
   const twin = walk.twin('github');
   const ci = walk.receiver('ci', { script: ['refused', 'refused', 'refused'] });
-  await github.createOrganization(twin, { login: 'octo-org' });
-  await github.createUser(twin, { login: 'octocat' });
-  await github.createRepository(twin, { owner: 'octo-org', name: 'hello' });
-  await github.createRepositoryHook(twin, {
-    repository: 'octo-org/hello',
-    url: ci.url,
-    secret: 's',
-    events: ['issues'],
-  });
+  await githubHookedRepo(twin, { repo: 'hello', url: ci.url, secret: 's' });
   // An organization hook that hears only its ping, answered: its own count.
   const other = walk.receiver('other');
   await github.createOrganizationHook(twin, {

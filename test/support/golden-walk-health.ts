@@ -7,6 +7,7 @@
 // Saved as fixtures/walk-endpoint-health.* by write-walk-fixtures.ts.
 import { github, slack, standardWebhooks, stripe } from '../../packs/index.js';
 import { openWalk, type Walk, type WalkOptions } from '../../src/walk/index.js';
+import { githubHookedRepo } from './github-hooked-repo.js';
 
 const START = Date.parse('2026-05-04T08:00:00.000Z');
 const HOUR = 3600_000;
@@ -47,14 +48,10 @@ export async function endpointHealthWalk(options: Partial<WalkOptions> = {}): Pr
     enabled_events: ['customer.created'],
     secret: 'whsec_golden_health_0123456789abcdef',
   });
-  await github.createOrganization(githubTwin, { login: 'octo-org' });
-  await github.createUser(githubTwin, { login: 'octocat' });
-  await github.createRepository(githubTwin, { owner: 'octo-org', name: 'engine' });
-  await github.createRepositoryHook(githubTwin, {
-    repository: 'octo-org/engine',
+  await githubHookedRepo(githubTwin, {
+    repo: 'engine',
     url: ci.url,
     secret: 'golden-github-secret',
-    events: ['issues'],
   });
   const team = await slack.createTeam(slackTwin, { name: 'Twinworld' });
   const ada = await slack.createUser(slackTwin, { team: team.id, name: 'ada' });

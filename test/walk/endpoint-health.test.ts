@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { github, standardWebhooks, stripe } from '../../packs/index.js';
 import { checkDeliveryInvariants, openWalk } from '../../src/walk/index.js';
+import { githubHookedRepo } from '../support/github-hooked-repo.js';
 
 const DAY = 24 * 3600_000;
 const STRIPE_SECRET = 'whsec_test_walk_secret_0123456789';
@@ -104,15 +105,7 @@ describe('endpoint health', () => {
       script: ['refused', 'refused', 'refused'],
       mix: [{ answer: 200, weight: 1 }],
     });
-    await github.createOrganization(twin, { login: 'octo-org' });
-    await github.createUser(twin, { login: 'octocat' });
-    await github.createRepository(twin, { owner: 'octo-org', name: 'hello' });
-    await github.createRepositoryHook(twin, {
-      repository: 'octo-org/hello',
-      url: ci.url,
-      secret: 's',
-      events: ['issues'],
-    });
+    await githubHookedRepo(twin, { repo: 'hello', url: ci.url, secret: 's' });
     await walk.settle();
     for (let i = 0; i < 5; i++) {
       await github.openIssue(twin, {
