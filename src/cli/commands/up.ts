@@ -27,7 +27,8 @@ const DEFAULT_KEY = 'sk_test_twinworld';
 
 export const upCommand: Command = {
   name: 'up',
-  summary: "Serve the vendors' own APIs (Stripe's /v1) for an app under test",
+  summary:
+    "Serve the vendors' own APIs (Stripe /v1, Slack /api, GitHub /github) for an app under test",
   usage:
     'up [--port N] [--key sk_test_…] [--clock virtual|real] [--worker] [--root DIR | --store URL] [--json]',
   description: [
