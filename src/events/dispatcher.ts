@@ -49,6 +49,8 @@ export interface TakenDelivery {
   readonly state: string;
   /** The attempt's result; 'taken_over' for a lapsed claim finished unknown; undefined: no send. */
   readonly done: Promise<AttemptResult | 'taken_over' | undefined>;
+  /** Settles when the attempt was sent (or failed to be) and only its finish is left to commit. */
+  readonly freed?: Promise<void>;
 }
 
 let instances = 0;
@@ -192,12 +194,19 @@ export class Dispatcher implements DispatchContext {
         if (claimed === undefined)
           return { ...d, done: Promise.resolve(d.takenOver ? ('taken_over' as const) : undefined) };
         unused--;
-        const run = runAttempt(this, this.attempt(pack, twin, d.id, claimed));
-        void run.then(
-          () => this.release(),
-          () => this.release(),
-        );
-        return { ...d, done: this.track(run) };
+        // The slot is free once the send is over: a claim made then shares the finish's section.
+        let sent!: () => void;
+        const freed = new Promise<void>((resolve) => (sent = resolve));
+        let released = false;
+        const release = (): void => {
+          if (released) return;
+          released = true;
+          this.release();
+          sent();
+        };
+        const run = runAttempt(this, this.attempt(pack, twin, d.id, claimed), release);
+        void run.then(release, release);
+        return { ...d, done: this.track(run), freed };
       });
     } finally {
       for (let i = 0; i < unused; i++) this.release();
