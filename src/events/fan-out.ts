@@ -15,7 +15,6 @@ import { filterKeysFor, filterTakes } from './filter.js';
 import { deliveryKind, type DeliveryFields } from './delivery-records.js';
 import { renderTemplate } from './render.js';
 import { captureTrace } from './trace.js';
-import { deliveryRecordId } from './delivery-id.js';
 import { claimWrites, mayTake } from './send-scope.js';
 
 /** Index on each endpoint kind's event filter field. */
@@ -153,7 +152,6 @@ function deliveryRecordWrite(
   ids: IdSource,
   event: RenderedEvent,
   taking: TakingEndpoint,
-  now: number,
   nowIso: string,
   trace: { traceparent: string; tracestate?: string } | undefined,
   actor = 'system',
@@ -186,7 +184,7 @@ function deliveryRecordWrite(
   return {
     operation: `${decl.recordType}.create`,
     subjectType: decl.recordType,
-    subjectId: deliveryRecordId(ids, 'dlv_', now),
+    subjectId: newId(ids, 'dlv_'),
     fields: deliveryKind.json(fields),
     actor,
   };
@@ -226,7 +224,6 @@ export function installFanOut(twin: Twin, pack: string, decl: EventsDeclaration)
                 twin.world.ids,
                 event,
                 taking,
-                now,
                 nowIso,
                 trace ?? undefined,
               ),
