@@ -20,7 +20,7 @@ export const SLOT_LEAD_MS = 100;
  * deliveries of a backlog come due in batches a worker claims in one section, not one section per
  * slot (400 a second across a few endpoints would queue sections behind the twin's lock).
  */
-export const SLOT_BATCH_MS = 50;
+const SLOT_BATCH_MS = 50;
 
 /**
  * How far past the claim a new slot lies at the least: room for the claim's commit, so an attempt
@@ -62,7 +62,7 @@ function offset(k: number, rate: number): number {
 }
 
 /** The first slot not booked yet; undefined before any was booked. */
-export function nextFreeSlot(slots: Slots): number | undefined {
+function nextFreeSlot(slots: Slots): number | undefined {
   // A record written before slots existed has none of these fields.
   const anchor = slots.slotAnchor ?? null;
   const rate = slots.slotRate ?? null;
