@@ -34,11 +34,13 @@ export function claimFrom(slot: number): number {
 }
 
 /**
- * Added to the second that N slots span. A request leaves at its slot but reaches the receiver
- * after signing and a loopback HTTP write whose time varies by a few milliseconds between requests
- * (more on a loaded machine); when one request is slower than the request N slots after it, the
- * two land less than a second apart unless the slots were this much further apart. Measured with
- * three workers on PostgreSQL (test/events/health/health-processes.test.ts, docs/endpoint-health.md).
+ * Added to the second that N slots span (5% of the rate). A request leaves at its slot but reaches
+ * the receiver after signing and an HTTP write, whose time varies between requests. When one
+ * request is slower than the request N slots after it, the two land less than a second apart
+ * unless the slots were this much further apart. On a loaded machine the variation is larger
+ * than this margin (docs/endpoint-health.md, Limits); 50 ms covers an idle machine's few
+ * milliseconds many times over for 5% of the rate. The margin also lets a claim this late still
+ * take its slot (admit.ts).
  */
 export const SLOT_MARGIN_MS = 50;
 
