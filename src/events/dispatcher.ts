@@ -218,7 +218,9 @@ export class Dispatcher implements DispatchContext {
           () => this.release(),
           () => this.release(),
         );
-        return { ...d, done: this.track(run) };
+        // A paced attempt is tracked from its send (atSlot), not while it waits on the clock:
+        // idle() must not wait for a virtual clock that only moves once everything is idle.
+        return { ...d, done: claimed.sendAt <= now ? this.track(run) : run };
       });
     } finally {
       for (let i = 0; i < unused; i++) this.release();
