@@ -5,11 +5,11 @@
 // shared a commit is read from PostgreSQL itself (the transaction id that wrote each row).
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { twinLockKey } from '../../src/storage/postgres/lock-key.js';
 import type { ReadView } from '../../src/state/read-view.js';
 import { commit } from '../../src/world/decision.js';
-import { openWorld, type World } from '../../src/world/world.js';
+import type { World } from '../../src/world/world.js';
+import { counterHost, increment } from './postgres-counter-hosts.js';
 import { createDatabase, uniqueName } from './postgres-support.js';
 
 const worlds: World[] = [];
@@ -17,25 +17,10 @@ afterAll(async () => {
   for (const w of worlds) await w.close();
 });
 
-function increment(view: ReadView) {
-  const value = Number(view.get('counter', 'c')?.fields.value ?? 0) + 1;
-  return commit(
-    { operation: 'counter.set', subjectType: 'counter', subjectId: 'c', fields: { value } },
-    value,
-  );
-}
-
 it('actions that arrive while a section waits for the lock join its commit; one that must read waits for the next', async () => {
   const db = await createDatabase('joiners');
   const name = uniqueName('w');
-  const host = () => {
-    const world = openWorld({
-      root: `postgres://test/${name}`,
-      backend: new PostgresBackend(db.url, name),
-    });
-    worlds.push(world);
-    return world.twin('counter');
-  };
+  const host = () => counterHost(db.url, name, worlds);
   const other = host();
   const a = host();
   expect((await other.applyAtomic(increment)).result).toBe(1);

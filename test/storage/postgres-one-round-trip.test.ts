@@ -5,10 +5,10 @@
 // section runs again the ordinary way: the decide sees the other host's write and the log stays dense.
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import type { ReadView } from '../../src/state/read-view.js';
 import { commit, skip } from '../../src/world/decision.js';
-import { openWorld, type World } from '../../src/world/world.js';
+import type { World } from '../../src/world/world.js';
+import { counterHost, increment } from './postgres-counter-hosts.js';
 import { createDatabase, uniqueName } from './postgres-support.js';
 
 const worlds: World[] = [];
@@ -16,26 +16,11 @@ afterAll(async () => {
   for (const w of worlds) await w.close();
 });
 
-function increment(view: ReadView) {
-  const value = Number(view.get('counter', 'c')?.fields.value ?? 0) + 1;
-  return commit(
-    { operation: 'counter.set', subjectType: 'counter', subjectId: 'c', fields: { value } },
-    value,
-  );
-}
-
 describe('PostgreSQL: a write section when nothing moved', () => {
   it('is one round trip; after another host appended, it runs again and decides on the new state', async () => {
     const db = await createDatabase('ort');
     const name = uniqueName('w');
-    const host = () => {
-      const world = openWorld({
-        root: `postgres://test/${name}`,
-        backend: new PostgresBackend(db.url, name),
-      });
-      worlds.push(world);
-      return world.twin('counter');
-    };
+    const host = () => counterHost(db.url, name, worlds);
     const a = host();
     const b = host();
     for (let i = 1; i <= 4; i++)

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { standardWebhooks } from '../../../packs/index.js';
 import { registerPack } from '../../../src/events/pack-registry.js';
 import type { World } from '../../../src/world/world.js';
+import { busiestWindow } from '../../support/busiest-window.js';
 import { start, tw } from '../../support/cli-process.js';
 import { OffsetClock } from '../../support/offset-clock.js';
 import { openWorldAt } from '../../support/world-at.js';
@@ -58,21 +59,6 @@ async function recordingReceiver(status: number) {
         server.close(() => r());
       }),
   };
-}
-
-/**
- * The most requests that arrived in any one-second window of wall time, [t, t + 1000) for every t:
- * what a receiver's own limiter may count, whichever second it starts from. It bounds the count
- * per calendar second too, which only looks at the windows that start on a whole second.
- */
-function busiestWindow(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
 }
 
 /** The most requests in one calendar second (reported beside the window, for comparison). */

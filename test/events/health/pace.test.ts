@@ -17,19 +17,9 @@ import {
   SLOT_MIN_AHEAD_MS,
 } from '../../../src/events/health/pace.js';
 import type { Resource } from '../../../src/state/resource.js';
+import { busiestWindow } from '../../support/busiest-window.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-
-/** The most sends in any window [t, t + 1000) of the clock. */
-function busiestWindow(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
-}
 
 /**
  * What a paced, saturated endpoint shows in its busiest second: the rate, less what the margin
