@@ -2,7 +2,12 @@
 // (plainjob), same process, same durability (WAL, synchronous NORMAL), rounds interleaved. Its
 // enqueue + claim + complete against our write (its delivery record in the same commit) + claim +
 // signed send + finish; the receiver in process, then over loopback HTTP in a child process. Beside
-// each rate, the WAL pages and bytes one delivery (one job) wrote.
+// each rate, the WAL pages and bytes one delivery (one job) wrote, and the commits.
+//
+// Writes arrive 8 per turn of the event loop, in two shapes: one at a time (each awaited before the
+// next starts, as one client would send them) and 8 in flight (8 clients at once). With 8 in flight
+// plainjob enqueues them with `addMany` (one transaction, its batched API) and twinworld's group
+// commit takes the concurrent actions together: each system at its best for the same arrivals.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { better, defineQueue, type Queue } from 'plainjob';
@@ -39,10 +44,21 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
  */
 const PAD = Number(process.env.BENCH_PAD ?? 0);
 const pad: Record<string, string> = PAD > 0 ? { note: 'x'.repeat(PAD) } : {};
+/** BENCH_WRITERS=1,8: the shapes to run (writes in flight per turn; 1 = one at a time). */
+const WRITERS = (process.env.BENCH_WRITERS ?? '1,8').split(',').map(Number);
+/** Writes per turn of the event loop, whatever the shape. */
+const PER_TURN = 8;
+
+interface RoundFigures {
+  rate: number;
+  pages: number;
+  bytes: number;
+  commits: number;
+}
 
 interface Side {
-  /** One round: N deliveries, answered as deliveries per second, with WAL pages and bytes each. */
-  round(): Promise<{ rate: number; pages: number; bytes: number }>;
+  /** One round: N deliveries, answered as deliveries per second, with WAL pages, bytes and commits each. */
+  round(): Promise<RoundFigures>;
   /** The last round's WAL pages per delivery, per B-tree: where the pages go. */
   breakdown(): string;
   close(): Promise<void>;
@@ -73,7 +89,7 @@ function eventBody(i: number): string {
 }
 
 /** plainjob: `add` per delivery, CONCURRENCY loops claiming, signing and sending, then `markJobAsDone`. */
-function plainjobSide(dir: string, url: string, transport: Transport): Side {
+function plainjobSide(dir: string, url: string, transport: Transport, writers: number): Side {
   const file = join(dir, 'plainjob.db');
   const db = new Database(file);
   const queue: Queue = defineQueue({
@@ -93,10 +109,21 @@ function plainjobSide(dir: string, url: string, transport: Transport): Side {
       let produced = 0;
       let done = 0;
       const produce = async (): Promise<void> => {
-        for (let i = 0; i < N; i++) {
-          queue.add('deliver', { url, body: eventBody(i), messageId: `msg_${round}_${i}` });
-          produced++;
-          if (i % 8 === 7) await new Promise((r) => setImmediate(r));
+        const job = (i: number): Sent => ({
+          url,
+          body: eventBody(i),
+          messageId: `msg_${round}_${i}`,
+        });
+        for (let i = 0; i < N; i += writers) {
+          const n = Math.min(writers, N - i);
+          if (n === 1) queue.add('deliver', job(i));
+          else
+            queue.addMany(
+              'deliver',
+              Array.from({ length: n }, (_, k) => job(i + k)),
+            );
+          produced += n;
+          if ((i + n) % PER_TURN === 0) await new Promise((r) => setImmediate(r));
         }
       };
       const consume = async (): Promise<void> => {
@@ -129,7 +156,7 @@ function plainjobSide(dir: string, url: string, transport: Transport): Side {
       await Promise.all([produce(), ...Array.from({ length: CONCURRENCY }, () => consume())]);
       const rate = N / ((performance.now() - start) / 1000);
       const { pages, bytes } = wal.frames();
-      return { rate, pages: pages / N, bytes: bytes / N };
+      return { rate, pages: pages / N, bytes: bytes / N, commits: wal.commits() / N };
     },
     breakdown: () => perDelivery(wal.byBtree()),
     async close() {
@@ -141,7 +168,12 @@ function plainjobSide(dir: string, url: string, transport: Transport): Side {
 }
 
 /** twinworld: one applyAtomic write per delivery (record in the same commit), the dispatcher sends. */
-async function twinSide(dir: string, url: string, transport: Transport): Promise<Side> {
+async function twinSide(
+  dir: string,
+  url: string,
+  transport: Transport,
+  writers: number,
+): Promise<Side> {
   const root = join(dir, 'world');
   const backend = new SqliteBackend(root, { walAutocheckpoint: 0 });
   const world = openWorld({ root, backend });
@@ -164,9 +196,10 @@ async function twinSide(dir: string, url: string, transport: Transport): Promise
       round++;
       wal.reset();
       const start = performance.now();
-      // Writes arrive the way a busy API's would: a few per turn of the event loop, never waiting for delivery.
-      for (let i = 0; i < N; i++) {
-        await twin.applyAtomic(() => [
+      // Writes arrive the way a busy API's would: a few per turn of the event loop, never waiting
+      // for delivery; `writers` of them in flight at once.
+      const write = (i: number) =>
+        twin.applyAtomic(() => [
           {
             operation: 'customer.create',
             subjectType: 'customer',
@@ -174,12 +207,16 @@ async function twinSide(dir: string, url: string, transport: Transport): Promise
             fields: { i, ...pad },
           },
         ]);
-        if (i % 8 === 7) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < N; i += writers) {
+        const n = Math.min(writers, N - i);
+        if (n === 1) await write(i);
+        else await Promise.all(Array.from({ length: n }, (_, k) => write(i + k)));
+        if ((i + n) % PER_TURN === 0) await new Promise((r) => setImmediate(r));
       }
       await dispatcher.idle();
       const rate = N / ((performance.now() - start) / 1000);
       const { pages, bytes } = wal.frames();
-      return { rate, pages: pages / N, bytes: bytes / N };
+      return { rate, pages: pages / N, bytes: bytes / N, commits: wal.commits() / N };
     },
     breakdown: () => perDelivery(wal.byBtree()),
     async close() {
@@ -192,15 +229,21 @@ async function twinSide(dir: string, url: string, transport: Transport): Promise
   };
 }
 
-async function compare(label: string, url: string, transport: Transport): Promise<void> {
-  const dir = tempDir(`delivery-peer-${label}`);
-  const peer = plainjobSide(dir, url, transport);
-  const ours = await twinSide(dir, url, transport);
+async function compare(
+  where: string,
+  url: string,
+  transport: Transport,
+  writers: number,
+): Promise<void> {
+  const label = writers === 1 ? where : `${where}, ${writers} writes in flight`;
+  const dir = tempDir(`delivery-peer-${where.replace(/ /g, '-')}-${writers}`);
+  const peer = plainjobSide(dir, url, transport, writers);
+  const ours = await twinSide(dir, url, transport, writers);
   try {
     await peer.round();
     await ours.round();
-    const p: Awaited<ReturnType<Side['round']>>[] = [];
-    const o: Awaited<ReturnType<Side['round']>>[] = [];
+    const p: RoundFigures[] = [];
+    const o: RoundFigures[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate who goes first, so neither always runs on the warmer (or noisier) half.
       const pair = r % 2 === 0 ? [peer, ours] : [ours, peer];
@@ -209,8 +252,7 @@ async function compare(label: string, url: string, transport: Transport): Promis
         (side === peer ? p : o).push(await side.round());
       }
     }
-    const pick = (xs: typeof p, k: 'rate' | 'pages' | 'bytes'): number =>
-      median(xs.map((x) => x[k]));
+    const pick = (xs: typeof p, k: keyof RoundFigures): number => median(xs.map((x) => x[k]));
     const peerRate = pick(p, 'rate');
     const ourRate = pick(o, 'rate');
     figure(`plainjob ${label}: add + claim + send + done`, peerRate, 'jobs/s');
@@ -230,6 +272,8 @@ async function compare(label: string, url: string, transport: Transport): Promis
       `plainjob ${pick(p, 'pages').toFixed(1)}`,
       { op: '<=', target: 5 },
     );
+    figure(`plainjob ${label} commits per job`, pick(p, 'commits'), 'commits');
+    figure(`delivery ${label} commits per delivery`, pick(o, 'commits'), 'commits');
     figure(`plainjob ${label} WAL bytes per job`, pick(p, 'bytes'), 'bytes');
     figure(`delivery ${label} WAL bytes per delivery`, pick(o, 'bytes'), 'bytes');
     note(`plainjob ${label} WAL pages per job by B-tree (last round): ${peer.breakdown()}`);
@@ -246,6 +290,7 @@ export const bench: Benchmark = {
   async run() {
     method(
       `${N} deliveries per round, ${CONCURRENCY} in flight, median of ${ROUNDS} rounds after a warm-up round each, the two sides alternating. ` +
+        `Writes ${PER_TURN} per turn, ${WRITERS.join(' and ')} in flight (plainjob: add each, or addMany per group in flight). ` +
         `plainjob 0.0.14: queue.add per delivery; ${CONCURRENCY} loops of getAndMarkJobAsProcessing → getJobById → standard-webhooks signature → send → markJobAsDone. ` +
         `twinworld: one applyAtomic write per delivery on a SQLite root (its record in the same commit), dispatcher claim → signature → send → finish. ` +
         `Both WAL + synchronous NORMAL, autocheckpoint off during a round (WAL pages = frames appended ÷ deliveries). ` +
@@ -257,11 +302,12 @@ export const bench: Benchmark = {
       now: () => Date.now(),
       send: async () => ({ status: 200 }),
     };
-    await compare('in-process', 'inproc://receiver/', inProcess);
+    for (const writers of WRITERS)
+      await compare('in-process', 'inproc://receiver/', inProcess, writers);
     const receiver = await startReceiver();
     const http = new HttpTransport();
     try {
-      await compare('over HTTP', `${receiver.url}/k`, http);
+      for (const writers of WRITERS) await compare('over HTTP', `${receiver.url}/k`, http, writers);
     } finally {
       http.close();
       await receiver.stop();

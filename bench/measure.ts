@@ -186,6 +186,19 @@ export class WalMeter {
     return { pages: Math.max(0, bytes - 32) / (this.pageSize + 24), bytes };
   }
 
+  /** Commits since the last reset: a commit's last frame records the file's size, others 0. */
+  commits(): number {
+    const file = `${this.file}-wal`;
+    if (!existsSync(file)) return 0;
+    const wal = readFileSync(file);
+    if (wal.length < 32) return 0;
+    const pageSize = wal.readUInt32BE(8);
+    let n = 0;
+    for (let at = 32; at + 24 <= wal.length; at += 24 + pageSize)
+      if (wal.readUInt32BE(at + 4) !== 0) n++;
+    return n;
+  }
+
   /**
    * The pages appended since the last reset, counted per B-tree they belong to (SQLite's dbstat;
    * page 1, the schema page, also holds the file's size, so it is written whenever the file grows).

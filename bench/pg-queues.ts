@@ -43,6 +43,43 @@ const BODY = JSON.stringify({
 
 let runs = 0;
 
+/** BENCH_TRACE=1: the worker sessions' wait events, sampled through the run. */
+const TRACE = process.env.BENCH_TRACE === '1';
+const PROFILE = process.env.BENCH_CPU_PROF;
+
+/**
+ * Samples pg_stat_activity every few ms on a connection of its own until the answer is asked for,
+ * then says how many of the other sessions were, on average, waiting on what (Lock:advisory is
+ * the twin's section lock) or running a query.
+ */
+async function sampleWaits(url: string): Promise<() => Promise<string>> {
+  const probe = new pg.Client(url);
+  await probe.connect();
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let stop = false;
+  const loop = (async () => {
+    while (!stop) {
+      const { rows } = await probe.query<{ w: string; n: string }>(
+        "SELECT coalesce(wait_event_type || ':' || wait_event, 'running') AS w, count(*) AS n FROM pg_stat_activity " +
+          "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state = 'active' AND query NOT LIKE '%pg_stat_activity%' GROUP BY 1",
+      );
+      samples++;
+      for (const r of rows) counts.set(r.w, (counts.get(r.w) ?? 0) + Number(r.n));
+      await new Promise((r) => setTimeout(r, 3));
+    }
+  })();
+  return async () => {
+    stop = true;
+    await loop;
+    await probe.end();
+    return `sessions active per sample (${samples} samples): ${[...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([w, n]) => `${w} ${(n / samples).toFixed(2)}`)
+      .join(', ')}`;
+  };
+}
+
 async function xid(db: pg.Client): Promise<number> {
   return Number(
     (await db.query<{ x: string }>('SELECT pg_current_xact_id()::text AS x')).rows[0]!.x,
@@ -150,6 +187,12 @@ async function measure(
   const children: ChildProcess[] = Array.from({ length: n }, () =>
     fork(worker, [system, url, queue, receiverUrl], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // BENCH_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it exits.
+      ...(PROFILE === undefined
+        ? {}
+        : {
+            execArgv: [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${join(PROFILE, queue)}`],
+          }),
     }),
   );
   await Promise.all(children.map((c) => new Promise((resolve) => c.once('message', resolve))));
@@ -157,8 +200,10 @@ async function measure(
   const xid0 = await xid(db);
   const t0 = performance.now();
   for (const c of children) c.send('go');
+  const waits = TRACE ? await sampleWaits(url) : undefined;
   while ((await done()) < N) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
+  if (waits !== undefined) note(`${system} ${n}p: ${await waits()}`);
   const xid1 = await xid(db);
   const reports = await Promise.all(
     children.map(

@@ -66,6 +66,9 @@ export interface DeliveryFields {
   fence?: number;
   /** When someone must act: queued → created, retrying → next attempt, sending → lease end; null when done. */
   dueAt?: string | null;
+  /** The endpoint's rate slot booked for attempt `slotAttempt` while it was held (health/pace.ts). */
+  slotAt?: string | null;
+  slotAttempt?: number | null;
 }
 
 export type ClaimKind = 'first' | 'retry' | 'redeliver';

@@ -34,6 +34,7 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
           (await dispatcher.claimDue(pack.name, limit, busy)).map((t) => ({
             item: { id: t.id, dueAt: t.dueAt, state: t.state },
             done: t.done.then((result) => report(pack.name, t.id, result)),
+            ...(t.freed === undefined ? {} : { freed: t.freed }),
           })),
         run: async (item) =>
           report(pack.name, item.id, await dispatcher.runDue(pack.name, item.id, item.state)),

@@ -49,6 +49,8 @@ export interface TakenDelivery {
   readonly state: string;
   /** The attempt's result; 'taken_over' for a lapsed claim finished unknown; undefined: no send. */
   readonly done: Promise<AttemptResult | 'taken_over' | undefined>;
+  /** Settles when the attempt was sent (or failed to be) and only its finish is left to commit. */
+  readonly freed?: Promise<void>;
 }
 
 let instances = 0;
@@ -148,9 +150,20 @@ export class Dispatcher implements DispatchContext {
     const twin = this.world.twin(packTwinName(pack));
     await this.acquire();
     try {
-      const now = this.world.clock.now();
+      // The clock is read in the section (once: a section that runs again for its reads decides
+      // the same), not before it: a rate slot booked against a reading taken before a slow lock
+      // would already have passed when the claim commits.
+      let now: number | undefined;
       const claimed = await this.decide(twin, (view) =>
-        decideOneClaim(view, decl, deliveryId, kind, now, this, options.to),
+        decideOneClaim(
+          view,
+          decl,
+          deliveryId,
+          kind,
+          (now ??= this.world.clock.now()),
+          this,
+          options.to,
+        ),
       );
       if (claimed === undefined) return undefined;
       if ('held' in claimed) {
@@ -158,7 +171,12 @@ export class Dispatcher implements DispatchContext {
         this.wake(packName, deliveryId, kind, claimed.held);
         return undefined;
       }
-      return await runAttempt(this, this.attempt(pack, twin, deliveryId, claimed));
+      const attempt = this.attempt(pack, twin, deliveryId, claimed);
+      if (claimed.sendAt <= this.world.clock.now()) return await runAttempt(this, attempt);
+      // Claimed ahead of its rate slot: it is sent at the slot, as a clock task (a walk's clock
+      // runs it when it reaches the slot; waiting here would hold the walk's settle).
+      void this.atSlot(claimed.sendAt, attempt);
+      return undefined;
     } finally {
       this.release();
     }
@@ -183,21 +201,37 @@ export class Dispatcher implements DispatchContext {
     this.active += slots;
     let unused = slots;
     try {
-      const now = this.world.clock.now();
+      let at: number | undefined;
       const due = await this.decide(twin, (view) =>
-        decideDueClaims(view, decl, now, slots, this, (id) => busy.has(id)),
+        decideDueClaims(view, decl, (at ??= this.world.clock.now()), slots, this, (id) =>
+          busy.has(id),
+        ),
       );
+      const now = this.world.clock.now();
       return due.map((d) => {
         const { claimed } = d;
         if (claimed === undefined)
           return { ...d, done: Promise.resolve(d.takenOver ? ('taken_over' as const) : undefined) };
         unused--;
-        const run = runAttempt(this, this.attempt(pack, twin, d.id, claimed));
-        void run.then(
-          () => this.release(),
-          () => this.release(),
-        );
-        return { ...d, done: this.track(run) };
+        // The slot is free once the send is over: a claim made then shares the finish's section.
+        let sent!: () => void;
+        const freed = new Promise<void>((resolve) => (sent = resolve));
+        let released = false;
+        const release = (): void => {
+          if (released) return;
+          released = true;
+          this.release();
+          sent();
+        };
+        const attempt = this.attempt(pack, twin, d.id, claimed);
+        const paced = claimed.sendAt > now;
+        const run = paced
+          ? this.atSlot(claimed.sendAt, attempt, release)
+          : runAttempt(this, attempt, release);
+        void run.then(release, release);
+        // A paced attempt is tracked from its send (atSlot), not while it waits on the clock:
+        // idle() must not wait for a virtual clock that only moves once everything is idle.
+        return { ...d, done: paced ? run : this.track(run), freed };
       });
     } finally {
       for (let i = 0; i < unused; i++) this.release();
@@ -348,6 +382,30 @@ export class Dispatcher implements DispatchContext {
       return this.track(this.dispatch(packName, deliveryId, kind)).then(() => undefined);
     });
     this.cancels.add(cancel);
+  }
+
+  /**
+   * Runs an attempt claimed ahead of its endpoint's rate slot when the clock reaches the slot
+   * (health/pace.ts). Undefined if the dispatcher closes first: the claim then lapses like any
+   * sender's that stopped, and a takeover finishes it `unknown`.
+   */
+  private atSlot(
+    at: number,
+    attempt: Attempt,
+    sent?: () => void,
+  ): Promise<AttemptResult | undefined> {
+    return new Promise((resolve) => {
+      if (this.closed) return resolve(undefined);
+      const stop = (): void => {
+        cancel();
+        resolve(undefined);
+      };
+      const cancel = this.world.clock.schedule(at, () => {
+        this.cancels.delete(stop);
+        resolve(this.track(runAttempt(this, attempt, sent)));
+      });
+      this.cancels.add(stop);
+    });
   }
 
   // ---- internals -----------------------------------------------------------------------------

@@ -63,4 +63,10 @@ export interface WorkKind {
 interface Taken {
   readonly item: DueItem;
   readonly done: Promise<WorkReport | undefined>;
+  /**
+   * Settles once the item no longer needs its slot: what is left is recording its outcome (a
+   * commit). The worker then claims for the slot at once, so that claim can share the outcome's
+   * section instead of taking the twin's lock again after it.
+   */
+  readonly freed?: Promise<void>;
 }

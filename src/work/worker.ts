@@ -12,7 +12,10 @@ import type { DueItem, WorkKind, WorkReport } from './work-kind.js';
 export interface WorkerOptions {
   /** The owner written on every claim; defaults to a fresh id from the world's id source. */
   readonly owner?: string;
-  /** Items run at once. */
+  /**
+   * Items run at once. An item whose outcome only waits to be committed (Taken.freed) no longer
+   * holds its slot: the claim for that slot may share the outcome's section.
+   */
   readonly concurrency?: number;
   /** Lease length in ms; the owner heartbeats every third of it. */
   readonly leaseMs?: number;
@@ -61,6 +64,8 @@ export class Worker {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly running = new Map<string, Running>();
+  /** Running items whose slot is free already: only their outcome's commit is left (Taken.freed). */
+  private readonly settling = new Set<string>();
   /** Items that were due but claimed nothing, with the due time they had: not retried until it changes. */
   private readonly passed = new Map<string, string>();
   private stopping = false;
@@ -169,7 +174,7 @@ export class Worker {
         if (until === 'now' && (await this.nextInFlight()) === undefined) return;
       }
       // Every slot taken: only a finish frees one, and it wakes the loop; nothing to read meanwhile.
-      if (this.running.size >= this.concurrency) await this.waitForSlot();
+      if (this.occupied() >= this.concurrency) await this.waitForSlot();
       else await this.waitForWork(heads);
     }
   }
@@ -180,22 +185,22 @@ export class Worker {
     let started = 0;
     const now = this.world.clock.now();
     for (const kind of this.kinds) {
-      const free = this.concurrency - this.running.size;
+      const free = this.concurrency - this.occupied();
       if (free <= 0 || this.stopping) break;
       if (kind.take !== undefined) {
         const prefix = `${kind.name}\u0000`;
         const busy = new Set<string>();
         for (const key of this.running.keys())
           if (key.startsWith(prefix)) busy.add(key.slice(prefix.length));
-        for (const { item, done } of await kind.take(now, free, busy)) {
-          this.track(kind, item, `${prefix}${item.id}`, done);
+        for (const { item, done, freed } of await kind.take(now, free, busy)) {
+          this.track(kind, item, `${prefix}${item.id}`, done, freed);
           started++;
         }
         continue;
       }
       // Ask for a few more than the free slots: some may be running here already.
       for (const item of await kind.due(now, free + this.running.size)) {
-        if (this.running.size >= this.concurrency || this.stopping) break;
+        if (this.occupied() >= this.concurrency || this.stopping) break;
         const key = `${kind.name}\u0000${item.id}`;
         if (this.running.has(key) || this.passed.get(key) === item.dueAt) continue;
         this.launch(kind, item, key);
@@ -215,6 +220,7 @@ export class Worker {
     item: DueItem,
     key: string,
     running: Promise<WorkReport | undefined>,
+    freed?: Promise<void>,
   ): void {
     this.options.onClaim?.(kind.name, item);
     const done = running
@@ -237,9 +243,20 @@ export class Worker {
       )
       .finally(() => {
         this.running.delete(key);
+        this.settling.delete(key);
         this.wake?.();
       });
     this.running.set(key, { key, done });
+    void freed?.then(() => {
+      if (!this.running.has(key)) return;
+      this.settling.add(key);
+      this.wake?.();
+    });
+  }
+
+  /** Slots in use: running items but those whose slot was freed before their outcome committed. */
+  private occupied(): number {
+    return this.running.size - this.settling.size;
   }
 
   private waitForSlot(): Promise<void> {
@@ -248,7 +265,7 @@ export class Worker {
         this.wake = undefined;
         resolve();
       };
-      if (this.stopping || this.running.size < this.concurrency) this.wake();
+      if (this.stopping || this.occupied() < this.concurrency) this.wake();
     });
   }
 

@@ -14,7 +14,7 @@ export interface Waiting<A, R> {
 }
 
 /** How many actions one section takes at most: bounds a section's length and its commit's size. */
-const MAX_GROUP = 64;
+export const MAX_GROUP = 64;
 
 export class ActionQueue<A, R> {
   private waiting: Waiting<A, R>[] = [];
@@ -44,15 +44,27 @@ export class ActionQueue<A, R> {
    * one tenant's rows (or the kernel's), and an action never overtakes one that arrived before it.
    */
   private takeGroup(): Waiting<A, R>[] {
-    const first = this.waiting[0]!;
-    let n = 1;
-    while (
-      n < this.waiting.length &&
-      n < MAX_GROUP &&
-      sameScope(this.waiting[n]!.scope, first.scope)
-    )
-      n++;
-    return this.waiting.splice(0, n);
+    return this.waiting.splice(0, this.sharing(this.waiting[0]!.scope, MAX_GROUP));
+  }
+
+  /**
+   * Up to `room` actions that arrived while a section of `scope` was waiting for its lock and
+   * reads: they join it (group-run.ts), so a section that had to wait carries what came meanwhile.
+   */
+  join(scope: StoreScope, room: number): Waiting<A, R>[] {
+    return this.waiting.splice(0, this.sharing(scope, room));
+  }
+
+  /** Joiners a section could not take without another read: first in line for the next one. */
+  putBack(members: readonly Waiting<A, R>[]): void {
+    this.waiting.unshift(...members);
+  }
+
+  /** How many of the oldest waiting actions share `scope`, at most `max`. */
+  private sharing(scope: StoreScope, max: number): number {
+    let n = 0;
+    while (n < this.waiting.length && n < max && sameScope(this.waiting[n]!.scope, scope)) n++;
+    return n;
   }
 }
 

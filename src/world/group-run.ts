@@ -8,6 +8,7 @@ import type { ChainHead } from '../log/chain.js';
 import type { Entry, Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
+import { MAX_GROUP, type ActionQueue, type Waiting } from './action-queue.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
 import { MISS, nestedError, type Section } from './section.js';
 import { appendOne, type StageContext } from './stage-entry.js';
@@ -18,7 +19,8 @@ export type AnyDecide = (view: ReadView) => Decision<unknown>;
 
 /** What one member of a group got: its own result, or its own refusal. */
 type MemberOutcome =
-  { ok: true; result: unknown; skipped: boolean; entries: Entry[] } | { ok: false; error: unknown };
+  | { ok: true; result: unknown; skipped: boolean; entries: Entry[] }
+  | { ok: false; error: unknown; deferred?: true };
 
 export interface GroupOutcome {
   readonly outcomes: MemberOutcome[];
@@ -80,18 +82,26 @@ export interface GroupRun {
 /**
  * Decides every member in turn after one catch-up. A member that throws (or is refused) has what
  * it staged taken back, so the next sees the view as if it never ran and the log stays dense.
+ * Members from `joinedFrom` on joined late: one that needs what is not loaded is deferred (taken
+ * back, nothing asked of the store), and so is every one after it, whose draws would otherwise
+ * take the ids it drew.
  */
 export function decideGroup(
   run: GroupRun,
   s: Section,
   decides: readonly AnyDecide[],
+  joinedFrom = decides.length,
 ): GroupOutcome {
   const head = run.state.catchUp(s, true);
   run.state.adoptIndexes(s);
   // Once a run must wait for a load, the members after it still run, so that every read the
   // group needs leaves in the same round trip; only a run that waited for nothing commits.
   let waiting = s.missed;
-  const outcomes = decides.map((decide): MemberOutcome => {
+  let deferring = false;
+  const outcomes = decides.map((decide, i): MemberOutcome => {
+    const joined = i >= joinedFrom;
+    if (joined && (deferring || waiting)) return { ok: false, error: MISS, deferred: true };
+    s.noLoads = joined;
     const at = {
       appends: s.appends.length,
       puts: s.puts.length,
@@ -110,14 +120,58 @@ export function decideGroup(
         s.staged.clear();
         for (const [key, value] of at.staged) s.staged.set(key, value);
       }
+      if (joined && (error === MISS || s.missed)) {
+        deferring = true;
+        return { ok: false, error: MISS, deferred: true };
+      }
       if (error === MISS || s.missed) waiting = true;
       return { ok: false, error };
     } finally {
       s.missed = waiting;
+      s.noLoads = false;
     }
   });
   if (waiting) throw MISS;
   return { outcomes, staged: s.staged, last: lastOf(s) };
+}
+
+/**
+ * The body of a group's section. On each run after the first — over an asynchronous store, once
+ * the section's reads have landed and the twin's lock is held — the actions that arrived meanwhile
+ * join the group at its end, so a section that waited for the lock (another process held it)
+ * carries what came while it waited instead of leaving it for one more section. A joiner that
+ * would need another read is put back, first in line for the next section, and the run goes again
+ * without it (no round trip: nothing new is asked), so the ids it drew are handed back to be drawn
+ * as if it never joined. `group` is updated in place: the outcomes answer it member by member.
+ */
+export function joiningGroup<R>(
+  queue: Pick<ActionQueue<AnyDecide, R>, 'join' | 'putBack'>,
+  group: Waiting<AnyDecide, R>[],
+  decide: (s: Section, decides: readonly AnyDecide[], joinedFrom: number) => GroupOutcome,
+): (s: Section) => GroupOutcome {
+  let runs = 0;
+  let joining = true;
+  return (s) => {
+    const joinedFrom = group.length;
+    if (runs++ > 0 && joining) group.push(...queue.join(group[0]!.scope, MAX_GROUP - group.length));
+    let done: GroupOutcome;
+    try {
+      done = decide(
+        s,
+        group.map((g) => g.action),
+        joinedFrom,
+      );
+    } catch (error) {
+      // Joiners run only after every member that waits: none of them drew anything.
+      queue.putBack(group.splice(joinedFrom));
+      throw error;
+    }
+    const kept = done.outcomes.findIndex((o, i) => i >= joinedFrom && !o.ok && o.deferred);
+    if (kept < 0) return done;
+    queue.putBack(group.splice(kept));
+    joining = false;
+    throw MISS;
+  };
 }
 
 function decideAndFold<T>(

@@ -27,6 +27,11 @@ export class Section {
   missed = false;
   /** decide called applyAtomic: refused, even if decide caught the refusal. */
   nested = false;
+  /**
+   * What is not loaded yet is not asked for: the run misses instead (a member that joined a
+   * section late must not add a round trip to it while the lock is held; see group-run.ts).
+   */
+  noLoads = false;
   appends: { entry: Entry; body: string; hash: string }[] = [];
   /** `wakes`: the put makes work due now (a due key at or before its entry's time). */
   puts: {
@@ -71,6 +76,10 @@ export class Section {
   /** A store read: its value if the store answered at once or it was loaded before; else MISS. */
   read<T>(key: string, load: () => Awaitable<T>): T {
     if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    if (this.noLoads) {
+      this.missed = true;
+      throw MISS;
+    }
     const value = load();
     if (!isPromise(value)) return value;
     this.missed = true;
@@ -84,6 +93,10 @@ export class Section {
    */
   peek<T>(key: string, load: () => Awaitable<T>): T | undefined {
     if (this.loaded.has(key)) return this.loaded.get(key) as T;
+    if (this.noLoads) {
+      this.missed = true;
+      return undefined;
+    }
     const value = load();
     if (!isPromise(value)) return value;
     this.missed = true;
@@ -96,7 +109,7 @@ export class Section {
    * the run; its answer is kept like any other. A failure is left for the read that needs it.
    */
   prefetch<T>(key: string, load: () => Awaitable<T>): void {
-    if (this.loaded.has(key)) return;
+    if (this.loaded.has(key) || this.noLoads) return;
     const value = load();
     if (!isPromise(value)) {
       this.loaded.set(key, value);

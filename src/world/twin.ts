@@ -39,6 +39,7 @@ import type { SecretStore } from './secrets.js';
 import {
   decideGroup,
   groupRunOf,
+  joiningGroup,
   type AnyDecide,
   type GroupOutcome,
   type GroupRun,
@@ -360,12 +361,9 @@ export class Twin {
         (tx) =>
           this.run(
             tx,
-            (s) =>
-              decideGroup(
-                this.groupRun(),
-                s,
-                group.map((g) => g.action),
-              ),
+            joiningGroup(this.actions, group, (s, decides, joinedFrom) =>
+              decideGroup(this.groupRun(), s, decides, joinedFrom),
+            ),
             scope,
             optimistic,
           ),

@@ -22,7 +22,9 @@ function story(lines: readonly Line[], twin: string): string[] {
   return lines
     .filter((l) => l.twin === twin)
     .flatMap((l) =>
-      l.operation === 'endpoint_health.admit' || l.operation === 'endpoint_health.attempt'
+      l.operation === 'endpoint_health.admit' ||
+      l.operation === 'endpoint_health.book' ||
+      l.operation === 'endpoint_health.attempt'
         ? []
         : l.operation.startsWith('endpoint_health.')
           ? [String(l.fields.state)]
@@ -46,6 +48,8 @@ describe('golden endpoint-health walk', () => {
       'held:rate_limited',
       'throttled',
       'held:retry_after',
+      // The deliveries that waited out the Retry-After go at the rate again, each at its slot.
+      'held:rate_limited',
       'healthy',
       'degraded',
       'disabled',

@@ -236,7 +236,7 @@ describe('endpoint health', () => {
     await walk.close();
   });
 
-  it('Svix: an endpoint’s throttleRate holds attempts to that many a second, on the world clock', async () => {
+  it('Svix: an endpoint’s throttleRate paces attempts to that many a second, one slot apart, on the world clock', async () => {
     const walk = await openWalk({
       seed: 'health-svix',
       start: '2026-05-04T08:00:00Z',
@@ -259,6 +259,9 @@ describe('endpoint health', () => {
     const perSecond = new Map<string, number>();
     for (const s of starts) perSecond.set(s.slice(0, 19), (perSecond.get(s.slice(0, 19)) ?? 0) + 1);
     expect([...perSecond.values()]).toEqual([2, 2, 2, 1]);
+    // Paced in slots: each start one slot (1,050 ms / 2) after the one before, never two at once.
+    const times = starts.map((s) => Date.parse(s)).sort((a, b) => a - b);
+    expect(times.slice(1).map((t, i) => t - times[i]!)).toEqual([525, 525, 525, 525, 525, 525]);
     expect(crm.stats().accepted).toBe(7);
     await expect(
       standardWebhooks.createEndpoint(twin, { url: crm.url, throttleRate: 0 }),

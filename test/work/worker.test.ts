@@ -137,6 +137,26 @@ describe('the worker', () => {
     await host.world.close();
   });
 
+  it("claims for a slot once its send is over, in the same section as that send's finish", async () => {
+    const clock = new VirtualClock(DISPATCH_T0);
+    const host = await dispatchHarness(() => 200, { clock, autoDispatch: false });
+    for (const id of ['cus_1', 'cus_2', 'cus_3']) await host.create(id);
+    const commits: string[][] = [];
+    host.twin.use({
+      name: 'commits',
+      afterCommit: (entries) => void commits.push(entries.map((e) => e.operation)),
+    });
+    const worker = new Worker(host.world, deliveryWork(host.dispatcher), { concurrency: 1 });
+    await driveUntil(clock, worker.runUntilIdle());
+    expect(host.received).toHaveLength(3);
+    // One slot: claim 1 | finish 1 + claim 2 | finish 2 + claim 3 | finish 3, never two sends at once.
+    expect(commits.filter((ops) => ops.includes('delivery.claim'))).toHaveLength(3);
+    expect(
+      commits.filter((ops) => ops.includes('delivery.claim') && ops.includes('delivery.finish')),
+    ).toHaveLength(2);
+    await host.world.close();
+  });
+
   it('refuses bad options with the option named', () => {
     const world = openWorld({ root: ':memory:' });
     expect(() => new Worker(world, [], { concurrency: 0 })).toThrow(/concurrency/);

@@ -41,6 +41,8 @@ export interface Claimed {
   readonly claim: Claim;
   readonly record: DeliveryFields;
   readonly secretStamp: string | undefined;
+  /** When the request may go (epoch ms, world clock): the claim's time, or its endpoint's rate slot. */
+  readonly sendAt: number;
 }
 
 /** Whether the record's endpoint still exists and is enabled. */
@@ -76,29 +78,37 @@ export function decideOneClaim(
   claimant: Claimant,
   to?: string,
 ): Decision<Claimed | Held | undefined> {
-  const { writes: claimWrites, result } = normalizeDecision(
-    decideClaim(view, decl.recordType, deliveryId, kind, isoAt(nowMs), nowMs, {
-      endpointTakes: (d) => endpointTakes(view, decl, d),
-      owner: claimant.owner,
-      leaseMs: claimant.leaseMs,
-      ...(to === undefined ? {} : { url: to }),
-    }),
-  );
-  const writes = [...claimWrites];
+  const claimAt = (startedAt: number) =>
+    normalizeDecision(
+      decideClaim(view, decl.recordType, deliveryId, kind, isoAt(startedAt), nowMs, {
+        endpointTakes: (d) => endpointTakes(view, decl, d),
+        owner: claimant.owner,
+        leaseMs: claimant.leaseMs,
+        ...(to === undefined ? {} : { url: to }),
+      }),
+    );
+  let { writes: claimWrites, result } = claimAt(nowMs);
+  let sendAt = nowMs;
+  const gateWrites: Write[] = [];
   if (result !== undefined && kind !== 'redeliver') {
     // An operator's redeliver is theirs to make; automatic attempts wait for the endpoint's health.
     const before = readDelivery(view, decl.recordType, deliveryId);
     const gate =
       before === undefined ? undefined : gateClaim(view, decl, deliveryId, before, nowMs);
     if (gate !== undefined && !gate.open) return commit(gate.writes, { held: gate.until });
-    if (gate !== undefined) writes.push(...gate.writes);
+    if (gate !== undefined) {
+      gateWrites.push(...gate.writes);
+      // Claimed a little ahead of its rate slot: the attempt starts, and is sent, at the slot.
+      if (gate.sendAt !== nowMs) ({ writes: claimWrites, result } = claimAt(gate.sendAt));
+      sendAt = gate.sendAt;
+    }
   }
   const record = result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
   return commit(
-    writes,
+    [...claimWrites, ...gateWrites],
     result === undefined || record === undefined
       ? undefined
-      : { claim: result, record, secretStamp: secretStamp(view, record) },
+      : { claim: result, record, secretStamp: secretStamp(view, record), sendAt },
   );
 }
 

@@ -8,7 +8,15 @@ import { finishAttempt } from './finish.js';
 import { sendAttempt } from './send.js';
 import { signAttempt } from './sign.js';
 
-export async function runAttempt(ctx: DispatchContext, attempt: Attempt): Promise<AttemptResult> {
+/**
+ * `sent` is called when the send is over and only the finish is left, just before the finish is
+ * submitted: what it starts in the same turn (the next claim) can join the finish's section.
+ */
+export async function runAttempt(
+  ctx: DispatchContext,
+  attempt: Attempt,
+  sent?: () => void,
+): Promise<AttemptResult> {
   const { twin, decl, deliveryId, claim } = attempt;
   const transport = ctx.routes.for(attempt.record.url);
   const sentAt = transport.now();
@@ -29,16 +37,18 @@ export async function runAttempt(ctx: DispatchContext, attempt: Attempt): Promis
       )),
     (error) => ctx.world.reportError(error, `heartbeat of delivery ${deliveryId}`),
   );
-  let sent: Sent;
+  let result: Sent;
   try {
     const signed = await signAttempt(ctx, attempt, sentAt);
     // Never send an unsigned packet: the attempt fails before any request is made.
-    sent =
+    result =
       typeof signed === 'string'
         ? notSent('failed', signed)
         : await sendAttempt(ctx, attempt, transport, signed);
   } finally {
     stopBeats();
   }
-  return finishAttempt(ctx, attempt, sent);
+  const finishing = finishAttempt(ctx, attempt, result);
+  sent?.();
+  return finishing;
 }

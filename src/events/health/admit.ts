@@ -1,21 +1,39 @@
-// Whether an attempt to an endpoint may start now: the breaker and the rate limit, decided under
-// the twin's lock at claim time, so every process and host sharing the store is held to them.
+// Whether an attempt to an endpoint may start, and when: the breaker, a receiver's Retry-After and
+// the rate, decided under the twin's lock at claim time, so every process and host sharing the
+// store is held to them. The rate books the attempt a slot (pace.ts): one close enough is claimed
+// now and sent at the slot; a later one is held until just before its slot (claimFrom), which
+// stays booked for it, so a backlog is paced out at the rate instead of re-examined every second.
 // A refused start burns no attempt; the delivery waits until `until` on the world clock.
 import type { EndpointHealthFields } from './endpoint-health.js';
 import type { HealthPolicy } from './health-policy.js';
+import { bookSlot, claimFrom, SLOT_MARGIN_MS } from './pace.js';
 
 export type Admission =
-  | { readonly ok: true; readonly health: EndpointHealthFields }
+  | {
+      readonly ok: true;
+      readonly health: EndpointHealthFields;
+      /** When the request goes: now, or the attempt's slot a little ahead. */
+      readonly sendAt: number;
+    }
   | {
       readonly ok: false;
       readonly until: number;
       readonly why: 'breaker_open' | 'retry_after' | 'rate_limited';
+      /** A slot booked for the held delivery (kept on it), and the health that records the booking. */
+      readonly slot?: number;
+      readonly health?: EndpointHealthFields;
     };
 
+/**
+ * `reserved` is the slot a held delivery booked for this attempt, if any: it is taken as booked
+ * unless the claim comes more than the margin after it (a worker stalled past it), when the
+ * attempt books afresh rather than go late into slots that later attempts will use on time.
+ */
 export function admit(
   health: EndpointHealthFields,
   policy: HealthPolicy,
   nowMs: number,
+  reserved?: number,
 ): Admission {
   let next = health;
   if (health.state === 'throttled') {
@@ -40,24 +58,23 @@ export function admit(
     };
   }
   const rate = policy.ratePerSecond;
-  if (rate !== undefined) {
-    const second = Math.floor(nowMs / 1000);
-    // Hosts read their clocks before they meet at the lock, so a claim may arrive with a second
-    // older than the one already counted. Counting it there would restart the count and let the
-    // newer second take its rate twice; it waits and is claimed again with a fresh reading.
-    if (next.rateSecond !== null && second < next.rateSecond)
-      return { ok: false, until: next.rateSecond * 1000, why: 'rate_limited' };
-    const used = next.rateSecond === second ? next.rateCount : 0;
-    // Fractional rates (0.5/s) allow one start per 1/rate seconds.
-    const perSecond = Math.max(1, Math.floor(rate));
-    if (used >= perSecond) return { ok: false, until: (second + 1) * 1000, why: 'rate_limited' };
-    if (rate < 1 && next.rateSecond !== null && second < next.rateSecond + Math.ceil(1 / rate))
-      return {
-        ok: false,
-        until: (next.rateSecond + Math.ceil(1 / rate)) * 1000,
-        why: 'rate_limited',
-      };
-    next = { ...next, rateSecond: second, rateCount: used + 1 };
+  if (rate === undefined) return { ok: true, health: next, sendAt: nowMs };
+  if (reserved !== undefined && nowMs <= reserved + SLOT_MARGIN_MS) {
+    if (nowMs < claimFrom(reserved))
+      return { ok: false, until: claimFrom(reserved), why: 'rate_limited', slot: reserved };
+    // A claim a little late still takes its slot and goes at once: the margin between slots
+    // absorbs it, and booking afresh would cost the whole backlog a write each time a worker lags.
+    return { ok: true, health: next, sendAt: Math.max(reserved, nowMs) };
   }
-  return { ok: true, health: next };
+  const booked = bookSlot(next, rate, nowMs);
+  if (nowMs >= claimFrom(booked.slot))
+    return { ok: true, health: { ...next, ...booked.slots }, sendAt: booked.slot };
+  // Held: only the booking is recorded; a probe the breaker would have let through is not spent.
+  return {
+    ok: false,
+    until: claimFrom(booked.slot),
+    why: 'rate_limited',
+    slot: booked.slot,
+    health: { ...health, ...booked.slots },
+  };
 }

@@ -1,9 +1,10 @@
 // One health record per endpoint, kept in the endpoint's twin beside its deliveries: where the
-// breaker stands, the current run of failures, and the attempts started in the current second.
+// breaker stands, the current run of failures, and the slots booked for its attempts (pace.ts).
 // Each change is an appended write, so a replay shows when and why an endpoint degraded, was
 // throttled, broke open, closed again or was disabled. A healthy endpoint whose attempts succeed
 // writes nothing: health costs a delivery nothing until something goes wrong.
 import { recordKind } from '../../state/record-kind.js';
+import type { Slots } from './pace.js';
 
 /**
  * `throttled`: the receiver answered 429/503 with Retry-After, and the vendor honours it, so the
@@ -11,7 +12,7 @@ import { recordKind } from '../../state/record-kind.js';
  */
 export type HealthState = 'healthy' | 'degraded' | 'throttled' | 'open' | 'half_open' | 'disabled';
 
-export interface EndpointHealthFields {
+export interface EndpointHealthFields extends Slots {
   endpointKind: string;
   endpointId: string;
   state: HealthState;
@@ -23,9 +24,6 @@ export interface EndpointHealthFields {
   failingSince: string | null;
   /** While open: when the next probe may go; while throttled: when the Retry-After ends. */
   pausedUntil: string | null;
-  /** The second (epoch s) the rate counter is for, and how many attempts started in it. */
-  rateSecond: number | null;
-  rateCount: number;
   /** Why the state last changed (e.g. "failing for 5 days, 12 failures"), and when. */
   reason: string | null;
   changedAt: string | null;
@@ -45,8 +43,9 @@ export function freshHealth(endpointKind: string, endpointId: string): EndpointH
     connectFailures: 0,
     failingSince: null,
     pausedUntil: null,
-    rateSecond: null,
-    rateCount: 0,
+    slotAnchor: null,
+    slotsBooked: 0,
+    slotRate: null,
     reason: null,
     changedAt: null,
   };

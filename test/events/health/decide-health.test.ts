@@ -1,4 +1,4 @@
-// The pure health decisions: the rate limit and breaker at claim time, and how each finished
+// The pure health decisions: the breaker at claim time, and how each finished
 // attempt moves an endpoint toward degraded, open, closed and disabled on the world clock.
 import { describe, expect, it } from 'vitest';
 import { builtInPacks } from '../../../packs/index.js';
@@ -45,40 +45,7 @@ function run(
   return { health, changes };
 }
 
-describe('rate limit', () => {
-  it('admits ratePerSecond starts in one second and names the next second for the rest', () => {
-    let h = freshHealth('k', 'e');
-    const answers = [0, 100, 200, 999, 1000].map((dt) => {
-      const a = admit(h, policy, T0 + dt);
-      if (a.ok) h = a.health;
-      return a.ok ? 'ok' : `${a.why}@${a.until - T0}`;
-    });
-    expect(answers).toEqual(['ok', 'ok', 'rate_limited@1000', 'rate_limited@1000', 'ok']);
-  });
-
-  it('a start read from an older second than the one counted waits: the newer second keeps its count', () => {
-    let h = freshHealth('k', 'e');
-    for (const dt of [1000, 1001]) {
-      const a = admit(h, policy, T0 + dt);
-      if (a.ok) h = a.health;
-    }
-    // Another host read its clock at 999 ms and reached the lock after these two.
-    const late = admit(h, policy, T0 + 999);
-    expect(late.ok ? 'ok' : `${late.why}@${late.until - T0}`).toBe('rate_limited@1000');
-    expect(admit(h, policy, T0 + 1002).ok).toBe(false);
-  });
-
-  it('a rate under one per second spaces starts by whole seconds', () => {
-    const slow = { source: 't', ratePerSecond: 0.5 };
-    let h = freshHealth('k', 'e');
-    const answers = [0, 1000, 2000].map((dt) => {
-      const a = admit(h, slow, T0 + dt);
-      if (a.ok) h = a.health;
-      return a.ok ? 'ok' : `wait@${a.until - T0}`;
-    });
-    expect(answers).toEqual(['ok', 'wait@2000', 'ok']);
-  });
-});
+// The rate limit's pacing (booked slots) is in pace.test.ts.
 
 describe('breaker', () => {
   it('opens after consecutive connection failures, not after HTTP errors', () => {

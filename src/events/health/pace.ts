@@ -1,0 +1,91 @@
+// Pacing an endpoint to its rate with booked slots on the world clock (GCRA without burst): each
+// attempt books the next free slot, and no two slots N apart are less than a second (plus a
+// margin) apart, so a receiver counting arrivals in any one-second window — sliding or calendar —
+// never sees more than N. A count per second would let the end of one second and the start of
+// the next add up, and a backlog released at a second's turn arrive as a burst.
+//
+// Slots are kept as an anchor and a count, not as a running sum of fractional intervals: slot k
+// is `anchor + ceil(k · span / N)`, exact in integer milliseconds, so slots k and k+N are exactly
+// `span` apart whatever N is (120/s does not divide 1000 ms evenly), on every host and replay.
+
+/**
+ * How far ahead of its slot an attempt may be claimed. The claim (a locked section, a store round
+ * trip) happens early, and the send then waits in the claiming process for its slot on the clock,
+ * so a slow claim does not make one request late and the next one on time.
+ */
+export const SLOT_LEAD_MS = 100;
+
+/**
+ * A held delivery falls due on a boundary of this many milliseconds before its slot's lead, so the
+ * deliveries of a backlog come due in batches a worker claims in one section, not one section per
+ * slot (400 a second across a few endpoints would queue sections behind the twin's lock).
+ */
+const SLOT_BATCH_MS = 50;
+
+/**
+ * How far past the claim a new slot lies at the least: room for the claim's commit, so an attempt
+ * claimed at its slot is not sent late (and the next on time) because the store took a while.
+ */
+export const SLOT_MIN_AHEAD_MS = 50;
+
+/** When a delivery holding `slot` falls due to be claimed. */
+export function claimFrom(slot: number): number {
+  return Math.floor((slot - SLOT_LEAD_MS) / SLOT_BATCH_MS) * SLOT_BATCH_MS;
+}
+
+/**
+ * Added to the second that N slots span (5% of the rate). A request leaves at its slot but reaches
+ * the receiver after signing and an HTTP write, whose time varies between requests. When one
+ * request is slower than the request N slots after it, the two land less than a second apart
+ * unless the slots were this much further apart. On a loaded machine the variation is larger
+ * than this margin (docs/endpoint-health.md, Limits); 50 ms covers an idle machine's few
+ * milliseconds many times over for 5% of the rate. The margin also lets a claim this late still
+ * take its slot (admit.ts).
+ */
+export const SLOT_MARGIN_MS = 50;
+
+/** The booked slots of one endpoint, kept on its health record. */
+export interface Slots {
+  /** Epoch ms of the first slot of the current run of booked slots; null before any. */
+  slotAnchor: number | null;
+  /** Slots booked since the anchor. */
+  slotsBooked: number;
+  /** The rate the run was booked at (an override may change it). */
+  slotRate: number | null;
+}
+
+/**
+ * Milliseconds from the anchor to slot k. Rates of one or more keep whole attempts per second (the
+ * floor: 2.5/s allows 2 in any second); slower rates space attempts 1/rate seconds apart.
+ */
+function offset(k: number, rate: number): number {
+  if (rate < 1) return Math.ceil((k * 1000) / rate);
+  return Math.ceil((k * (1000 + SLOT_MARGIN_MS)) / Math.floor(rate));
+}
+
+/** The first slot not booked yet; undefined before any was booked. */
+function nextFreeSlot(slots: Slots): number | undefined {
+  // A record written before slots existed has none of these fields.
+  const anchor = slots.slotAnchor ?? null;
+  const rate = slots.slotRate ?? null;
+  if (anchor === null || rate === null) return undefined;
+  return anchor + offset(slots.slotsBooked ?? 0, rate);
+}
+
+/**
+ * Books the next free slot at `nowMs`: the first one not booked, or the earliest a claim now can
+ * make when that lies further (an idle endpoint starts a new run; idle time earns no burst). A
+ * change of rate starts a new run after the slots already booked.
+ */
+export function bookSlot(
+  slots: Slots,
+  rate: number,
+  nowMs: number,
+): { slot: number; slots: Slots } {
+  const next = nextFreeSlot(slots);
+  const earliest = nowMs + SLOT_MIN_AHEAD_MS;
+  if (next !== undefined && next >= earliest && slots.slotRate === rate)
+    return { slot: next, slots: { ...slots, slotsBooked: (slots.slotsBooked ?? 0) + 1 } };
+  const anchor = Math.max(earliest, next ?? earliest);
+  return { slot: anchor, slots: { slotAnchor: anchor, slotsBooked: 1, slotRate: rate } };
+}
