@@ -120,7 +120,10 @@ export async function withWorld<T>(
   options: { create?: boolean } = {},
 ): Promise<T> {
   const target = typeof where === 'string' ? parseStore(where) : where;
-  const world = openStoreWorld(target, { clock: new RealClock(), create: options.create ?? true });
+  const world = await openStoreWorld(target, {
+    clock: new RealClock(),
+    create: options.create ?? true,
+  });
   let result: T;
   try {
     result = await fn(world);

@@ -11,74 +11,21 @@ import {
   type OptionSpec,
   type ParsedArgs,
 } from './command.js';
-import { exportCommand } from './commands/export.js';
-import { hashCommand } from './commands/hash.js';
-import { importCommand } from './commands/import.js';
-import { logCommand } from './commands/log.js';
-import { replayCommand } from './commands/replay.js';
-import { stateCommand } from './commands/state.js';
-import { writeCommand } from './commands/write.js';
-import { attemptsCommand, deliveriesCommand } from './commands/deliveries.js';
-import { recoverCommand, redeliverCommand } from './commands/recover.js';
-import { sendCommand } from './commands/send.js';
-import { serveCommand } from './commands/serve.js';
-import { upCommand } from './commands/up.js';
-import { tickCommand } from './commands/tick.js';
-import { schedulesCommand } from './commands/schedules.js';
-import { endpointsCommand } from './commands/endpoints.js';
-import { triggerCommand } from './commands/trigger.js';
-import { triggersCommand } from './commands/triggers.js';
-import { dispatchesCommand } from './commands/dispatches.js';
-import { demoCommand } from './commands/demo.js';
-import { walkCommand } from './commands/walk.js';
-import { workCommand } from './commands/work.js';
-import { verifyCommand } from './commands/verify.js';
-import { consoleCommand } from './commands/console.js';
 import { checkFlagValues } from './flags.js';
-import { listenCommand } from './commands/listen.js';
-import { tailCommand } from './commands/tail.js';
 import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 import { completionScript, SHELLS } from './completion.js';
 import { packageVersion } from './version.js';
-
-export const COMMANDS: readonly Command[] = [
-  demoCommand,
-  walkCommand,
-  writeCommand,
-  logCommand,
-  stateCommand,
-  hashCommand,
-  exportCommand,
-  importCommand,
-  replayCommand,
-  verifyCommand,
-  sendCommand,
-  endpointsCommand,
-  triggerCommand,
-  deliveriesCommand,
-  attemptsCommand,
-  recoverCommand,
-  redeliverCommand,
-  workCommand,
-  serveCommand,
-  upCommand,
-  triggersCommand,
-  dispatchesCommand,
-  tickCommand,
-  schedulesCommand,
-  consoleCommand,
-  tailCommand,
-  listenCommand,
-];
+import { COMMAND_NAMES, loadCommand, loadCommands } from './command-table.js';
 
 const EXIT_STATUS =
   'Exit status: 0 on success, 1 when the operation is refused or fails (the error is printed\non stderr as `error CODE: message (at path)`, or as JSON with --json), 2 on a usage error.\n';
 
-function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length), 'completion'.length);
+async function mainHelp(): Promise<string> {
+  const commands = await loadCommands();
+  const width = Math.max(...COMMAND_NAMES.map((n) => n.length), 'completion'.length);
   const lines = [
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'help'.padEnd(width)}  Show help for a command`,
     `  ${'completion'.padEnd(width)}  Print a completion script: completion bash|zsh|fish`,
   ];
@@ -166,10 +113,6 @@ function parserMessage(error: Error): string {
   return error.message.split('\n')[0] ?? error.message;
 }
 
-function find(name: string): Command | undefined {
-  return COMMANDS.find((c) => c.name === name);
-}
-
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   // Known before parsing succeeds, so that even a usage error comes out as JSON when asked.
   const wantsJson = argv.includes('--json');
@@ -180,7 +123,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return 0;
   }
   if (first === 'completion') {
-    const script = rest.length === 1 ? completionScript(rest[0]!, COMMANDS) : undefined;
+    const script = rest.length === 1 ? completionScript(rest[0]!, await loadCommands()) : undefined;
     if (script === undefined)
       return printUsageError(
         io,
@@ -192,16 +135,16 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return 0;
   }
   if (first === '--help' || first === '-h') {
-    await write(io.stdout, mainHelp());
+    await write(io.stdout, await mainHelp());
     return 0;
   }
   if (first === 'help') {
     const [topic, ...extra] = rest;
     if (topic === undefined) {
-      await write(io.stdout, mainHelp());
+      await write(io.stdout, await mainHelp());
       return 0;
     }
-    const command = find(topic);
+    const command = topic === undefined ? undefined : await loadCommand(topic);
     if (command === undefined || extra.length > 0) {
       return printUsageError(
         io,
@@ -213,7 +156,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     await write(io.stdout, commandHelp(command));
     return 0;
   }
-  const command = find(first);
+  const command = await loadCommand(first);
   if (command === undefined)
     return printUsageError(io, `unknown command "${first}"`, MAIN_HINT, wantsJson);
 

@@ -4,7 +4,6 @@
 // worlds; `?world=NAME` in the URL picks one (default "default"). The URL may carry a password, so
 // messages only ever show the store's label, which leaves it out.
 import { existsSync } from 'node:fs';
-import { PostgresBackend } from '../storage/postgres/index.js';
 import type { StorageBackend } from '../storage/port.js';
 import type { Clock } from '../world/clock.js';
 import { openWorld, type World } from '../world/world.js';
@@ -125,14 +124,20 @@ export function storeSpec(target: StoreTarget): string {
   return url.toString();
 }
 
-/** A backend for the store; undefined for SQLite, which the world opens itself from its root. */
-export function storeBackend(target: StoreTarget): StorageBackend | undefined {
-  return target.kind === 'postgres' ? new PostgresBackend(target.url, target.world) : undefined;
-}
-
 /** Whether a world may be there without opening it: a missing SQLite root holds none. */
 export function storeMayHoldWorld(target: StoreTarget): boolean {
   return target.kind === 'postgres' || existsSync(target.root);
+}
+
+/**
+ * A backend for a PostgreSQL store. The driver is loaded only here: a command on a SQLite root does
+ * not pay for compiling it at start-up.
+ */
+export async function pgBackend(
+  target: Extract<StoreTarget, { kind: 'postgres' }>,
+): Promise<StorageBackend> {
+  const { PostgresBackend } = await import('../storage/postgres/index.js');
+  return new PostgresBackend(target.url, target.world);
 }
 
 /**
@@ -140,11 +145,11 @@ export function storeMayHoldWorld(target: StoreTarget): boolean {
  * root; on PostgreSQL the backend connects (and migrates) on first use, so connection refusals come
  * from the first read or write.
  */
-export function openStoreWorld(
+export async function openStoreWorld(
   target: StoreTarget,
   options: { clock: Clock; create?: boolean },
-): World {
+): Promise<World> {
   if (target.kind === 'sqlite')
     return openWorld({ root: target.root, clock: options.clock, create: options.create ?? true });
-  return openWorld({ root: target.label, clock: options.clock, backend: storeBackend(target)! });
+  return openWorld({ root: target.label, clock: options.clock, backend: await pgBackend(target) });
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMON_OPTIONS } from '../../src/cli/command.js';
-import { COMMANDS } from '../../src/cli/run.js';
+import { COMMAND_NAMES, loadCommands } from '../../src/cli/command-table.js';
 import { cli } from './in-process.js';
 
 /** A value each string flag refuses, or null for free text that has no malformed form. */
@@ -76,6 +76,9 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
   },
 };
 
+// The CLI loads one command per process (src/cli/command-table.ts); the table is read whole here.
+const COMMANDS = await loadCommands();
+
 const dir = mkdtempSync(join(tmpdir(), 'twinworld-flags-'));
 const missingRoot = join(dir, 'never-created');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,6 +97,10 @@ const rows = Object.entries(BAD).flatMap(([command, flags]) =>
 );
 
 describe('flag values', () => {
+  it('the lazy command table loads each command under the name it is looked up by', () => {
+    expect(COMMANDS.map((c) => c.name)).toEqual(COMMAND_NAMES);
+  });
+
   it('the table names every string flag of every command, and nothing else', () => {
     expect(rows.map((r) => `${r.command} --${r.flag}`).sort()).toEqual(stringFlags());
   });

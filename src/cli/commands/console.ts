@@ -68,7 +68,7 @@ export const consoleCommand: Command = {
     const clock = clockOption(stringOption(args, 'clock'));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
     const stopped = untilSignal();
-    const world = openStoreWorld(args.store, { clock, create: false });
+    const world = await openStoreWorld(args.store, { clock, create: false });
     try {
       for (const pack of builtInPacks) registerPack(world, pack);
       const dispatcher = new Dispatcher(world, { autoDispatch: false });

@@ -82,7 +82,7 @@ export const listenCommand: Command = {
     const paint = painter(colourOn(io, args.json));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
     const stopped = untilSignal();
-    const world = openStoreWorld(args.store, { clock: new RealClock() });
+    const world = await openStoreWorld(args.store, { clock: new RealClock() });
     try {
       for (const p of builtInPacks) registerPack(world, p);
       const decl = builtInPacks.find((p) => p.name === pack.name)!.events!;

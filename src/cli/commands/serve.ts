@@ -166,7 +166,7 @@ export const serveCommand: Command = {
       file !== undefined ? loadServeConfig(file) : configFromFlags(flags),
       args,
     );
-    const world = openStoreWorld(args.store, { clock: new RealClock() });
+    const world = await openStoreWorld(args.store, { clock: new RealClock() });
     let serve;
     try {
       serve = await startServe({

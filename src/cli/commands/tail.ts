@@ -67,7 +67,7 @@ export const tailCommand: Command = {
     if (pollMs === 0) throw new UsageError('--poll must be at least 1 ms');
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
     const stopped = untilSignal();
-    const world = openStoreWorld(args.store, { clock: new RealClock(), create: false });
+    const world = await openStoreWorld(args.store, { clock: new RealClock(), create: false });
     try {
       for (const pack of builtInPacks) registerPack(world, pack);
       const records = recordTypes(world);

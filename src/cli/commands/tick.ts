@@ -97,7 +97,7 @@ export const tickCommand: Command = {
       );
     // --now runs the whole tick on a clock stopped at that instant: occurrences, records and a
     // newly stored subscription's cursor all agree on what "now" is.
-    const world = openStoreWorld(args.store, {
+    const world = await openStoreWorld(args.store, {
       clock: now === undefined ? new RealClock() : new VirtualClock(now),
     });
     const answers: TickAnswer[] = await (async () => {

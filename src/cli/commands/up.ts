@@ -82,7 +82,7 @@ export const upCommand: Command = {
     const clockKind = stringOption(args, 'clock') ?? 'virtual';
     if (clockKind !== 'virtual' && clockKind !== 'real')
       throw new UsageError(`--clock must be virtual or real, got "${clockKind}"`);
-    const world = openStoreWorld(args.store, {
+    const world = await openStoreWorld(args.store, {
       clock: clockKind === 'real' ? new RealClock() : new VirtualClock(new RealClock().now()),
     });
     for (const pack of builtInPacks) registerPack(world, pack);

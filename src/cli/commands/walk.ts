@@ -11,7 +11,7 @@ import { formatReport, type FormatOptions } from '../../walk/format-report.js';
 import { loadWalkModule, runWalkModule } from '../../walk/walk-module.js';
 import type { Walk } from '../../walk/walk.js';
 import type { StorageBackend } from '../../storage/port.js';
-import { storeBackend } from '../store.js';
+import { pgBackend } from '../store.js';
 import {
   stringOption,
   type CliIO,
@@ -80,7 +80,7 @@ export async function withWalkRoot<T>(
     }
     return fn({ root: dir, flag: `--root ${dir}` }, true);
   }
-  const backend = storeBackend(store)!;
+  const backend = await pgBackend(store);
   try {
     const twins = await backend.listTwins();
     if (twins.length > 0) {

@@ -125,13 +125,25 @@ async function startWorker(store: Store, label: string, leaseMs = LEASE): Promis
   return { child, lines, exited, owner: owner! };
 }
 
+/**
+ * The test's own view of a store, opened once per test and read many times while it polls the
+ * ledger (a world opened per look cost a connection, and on PostgreSQL a schema check, four times a
+ * second). It reads what the worker processes commit as any other process's world does.
+ */
+const views = new Map<Store, Schedules>();
+afterEach(async () => {
+  const open = [...views.values()];
+  views.clear();
+  await Promise.all(open.map((s) => s.world.close()));
+});
+
 async function withSchedules<T>(store: Store, fn: (s: Schedules) => Promise<T>): Promise<T> {
-  const world = store.open();
-  try {
-    return await fn(new Schedules({ world, leaseMs: LEASE }));
-  } finally {
-    await world.close();
+  let schedules = views.get(store);
+  if (schedules === undefined) {
+    schedules = new Schedules({ world: store.open(), leaseMs: LEASE });
+    views.set(store, schedules);
   }
+  return fn(schedules);
 }
 
 const ms = (iso: string | null): number => Date.parse(iso!);
