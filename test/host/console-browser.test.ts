@@ -111,7 +111,8 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       await page.keyboard.press('Enter');
       const first = page.locator('.attempt[data-attempt="1"]');
       await expect.poll(() => first.count()).toBe(1);
-      expect(await first.locator('.attempt-status').textContent()).toBe('200');
+      // The attempt shows as soon as it is claimed; its status once the send is recorded.
+      await expect.poll(() => first.locator('.attempt-status').textContent()).toBe('200');
       await first.locator('summary').click();
       expect(await first.locator('table.headers').textContent()).toMatch(
         /Stripe-Signature\s*t=\d+,v1=[0-9a-f]{64}/,
@@ -120,7 +121,8 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       await page.click('#redeliver');
       const second = page.locator('.attempt[data-attempt="2"]');
       await expect.poll(() => second.count(), { timeout: 15_000 }).toBe(1);
-      expect(await second.locator('.attempt-status').textContent()).toBe('200');
+      // The attempt shows as soon as it is claimed; its status once the send is recorded.
+      await expect.poll(() => second.locator('.attempt-status').textContent()).toBe('200');
       const landed = receiver.requests.slice(before);
       expect(landed.map((r) => r.url)).toEqual([path, path]);
       for (const r of landed)
@@ -133,7 +135,8 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       await page.click('#redeliver');
       const third = page.locator('.attempt[data-attempt="3"]');
       await expect.poll(() => third.count(), { timeout: 15_000 }).toBe(1);
-      expect(await third.locator('.attempt-status').textContent()).toBe('202');
+      // The attempt shows as soon as it is claimed; its status once the send is recorded.
+      await expect.poll(() => third.locator('.attempt-status').textContent()).toBe('202');
       expect(elsewhere.requests.at(-1)?.url).toBe('/other');
       expect(receiver.requests.length).toBe(before + 2);
 
