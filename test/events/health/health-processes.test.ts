@@ -20,7 +20,7 @@ import { postgresUrl } from '../../storage/postgres-url.js';
 
 const DAY = 24 * 3600_000;
 /** How far above the rate a receiver's one-second window may go from send jitter alone (see below). */
-const RECEIVER_JITTER = 1.2;
+const RECEIVER_JITTER = 1.25;
 const HEALTH_WORKER = resolve('dist/test/support/health-worker.js');
 
 function worldSpec(name: string): string {
@@ -181,9 +181,8 @@ describe('endpoint health across processes on PostgreSQL', () => {
     expect(held.length).toBeGreaterThan(0);
     // At the receiver the slots arrive with each sender's scheduling jitter on a loaded machine
     // (a request can reach the receiver later than the one N slots after it), which the 50 ms
-    // slot margin does not always absorb: measured 40–42 for 40/s on the final code against
-    // 65–76 before slots (docs/endpoint-health.md). The bound here is the rate plus that jitter,
-    // a fifth; the per-claim-second count it replaced passed at 1.3–1.9x the rate.
+    // slot margin does not always absorb: up to 1.16x the rate measured (139 for 120/s in CI).
+    // So arrivals are held to the rate plus a quarter; before slots they reached 1.3–1.9x.
     for (let i = 0; i < rates.length; i++)
       expect(windows[i], `endpoint ${i} at ${rates[i]}/s`).toBeLessThanOrEqual(
         Math.floor(rates[i]! * RECEIVER_JITTER),
