@@ -18,6 +18,11 @@ const CHROMIUM = '/usr/bin/chromium';
 const REPORTS = resolve('reports/console');
 const stripe = new Stripe('sk_test_twinworld');
 const hasChromium = existsSync(CHROMIUM);
+/**
+ * How long the page may take to show what the server pushed (the live stream, a redraw): a bound
+ * for a loaded machine, not a guess at the time it takes; every wait ends as soon as it holds.
+ */
+const LIVE = { timeout: 15_000 };
 if (!hasChromium)
   console.warn(
     `console browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`,
@@ -88,7 +93,7 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       const requested: string[] = [];
       page.on('request', (r) => requested.push(r.url()));
       await page.goto(url);
-      await expect.poll(() => page.textContent('#status')).toBe('live');
+      await expect.poll(() => page.textContent('#status'), LIVE).toBe('live');
       expect(await page.locator('tr[data-delivery]').count()).toBe(0);
 
       // Another process queues and sends it; the page learns of it through the heads alone.
@@ -103,16 +108,16 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       expect(sent.stderr).toBe('');
       const deliveryId = (JSON.parse(sent.stdout) as { queued: { id: string }[] }).queued[0]!.id;
       const row = page.locator(`tr[data-delivery="${deliveryId}"]`);
-      await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
-      await expect.poll(() => row.locator('td').nth(4).textContent()).toBe('succeeded');
+      await expect.poll(() => row.count(), LIVE).toBe(1);
+      await expect.poll(() => row.locator('td').nth(4).textContent(), LIVE).toBe('succeeded');
 
       // By keyboard: focus the row, Enter opens the attempts.
       await row.focus();
       await page.keyboard.press('Enter');
       const first = page.locator('.attempt[data-attempt="1"]');
-      await expect.poll(() => first.count()).toBe(1);
+      await expect.poll(() => first.count(), LIVE).toBe(1);
       // The attempt shows as soon as it is claimed; its status once the send is recorded.
-      await expect.poll(() => first.locator('.attempt-status').textContent()).toBe('200');
+      await expect.poll(() => first.locator('.attempt-status').textContent(), LIVE).toBe('200');
       await first.locator('summary').click();
       expect(await first.locator('table.headers').textContent()).toMatch(
         /Stripe-Signature\s*t=\d+,v1=[0-9a-f]{64}/,
@@ -120,9 +125,9 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
 
       await page.click('#redeliver');
       const second = page.locator('.attempt[data-attempt="2"]');
-      await expect.poll(() => second.count(), { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => second.count(), LIVE).toBe(1);
       // The attempt shows as soon as it is claimed; its status once the send is recorded.
-      await expect.poll(() => second.locator('.attempt-status').textContent()).toBe('200');
+      await expect.poll(() => second.locator('.attempt-status').textContent(), LIVE).toBe('200');
       const landed = receiver.requests.slice(before);
       expect(landed.map((r) => r.url)).toEqual([path, path]);
       for (const r of landed)
@@ -134,9 +139,9 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       await page.fill('#redeliver-to', `${elsewhere.url}/other`);
       await page.click('#redeliver');
       const third = page.locator('.attempt[data-attempt="3"]');
-      await expect.poll(() => third.count(), { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => third.count(), LIVE).toBe(1);
       // The attempt shows as soon as it is claimed; its status once the send is recorded.
-      await expect.poll(() => third.locator('.attempt-status').textContent()).toBe('202');
+      await expect.poll(() => third.locator('.attempt-status').textContent(), LIVE).toBe('202');
       expect(elsewhere.requests.at(-1)?.url).toBe('/other');
       expect(receiver.requests.length).toBe(before + 2);
 
