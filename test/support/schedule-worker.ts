@@ -2,7 +2,8 @@
 // kind with the built-in `record` and `wait` routines, on wall time, until SIGTERM (it then stops
 // claiming, finishes what it holds and exits 0) or SIGKILL.
 //   schedule-worker <sqlite ROOT | postgres URL WORLD> <owner> <leaseMs>
-// Prints "ready <owner>" once it works, then "run <occurrence> <fence>" as each run starts.
+// Prints "ready <owner>" once it works, "run <occurrence> <fence>" as each run starts, and a line
+// per item claimed and per report.
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { Schedules, scheduleWork } from '../../src/triggers/schedules/index.js';
@@ -39,7 +40,16 @@ const schedules = new Schedules({
   hostBeatMs: 500,
   hostLabel: `pid:${process.pid}`,
 });
-const worker = new Worker(world, [scheduleWork(schedules)], { owner: owner!, leaseMs, pollMs: 20 });
+const worker = new Worker(world, [scheduleWork(schedules)], {
+  owner: owner!,
+  leaseMs,
+  pollMs: 20,
+  // What it took and what that came to: a test whose wait runs out shows these lines.
+  onClaim: (_kind, item) =>
+    process.stdout.write(`claim ${item.id} due ${item.dueAt} at ${new Date().toISOString()}\n`),
+  onReport: (report) =>
+    process.stdout.write(`report ${report.id} ${report.outcome} at ${new Date().toISOString()}\n`),
+});
 worker.start();
 process.stdout.write(`ready ${owner}\n`);
 

@@ -148,6 +148,40 @@ async function withSchedules<T>(store: Store, fn: (s: Schedules) => Promise<T>):
 
 const ms = (iso: string | null): number => Date.parse(iso!);
 
+/**
+ * Waits like vi.waitFor, and when the wait runs out says what the store and the workers showed:
+ * the ledger row by row and each worker's last lines. A wait that fails on a loaded CI machine
+ * then tells whether a worker stalled, lost its lease or never saw the work.
+ */
+async function waitShowing(
+  store: Store,
+  workers: readonly Proc[],
+  check: () => Promise<void>,
+  timeout: number,
+): Promise<void> {
+  try {
+    await vi.waitFor(check, { timeout, interval: 100 });
+  } catch (error) {
+    const rows = await withSchedules(store, async (s) => {
+      const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 });
+      return items.map((r) =>
+        [r.nominalAt, r.state, r.outcome, r.reason, r.owner, r.fence, r.leaseUntil, r.runId].join(
+          ' ',
+        ),
+      );
+    }).catch((e: unknown) => [`ledger unreadable: ${String(e)}`]);
+    const tails = workers.map(
+      (w) =>
+        `${w.owner} (exit ${String(w.child.exitCode ?? w.child.signalCode)}): ${w.lines.slice(-20).join(' | ')}`,
+    );
+    const at = new Date().toISOString();
+    throw new Error(
+      `${(error as Error).message}\nat ${at}, ledger (nominal state outcome reason owner fence lease run):\n${rows.join('\n')}\nworkers:\n${tails.join('\n')}`,
+      { cause: error },
+    );
+  }
+}
+
 /** The most runs that were launched and not yet finished at one moment, by the ledger. */
 function maxConcurrent(rows: readonly FireView[]): number {
   const edges = rows
@@ -204,7 +238,9 @@ for (const { name, make } of stores) {
         // Stopped once the ledger shows what the policy is checked on and both hosts have beaten
         // (read from the store), not after a guessed 7 s that a loaded machine may not fill.
         const owners = workers.map((w) => w.owner);
-        await vi.waitFor(
+        await waitShowing(
+          store,
+          workers,
           async () => {
             const { seen, beaten } = await withSchedules(store, async (s) => ({
               seen: (await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 }))
@@ -214,7 +250,7 @@ for (const { name, make } of stores) {
             expect(owners.every((o) => beaten.includes(o))).toBe(true);
             expect(policyShown(overlap, seen, owners)).toBe(true);
           },
-          { timeout: 50_000, interval: 250 },
+          50_000,
         );
         for (const w of workers) w.child.kill('SIGTERM');
         expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
@@ -314,14 +350,16 @@ for (const { name, make } of stores) {
       expect(await a.exited).toBe('SIGKILL');
       // The take-over is its run at fence 2, seen running or already done (a look that comes late
       // on a loaded machine must not miss a 3 s run).
-      await vi.waitFor(
+      await waitShowing(
+        store,
+        workers,
         () =>
           withSchedules(store, async (s) => {
             const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` }))
               .items;
             expect(row?.owner).toBe(b.owner);
           }),
-        { timeout: 30_000, interval: 50 },
+        30_000,
       );
       await withSchedules(store, async (s) => {
         const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
