@@ -52,6 +52,9 @@ export interface ScheduledLater {
   readonly at: string;
 }
 
+/** The longest pause between rounds while the store keeps failing them. */
+const RETRY_ROUND_MAX_MS = 5000;
+
 interface Running {
   readonly key: string;
   readonly done: Promise<void>;
@@ -165,18 +168,44 @@ export class Worker {
 
   private async loopUntil(until: 'stopped' | 'all' | 'now'): Promise<void> {
     const heads = new Map<string, number>();
+    let failures = 0;
     while (!this.stopping) {
-      const started = await this.claimRound();
-      if (started > 0) continue;
-      if (until !== 'stopped' && this.running.size === 0) {
-        // Nothing started this round: everything due now ran or claimed nothing.
-        if (until === 'all' && (await this.nextDue()) === undefined) return;
-        if (until === 'now' && (await this.nextInFlight()) === undefined) return;
+      try {
+        const started = await this.claimRound();
+        failures = 0;
+        if (started > 0) continue;
+        if (until !== 'stopped' && this.running.size === 0) {
+          // Nothing started this round: everything due now ran or claimed nothing.
+          if (until === 'all' && (await this.nextDue()) === undefined) return;
+          if (until === 'now' && (await this.nextInFlight()) === undefined) return;
+        }
+        // Every slot taken: only a finish frees one, and it wakes the loop; nothing to read meanwhile.
+        if (this.occupied() >= this.concurrency) await this.waitForSlot();
+        else await this.waitForWork(heads);
+      } catch (error) {
+        // A run until idle answers its caller. A long-lived worker outlives a store that failed
+        // one round (locked past its busy timeout, a dropped connection): it says so and tries
+        // again, backing off, instead of taking the process down with work still queued.
+        if (until !== 'stopped') throw error;
+        this.world.reportError(error, 'worker');
+        await this.rest(Math.min(RETRY_ROUND_MAX_MS, this.pollMs * 2 ** Math.min(++failures, 10)));
       }
-      // Every slot taken: only a finish frees one, and it wakes the loop; nothing to read meanwhile.
-      if (this.occupied() >= this.concurrency) await this.waitForSlot();
-      else await this.waitForWork(heads);
     }
+  }
+
+  /** Sleeps `ms` of wall time (pacing after a failed round, never a decision), or until stop(). */
+  private rest(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = () => {
+        if (this.stopping) done();
+      };
+    });
   }
 
   /** One pass over every kind: starts what is due, up to the free slots. */

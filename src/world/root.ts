@@ -127,6 +127,12 @@ export function storageRefusal(error: unknown, root: string): TwinError | undefi
   if (error instanceof TwinError) return undefined;
   const code = errno(error);
   if (code !== undefined && FULL_CODES.test(code)) return diskFull(root, code, error);
+  if (code !== undefined && code.startsWith('SQLITE_BUSY'))
+    return new TwinError(
+      'STORE_BUSY',
+      `another process held a twin's database in the world at ${root} locked for longer than the busy timeout (${code}); nothing was written — retry, or find the process holding it (a long export, a stopped process)`,
+      { path: 'root', details: { code }, cause: error },
+    );
   if (code === undefined || !STORAGE_CODES.test(code)) return undefined;
   if (code === 'ENOTDIR') return notAFolder(root, 'a part of its path');
   return readOnly(root, code, error);

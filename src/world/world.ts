@@ -170,7 +170,11 @@ export class World implements TwinHost {
   }
 
   reportError(error: unknown, where: string): void {
-    this.onError(error, where);
+    // The SQLite driver's own errors (a full disk, a lock held too long) read as the typed refusal
+    // the CLI prints for them; other codes (a routine's, a socket's) are not the root's to explain.
+    const code = (error as { code?: unknown } | null)?.code;
+    const driver = typeof code === 'string' && code.startsWith('SQLITE_');
+    this.onError((driver ? storageRefusal(error, this.root) : undefined) ?? error, where);
   }
 
   /**

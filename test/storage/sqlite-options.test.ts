@@ -1,5 +1,6 @@
 // SqliteOptions are checked when the backend is made, before any file opens: a pragma value is
 // interpolated into SQL, so anything but a whole number of pages is refused with its path.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,4 +45,41 @@ describe('SqliteOptions.walAutocheckpoint', () => {
     db.close();
     await world.close();
   });
+});
+
+describe('SqliteOptions.busyTimeoutMs', () => {
+  // The driver's own default is 5 s; the option held only from the third pragma on, so a twin
+  // whose file another process held locked at open failed after 5 s whatever the option said
+  // (a `work` process died so on a loaded machine, opening a twin while another one recovered it).
+  it('holds from the first statement: a twin locked at open for longer than 5 s is waited for', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'twinworld-sqlite-options-'));
+    dirs.push(root);
+    await openWorld({ root }).close();
+    // A twin file in rollback-journal mode, locked by another process (the open blocks this one's
+    // event loop, as a synchronous driver does): switching it to WAL must wait for the lock.
+    const file = join(root, 'twins', 't.db');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(${JSON.stringify(file)});
+         db.exec('CREATE TABLE held (x); BEGIN EXCLUSIVE; INSERT INTO held VALUES (1)');
+         console.log('held');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 5500);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const released = new Promise((resolve) => holder.on('exit', resolve));
+    const world = openWorld({ root, sqlite: { busyTimeoutMs: 20_000 } });
+    const entry = await world.twin('t').applyWrite({
+      operation: 'item.create',
+      subjectType: 'item',
+      subjectId: 'i1',
+      fields: {},
+    });
+    await released;
+    expect(entry.seq).toBe(1);
+    await world.close();
+  }, 30_000);
 });

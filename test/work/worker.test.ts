@@ -1,9 +1,13 @@
 // The worker on real SQLite files: it finds work another process queued, retries that fell due
 // after a restart (from the store, not a timer), takes over only claims whose lease lapsed, and
-// a sender that lost its claim keeps what it saw without moving the record.
+// a sender that lost its claim keeps what it saw without moving the record; a long-lived worker
+// outlives a round the store failed.
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { deliveryWork } from '../../src/events/delivery-work.js';
+import { TwinError } from '../../src/errors.js';
+import { loadDriver } from '../../src/storage/sqlite/sqlite-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import { Worker } from '../../src/work/worker.js';
@@ -154,6 +158,40 @@ describe('the worker', () => {
     expect(
       commits.filter((ops) => ops.includes('delivery.claim') && ops.includes('delivery.finish')),
     ).toHaveLength(2);
+    await host.world.close();
+  });
+
+  it('a long-lived worker outlives a round the store failed: it reports STORE_BUSY, backs off, and sends once the lock is gone', async () => {
+    const root = freshRoot();
+    const clock = new VirtualClock(DISPATCH_T0);
+    const errors: unknown[] = [];
+    const host = await dispatchHarness(() => 200, {
+      world: openWorld({
+        root,
+        clock,
+        seed: 'busy',
+        sqlite: { busyTimeoutMs: 50 },
+        onError: (error) => errors.push(error),
+      }),
+      clock,
+      autoDispatch: false,
+    });
+    await host.create('cus_1');
+    // Another process's connection takes the twin's write lock and keeps it past the busy timeout.
+    const Database = loadDriver();
+    const other = new Database(join(root, 'twins', `${host.twin.name}.db`));
+    other.exec('BEGIN EXCLUSIVE');
+    const worker = new Worker(host.world, deliveryWork(host.dispatcher), { pollMs: 10 });
+    worker.start();
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+    expect(host.received).toHaveLength(0);
+    expect(errors[0]).toBeInstanceOf(TwinError);
+    expect(errors[0]).toMatchObject({ code: 'STORE_BUSY' });
+    other.exec('COMMIT');
+    other.close();
+    await vi.waitFor(() => expect(host.received).toHaveLength(1), { timeout: 10_000 });
+    await worker.stop();
+    expect((await host.twin.list('delivery')).map((d) => d.fields.state)).toEqual(['succeeded']);
     await host.world.close();
   });
 

@@ -116,10 +116,12 @@ class SqliteTwin implements SyncEngine, SyncTx {
     options: SqliteOptions,
   ) {
     const Driver = loadDriver();
-    this.db = new Driver(file);
+    // The busy timeout is the driver's option, not a pragma after the others: opening a database
+    // another process is checkpointing or recovering (after a SIGKILL) must wait like any write,
+    // and `journal_mode = WAL` is the first statement that can meet that lock.
+    this.db = new Driver(file, { timeout: options.busyTimeoutMs ?? 30_000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 30_000}`);
     if (options.walAutocheckpoint !== undefined)
       this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpoint}`);
     this.db.exec(SCHEMA);

@@ -85,9 +85,9 @@ export class SqliteSecretStore implements SecretStore {
       if (!existsSync(this.file)) closeSync(openSync(this.file, 'a', 0o600));
       chmodSync(this.file, 0o600);
       const Driver = loadDriver();
-      const db = new Driver(this.file);
+      // The busy timeout as the driver's option holds from the first statement (see sqlite-backend).
+      const db = new Driver(this.file, { timeout: this.options.busyTimeoutMs ?? 30_000 });
       db.pragma('journal_mode = WAL');
-      db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 30_000}`);
       db.exec(SCHEMA);
       this.db = db;
       this.stmt = prepare(db);
