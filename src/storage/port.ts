@@ -100,10 +100,13 @@ export interface StoreTx {
   wake?(): void;
 }
 
-/** A conditional commit (StoreTx.expect) found the head or the meta value moved: nothing was written. */
+/**
+ * A write section must run again, nothing written: a conditional commit (StoreTx.expect) found the
+ * head or the meta value moved, or the store aborted the section to break a deadlock with another.
+ */
 export class HeadMoved extends Error {
-  constructor(twin: string) {
-    super(`twin "${twin}": another process appended since this process last looked`);
+  constructor(twin: string, why = 'another process appended since this process last looked') {
+    super(`twin "${twin}": ${why}`);
     this.name = 'HeadMoved';
   }
 }

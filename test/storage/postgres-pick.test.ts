@@ -3,7 +3,9 @@
 // work — two hosts' batches claim disjoint deliveries that each go out once, and a resolve with a
 // stamp is answered from the secret rows read under the same stamp.
 import { describe, expect, it } from 'vitest';
+import { HeadMoved } from '../../src/storage/port.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { twinLockKey } from '../../src/storage/postgres/lock-key.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
 import { DISPATCH_T0, dispatchHarness } from '../support/dispatch-harness.js';
@@ -97,6 +99,57 @@ describe('PostgreSQL: picks of due work', () => {
     } finally {
       await a.world.close();
       await b.world.close();
+    }
+  });
+});
+
+describe('PostgreSQL: a deadlock between a pick and the lock', () => {
+  it('the section PostgreSQL aborts ends HeadMoved, to run again, not STORE_FAILED', async () => {
+    const db = await createDatabase('pick');
+    const world = uniqueName('w');
+    const backend = await PostgresBackend.open(db.url, world);
+    try {
+      const store = await backend.openTwin('t');
+      await store.transact((tx) =>
+        tx.putResource(resource('job', 'j1', 1, { n: 1 }), {
+          remove: [],
+          add: [{ name: 'due', key: KEY }],
+        }),
+      );
+      // Another host's section holds the twin's lock; this one picks the due row (locking it,
+      // ahead of the lock) and waits at the lock; then the other writes that row and waits on it.
+      await asSuperuser(db.name, async (other) => {
+        await other.query('BEGIN');
+        await other.query(`SELECT pg_advisory_xact_lock(${twinLockKey(world, 't')})`);
+        const section = store.transact(async (tx) => {
+          await tx.pickUpTo!('job', 'due', KEY, 1);
+          return tx.head();
+        });
+        const outcome = section.then(
+          () => 'committed',
+          (error: unknown) => error,
+        );
+        for (;;) {
+          const waiting = await other.query(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          );
+          if (waiting.rowCount! > 0) break;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        // PostgreSQL aborts the one that waited first — this section — after deadlock_timeout.
+        await other.query('UPDATE twinworld.lookups SET key = key WHERE world = $1 AND twin = $2', [
+          world,
+          't',
+        ]);
+        await other.query('ROLLBACK');
+        const error = await outcome;
+        expect(error).toBeInstanceOf(HeadMoved);
+        expect(String(error)).toMatch(/deadlock/);
+      });
+      // Nothing of it stayed: the store goes on.
+      expect(await store.transact((tx) => tx.pickUpTo!('job', 'due', KEY, 1))).toHaveLength(1);
+    } finally {
+      await backend.close();
     }
   });
 });

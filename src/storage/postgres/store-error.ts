@@ -183,3 +183,12 @@ export function operationError(
     { details, cause: error },
   );
 }
+
+/**
+ * Whether PostgreSQL aborted the statement to break a deadlock (40P01). A section's due-work pick
+ * locks its index rows before the twin's lock, so a section holding that lock can wait on a row a
+ * waiting picker holds; the server aborts one of the two whole, and the section may simply run again.
+ */
+export function aborted(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40P01';
+}

@@ -6,13 +6,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
-import type { Awaitable, StoreScope, StoreTx, TwinStore } from '../port.js';
+import {
+  HeadMoved,
+  type Awaitable,
+  type StoreScope,
+  type StoreTx,
+  type TwinStore,
+} from '../port.js';
 import type { Client, Connection } from './connection.js';
 import { twinLockKey } from './lock-key.js';
 import { Reads } from './reads.js';
 import { PostgresTx } from './section.js';
 import { lit, toResource, type ResourceRow } from './sql-text.js';
-import { operationError, storeError } from './store-error.js';
+import { aborted, operationError, storeError } from './store-error.js';
 import { scopeTenant } from './tenant.js';
 
 const STREAM_BATCH = 500;
@@ -84,7 +90,10 @@ export class PostgresTwinStore implements TwinStore {
       this.name,
       this.beginStatements(tenant, readOnly),
       tenant,
-      (error) => operationError(error, this.conn.endpoint, this.name, tenant),
+      (error) =>
+        aborted(error)
+          ? new HeadMoved(this.name, 'PostgreSQL aborted this section to break a deadlock')
+          : operationError(error, this.conn.endpoint, this.name, tenant),
       readOnly,
     );
     let broken = false;
