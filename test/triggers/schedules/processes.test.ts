@@ -102,13 +102,23 @@ afterEach(() => {
 
 async function startWorker(store: Store, label: string, leaseMs = LEASE): Promise<Proc> {
   const { argv, owner: ownerOf } = store.worker(label, leaseMs);
-  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let partial = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     const parts = (partial + chunk).split('\n');
     partial = parts.pop()!;
     lines.push(...parts);
+  });
+  // What it reports as failing goes with its lines: a stalled worker's story is in its stderr.
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    process.stderr.write(chunk);
+    lines.push(
+      ...chunk
+        .trimEnd()
+        .split('\n')
+        .map((l) => `stderr: ${l}`),
+    );
   });
   const exited = new Promise<number | string | null>((resolve) =>
     child.on('exit', (code, signal) => resolve(signal ?? code)),
