@@ -345,40 +345,48 @@ describe('export from one backend, import into the other', () => {
 });
 
 describe('import racing a writer on PostgreSQL', () => {
-  it('is IMPORT_CONFLICT with how much was kept, never the store’s own words', async () => {
-    // a 6k-entry log, exported from a SQLite root
-    const source = join(dir, 'race-source');
-    const batch = (from: number): string =>
-      JSON.stringify(Array.from({ length: 500 }, (_, k) => JSON.parse(customer(`c${from + k}`))));
-    for (let i = 0; i < 6_000; i += 500)
-      expect((await tw(['write', 'stripe', '--root', source], { input: batch(i) })).status).toBe(0);
-    const file = join(dir, 'race.jsonl');
-    expect((await tw(['export', 'stripe', '--root', source, '--out', file])).status).toBe(0);
-    const store = inWorld(db.url);
-    const world = new URL(store).searchParams.get('world')!;
-    const importing = tw(['import', 'stripe', file, '--store', store]);
-    // the writer starts once the import has committed its first batch, so they race mid-import
-    for (let waited = 0; waited < 60_000; waited += 20) {
-      // (before the import's first connection, the schema may not exist yet)
-      const head = await asSuperuser(db.name, (c) =>
-        c.query('SELECT head::int AS head FROM twinworld.twins WHERE world = $1', [world]),
-      ).catch(() => ({ rows: [] as { head: number }[] }));
-      if ((head.rows[0]?.head ?? 0) >= 1000) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const writer = spawn(
-      process.execPath,
-      [resolve('dist/test/support/append-worker.js'), store, 'stripe'],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    const imported = await importing;
-    writer.kill('SIGKILL');
-    expect(imported.status).toBe(1);
-    expect(imported.stderr).toMatch(/^error IMPORT_CONFLICT: /);
-    expect(imported.stderr).toMatch(
-      /another process appended to it while the import ran.*; \d+ entries were kept/,
-    );
-  });
+  // Four CLI processes and a 6k-entry import: on a loaded 2-core machine (two test files at once,
+  // each process's start-up seconds long) this needs more than the suite's default minute.
+  it(
+    'is IMPORT_CONFLICT with how much was kept, never the store’s own words',
+    { timeout: 180_000 },
+    async () => {
+      // a 6k-entry log, written by one process and exported from a SQLite root (twelve writer
+      // processes of 500 entries each spent most of the minute starting up under load)
+      const source = join(dir, 'race-source');
+      const entries = Array.from({ length: 6_000 }, (_, k) => JSON.parse(customer(`c${k}`)));
+      expect(
+        (await tw(['write', 'stripe', '--root', source], { input: JSON.stringify(entries) }))
+          .status,
+      ).toBe(0);
+      const file = join(dir, 'race.jsonl');
+      expect((await tw(['export', 'stripe', '--root', source, '--out', file])).status).toBe(0);
+      const store = inWorld(db.url);
+      const world = new URL(store).searchParams.get('world')!;
+      const importing = tw(['import', 'stripe', file, '--store', store]);
+      // the writer starts once the import has committed its first batch, so they race mid-import
+      for (let waited = 0; waited < 120_000; waited += 20) {
+        // (before the import's first connection, the schema may not exist yet)
+        const head = await asSuperuser(db.name, (c) =>
+          c.query('SELECT head::int AS head FROM twinworld.twins WHERE world = $1', [world]),
+        ).catch(() => ({ rows: [] as { head: number }[] }));
+        if ((head.rows[0]?.head ?? 0) >= 1000) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const writer = spawn(
+        process.execPath,
+        [resolve('dist/test/support/append-worker.js'), store, 'stripe'],
+        { stdio: ['ignore', 'ignore', 'inherit'] },
+      );
+      const imported = await importing;
+      writer.kill('SIGKILL');
+      expect(imported.status).toBe(1);
+      expect(imported.stderr).toMatch(/^error IMPORT_CONFLICT: /);
+      expect(imported.stderr).toMatch(
+        /another process appended to it while the import ran.*; \d+ entries were kept/,
+      );
+    },
+  );
 });
 
 describe('secrets on PostgreSQL', () => {
