@@ -91,6 +91,8 @@ export class Twin {
   private store: TwinStore | undefined;
   /** Opening the store and building declared indexes: every operation waits for it. */
   private init: Promise<void> | undefined;
+  /** Indexes declared and not built yet: a build that failed is tried again, never dropped. */
+  private readonly unbuilt: IndexDeclaration[] = [];
   /** Caches, the known head and chain link, the declared indexes (twin-state.ts). */
   private readonly state: TwinState;
   private readonly runContext: RunContext;
@@ -106,7 +108,7 @@ export class Twin {
   constructor(
     readonly name: string,
     readonly world: TwinHost,
-    open: () => Promise<TwinStore>,
+    private readonly openStore: () => Promise<TwinStore>,
   ) {
     this.state = new TwinState(name);
     const state = this.state;
@@ -120,7 +122,19 @@ export class Twin {
         this.section = s;
       },
     };
-    this.init = open().then(async (store) => {
+    this.prepareNext();
+  }
+
+  /**
+   * Opens the store if it is not open yet, then builds the indexes declared since. A step that
+   * failed — a database another process held locked past the busy timeout, a dropped connection —
+   * fails the operations waiting for it, and the next operation tries it again: a long-lived
+   * process (a worker, a server) must not keep a twin broken for its whole life by one refusal.
+   */
+  private async prepare(): Promise<void> {
+    if (this.store === undefined) {
+      // The backend keeps what it opened by name: a retry after a failed check gets the same one.
+      const store = await this.openStore();
       await this.checkMark(store);
       this.state.recordsHead = !(store instanceof SyncTwinStore);
       // Indexes any process declared: this one maintains them too, declared here or not.
@@ -128,22 +142,30 @@ export class Twin {
         await store.transact((tx) => tx.getMeta(INDEXES_META_KEY), { readOnly: true }),
       );
       this.store = store;
-    });
-    this.settleInit();
+    }
+    while (this.unbuilt.length > 0) {
+      await this.buildIndex(this.unbuilt[0]!);
+      this.unbuilt.shift();
+    }
   }
 
-  private settleInit(): void {
-    const current = this.init;
-    void current?.then(
-      () => {
-        if (this.init === current) this.init = undefined;
-      },
-      () => undefined,
-    );
+  /** Queues a prepare step after the one in flight (whatever that one came to). */
+  private prepareNext(): void {
+    const before = this.init;
+    const current = (this.init =
+      before === undefined
+        ? this.prepare()
+        : before.catch(() => undefined).then(() => this.prepare()));
+    const settled = (): void => {
+      if (this.init === current) this.init = undefined;
+    };
+    void current.then(settled, settled);
   }
 
   private async opened(): Promise<TwinStore> {
     this.assertOpen();
+    if (this.init === undefined && (this.store === undefined || this.unbuilt.length > 0))
+      this.prepareNext();
     while (this.init !== undefined) await this.init;
     return this.store!;
   }
@@ -261,9 +283,8 @@ export class Twin {
   declareIndex(input: IndexDeclaration): void {
     const decl = this.state.indexes.declare(input);
     if (decl === undefined) return;
-    const before = this.init ?? Promise.resolve();
-    this.init = before.then(() => this.buildIndex(decl));
-    this.settleInit();
+    this.unbuilt.push(decl);
+    this.prepareNext();
   }
 
   private async buildIndex(decl: IndexDeclaration): Promise<void> {

@@ -83,3 +83,54 @@ describe('SqliteOptions.busyTimeoutMs', () => {
     await world.close();
   }, 30_000);
 });
+
+describe('a twin whose preparation failed', () => {
+  // A long-lived process (`twinworld work`) that met a lock once kept the twin's failed open and
+  // failed every later operation with it: a schedule worker started beside another never beat.
+  it('opens on the next operation once the lock that refused its open is gone', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'twinworld-sqlite-reopen-'));
+    dirs.push(root);
+    await openWorld({ root }).close();
+    // A file in rollback-journal mode held exclusively: switching it to WAL meets the lock.
+    const holder = new Database(join(root, 'twins', 't.db'));
+    holder.exec('CREATE TABLE held (x); BEGIN EXCLUSIVE; INSERT INTO held VALUES (1)');
+    const world = openWorld({ root, sqlite: { busyTimeoutMs: 100 } });
+    const twin = world.twin('t');
+    await expect(twin.head()).rejects.toMatchObject({ code: expect.stringMatching(/BUSY/) });
+    holder.exec('COMMIT');
+    holder.close();
+    const entry = await twin.applyWrite({
+      operation: 'item.create',
+      subjectType: 'item',
+      subjectId: 'i1',
+      fields: {},
+    });
+    expect(entry.seq).toBe(1);
+    await world.close();
+  });
+
+  it('builds a declared index on the next operation once the lock that refused the build is gone', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'twinworld-sqlite-rebuild-'));
+    dirs.push(root);
+    const first = openWorld({ root });
+    await first.twin('t').applyWrite({
+      operation: 'item.create',
+      subjectType: 'item',
+      subjectId: 'i1',
+      fields: { colour: 'red' },
+    });
+    await first.close();
+    const world = openWorld({ root, sqlite: { busyTimeoutMs: 100 } });
+    const twin = world.twin('t');
+    expect(await twin.head()).toBe(1);
+    // Another connection holds the write lock while the index over the existing item is built.
+    const holder = new Database(join(root, 'twins', 't.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    twin.declareIndex({ type: 'item', name: 'colour', field: 'colour' });
+    await expect(twin.head()).rejects.toMatchObject({ code: expect.stringMatching(/BUSY/) });
+    holder.exec('COMMIT');
+    holder.close();
+    expect((await twin.lookup('item', 'colour', 'red')).map((r) => r.id)).toEqual(['i1']);
+    await world.close();
+  });
+});
