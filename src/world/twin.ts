@@ -11,6 +11,7 @@ import { TwinError } from '../errors.js';
 import { CHAIN_META_KEY, decodeChainHead, type ChainHead } from '../log/chain.js';
 import type { Entry, Write } from '../log/write.js';
 import { indexSignature, type IndexDeclaration } from '../state/indexes.js';
+import { RetriedSteps } from './retried-steps.js';
 import { builtKeys } from '../state/ordered-index.js';
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, type Resource } from '../state/resource.js';
@@ -89,8 +90,11 @@ export type { ImportProgress } from './import-log.js';
 
 export class Twin {
   private store: TwinStore | undefined;
-  /** Opening the store and building declared indexes: every operation waits for it. */
-  private init: Promise<void> | undefined;
+  /** Opening the store and building declared indexes: every operation waits for them. */
+  private readonly init = new RetriedSteps(
+    () => this.prepare(),
+    () => this.store === undefined || this.unbuilt.length > 0,
+  );
   /** Indexes declared and not built yet: a build that failed is tried again, never dropped. */
   private readonly unbuilt: IndexDeclaration[] = [];
   /** Caches, the known head and chain link, the declared indexes (twin-state.ts). */
@@ -122,15 +126,10 @@ export class Twin {
         this.section = s;
       },
     };
-    this.prepareNext();
+    this.init.again();
   }
 
-  /**
-   * Opens the store if it is not open yet, then builds the indexes declared since. A step that
-   * failed — a database another process held locked past the busy timeout, a dropped connection —
-   * fails the operations waiting for it, and the next operation tries it again: a long-lived
-   * process (a worker, a server) must not keep a twin broken for its whole life by one refusal.
-   */
+  /** Opens the store if it is not open yet, then builds the indexes declared since. */
   private async prepare(): Promise<void> {
     if (this.store === undefined) {
       // The backend keeps what it opened by name: a retry after a failed check gets the same one.
@@ -149,24 +148,9 @@ export class Twin {
     }
   }
 
-  /** Queues a prepare step after the one in flight (whatever that one came to). */
-  private prepareNext(): void {
-    const before = this.init;
-    const current = (this.init =
-      before === undefined
-        ? this.prepare()
-        : before.catch(() => undefined).then(() => this.prepare()));
-    const settled = (): void => {
-      if (this.init === current) this.init = undefined;
-    };
-    void current.then(settled, settled);
-  }
-
   private async opened(): Promise<TwinStore> {
     this.assertOpen();
-    if (this.init === undefined && (this.store === undefined || this.unbuilt.length > 0))
-      this.prepareNext();
-    while (this.init !== undefined) await this.init;
+    await this.init.done();
     return this.store!;
   }
 
@@ -284,7 +268,7 @@ export class Twin {
     const decl = this.state.indexes.declare(input);
     if (decl === undefined) return;
     this.unbuilt.push(decl);
-    this.prepareNext();
+    this.init.again();
   }
 
   private async buildIndex(decl: IndexDeclaration): Promise<void> {
@@ -509,7 +493,7 @@ export class Twin {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.init?.catch(() => undefined);
+    await this.init.settled();
     if (this.state.chain !== undefined) this.noteHead(this.state.chain, true);
     await this.store?.close();
   }
