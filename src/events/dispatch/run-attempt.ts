@@ -50,6 +50,7 @@ export async function runAttempt(
     if (
       typeof signed !== 'string' &&
       attempt.slot !== undefined &&
+      attempt.record.rebookedAttempt !== claim.number &&
       lateForSlot(attempt.slot, ctx.world.clock.now())
     ) {
       // Nothing between this check and the request but the observers and the transport's

@@ -237,6 +237,25 @@ describe('a send too late for its slot books a new one instead of going', () => 
     await w.world.close();
   });
 
+  it('an attempt is held back once: late again in its new slot, it goes (a loaded machine still delivers)', async () => {
+    const w = await setup();
+    const slot = T0 + SLOT_MIN_AHEAD_MS;
+    const next = slot + SLOT_GAP;
+    await w.dispatcher.dispatch('acme', w.id);
+    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
+    await w.clock.set(slot + SEND_LATE_TOLERANCE_MS + 1);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(0);
+    expect(await w.record()).toMatchObject({ state: 'sending', rebookedAttempt: 1 });
+    await w.clock.set(next + SEND_LATE_TOLERANCE_MS + 1);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(1);
+    expect(w.received[0]!.receivedAt).toBe(next + SEND_LATE_TOLERANCE_MS + 1);
+    expect(await w.record()).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(1);
+    await w.world.close();
+  });
+
   it('a late retry burns no retry: the policy’s one retry is still the one that goes, as attempt 2', async () => {
     const w = await setup();
     w.answerWith(500);
