@@ -1,10 +1,11 @@
 // A send too late for its rate slot (src/events/health/late-send.ts, pace.ts): the sender checks
 // the world clock just before the request leaves; within SEND_LATE_TOLERANCE_MS of its slot the
 // request goes, later it does not — the claim is undone under the twin's lock (no attempt, no
-// retry burnt), the delivery books a new slot and is held to it, and goes out there, once. The
-// lateness is made by a vault resolver that takes time on the world clock to answer (what a loaded
-// machine looks like to the sender: time passes while it signs). A virtual clock moved by the test
-// does not move while a request is signed, so a walk's sends are never late.
+// retry burnt), the delivery books a new slot and is held to it, and goes out there, once (held
+// back once per attempt: late again, it goes). The lateness is made by a vault resolver that takes
+// time on the world clock to answer (what a loaded machine looks like to the sender: time passes
+// while it signs). A virtual clock moved by the test does not move while a request is signed, so
+// a walk's sends are never late.
 import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../../src/events/dispatcher.js';
 import { admitLate } from '../../../src/events/health/admit.js';
