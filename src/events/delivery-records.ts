@@ -69,6 +69,11 @@ export interface DeliveryFields {
   /** The endpoint's rate slot booked for attempt `slotAttempt` while it was held (health/pace.ts). */
   slotAt?: string | null;
   slotAttempt?: number | null;
+  /**
+   * The attempt whose send was held back once already for being too late for its slot
+   * (health/late-send.ts): its next send goes even if late, so a loaded machine still progresses.
+   */
+  rebookedAttempt?: number | null;
 }
 
 export type ClaimKind = 'first' | 'retry' | 'redeliver';

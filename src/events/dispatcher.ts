@@ -374,6 +374,10 @@ export class Dispatcher implements DispatchContext {
     this.wake(packName, deliveryId, 'retry', at);
   }
 
+  scheduleClaim(packName: string, deliveryId: string, kind: ClaimKind, at: number): void {
+    this.wake(packName, deliveryId, kind, at);
+  }
+
   private wake(packName: string, deliveryId: string, kind: ClaimKind, at: number): void {
     if (this.closed) return;
     const cancel = this.world.clock.schedule(at, () => {
@@ -402,7 +406,14 @@ export class Dispatcher implements DispatchContext {
       };
       const cancel = this.world.clock.schedule(at, () => {
         this.cancels.delete(stop);
-        resolve(this.track(runAttempt(this, attempt, sent)));
+        let leaving!: () => void;
+        const left = new Promise<void>((r) => (leaving = r));
+        const run = this.track(runAttempt(this, attempt, sent, leaving));
+        resolve(run);
+        // A virtual clock moves on once the request has left or been held to a new slot, not
+        // while it is signed: else a clock moved far ahead in one call would make it late for
+        // its slot (health/late-send.ts) only because the clock jumped. A real clock does not wait.
+        return Promise.race([left, run.then(() => undefined)]);
       });
       this.cancels.add(stop);
     });
@@ -421,6 +432,7 @@ export class Dispatcher implements DispatchContext {
       // A redeliver to another URL changes where this one attempt goes, nothing else of the packet.
       record: claim.url === undefined ? record : { ...record, url: claim.url },
       secretStamp: claimed.secretStamp,
+      ...(claimed.slot === undefined ? {} : { slot: claimed.slot }),
     };
   }
 

@@ -22,6 +22,8 @@ export interface Attempt {
    * endpoint, so secrets read under the same stamp are current (a store may cache them under it).
    */
   readonly secretStamp: string | undefined;
+  /** The endpoint's rate slot, on a rated endpoint: a send too late for it does not go. */
+  readonly slot?: number;
 }
 
 /** A signed packet just before it is sent. Seeing it is not evidence of transport or acceptance. */

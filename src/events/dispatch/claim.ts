@@ -43,6 +43,8 @@ export interface Claimed {
   readonly secretStamp: string | undefined;
   /** When the request may go (epoch ms, world clock): the claim's time, or its endpoint's rate slot. */
   readonly sendAt: number;
+  /** The endpoint's rate slot the request goes in: it is not sent much later (health/late-send.ts). */
+  readonly slot?: number;
 }
 
 /** Whether the record's endpoint still exists and is enabled. */
@@ -89,6 +91,7 @@ export function decideOneClaim(
     );
   let { writes: claimWrites, result } = claimAt(nowMs);
   let sendAt = nowMs;
+  let slot: number | undefined;
   const gateWrites: Write[] = [];
   if (result !== undefined && kind !== 'redeliver') {
     // An operator's redeliver is theirs to make; automatic attempts wait for the endpoint's health.
@@ -101,6 +104,7 @@ export function decideOneClaim(
       // Claimed a little ahead of its rate slot: the attempt starts, and is sent, at the slot.
       if (gate.sendAt !== nowMs) ({ writes: claimWrites, result } = claimAt(gate.sendAt));
       sendAt = gate.sendAt;
+      slot = gate.slot;
     }
   }
   const record = result === undefined ? undefined : readDelivery(view, decl.recordType, deliveryId);
@@ -108,7 +112,13 @@ export function decideOneClaim(
     [...claimWrites, ...gateWrites],
     result === undefined || record === undefined
       ? undefined
-      : { claim: result, record, secretStamp: secretStamp(view, record), sendAt },
+      : {
+          claim: result,
+          record,
+          secretStamp: secretStamp(view, record),
+          sendAt,
+          ...(slot === undefined ? {} : { slot }),
+        },
   );
 }
 

@@ -2,6 +2,7 @@
 // transports, the observers, and the one way to decide on a twin (claims and finishes of one loop
 // turn share a section). The dispatcher implements it; the steps never import the dispatcher.
 import type { ReadView } from '../../state/read-view.js';
+import type { ClaimKind } from '../delivery-records.js';
 import type { Decision } from '../../world/decision.js';
 import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
@@ -20,4 +21,6 @@ export interface DispatchContext {
   decide<T>(twin: Twin, decide: (view: ReadView) => Decision<T>): Promise<T>;
   /** Runs the retry at its due time in this process (the worker finds it too, from the store). */
   scheduleRetry(packName: string, deliveryId: string, at: number): void;
+  /** Claims the record again at `at` in this process (a send held to a new slot; the worker finds it too). */
+  scheduleClaim(packName: string, deliveryId: string, kind: ClaimKind, at: number): void;
 }

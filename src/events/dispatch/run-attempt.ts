@@ -1,7 +1,11 @@
 // One claimed attempt end to end: heartbeats keep its lease while it is signed and sent, then the
-// finish records what came of it. The attempt value is all each step needs.
+// finish records what came of it. The attempt value is all each step needs. An attempt in a rate
+// slot is checked against the world clock just before its request leaves: one that would leave
+// too late for its slot is not sent, and its delivery books a new slot (health/late-send.ts).
 import { keepAlive } from '../../work/heartbeat.js';
 import { decideDeliveryHeartbeat } from '../delivery-records.js';
+import { decideLateSend } from '../health/late-send.js';
+import { lateForSlot } from '../health/pace.js';
 import { notSent, type Attempt, type AttemptResult, type Sent } from './attempt.js';
 import type { DispatchContext } from './context.js';
 import { finishAttempt } from './finish.js';
@@ -11,12 +15,15 @@ import { signAttempt } from './sign.js';
 /**
  * `sent` is called when the send is over and only the finish is left, just before the finish is
  * submitted: what it starts in the same turn (the next claim) can join the finish's section.
+ * `leaving` is called once the request is past the slot check: as it starts, or once a late one
+ * is held to its new slot. Undefined when the attempt was not sent because it was too late.
  */
 export async function runAttempt(
   ctx: DispatchContext,
   attempt: Attempt,
   sent?: () => void,
-): Promise<AttemptResult> {
+  leaving?: () => void,
+): Promise<AttemptResult | undefined> {
   const { twin, decl, deliveryId, claim } = attempt;
   const transport = ctx.routes.for(attempt.record.url);
   const sentAt = transport.now();
@@ -40,6 +47,22 @@ export async function runAttempt(
   let result: Sent;
   try {
     const signed = await signAttempt(ctx, attempt, sentAt);
+    if (
+      typeof signed !== 'string' &&
+      attempt.slot !== undefined &&
+      attempt.record.rebookedAttempt !== claim.number &&
+      lateForSlot(attempt.slot, ctx.world.clock.now())
+    ) {
+      // Nothing between this check and the request but the observers and the transport's
+      // synchronous start of the request (send.ts).
+      signed.trace.end(false);
+      stopBeats();
+      await rebookLate(ctx, attempt);
+      leaving?.();
+      sent?.();
+      return undefined;
+    }
+    leaving?.();
     // Never send an unsigned packet: the attempt fails before any request is made.
     result =
       typeof signed === 'string'
@@ -51,4 +74,15 @@ export async function runAttempt(
   const finishing = finishAttempt(ctx, attempt, result);
   sent?.();
   return finishing;
+}
+
+/** Holds a late attempt's delivery to a new slot, and claims it again here when that comes. */
+async function rebookLate(ctx: DispatchContext, attempt: Attempt): Promise<void> {
+  const { pack, twin, decl, deliveryId, claim } = attempt;
+  // The clock is read in the section, once, as at a claim (claim.ts): the slot is booked then.
+  let now: number | undefined;
+  const held = await ctx.decide(twin, (view) =>
+    decideLateSend(view, decl, deliveryId, claim, (now ??= ctx.world.clock.now())),
+  );
+  if (held !== undefined) ctx.scheduleClaim(pack.name, deliveryId, claim.kind, held.until);
 }

@@ -6,7 +6,7 @@
 // A refused start burns no attempt; the delivery waits until `until` on the world clock.
 import type { EndpointHealthFields } from './endpoint-health.js';
 import type { HealthPolicy } from './health-policy.js';
-import { bookSlot, claimFrom, SLOT_MARGIN_MS } from './pace.js';
+import { bookSlot, claimFrom, lateForSlot } from './pace.js';
 
 export type Admission =
   | {
@@ -14,6 +14,8 @@ export type Admission =
       readonly health: EndpointHealthFields;
       /** When the request goes: now, or the attempt's slot a little ahead. */
       readonly sendAt: number;
+      /** The rate slot the request goes in (rated endpoints only): it must leave by then (pace.ts). */
+      readonly slot?: number;
     }
   | {
       readonly ok: false;
@@ -26,8 +28,8 @@ export type Admission =
 
 /**
  * `reserved` is the slot a held delivery booked for this attempt, if any: it is taken as booked
- * unless the claim comes more than the margin after it (a worker stalled past it), when the
- * attempt books afresh rather than go late into slots that later attempts will use on time.
+ * unless the claim comes later after it than a request may leave (a worker stalled past it), when
+ * the attempt books afresh rather than go late into slots that later attempts will use on time.
  */
 export function admit(
   health: EndpointHealthFields,
@@ -59,17 +61,48 @@ export function admit(
   }
   const rate = policy.ratePerSecond;
   if (rate === undefined) return { ok: true, health: next, sendAt: nowMs };
-  if (reserved !== undefined && nowMs <= reserved + SLOT_MARGIN_MS) {
+  if (reserved !== undefined && !lateForSlot(reserved, nowMs)) {
     if (nowMs < claimFrom(reserved))
       return { ok: false, until: claimFrom(reserved), why: 'rate_limited', slot: reserved };
-    // A claim a little late still takes its slot and goes at once: the margin between slots
-    // absorbs it, and booking afresh would cost the whole backlog a write each time a worker lags.
-    return { ok: true, health: next, sendAt: Math.max(reserved, nowMs) };
+    // A claim a little late still takes its slot and goes at once, as a send this late may
+    // (pace.ts), and booking afresh would cost the whole backlog a write each time a worker lags.
+    return { ok: true, health: next, sendAt: Math.max(reserved, nowMs), slot: reserved };
   }
   const booked = bookSlot(next, rate, nowMs);
   if (nowMs >= claimFrom(booked.slot))
-    return { ok: true, health: { ...next, ...booked.slots }, sendAt: booked.slot };
+    return {
+      ok: true,
+      health: { ...next, ...booked.slots },
+      sendAt: booked.slot,
+      slot: booked.slot,
+    };
   // Held: only the booking is recorded; a probe the breaker would have let through is not spent.
+  return {
+    ok: false,
+    until: claimFrom(booked.slot),
+    why: 'rate_limited',
+    slot: booked.slot,
+    health: { ...health, ...booked.slots },
+  };
+}
+
+/** A hold: when the delivery may be claimed again, why, and the slot it booked (if any). */
+export type Hold = Extract<Admission, { ok: false }>;
+
+/**
+ * Where a send that would leave too late for its slot goes instead (late-send.ts): always a hold,
+ * never a send now. The breaker or a Retry-After holds it as at a claim; otherwise it books the
+ * next free slot and is held until just before it, like any rate-held delivery — also when that
+ * slot is near, so only the booking is recorded and a probe the breaker would let through is not
+ * spent on an attempt that does not go.
+ */
+export function admitLate(health: EndpointHealthFields, policy: HealthPolicy, nowMs: number): Hold {
+  const admission = admit(health, policy, nowMs);
+  if (!admission.ok) return admission;
+  const rate = policy.ratePerSecond;
+  // The endpoint lost its rate since the claim: nothing to book, the delivery is due at once.
+  if (rate === undefined) return { ok: false, until: nowMs, why: 'rate_limited' };
+  const booked = bookSlot(health, rate, nowMs);
   return {
     ok: false,
     until: claimFrom(booked.slot),

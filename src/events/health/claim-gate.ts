@@ -11,12 +11,18 @@ import { isoAt } from '../../world/clock.js';
 import { DUE_FIELD } from '../../work/lease.js';
 import type { EventsDeclaration } from '../declaration.js';
 import type { DeliveryFields } from '../delivery-records.js';
-import { admit } from './admit.js';
+import { admit, type Hold } from './admit.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 import { healthTarget } from './endpoint-of.js';
 
 export type Gate =
-  | { readonly open: true; readonly sendAt: number; readonly writes: readonly Write[] }
+  | {
+      readonly open: true;
+      readonly sendAt: number;
+      /** The rate slot the request goes in, on a rated endpoint (it must not leave much later). */
+      readonly slot?: number;
+      readonly writes: readonly Write[];
+    }
   | { readonly open: false; readonly until: number; readonly writes: readonly Write[] };
 
 /** The slot this attempt booked when it was held, if it still holds: a slot is for one attempt. */
@@ -49,6 +55,7 @@ export function gateClaim(
     return {
       open: true,
       sendAt: admission.sendAt,
+      ...(admission.slot === undefined ? {} : { slot: admission.slot }),
       writes: [
         endpointHealthKind.write('endpoint_health.admit', id, admission.health, {
           actor: 'system',
@@ -56,27 +63,52 @@ export function gateClaim(
       ],
     };
   }
+  return {
+    open: false,
+    until: admission.until,
+    writes: holdWrites(decl, deliveryId, d, admission),
+  };
+}
+
+/**
+ * The writes of a hold: the slot's booking on the endpoint's health, if one was made, and the
+ * delivery's new due time with why it waits. Also what a send too late for its slot writes
+ * (late-send.ts), beside undoing its claim.
+ */
+export function holdWrites(
+  decl: EventsDeclaration,
+  deliveryId: string,
+  d: DeliveryFields,
+  hold: Hold,
+  extra: JsonObject = {},
+  operation = 'hold',
+): Write[] {
   const writes: Write[] = [];
-  if (admission.health !== undefined)
+  if (hold.health !== undefined)
     writes.push(
-      endpointHealthKind.write('endpoint_health.book', id, admission.health, { actor: 'system' }),
+      endpointHealthKind.write(
+        'endpoint_health.book',
+        endpointHealthKind.id(d.endpointKind, d.endpointId),
+        hold.health,
+        { actor: 'system' },
+      ),
     );
   // A slot is kept while the delivery waits for it; a breaker or Retry-After hold gives it up
   // (the slot passes while the delivery waits, and it books a fresh one when it is let through).
-  const fields: JsonObject = { [DUE_FIELD]: isoAt(admission.until), heldFor: admission.why };
-  if (admission.slot !== undefined) {
-    fields.slotAt = isoAt(admission.slot);
+  const fields: JsonObject = { ...extra, [DUE_FIELD]: isoAt(hold.until), heldFor: hold.why };
+  if (hold.slot !== undefined) {
+    fields.slotAt = isoAt(hold.slot);
     fields.slotAttempt = d.attempts + 1;
   } else if (typeof d.slotAt === 'string') {
     fields.slotAt = null;
     fields.slotAttempt = null;
   }
   writes.push({
-    operation: `${decl.recordType}.hold`,
+    operation: `${decl.recordType}.${operation}`,
     subjectType: decl.recordType,
     subjectId: deliveryId,
     fields,
     actor: 'system',
   });
-  return { open: false, until: admission.until, writes };
+  return writes;
 }

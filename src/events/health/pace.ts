@@ -39,10 +39,26 @@ export function claimFrom(slot: number): number {
  * request is slower than the request N slots after it, the two land less than a second apart
  * unless the slots were this much further apart. On a loaded machine the variation is larger
  * than this margin (docs/endpoint-health.md, Limits); 50 ms covers an idle machine's few
- * milliseconds many times over for 5% of the rate. The margin also lets a claim this late still
- * take its slot (admit.ts).
+ * milliseconds many times over for 5% of the rate. Half of it is what a request may leave after
+ * its slot (SEND_LATE_TOLERANCE_MS); the other half is left for the way from the sender's check to
+ * the receiver's clock.
  */
 export const SLOT_MARGIN_MS = 50;
+
+/**
+ * How late after its slot a request may still leave (the sender checks the world clock just
+ * before the request goes; later, it books a new slot instead: late-send.ts). Requests k and k+N
+ * leave at least `1000 + SLOT_MARGIN_MS - SEND_LATE_TOLERANCE_MS` ms apart, so with 25 ms no N+1
+ * departures fit in any one-second window, and 25 ms of the margin is still left for the
+ * request's way from the check to the receiver (an HTTP write on loopback, the receiver's own
+ * event loop), which the sender cannot check. A claim up to this late still takes its slot.
+ */
+export const SEND_LATE_TOLERANCE_MS = 25;
+
+/** Whether a request leaving at `nowMs` would leave too late for its slot (world clock). */
+export function lateForSlot(slot: number, nowMs: number): boolean {
+  return nowMs > slot + SEND_LATE_TOLERANCE_MS;
+}
 
 /** The booked slots of one endpoint, kept on its health record. */
 export interface Slots {
