@@ -77,6 +77,11 @@ export function admit(
       slot: booked.slot,
     };
   // Held: only the booking is recorded; a probe the breaker would have let through is not spent.
+  return heldFor(health, booked);
+}
+
+/** Held until just before the slot it booked, which stays booked for it; only the booking is recorded. */
+function heldFor(health: EndpointHealthFields, booked: ReturnType<typeof bookSlot>): Hold {
   return {
     ok: false,
     until: claimFrom(booked.slot),
@@ -102,12 +107,5 @@ export function admitLate(health: EndpointHealthFields, policy: HealthPolicy, no
   const rate = policy.ratePerSecond;
   // The endpoint lost its rate since the claim: nothing to book, the delivery is due at once.
   if (rate === undefined) return { ok: false, until: nowMs, why: 'rate_limited' };
-  const booked = bookSlot(health, rate, nowMs);
-  return {
-    ok: false,
-    until: claimFrom(booked.slot),
-    why: 'rate_limited',
-    slot: booked.slot,
-    health: { ...health, ...booked.slots },
-  };
+  return heldFor(health, bookSlot(health, rate, nowMs));
 }
