@@ -168,7 +168,7 @@ export class Dispatcher implements DispatchContext {
       if (claimed === undefined) return undefined;
       if ('held' in claimed) {
         // The endpoint's health holds it (breaker open, rate spent): try again when it says.
-        this.wake(packName, deliveryId, kind, claimed.held);
+        this.scheduleClaim(packName, deliveryId, kind, claimed.held);
         return undefined;
       }
       const attempt = this.attempt(pack, twin, deliveryId, claimed);
@@ -300,7 +300,7 @@ export class Dispatcher implements DispatchContext {
         world: this.world,
         dispatch: (pack, id, kind) => this.track(this.dispatch(pack, id, kind)),
         takeOver: (pack, id, staleAfterMs) => this.takeOver(pack, id, staleAfterMs),
-        scheduleRetry: (pack, id, at) => this.scheduleRetry(pack, id, at),
+        scheduleClaim: (pack, id, kind, at) => this.scheduleClaim(pack, id, kind, at),
       },
       options.staleAfterMs ?? this.leaseMs,
     );
@@ -370,15 +370,7 @@ export class Dispatcher implements DispatchContext {
     return group.submit((view) => decide(view));
   }
 
-  scheduleRetry(packName: string, deliveryId: string, at: number): void {
-    this.wake(packName, deliveryId, 'retry', at);
-  }
-
   scheduleClaim(packName: string, deliveryId: string, kind: ClaimKind, at: number): void {
-    this.wake(packName, deliveryId, kind, at);
-  }
-
-  private wake(packName: string, deliveryId: string, kind: ClaimKind, at: number): void {
     if (this.closed) return;
     const cancel = this.world.clock.schedule(at, () => {
       this.cancels.delete(cancel);

@@ -19,8 +19,9 @@ export interface DispatchContext {
   isClosed(): boolean;
   /** Decides and commits on the twin with the other decisions of this loop turn. */
   decide<T>(twin: Twin, decide: (view: ReadView) => Decision<T>): Promise<T>;
-  /** Runs the retry at its due time in this process (the worker finds it too, from the store). */
-  scheduleRetry(packName: string, deliveryId: string, at: number): void;
-  /** Claims the record again at `at` in this process (a send held to a new slot; the worker finds it too). */
+  /**
+   * Claims the record again at `at` in this process — a retry at its due time, a send held to a
+   * new slot (the worker finds it too, from the store).
+   */
   scheduleClaim(packName: string, deliveryId: string, kind: ClaimKind, at: number): void;
 }

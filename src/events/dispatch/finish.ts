@@ -79,7 +79,7 @@ export async function finishAttempt(
     );
   }
   if (state === 'retrying' && retryAt !== undefined)
-    ctx.scheduleRetry(pack.name, deliveryId, retryAt);
+    ctx.scheduleClaim(pack.name, deliveryId, 'retry', retryAt);
   return {
     pack: pack.name,
     deliveryId,

@@ -35,7 +35,7 @@ export interface Recoverer {
     kind: ClaimKind,
   ): Promise<AttemptResult | undefined>;
   takeOver(pack: Pack, deliveryId: string, staleAfterMs: number): Promise<boolean>;
-  scheduleRetry(packName: string, deliveryId: string, at: number): void;
+  scheduleClaim(packName: string, deliveryId: string, kind: ClaimKind, at: number): void;
 }
 
 export async function recoverDue(d: Recoverer, staleAfterMs: number): Promise<RecoveryReport> {
@@ -85,7 +85,7 @@ export async function recoverDue(d: Recoverer, staleAfterMs: number): Promise<Re
         );
       } else {
         report.scheduled.push({ deliveryId: record.id, at });
-        d.scheduleRetry(pack.name, record.id, Date.parse(at));
+        d.scheduleClaim(pack.name, record.id, 'retry', Date.parse(at));
       }
     }
   }

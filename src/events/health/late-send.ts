@@ -69,22 +69,19 @@ export function decideLateSend(
     leaseUntil: null,
     rebookedAttempt: claim.number,
   };
-  const [book, rebook] = splitHold(
-    holdWrites(decl, deliveryId, { ...d, attempts: claim.number - 1 }, hold, before, 'rebook'),
+  const writes = holdWrites(
+    decl,
+    deliveryId,
+    { ...d, attempts: claim.number - 1 },
+    hold,
+    before,
+    'rebook',
   );
-  return commit(
-    [
-      ...book,
-      {
-        ...rebook,
-        projection: { deletes: [{ type: attemptType(type), id: claim.attemptId }] },
-      },
-    ],
-    { until: hold.until },
-  );
-}
-
-/** The booking (if any) and the delivery's write, which is always the last. */
-function splitHold(writes: ReturnType<typeof holdWrites>): [typeof writes, (typeof writes)[0]] {
-  return [writes.slice(0, -1), writes.at(-1)!];
+  // The delivery's write is the last; it also takes the late attempt's record away.
+  const rebook = writes.pop()!;
+  writes.push({
+    ...rebook,
+    projection: { deletes: [{ type: attemptType(type), id: claim.attemptId }] },
+  });
+  return commit(writes, { until: hold.until });
 }
