@@ -13,8 +13,13 @@ export interface Done {
 }
 
 export function tw(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Done> {
+  return runNode([BIN, ...args], env);
+}
+
+/** Any Node script (`argv[0]`, relative to the project) run to its end, with what it printed. */
+export function runNode(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Done> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, argv, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1', ...env },
     });

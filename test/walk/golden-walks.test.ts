@@ -1,12 +1,13 @@
 // Golden walks: every fixture replays to its recorded hashes and keeps the delivery invariants;
 // running the golden walks again writes the committed files byte for byte; and a walk run in two
 // separate processes exports the same bytes and hashes.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFixture } from '../../src/walk/index.js';
+import { runNode } from '../support/cli-process.js';
 import { goldenWalks } from '../support/golden-walks.js';
 
 const fixtures = readdirSync('fixtures')
@@ -54,7 +55,7 @@ describe('golden logs', () => {
 
   it('the same walks in two separate processes export identical bytes, hashes and reports', async () => {
     // Both at once: each takes seconds, and one after the other doubled the wait on a loaded machine.
-    const runs = await Promise.all([0, 1].map(() => walkWorker()));
+    const runs = await Promise.all([0, 1].map(() => runNode(['dist/test/support/walk-worker.js'])));
     for (const run of runs) {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
@@ -70,16 +71,3 @@ describe('golden logs', () => {
     }
   });
 });
-
-/** One run of the golden walks in a child process: what it printed and how it exited. */
-function walkWorker(): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/test/support/walk-worker.js']);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
