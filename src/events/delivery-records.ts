@@ -70,10 +70,11 @@ export interface DeliveryFields {
   slotAt?: string | null;
   slotAttempt?: number | null;
   /**
-   * The attempt whose send was held back once already for being too late for its slot
-   * (health/late-send.ts): its next send goes even if late, so a loaded machine still progresses.
+   * The attempt whose send was held back for being too late for its slot (health/late-send.ts),
+   * and how many times: each time it is claimed further ahead of its new slot (pace.ts rebookLead).
    */
   rebookedAttempt?: number | null;
+  rebooks?: number | null;
 }
 
 export type ClaimKind = 'first' | 'retry' | 'redeliver';

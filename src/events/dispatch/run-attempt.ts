@@ -4,7 +4,7 @@
 // too late for its slot is not sent, and its delivery books a new slot (health/late-send.ts).
 import { keepAlive } from '../../work/heartbeat.js';
 import { decideDeliveryHeartbeat } from '../delivery-records.js';
-import { decideLateSend } from '../health/late-send.js';
+import { decideLateSend, holdsBackLate } from '../health/late-send.js';
 import { lateForSlot } from '../health/pace.js';
 import { notSent, type Attempt, type AttemptResult, type Sent } from './attempt.js';
 import type { DispatchContext } from './context.js';
@@ -50,7 +50,7 @@ export async function runAttempt(
     if (
       typeof signed !== 'string' &&
       attempt.slot !== undefined &&
-      attempt.record.rebookedAttempt !== claim.number &&
+      holdsBackLate(attempt.record, claim.number) &&
       lateForSlot(attempt.slot, ctx.world.clock.now())
     ) {
       // Nothing between this check and the request but the observers and the transport's
@@ -76,13 +76,28 @@ export async function runAttempt(
   return finishing;
 }
 
+/**
+ * How many times a rebook is tried before it is given up. A store error in between (a lost
+ * connection, a busy file) is most often gone at the next try; if it is not, the claim is left
+ * to its lease, and whoever takes it over finishes it as a sender that stopped (recover.ts).
+ */
+const REBOOK_TRIES = 3;
+
 /** Holds a late attempt's delivery to a new slot, and claims it again here when that comes. */
 async function rebookLate(ctx: DispatchContext, attempt: Attempt): Promise<void> {
   const { pack, twin, decl, deliveryId, claim } = attempt;
-  // The clock is read in the section, once, as at a claim (claim.ts): the slot is booked then.
-  let now: number | undefined;
-  const held = await ctx.decide(twin, (view) =>
-    decideLateSend(view, decl, deliveryId, claim, (now ??= ctx.world.clock.now())),
-  );
-  if (held !== undefined) ctx.scheduleClaim(pack.name, deliveryId, claim.kind, held.until);
+  for (let tries = 1; ; tries++) {
+    // The clock is read in the section, once, as at a claim (claim.ts): the slot is booked then.
+    let now: number | undefined;
+    try {
+      const held = await ctx.decide(twin, (view) =>
+        decideLateSend(view, decl, deliveryId, claim, (now ??= ctx.world.clock.now())),
+      );
+      if (held !== undefined) ctx.scheduleClaim(pack.name, deliveryId, claim.kind, held.until);
+      return;
+    } catch (error) {
+      if (tries === REBOOK_TRIES || ctx.isClosed()) throw error;
+      ctx.world.reportError(error, `holding late delivery ${deliveryId} to a new slot`);
+    }
+  }
 }

@@ -6,7 +6,7 @@
 // A refused start burns no attempt; the delivery waits until `until` on the world clock.
 import type { EndpointHealthFields } from './endpoint-health.js';
 import type { HealthPolicy } from './health-policy.js';
-import { bookSlot, claimFrom, lateForSlot } from './pace.js';
+import { bookSlot, claimFrom, lateForSlot, SLOT_LEAD_MS } from './pace.js';
 
 export type Admission =
   | {
@@ -30,13 +30,17 @@ export type Admission =
  * `reserved` is the slot a held delivery booked for this attempt, if any: it is taken as booked
  * unless the claim comes later after it than a request may leave (a worker stalled past it), when
  * the attempt books afresh rather than go late into slots that later attempts will use on time.
+ * `rebookLeadMs` is set after a send of this attempt came too late for its slot (late-send.ts):
+ * how far ahead of its slot it is claimed, and at least how far ahead a slot booked now lies.
  */
 export function admit(
   health: EndpointHealthFields,
   policy: HealthPolicy,
   nowMs: number,
   reserved?: number,
+  rebookLeadMs?: number,
 ): Admission {
+  const leadMs = rebookLeadMs ?? SLOT_LEAD_MS;
   let next = health;
   if (health.state === 'throttled') {
     const until = health.pausedUntil === null ? nowMs : Date.parse(health.pausedUntil);
@@ -62,14 +66,14 @@ export function admit(
   const rate = policy.ratePerSecond;
   if (rate === undefined) return { ok: true, health: next, sendAt: nowMs };
   if (reserved !== undefined && !lateForSlot(reserved, nowMs)) {
-    if (nowMs < claimFrom(reserved))
-      return { ok: false, until: claimFrom(reserved), why: 'rate_limited', slot: reserved };
+    if (nowMs < claimFrom(reserved, leadMs))
+      return { ok: false, until: claimFrom(reserved, leadMs), why: 'rate_limited', slot: reserved };
     // A claim a little late still takes its slot and goes at once, as a send this late may
     // (pace.ts), and booking afresh would cost the whole backlog a write each time a worker lags.
     return { ok: true, health: next, sendAt: Math.max(reserved, nowMs), slot: reserved };
   }
-  const booked = bookSlot(next, rate, nowMs);
-  if (nowMs >= claimFrom(booked.slot))
+  const booked = bookSlot(next, rate, nowMs, rebookLeadMs);
+  if (nowMs >= claimFrom(booked.slot, leadMs))
     return {
       ok: true,
       health: { ...next, ...booked.slots },
@@ -77,14 +81,18 @@ export function admit(
       slot: booked.slot,
     };
   // Held: only the booking is recorded; a probe the breaker would have let through is not spent.
-  return heldFor(health, booked);
+  return heldFor(health, booked, leadMs);
 }
 
 /** Held until just before the slot it booked, which stays booked for it; only the booking is recorded. */
-function heldFor(health: EndpointHealthFields, booked: ReturnType<typeof bookSlot>): Hold {
+function heldFor(
+  health: EndpointHealthFields,
+  booked: ReturnType<typeof bookSlot>,
+  leadMs = SLOT_LEAD_MS,
+): Hold {
   return {
     ok: false,
-    until: claimFrom(booked.slot),
+    until: claimFrom(booked.slot, leadMs),
     why: 'rate_limited',
     slot: booked.slot,
     health: { ...health, ...booked.slots },
@@ -97,15 +105,20 @@ export type Hold = Extract<Admission, { ok: false }>;
 /**
  * Where a send that would leave too late for its slot goes instead (late-send.ts): always a hold,
  * never a send now. The breaker or a Retry-After holds it as at a claim; otherwise it books the
- * next free slot and is held until just before it, like any rate-held delivery — also when that
- * slot is near, so only the booking is recorded and a probe the breaker would let through is not
- * spent on an attempt that does not go.
+ * next free slot at least `leadMs` ahead and is held until `leadMs` before it, like any rate-held
+ * delivery — also when that slot is near, so only the booking is recorded and a probe the breaker
+ * would let through is not spent on an attempt that does not go.
  */
-export function admitLate(health: EndpointHealthFields, policy: HealthPolicy, nowMs: number): Hold {
-  const admission = admit(health, policy, nowMs);
+export function admitLate(
+  health: EndpointHealthFields,
+  policy: HealthPolicy,
+  nowMs: number,
+  leadMs: number,
+): Hold {
+  const admission = admit(health, policy, nowMs, undefined, leadMs);
   if (!admission.ok) return admission;
   const rate = policy.ratePerSecond;
   // The endpoint lost its rate since the claim: nothing to book, the delivery is due at once.
   if (rate === undefined) return { ok: false, until: nowMs, why: 'rate_limited' };
-  return heldFor(health, bookSlot(health, rate, nowMs));
+  return heldFor(health, bookSlot(health, rate, nowMs, leadMs), leadMs);
 }

@@ -14,6 +14,7 @@ import type { DeliveryFields } from '../delivery-records.js';
 import { admit, type Hold } from './admit.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 import { healthTarget } from './endpoint-of.js';
+import { rebookLead } from './pace.js';
 
 export type Gate =
   | {
@@ -29,6 +30,11 @@ export type Gate =
 function reservedSlot(d: DeliveryFields): number | undefined {
   if (typeof d.slotAt !== 'string' || d.slotAttempt !== d.attempts + 1) return undefined;
   return Date.parse(d.slotAt);
+}
+
+/** How many times attempt `attempt` (the next one unless given) was held back for being late (late-send.ts). */
+export function rebooksOf(d: DeliveryFields, attempt = d.attempts + 1): number {
+  return d.rebookedAttempt === attempt ? (d.rebooks ?? 1) : 0;
 }
 
 export function gateClaim(
@@ -50,7 +56,9 @@ export function gateClaim(
     (health.state === 'healthy' || health.state === 'degraded')
   )
     return pass;
-  const admission = admit(health, policy, nowMs, reservedSlot(d));
+  const rebooks = rebooksOf(d);
+  const lead = rebooks === 0 ? undefined : rebookLead(rebooks);
+  const admission = admit(health, policy, nowMs, reservedSlot(d), lead);
   if (admission.ok) {
     return {
       open: true,

@@ -5,20 +5,31 @@
 // were — and the delivery books the endpoint's next free slot and is held until just before it,
 // like any rate-held delivery. It therefore burns no attempt and no retry, and goes out once, in
 // its new slot. Only the claim's holder can do this (same owner, same fence, the attempt still
-// current): a sender whose claim was taken over writes nothing and sends nothing. An attempt is
-// held back once (`rebookedAttempt`): on a machine so loaded that most sends are late, holding
-// them back again and again to the end of the endpoint's booked slots would stop delivery
-// altogether (681 of 2,000 delivered in 300 s in the full suite), so its second send goes as is.
+// current): a sender whose claim was taken over writes nothing and sends nothing. An attempt late
+// again is held back again (`rebooks` counts it), each time claimed twice as far ahead of its
+// slot (pace.ts rebookLead), up to MAX_REBOOKS times; after that it goes as it is (pace.ts says why).
 import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip, type Decision } from '../../world/decision.js';
 import { leaseOf, stillHeld } from '../../work/lease.js';
 import type { EventsDeclaration } from '../declaration.js';
-import { attemptId, attemptType, readDelivery, type Claim } from '../delivery-records.js';
+import {
+  attemptId,
+  attemptType,
+  readDelivery,
+  type Claim,
+  type DeliveryFields,
+} from '../delivery-records.js';
 import { admitLate, type Hold } from './admit.js';
-import { holdWrites } from './claim-gate.js';
+import { holdWrites, rebooksOf } from './claim-gate.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 import { healthTarget } from './endpoint-of.js';
+import { MAX_REBOOKS, rebookLead } from './pace.js';
+
+/** Whether a send of this claimed attempt too late for its slot is held back (MAX_REBOOKS). */
+export function holdsBackLate(d: DeliveryFields, attempt: number): boolean {
+  return rebooksOf(d, attempt) < MAX_REBOOKS;
+}
 
 /**
  * Undoes the late attempt's claim and holds its delivery to a new slot booked at `nowMs` (read in
@@ -46,10 +57,12 @@ export function decideLateSend(
   const id = endpointHealthKind.id(d.endpointKind, d.endpointId);
   const health = endpointHealthKind.read(view, id) ?? freshHealth(d.endpointKind, d.endpointId);
   // The endpoint was removed since the claim: nothing to book, the claim decides what comes next.
+  // Late again: claimed further ahead this time (pace.ts rebookLead).
+  const rebooks = rebooksOf(d, claim.number) + 1;
   const hold: Hold =
     target === undefined
       ? { ok: false, until: nowMs, why: 'rate_limited' }
-      : admitLate(health, target.policy, nowMs);
+      : admitLate(health, target.policy, nowMs, rebookLead(rebooks));
   // What the claim changed, back as it was: a retry is due again (from the hold on), and keeps
   // the finish time of the attempt before it.
   const retry = claim.kind === 'retry';
@@ -68,6 +81,7 @@ export function decideLateSend(
     owner: null,
     leaseUntil: null,
     rebookedAttempt: claim.number,
+    rebooks,
   };
   const writes = holdWrites(
     decl,

@@ -1,8 +1,8 @@
 // A send too late for its rate slot (src/events/health/late-send.ts, pace.ts): the sender checks
 // the world clock just before the request leaves; within SEND_LATE_TOLERANCE_MS of its slot the
 // request goes, later it does not — the claim is undone under the twin's lock (no attempt, no
-// retry burnt), the delivery books a new slot and is held to it, and goes out there, once (held
-// back once per attempt: late again, it goes). The lateness is made by a vault resolver that takes
+// retry burnt), the delivery books a new slot and is held to it, and goes out there, once (late
+// again, it is held back again, claimed further ahead each time). The lateness is made by a vault resolver that takes
 // time on the world clock to answer (what a loaded machine looks like to the sender: time passes
 // while it signs). A virtual clock moved by the test does not move while a request is signed, so
 // a walk's sends are never late.
@@ -13,6 +13,8 @@ import { freshHealth } from '../../../src/events/health/endpoint-health.js';
 import { decideLateSend } from '../../../src/events/health/late-send.js';
 import {
   lateForSlot,
+  MAX_REBOOKS,
+  rebookLead,
   SEND_LATE_TOLERANCE_MS,
   SLOT_LEAD_MS,
   SLOT_MIN_AHEAD_MS,
@@ -27,7 +29,9 @@ import { VirtualClock } from '../../../src/world/clock.js';
 import { normalizeDecision } from '../../../src/world/decision.js';
 import type { Twin } from '../../../src/world/twin.js';
 import { openWorld } from '../../../src/world/world.js';
+import { MemoryBackend } from '../../../src/storage/memory/memory-backend.js';
 import { ACME_SECRET, acmePack } from '../../support/acme-pack.js';
+import { interceptStoreWrites } from '../../support/intercepted-backend.js';
 
 const T0 = Date.parse('2026-04-01T00:00:00.000Z');
 const RATE = 10;
@@ -44,6 +48,11 @@ describe('whether a send is too late for its slot', () => {
     expect(lateForSlot(slot, slot + SEND_LATE_TOLERANCE_MS + 1)).toBe(true);
   });
 
+  it('each time an attempt is late it is claimed twice as far ahead of its slot, at most twice', () => {
+    expect([1, 2].map(rebookLead)).toEqual([2 * SLOT_LEAD_MS, 4 * SLOT_LEAD_MS]);
+    expect(MAX_REBOOKS).toBe(2);
+  });
+
   it('a late send is held to the endpoint’s next free slot, or behind the breaker, never let through', () => {
     const policy = { source: 'test', ratePerSecond: RATE };
     const busy = {
@@ -52,18 +61,20 @@ describe('whether a send is too late for its slot', () => {
       slotsBooked: 30,
       slotRate: RATE,
     };
-    // A backlog: the next free slot is 30 slots on, and the delivery waits until just before it.
-    const behind = admitLate(busy, policy, T0 + 100);
+    const lead = rebookLead(1);
+    // A backlog: the next free slot is 30 slots on, and the delivery waits until the lead before it.
+    const behind = admitLate(busy, policy, T0 + 100, lead);
     expect(behind).toMatchObject({ ok: false, why: 'rate_limited', slot: T0 + 30 * SLOT_GAP });
     expect(behind.health).toMatchObject({ slotAnchor: T0, slotsBooked: 31 });
-    expect(behind.until).toBeLessThanOrEqual(T0 + 30 * SLOT_GAP - SLOT_LEAD_MS);
-    // An idle endpoint: a near slot is booked, and still only held (due at once), not sent.
-    const idle = admitLate(freshHealth('endpoint', 'ep'), policy, T0);
-    expect(idle).toMatchObject({ ok: false, why: 'rate_limited', slot: T0 + SLOT_MIN_AHEAD_MS });
+    expect(behind.until).toBeLessThanOrEqual(T0 + 30 * SLOT_GAP - lead);
+    expect(behind.until).toBeGreaterThan(T0 + 30 * SLOT_GAP - lead - 50);
+    // An idle endpoint: a slot the lead ahead is booked, and still only held (due at once).
+    const idle = admitLate(freshHealth('endpoint', 'ep'), policy, T0, lead);
+    expect(idle).toMatchObject({ ok: false, why: 'rate_limited', slot: T0 + lead });
     expect(idle.until).toBeLessThanOrEqual(T0);
     // The breaker is open: held until it lets a probe through, and no slot is booked.
     const open = { ...busy, state: 'open' as const, pausedUntil: iso(T0 + 60_000) };
-    expect(admitLate(open, policy, T0 + 100)).toEqual({
+    expect(admitLate(open, policy, T0 + 100, lead)).toEqual({
       ok: false,
       until: T0 + 60_000,
       why: 'breaker_open',
@@ -80,12 +91,28 @@ class SlowVaultClock extends VirtualClock {
   }
 }
 
-/** A world whose acme endpoint is paced at 10/s, and a vault the test can make slow. */
-async function setup() {
+/**
+ * A world whose acme endpoint is paced at 10/s, and a vault the test can make slow. `failRebooks`
+ * rebook sections fail in the store (the entry's append throws) before the rest go through.
+ */
+async function setup(failRebooks = 0) {
   const clock = new SlowVaultClock(T0);
   let vaultTakes = 0;
+  let failsLeft = failRebooks;
+  const errors: string[] = [];
+  const backend = interceptStoreWrites(new MemoryBackend(), {
+    append: (entry, write) => {
+      if (entry.operation === 'delivery.rebook' && failsLeft > 0) {
+        failsLeft--;
+        throw new Error('injected: the store failed on the rebook');
+      }
+      write();
+    },
+  });
   const world = openWorld({
     root: ':memory:',
+    backend,
+    onError: (e) => errors.push(String(e)),
     clock,
     seed: 'late-send',
     // Undefined: the secret is the stored one; the vault only takes its time on the clock.
@@ -130,6 +157,7 @@ async function setup() {
   const id = delivery!.id;
   return {
     clock,
+    errors,
     world,
     twin,
     dispatcher,
@@ -192,8 +220,10 @@ describe('a send too late for its slot books a new one instead of going', () => 
     await w.clock.set(late);
     await w.dispatcher.idle();
     expect(w.received).toHaveLength(0);
-    // As if the claim had never been made: queued, no attempt, no owner; held to the next slot.
-    const next = slot + SLOT_GAP;
+    // As if the claim had never been made: queued, no attempt, no owner; held to a new slot, the
+    // first one free at least twice the usual lead ahead (the endpoint's next, slot + 105, is nearer).
+    const next = late + rebookLead(1);
+    expect(next).toBeGreaterThan(slot + SLOT_GAP);
     const entries = await w.twin.entries();
     const rebook = entries.filter((e) => e.operation === 'delivery.rebook');
     expect(rebook).toHaveLength(1);
@@ -206,6 +236,8 @@ describe('a send too late for its slot books a new one instead of going', () => 
       heldFor: 'rate_limited',
       slotAt: iso(next),
       slotAttempt: 1,
+      rebookedAttempt: 1,
+      rebooks: 1,
     });
     expect(Date.parse(String(rebook[0]!.fields!.dueAt))).toBeLessThanOrEqual(late);
     expect(rebook[0]!.recordedAt).toBe(iso(late));
@@ -215,7 +247,7 @@ describe('a send too late for its slot books a new one instead of going', () => 
     const i = entries.indexOf(rebook[0]!);
     expect(entries[i - 1]).toMatchObject({
       operation: 'endpoint_health.book',
-      fields: { slotAnchor: slot, slotsBooked: 2 },
+      fields: { slotAnchor: next, slotsBooked: 1 },
     });
     // The hold was due at once, so this process claimed it again, for the new slot.
     expect(await w.record()).toMatchObject({ state: 'sending', attempts: 1 });
@@ -238,22 +270,106 @@ describe('a send too late for its slot books a new one instead of going', () => 
     await w.world.close();
   });
 
-  it('an attempt is held back once: late again in its new slot, it goes (a loaded machine still delivers)', async () => {
+  it('late again in its new slot: held back again, claimed twice as far ahead; on time there, it goes once', async () => {
     const w = await setup();
     const slot = T0 + SLOT_MIN_AHEAD_MS;
-    const next = slot + SLOT_GAP;
+    const late = slot + SEND_LATE_TOLERANCE_MS + 1;
+    const next = late + rebookLead(1);
+    await w.dispatcher.dispatch('acme', w.id);
+    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
+    await w.clock.set(late);
+    await w.dispatcher.idle();
+    expect(await w.record()).toMatchObject({ state: 'sending', rebookedAttempt: 1, rebooks: 1 });
+    // Late in the new slot too: not sent, held to a third slot, four times the lead ahead.
+    const lateAgain = next + SEND_LATE_TOLERANCE_MS + 1;
+    const third = lateAgain + rebookLead(2);
+    await w.clock.set(lateAgain);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(0);
+    expect(await w.record()).toMatchObject({
+      state: 'sending',
+      attempts: 1,
+      rebookedAttempt: 1,
+      rebooks: 2,
+      slotAt: iso(third),
+    });
+    expect(await w.attempts()).toEqual([
+      expect.objectContaining({ id: `${w.id}.1`, startedAt: iso(third), state: 'sending' }),
+    ]);
+    // On time there: sent once, as attempt 1, in that slot.
+    w.vaultTakes(0);
+    await w.clock.set(third);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(1);
+    expect(w.received[0]!.receivedAt).toBe(third);
+    expect(w.received[0]!.headers['x-acme-attempt']).toBe('1');
+    expect(await w.record()).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(2);
+    await w.world.close();
+  });
+
+  it('late a third time (MAX_REBOOKS held back already): it goes as it is, so a loaded machine still delivers', async () => {
+    const w = await setup();
+    const late = T0 + SLOT_MIN_AHEAD_MS + SEND_LATE_TOLERANCE_MS + 1;
+    const second = late + rebookLead(1);
+    const third = second + SEND_LATE_TOLERANCE_MS + 1 + rebookLead(2);
+    await w.dispatcher.dispatch('acme', w.id);
+    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
+    await w.clock.set(late);
+    await w.dispatcher.idle();
+    await w.clock.set(second + SEND_LATE_TOLERANCE_MS + 1);
+    await w.dispatcher.idle();
+    expect(await w.record()).toMatchObject({ rebooks: MAX_REBOOKS, slotAt: iso(third) });
+    expect(w.received).toHaveLength(0);
+    await w.clock.set(third + SEND_LATE_TOLERANCE_MS + 1);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(1);
+    expect(w.received[0]!.receivedAt).toBe(third + SEND_LATE_TOLERANCE_MS + 1);
+    expect(await w.record()).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(MAX_REBOOKS);
+    await w.world.close();
+  });
+
+  it('a rebook whose commit fails is tried again: held to a new slot all the same, sent once', async () => {
+    const w = await setup(2);
+    const slot = T0 + SLOT_MIN_AHEAD_MS;
+    const late = slot + SEND_LATE_TOLERANCE_MS + 1;
+    await w.dispatcher.dispatch('acme', w.id);
+    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
+    await w.clock.set(late);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(0);
+    // The failed tries were reported (a group's section may also run a failed member again on
+    // its own, so two failures can be one try), a later one committed: one rebook in the log.
+    expect(w.errors.length).toBeGreaterThan(0);
+    for (const e of w.errors) expect(e).toContain('injected: the store failed on the rebook');
+    expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(1);
+    const next = late + rebookLead(1);
+    expect(await w.record()).toMatchObject({ state: 'sending', attempts: 1, slotAt: iso(next) });
+    w.vaultTakes(0);
+    await w.clock.set(next);
+    await w.dispatcher.idle();
+    expect(w.received).toHaveLength(1);
+    expect(await w.record()).toMatchObject({ state: 'succeeded', attempts: 1 });
+    await w.world.close();
+  });
+
+  it('a rebook that keeps failing is given up: nothing is sent, and the claim is left to its lease', async () => {
+    const w = await setup(Number.POSITIVE_INFINITY);
+    const slot = T0 + SLOT_MIN_AHEAD_MS;
     await w.dispatcher.dispatch('acme', w.id);
     w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
     await w.clock.set(slot + SEND_LATE_TOLERANCE_MS + 1);
     await w.dispatcher.idle();
     expect(w.received).toHaveLength(0);
-    expect(await w.record()).toMatchObject({ state: 'sending', rebookedAttempt: 1 });
-    await w.clock.set(next + SEND_LATE_TOLERANCE_MS + 1);
-    await w.dispatcher.idle();
-    expect(w.received).toHaveLength(1);
-    expect(w.received[0]!.receivedAt).toBe(next + SEND_LATE_TOLERANCE_MS + 1);
-    expect(await w.record()).toMatchObject({ state: 'succeeded', attempts: 1 });
-    expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(1);
+    // Each try reported, the last as the dispatch's error.
+    expect(w.errors.length).toBeGreaterThanOrEqual(3);
+    for (const e of w.errors) expect(e).toContain('injected: the store failed on the rebook');
+    // Still this sender's claim, as the claim left it: whoever takes it over after the lease
+    // finishes it as a sender that stopped (recover.ts), never sends it blindly.
+    expect(await w.record()).toMatchObject({ state: 'sending', attempts: 1 });
+    expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(0);
+    await w.dispatcher.close();
     await w.world.close();
   });
 
