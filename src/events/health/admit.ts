@@ -6,7 +6,15 @@
 // A refused start burns no attempt; the delivery waits until `until` on the world clock.
 import type { EndpointHealthFields } from './endpoint-health.js';
 import type { HealthPolicy } from './health-policy.js';
-import { bookSlot, claimFrom, lateForSlot, SLOT_LEAD_MS } from './pace.js';
+import {
+  bookSlot,
+  claimFrom,
+  lateForSlot,
+  leadAfterLateClaim,
+  leadAfterTimelyClaim,
+  SLOT_LEAD_MS,
+  SLOT_MIN_AHEAD_MS,
+} from './pace.js';
 
 export type Admission =
   | {
@@ -40,7 +48,6 @@ export function admit(
   reserved?: number,
   rebookLeadMs?: number,
 ): Admission {
-  const leadMs = rebookLeadMs ?? SLOT_LEAD_MS;
   let next = health;
   if (health.state === 'throttled') {
     const until = health.pausedUntil === null ? nowMs : Date.parse(health.pausedUntil);
@@ -65,15 +72,33 @@ export function admit(
   }
   const rate = policy.ratePerSecond;
   if (rate === undefined) return { ok: true, health: next, sendAt: nowMs };
+  // How far ahead of its slot a claim comes: the endpoint's lead (grown while its claims came
+  // late, pace.ts), or more for an attempt whose send came late.
+  let endpointLead = next.claimLeadMs;
   if (reserved !== undefined && !lateForSlot(reserved, nowMs)) {
-    if (nowMs < claimFrom(reserved, leadMs))
-      return { ok: false, until: claimFrom(reserved, leadMs), why: 'rate_limited', slot: reserved };
+    const lead = Math.max(rebookLeadMs ?? 0, endpointLead ?? SLOT_LEAD_MS);
+    if (nowMs < claimFrom(reserved, lead))
+      return { ok: false, until: claimFrom(reserved, lead), why: 'rate_limited', slot: reserved };
     // A claim a little late still takes its slot and goes at once, as a send this late may
     // (pace.ts), and booking afresh would cost the whole backlog a write each time a worker lags.
-    return { ok: true, health: next, sendAt: Math.max(reserved, nowMs), slot: reserved };
+    return {
+      ok: true,
+      health: withLead(next, leadAfterTimelyClaim(next)),
+      sendAt: Math.max(reserved, nowMs),
+      slot: reserved,
+    };
   }
-  const booked = bookSlot(next, rate, nowMs, rebookLeadMs);
-  if (nowMs >= claimFrom(booked.slot, leadMs))
+  // Too late for the slot its delivery booked: that slot goes unused, and the endpoint's claims
+  // lead further from now on.
+  if (reserved !== undefined) endpointLead = leadAfterLateClaim(next);
+  const lead = Math.max(rebookLeadMs ?? 0, endpointLead ?? SLOT_LEAD_MS);
+  const booked = bookSlot(
+    withLead(next, endpointLead),
+    rate,
+    nowMs,
+    rebookLeadMs ?? SLOT_MIN_AHEAD_MS + lead - SLOT_LEAD_MS,
+  );
+  if (nowMs >= claimFrom(booked.slot, lead))
     return {
       ok: true,
       health: { ...next, ...booked.slots },
@@ -81,7 +106,12 @@ export function admit(
       slot: booked.slot,
     };
   // Held: only the booking is recorded; a probe the breaker would have let through is not spent.
-  return heldFor(health, booked, leadMs);
+  return heldFor(health, booked, lead);
+}
+
+/** The health with the endpoint's claim lead set to `lead` (unchanged when it is the same). */
+function withLead(health: EndpointHealthFields, lead: number | undefined): EndpointHealthFields {
+  return lead === health.claimLeadMs ? health : { ...health, claimLeadMs: lead };
 }
 
 /** Held until just before the slot it booked, which stays booked for it; only the booking is recorded. */

@@ -92,6 +92,32 @@ export interface Slots {
   slotsBooked: number;
   /** The rate the run was booked at (an override may change it). */
   slotRate: number | null;
+  /** How far ahead of their slots this endpoint's held deliveries are claimed; absent: SLOT_LEAD_MS. */
+  claimLeadMs?: number;
+}
+
+/** The longest an endpoint's claims lead their slots (a waiting attempt holds a worker slot). */
+const MAX_CLAIM_LEAD_MS = 800;
+
+/**
+ * The endpoint's claim lead after a claim came too late for the slot its delivery had booked:
+ * twice as long. The claim's section took longer than the lead (the store and the workers were
+ * loaded), so the slot went unused and the delivery booked again at the back of the endpoint's
+ * slots; a lead that stayed short would lose most slots of a backlog the same way.
+ */
+export function leadAfterLateClaim(slots: Slots): number {
+  return Math.min(2 * (slots.claimLeadMs ?? SLOT_LEAD_MS), MAX_CLAIM_LEAD_MS);
+}
+
+/**
+ * The endpoint's claim lead after a claim came in time for its slot: a thirty-second shorter, back
+ * towards SLOT_LEAD_MS, so a lead grown in a burst of load shrinks again over a few dozen claims
+ * and attempts do not wait (holding worker slots) longer than the store needs.
+ */
+export function leadAfterTimelyClaim(slots: Slots): number | undefined {
+  const lead = slots.claimLeadMs;
+  if (lead === undefined || lead <= SLOT_LEAD_MS) return lead;
+  return Math.max(SLOT_LEAD_MS, lead - Math.ceil(lead / 32));
 }
 
 /**
@@ -126,8 +152,15 @@ export function bookSlot(
 ): { slot: number; slots: Slots } {
   const next = nextFreeSlot(slots);
   const earliest = nowMs + minAheadMs;
-  if (next !== undefined && next >= earliest && slots.slotRate === rate)
-    return { slot: next, slots: { ...slots, slotsBooked: (slots.slotsBooked ?? 0) + 1 } };
+  // Only the pacing fields: a caller records the booking on a health it chose.
+  const lead = slots.claimLeadMs === undefined ? {} : { claimLeadMs: slots.claimLeadMs };
+  if (next !== undefined && next >= earliest && slots.slotRate === rate) {
+    const slotsBooked = (slots.slotsBooked ?? 0) + 1;
+    return {
+      slot: next,
+      slots: { slotAnchor: slots.slotAnchor, slotsBooked, slotRate: rate, ...lead },
+    };
+  }
   const anchor = Math.max(earliest, next ?? earliest);
-  return { slot: anchor, slots: { slotAnchor: anchor, slotsBooked: 1, slotRate: rate } };
+  return { slot: anchor, slots: { slotAnchor: anchor, slotsBooked: 1, slotRate: rate, ...lead } };
 }

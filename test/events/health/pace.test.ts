@@ -141,11 +141,43 @@ describe('pacing to the rate', () => {
     const { health } = simulate(at40, Array<number>(40).fill(T0));
     // A held delivery whose slot was T0+200 comes back only at T0+5000 (a stalled worker).
     const late = admit(health, at40, T0 + 5_000, T0 + 200);
-    expect(late.ok && late.sendAt).toBe(T0 + 5_000 + SLOT_MIN_AHEAD_MS);
+    // Its new slot lies further ahead than a first claim's, as the endpoint's claims now lead more.
+    expect(late.ok && late.sendAt).toBe(T0 + 5_000 + SLOT_MIN_AHEAD_MS + SLOT_LEAD_MS);
+    expect(late.ok && late.health.claimLeadMs).toBe(2 * SLOT_LEAD_MS);
     // One that comes back in time takes its own slot and books nothing.
     const onTime = admit(health, at40, T0 + 200 - SLOT_LEAD_MS, T0 + 200);
     expect(onTime.ok && onTime.sendAt).toBe(T0 + 200);
     expect(onTime.ok && onTime.health.slotsBooked).toBe(health.slotsBooked);
+  });
+
+  it('claims late for their slots make the endpoint’s claims lead further (up to 800 ms); timely ones shrink it back', () => {
+    // A backlog of 200 held deliveries, slots booked back to back.
+    let { health } = simulate(at40, Array<number>(200).fill(T0));
+    // Four claims in a row come 100 ms after their slots: the lead doubles each time, to 800.
+    const leads: (number | undefined)[] = [];
+    for (let k = 0; k < 4; k++) {
+      const a = admit(health, at40, T0 + 1_000 + k, T0 + 900);
+      expect(a.ok).toBe(false);
+      health = a.health!;
+      leads.push(health.claimLeadMs);
+    }
+    expect(leads).toEqual([200, 400, 800, 800]);
+    // A held delivery is now due that lead before its new slot.
+    const held = admit(health, at40, T0 + 1_100, T0 + 900);
+    expect(held.ok).toBe(false);
+    expect(held.ok === false && held.slot! - held.until).toBeGreaterThanOrEqual(800);
+    // Claims in time for their slots take a thirty-second off each time, back to SLOT_LEAD_MS.
+    let timely = 0;
+    while ((health.claimLeadMs ?? SLOT_LEAD_MS) > SLOT_LEAD_MS && timely < 1_000) {
+      const slot = T0 + 10_000 + timely * 30;
+      const a = admit(health, at40, slot - 10, slot);
+      expect(a.ok).toBe(true);
+      if (a.ok) health = a.health;
+      timely++;
+    }
+    expect(health.claimLeadMs).toBe(SLOT_LEAD_MS);
+    expect(timely).toBeGreaterThan(40);
+    expect(timely).toBeLessThan(100);
   });
 
   it('the endpoint’s own rate overrides the pack’s default, and the default paces the rest', () => {
@@ -188,5 +220,22 @@ describe('pacing to the rate', () => {
       pausedUntil: new Date(T0 + 60_000).toISOString(),
     };
     expect(admit(open, at40, T0 + 100, T0 + 150)).toMatchObject({ ok: false, why: 'breaker_open' });
+  });
+
+  it('a delivery held for the rate after the breaker’s pause records only its booking: the probe is not spent', () => {
+    // A backlog at an endpoint whose breaker pause is over: the next free slot is seconds away.
+    const { health } = simulate(at40, Array<number>(200).fill(T0));
+    const paused: EndpointHealthFields = {
+      ...health,
+      state: 'open',
+      pausedUntil: new Date(T0 + 50).toISOString(),
+    };
+    const held = admit(paused, at40, T0 + 100);
+    expect(held).toMatchObject({ ok: false, why: 'rate_limited' });
+    expect(held.ok === false && held.health).toMatchObject({
+      state: 'open',
+      pausedUntil: paused.pausedUntil,
+      slotsBooked: health.slotsBooked + 1,
+    });
   });
 });
