@@ -9,6 +9,7 @@ import type { HealthPolicy } from './health-policy.js';
 import {
   bookSlot,
   claimFrom,
+  claimLead,
   lateForSlot,
   leadAfterLateClaim,
   leadAfterTimelyClaim,
@@ -76,7 +77,7 @@ export function admit(
   // late, pace.ts), or more for an attempt whose send came late.
   let endpointLead = next.claimLeadMs;
   if (reserved !== undefined && !lateForSlot(reserved, nowMs)) {
-    const lead = Math.max(rebookLeadMs ?? 0, endpointLead ?? SLOT_LEAD_MS);
+    const lead = claimLead(endpointLead, rebookLeadMs);
     if (nowMs < claimFrom(reserved, lead))
       return { ok: false, until: claimFrom(reserved, lead), why: 'rate_limited', slot: reserved };
     // A claim a little late still takes its slot and goes at once, as a send this late may
@@ -91,7 +92,7 @@ export function admit(
   // Too late for the slot its delivery booked: that slot goes unused, and the endpoint's claims
   // lead further from now on.
   if (reserved !== undefined) endpointLead = leadAfterLateClaim(next);
-  const lead = Math.max(rebookLeadMs ?? 0, endpointLead ?? SLOT_LEAD_MS);
+  const lead = claimLead(endpointLead, rebookLeadMs);
   const booked = bookSlot(
     withLead(next, endpointLead),
     rate,
@@ -118,7 +119,7 @@ function withLead(health: EndpointHealthFields, lead: number | undefined): Endpo
 function heldFor(
   health: EndpointHealthFields,
   booked: ReturnType<typeof bookSlot>,
-  leadMs = SLOT_LEAD_MS,
+  leadMs: number,
 ): Hold {
   return {
     ok: false,
@@ -135,7 +136,8 @@ export type Hold = Extract<Admission, { ok: false }>;
 /**
  * Where a send that would leave too late for its slot goes instead (late-send.ts): always a hold,
  * never a send now. The breaker or a Retry-After holds it as at a claim; otherwise it books the
- * next free slot at least `leadMs` ahead and is held until `leadMs` before it, like any rate-held
+ * next free slot at least `leadMs` ahead (or the endpoint's longer lead) and is held until that
+ * lead before it, like any rate-held
  * delivery — also when that slot is near, so only the booking is recorded and a probe the breaker
  * would let through is not spent on an attempt that does not go.
  */
@@ -150,5 +152,6 @@ export function admitLate(
   const rate = policy.ratePerSecond;
   // The endpoint lost its rate since the claim: nothing to book, the delivery is due at once.
   if (rate === undefined) return { ok: false, until: nowMs, why: 'rate_limited' };
-  return heldFor(health, bookSlot(health, rate, nowMs, leadMs), leadMs);
+  const lead = claimLead(health.claimLeadMs, leadMs);
+  return heldFor(health, bookSlot(health, rate, nowMs, lead), lead);
 }

@@ -56,9 +56,9 @@ export function decideLateSend(
   const target = healthTarget(view, decl, d);
   const id = endpointHealthKind.id(d.endpointKind, d.endpointId);
   const health = endpointHealthKind.read(view, id) ?? freshHealth(d.endpointKind, d.endpointId);
-  // The endpoint was removed since the claim: nothing to book, the claim decides what comes next.
   // Late again: claimed further ahead this time (pace.ts rebookLead).
   const rebooks = rebooksOf(d, claim.number) + 1;
+  // The endpoint was removed since the claim: nothing to book, the claim decides what comes next.
   const hold: Hold =
     target === undefined
       ? { ok: false, until: nowMs, why: 'rate_limited' }

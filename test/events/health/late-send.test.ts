@@ -176,6 +176,20 @@ async function setup(failRebooks = 0) {
   };
 }
 
+/**
+ * The first attempt is claimed for the endpoint's first slot, and its send comes a millisecond
+ * past the tolerance (the vault took that long). Answers the slot and when the send was checked.
+ */
+async function sendFirstLate(w: Awaited<ReturnType<typeof setup>>) {
+  const slot = T0 + SLOT_MIN_AHEAD_MS;
+  const late = slot + SEND_LATE_TOLERANCE_MS + 1;
+  await w.dispatcher.dispatch('acme', w.id);
+  w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
+  await w.clock.set(late);
+  await w.dispatcher.idle();
+  return { slot, late };
+}
+
 async function fieldsOf(twin: Twin, type: string, id: string) {
   return (await twin.get(type, id))?.fields;
 }
@@ -213,12 +227,7 @@ describe('a send too late for its slot books a new one instead of going', () => 
 
   it('a millisecond later: not sent, the claim undone and a new slot booked; it goes there, once, as attempt 1', async () => {
     const w = await setup();
-    const slot = T0 + SLOT_MIN_AHEAD_MS;
-    const late = slot + SEND_LATE_TOLERANCE_MS + 1;
-    await w.dispatcher.dispatch('acme', w.id);
-    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
-    await w.clock.set(late);
-    await w.dispatcher.idle();
+    const { slot, late } = await sendFirstLate(w);
     expect(w.received).toHaveLength(0);
     // As if the claim had never been made: queued, no attempt, no owner; held to a new slot, the
     // first one free at least twice the usual lead ahead (the endpoint's next, slot + 105, is nearer).
@@ -272,13 +281,8 @@ describe('a send too late for its slot books a new one instead of going', () => 
 
   it('late again in its new slot: held back again, claimed twice as far ahead; on time there, it goes once', async () => {
     const w = await setup();
-    const slot = T0 + SLOT_MIN_AHEAD_MS;
-    const late = slot + SEND_LATE_TOLERANCE_MS + 1;
+    const { late } = await sendFirstLate(w);
     const next = late + rebookLead(1);
-    await w.dispatcher.dispatch('acme', w.id);
-    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
-    await w.clock.set(late);
-    await w.dispatcher.idle();
     expect(await w.record()).toMatchObject({ state: 'sending', rebookedAttempt: 1, rebooks: 1 });
     // Late in the new slot too: not sent, held to a third slot, four times the lead ahead.
     const lateAgain = next + SEND_LATE_TOLERANCE_MS + 1;
@@ -310,13 +314,9 @@ describe('a send too late for its slot books a new one instead of going', () => 
 
   it('late a third time (MAX_REBOOKS held back already): it goes as it is, so a loaded machine still delivers', async () => {
     const w = await setup();
-    const late = T0 + SLOT_MIN_AHEAD_MS + SEND_LATE_TOLERANCE_MS + 1;
+    const { late } = await sendFirstLate(w);
     const second = late + rebookLead(1);
     const third = second + SEND_LATE_TOLERANCE_MS + 1 + rebookLead(2);
-    await w.dispatcher.dispatch('acme', w.id);
-    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
-    await w.clock.set(late);
-    await w.dispatcher.idle();
     await w.clock.set(second + SEND_LATE_TOLERANCE_MS + 1);
     await w.dispatcher.idle();
     expect(await w.record()).toMatchObject({ rebooks: MAX_REBOOKS, slotAt: iso(third) });
@@ -332,12 +332,7 @@ describe('a send too late for its slot books a new one instead of going', () => 
 
   it('a rebook whose commit fails is tried again: held to a new slot all the same, sent once', async () => {
     const w = await setup(2);
-    const slot = T0 + SLOT_MIN_AHEAD_MS;
-    const late = slot + SEND_LATE_TOLERANCE_MS + 1;
-    await w.dispatcher.dispatch('acme', w.id);
-    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
-    await w.clock.set(late);
-    await w.dispatcher.idle();
+    const { late } = await sendFirstLate(w);
     expect(w.received).toHaveLength(0);
     // The failed tries were reported (a group's section may also run a failed member again on
     // its own, so two failures can be one try), a later one committed: one rebook in the log.
@@ -356,11 +351,7 @@ describe('a send too late for its slot books a new one instead of going', () => 
 
   it('a rebook that keeps failing is given up: nothing is sent, and the claim is left to its lease', async () => {
     const w = await setup(Number.POSITIVE_INFINITY);
-    const slot = T0 + SLOT_MIN_AHEAD_MS;
-    await w.dispatcher.dispatch('acme', w.id);
-    w.vaultTakes(SEND_LATE_TOLERANCE_MS + 1);
-    await w.clock.set(slot + SEND_LATE_TOLERANCE_MS + 1);
-    await w.dispatcher.idle();
+    await sendFirstLate(w);
     expect(w.received).toHaveLength(0);
     // Each try reported, the last as the dispatch's error.
     expect(w.errors.length).toBeGreaterThanOrEqual(3);
