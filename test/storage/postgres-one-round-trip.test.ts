@@ -25,6 +25,9 @@ describe('PostgreSQL: a write section when nothing moved', () => {
     const b = host();
     for (let i = 1; i <= 4; i++)
       expect((await a.applyAtomic((view) => increment(view))).result).toBe(i);
+    // b opens its store in the background (migration check, twin row); on a slow machine that can
+    // still be running below, and its queries are not a's section
+    expect((await b.get('counter', 'c'))?.fields.value).toBe(4);
     const spy = vi.spyOn(pg.Client.prototype, 'query');
     // round trips of sections (a pooled session's one-time setup is not one of them)
     const queries = {
