@@ -42,6 +42,8 @@ export const pack: Pack = {
 export interface ReceiverProcess {
   url: string;
   dump(): Promise<Record<string, number>>;
+  /** How many distinct messages arrived since the last dump (an IPC message, no database query). */
+  count(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +61,11 @@ export async function startReceiver(): Promise<ReceiverProcess> {
       new Promise((resolve) => {
         child.once('message', (m: { arrivals: Record<string, number> }) => resolve(m.arrivals));
         child.send({ cmd: 'dump' });
+      }),
+    count: () =>
+      new Promise((resolve) => {
+        child.once('message', (m: { count: number }) => resolve(m.count));
+        child.send({ cmd: 'count' });
       }),
     stop: () =>
       new Promise((resolve) => {

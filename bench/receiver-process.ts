@@ -22,6 +22,8 @@ process.on('message', (message: { cmd: string }) => {
   if (message.cmd === 'dump') {
     process.send!({ arrivals: Object.fromEntries(arrivals) });
     arrivals.clear();
+  } else if (message.cmd === 'count') {
+    process.send!({ count: arrivals.size });
   } else if (message.cmd === 'stop') {
     server.closeAllConnections();
     server.close(() => process.exit(0));
