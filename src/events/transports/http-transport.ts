@@ -1,7 +1,17 @@
 // HTTP(S) transport on node:http with keep-alive agents: measured faster than global fetch for
 // many small POSTs to one receiver (see bench/). Each attempt has its own timeout.
+//
+// A kept-alive connection can be closed by the receiver while idle (its keep-alive timeout) at the
+// moment a request is written on it; the request then fails with a reset before any answer, and the
+// receiver never read it. Such a request is written once more on a new connection, as Node's docs
+// advise for `request.reusedSocket` and as hyper does for requests its pool cancelled: otherwise a
+// busy sender's attempt fails now and then for a race of its own connection pool, and the delivery
+// spends a retry. A receiver that did read the request and then dropped the connection gets it
+// again, with the same webhook id, as it would at the delivery's retry; a second reset is the
+// attempt's failure.
 import http from 'node:http';
 import https from 'node:https';
+import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../world/clock.js';
 import {
   parseRetryAfter,
@@ -44,6 +54,15 @@ export class HttpTransport implements Transport {
   }
 
   send(request: OutgoingRequest): Promise<TransportResponse> {
+    return this.write(request, performance.now() + request.timeoutMs, true);
+  }
+
+  /** One request; `fresh`: a stale kept-alive connection may still be replaced by a new one. */
+  private write(
+    request: OutgoingRequest,
+    deadline: number,
+    fresh: boolean,
+  ): Promise<TransportResponse> {
     return new Promise((resolve, reject) => {
       let url: URL;
       try {
@@ -69,12 +88,27 @@ export class HttpTransport implements Transport {
         settled = true;
         reject(new TransportFailure(kind));
       };
-      const timer = setTimeout(() => {
-        fail('timeout');
-        req.destroy();
-      }, request.timeoutMs);
+      const timer = setTimeout(
+        () => {
+          fail('timeout');
+          req.destroy();
+        },
+        Math.max(0, deadline - performance.now()),
+      );
+      let answered = false;
       req.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        const stale =
+          fresh &&
+          !settled &&
+          !answered &&
+          req.reusedSocket &&
+          (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        if (stale) {
+          settled = true;
+          resolve(this.write(request, deadline, false));
+          return;
+        }
         fail(
           error.code === 'ECONNRESET' || error.code === 'EPIPE'
             ? 'connection_reset'
@@ -84,6 +118,7 @@ export class HttpTransport implements Transport {
         );
       });
       req.on('response', (res) => {
+        answered = true;
         // Drain and drop the body: it never enters history, and draining frees the socket for reuse.
         res.resume();
         res.on('end', () => {

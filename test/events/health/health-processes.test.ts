@@ -42,8 +42,12 @@ async function recordingReceiver(status: number) {
     req.resume();
     req.on('end', () => {
       const path = req.url ?? '/';
-      arrivals.set(path, [...(arrivals.get(path) ?? []), at]);
-      messages.set(path, [...(messages.get(path) ?? []), String(req.headers['webhook-id'])]);
+      // pushed, not copied: 800 copies of a growing array cost the receiver's event loop time
+      // that shows as arrival jitter
+      if (!arrivals.has(path)) arrivals.set(path, []);
+      if (!messages.has(path)) messages.set(path, []);
+      arrivals.get(path)!.push(at);
+      messages.get(path)!.push(String(req.headers['webhook-id']));
       total++;
       res.writeHead(status);
       res.end();
@@ -200,7 +204,11 @@ describe('endpoint health across processes on PostgreSQL', () => {
       );
     // A send held to a new slot burnt no attempt: every delivery went out once, as attempt 1.
     const attempts = (await twin.list('delivery')).map((d) => Number(d.fields.attempts));
-    expect(new Set(attempts)).toEqual(new Set([1]));
+    // should a delivery need more than one, what its earlier attempt came to
+    const failed = (await twin.list('delivery_attempt'))
+      .filter((a) => a.fields.outcome !== 'succeeded')
+      .map((a) => ({ id: a.id, ...a.fields }));
+    expect(new Set(attempts), JSON.stringify(failed)).toEqual(new Set([1]));
     expect(await twin.list('delivery_attempt')).toHaveLength(2_000);
     const done = await tw(['deliveries', '--json', ...store]);
     const states = new Set((JSON.parse(done.stdout) as { state: string }[]).map((d) => d.state));
