@@ -86,7 +86,8 @@ export class TwinState {
     const from = this.knownHead;
     if (head === undefined) {
       if (!this.holdsNothing()) s.peek(`touched:${from}`, () => s.tx.readTouched(from, SPECULATE));
-      else if (chain && this.recordsHead) s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
+      else if (chain && this.recordsHead)
+        s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
       return from;
     }
     if (s.guardIndexes)
@@ -94,7 +95,7 @@ export class TwinState {
     this.quiet = head === from ? this.quiet + 1 : 0;
     if (head === from) return head;
     const moved = this.touchedSince(s, from, head);
-    const newest = moved === undefined ? undefined : newestUpTo(moved, head);
+    const newest = moved?.[seenUpTo(moved, head) - 1];
     if (newest?.seq === head && newest.entry !== undefined)
       // The newest entry came whole: the next links to it, hashed here.
       this.chain = { seq: head, hash: lineHash(canonicalJson(newest.entry)) };
@@ -134,10 +135,16 @@ export class TwinState {
    */
   private touchedSince(s: Section, from: number, head: number): TouchedEntry[] | undefined {
     if (head < from || head - from > CACHE_LIMIT) return undefined;
-    if (head - from <= SPECULATE && s.loaded.has(`touched:${from}`))
-      return s.read(`touched:${from}`, () => s.tx.readTouched(from, SPECULATE));
-    if (this.holdsNothing()) return undefined;
-    return s.read(`touched:${from}:${head}`, () => s.tx.readTouched(from, head - from));
+    const moved =
+      head - from <= SPECULATE && s.loaded.has(`touched:${from}`)
+        ? s.read(`touched:${from}`, () => s.tx.readTouched(from, SPECULATE))
+        : this.holdsNothing()
+          ? undefined
+          : s.read(`touched:${from}:${head}`, () => s.tx.readTouched(from, head - from));
+    // A tenant's section sees only its tenant's entries (row-level security on PostgreSQL): what
+    // the others touched is unknown, and the known head moves past them all the same.
+    if (moved !== undefined && seenUpTo(moved, head) < head - from) return undefined;
+    return moved;
   }
 
   /** Nothing cached: a catch-up has nothing to evict (a fresh process, a CLI command). */
@@ -257,8 +264,9 @@ export class TwinState {
   }
 }
 
-/** The last of `moved` at or before `head` (a read may answer past it, never before). */
-function newestUpTo(moved: readonly TouchedEntry[], head: number): TouchedEntry | undefined {
-  for (let i = moved.length - 1; i >= 0; i--) if (moved[i]!.seq <= head) return moved[i];
-  return undefined;
+/** How many of `moved` are at or before `head` (a read may answer past it, never before). */
+function seenUpTo(moved: readonly TouchedEntry[], head: number): number {
+  let n = moved.length;
+  while (n > 0 && moved[n - 1]!.seq > head) n--;
+  return n;
 }
