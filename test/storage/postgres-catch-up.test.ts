@@ -40,33 +40,41 @@ const tallyWrite = (id: string, n: number): Write => ({
 });
 
 /**
- * What sections asked of the store from now on: their round trips (a pooled session's one-time
- * setup is not one), the reads of the log among them, and the entry bodies those answered.
+ * Runs `fn`, counting what sections asked of the store meanwhile: their round trips (a pooled
+ * session's one-time setup is not one), the reads of the log among them, and the entry bodies
+ * those answered.
  */
-function spyOnQueries(): {
-  roundTrips: () => number;
-  logReads: () => string[];
-  bodies: () => Promise<number>;
-  restore: () => void;
-} {
+async function counting(
+  fn: () => Promise<void>,
+): Promise<{ roundTrips: number; logReads: string[]; bodies: number }> {
   const spy = vi.spyOn(pg.Client.prototype, 'query');
-  const texts = () => spy.mock.calls.map((c, i) => ({ text: String(c[0] as unknown), i }));
-  const onEntries = () => texts().filter((q) => q.text.includes('FROM twinworld.entries'));
-  return {
-    roundTrips: () => texts().filter((q) => !q.text.startsWith('SET ROLE')).length,
-    logReads: () => onEntries().map((q) => q.text),
-    bodies: async () => {
-      let n = 0;
-      for (const { i } of onEntries()) {
-        const answer = (await spy.mock.results[i]!.value) as unknown;
-        for (const result of Array.isArray(answer) ? answer : [answer])
-          for (const row of (result as { rows?: Record<string, unknown>[] }).rows ?? [])
-            if (typeof row.body === 'string') n++;
-      }
-      return n;
-    },
-    restore: () => spy.mockRestore(),
-  };
+  try {
+    await fn();
+    const sent = spy.mock.calls.map((c, i) => ({ text: String(c[0] as unknown), i }));
+    const logReads = sent.filter((q) => q.text.includes('FROM twinworld.entries'));
+    let bodies = 0;
+    for (const { i } of logReads) {
+      const answer = (await spy.mock.results[i]!.value) as unknown;
+      for (const result of Array.isArray(answer) ? answer : [answer])
+        for (const row of (result as { rows?: Record<string, unknown>[] }).rows ?? [])
+          if (typeof row.body === 'string') bodies++;
+    }
+    return {
+      roundTrips: sent.filter((q) => !q.text.startsWith('SET ROLE')).length,
+      logReads: logReads.map((q) => q.text),
+      bodies,
+    };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** The twin's log verifies (its hash chain included) and holds `entries` entries. */
+async function expectChain(twin: Twin, entries: number): Promise<void> {
+  const report = await verifyTwin(twin);
+  expect(report.problem).toBeUndefined();
+  expect(report.ok).toBe(true);
+  expect(report.entries).toBe(entries);
 }
 
 describe('PostgreSQL: catching up with another host', () => {
@@ -99,7 +107,7 @@ describe('PostgreSQL: catching up with another host', () => {
       ).result,
     ).toBe('deleted');
     expect((await b.get('counter', 'c'))?.fields.value).toBe(3);
-    expect((await verifyTwin(a)).ok).toBe(true);
+    await expectChain(a, 9);
   });
 
   it('reads the bodies only of entries with a projection and of the newest; the chain links on', async () => {
@@ -109,41 +117,31 @@ describe('PostgreSQL: catching up with another host', () => {
     for (let i = 0; i < 4; i++) await b.applyAtomic(increment);
     await write(b, tallyWrite('i1', 1));
     for (let i = 0; i < 3; i++) await b.applyAtomic(increment);
-    const queries = spyOnQueries();
-    try {
-      // 8 entries of b's to catch up with: 1 projects, 1 is the newest
+    // 8 entries of b's to catch up with: 1 projects, 1 is the newest
+    const asked = await counting(async () => {
       expect((await a.get('counter', 'c'))?.fields.value).toBe(8);
-      expect(queries.logReads().length).toBe(1);
-      expect(await queries.bodies()).toBe(2);
-    } finally {
-      queries.restore();
-    }
+    });
+    expect(asked.logReads.length).toBe(1);
+    expect(asked.bodies).toBe(2);
     expect((await a.get('tally', 't'))?.fields.n).toBe(1);
     // a links its next entry to b's newest, hashed from the body the catch-up read
     expect((await a.applyAtomic(increment)).result).toBe(9);
-    const report = await verifyTwin(a);
-    expect(report.ok).toBe(true);
-    expect(report.entries).toBe(10);
+    await expectChain(a, 10);
   });
 
   it('reads no entry at all on a host with nothing cached; its first write links to the newest', async () => {
     const { a, b } = await twoHosts('cu_fresh');
     for (let i = 0; i < 5; i++) await a.applyAtomic(increment);
     await write(a, tallyWrite('i1', 1));
-    const queries = spyOnQueries();
-    try {
-      // the lock, the head, the chain head and the counter in one round trip; the commit
+    const asked = await counting(async () => {
       expect((await b.applyAtomic(increment)).result).toBe(6);
-      expect(queries.logReads()).toEqual([]);
-      expect(queries.roundTrips()).toBe(2);
-    } finally {
-      queries.restore();
-    }
+    });
+    // the lock, the head, the chain head and the counter in one round trip; the commit
+    expect(asked.logReads).toEqual([]);
+    expect(asked.roundTrips).toBe(2);
     expect((await b.get('tally', 't'))?.fields.n).toBe(1);
     expect((await a.applyAtomic(increment)).result).toBe(7);
-    const report = await verifyTwin(b);
-    expect(report.ok).toBe(true);
-    expect(report.entries).toBe(8);
+    await expectChain(b, 8);
   });
 
   it('evicts everything after a tenant section, which cannot see what other tenants changed', async () => {
