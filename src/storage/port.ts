@@ -47,8 +47,8 @@ export interface TouchedEntry {
   readonly subjectType: string;
   readonly subjectId: string;
   /**
-   * Given for every entry that carries a projection, and for the entry at the head; a backend may
-   * give it for any other too. A store that leaves out a projection leaves a stale cache behind.
+   * Given for every entry that carries a projection, and for the entry at the head when it is
+   * among them; a backend may give it for any other too. A store that leaves out a projection leaves a stale cache behind.
    */
   readonly entry?: Entry;
 }
@@ -73,7 +73,8 @@ export interface StoreTx {
   readEntries(afterSeq: number, limit: number): Awaitable<Entry[]>;
   /**
    * What entries with seq in (afterSeq, afterSeq + limit] touched, ascending (TouchedEntry): what
-   * a process evicts from its cache when others appended, without reading every body.
+   * a process evicts from its cache when others appended, without reading every body. Like
+   * `readEntries`, it leaves out entries the section's scope cannot see (another tenant's).
    */
   readTouched(afterSeq: number, limit: number): Awaitable<TouchedEntry[]>;
   /** The resource, tombstone included. */
