@@ -34,6 +34,8 @@ interface Run {
   rate: number;
   roundTrips: number;
   commits: number;
+  /** CPU milliseconds the worker processes spent per job, from the release until told to stop. */
+  workerCpu: number;
 }
 
 const BODY = JSON.stringify({
@@ -213,8 +215,8 @@ async function measure(
   const reports = await Promise.all(
     children.map(
       (c) =>
-        new Promise<number>((resolve, reject) => {
-          c.once('message', (m: { queries: number }) => resolve(m.queries));
+        new Promise<{ queries: number; cpuMs: number }>((resolve, reject) => {
+          c.once('message', resolve);
           c.once('exit', (code) => {
             if (code !== 0) reject(new Error(`${system} worker exited ${code}`));
           });
@@ -231,7 +233,8 @@ async function measure(
   );
   return {
     rate: N / seconds,
-    roundTrips: reports.reduce((a, b) => a + b, 0) / N,
+    roundTrips: reports.reduce((a, r) => a + r.queries, 0) / N,
+    workerCpu: reports.reduce((a, r) => a + r.cpuMs, 0) / N,
     // the two pg_current_xact_id() calls use one id each
     commits: (xid1 - xid0 - 1) / N,
   };
@@ -245,7 +248,8 @@ export const bench: Benchmark = {
         'rate = jobs / (release → the database shows all done, polled every 5 ms once the receiver has them all). 16 deliveries in flight per process: ' +
         'twinworld Worker + Dispatcher (concurrency 16, Standard Webhooks signature); pg-boss 10 fetch-1 = 16 work() loops of batchSize 1, fetch-16 = one loop of batchSize 16; ' +
         `graphile-worker 0.16 run() concurrency 16. Median of ${ROUNDS} rounds, systems and process counts interleaved. ` +
-        'round trips = queries sent by the worker processes\u2019 pg clients per job (idle polling included); commits = transaction ids used per job (write transactions).',
+        'round trips = queries sent by the worker processes\u2019 pg clients per job (idle polling included); commits = transaction ids used per job (write transactions); ' +
+        'worker cpu/job = CPU (user + system) the worker processes spent from the release until stopped, per job.',
     );
     const server = await startPostgresServer();
     const receiver = await startReceiver();
@@ -266,7 +270,7 @@ export const bench: Benchmark = {
             const run = await measure(db, server.url, receiver, system, n);
             results.set(key, [...(results.get(key) ?? []), run]);
             note(
-              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  load ${loadavg()[0]!.toFixed(1)}`,
+              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms  load ${loadavg()[0]!.toFixed(1)}`,
             );
           }
       const m = (system: System, n: number, field: keyof Run): number =>
@@ -282,7 +286,7 @@ export const bench: Benchmark = {
           if (!results.has(`${system}/${n}`)) continue;
           const rate = m(system, n, 'rate');
           console.log(
-            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}`,
+            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms`,
           );
         }
         console.log(

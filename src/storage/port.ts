@@ -37,6 +37,22 @@ export interface RangeRow {
   readonly resource: Resource;
 }
 
+/**
+ * One entry as a catch-up needs it (StoreTx.readTouched): its seq and subject always, the whole
+ * entry only where the catch-up reads more of it — where it may carry a projection (the resources
+ * it touches besides its subject) and for the log's newest entry (whose hash the next entry links to).
+ */
+export interface TouchedEntry {
+  readonly seq: number;
+  readonly subjectType: string;
+  readonly subjectId: string;
+  /**
+   * Given for every entry that carries a projection, and for the entry at the head when it is
+   * among them; a backend may give it for any other too. A store that leaves out a projection leaves a stale cache behind.
+   */
+  readonly entry?: Entry;
+}
+
 /** What one section or read may see and do. */
 export interface StoreScope {
   /** The tenant whose rows it may see (row-level security on PostgreSQL). */
@@ -55,6 +71,12 @@ export interface StoreTx {
   head(): Awaitable<number>;
   /** Entries with seq in (afterSeq, afterSeq + limit], ascending. */
   readEntries(afterSeq: number, limit: number): Awaitable<Entry[]>;
+  /**
+   * What entries with seq in (afterSeq, afterSeq + limit] touched, ascending (TouchedEntry): what
+   * a process evicts from its cache when others appended, without reading every body. Like
+   * `readEntries`, it leaves out entries the section's scope cannot see (another tenant's).
+   */
+  readTouched(afterSeq: number, limit: number): Awaitable<TouchedEntry[]>;
   /** The resource, tombstone included. */
   getResource(type: string, id: string): Awaitable<Resource | undefined>;
   /** Live resources of one type, ordered by id. */

@@ -12,6 +12,7 @@ import type {
   RangeRow,
   StoreScope,
   StoreTx,
+  TouchedEntry,
   TwinStore,
 } from './port.js';
 
@@ -19,6 +20,7 @@ import type {
 export interface SyncTx extends StoreTx {
   head(): number;
   readEntries(afterSeq: number, limit: number): Entry[];
+  readTouched(afterSeq: number, limit: number): TouchedEntry[];
   getResource(type: string, id: string): Resource | undefined;
   listResources(type: string): Resource[];
   lookup(type: string, index: string, key: string): Resource[];

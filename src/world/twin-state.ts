@@ -11,6 +11,7 @@ import {
   type ChainHead,
 } from '../log/chain.js';
 import type { IndexDeclaration } from '../state/indexes.js';
+import type { TouchedEntry } from '../storage/port.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { DeclaredIndexes, INDEXES_META_KEY } from './declared-indexes.js';
 import type { Section } from './section.js';
@@ -67,9 +68,11 @@ export class TwinState {
   /**
    * Entries appended elsewhere since we last looked evict what they touched from the cache. When
    * the head is not known yet (the section's first run over an asynchronous store), the run goes on
-   * as if nothing moved, asking at once for the entries after the known head: what it reads then
-   * travels with the lock and the head in one round trip, and the run after it (its answers are
-   * from the same locked snapshot) usually needs nothing more.
+   * as if nothing moved, asking at once for what the entries after the known head touched: what it
+   * reads then travels with the lock and the head in one round trip, and the run after it (its
+   * answers are from the same locked snapshot) usually needs nothing more. Only what the entries
+   * touched is read (StoreTx.readTouched), not their bodies; a process that holds nothing cached
+   * reads no entry at all, only the head (and, for a write, the chain head recorded beside it).
    */
   catchUp(s: Section, chain = false): number {
     if (s.optimistic) {
@@ -82,23 +85,20 @@ export class TwinState {
     const head = s.peek('head', () => s.tx.head());
     const from = this.knownHead;
     if (head === undefined) {
-      s.peek(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE));
+      if (!this.holdsNothing()) s.peek(`touched:${from}`, () => s.tx.readTouched(from, SPECULATE));
+      else if (chain && this.recordsHead)
+        s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
       return from;
     }
     if (s.guardIndexes)
       s.expect = { head, meta: { key: INDEXES_META_KEY, value: this.indexesRaw ?? undefined } };
     this.quiet = head === from ? this.quiet + 1 : 0;
     if (head === from) return head;
-    const moved =
-      head < from || head - from > CACHE_LIMIT
-        ? undefined
-        : head - from <= SPECULATE && s.loaded.has(`entries:${from}`)
-          ? s.read(`entries:${from}`, () => s.tx.readEntries(from, SPECULATE))
-          : s.read(`entries:${from}:${head}`, () => s.tx.readEntries(from, head - from));
-    const last = moved?.[moved.length - 1];
-    if (last?.seq === head && head - from === moved!.length)
-      // Every entry up to the head was read: the next links to the newest, hashed here.
-      this.chain = { seq: head, hash: lineHash(canonicalJson(last)) };
+    const moved = this.touchedSince(s, from, head);
+    const newest = moved?.[seenUpTo(moved, head) - 1];
+    if (newest?.seq === head && newest.entry !== undefined)
+      // The newest entry came whole: the next links to it, hashed here.
+      this.chain = { seq: head, hash: lineHash(canonicalJson(newest.entry)) };
     // Another process appended: the next entry links to its newest, read with what it touched.
     else if (chain && this.recordsHead && head > 0 && this.chain?.seq !== head)
       s.prefetch(CHAIN_READ, () => s.tx.getMeta(CHAIN_META_KEY));
@@ -116,7 +116,7 @@ export class TwinState {
       for (const e of moved) {
         if (e.seq > head) break;
         touch(e.subjectType, e.subjectId);
-        const p = e.projection;
+        const p = e.entry?.projection;
         if (p !== undefined)
           for (const r of [...(p.creates ?? []), ...(p.updates ?? []), ...(p.deletes ?? [])])
             touch(r.type, r.id);
@@ -127,6 +127,29 @@ export class TwinState {
     // after it, so what it loads may be cached.
     s.epoch = ++this.epoch;
     return head;
+  }
+
+  /**
+   * What the entries in (from, head] touched, or undefined when everything cached goes instead:
+   * too many to read, a head that went back, or nothing cached to evict (which needs no read).
+   */
+  private touchedSince(s: Section, from: number, head: number): TouchedEntry[] | undefined {
+    if (head < from || head - from > CACHE_LIMIT) return undefined;
+    const moved =
+      head - from <= SPECULATE && s.loaded.has(`touched:${from}`)
+        ? s.read(`touched:${from}`, () => s.tx.readTouched(from, SPECULATE))
+        : this.holdsNothing()
+          ? undefined
+          : s.read(`touched:${from}:${head}`, () => s.tx.readTouched(from, head - from));
+    // A tenant's section sees only its tenant's entries (row-level security on PostgreSQL): what
+    // the others touched is unknown, and the known head moves past them all the same.
+    if (moved !== undefined && seenUpTo(moved, head) < head - from) return undefined;
+    return moved;
+  }
+
+  /** Nothing cached: a catch-up has nothing to evict (a fresh process, a CLI command). */
+  private holdsNothing(): boolean {
+    return this.cache.size === 0 && this.lookups.size === 0;
   }
 
   resource(s: Section, type: string, id: string): Resource | undefined {
@@ -239,4 +262,11 @@ export class TwinState {
     }
     return lineHash(canonicalJson(last));
   }
+}
+
+/** How many of `moved` are at or before `head` (a read may answer past it, never before). */
+function seenUpTo(moved: readonly TouchedEntry[], head: number): number {
+  let n = moved.length;
+  while (n > 0 && moved[n - 1]!.seq > head) n--;
+  return n;
 }

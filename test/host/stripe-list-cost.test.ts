@@ -32,6 +32,7 @@ function counting(inner: StorageBackend, counts: Counts): StorageBackend {
     ...tx,
     head: () => tx.head(),
     readEntries: (after, limit) => tx.readEntries(after, limit),
+    readTouched: (after, limit) => tx.readTouched(after, limit),
     getResource: (type, id) => tx.getResource(type, id),
     listResources: (type) => count('list', tx.listResources(type)),
     allResources: (type) => count('all', tx.allResources(type)),

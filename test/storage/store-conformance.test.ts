@@ -82,6 +82,38 @@ for (const backendCase of backends) {
       expect(await backend.listTwins()).toContain('t');
     });
 
+    it('reads what entries touched: every subject, whole entries where a projection is and at the head', async () => {
+      await fresh();
+      const projecting: Entry = {
+        ...entry(2, 'delivery', 'dl_1'),
+        projection: {
+          creates: [{ type: 'run', id: 'run_1', fields: {} }],
+          deletes: [{ type: 'hold', id: 'h_1' }],
+        },
+      };
+      const all = [entry(1), projecting, entry(3), entry(4, 'invoice', 'in_4')];
+      await store.transact((tx) => {
+        for (const e of all) append(tx, e);
+      });
+      const read = await store.transact(
+        async (tx) => ({
+          all: await tx.readTouched(0, 100),
+          middle: (await tx.readTouched(1, 2)).map((t) => t.seq),
+          past: await tx.readTouched(4, 10),
+        }),
+        { readOnly: true },
+      );
+      expect(read.all.map((t) => [t.seq, t.subjectType, t.subjectId])).toEqual(
+        all.map((e) => [e.seq, e.subjectType, e.subjectId]),
+      );
+      expect(read.all[1]!.entry).toEqual(projecting);
+      expect(read.all[3]!.entry).toEqual(all[3]);
+      // a backend may give other entries whole too, as they are
+      for (const t of read.all) if (t.entry !== undefined) expect(t.entry).toEqual(all[t.seq - 1]);
+      expect(read.middle).toEqual([2, 3]);
+      expect(read.past).toEqual([]);
+    });
+
     it('reads a range, streams bodies and reads by subject', async () => {
       await fresh();
       await store.transact((tx) => {

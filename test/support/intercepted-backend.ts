@@ -18,6 +18,7 @@ export function interceptStoreWrites(
   const wrap = (tx: StoreTx): StoreTx => ({
     head: () => tx.head(),
     readEntries: (after, limit) => tx.readEntries(after, limit),
+    readTouched: (after, limit) => tx.readTouched(after, limit),
     getResource: (type, id) => tx.getResource(type, id),
     listResources: (type) => tx.listResources(type),
     lookup: (type, index, key) => tx.lookup(type, index, key),

@@ -4,8 +4,16 @@ import { TwinError } from '../../errors.js';
 import type { Resource } from '../../state/resource.js';
 import { resourceKey } from '../../state/resource.js';
 import { compareKeys, compareResources } from '../../state/state-hash.js';
-import type { IndexDelta, RangeQuery, RangeRow, StorageBackend, TwinStore } from '../port.js';
+import type {
+  IndexDelta,
+  RangeQuery,
+  RangeRow,
+  StorageBackend,
+  TouchedEntry,
+  TwinStore,
+} from '../port.js';
 import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
+import { touchedOf } from '../touched.js';
 import type { Entry } from '../../log/write.js';
 
 class MemoryTwin implements SyncEngine, SyncTx {
@@ -200,6 +208,10 @@ class MemoryTwin implements SyncEngine, SyncTx {
     return this.entries
       .slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit)
       .map((e) => e.entry);
+  }
+
+  readTouched(afterSeq: number, limit: number): TouchedEntry[] {
+    return touchedOf(this.readEntries(afterSeq, limit));
   }
 
   bodyPage(afterSeq: number, limit: number): string[] {

@@ -3,7 +3,7 @@
 // and the section's BEGIN and lock, can share one multi-statement round trip).
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
-import type { RangeQuery, RangeRow } from '../port.js';
+import type { RangeQuery, RangeRow, TouchedEntry } from '../port.js';
 import { checkText, encodeKey, int, lit, toResource, type ResourceRow } from './sql-text.js';
 
 const COLUMNS = 'type, id, version, deleted, fields';
@@ -12,6 +12,15 @@ export const READS = {
   head: 'SELECT head FROM twinworld.twins WHERE world = $1 AND twin = $2',
   range:
     'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND seq > $3 ORDER BY seq LIMIT $4',
+  /**
+   * A catch-up's read (StoreTx.readTouched): the body only where the entry may carry a projection
+   * and for the newest entry. A body is canonical JSON, so an entry's projection is always spelled
+   * `"projection"`; a field that merely holds the word costs a body, never a missed projection.
+   */
+  touched:
+    `SELECT seq, subject_type, subject_id, CASE WHEN body LIKE '%"projection"%' ` +
+    'OR seq = (SELECT head FROM twinworld.twins WHERE world = $1 AND twin = $2) THEN body END AS body ' +
+    'FROM twinworld.entries WHERE world = $1 AND twin = $2 AND seq > $3 ORDER BY seq LIMIT $4',
   bySubject:
     'SELECT body FROM twinworld.entries WHERE world = $1 AND twin = $2 AND subject_type = $3 AND subject_id = $4 ORDER BY seq',
   get: `SELECT ${COLUMNS} FROM twinworld.resources WHERE world = $1 AND twin = $2 AND type = $3 AND id = $4`,
@@ -88,6 +97,25 @@ export class Reads {
       values: [this.world, this.twin, afterSeq, Math.max(0, limit)],
     });
     return rows.map((r) => JSON.parse(r.body) as Entry);
+  }
+
+  async readTouched(afterSeq: number, limit: number): Promise<TouchedEntry[]> {
+    const rows = await this.run<{
+      seq: number;
+      subject_type: string;
+      subject_id: string;
+      body: string | null;
+    }>({
+      name: 'tw_touched',
+      text: READS.touched,
+      values: [this.world, this.twin, afterSeq, Math.max(0, limit)],
+    });
+    return rows.map((r) => ({
+      seq: r.seq,
+      subjectType: r.subject_type,
+      subjectId: r.subject_id,
+      ...(r.body === null ? {} : { entry: JSON.parse(r.body) as Entry }),
+    }));
   }
 
   async entriesBySubject(type: string, id: string): Promise<Entry[]> {

@@ -14,6 +14,7 @@ import {
   type RangeQuery,
   type RangeRow,
   type StoreTx,
+  type TouchedEntry,
 } from '../port.js';
 import type { Client } from './connection.js';
 import { commitQueries, type BufferedEntry, type KeyOp } from './commit-queries.js';
@@ -174,6 +175,10 @@ export class PostgresTx implements StoreTx {
 
   readEntries(afterSeq: number, limit: number): Promise<Entry[]> {
     return this.reads.readEntries(afterSeq, limit);
+  }
+
+  readTouched(afterSeq: number, limit: number): Promise<TouchedEntry[]> {
+    return this.reads.readTouched(afterSeq, limit);
   }
 
   getResource(type: string, id: string): Promise<Resource | undefined> {

@@ -12,8 +12,16 @@ import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Resource } from '../../state/resource.js';
-import type { IndexDelta, RangeQuery, RangeRow, StorageBackend, TwinStore } from '../port.js';
+import type {
+  IndexDelta,
+  RangeQuery,
+  RangeRow,
+  StorageBackend,
+  TouchedEntry,
+  TwinStore,
+} from '../port.js';
 import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../sync-store.js';
+import { touchedOf } from '../touched.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
 
@@ -300,6 +308,10 @@ class SqliteTwin implements SyncEngine, SyncTx {
     return (this.stmt.range.all(afterSeq, limit) as string[]).map(
       (body) => JSON.parse(body) as Entry,
     );
+  }
+
+  readTouched(afterSeq: number, limit: number): TouchedEntry[] {
+    return touchedOf(this.readEntries(afterSeq, limit));
   }
 
   bodyPage(afterSeq: number, limit: number): string[] {
