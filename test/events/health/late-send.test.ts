@@ -48,9 +48,11 @@ describe('whether a send is too late for its slot', () => {
     expect(lateForSlot(slot, slot + SEND_LATE_TOLERANCE_MS + 1)).toBe(true);
   });
 
-  it('each time an attempt is late it is claimed twice as far ahead of its slot, at most twice', () => {
-    expect([1, 2].map(rebookLead)).toEqual([2 * SLOT_LEAD_MS, 4 * SLOT_LEAD_MS]);
-    expect(MAX_REBOOKS).toBe(2);
+  it('each time an attempt is late it is claimed twice as far ahead of its slot, at most six times', () => {
+    expect(MAX_REBOOKS).toBe(6);
+    expect(Array.from({ length: MAX_REBOOKS }, (_, k) => rebookLead(k + 1))).toEqual(
+      [2, 4, 8, 16, 32, 64].map((x) => x * SLOT_LEAD_MS),
+    );
   });
 
   it('a late send is held to the endpoint’s next free slot, or behind the breaker, never let through', () => {
@@ -312,19 +314,24 @@ describe('a send too late for its slot books a new one instead of going', () => 
     await w.world.close();
   });
 
-  it('late a third time (MAX_REBOOKS held back already): it goes as it is, so a loaded machine still delivers', async () => {
+  it('late every time (MAX_REBOOKS held back already): the last goes as it is, so a loaded machine still delivers', async () => {
     const w = await setup();
     const { late } = await sendFirstLate(w);
-    const second = late + rebookLead(1);
-    const third = second + SEND_LATE_TOLERANCE_MS + 1 + rebookLead(2);
-    await w.clock.set(second + SEND_LATE_TOLERANCE_MS + 1);
-    await w.dispatcher.idle();
-    expect(await w.record()).toMatchObject({ rebooks: MAX_REBOOKS, slotAt: iso(third) });
-    expect(w.received).toHaveLength(0);
-    await w.clock.set(third + SEND_LATE_TOLERANCE_MS + 1);
+    // Held back: each new slot lies, and its claim comes, twice as far ahead as the time before.
+    let slot = late + rebookLead(1);
+    for (let k = 2; k <= MAX_REBOOKS; k++) {
+      const at = slot + SEND_LATE_TOLERANCE_MS + 1;
+      slot = at + rebookLead(k);
+      await w.clock.set(at);
+      await w.dispatcher.idle();
+      expect(w.received).toHaveLength(0);
+      expect(await w.record()).toMatchObject({ rebooks: k, slotAt: iso(slot) });
+    }
+    // Late in the last slot too: it goes.
+    await w.clock.set(slot + SEND_LATE_TOLERANCE_MS + 1);
     await w.dispatcher.idle();
     expect(w.received).toHaveLength(1);
-    expect(w.received[0]!.receivedAt).toBe(third + SEND_LATE_TOLERANCE_MS + 1);
+    expect(w.received[0]!.receivedAt).toBe(slot + SEND_LATE_TOLERANCE_MS + 1);
     expect(await w.record()).toMatchObject({ state: 'succeeded', attempts: 1 });
     expect((await w.ops()).filter((o) => o === 'delivery.rebook')).toHaveLength(MAX_REBOOKS);
     await w.world.close();
