@@ -46,7 +46,7 @@ export function claimFrom(slot: number, leadMs: number): number {
  * hold-backs) to 30–64 ms under load (docs/endpoint-health.md, Limits); a bound still keeps a
  * machine too loaded to send anything on time delivering.
  */
-export const MAX_REBOOKS = 2;
+export const MAX_REBOOKS = 6;
 
 /**
  * How far ahead of its new slot an attempt is claimed, and at least how far ahead that slot lies,
