@@ -57,11 +57,11 @@ export class HttpTransport implements Transport {
     return this.write(request, performance.now() + request.timeoutMs, true);
   }
 
-  /** One request; `fresh`: a stale kept-alive connection may still be replaced by a new one. */
+  /** One request; on its `firstTry`, a stale kept-alive connection is replaced by a new one. */
   private write(
     request: OutgoingRequest,
     deadline: number,
-    fresh: boolean,
+    firstTry: boolean,
   ): Promise<TransportResponse> {
     return new Promise((resolve, reject) => {
       let url: URL;
@@ -99,7 +99,7 @@ export class HttpTransport implements Transport {
       req.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         const stale =
-          fresh &&
+          firstTry &&
           !settled &&
           !answered &&
           req.reusedSocket &&
