@@ -168,9 +168,10 @@ async function waitShowing(
   workers: readonly Proc[],
   check: () => Promise<void>,
   timeout: number,
+  interval = 100,
 ): Promise<void> {
   try {
-    await vi.waitFor(check, { timeout, interval: 100 });
+    await vi.waitFor(check, { timeout, interval });
   } catch (error) {
     const rows = await withSchedules(store, async (s) => {
       const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick', limit: 1000 });
@@ -327,7 +328,9 @@ for (const { name, make } of stores) {
       let killedAt = 0;
       for (;;) {
         expect(seen.size, 'runs that finished before their owner could be frozen').toBeLessThan(5);
-        await vi.waitFor(
+        await waitShowing(
+          store,
+          workers,
           () =>
             withSchedules(store, async (s) => {
               const { items } = await s.history({ tenantId: 'default', scheduleId: 'tick' });
@@ -337,7 +340,8 @@ for (const { name, make } of stores) {
               expect(row).toBeDefined();
               held = { occurrenceId: row!.occurrenceId, owner: row!.owner! };
             }),
-          { timeout: 30_000, interval: 50 },
+          60_000,
+          50,
         );
         const holder = workers.find((w) => w.owner === held!.owner)!;
         holder.child.kill('SIGSTOP');
