@@ -5,6 +5,7 @@
 // worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
 //   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs per run, default 600)
 import { fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,6 +37,37 @@ interface Run {
   commits: number;
   /** CPU milliseconds the worker processes spent per job, from the release until told to stop. */
   workerCpu: number;
+  /** CPU milliseconds the PostgreSQL server (postmaster and backends) spent per job, release to done. */
+  serverCpu: number;
+}
+
+/**
+ * CPU milliseconds the server has spent so far: the postmaster's own and its reaped children's,
+ * plus each live backend's (Linux /proc; clock ticks of 10 ms). Read at the release and when the
+ * last job is done, so the difference is the run's share, polling by the bench included.
+ */
+function serverCpuMs(postmaster: number): number {
+  const ticks = (pid: string, withChildren: boolean): number => {
+    try {
+      // the fields after the command's closing parenthesis: state is field 3, utime 14 … cstime 17
+      const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const t = (field: number): number => Number(rest[field - 3]);
+      return t(14) + t(15) + (withChildren ? t(16) + t(17) : 0);
+    } catch {
+      return 0; // exited between the listing and the read
+    }
+  };
+  let total = ticks(String(postmaster), true);
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(rest[1]) === postmaster) total += ticks(pid, false);
+    } catch {
+      // gone
+    }
+  }
+  return total * 10;
 }
 
 const BODY = JSON.stringify({
@@ -178,13 +210,14 @@ async function fill(
 
 async function measure(
   db: pg.Client,
-  url: string,
+  server: { url: string; pid: number },
   receiver: ReceiverProcess,
   system: System,
   n: number,
 ): Promise<Run> {
   const queue = `q${++runs}_${system.replace(/-/g, '_')}`;
   const arrived = await receiver.count();
+  const url = server.url;
   const done = await fill(db, url, system, queue, receiver.url);
   const worker = join(fileURLToPath(new URL('.', import.meta.url)), 'pg-queues-worker.js');
   const children: ChildProcess[] = Array.from({ length: n }, () =>
@@ -202,6 +235,7 @@ async function measure(
   await settle();
   const xid0 = await xid(db);
   const t0 = performance.now();
+  const cpu0 = serverCpuMs(server.pid);
   for (const c of children) c.send('go');
   const waits = TRACE ? await sampleWaits(url) : undefined;
   // The database is asked only once every job reached the receiver: its count of done jobs scans
@@ -210,6 +244,7 @@ async function measure(
   while ((await receiver.count()) < arrived + N) await new Promise((r) => setTimeout(r, 5));
   while ((await done()) < N) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
+  const serverCpu = (serverCpuMs(server.pid) - cpu0) / N;
   if (waits !== undefined) note(`${system} ${n}p: ${await waits()}`);
   const xid1 = await xid(db);
   const reports = await Promise.all(
@@ -237,6 +272,7 @@ async function measure(
     workerCpu: reports.reduce((a, r) => a + r.cpuMs, 0) / N,
     // the two pg_current_xact_id() calls use one id each
     commits: (xid1 - xid0 - 1) / N,
+    serverCpu,
   };
 }
 
@@ -249,7 +285,8 @@ export const bench: Benchmark = {
         'twinworld Worker + Dispatcher (concurrency 16, Standard Webhooks signature); pg-boss 10 fetch-1 = 16 work() loops of batchSize 1, fetch-16 = one loop of batchSize 16; ' +
         `graphile-worker 0.16 run() concurrency 16. Median of ${ROUNDS} rounds, systems and process counts interleaved. ` +
         'round trips = queries sent by the worker processes\u2019 pg clients per job (idle polling included); commits = transaction ids used per job (write transactions); ' +
-        'worker cpu/job = CPU (user + system) the worker processes spent from the release until stopped, per job.',
+        'worker cpu/job = CPU (user + system) the worker processes spent from the release until stopped, per job; ' +
+        'server cpu/job = CPU the PostgreSQL server (postmaster and backends) spent from the release until all were done, per job.',
     );
     const server = await startPostgresServer();
     const receiver = await startReceiver();
@@ -267,10 +304,10 @@ export const bench: Benchmark = {
           for (const system of SYSTEMS) {
             if (ONLY !== undefined && !ONLY.includes(system)) continue;
             const key = `${system}/${n}`;
-            const run = await measure(db, server.url, receiver, system, n);
+            const run = await measure(db, server, receiver, system, n);
             results.set(key, [...(results.get(key) ?? []), run]);
             note(
-              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms  load ${loadavg()[0]!.toFixed(1)}`,
+              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms  server cpu/job ${run.serverCpu.toFixed(2)} ms  load ${loadavg()[0]!.toFixed(1)}`,
             );
           }
       const m = (system: System, n: number, field: keyof Run): number =>
@@ -286,7 +323,7 @@ export const bench: Benchmark = {
           if (!results.has(`${system}/${n}`)) continue;
           const rate = m(system, n, 'rate');
           console.log(
-            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms`,
+            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms  server cpu/job ${m(system, n, 'serverCpu').toFixed(2)} ms`,
           );
         }
         console.log(
