@@ -88,7 +88,7 @@ export const sendCommand: Command = {
         if (result.outcome !== 'succeeded')
           await write(
             io.stdout,
-            "  retries   none: a send's endpoint is one-shot, removed after this attempt (use `endpoints add` and `trigger` for the pack's retries)\n",
+            "  retries   none: a send's endpoint is one-shot, retired (disabled or removed, as the vendor does) after this attempt; use `endpoints add` and `trigger` for the pack's retries\n",
           );
       }
       return result.outcome === 'succeeded' ? 0 : 1;
