@@ -2,9 +2,8 @@
 // BEGIN, the tenant, pg_advisory_xact_lock and the head in the same round trip, and reads the section
 // issues together (in one tick, e.g. through Promise.all) share one multi-statement query. A pick of
 // due work (pickUpTo) issued with the first reads goes ahead of the lock, so hosts waiting at the lock
-// already hold different rows. Writes are
-// buffered and leave at commit as a few multi-row statements ending in COMMIT: one round trip however
-// much was written. Buffering coalesces: the last value of a resource wins, an index key's last add or
+// already hold different rows. Writes are buffered and leave at commit as a few executions of
+// statements the session prepared, ending in COMMIT: one round trip however much was written. Buffering coalesces: the last value of a resource wins, an index key's last add or
 // remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
