@@ -1,10 +1,12 @@
 // The connection pool and what every pooled session is set up with before its first use: the app role
 // (so row-level security applies whoever logged in), standard strings (so literals are plain), the lock
 // timeout, the kernel-wide tenant setting that a tenant-scoped section overrides for its transaction,
-// and the statements a commit executes (commit-queries.ts).
+// and the statements sections execute (commit-queries.ts, reads.ts).
 import pg from 'pg';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './commit-queries.js';
+import { PREPARE_GUARD } from './head-guard.js';
+import { PREPARE_READS } from './reads.js';
 import { connectError, storeError, type Endpoint } from './store-error.js';
 import { lit } from './sql-text.js';
 
@@ -73,7 +75,7 @@ export class Connection {
     this.pool.on('error', () => {});
     this.sessionSetup =
       `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(options.lockTimeoutMs ?? 30_000))}; ` +
-      `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false); ${PREPARE_WRITES}`;
+      `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false); ${PREPARE_WRITES}; ${PREPARE_READS}; ${PREPARE_GUARD}`;
   }
 
   /** A pooled session, set up on its first checkout. Release it with `release`. */

@@ -236,10 +236,28 @@ function safeKey(value: string): boolean {
   }
 }
 
-/** `text` with its $n parameters spelled as literals (strings quoted, numbers checked integers). */
+/** A value spelled as a literal (strings quoted, numbers checked integers). */
+function spell(value: unknown): string {
+  return typeof value === 'number' ? int(value) : lit(String(value));
+}
+
+/**
+ * The reads a section sends, prepared once per session (connection.ts runs this with the session's
+ * setup) and executed inside sections with their values spelled as literals: a multi-statement
+ * round trip cannot carry parameters, and a text with its values inline is planned again at every
+ * section (the due pick's plan took longer than running it).
+ */
+const PREPARED_READS = new Map(
+  (Object.keys(READS) as (keyof typeof READS)[]).map((key) => [READS[key], `twinworld_${key}`]),
+);
+
+export const PREPARE_READS = [...PREPARED_READS]
+  .map(([text, name]) => `PREPARE ${name} AS ${text}`)
+  .join('; ');
+
+/** One read as a statement of a multi-statement section: a prepared one executed, others inline. */
 export function inline(text: string, values: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = values[Number(n) - 1];
-    return typeof value === 'number' ? int(value) : lit(String(value));
-  });
+  const prepared = PREPARED_READS.get(text as (typeof READS)[keyof typeof READS]);
+  if (prepared !== undefined) return `EXECUTE ${prepared}(${values.map(spell).join(', ')})`;
+  return text.replace(/\$(\d+)/g, (_, n: string) => spell(values[Number(n) - 1]));
 }

@@ -15,7 +15,7 @@ import {
 } from '../port.js';
 import type { Client, Connection } from './connection.js';
 import { twinLockKey } from './lock-key.js';
-import { Reads } from './reads.js';
+import { inline, Reads, READS } from './reads.js';
 import { PostgresTx } from './section.js';
 import { lit, toResource, type ResourceRow } from './sql-text.js';
 import { aborted, operationError, storeError } from './store-error.js';
@@ -145,7 +145,7 @@ export class PostgresTwinStore implements TwinStore {
       ],
       lock: [
         ...(readOnly ? [] : [`SELECT pg_advisory_xact_lock(${this.lockKey})`]),
-        `SELECT head FROM twinworld.twins WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)}`,
+        inline(READS.head, [this.world, this.name]),
       ],
     };
   }
