@@ -5,7 +5,7 @@
 // A plain join here, planned generically over a world of 3,000 rows, hashed every resource of the
 // twin for each commit (3.5 ms a commit instead of 0.3).
 import { describe, expect, it } from 'vitest';
-import { PREPARE_WRITES } from '../../src/storage/postgres/commit-queries.js';
+import { PREPARE_WRITES } from '../../src/storage/postgres/prepare-writes.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { asSuperuser, createDatabase } from './postgres-support.js';
 

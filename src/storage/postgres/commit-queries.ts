@@ -46,40 +46,6 @@ export interface CommitBuffer {
   readonly wakes: boolean;
 }
 
-/**
- * The section's multi-row writes, prepared once per session (connection.ts runs this with the
- * session's setup) and executed with their values as arrays. A statement sent as new text with its
- * values inline was planned again at every commit: about a third of a section's time in the server
- * (docs/throughput.md). Each row's own lookups are index probes written so that no plan can do
- * otherwise — a scalar subquery by the whole key, a lateral subquery that is not flattened — since
- * a generic plan made while a world's tables were small would otherwise scan the twin's rows once
- * per statement.
- */
-export const PREPARE_WRITES = [
-  'PREPARE twinworld_put_resources (text, text, text[], text[], text[], bigint[], boolean[], text[]) AS ' +
-    'INSERT INTO twinworld.resources (world, twin, type, id, tenant, version, deleted, fields) ' +
-    'SELECT $1, $2, * FROM unnest($3, $4, $5, $6, $7, $8) ' +
-    // A row that belonged to a tenant stays its own: a tombstone emptied by pruning keeps its tenant.
-    'ON CONFLICT (world, twin, type, id) DO UPDATE SET tenant = COALESCE(excluded.tenant, twinworld.resources.tenant), ' +
-    'version = excluded.version, deleted = excluded.deleted, fields = excluded.fields',
-  // An entry belongs to the tenant of its subject, and a key to its resource's, as stored: the
-  // resources are written first so a row's kept tenant reaches them too.
-  'PREPARE twinworld_add_entries (text, text, bigint[], text[], text[], text[], text[]) AS ' +
-    'INSERT INTO twinworld.entries (world, twin, seq, tenant, subject_type, subject_id, body) ' +
-    'SELECT $1, $2, v.seq, COALESCE((SELECT r.tenant FROM twinworld.resources r ' +
-    'WHERE r.world = $1 AND r.twin = $2 AND r.type = v.type AND r.id = v.id), v.tenant), v.type, v.id, v.body ' +
-    'FROM unnest($3, $4, $5, $6, $7) AS v (seq, tenant, type, id, body) ORDER BY v.seq',
-  'PREPARE twinworld_remove_keys (text, text, text[], text[], text[], text[]) AS ' +
-    'DELETE FROM twinworld.lookups l USING (SELECT x.ctid AS row FROM unnest($3, $4, $5, $6) AS v (type, name, key, id) ' +
-    'CROSS JOIN LATERAL (SELECT ctid FROM twinworld.lookups x WHERE x.world = $1 AND x.twin = $2 ' +
-    'AND x.type = v.type AND x.name = v.name AND x.key = v.key AND x.id = v.id OFFSET 0) x) gone WHERE l.ctid = gone.row',
-  'PREPARE twinworld_add_keys (text, text, text[], text[], text[], text[], text[]) AS ' +
-    'INSERT INTO twinworld.lookups (world, twin, type, name, key, id, tenant) ' +
-    'SELECT $1, $2, v.type, v.name, v.key, v.id, COALESCE((SELECT r.tenant FROM twinworld.resources r ' +
-    'WHERE r.world = $1 AND r.twin = $2 AND r.type = v.type AND r.id = v.id), v.tenant) ' +
-    'FROM unnest($3, $4, $5, $6, $7) AS v (type, name, key, id, tenant) ON CONFLICT DO NOTHING',
-].join('; ');
-
 const texts = (values: readonly (string | null)[]): string =>
   `ARRAY[${values.map(litOrNull).join(', ')}]::text[]`;
 

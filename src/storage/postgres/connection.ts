@@ -4,7 +4,7 @@
 // and the statements sections execute (commit-queries.ts, reads.ts).
 import pg from 'pg';
 import { ALL_TENANTS } from './tenant.js';
-import { PREPARE_WRITES } from './commit-queries.js';
+import { PREPARE_WRITES } from './prepare-writes.js';
 import { PREPARE_GUARD } from './head-guard.js';
 import { PREPARE_READS } from './reads.js';
 import { connectError, storeError, type Endpoint } from './store-error.js';
