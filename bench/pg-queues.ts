@@ -5,7 +5,7 @@
 // worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
 //   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs per run, default 600)
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -43,31 +43,28 @@ interface Run {
 
 /**
  * CPU milliseconds the server has spent so far: the postmaster's own and its reaped children's,
- * plus each live backend's (Linux /proc; clock ticks of 10 ms). Read at the release and when the
- * last job is done, so the difference is the run's share, polling by the bench included.
+ * plus each live backend's (Linux /proc, clock ticks of 10 ms; NaN elsewhere). Read at the release
+ * and when the last job is done, so the difference is the run's share, polling by the bench included.
  */
 function serverCpuMs(postmaster: number): number {
-  const ticks = (pid: string, withChildren: boolean): number => {
+  if (!existsSync('/proc/self/stat')) return NaN;
+  /** The fields after the command's closing parenthesis: [0] is field 3 (state), [1] the parent. */
+  const stat = (pid: string): string[] | undefined => {
     try {
-      // the fields after the command's closing parenthesis: state is field 3, utime 14 … cstime 17
-      const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      const t = (field: number): number => Number(rest[field - 3]);
-      return t(14) + t(15) + (withChildren ? t(16) + t(17) : 0);
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     } catch {
-      return 0; // exited between the listing and the read
+      return undefined; // exited between the listing and the read
     }
   };
-  let total = ticks(String(postmaster), true);
+  const field = (f: string[], n: number): number => Number(f[n - 3]);
+  const own = stat(String(postmaster));
+  let ticks = own === undefined ? 0 : [14, 15, 16, 17].reduce((t, n) => t + field(own, n), 0);
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    try {
-      const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      if (Number(rest[1]) === postmaster) total += ticks(pid, false);
-    } catch {
-      // gone
-    }
+    const f = stat(pid);
+    if (f !== undefined && field(f, 4) === postmaster) ticks += field(f, 14) + field(f, 15);
   }
-  return total * 10;
+  return ticks * 10;
 }
 
 const BODY = JSON.stringify({
