@@ -1,7 +1,7 @@
 // The connection pool and what every pooled session is set up with before its first use: the app role
 // (so row-level security applies whoever logged in), standard strings (so literals are plain), the lock
 // timeout, the kernel-wide tenant setting that a tenant-scoped section overrides for its transaction,
-// and the statements sections execute (commit-queries.ts, reads.ts).
+// and the statements sections execute (prepare-writes.ts, reads.ts, head-guard.ts).
 import pg from 'pg';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './prepare-writes.js';
