@@ -227,6 +227,47 @@ for (const backendCase of backends) {
       ]);
     });
 
+    it('commits a section of 1,200 entries, resources and key moves at once (more rows than one statement takes), quotes and all', async () => {
+      await fresh();
+      const n = 1_200;
+      // a value a backend spells into SQL must survive as it is: quotes, a backslash, "NULL"
+      const text = (i: number) => `it's "${i}" \\ NULL, ARRAY['x']`;
+      await store.transact((tx) => {
+        for (let i = 1; i <= n; i++) {
+          append(tx, { ...entry(i, 'job', `job_${i}`), fields: { note: text(i) } });
+          tx.putResource(resource('job', `job_${i}`, i, { note: text(i) }), {
+            remove: [],
+            add: [{ name: 'due', key: `a${String(i).padStart(5, '0')}` }],
+          });
+        }
+      });
+      // every key moves in one section: 1,200 removed and 1,200 added
+      await store.transact((tx) => {
+        for (let i = 1; i <= n; i++)
+          tx.putResource(resource('job', `job_${i}`, n + i, { note: text(i), moved: true }), {
+            remove: [{ name: 'due', key: `a${String(i).padStart(5, '0')}` }],
+            add: [{ name: 'due', key: `b${String(i).padStart(5, '0')}` }],
+          });
+      });
+      const read = await store.transact(
+        async (tx) => ({
+          old: await tx.lookupUpTo('job', 'due', 'a\uffff', n),
+          moved: await tx.lookupUpTo('job', 'due', 'b\uffff', n + 1),
+          last: await tx.getResource('job', `job_${n}`),
+          entries: await tx.readEntries(0, n + 1),
+        }),
+        { readOnly: true },
+      );
+      expect(read.old).toEqual([]);
+      expect(read.moved.map((r) => r.id)).toEqual(
+        Array.from({ length: n }, (_, i) => `job_${i + 1}`),
+      );
+      expect(read.last).toEqual(resource('job', `job_${n}`, 2 * n, { note: text(n), moved: true }));
+      expect(read.entries.map((e) => e.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+      expect(read.entries[n - 1]!.fields).toEqual({ note: text(n) });
+      expect(await store.head()).toBe(n);
+    });
+
     it('keeps a large text field through rewrites of the small ones, a new value, its removal and a rollback', async () => {
       await fresh();
       const big = (c: string) => c.repeat(3_000);
