@@ -1,10 +1,11 @@
 // The plan of a due-index pick on PostgreSQL: each index row's resource is found by its whole
 // primary key, id included, even when the statistics do not know the world yet (a new world
 // beside analysed ones, where a plain join let the planner test the id as a join filter and read
-// every resource of the type once per index row).
+// every resource of the type once per index row) — and so in the generic plan a session may keep
+// of the statement it prepared.
 import { describe, expect, it } from 'vitest';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
-import { READS } from '../../src/storage/postgres/reads.js';
+import { inline, PREPARE_READS, READS } from '../../src/storage/postgres/reads.js';
 import { asSuperuser, createDatabase } from './postgres-support.js';
 
 const lit = (s: string) => `'${s}'`;
@@ -37,12 +38,25 @@ describe('PostgreSQL: a due-index pick', () => {
         .replace('$4', lit('due'))
         .replace('$5', lit('9999'))
         .replace('$6', '16');
-      await c.query('BEGIN');
-      const rows = (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`)).rows;
-      await c.query('ROLLBACK');
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
+      const explain = async (statement: string): Promise<string> => {
+        await c.query('BEGIN');
+        const rows = (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement}`)).rows;
+        await c.query('ROLLBACK');
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      };
+      // as sessions run it inside sections: prepared once, here with the plan made for any values
+      await c.query(PREPARE_READS);
+      await c.query('SET plan_cache_mode = force_generic_plan');
+      return {
+        inline: await explain(text),
+        generic: await explain(
+          inline(READS.pickUpTo, ['new', 'bench', 'delivery', 'due', '9999', 16]),
+        ),
+      };
     });
-    expect(plan).toMatch(/Index Cond: \(.*\(id = l\.id\)\)/);
-    expect(plan).not.toMatch(/Join Filter/);
+    for (const p of [plan.inline, plan.generic]) {
+      expect(p).toMatch(/Index Cond: \(.*\(id = l\.id\)\)/);
+      expect(p).not.toMatch(/Join Filter|Seq Scan|Sort/);
+    }
   });
 });
