@@ -363,7 +363,10 @@ for (const { name, make } of stores) {
       const b = workers.find((w) => w !== a)!;
       expect(await a.exited).toBe('SIGKILL');
       // The take-over is its run at fence 2, seen running or already done (a look that comes late
-      // on a loaded machine must not miss a 3 s run).
+      // on a loaded machine must not miss a 3 s run). Waited for past the sessions' 30 s lock
+      // timeout: in CI the survivor once went silent for over 25 s from the moment the dead
+      // owner's lease lapsed (its last line a claim, then nothing), which looks like a wait at a
+      // lock; the cause is not found yet (see the session notes), and the take-over must still come.
       await waitShowing(
         store,
         workers,
@@ -373,7 +376,7 @@ for (const { name, make } of stores) {
               .items;
             expect(row?.owner).toBe(b.owner);
           }),
-        30_000,
+        60_000,
       );
       await withSchedules(store, async (s) => {
         const [row] = (await s.history({ tenantId: 'default', runId: `${occurrence}.2` })).items;
@@ -439,6 +442,7 @@ for (const { name, make } of stores) {
           },
         });
       });
-    });
+      // the waits above are each up to a minute on a loaded machine
+    }, 180_000);
   });
 }
