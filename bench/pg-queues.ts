@@ -134,8 +134,8 @@ async function fill(
   system: System,
   queue: string,
   receiverUrl: string,
+  N: number,
 ): Promise<() => Promise<number>> {
-  const N = jobsOf(system);
   const jobs = Array.from({ length: N }, (_, i) => ({ id: `${queue}_${i}`, body: BODY }));
   if (system === 'twinworld') {
     const world = pgWorld(url, queue);
@@ -227,7 +227,7 @@ async function measure(
   const N = jobsOf(system);
   const arrived = await receiver.count();
   const url = server.url;
-  const done = await fill(db, url, system, queue, receiver.url);
+  const done = await fill(db, url, system, queue, receiver.url, N);
   const worker = join(fileURLToPath(new URL('.', import.meta.url)), 'pg-queues-worker.js');
   const children: ChildProcess[] = Array.from({ length: n }, () =>
     fork(worker, [system, url, queue, receiver.url], {
