@@ -7,5 +7,6 @@ import type {} from './postgres-url.js';
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startPostgresServer();
   project.provide('postgresUrl', server.url);
+  project.provide('postgresLog', server.log);
   return () => server.stop();
 }

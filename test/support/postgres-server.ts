@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+  appendFileSync,
   chmodSync,
   chownSync,
   cpSync,
@@ -34,6 +35,11 @@ export interface PostgresServer {
   readonly pid: number;
   /** The temp folder holding the data (and the binaries' copy, if one was needed); gone after stop. */
   readonly folder: string;
+  /**
+   * The server's log, in the folder: waits at a lock longer than a second are logged, so a test
+   * that fails on a stall can say who waited for whom.
+   */
+  readonly log: string;
   /** Whether the binaries had to be copied where the server's user can read them. */
   readonly copiedBinaries: boolean;
   stop(): Promise<void>;
@@ -234,6 +240,8 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
       'full_page_writes=off',
       '-c',
       'max_connections=200',
+      '-c',
+      'log_lock_waits=on',
     ];
     const child = spawn(join(bin, 'postgres'), args, {
       ...owned(user),
@@ -241,10 +249,16 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let log = '';
+    const logFile = join(base, 'server.log');
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       // keep the tail only: a long test run must not grow this without bound
       log = (log + chunk).slice(-20_000);
+      try {
+        appendFileSync(logFile, chunk);
+      } catch {
+        // the folder went with stop(): its last words are in `log`
+      }
     });
     await whenReady(child, () => log);
     let stopped: Promise<void> | undefined;
@@ -256,6 +270,7 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
       runAs: user.name,
       pid: child.pid!,
       folder: base,
+      log: logFile,
       copiedBinaries,
       stop() {
         stopped ??= new Promise<void>((resolve) => {

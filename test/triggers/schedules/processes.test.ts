@@ -5,7 +5,7 @@
 // run is reclaimed by the other after the lease, and the dead owner's late result is refused and
 // kept. (Under `supersede` the cancelled runs' own late reports show the same from live processes.)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -14,7 +14,8 @@ import { RealClock } from '../../../src/world/clock.js';
 import { openWorld, type World } from '../../../src/world/world.js';
 import { Schedules, type FireView } from '../../../src/triggers/schedules/index.js';
 import { FIRE_TYPE, reservationIdOf } from '../../../src/triggers/schedules/fire-record.js';
-import { postgresUrl } from '../../storage/postgres-url.js';
+import { asSuperuser } from '../../storage/postgres-support.js';
+import { postgresLog, postgresUrl } from '../../storage/postgres-url.js';
 import { expectRefusal } from '../support.js';
 
 const BIN = 'dist/src/cli/main.js';
@@ -41,6 +42,8 @@ interface Store {
     leaseMs: number,
   ): { argv: string[]; owner: (line: string) => string | undefined };
   open(): World;
+  /** What the store shows of its sessions when a wait ran out (PostgreSQL: who waits for whom). */
+  sessions?(): Promise<string>;
 }
 
 const stores: { name: string; make(): Store }[] = [
@@ -72,7 +75,15 @@ const stores: { name: string; make(): Store }[] = [
       return {
         name: 'postgres',
         worker: (label, leaseMs) => ({
-          argv: [WORKER, 'postgres', url, world, label, String(leaseMs)],
+          // Named, so that a stall's session report says whose session waits.
+          argv: [
+            WORKER,
+            'postgres',
+            `${url}?application_name=${label}`,
+            world,
+            label,
+            String(leaseMs),
+          ],
           owner: (line) => (line === `ready ${label}` ? label : undefined),
         }),
         open: () =>
@@ -81,6 +92,7 @@ const stores: { name: string; make(): Store }[] = [
             clock: new RealClock(),
             backend: new PostgresBackend(url, world),
           }),
+        sessions: () => postgresSessions(),
       };
     },
   },
@@ -159,6 +171,31 @@ async function withSchedules<T>(store: Store, fn: (s: Schedules) => Promise<T>):
 const ms = (iso: string | null): number => Date.parse(iso!);
 
 /**
+ * The server's busy sessions (what each waits on, and for whom) and the last lock waits it logged:
+ * what a worker that went silent was doing, if it was at the server.
+ */
+async function postgresSessions(): Promise<string> {
+  const rows = await asSuperuser(
+    'postgres',
+    async (c) =>
+      (
+        await c.query<Record<string, unknown>>(
+          `SELECT pid, application_name AS app, state, wait_event_type || ':' || wait_event AS wait,
+                pg_blocking_pids(pid) AS blocked_by, round(extract(epoch FROM now() - xact_start)::numeric, 1) AS xact_s,
+                left(regexp_replace(query, '\s+', ' ', 'g'), 160) AS query
+           FROM pg_stat_activity
+          WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'`,
+        )
+      ).rows,
+  );
+  const waits = readFileSync(postgresLog(), 'utf8')
+    .split('\n')
+    .filter((l) => /still waiting|acquired|lock timeout|deadlock/.test(l))
+    .slice(-20);
+  return `\nbusy sessions:\n${rows.map((r) => JSON.stringify(r)).join('\n')}\nlock waits the server logged (last 20):\n${waits.join('\n')}`;
+}
+
+/**
  * Waits like vi.waitFor, and when the wait runs out says what the store and the workers showed:
  * the ledger row by row and each worker's last lines. A wait that fails on a loaded CI machine
  * then tells whether a worker stalled, lost its lease or never saw the work.
@@ -186,8 +223,10 @@ async function waitShowing(
         `${w.owner} (exit ${String(w.child.exitCode ?? w.child.signalCode)}): ${w.lines.slice(-20).join(' | ')}`,
     );
     const at = new Date().toISOString();
+    const sessions =
+      (await store.sessions?.().catch((e: unknown) => `unreadable: ${String(e)}`)) ?? '';
     throw new Error(
-      `${(error as Error).message}\nat ${at}, ledger (nominal state outcome reason owner fence lease run):\n${rows.join('\n')}\nworkers:\n${tails.join('\n')}`,
+      `${(error as Error).message}\nat ${at}, ledger (nominal state outcome reason owner fence lease run):\n${rows.join('\n')}\nworkers:\n${tails.join('\n')}${sessions}`,
       { cause: error },
     );
   }
