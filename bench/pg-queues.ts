@@ -5,7 +5,7 @@
 // worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
 //   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs per run; default 2,000, pg-boss 600)
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -80,6 +80,12 @@ const BODY = JSON.stringify({
 
 let runs = 0;
 
+/**
+ * BENCH_EXPLAIN=<ms>: the server logs the plan of every statement that ran that long (auto_explain),
+ * and BENCH_SERVER_LOG=<file> keeps the server's log there when the run ends: what a slow round ran.
+ */
+const EXPLAIN_MS = process.env.BENCH_EXPLAIN;
+const SERVER_LOG = process.env.BENCH_SERVER_LOG;
 /** BENCH_TRACE=1: the worker sessions' wait events, sampled through the run. */
 const TRACE = process.env.BENCH_TRACE === '1';
 const PROFILE = process.env.BENCH_CPU_PROF;
@@ -301,6 +307,14 @@ export const bench: Benchmark = {
     const receiver = await startReceiver();
     const db = new pg.Client(server.url);
     await db.connect();
+    if (EXPLAIN_MS !== undefined) {
+      for (const sql of [
+        "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'",
+        `ALTER SYSTEM SET auto_explain.log_min_duration = ${Number(EXPLAIN_MS)}`,
+        'SELECT pg_reload_conf()',
+      ])
+        await db.query(sql);
+    }
     try {
       note(
         `server: ${server.binaries}, fsync off; load average before: ${loadavg()
@@ -347,6 +361,7 @@ export const bench: Benchmark = {
     } finally {
       await db.end();
       await receiver.stop();
+      if (SERVER_LOG !== undefined) copyFileSync(server.log, SERVER_LOG);
       await server.stop();
     }
   },

@@ -1,7 +1,8 @@
 // The connection pool and what every pooled session is set up with before its first use: the app role
 // (so row-level security applies whoever logged in), standard strings (so literals are plain), the lock
-// timeout, the kernel-wide tenant setting that a tenant-scoped section overrides for its transaction,
-// and the statements sections execute (prepare-writes.ts, reads.ts, head-guard.ts).
+// timeout, index walks only (see sessionSetup), the kernel-wide tenant setting that a tenant-scoped
+// section overrides for its transaction, and the statements sections execute (prepare-writes.ts,
+// reads.ts, head-guard.ts).
 import pg from 'pg';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './prepare-writes.js';
@@ -54,6 +55,23 @@ export function parseEndpoint(url: string): Endpoint {
   return { host: parsed.hostname.replace(/^\[|\]$/g, '') || 'localhost', port, database, user };
 }
 
+/**
+ * What a pooled session runs before its first use. Every statement a section sends finds its rows by
+ * a key prefix, so the plans are index walks, and the planner is kept to them. A queue churns the
+ * due index: keys come and go, and ANALYZE may find a few live rows in a table and an index of
+ * hundreds of pages of dead ones. The planner then prices one index probe above a scan of the whole
+ * table, since it spreads the index's pages over the few rows it counted. In the pg-queues bench,
+ * after one round, each key removal and each due pick became a scan: 10–35 ms each, against 0.3 ms,
+ * and four times the server CPU per delivery, until autovacuum ran again.
+ */
+export function sessionSetup(lockTimeoutMs = 30_000): string {
+  return (
+    `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(lockTimeoutMs))}; ` +
+    'SET enable_seqscan = off; SET enable_bitmapscan = off; ' +
+    `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false); ${PREPARE_WRITES}; ${PREPARE_READS}; ${PREPARE_GUARD}`
+  );
+}
+
 export class Connection {
   readonly pool: pg.Pool;
   private readonly ready = new WeakSet<pg.PoolClient>();
@@ -73,9 +91,7 @@ export class Connection {
     });
     // An idle client whose server went away: dropped from the pool; the next checkout opens another.
     this.pool.on('error', () => {});
-    this.sessionSetup =
-      `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(options.lockTimeoutMs ?? 30_000))}; ` +
-      `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false); ${PREPARE_WRITES}; ${PREPARE_READS}; ${PREPARE_GUARD}`;
+    this.sessionSetup = sessionSetup(options.lockTimeoutMs);
   }
 
   /** A pooled session, set up on its first checkout. Release it with `release`. */
