@@ -13,7 +13,7 @@ import { checker } from '../kit/input.js';
 import { upperId } from '../kit/ids.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { priorRequest, requestProjection, type RequestOptions } from './api-requests.js';
-import { noSuch, unknownParameter } from './errors.js';
+import { checkEmail, noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
 import { recordKind } from '../../src/index.js';
@@ -82,8 +82,9 @@ function params(input: CustomerInput): JsonObject {
         settings[k] = check.optionalString(v, `invoice_settings.${k}`);
       }
       out[key] = settings;
-    } else
-      out[key] = key === 'metadata' ? check.object(value, key) : check.optionalString(value, key);
+    } else if (key === 'metadata') out[key] = check.object(value, key);
+    else if (key === 'email') out[key] = checkEmail(check.optionalString(value, key), key);
+    else out[key] = check.optionalString(value, key);
   }
   return out;
 }

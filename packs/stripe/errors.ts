@@ -1,5 +1,5 @@
 // Stripe's refusals, with Stripe's own error codes (resource_missing, parameter_unknown,
-// payment_intent_unexpected_state, idempotency_key_in_use).
+// email_invalid, payment_intent_unexpected_state, idempotency_key_in_use).
 import { VendorError } from '../kit/errors.js';
 
 export function noSuch(type: string, id: string, path = 'id'): VendorError {
@@ -16,6 +16,25 @@ export function unknownParameter(path: string, allowed: readonly string[]): Vend
     'parameter_unknown',
     `Received unknown parameter: ${path}; allowed: ${allowed.join(', ')}`,
     { path },
+  );
+}
+
+/**
+ * Since API version 2018-07-27 Stripe refuses a customer `email` that is not shaped like an
+ * address (https://docs.stripe.com/changelog/2018-07-27/stripe-validates-email-addresses-customers).
+ * The shape checked here: one `@` between a non-empty local part and a dotted domain whose labels
+ * are not empty, and no whitespace.
+ */
+export function checkEmail(value: string | null, path: string): string | null {
+  if (value === null || /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value)) return value;
+  throw new VendorError(
+    'stripe',
+    'invalid_input',
+    'email_invalid',
+    `Invalid email address: ${value}`,
+    {
+      path,
+    },
   );
 }
 

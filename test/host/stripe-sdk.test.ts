@@ -221,6 +221,14 @@ describe.each(homes)('stripe-node against the Stripe surface ($name)', (home) =>
       code: 'parameter_unknown',
       param: 'invoice_settings[color]',
     });
+    // a number where an address goes reaches the twin as the text "42", as it reaches Stripe
+    await expect(stripe.customers.create({ email: 42 } as never)).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 400,
+      code: 'email_invalid',
+      param: 'email',
+      message: 'Invalid email address: 42',
+    });
     await expect(
       client(twin.listening.port, 'sk_live_abcdefghijklmnop1234').customers.list(),
     ).rejects.toMatchObject({

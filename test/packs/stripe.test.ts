@@ -128,6 +128,39 @@ describe('stripe customers', () => {
     );
   });
 
+  it('refuses an email not shaped like an address, on create and update, and writes nothing', async () => {
+    const s = setup();
+    const c = await stripe.createCustomer(s.twin, { email: 'ada@example.com' });
+    const head = await s.twin.head();
+    for (const email of [
+      '42',
+      'ada',
+      'ada@',
+      '@example.com',
+      'ada@example',
+      'a da@example.com',
+      'a@b@example.com',
+      'ada@example..com',
+    ]) {
+      await expect(stripe.createCustomer(s.twin, { email }), email).rejects.toThrow(
+        expect.objectContaining({
+          kind: 'invalid_input',
+          vendorCode: 'email_invalid',
+          path: 'email',
+          message: `stripe: Invalid email address: ${email}`,
+        }),
+      );
+      await expect(stripe.updateCustomer(s.twin, c.id, { email }), email).rejects.toThrow(
+        expect.objectContaining({ vendorCode: 'email_invalid', path: 'email' }),
+      );
+    }
+    expect(await s.twin.head()).toBe(head);
+    // what Stripe takes: any address of that shape, and null to clear it
+    for (const email of ['a@b.co', 'ada.lovelace+test@mail.example.org', "o'brien@example.ie"])
+      expect((await stripe.updateCustomer(s.twin, c.id, { email })).email).toBe(email);
+    expect((await stripe.updateCustomer(s.twin, c.id, { email: null })).email).toBeNull();
+  });
+
   it('idempotency keys answer the first result; reused with other parameters they are refused', async () => {
     const s = setup();
     await stripe.createWebhookEndpoint(s.twin, {
