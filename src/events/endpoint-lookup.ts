@@ -6,6 +6,7 @@ import type { World } from '../world/world.js';
 import { recentSuccess, type RecentSuccess } from './endpoint-success.js';
 import { endpointHealthKind, type HealthState } from './health/endpoint-health.js';
 import { packTwinName, registeredPacks, type EndpointSummary } from './pack-registry.js';
+import { madeBySend } from './send-scope.js';
 
 export interface LocatedEndpoint extends EndpointSummary {
   readonly pack: string;
@@ -18,6 +19,8 @@ export interface LocatedEndpoint extends EndpointSummary {
   };
   /** Of its last attempts (endpoint-success.ts), how many succeeded. */
   readonly recent: RecentSuccess;
+  /** Made by `twinworld send` for its one event, and retired after it (send-scope.ts). */
+  readonly send: boolean;
 }
 
 /** Every endpoint of the packs asked for (all when `packName` is absent), in twins the world holds. */
@@ -29,13 +32,14 @@ export async function locateEndpoints(world: World, packName?: string): Promise<
     if (!twins.includes(packTwinName(pack))) continue;
     const twin = world.twin(packTwinName(pack));
     const endpoints = await pack.cli.listEndpoints(twin);
-    const [health, success] = await twin.read(
+    const [health, success, send] = await twin.read(
       (view) =>
         [
           endpoints.map((e) => endpointHealthKind.read(view, endpointHealthKind.id(e.kind, e.id))),
           pack.events === undefined
             ? new Map<string, RecentSuccess>()
             : recentSuccess(view, pack.events.recordType),
+          endpoints.map((e) => madeBySend(view, e.kind, e.id)),
         ] as const,
     );
     endpoints.forEach((e, i) => {
@@ -50,6 +54,7 @@ export async function locateEndpoints(world: World, packName?: string): Promise<
           reason: h?.reason ?? null,
         },
         recent: success.get(`${e.kind}:${e.id}`) ?? { attempts: 0, succeeded: 0, rate: null },
+        send: send[i]!,
       });
     });
   }

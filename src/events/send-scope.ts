@@ -24,6 +24,12 @@ export function runSending<T>(fn: () => T): T {
   return sending.run(new Set(), fn);
 }
 
+/** Whether `twinworld send` made the endpoint for one event (its claim is kept for good). */
+export function madeBySend(view: ReadView, kind: string, endpointId: string): boolean {
+  const claim = view.get(SEND_CLAIM_TYPE, sendClaimId(kind, endpointId));
+  return claim !== undefined && !claim.deleted;
+}
+
 /** Whether fan-out may deliver to `endpoint` from the commit being made now. */
 export function mayTake(view: ReadView, kind: EndpointKind, endpoint: Resource): boolean {
   const id = sendClaimId(kind.type, endpoint.id);

@@ -80,6 +80,41 @@ describe('delivery commands', () => {
     expect((event.data.object as { email: string }).email).toBe('ada@example.com');
   });
 
+  it("endpoints list leaves out send's retired one-shot endpoint unless --all; --all is list's only", async () => {
+    const added = await tw(['endpoints', 'add', 'stripe', '--url', `${receiver.url}/kept`]);
+    expect(added.status, added.stderr).toBe(0);
+    const kept = /\S+ \S+ (\S+) → /.exec(added.stdout)![1]!;
+    const listed = await tw(['endpoints', 'list']);
+    expect(listed.stdout).toContain(kept);
+    expect(listed.stdout).toMatch(
+      /\/kept\n1 one-shot endpoint of `twinworld send` not shown; --all lists it\n$/,
+    );
+    const json = JSON.parse((await tw(['endpoints', 'list', '--json'])).stdout) as {
+      id: string;
+      send: boolean;
+    }[];
+    expect(json.map((e) => [e.id, e.send])).toEqual([[kept, false]]);
+    const all = JSON.parse((await tw(['endpoints', 'list', '--all', '--json'])).stdout) as {
+      id: string;
+      send: boolean;
+      enabled: boolean;
+      url: string;
+    }[];
+    expect(all).toHaveLength(2);
+    expect(all.find((e) => e.send)).toMatchObject({
+      enabled: false,
+      url: `${receiver.url}/stripe`,
+    });
+    expect((await tw(['endpoints', 'list', '--all'])).stdout).not.toContain('not shown');
+    const misplaced = await tw(['endpoints', 'disable', kept, '--all']);
+    expect(misplaced.status).toBe(2);
+    expect(misplaced.stderr).toMatch(/--all is only for endpoints list/);
+    expect((await tw(['endpoints', 'remove', kept])).status).toBe(0);
+    expect((await tw(['endpoints', 'list'])).stdout).toBe(
+      'no endpoints (1 one-shot endpoint of `twinworld send` not shown; --all lists it)\n',
+    );
+  });
+
   it('deliveries lists it, filters by state, and refuses an unknown state', async () => {
     const table = await tw(['deliveries']);
     expect(table.stdout).toMatch(

@@ -69,7 +69,7 @@ export const endpointsCommand: Command = {
   summary: 'Register, list, disable, enable and remove webhook endpoints',
   usage: [
     'endpoints add <pack> --url URL [--secret S] [--events a,b|*] [pack options] [--root DIR | --store URL] [--json]',
-    '       twinworld endpoints list [<pack>] [--root DIR | --store URL] [--json]',
+    '       twinworld endpoints list [<pack>] [--all] [--root DIR | --store URL] [--json]',
     '       twinworld endpoints disable|enable|remove <id> [--pack P] [--root DIR | --store URL] [--json]',
   ].join('\n'),
   description: [
@@ -83,7 +83,8 @@ export const endpointsCommand: Command = {
     'secret store, never in the log. Without --events (or with an empty one) the endpoint takes',
     'every event type; "*" says so explicitly. Deliveries it queues are sent by `twinworld work`.',
     '`list` shows every endpoint (of one pack), its health, why it last changed, and how many of its',
-    'last 20 attempts succeeded; `disable`, `enable` and `remove` act on one by id.',
+    'last 20 attempts succeeded; the endpoints `twinworld send` made for one event each are left out',
+    'unless --all is given. `disable`, `enable` and `remove` act on one by id.',
   ].join('\n'),
   arguments: [
     ['<action>', ACTIONS.join(', ')],
@@ -122,6 +123,11 @@ export const endpointsCommand: Command = {
       arg: 'P',
       description: 'disable/enable/remove: only in pack P',
     },
+    all: {
+      type: 'boolean',
+      description:
+        'list: also the one-shot endpoints `twinworld send` made (retired after their send)',
+    },
     ...packOptions(),
   },
   jsonHelp: 'print the endpoint (add: with its secret and queued deliveries) as JSON',
@@ -134,6 +140,7 @@ export const endpointsCommand: Command = {
       const misplaced = [...ADD_ONLY, ...Object.keys(packOptions())].find(given);
       if (misplaced !== undefined) throw new UsageError(`--${misplaced} is only for endpoints add`);
     }
+    if (action !== 'list' && given('all')) throw new UsageError('--all is only for endpoints list');
     switch (action as Action) {
       case 'add': {
         if (target === undefined) throw new UsageError('endpoints add needs <pack>');
@@ -198,10 +205,17 @@ export const endpointsCommand: Command = {
         return withPackWorld(
           args.store,
           async (world) => {
-            const rows = await locateEndpoints(world, packName);
+            const every = await locateEndpoints(world, packName);
+            const rows = args.values.all === true ? every : every.filter((e) => !e.send);
+            const left = every.length - rows.length;
+            const leftOut = `${left} one-shot endpoint${left === 1 ? '' : 's'} of \`twinworld send\` not shown; --all lists ${left === 1 ? 'it' : 'them'}\n`;
             if (args.json) await printJson(io, rows);
-            else if (rows.length === 0) await write(io.stdout, 'no endpoints\n');
-            else
+            else if (rows.length === 0)
+              await write(
+                io.stdout,
+                left === 0 ? 'no endpoints\n' : `no endpoints (${leftOut.trimEnd()})\n`,
+              );
+            else {
               await write(
                 io.stdout,
                 new Table([
@@ -217,6 +231,8 @@ export const endpointsCommand: Command = {
                   'URL',
                 ]).render(rows.map(row)),
               );
+              if (left > 0) await write(io.stdout, leftOut);
+            }
             return 0;
           },
           { create: false },
