@@ -35,7 +35,7 @@ import {
 } from './checkout-session-objects.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import { customerKind } from './customers.js';
-import { unknownParameter } from './errors.js';
+import { checkEmail, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata } from './metadata.js';
 import { DAYS } from './periods.js';
@@ -118,7 +118,10 @@ export async function createCheckoutSession(
   const cancelUrl =
     input.cancel_url === undefined ? null : check.url(input.cancel_url, 'cancel_url');
   const customer = check.optionalString(input.customer, 'customer');
-  const customerEmail = check.optionalString(input.customer_email, 'customer_email');
+  const customerEmail = checkEmail(
+    check.optionalString(input.customer_email, 'customer_email'),
+    'customer_email',
+  );
   if (customer !== null && customerEmail !== null)
     throw new VendorError(
       'stripe',

@@ -21,7 +21,8 @@ export function unknownParameter(path: string, allowed: readonly string[]): Vend
 
 /**
  * Since API version 2018-07-27 Stripe refuses a customer `email` that is not shaped like an
- * address (https://docs.stripe.com/changelog/2018-07-27/stripe-validates-email-addresses-customers).
+ * address (https://docs.stripe.com/changelog/2018-07-27/stripe-validates-email-addresses-customers),
+ * and a Checkout Session's `customer_email` the same way ("Invalid email address: ada@gmail").
  * The shape checked here: one `@` between a non-empty local part and a dotted domain whose labels
  * are not empty, and no whitespace.
  */

@@ -347,6 +347,32 @@ describe('stripe checkout, refunds and disputes', () => {
     });
   }
 
+  it('refuses a customer_email not shaped like an address, as Stripe does, and makes no session', async () => {
+    const { world, twin } = await setup();
+    const product = await stripe.createProduct(twin, { name: 'Analytical Engine' });
+    const price = await stripe.createPrice(twin, {
+      product: product.id,
+      unit_amount: 4200,
+      currency: 'usd',
+    });
+    const head = await twin.head();
+    // a domain without its top level, as a typo leaves it
+    await expect(
+      stripe.createCheckoutSession(twin, {
+        mode: 'payment',
+        line_items: [{ price: price.id, quantity: 1 }],
+        success_url: 'https://example.com/ok',
+        customer_email: 'ada@gmail',
+      }),
+    ).rejects.toMatchObject({
+      vendorCode: 'email_invalid',
+      path: 'customer_email',
+      message: 'stripe: Invalid email address: ada@gmail',
+    });
+    expect(await twin.head()).toBe(head);
+    await world.close();
+  });
+
   it('payment mode: a declined card leaves the session open; a good one completes it, paid', async () => {
     const { world, twin } = await setup();
     const cs = await session(twin);
