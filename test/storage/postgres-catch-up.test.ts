@@ -149,6 +149,31 @@ describe('PostgreSQL: catching up with another host', () => {
     await expectChain(b, 8);
   });
 
+  it('hosts taking turns on one counter: two round trips each, the lock and its reads then the commit', async () => {
+    const { a, b } = await twoHosts('cu_turns');
+    expect((await a.applyAtomic(increment)).result).toBe(1);
+    expect((await b.applyAtomic(increment)).result).toBe(2);
+    // From here each host finds the counter it caches changed by the other: the first time it
+    // needs three round trips (the row again, once the catch-up evicted it); after that it asks
+    // for the row with the lock, and the run that goes again finds it loaded.
+    expect((await a.applyAtomic(increment)).result).toBe(3);
+    expect((await b.applyAtomic(increment)).result).toBe(4);
+    for (let turn = 0; turn < 3; turn++) {
+      for (const [host, expected] of [
+        [a, 5 + 2 * turn],
+        [b, 6 + 2 * turn],
+      ] as const) {
+        const asked = await counting(async () => {
+          expect((await host.applyAtomic(increment)).result).toBe(expected);
+        });
+        expect(asked.roundTrips).toBe(2);
+      }
+    }
+    // the other host's row was read fresh, never taken stale from the cache
+    expect((await a.get('counter', 'c'))?.fields.value).toBe(10);
+    await expectChain(b, 10);
+  });
+
   it('evicts everything after a tenant section, which cannot see what other tenants changed', async () => {
     const { a, b } = await twoHosts('cu_tenant');
     const put = (twin: Twin, v: number) =>
