@@ -18,6 +18,11 @@ export interface ConnectionOptions {
   readonly lockTimeoutMs?: number;
   /** How long opening a connection may take (default 10 s). */
   readonly connectTimeoutMs?: number;
+  /**
+   * A section still open after this long is reported as a process warning
+   * (`TWINWORLD_SLOW_SECTION`, default 10 s): what it waits for, the server or this process.
+   */
+  readonly slowSectionMs?: number;
 }
 
 export type Client = pg.PoolClient;
@@ -74,6 +79,7 @@ export function sessionSetup(lockTimeoutMs = 30_000): string {
 
 export class Connection {
   readonly pool: pg.Pool;
+  readonly slowSectionMs: number;
   private readonly ready = new WeakSet<pg.PoolClient>();
   private readonly sessionSetup: string;
 
@@ -92,6 +98,7 @@ export class Connection {
     // An idle client whose server went away: dropped from the pool; the next checkout opens another.
     this.pool.on('error', () => {});
     this.sessionSetup = sessionSetup(options.lockTimeoutMs);
+    this.slowSectionMs = Math.max(1, options.slowSectionMs ?? 10_000);
   }
 
   /** A pooled session, set up on its first checkout. Release it with `release`. */

@@ -62,6 +62,8 @@ export class PostgresTx implements StoreTx {
   private open = true;
   /** The commit wakes idle workers in every process (wake). */
   private wakes = false;
+  /** The query sent and not yet answered, if any: what a slow section reports it waits for. */
+  private inFlight: string | undefined;
 
   constructor(
     private readonly client: Client,
@@ -138,7 +140,7 @@ export class PostgresTx implements StoreTx {
       });
       return;
     }
-    this.lastFlush = this.client.query(statements.join(';\n')).then(
+    this.lastFlush = this.query(statements.join(';\n')).then(
       (result) => {
         const results = (Array.isArray(result) ? result : [result]) as QueryResults;
         const opened = begin ? start.length + early.length + lock.length : 0;
@@ -377,11 +379,28 @@ export class PostgresTx implements StoreTx {
     await this.send(queries);
   }
 
+  /** One round trip, remembered while it is unanswered. */
+  private query(text: string): Promise<unknown> {
+    this.inFlight = text;
+    const answered = (): void => {
+      if (this.inFlight === text) this.inFlight = undefined;
+    };
+    return this.client.query(text).finally(answered);
+  }
+
+  /** What the section waits for now: the server's answer to a query, or this process. */
+  waitingFor(): string {
+    if (this.inFlight === undefined)
+      return 'no query of its own in flight: it waits in this process (for a read it has not sent, or for work between its reads and its commit)';
+    const head = this.inFlight.replace(/\s+/g, ' ');
+    return `waiting for PostgreSQL to answer: ${head.length > 200 ? `${head.slice(0, 200)}…` : head}`;
+  }
+
   /** Sends a commit's queries in order; a failed condition is HeadMoved. */
   private async send(queries: readonly string[]): Promise<void> {
     for (const text of queries) {
       try {
-        await this.client.query(text);
+        await this.query(text);
       } catch (error) {
         if (error instanceof Error && error.message.includes(HEAD_MOVED))
           throw new HeadMoved(this.twin);

@@ -97,6 +97,15 @@ export class PostgresTwinStore implements TwinStore {
       readOnly,
     );
     let broken = false;
+    // Reported, never acted on: a section open this long waits at a lock, on the server, or on
+    // something in this process, and the warning says which.
+    const slow = setTimeout(() => {
+      process.emitWarning(
+        `twinworld: twin "${this.name}" of world "${this.world}": a section has been open ${(this.conn.slowSectionMs / 1000).toFixed(1)} s, ${tx.waitingFor()}`,
+        { code: 'TWINWORLD_SLOW_SECTION' },
+      );
+    }, this.conn.slowSectionMs);
+    slow.unref();
     try {
       let value: T;
       try {
@@ -118,6 +127,7 @@ export class PostgresTwinStore implements TwinStore {
       }
       throw error;
     } finally {
+      clearTimeout(slow);
       this.conn.release(client, broken);
     }
   }
