@@ -331,17 +331,21 @@ describe('stripe subscriptions', () => {
 });
 
 describe('stripe checkout, refunds and disputes', () => {
-  async function session(twin: Twin, mode: 'payment' | 'subscription' = 'payment') {
+  async function price(twin: Twin, mode: 'payment' | 'subscription' = 'payment') {
     const product = await stripe.createProduct(twin, { name: 'Analytical Engine' });
-    const price = await stripe.createPrice(twin, {
+    return stripe.createPrice(twin, {
       product: product.id,
       unit_amount: 4200,
       currency: 'usd',
       ...(mode === 'subscription' ? { recurring: { interval: 'month' as const } } : {}),
     });
+  }
+
+  async function session(twin: Twin, mode: 'payment' | 'subscription' = 'payment') {
+    const sold = await price(twin, mode);
     return stripe.createCheckoutSession(twin, {
       mode,
-      line_items: [{ price: price.id, quantity: 2 }],
+      line_items: [{ price: sold.id, quantity: 2 }],
       success_url: 'https://example.com/ok',
       customer_email: 'ada@example.com',
     });
@@ -349,18 +353,13 @@ describe('stripe checkout, refunds and disputes', () => {
 
   it('refuses a customer_email not shaped like an address, as Stripe does, and makes no session', async () => {
     const { world, twin } = await setup();
-    const product = await stripe.createProduct(twin, { name: 'Analytical Engine' });
-    const price = await stripe.createPrice(twin, {
-      product: product.id,
-      unit_amount: 4200,
-      currency: 'usd',
-    });
+    const sold = await price(twin);
     const head = await twin.head();
     // a domain without its top level, as a typo leaves it
     await expect(
       stripe.createCheckoutSession(twin, {
         mode: 'payment',
-        line_items: [{ price: price.id, quantity: 1 }],
+        line_items: [{ price: sold.id, quantity: 1 }],
         success_url: 'https://example.com/ok',
         customer_email: 'ada@gmail',
       }),
@@ -369,6 +368,7 @@ describe('stripe checkout, refunds and disputes', () => {
       path: 'customer_email',
       message: 'stripe: Invalid email address: ada@gmail',
     });
+    expect(await twin.list('checkout_session')).toEqual([]);
     expect(await twin.head()).toBe(head);
     await world.close();
   });

@@ -7,17 +7,11 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { sessionSetup } from '../../src/storage/postgres/connection.js';
-import { PostgresBackend } from '../../src/storage/postgres/index.js';
-import { asSuperuser, createDatabase } from './postgres-support.js';
-
-const texts = (xs: string[]) => `ARRAY[${xs.map((x) => `'${x}'`).join(', ')}]::text[]`;
+import { asSuperuser, migratedDatabase, textArray } from './postgres-support.js';
 
 describe('PostgreSQL: a session after its due index churned', () => {
   it('removes keys and picks due rows by walking the index, not by scanning the table', async () => {
-    const db = await createDatabase('churned');
-    const backend = new PostgresBackend(db.url, 'w');
-    await backend.ready();
-    await backend.close();
+    const db = await migratedDatabase('churned');
     await asSuperuser(db.name, async (c) => {
       const keys = (n: number) =>
         `INSERT INTO twinworld.lookups SELECT 'w', 'bench', 'delivery', 'due', lpad(g::text, 6, '0'), 'd' || g, NULL FROM generate_series(1, ${n}) g`;
@@ -41,7 +35,7 @@ describe('PostgreSQL: a session after its due index churned', () => {
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       };
       const removeKeys = await explain(
-        `EXECUTE twinworld_remove_keys('w', 'bench', ${texts(['delivery', 'delivery'])}, ${texts(['due', 'due'])}, ${texts(['000001', '000002'])}, ${texts(['d1', 'd2'])})`,
+        `EXECUTE twinworld_remove_keys('w', 'bench', ${textArray(['delivery', 'delivery'])}, ${textArray(['due', 'due'])}, ${textArray(['000001', '000002'])}, ${textArray(['d1', 'd2'])})`,
       );
       const pick = await explain(
         `EXECUTE twinworld_pickUpTo('w', 'bench', 'delivery', 'due', '999999', 16)`,

@@ -6,18 +6,13 @@
 // twin for each commit (3.5 ms a commit instead of 0.3).
 import { describe, expect, it } from 'vitest';
 import { PREPARE_WRITES } from '../../src/storage/postgres/prepare-writes.js';
-import { PostgresBackend } from '../../src/storage/postgres/index.js';
-import { asSuperuser, createDatabase } from './postgres-support.js';
+import { asSuperuser, migratedDatabase, textArray } from './postgres-support.js';
 
-const texts = (xs: string[]) => `ARRAY[${xs.map((x) => `'${x}'`).join(', ')}]::text[]`;
 const nulls = (n: number) => `ARRAY[${Array(n).fill('NULL').join(', ')}]::text[]`;
 
 describe("PostgreSQL: a commit's prepared statements", () => {
   it('probe the resource or key of each row by its whole key, even in a generic plan made while the tables were empty', async () => {
-    const db = await createDatabase('commitplan');
-    const backend = new PostgresBackend(db.url, 'w');
-    await backend.ready();
-    await backend.close();
+    const db = await migratedDatabase('commitplan');
     const plans = await asSuperuser(db.name, async (c) => {
       await c.query(`SET ROLE twinworld_owner; SELECT set_config('twinworld.tenant', '*', false)`);
       await c.query('ANALYZE');
@@ -31,11 +26,11 @@ describe("PostgreSQL: a commit's prepared statements", () => {
           'FROM generate_series(1, 3000) g',
       );
       await c.query('SET plan_cache_mode = force_generic_plan');
-      const ids = texts(['d1', 'd2', 'd3']);
+      const ids = textArray(['d1', 'd2', 'd3']);
       const executes = {
-        entries: `EXECUTE twinworld_add_entries('w', 'bench', ARRAY[1, 2, 3]::bigint[], ${nulls(3)}, ${texts(['delivery', 'delivery', 'delivery'])}, ${ids}, ${texts(['{}', '{}', '{}'])})`,
-        removeKeys: `EXECUTE twinworld_remove_keys('w', 'bench', ${texts(['delivery', 'delivery', 'delivery'])}, ${texts(['due', 'due', 'due'])}, ${texts(['0001', '0002', '0003'])}, ${ids})`,
-        addKeys: `EXECUTE twinworld_add_keys('w', 'bench', ${texts(['delivery', 'delivery', 'delivery'])}, ${texts(['due', 'due', 'due'])}, ${texts(['9001', '9002', '9003'])}, ${ids}, ${nulls(3)})`,
+        entries: `EXECUTE twinworld_add_entries('w', 'bench', ARRAY[1, 2, 3]::bigint[], ${nulls(3)}, ${textArray(['delivery', 'delivery', 'delivery'])}, ${ids}, ${textArray(['{}', '{}', '{}'])})`,
+        removeKeys: `EXECUTE twinworld_remove_keys('w', 'bench', ${textArray(['delivery', 'delivery', 'delivery'])}, ${textArray(['due', 'due', 'due'])}, ${textArray(['0001', '0002', '0003'])}, ${ids})`,
+        addKeys: `EXECUTE twinworld_add_keys('w', 'bench', ${textArray(['delivery', 'delivery', 'delivery'])}, ${textArray(['due', 'due', 'due'])}, ${textArray(['9001', '9002', '9003'])}, ${ids}, ${nulls(3)})`,
       };
       const out: Record<string, string> = {};
       await c.query('BEGIN');

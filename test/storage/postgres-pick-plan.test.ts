@@ -4,18 +4,14 @@
 // every resource of the type once per index row) — and so in the generic plan a session may keep
 // of the statement it prepared.
 import { describe, expect, it } from 'vitest';
-import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { inline, PREPARE_READS, READS } from '../../src/storage/postgres/reads.js';
-import { asSuperuser, createDatabase } from './postgres-support.js';
+import { asSuperuser, migratedDatabase } from './postgres-support.js';
 
 const lit = (s: string) => `'${s}'`;
 
 describe('PostgreSQL: a due-index pick', () => {
   it('looks each resource up by its whole key, id included, for a world the statistics do not know', async () => {
-    const db = await createDatabase('pick');
-    const backend = new PostgresBackend(db.url, 'w0');
-    await backend.ready();
-    await backend.close();
+    const db = await migratedDatabase('pick', 'w0');
     const plan = await asSuperuser(db.name, async (c) => {
       await c.query(`SET ROLE twinworld_owner; SELECT set_config('twinworld.tenant', '*', false)`);
       for (const world of ['old_1', 'old_2', 'new']) {

@@ -2,6 +2,7 @@
 // session on it, and login roles that are members of twinworld_app only (as a production app would be).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { postgresUrl } from './postgres-url.js';
 
 export function uniqueName(prefix: string): string {
@@ -42,6 +43,22 @@ export async function createDatabase(
   await asSuperuser('postgres', (c) => c.query(`CREATE DATABASE ${name} ${options}`));
   return { name, url: urlFor(name) };
 }
+
+/** A new database with twinworld's schema in it (migrated by opening world `world`), nothing else. */
+export async function migratedDatabase(
+  prefix: string,
+  world = 'w',
+): Promise<{ name: string; url: string }> {
+  const db = await createDatabase(prefix);
+  const backend = new PostgresBackend(db.url, world);
+  await backend.ready();
+  await backend.close();
+  return db;
+}
+
+/** A SQL text[] literal of plain strings (no quotes inside), for a statement spelled out in a test. */
+export const textArray = (xs: readonly string[]): string =>
+  `ARRAY[${xs.map((x) => `'${x}'`).join(', ')}]::text[]`;
 
 /**
  * A login role on the server that is a member of `roles` (by default only twinworld_app, which must

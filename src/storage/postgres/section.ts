@@ -392,8 +392,9 @@ export class PostgresTx implements StoreTx {
   waitingFor(): string {
     if (this.inFlight === undefined)
       return 'no query of its own in flight: it waits in this process (for a read it has not sent, or for work between its reads and its commit)';
-    const head = this.inFlight.replace(/\s+/g, ' ');
-    return `waiting for PostgreSQL to answer: ${head.length > 200 ? `${head.slice(0, 200)}…` : head}`;
+    // A commit's text runs to megabytes: only its start is shown.
+    const head = this.inFlight.slice(0, 400).replace(/\s+/g, ' ');
+    return `waiting for PostgreSQL to answer: ${head.length > 200 || this.inFlight.length > 400 ? `${head.slice(0, 200)}…` : head}`;
   }
 
   /** Sends a commit's queries in order; a failed condition is HeadMoved. */
