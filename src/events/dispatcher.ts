@@ -20,7 +20,7 @@ import type { Attempt, AttemptResult, SignedPacket } from './dispatch/attempt.js
 import { decideDueClaims, decideOneClaim, decideTakeOver, type Claimed } from './dispatch/claim.js';
 import type { DispatchContext } from './dispatch/context.js';
 import { recoverDue, type RecoveryReport } from './dispatch/recover.js';
-import { runAttempt } from './dispatch/run-attempt.js';
+import { handBack, runAttempt } from './dispatch/run-attempt.js';
 
 export type { AttemptResult, RecoveryReport, SignedPacket };
 
@@ -382,8 +382,10 @@ export class Dispatcher implements DispatchContext {
 
   /**
    * Runs an attempt claimed ahead of its endpoint's rate slot when the clock reaches the slot
-   * (health/pace.ts). Undefined if the dispatcher closes first: the claim then lapses like any
-   * sender's that stopped, and a takeover finishes it `unknown`.
+   * (health/pace.ts). Undefined if the dispatcher closes first: the claim is then handed back as a
+   * late one is (undone, the delivery held to a new slot), not left to lapse, since until a
+   * takeover finished it, an attempt out holds back the endpoint's attempts a span after it
+   * (health/receiver-bound.ts).
    */
   private atSlot(
     at: number,
@@ -394,7 +396,7 @@ export class Dispatcher implements DispatchContext {
       if (this.closed) return resolve(undefined);
       const stop = (): void => {
         cancel();
-        resolve(undefined);
+        resolve(this.track(handBack(this, attempt)).then(() => undefined));
       };
       const cancel = this.world.clock.schedule(at, () => {
         this.cancels.delete(stop);

@@ -24,6 +24,7 @@ import {
   type Finish,
 } from '../delivery-records.js';
 import { gateClaim } from '../health/claim-gate.js';
+import { backWrites } from '../health/finish-health.js';
 
 /** Who claims, for how long. */
 export interface Claimant {
@@ -153,7 +154,11 @@ export function decideTakeOver(
   const { writes, result } = normalizeDecision(
     decideAttemptFinish(view, decl.recordType, deliveryId, claim, finish, isoAt(nowMs)),
   );
-  return commit(writes, result !== undefined && result !== STALE);
+  const taken = result !== undefined && result !== STALE;
+  return commit(
+    taken ? [...writes, ...backWrites(view, d, claim.attemptId, nowMs)] : writes,
+    taken,
+  );
 }
 
 /** One record of a batch: claimed (an attempt to send), taken over, or acted on without a send. */

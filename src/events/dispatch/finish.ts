@@ -58,6 +58,7 @@ export async function finishAttempt(
           view,
           decl,
           record,
+          claim.attemptId,
           { outcome, status, retryAfterSec: response?.retryAfterSec },
           now,
         ),

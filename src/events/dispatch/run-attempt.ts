@@ -57,7 +57,7 @@ export async function runAttempt(
       // synchronous start of the request (send.ts).
       signed.trace.end(false);
       stopBeats();
-      await rebookLate(ctx, attempt);
+      await handBack(ctx, attempt);
       leaving?.();
       sent?.();
       return undefined;
@@ -83,8 +83,12 @@ export async function runAttempt(
  */
 const REBOOK_TRIES = 3;
 
-/** Holds a late attempt's delivery to a new slot, and claims it again here when that comes. */
-async function rebookLate(ctx: DispatchContext, attempt: Attempt): Promise<void> {
+/**
+ * Undoes an attempt's claim before it is sent (it came too late for its slot, or its dispatcher
+ * closes while it waits for it) and holds its delivery to a new slot, claimed again here when that
+ * comes unless the dispatcher is closed.
+ */
+export async function handBack(ctx: DispatchContext, attempt: Attempt): Promise<void> {
   const { pack, twin, decl, deliveryId, claim } = attempt;
   for (let tries = 1; ; tries++) {
     // The clock is read in the section, once, as at a claim (claim.ts): the slot is booked then.

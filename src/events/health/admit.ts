@@ -6,6 +6,7 @@
 // A refused start burns no attempt; the delivery waits until `until` on the world clock.
 import type { EndpointHealthFields } from './endpoint-health.js';
 import type { HealthPolicy } from './health-policy.js';
+import { goOut, receiverBound } from './receiver-bound.js';
 import {
   bookSlot,
   claimFrom,
@@ -15,6 +16,7 @@ import {
   leadAfterTimelyClaim,
   SLOT_LEAD_MS,
   SLOT_MIN_AHEAD_MS,
+  type Slots,
 } from './pace.js';
 
 export type Admission =
@@ -108,6 +110,48 @@ export function admit(
     };
   // Held: only the booking is recorded; a probe the breaker would have let through is not spent.
   return heldFor(health, booked, lead);
+}
+
+/**
+ * `admit` for attempt `attempt`, which goes if admitted: in a slot, it goes only when the attempts
+ * booked a span before it are back (receiver-bound.ts), and it is recorded out until it is back.
+ */
+export function admitAttempt(
+  health: EndpointHealthFields,
+  policy: HealthPolicy,
+  nowMs: number,
+  attempt: string,
+  reserved?: number,
+  rebookLeadMs?: number,
+): Admission {
+  const admission = admit(health, policy, nowMs, reserved, rebookLeadMs);
+  const rate = policy.ratePerSecond;
+  if (!admission.ok || admission.slot === undefined || rate === undefined) return admission;
+  const { slot } = admission;
+  const bound = receiverBound(admission.health, rate, slot, nowMs);
+  if (bound.go) return { ...admission, health: goOut(admission.health, attempt, slot, nowMs) };
+  // Held: only a booking admit made is recorded, not a probe the breaker would have let through.
+  if ('until' in bound)
+    return {
+      ok: false,
+      until: bound.until,
+      why: 'rate_limited',
+      slot,
+      ...(admission.health === health
+        ? {}
+        : { health: { ...health, ...slotsOf(admission.health) } }),
+    };
+  const lead = claimLead(admission.health.claimLeadMs, rebookLeadMs);
+  return heldFor(
+    health,
+    bookSlot(admission.health, rate, nowMs, Math.max(bound.after - nowMs, SLOT_MIN_AHEAD_MS)),
+    lead,
+  );
+}
+
+function slotsOf(health: EndpointHealthFields): Slots {
+  const { slotAnchor, slotsBooked, slotRate, claimLeadMs } = health;
+  return { slotAnchor, slotsBooked, slotRate, claimLeadMs };
 }
 
 /** The health with the endpoint's claim lead set to `lead` (unchanged when it is the same). */

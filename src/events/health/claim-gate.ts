@@ -10,8 +10,8 @@ import type { ReadView } from '../../state/read-view.js';
 import { isoAt } from '../../world/clock.js';
 import { DUE_FIELD } from '../../work/lease.js';
 import type { EventsDeclaration } from '../declaration.js';
-import type { DeliveryFields } from '../delivery-records.js';
-import { admit, type Hold } from './admit.js';
+import { attemptId, type DeliveryFields } from '../delivery-records.js';
+import { admitAttempt, type Hold } from './admit.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 import { healthTarget } from './endpoint-of.js';
 import { rebookLead } from './pace.js';
@@ -58,7 +58,8 @@ export function gateClaim(
     return pass;
   const rebooks = rebooksOf(d);
   const lead = rebooks === 0 ? undefined : rebookLead(rebooks);
-  const admission = admit(health, policy, nowMs, reservedSlot(d), lead);
+  const attempt = attemptId(deliveryId, d.attempts + 1);
+  const admission = admitAttempt(health, policy, nowMs, attempt, reservedSlot(d), lead);
   if (admission.ok) {
     return {
       open: true,

@@ -1,10 +1,12 @@
 // One health record per endpoint, kept in the endpoint's twin beside its deliveries: where the
-// breaker stands, the current run of failures, and the slots booked for its attempts (pace.ts).
+// breaker stands, the current run of failures, the slots booked for its attempts (pace.ts) and
+// which of them are out (receiver-bound.ts).
 // Each change is an appended write, so a replay shows when and why an endpoint degraded, was
-// throttled, broke open, closed again or was disabled. A healthy endpoint whose attempts succeed
-// writes nothing: health costs a delivery nothing until something goes wrong.
+// throttled, broke open, closed again or was disabled. A healthy endpoint without a rate whose
+// attempts succeed writes nothing: health costs a delivery nothing until something goes wrong.
 import { recordKind } from '../../state/record-kind.js';
 import type { Slots } from './pace.js';
+import type { OutAttempts } from './receiver-bound.js';
 
 /**
  * `throttled`: the receiver answered 429/503 with Retry-After, and the vendor honours it, so the
@@ -12,7 +14,7 @@ import type { Slots } from './pace.js';
  */
 export type HealthState = 'healthy' | 'degraded' | 'throttled' | 'open' | 'half_open' | 'disabled';
 
-export interface EndpointHealthFields extends Slots {
+export interface EndpointHealthFields extends Slots, OutAttempts {
   endpointKind: string;
   endpointId: string;
   state: HealthState;

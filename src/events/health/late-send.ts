@@ -25,6 +25,7 @@ import { holdWrites, rebooksOf } from './claim-gate.js';
 import { endpointHealthKind, freshHealth } from './endpoint-health.js';
 import { healthTarget } from './endpoint-of.js';
 import { MAX_REBOOKS, rebookLead } from './pace.js';
+import { neverLeft } from './receiver-bound.js';
 
 /** Whether a send of this claimed attempt too late for its slot is held back (MAX_REBOOKS). */
 export function holdsBackLate(d: DeliveryFields, attempt: number): boolean {
@@ -55,14 +56,18 @@ export function decideLateSend(
     return skip(undefined);
   const target = healthTarget(view, decl, d);
   const id = endpointHealthKind.id(d.endpointKind, d.endpointId);
-  const health = endpointHealthKind.read(view, id) ?? freshHealth(d.endpointKind, d.endpointId);
+  const stored = endpointHealthKind.read(view, id) ?? freshHealth(d.endpointKind, d.endpointId);
+  // It gives its slot up before it leaves, so it holds no later attempt back (receiver-bound.ts).
+  const health = neverLeft(stored, claim.attemptId);
   // Late again: claimed further ahead this time (pace.ts rebookLead).
   const rebooks = rebooksOf(d, claim.number) + 1;
   // The endpoint was removed since the claim: nothing to book, the claim decides what comes next.
-  const hold: Hold =
+  const admitted: Hold =
     target === undefined
       ? { ok: false, until: nowMs, why: 'rate_limited' }
       : admitLate(health, target.policy, nowMs, rebookLead(rebooks));
+  const hold =
+    admitted.health === undefined && health !== stored ? { ...admitted, health } : admitted;
   // What the claim changed, back as it was: a retry is due again (from the hold on), and keeps
   // the finish time of the attempt before it.
   const retry = claim.kind === 'retry';

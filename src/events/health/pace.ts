@@ -138,6 +138,19 @@ function offset(k: number, rate: number): number {
   return Math.ceil((k * (1000 + SLOT_MARGIN_MS)) / Math.floor(rate));
 }
 
+/** How many attempts any one second may hold at `rate`: its whole part, and one below 1/s. */
+function perSecond(rate: number): number {
+  return rate < 1 ? 1 : Math.floor(rate);
+}
+
+/**
+ * How far apart two slots `perSecond(rate)` apart lie at the least (exactly, within a run): a
+ * second and the margin, or 1/rate seconds below 1/s.
+ */
+export function slotSpan(rate: number): number {
+  return offset(perSecond(rate), rate);
+}
+
 /** The first slot not booked yet; undefined before any was booked. */
 function nextFreeSlot(slots: Slots): number | undefined {
   // A record written before slots existed has none of these fields.

@@ -209,6 +209,31 @@ describe('a send too late for its slot books a new one instead of going', () => 
       expect.objectContaining({ id: `${w.id}.1`, startedAt: iso(slot), state: 'succeeded' }),
     ]);
     expect(await w.ops()).not.toContain('delivery.rebook');
+    // Out from its claim, back with its answer: nothing holds later attempts back.
+    expect((await w.twin.list('endpoint_health'))[0]!.fields).toMatchObject({
+      out: {},
+      lateBacks: [],
+    });
+    await w.world.close();
+  });
+
+  it('a dispatcher closed while an attempt waits for its slot hands the claim back: nothing sent, nothing left out', async () => {
+    const w = await setup();
+    const health = async () => (await w.twin.list('endpoint_health'))[0]!.fields;
+    await w.dispatcher.dispatch('acme', w.id); // claimed, waiting for its slot
+    expect((await health()).out).toEqual({ [`${w.id}.1`]: T0 + SLOT_MIN_AHEAD_MS });
+    await w.dispatcher.close();
+    expect(w.received).toHaveLength(0);
+    expect(await w.record()).toMatchObject({
+      state: 'queued',
+      attempts: 0,
+      currentAttempt: null,
+      owner: null,
+      heldFor: 'rate_limited',
+    });
+    expect(await w.attempts()).toEqual([]);
+    // Not out any more: it holds no later attempt back until a takeover (receiver-bound.ts).
+    expect((await health()).out).toEqual({});
     await w.world.close();
   });
 
