@@ -15,9 +15,9 @@ export interface ReadView {
    */
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Resource[];
   /**
-   * `lookupUpTo` for work the decide is about to claim: on a store shared by hosts, rows another
-   * host's section is claiming are skipped (they will not be due once it commits). Absent on views
-   * that cannot hold rows; `lookupUpTo` is then the answer.
+   * `lookupUpTo` for work the decide is about to claim: the rows answered are also what the
+   * decide's gets of them read, with no second read. Absent on views that keep no section's
+   * reads; `lookupUpTo` is then the answer.
    */
   pickUpTo?(type: string, index: string, maxKey: string, limit: number): Resource[];
   /**

@@ -88,14 +88,6 @@ export interface StoreTx {
    * ordered by (key, id), at most `limit`: due work, found by an index ordered by due time.
    */
   lookupUpTo(type: string, index: string, maxKey: string, limit: number): Awaitable<Resource[]>;
-  /**
-   * Like `lookupUpTo`, for work a section is about to claim: rows another section of another
-   * process holds are skipped, and the rows answered are held until this section ends, so hosts
-   * sharing the store take different work before they meet at the twin's lock (PostgreSQL:
-   * `FOR UPDATE SKIP LOCKED`, sent ahead of the lock). A backend whose sections never overlap need
-   * not implement it: `lookupUpTo` answers the same there.
-   */
-  pickUpTo?(type: string, index: string, maxKey: string, limit: number): Awaitable<Resource[]>;
   /** Live resources under an ordered index, one page (RangeQuery). */
   range(type: string, index: string, query: RangeQuery): Awaitable<RangeRow[]>;
   /** Every resource of a type, tombstones included (index rebuilds). */

@@ -43,11 +43,6 @@ export class Section {
   readonly staged = new Map<string, Resource>();
   readonly beforeImages = new Map<number, Resource | undefined>();
   /**
-   * Resources the section's catch-up saw another process change (all: too many to tell). A row a
-   * pick read ahead of the lock is current when its resource is not among them.
-   */
-  touched: Set<string> | 'all' = new Set();
-  /**
    * The first run of a write section when nothing moved as far as this process knows: it reads no
    * head and no entries, and commits under a condition that they did not move (StoreTx.expect), so
    * a section whose decides need nothing uncached is one round trip. Any read ends it: the run goes

@@ -117,13 +117,11 @@ export class TwinState {
     if (moved === undefined) {
       this.cache.clear();
       this.lookups.clear();
-      s.touched = 'all';
     } else {
       const touch = (type: string, id: string): void => {
         const key = resourceKey(type, id);
         if (this.cache.delete(key)) this.markHot(key);
         this.lookups.delete(type);
-        if (s.touched !== 'all') s.touched.add(key);
       };
       for (const e of moved) {
         if (e.seq > head) break;

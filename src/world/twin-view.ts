@@ -34,19 +34,14 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
     range: (type, index, page) => rangeIn(state, s, type, index, page),
     pickUpTo: (type, index, maxKey, limit) => {
       const decls = state.declared(type, index);
-      const tx = s.tx;
       const rows = s.read(`pick:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
-        tx.pickUpTo === undefined
-          ? tx.lookupUpTo(type, index, maxKey, limit)
-          : tx.pickUpTo(type, index, maxKey, limit),
+        s.tx.lookupUpTo(type, index, maxKey, limit),
       );
-      // The pick may have been answered ahead of the lock: a row no entry since this process's
-      // known head touched is as it is now, so the decide's get of it costs no second read.
-      if (s.touched !== 'all')
-        for (const r of rows) {
-          const key = resourceKey(r.type, r.id);
-          if (!s.touched.has(key) && !s.loaded.has(`get:${key}`)) s.loaded.set(`get:${key}`, r);
-        }
+      // Read under the twin's lock, each row is as it is now: the decide's get of it reads nothing.
+      for (const r of rows) {
+        const key = `get:${resourceKey(r.type, r.id)}`;
+        if (!s.loaded.has(key)) s.loaded.set(key, r);
+      }
       return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
     },
   };

@@ -38,7 +38,7 @@ describe('PostgreSQL: a session after its due index churned', () => {
         `EXECUTE twinworld_remove_keys('w', 'bench', ${textArray(['delivery', 'delivery'])}, ${textArray(['due', 'due'])}, ${textArray(['000001', '000002'])}, ${textArray(['d1', 'd2'])})`,
       );
       const pick = await explain(
-        `EXECUTE twinworld_pickUpTo('w', 'bench', 'delivery', 'due', '999999', 16)`,
+        `EXECUTE twinworld_lookupUpTo('w', 'bench', 'delivery', 'due', '999999', 16)`,
       );
       for (const [name, plan] of Object.entries({ removeKeys, pick })) {
         expect(plan, name).not.toMatch(/Seq Scan|Bitmap|Sort/);

@@ -27,7 +27,7 @@ describe('PostgreSQL: a due-index pick', () => {
         );
         if (world === 'old_2') await c.query('ANALYZE');
       }
-      const text = READS.pickUpTo
+      const text = READS.lookupUpTo
         .replace('$1', lit('new'))
         .replace('$2', lit('bench'))
         .replace('$3', lit('delivery'))
@@ -46,7 +46,7 @@ describe('PostgreSQL: a due-index pick', () => {
       return {
         inline: await explain(text),
         generic: await explain(
-          inline(READS.pickUpTo, ['new', 'bench', 'delivery', 'due', '9999', 16]),
+          inline(READS.lookupUpTo, ['new', 'bench', 'delivery', 'due', '9999', 16]),
         ),
       };
     });

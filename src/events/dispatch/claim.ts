@@ -171,8 +171,8 @@ export interface DueClaim {
 }
 
 /**
- * The worker's batch: up to `limit` records due at `nowMs`, picked so that records another host is
- * claiming are skipped (view.pickUpTo), each claimed as its state asks — a first attempt, a due
+ * The worker's batch: up to `limit` records due at `nowMs`, read under the twin's lock with what
+ * each claim needs (view.pickUpTo), each claimed as its state asks — a first attempt, a due
  * retry, the takeover of a lapsed claim — against the view the ones before it left. `busy` names
  * records this process is running already: left alone.
  */

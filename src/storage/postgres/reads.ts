@@ -43,11 +43,6 @@ export const READS = {
   lookupUpTo:
     `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l ${RESOURCE_OF} ` +
     'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key <= $5 AND NOT r.deleted ORDER BY l.key, l.id LIMIT $6',
-  /** lookupUpTo for a claim: index rows other sections hold are skipped, those answered held. */
-  pickUpTo:
-    `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l ${RESOURCE_OF} ` +
-    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key <= $5 AND NOT r.deleted ORDER BY l.key, l.id LIMIT $6 ' +
-    'FOR UPDATE OF l SKIP LOCKED',
   meta: 'SELECT value FROM twinworld.meta WHERE world = $1 AND twin = $2 AND key = $3',
 } as const;
 

@@ -1,10 +1,12 @@
 // One section's handle on PostgreSQL. The transaction starts lazily: the section's first read carries
 // BEGIN, the tenant, pg_advisory_xact_lock and the head in the same round trip, and reads the section
-// issues together (in one tick, e.g. through Promise.all) share one multi-statement query. A pick of
-// due work (pickUpTo) issued with the first reads goes ahead of the lock, so hosts waiting at the lock
-// already hold different rows. Writes are buffered and leave at commit as a few executions of
-// statements the session prepared, ending in COMMIT: one round trip however much was written. Buffering coalesces: the last value of a resource wins, an index key's last add or
-// remove wins, and clearIndex drops the keys buffered before it, then runs before those buffered after.
+// issues together (in one tick, e.g. through Promise.all) share one multi-statement query. Every read
+// of a writing section comes after the lock: no row is held while the section waits for it, so a
+// section holding the lock never waits on one that waits for it (docs/throughput.md, "Batched
+// claims"). Writes are buffered and leave at commit as a few executions of statements the session
+// prepared, ending in COMMIT: one round trip however much was written. Buffering coalesces: the last
+// value of a resource wins, an index key's last add or remove wins, and clearIndex drops the keys
+// buffered before it, then runs before those buffered after.
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import {
@@ -35,8 +37,6 @@ import { tenantOf, tenantOfFields } from './tenant.js';
 /** A read waiting for the next round trip; `sql` undefined: only the transaction's start (head()). */
 interface Pending {
   readonly sql: string | undefined;
-  /** Sent ahead of the lock when it rides with the transaction's start (a pick of due rows). */
-  readonly early?: boolean;
   resolve(rows: unknown[]): void;
   reject(error: unknown): void;
 }
@@ -69,11 +69,8 @@ export class PostgresTx implements StoreTx {
     private readonly client: Client,
     private readonly world: string,
     private readonly twin: string,
-    /** What starts the transaction: `start` (BEGIN, the tenant), then `lock`, whose last answers the head. */
-    private readonly beginStatements: {
-      readonly start: readonly string[];
-      readonly lock: readonly string[];
-    },
+    /** What starts the transaction (BEGIN, the tenant, the lock, the head): the last answers the head. */
+    private readonly beginStatements: readonly string[],
     private readonly tenant: string | undefined,
     private readonly mapError: (error: unknown) => unknown,
     private readonly readOnly = false,
@@ -94,7 +91,7 @@ export class PostgresTx implements StoreTx {
     return this.begun;
   }
 
-  private enqueue(sql: string | undefined, internal = false, early = false): Promise<unknown[]> {
+  private enqueue(sql: string | undefined, internal = false): Promise<unknown[]> {
     if (!this.open && !internal)
       return Promise.reject(
         storeError(
@@ -103,7 +100,7 @@ export class PostgresTx implements StoreTx {
         ),
       );
     return new Promise((resolve, reject) => {
-      this.pending.push({ sql, early, resolve, reject });
+      this.pending.push({ sql, resolve, reject });
       if (this.pending.length === 1) queueMicrotask(() => this.flush());
     });
   }
@@ -114,15 +111,9 @@ export class PostgresTx implements StoreTx {
     this.pending = [];
     const begin = !this.begun;
     this.begun = true;
-    // Picks go between the start and the lock only with the start; later they are ordinary reads.
-    const early = begin ? batch.filter((p) => p.early === true && p.sql !== undefined) : [];
-    const later = batch.filter((p) => !early.includes(p));
-    const { start, lock } = this.beginStatements;
     const statements = [
-      ...(begin ? start : []),
-      ...early.map((p) => p.sql!),
-      ...(begin ? lock : []),
-      ...later.flatMap((p) => (p.sql === undefined ? [] : [p.sql])),
+      ...(begin ? this.beginStatements : []),
+      ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql])),
     ];
     if (statements.length === 0) {
       // Only head() again while the start is in flight: answer when it lands.
@@ -143,7 +134,7 @@ export class PostgresTx implements StoreTx {
     this.lastFlush = this.query(statements.join(';\n')).then(
       (result) => {
         const results = (Array.isArray(result) ? result : [result]) as QueryResults;
-        const opened = begin ? start.length + early.length + lock.length : 0;
+        const opened = begin ? this.beginStatements.length : 0;
         if (begin) {
           const head = (results[opened - 1]?.rows[0] as { head?: number } | undefined)?.head;
           if (head === undefined) {
@@ -156,11 +147,8 @@ export class PostgresTx implements StoreTx {
           }
           this.startHead = head;
         }
-        // Answers in the order sent: the picks after the start, the other reads after the lock.
-        let i = start.length;
-        for (const p of early) p.resolve(results[i++]!.rows);
-        i = opened;
-        for (const p of later) p.resolve(p.sql === undefined ? [] : results[i++]!.rows);
+        let i = opened;
+        for (const p of batch) p.resolve(p.sql === undefined ? [] : results[i++]!.rows);
       },
       (error: unknown) => {
         const mapped = this.mapError(error);
@@ -200,19 +188,6 @@ export class PostgresTx implements StoreTx {
 
   range(type: string, index: string, query: RangeQuery): Promise<RangeRow[]> {
     return this.reads.range(type, index, query);
-  }
-
-  pickUpTo(type: string, index: string, maxKey: string, limit: number): Promise<Resource[]> {
-    if (this.readOnly) return this.lookupUpTo(type, index, maxKey, limit);
-    const sql = inline(READS.pickUpTo, [
-      this.world,
-      this.twin,
-      type,
-      index,
-      encodeKey(maxKey),
-      Math.max(0, Math.floor(limit)),
-    ]);
-    return this.enqueue(sql, false, true).then((rows) => (rows as ResourceRow[]).map(toResource));
   }
 
   allResources(type: string): Promise<Resource[]> {
@@ -373,8 +348,7 @@ export class PostgresTx implements StoreTx {
       queries[0] = `${guardStatement(this.world, this.twin, this.guard!)};\n${queries[0]}`;
     if (blind) {
       this.begun = true;
-      const { start, lock } = this.beginStatements;
-      queries[0] = `${[...start, ...lock].join(';\n')};\n${queries[0]}`;
+      queries[0] = `${this.beginStatements.join(';\n')};\n${queries[0]}`;
     }
     await this.send(queries);
   }
@@ -420,8 +394,7 @@ export class PostgresTx implements StoreTx {
     if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead + 1);
     const queries = this.commitQueries();
     this.begun = true;
-    const { start, lock } = this.beginStatements;
-    queries[0] = `${[...start, ...lock, guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
+    queries[0] = `${[...this.beginStatements, guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
     await this.send(queries);
   }
 

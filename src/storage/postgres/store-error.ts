@@ -185,9 +185,9 @@ export function operationError(
 }
 
 /**
- * Whether PostgreSQL aborted the statement to break a deadlock (40P01). A section's due-work pick
- * locks its index rows before the twin's lock, so a section holding that lock can wait on a row a
- * waiting picker holds; the server aborts one of the two whole, and the section may simply run again.
+ * Whether PostgreSQL aborted the statement to break a deadlock (40P01). Sections read nothing before
+ * the twin's lock, so none should arise; if one does (a host's own statements against our tables),
+ * the aborted section wrote nothing and may simply run again.
  */
 export function aborted(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '40P01';

@@ -141,23 +141,16 @@ export class PostgresTwinStore implements TwinStore {
     }
   }
 
-  /** A section's start, sent with its first read: the head is the last statement's answer (picks go before the lock). */
-  private beginStatements(
-    tenant: string | undefined,
-    readOnly: boolean,
-  ): { start: string[]; lock: string[] } {
-    return {
-      start: [
-        readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
-        ...(tenant === undefined
-          ? []
-          : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
-      ],
-      lock: [
-        ...(readOnly ? [] : [`SELECT pg_advisory_xact_lock(${this.lockKey})`]),
-        inline(READS.head, [this.world, this.name]),
-      ],
-    };
+  /** A section's start, sent with its first read: the head is the last statement's answer. */
+  private beginStatements(tenant: string | undefined, readOnly: boolean): string[] {
+    return [
+      readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
+      ...(tenant === undefined
+        ? []
+        : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
+      ...(readOnly ? [] : [`SELECT pg_advisory_xact_lock(${this.lockKey})`]),
+      inline(READS.head, [this.world, this.name]),
+    ];
   }
 
   head(): Promise<number> {
