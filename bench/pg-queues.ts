@@ -339,7 +339,9 @@ export const bench: Benchmark = {
           : NaN;
       for (const n of PROCESSES) {
         const tw = m('twinworld', n, 'rate');
+        // Only the peers that ran (BENCH_ONLY may leave some, or all, out).
         const vs = (['pg-boss-1', 'graphile-worker', 'pg-boss-16'] as const)
+          .filter((s) => results.has(`${s}/${n}`))
           .map((s) => `${(tw / m(s, n, 'rate')).toFixed(2)}x ${LABEL[s]}`)
           .join(', ');
         for (const system of SYSTEMS) {
@@ -349,9 +351,10 @@ export const bench: Benchmark = {
             `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms  server cpu/job ${m(system, n, 'serverCpu').toFixed(2)} ms`,
           );
         }
-        console.log(
-          `pg-queues twinworld vs peers, ${n} process(es)  ${fmt(tw)} deliveries/s  (${vs})`,
-        );
+        if (vs !== '' && results.has(`twinworld/${n}`))
+          console.log(
+            `pg-queues twinworld vs peers, ${n} process(es)  ${fmt(tw)} deliveries/s  (${vs})`,
+          );
       }
       note(
         `load average after: ${loadavg()
