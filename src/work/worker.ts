@@ -54,6 +54,12 @@ export interface ScheduledLater {
 
 /** The longest pause between rounds while the store keeps failing them. */
 const RETRY_ROUND_MAX_MS = 5000;
+/**
+ * The longest an idle worker sleeps without a round (or pollMs, if longer). Its wake-ups are head
+ * moves, notifications, finishes and the earliest due time; one that is lost (a due read answered
+ * from a snapshot taken before a commit landed, a notification dropped) then costs this, not forever.
+ */
+const IDLE_ROUND_MS = 1000;
 
 interface Running {
   readonly key: string;
@@ -319,8 +325,9 @@ export class Worker {
   /**
    * Sleeps until something may be due: an item finished, the store woke it (work due now was
    * appended to a watched twin), a watched head moved (another process committed), or the earliest
-   * known due time came (on the world clock, so a virtual clock drives
-   * it). Head polling is wall-time I/O pacing, not a decision: it never reaches the log.
+   * known due time came (on the world clock, so a virtual clock drives it) — and at the latest
+   * after IDLE_ROUND_MS. Head polling and the idle round are wall-time I/O pacing, not decisions:
+   * they never reach the log.
    */
   private async waitForWork(heads: Map<string, number>): Promise<void> {
     const next = await this.nextDue();
@@ -328,10 +335,12 @@ export class Worker {
       let settled = false;
       let poll: NodeJS.Timeout | undefined;
       let cancelDue: (() => void) | undefined;
+      const idle = setTimeout(() => done(), Math.max(IDLE_ROUND_MS, this.pollMs));
       const done = (): void => {
         if (settled) return;
         settled = true;
         if (poll !== undefined) clearTimeout(poll);
+        clearTimeout(idle);
         cancelDue?.();
         this.wake = undefined;
         this.onNotify = undefined;
@@ -342,9 +351,8 @@ export class Worker {
       // Woken while the last round ran: work appended after its reads may be due.
       if (this.stopping || this.notified) return done();
       if (next !== undefined) {
-        if (next <= this.world.clock.now()) {
-          // Due already but claimed nothing this round (held or passed): look again after a poll.
-        } else cancelDue = this.world.clock.schedule(next, done);
+        // Due already but claimed nothing this round (held or passed): the idle round looks again.
+        if (next > this.world.clock.now()) cancelDue = this.world.clock.schedule(next, done);
       }
       const check = async (): Promise<void> => {
         if (settled) return;

@@ -8,8 +8,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { deliveryWork } from '../../src/events/delivery-work.js';
 import { TwinError } from '../../src/errors.js';
 import { loadDriver } from '../../src/storage/sqlite/sqlite-backend.js';
-import { VirtualClock } from '../../src/world/clock.js';
+import { isoAt, RealClock, VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
+import type { WorkKind } from '../../src/work/work-kind.js';
 import { Worker } from '../../src/work/worker.js';
 import { tempDir } from '../support/backends.js';
 import { dispatchHarness, DISPATCH_T0 } from '../support/dispatch-harness.js';
@@ -193,6 +194,36 @@ describe('the worker', () => {
     await worker.stop();
     expect((await host.twin.list('delivery')).map((d) => d.fields.state)).toEqual(['succeeded']);
     await host.world.close();
+  });
+
+  it('an item still listed as due after it claimed nothing does not put the worker to sleep for good', async () => {
+    // A due read may show an item another host (or this one, a moment before) already took: its
+    // run claims nothing, and it is the earliest due time the worker knows. No head moves and no
+    // later due time is armed, so only the idle round finds the item that falls due after it.
+    const world = openWorld({ root: ':memory:', clock: new RealClock() });
+    const quiet = world.twin('quiet');
+    const taken = { id: 'taken', dueAt: isoAt(Date.now() - 1_000) };
+    const laterAt = Date.now() + 200;
+    const ran: string[] = [];
+    const kind: WorkKind = {
+      name: 'probe',
+      twins: () => [quiet],
+      due: async (nowMs) => [
+        taken,
+        ...(nowMs >= laterAt && ran.length === 0 ? [{ id: 'later', dueAt: isoAt(laterAt) }] : []),
+      ],
+      nextDue: async () => Date.parse(taken.dueAt),
+      run: async (item) => {
+        if (item.id === 'taken') return undefined;
+        ran.push(item.id);
+        return { kind: 'probe', id: item.id, outcome: 'done' };
+      },
+    };
+    const worker = new Worker(world, [kind], { pollMs: 10 });
+    worker.start();
+    await vi.waitFor(() => expect(ran).toEqual(['later']), { timeout: 5_000 });
+    await worker.stop();
+    await world.close();
   });
 
   it('refuses bad options with the option named', () => {

@@ -405,7 +405,9 @@ for (const { name, make } of stores) {
       // on a loaded machine must not miss a 3 s run). Waited for past the sessions' 30 s lock
       // timeout: in CI the survivor once went silent for over 25 s from the moment the dead
       // owner's lease lapsed (its last line a claim, then nothing), which looks like a wait at a
-      // lock; the cause is not found yet (see the session notes), and the take-over must still come.
+      // lock. One way it could go silent was found and closed: an item that claimed nothing stayed
+      // its earliest due time, so no due timer was armed and only a head move could wake it (the
+      // worker's idle round, test/work/worker.test.ts); the take-over must still come.
       // Should it stall again, a section open over 10 s shows in that worker's stderr lines
       // (TWINWORLD_SLOW_SECTION: waiting for the server, or in the process), and the failure
       // prints the server's busy sessions.
