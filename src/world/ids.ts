@@ -39,8 +39,14 @@ const KSUID_WORDS = new Float64Array(5);
 const KSUID_DIGITS = Buffer.alloc(27);
 
 export interface IdSource {
-  /** 27-character KSUID whose time part is the world clock's. */
+  /** 27-character KSUID whose time part is the world clock's (as `timeMs` reads it). */
   ksuid(): string;
+  /**
+   * The world clock in ms, for the time part of an id: inside a section, the reading its first
+   * draw of time took, in every run. A run again after a read must draw the same ids, or an id
+   * built from a later reading is one its reads never asked for, and each run waits on a new read.
+   */
+  timeMs(): number;
   /** `prefix_` + base62, e.g. vendorId('cus') → "cus_Q8h3…" (24 characters by default). */
   vendorId(prefix: string, length?: number): string;
   /** RFC 4122 version-4 shaped GUID (GitHub delivery ids). */
@@ -79,6 +85,8 @@ export interface IdSource {
 interface Tape {
   drawn: Buffer[];
   replay: Buffer | undefined;
+  /** The clock as the section first read it for an id (timeMs). */
+  at?: number;
 }
 
 /**
@@ -139,8 +147,14 @@ abstract class BaseIds implements IdSource {
     tape.replay = undefined;
   }
 
+  timeMs(): number {
+    const tape = this.active;
+    if (tape === undefined) return this.clock.now();
+    return (tape.at ??= this.clock.now());
+  }
+
   ksuid(): string {
-    return encodeKsuid(this.clock.now(), this.bytes(16));
+    return encodeKsuid(this.timeMs(), this.bytes(16));
   }
 
   vendorId(prefix: string, length = 24): string {

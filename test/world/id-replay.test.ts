@@ -4,7 +4,7 @@
 // twins drawing ids while one waits for its loads.
 import { describe, expect, it } from 'vitest';
 import { commit } from '../../src/world/decision.js';
-import { RealClock, VirtualClock } from '../../src/world/clock.js';
+import { RealClock, VirtualClock, type Clock } from '../../src/world/clock.js';
 import { RandomIds, SeededIds, type IdSource } from '../../src/world/ids.js';
 import { World } from '../../src/world/world.js';
 import { backends } from '../support/backends.js';
@@ -50,6 +50,29 @@ describe('id replay in the id sources', () => {
     });
   }
 
+  for (const [name, make] of [
+    ['random', (c: Clock) => new RandomIds(c)],
+    ['seeded', (c: Clock) => new SeededIds(c, 's')],
+  ] as const) {
+    it(`${name}: a re-run reads the clock as its first run did, so ids built from time are drawn again too`, () => {
+      const clock = new VirtualClock(1_772_366_400_000);
+      const ids = make(clock);
+      const mark = ids.mark();
+      const first = [ids.timeMs(), ids.ksuid()];
+      ids.release?.(mark);
+      // the run waited for a read: more than a second passed
+      void clock.advance(1_500);
+      ids.reset(mark);
+      expect([ids.timeMs(), ids.ksuid()]).toEqual(first);
+      ids.release?.(mark);
+      // outside a section, and in a new one, the clock is read afresh
+      expect(ids.timeMs()).toBe(1_772_366_401_500);
+      const next = ids.mark();
+      expect(ids.timeMs()).toBe(1_772_366_401_500);
+      ids.release?.(next);
+    });
+  }
+
   it('seeded: without other draws in between, the bytes are those of rewinding the stream', () => {
     const rewound = new SeededIds(new VirtualClock(0), 'x');
     const expected = [rewound.vendorId('a'), rewound.vendorId('b'), rewound.vendorId('c')];
@@ -66,8 +89,46 @@ describe('id replay in the id sources', () => {
   });
 });
 
+/** A clock a second further on at every reading, as a loaded host's is between a section's runs. */
+class RushingClock implements Clock {
+  private at = Date.parse('2026-03-01T00:00:00Z');
+  now(): number {
+    return (this.at += 1_001);
+  }
+  schedule(): () => void {
+    return () => {};
+  }
+}
+
 for (const backendCase of backends) {
   describe(`decides that read what they drew: ${backendCase.name}`, () => {
+    it('an id built from the clock (a KSUID) is the same in every run of its section', async () => {
+      const made = backendCase.create();
+      const world = new World({
+        root: ':memory:',
+        backend: made.backend,
+        clock: new RushingClock(),
+      });
+      let runs = 0;
+      try {
+        const { result } = await world.twin('k').applyAtomic((view) => {
+          runs++;
+          const id = `thing_${world.ids.ksuid()}`;
+          if (view.get('thing', id) !== undefined) throw new Error(`id ${id} is taken`);
+          return commit(
+            { operation: 'thing.create', subjectType: 'thing', subjectId: id, fields: {} },
+            id,
+          );
+        });
+        expect((await world.twin('k').entries()).map((e) => e.subjectId)).toEqual([result]);
+        // once, or again after its read: never a new key each run
+        expect(runs).toBeLessThanOrEqual(3);
+      } finally {
+        await world.close();
+        made.cleanup();
+      }
+    });
+
     for (const seeded of [false, true]) {
       it(`${seeded ? 'seeded' : 'random'} ids: creates finish, one entry each, ids unique, with other twins drawing meanwhile`, async () => {
         const made = backendCase.create();
