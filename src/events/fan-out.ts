@@ -15,6 +15,7 @@ import { filterKeysFor, filterTakes } from './filter.js';
 import { deliveryKind, type DeliveryFields } from './delivery-records.js';
 import { renderTemplate } from './render.js';
 import { captureTrace } from './trace.js';
+import { deliveryRecordId } from './delivery-id.js';
 import { claimWrites, mayTake } from './send-scope.js';
 
 /** Index on each endpoint kind's event filter field. */
@@ -184,7 +185,7 @@ function deliveryRecordWrite(
   return {
     operation: `${decl.recordType}.create`,
     subjectType: decl.recordType,
-    subjectId: newId(ids, 'dlv_'),
+    subjectId: deliveryRecordId(ids, 'dlv_'),
     fields: deliveryKind.json(fields),
     actor,
   };
