@@ -19,6 +19,9 @@ let queries = 0;
 let counting = false;
 /** BENCH_TRACE=1: what the queries were, by their first characters, printed on stop. */
 const trace = process.env.BENCH_TRACE === '1' ? new Map<string, number>() : undefined;
+/** With BENCH_TRACE=1: the characters of query text sent, and the longest one. */
+let textChars = 0;
+let longestText = 0;
 const original = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   if (counting) {
@@ -29,6 +32,9 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
         .replace(/\s+/g, ' ')
         .slice(0, 90);
       trace.set(text, (trace.get(text) ?? 0) + 1);
+      const length = typeof first === 'string' ? first.length : (first?.text?.length ?? 0);
+      textChars += length;
+      longestText = Math.max(longestText, length);
     }
   }
   return (original as (...a: unknown[]) => unknown).apply(this, args);
@@ -143,9 +149,13 @@ process.on('message', (message: string) => {
     counting = false;
     const sent = queries;
     const cpu = process.cpuUsage(cpuFrom);
-    if (trace !== undefined)
+    if (trace !== undefined) {
       for (const [text, n] of [...trace].sort((a, b) => b[1] - a[1]).slice(0, 25))
         console.error(`${String(n).padStart(6)}  ${text}`);
+      console.error(
+        `  query text: ${textChars} characters in ${sent} queries, the longest ${longestText}`,
+      );
+    }
     void running
       .stop()
       .catch(() => undefined)
