@@ -5,7 +5,7 @@ import { VirtualClock } from '../../src/world/clock.js';
 import { SeededIds } from '../../src/world/ids.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { openWorld } from '../../src/world/world.js';
-import { acmePack } from '../support/acme-pack.js';
+import { acmePack, createAcmeEndpoint } from '../support/acme-pack.js';
 
 describe('delivery record ids', () => {
   it('sort by the time they were made, across digit and case boundaries', () => {
@@ -31,12 +31,7 @@ describe('delivery record ids', () => {
     const clock = new VirtualClock('2026-04-01T00:00:00Z');
     const world = openWorld({ root: ':memory:', clock, seed: 'ordered' });
     const twin = registerPack(world, acmePack());
-    await twin.applyWrite({
-      operation: 'endpoint.create',
-      subjectType: 'endpoint',
-      subjectId: 'ep',
-      fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' },
-    });
+    await createAcmeEndpoint(twin);
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
       await twin.applyWrite({

@@ -12,7 +12,7 @@ import { InProcessTransport } from '../../src/events/transports/in-process-trans
 import { VirtualClock } from '../../src/world/clock.js';
 import { registerPack } from '../../src/index.js'; // the root entry: registerPack's module moves in issue 9
 import { openWorld } from '../../src/world/world.js';
-import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
+import { ACME_SECRET, acmePack, createAcmeEndpoint } from '../support/acme-pack.js';
 
 const T0 = '2026-04-01T00:00:00.000Z';
 const OK: Finish = { outcome: 'succeeded', status: 200, reason: 'http_status', headers: null };
@@ -133,12 +133,7 @@ describe('finish identity', () => {
     });
     const dispatcher = new Dispatcher(world, { routes: [{ prefix: 'inproc://', transport }] });
     await world.secrets.set('ep', ACME_SECRET);
-    await twin.applyWrite({
-      operation: 'endpoint.create',
-      subjectType: 'endpoint',
-      subjectId: 'ep',
-      fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' },
-    });
+    await createAcmeEndpoint(twin);
     await twin.applyWrite({
       operation: 'customer.create',
       subjectType: 'customer',

@@ -14,7 +14,7 @@ import { interceptStoreWrites } from '../support/intercepted-backend.js';
 import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
-import { acmePack } from '../support/acme-pack.js';
+import { acmePack, createAcmeEndpoint } from '../support/acme-pack.js';
 import { tempDir } from '../support/backends.js';
 
 const roots: string[] = [];
@@ -34,12 +34,7 @@ async function setup(root: string, backend?: StorageBackend) {
     ...(backend === undefined ? {} : { backend }),
   });
   const twin = registerPack(world, acmePack());
-  await twin.applyWrite({
-    operation: 'endpoint.create',
-    subjectType: 'endpoint',
-    subjectId: 'ep',
-    fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' },
-  });
+  await createAcmeEndpoint(twin);
   const commits: string[][] = [];
   twin.use({
     name: 'commit-observer',

@@ -11,7 +11,7 @@ import { registerPack } from '../../src/events/pack-registry.js';
 import { InProcessTransport } from '../../src/events/transports/in-process-transport.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
-import { acmePack } from '../support/acme-pack.js';
+import { acmePack, createAcmeEndpoint } from '../support/acme-pack.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -45,12 +45,7 @@ describe('delivery records index only what is read', () => {
       ],
     });
     await world.secrets.set('ep', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-    await twin.applyWrite({
-      operation: 'endpoint.create',
-      subjectType: 'endpoint',
-      subjectId: 'ep',
-      fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' },
-    });
+    await createAcmeEndpoint(twin);
     const out = await twin.applyAtomic(() => ({
       operation: 'customer.create',
       subjectType: 'customer',

@@ -1,6 +1,7 @@
 // A small vendor pack for kernel tests: customers and webhook endpoints, Standard Webhooks signing.
 import type { Pack } from '../../src/events/pack-registry.js';
 import type { RetryPolicy } from '../../src/events/retry.js';
+import type { Twin } from '../../src/world/twin.js';
 
 export function acmePack(retry?: RetryPolicy, name = 'acme'): Pack {
   return {
@@ -47,3 +48,13 @@ export function acmePack(retry?: RetryPolicy, name = 'acme'): Pack {
 }
 
 export const ACME_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/** Creates the enabled endpoint `ep` taking every event at `inproc://ep` (its secret ref: `ep`). */
+export async function createAcmeEndpoint(twin: Twin): Promise<void> {
+  await twin.applyWrite({
+    operation: 'endpoint.create',
+    subjectType: 'endpoint',
+    subjectId: 'ep',
+    fields: { url: 'inproc://ep', secret_ref: 'ep', events: ['*'], status: 'enabled' },
+  });
+}
