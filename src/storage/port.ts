@@ -112,6 +112,18 @@ export interface StoreTx {
    * in every process. Optional: a backend whose processes learn of work only by polling ignores it.
    */
   wake?(): void;
+  /**
+   * Reads `lookupUpTo(type, index, maxKey, limit)` as part of the commit, after its writes and
+   * under the same lock, and hands the rows to `rows` once the commit succeeded (never when it
+   * failed). Optional: for a store whose reads are round trips, so the read costs none of its own.
+   */
+  lookupAtCommit?(
+    type: string,
+    index: string,
+    maxKey: string,
+    limit: number,
+    rows: (rows: Resource[]) => void,
+  ): void;
 }
 
 /**

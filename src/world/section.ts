@@ -14,7 +14,7 @@ const MAX_RESTARTS = 10_000;
 /** Thrown through decide when it read something the store answers asynchronously. */
 export const MISS: unique symbol = Symbol('twinworld.read-miss');
 
-function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
+export function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
   return (
     value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
   );

@@ -14,6 +14,7 @@ import type { IndexDeclaration } from '../state/indexes.js';
 import type { TouchedEntry } from '../storage/port.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { DeclaredIndexes, INDEXES_META_KEY } from './declared-indexes.js';
+import { DueHints } from './due-hint.js';
 import type { Section } from './section.js';
 
 const CACHE_LIMIT = 20_000;
@@ -72,6 +73,8 @@ export class TwinState {
   indexesRaw: string | null | undefined;
   /** Looks at the head in a row that found nothing appended by another process (0 after one did). */
   quiet = 0;
+  /** The due index as this process's last commit left it, for the next pick (due-hint.ts). */
+  readonly hints = new DueHints();
 
   constructor(readonly name: string) {
     this.indexes = new DeclaredIndexes(name);

@@ -34,9 +34,18 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
     range: (type, index, page) => rangeIn(state, s, type, index, page),
     pickUpTo: (type, index, maxKey, limit) => {
       const decls = state.declared(type, index);
-      const rows = s.read(`pick:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
-        s.tx.lookupUpTo(type, index, maxKey, limit),
-      );
+      state.hints.noted(type, index, limit);
+      // A section that commits only if the head is still `head` may take the rows this process's
+      // last commit read at that head; a tenant's section sees only its tenant's rows.
+      const hinted =
+        s.optimistic && !s.tenantScoped
+          ? state.hints.answer(head, type, index, maxKey, limit)
+          : undefined;
+      const rows =
+        hinted ??
+        s.read(`pick:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
+          s.tx.lookupUpTo(type, index, maxKey, limit),
+        );
       // Read under the twin's lock, each row is as it is now: the decide's get of it reads nothing.
       for (const r of rows) {
         const key = `get:${resourceKey(r.type, r.id)}`;

@@ -25,6 +25,7 @@ import {
 } from '../storage/port.js';
 import { SyncTwinStore } from '../storage/sync-store.js';
 import { ActionQueue, type Waiting } from './action-queue.js';
+import { observeCommit } from './after-commit.js';
 import type { Clock } from './clock.js';
 import {
   builtMetaKey,
@@ -364,13 +365,15 @@ export class Twin {
       const store = await this.opened();
       done = await store.transact(
         (tx) =>
-          this.run(
-            tx,
-            joiningGroup(this.actions, group, (s, decides, joinedFrom) =>
-              decideGroup(this.groupRun(), s, decides, joinedFrom),
+          this.state.hints.during(tx, optimistic, this.world.clock, () =>
+            this.run(
+              tx,
+              joiningGroup(this.actions, group, (s, decides, joinedFrom) =>
+                decideGroup(this.groupRun(), s, decides, joinedFrom),
+              ),
+              scope,
+              optimistic,
             ),
-            scope,
-            optimistic,
           ),
         scope,
       );
@@ -384,28 +387,21 @@ export class Twin {
       return;
     }
     if (done.last !== undefined) {
+      this.state.hints.committed(done.last.seq);
       this.state.knownHead = done.last.seq;
       this.state.committed(done.staged);
       this.state.chain = done.last;
       this.noteHead(done.last, false);
-      for (const o of done.outcomes) if (o.ok && o.entries.length > 0) this.afterCommit(o.entries);
+      for (const o of done.outcomes)
+        if (o.ok && o.entries.length > 0)
+          observeCommit(this.hooks, o.entries, this, (e, where) =>
+            this.world.reportError(e, where),
+          );
     }
     done.outcomes.forEach((o, i) => {
       if (o.ok) group[i]!.resolve({ result: o.result, entries: o.entries, skipped: o.skipped });
       else group[i]!.reject(o.error);
     });
-  }
-
-  private afterCommit(entries: readonly Entry[]): void {
-    for (const hook of this.hooks) {
-      if (hook.afterCommit === undefined) continue;
-      try {
-        hook.afterCommit(entries, this);
-      } catch (error) {
-        // The commit is durable: a failing observer must not turn it into an error for the writer.
-        this.world.reportError(error, `afterCommit hook "${hook.name}" of twin "${this.name}"`);
-      }
-    }
   }
 
   /** Runs `body` in a section of the store (section.ts: the read-set restart). */

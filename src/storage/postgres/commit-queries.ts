@@ -44,6 +44,8 @@ export interface CommitBuffer {
   readonly newHead: number | undefined;
   /** Whether the commit makes work due now (a NOTIFY rides with it). */
   readonly wakes: boolean;
+  /** A read executed after the writes, before COMMIT (lookupAtCommit). */
+  readonly readAtCommit?: string;
 }
 
 const texts = (values: readonly (string | null)[]): string =>
@@ -115,7 +117,9 @@ export function commitQueries(b: CommitBuffer): string[] {
     // Delivered by the server at COMMIT, and not at all if the transaction rolls back.
     if (b.wakes) statements.push(notifyStatement(b.world, b.twin));
   }
-  statements.push('COMMIT');
+  // A read that rides with the commit (StoreTx.lookupAtCommit) goes in the same text as COMMIT:
+  // its answer is always the last but one of the last round trip.
+  statements.push(b.readAtCommit === undefined ? 'COMMIT' : `${b.readAtCommit};\nCOMMIT`);
   const queries: string[] = [];
   let current = '';
   for (const s of statements) {

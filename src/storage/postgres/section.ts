@@ -62,6 +62,8 @@ export class PostgresTx implements StoreTx {
   private open = true;
   /** The commit wakes idle workers in every process (wake). */
   private wakes = false;
+  /** A read that leaves with the commit, and who wants its rows (lookupAtCommit). */
+  private atCommit: { text: string; rows: (rows: Resource[]) => void } | undefined;
   /** The query sent and not yet answered, if any: what a slow section reports it waits for. */
   private inFlight: string | undefined;
 
@@ -311,6 +313,20 @@ export class PostgresTx implements StoreTx {
     this.wakes = true;
   }
 
+  lookupAtCommit(
+    type: string,
+    index: string,
+    maxKey: string,
+    limit: number,
+    rows: (rows: Resource[]) => void,
+  ): void {
+    this.writable();
+    checkText(type, 'type');
+    checkText(index, 'index name');
+    const values = [this.world, this.twin, type, index, encodeKey(maxKey), Math.max(0, limit)];
+    this.atCommit = { text: inline(READS.lookupUpTo, values), rows };
+  }
+
   /** Ends the section: no more reads or writes. */
   close(): void {
     this.open = false;
@@ -373,15 +389,21 @@ export class PostgresTx implements StoreTx {
 
   /** Sends a commit's queries in order; a failed condition is HeadMoved. */
   private async send(queries: readonly string[]): Promise<void> {
+    let last: unknown;
     for (const text of queries) {
       try {
-        await this.query(text);
+        last = await this.query(text);
       } catch (error) {
         if (error instanceof Error && error.message.includes(HEAD_MOVED))
           throw new HeadMoved(this.twin);
         throw this.mapError(error);
       }
     }
+    // Committed: the read that rode with COMMIT is the last answer but one.
+    if (this.atCommit !== undefined && Array.isArray(last) && last.length >= 2)
+      this.atCommit.rows(
+        ((last as QueryResults)[last.length - 2]!.rows as ResourceRow[]).map(toResource),
+      );
   }
 
   /**
@@ -411,6 +433,7 @@ export class PostgresTx implements StoreTx {
       meta: [...this.meta],
       newHead: this.entries.length > 0 ? this.startHead! + this.entries.length : undefined,
       wakes: this.wakes,
+      ...(this.atCommit === undefined ? {} : { readAtCommit: this.atCommit.text }),
     });
   }
 }
