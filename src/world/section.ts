@@ -56,6 +56,12 @@ export class Section {
   guardIndexes = false;
   /** The condition the commit is made under. */
   expect: { head: number; meta: { key: string; value: string | undefined } } | undefined;
+  /**
+   * Loads taken from a due hint (due-hint.ts), not read in this section: true at the head an
+   * optimistic run commits on, and nothing more, so a run that goes again the ordinary way (under
+   * the lock, at a head that may have moved) forgets them.
+   */
+  readonly hinted = new Set<string>();
 
   /**
    * `epoch` is the twin's cache epoch when the section began (or caught up). A tenant-scoped section never uses
@@ -115,6 +121,8 @@ export class Section {
 
   /** Forgets what the last run decided, keeping what it loaded. */
   reset(): void {
+    for (const key of this.hinted) this.loaded.delete(key);
+    this.hinted.clear();
     this.optimistic = false;
     this.expect = undefined;
     this.missed = false;

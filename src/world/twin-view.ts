@@ -49,7 +49,9 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
       // Read under the twin's lock, each row is as it is now: the decide's get of it reads nothing.
       for (const r of rows) {
         const key = `get:${resourceKey(r.type, r.id)}`;
-        if (!s.loaded.has(key)) s.loaded.set(key, r);
+        if (s.loaded.has(key)) continue;
+        s.loaded.set(key, r);
+        if (hinted !== undefined) s.hinted.add(key);
       }
       return withStagedRange(s, type, rows.map(freezeResource), decls, maxKey, limit);
     },

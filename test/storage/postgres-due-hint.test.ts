@@ -106,6 +106,41 @@ describe('PostgreSQL: the due pick read in the commit before', () => {
     expect(entries.map((e) => e.seq)).toEqual(entries.map((_, i) => i + 1));
   });
 
+  it('is forgotten when the section must go again under the lock: rows another host changed are read again', async () => {
+    const db = await createDatabase('hint_reset');
+    const name = uniqueName('w');
+    const a = host(db.url, name);
+    const b = host(db.url, name);
+    for (let i = 0; i < 6; i++) await addJob(a, `job_${i}`);
+    expect(await b.list('job')).toHaveLength(6);
+    expect((await a.applyAtomic(claim('a', 3))).result).toEqual(['job_0', 'job_1', 'job_2']);
+    // a's commit read job_3..job_5 as unclaimed; then b takes job_3, leaving it due
+    await b.applyWrite({
+      operation: 'job.take',
+      subjectType: 'job',
+      subjectId: 'job_3',
+      fields: { dueAt: DUE, claimedBy: 'b' },
+    });
+    // a's decide picks from those rows, then reads what it never read: the run stops, and goes
+    // again under the lock at b's head, where job_3 is b's
+    const out = await a.applyAtomic((view) => {
+      const picked = view.pickUpTo!('job', DUE_INDEX, '2030-01-01T00:00:00.000Z', 3);
+      const free = picked.filter((r) => view.get('job', r.id)?.fields.claimedBy === null);
+      view.get('note', 'never-read');
+      return commit(
+        free.map((r) => ({
+          operation: 'job.claim',
+          subjectType: 'job',
+          subjectId: r.id,
+          fields: { dueAt: LATER, claimedBy: 'a' },
+        })),
+        free.map((r) => r.id),
+      );
+    });
+    expect(out.result).toEqual(['job_4', 'job_5']);
+    expect((await b.get('job', 'job_3'))?.fields.claimedBy).toBe('b');
+  });
+
   it('is not used when the pick wants more rows than it holds', async () => {
     const db = await createDatabase('hint_more');
     const name = uniqueName('w');
