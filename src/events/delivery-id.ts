@@ -2,9 +2,8 @@
 // order is free to choose: with the time first, a new record's key and its attempts' keys land at
 // the end of their range in the (type, id) index, where consecutive writes share a leaf, instead of
 // at a random leaf each (measured on SQLite: docs/throughput.md). Same length and alphabet as before.
-import type { IdSource } from '../world/ids.js';
+import { BASE62, type IdSource } from '../world/ids.js';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 62^8 ms is about 6,900 years: eight digits hold any clock a world runs on. */
 const TIME_DIGITS = 8;
 

@@ -6,9 +6,9 @@ import type { IndexKey } from '../state/indexes.js';
 import type { Resource } from '../state/resource.js';
 import type { Entry } from '../log/write.js';
 import type { IdempotencyStore } from './idempotency-store.js';
-import type { SecretStore } from './secret-store.js';
+import type { Awaitable, SecretStore } from './secret-store.js';
 
-export type Awaitable<T> = T | Promise<T>;
+export type { Awaitable };
 
 export interface IndexDelta {
   readonly remove: readonly IndexKey[];

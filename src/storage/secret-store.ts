@@ -176,6 +176,9 @@ export class ResolvingSecretStore implements SecretStore {
   }
 }
 
+/** Whether a value is to come later (a promise or any thenable) rather than here already. */
 export function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
-  return typeof (value as Promise<T> | null)?.then === 'function';
+  return (
+    value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
+  );
 }

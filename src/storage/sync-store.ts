@@ -15,6 +15,7 @@ import type {
   TouchedEntry,
   TwinStore,
 } from './port.js';
+import { isPromise } from './secret-store.js';
 
 /** A section handle whose reads answer at once. */
 export interface SyncTx extends StoreTx {
@@ -49,12 +50,6 @@ export interface SyncEngine {
 }
 
 const PAGE = 1_000;
-
-function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
-  return (
-    value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
-  );
-}
 
 export class SyncTwinStore implements TwinStore {
   private busy = false;

@@ -11,7 +11,7 @@
 import type { Resource } from '../state/resource.js';
 import type { Awaitable, StoreTx } from '../storage/port.js';
 import { isoAt, type Clock } from './clock.js';
-import { isPromise } from './section.js';
+import { isPromise } from '../storage/secret-store.js';
 
 /** Rows a hint reads at most, whatever limit a pick asked for. */
 const MAX_HINT_ROWS = 256;
@@ -24,15 +24,7 @@ interface Interest {
   limit: number;
 }
 
-interface Hint {
-  readonly head: number;
-  readonly type: string;
-  readonly index: string;
-  readonly maxKey: string;
-  readonly rows: readonly Resource[];
-}
-
-/** What one commit carried back: the rows, with what they were read for. */
+/** What one commit was asked to read, and the rows once it committed. */
 interface HintRead {
   readonly type: string;
   readonly index: string;
@@ -42,7 +34,8 @@ interface HintRead {
 
 export class DueHints {
   private interest: Interest | undefined;
-  private hint: Hint | undefined;
+  /** The read of the last commit, and the head that commit made. */
+  private hint: { readonly head: number; readonly read: HintRead } | undefined;
   /** The read the section in flight asked its commit for (sections of a twin go one at a time). */
   private pending: HintRead | undefined;
   /** Commits that read rows since the last pick. */
@@ -58,18 +51,18 @@ export class DueHints {
   }
 
   /**
-   * Asks `tx` to read the index at commit, up to `maxKey` (the commit's time), if a pick was made
-   * here and the store can; what it read is on the returned record once the commit succeeded.
+   * Asks `tx` to read the index at commit, up to the clock's time, if a pick was made here and the
+   * store can; what it read is on the returned record once the commit succeeded.
    */
-  private attach(tx: StoreTx, maxKey: string): HintRead | undefined {
+  private attach(tx: StoreTx, clock: Clock): HintRead | undefined {
     const i = this.interest;
     if (i === undefined || i.limit === 0 || tx.lookupAtCommit === undefined) return undefined;
     if (++this.unpicked > MAX_UNPICKED) {
       this.interest = undefined;
       return undefined;
     }
-    const read: HintRead = { type: i.type, index: i.index, maxKey };
-    tx.lookupAtCommit(i.type, i.index, maxKey, i.limit, (rows) => (read.rows = rows));
+    const read: HintRead = { type: i.type, index: i.index, maxKey: isoAt(clock.now()) };
+    tx.lookupAtCommit(read.type, read.index, read.maxKey, i.limit, (rows) => (read.rows = rows));
     return read;
   }
 
@@ -82,7 +75,7 @@ export class DueHints {
     const ran = run();
     if (!quiet) return ran;
     const attach = (outcome: O): O => {
-      this.pending = this.attach(tx, isoAt(clock.now()));
+      this.pending = this.attach(tx, clock);
       return outcome;
     };
     return isPromise(ran) ? ran.then(attach) : attach(ran);
@@ -92,10 +85,7 @@ export class DueHints {
   committed(head: number): void {
     const read = this.pending;
     this.pending = undefined;
-    this.hint =
-      read?.rows === undefined
-        ? undefined
-        : { head, type: read.type, index: read.index, maxKey: read.maxKey, rows: read.rows };
+    this.hint = read?.rows === undefined ? undefined : { head, read };
   }
 
   /** The pick's rows, when the hint read at `head` answers it exactly; otherwise undefined. */
@@ -106,10 +96,10 @@ export class DueHints {
     maxKey: string,
     limit: number,
   ): readonly Resource[] | undefined {
-    const h = this.hint;
-    if (h === undefined || h.head !== head || h.type !== type || h.index !== index)
-      return undefined;
-    if (maxKey < h.maxKey || h.rows.length < limit) return undefined;
-    return h.rows.slice(0, limit);
+    if (this.hint?.head !== head) return undefined;
+    const { read } = this.hint;
+    if (read.type !== type || read.index !== index || read.rows === undefined) return undefined;
+    if (maxKey < read.maxKey || read.rows.length < limit) return undefined;
+    return read.rows.slice(0, limit);
   }
 }

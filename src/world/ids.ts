@@ -32,7 +32,8 @@ export function encodeKsuid(ms: number, payload: Buffer): string {
   }
   return digits.toString('latin1');
 }
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** The digits of KSUIDs and vendor ids, in ASCII order (so fixed-width numbers sort as numbers). */
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BASE62_CODES = Buffer.from(BASE62, 'latin1');
 // Scratch space: encoding is synchronous, so one buffer serves every call.
 const KSUID_WORDS = new Float64Array(5);

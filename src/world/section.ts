@@ -8,17 +8,12 @@ import type { Entry } from '../log/write.js';
 import type { Resource } from '../state/resource.js';
 import type { Awaitable, IndexDelta, StoreTx } from '../storage/port.js';
 import type { IdSource } from './ids.js';
+import { isPromise } from '../storage/secret-store.js';
 
 const MAX_RESTARTS = 10_000;
 
 /** Thrown through decide when it read something the store answers asynchronously. */
 export const MISS: unique symbol = Symbol('twinworld.read-miss');
-
-export function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
-  return (
-    value !== null && typeof value === 'object' && typeof (value as Promise<T>).then === 'function'
-  );
-}
 
 /** One run of a section: what it loaded asynchronously, and what it will write. */
 export class Section {
