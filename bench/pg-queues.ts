@@ -301,7 +301,10 @@ export const bench: Benchmark = {
         `graphile-worker 0.16 run() concurrency 16. Median of ${ROUNDS} rounds, systems and process counts interleaved. ` +
         'round trips = queries sent by the worker processes\u2019 pg clients per job (idle polling included); commits = transaction ids used per job (write transactions); ' +
         'worker cpu/job = CPU (user + system) the worker processes spent from the release until stopped, per job; ' +
-        'server cpu/job = CPU the PostgreSQL server (postmaster and backends) spent from the release until all were done, per job.',
+        'server cpu/job = CPU the PostgreSQL server (postmaster and backends) spent from the release until all were done, per job.' +
+        (process.env.BENCH_LATENCY_MS === undefined
+          ? ' The receiver answers at once (BENCH_LATENCY_MS=n: after n ms, as a real endpoint would).'
+          : ` The receiver answers each request after ${process.env.BENCH_LATENCY_MS} ms.`),
     );
     const server = await startPostgresServer();
     const receiver = await startReceiver();

@@ -1,17 +1,24 @@
 // A loopback webhook receiver in its own process for the delivery benchmark: answers 200 and
 // remembers when each message arrived (wall clock, comparable across processes on one machine).
+// BENCH_LATENCY_MS=n: each answer waits n ms first, as a real endpoint's would, so what bounds
+// the rate is the sends in flight, not the queue's own work.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const arrivals = new Map<string, number>();
 const server = http.createServer((req, res) => {
   const id = String(req.headers['webhook-id'] ?? req.headers['x-bench-id'] ?? '');
   req.resume();
   req.on('end', () => {
-    arrivals.set(id, performance.timeOrigin + performance.now());
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-    res.end('ok');
+    const answer = (): void => {
+      arrivals.set(id, performance.timeOrigin + performance.now());
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.end('ok');
+    };
+    if (LATENCY_MS > 0) setTimeout(answer, LATENCY_MS);
+    else answer();
   });
 });
 server.keepAliveTimeout = 30_000;
