@@ -7,13 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
+if (!Number.isFinite(LATENCY_MS) || LATENCY_MS < 0)
+  throw new Error(
+    `BENCH_LATENCY_MS must be a number of milliseconds, 0 or more, got "${process.env.BENCH_LATENCY_MS}"`,
+  );
 const arrivals = new Map<string, number>();
 const server = http.createServer((req, res) => {
   const id = String(req.headers['webhook-id'] ?? req.headers['x-bench-id'] ?? '');
   req.resume();
   req.on('end', () => {
+    arrivals.set(id, performance.timeOrigin + performance.now());
     const answer = (): void => {
-      arrivals.set(id, performance.timeOrigin + performance.now());
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
       res.end('ok');
     };
