@@ -12,6 +12,8 @@ const [system, url, queue, receiverUrl] = process.argv.slice(2) as [
   string,
 ];
 const IN_FLIGHT = 16;
+/** BENCH_CLAIM_AHEAD=n: twinworld's worker claims n deliveries beyond its free slots (WorkerOptions.claimAhead). */
+const CLAIM_AHEAD = Number(process.env.BENCH_CLAIM_AHEAD ?? 0);
 
 // Round trips: every query a `pg` client sends (a pool's query goes through one client's query;
 // a multi-statement text is one round trip). Counted from "go" only.
@@ -66,10 +68,14 @@ async function prepare(): Promise<Running> {
     const world = pgWorld(url, queue);
     const twin = registerPack(world, pack);
     await twin.head();
-    const dispatcher = new Dispatcher(world, { concurrency: IN_FLIGHT, autoDispatch: false });
+    const dispatcher = new Dispatcher(world, {
+      concurrency: IN_FLIGHT + CLAIM_AHEAD,
+      autoDispatch: false,
+    });
     const worker = new Worker(world, deliveryWork(dispatcher), {
       owner: dispatcher.owner,
       concurrency: IN_FLIGHT,
+      claimAhead: CLAIM_AHEAD,
     });
     return {
       start: async () => worker.start(),

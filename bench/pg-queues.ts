@@ -304,7 +304,10 @@ export const bench: Benchmark = {
         'server cpu/job = CPU the PostgreSQL server (postmaster and backends) spent from the release until all were done, per job.' +
         (process.env.BENCH_LATENCY_MS === undefined
           ? ' The receiver answers at once (BENCH_LATENCY_MS=n: after n ms, as a real endpoint would).'
-          : ` The receiver answers each request after ${process.env.BENCH_LATENCY_MS} ms.`),
+          : ` The receiver answers each request after ${process.env.BENCH_LATENCY_MS} ms.`) +
+        (process.env.BENCH_CLAIM_AHEAD === undefined
+          ? ''
+          : ` twinworld's worker claims ${process.env.BENCH_CLAIM_AHEAD} ahead of its free slots.`),
     );
     const server = await startPostgresServer();
     const receiver = await startReceiver();

@@ -30,8 +30,8 @@ export function deliveryWork(dispatcher: Dispatcher): WorkKind[] {
         ],
         // A `sending` record is a send in flight (here or elsewhere) until its sender's lease lapses.
         held: { kind: { type: decl.recordType }, states: ['sending'] },
-        take: async (_nowMs, limit, busy) =>
-          (await dispatcher.claimDue(pack.name, limit, busy)).map((t) => ({
+        take: async (_nowMs, limit, busy, sendSlot) =>
+          (await dispatcher.claimDue(pack.name, limit, busy, sendSlot)).map((t) => ({
             item: { id: t.id, dueAt: t.dueAt, state: t.state },
             done: t.done.then((result) => report(pack.name, t.id, result)),
             ...(t.freed === undefined ? {} : { freed: t.freed }),

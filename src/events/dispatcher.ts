@@ -15,6 +15,7 @@ import { GroupCommit } from '../world/group-commit.js';
 import type { Decision } from '../world/decision.js';
 import { isoAt } from '../world/clock.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS } from '../work/lease.js';
+import type { SendSlot } from '../work/work-kind.js';
 import type { ReadView } from '../state/read-view.js';
 import type { Attempt, AttemptResult, SignedPacket } from './dispatch/attempt.js';
 import { decideDueClaims, decideOneClaim, decideTakeOver, type Claimed } from './dispatch/claim.js';
@@ -53,6 +54,9 @@ export interface TakenDelivery {
   readonly freed?: Promise<void>;
 }
 
+/** Attempts a dispatcher runs at once unless told otherwise. */
+export const DISPATCH_CONCURRENCY = 32;
+
 let instances = 0;
 
 export class Dispatcher implements DispatchContext {
@@ -90,7 +94,7 @@ export class Dispatcher implements DispatchContext {
     this.ownsDefault = options.defaultTransport === undefined;
     this.defaultTransport = options.defaultTransport ?? new HttpTransport();
     this.routes = new TransportRoutes(options.routes ?? [], this.defaultTransport);
-    this.concurrency = options.concurrency ?? 32;
+    this.concurrency = options.concurrency ?? DISPATCH_CONCURRENCY;
     this.autoDispatch = options.autoDispatch ?? true;
     this.owner = options.owner ?? `wrk_${world.ids.ksuid()}`;
     this.leaseMs = checkLeaseMs(options.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs');
@@ -186,12 +190,14 @@ export class Dispatcher implements DispatchContext {
    * The worker's batch: claims up to `limit` due records of a pack in one section (first attempts,
    * due retries, takeovers of lapsed claims), as many as this dispatcher has free slots for, and
    * starts each claimed attempt. On PostgreSQL the due records are picked so that records another
-   * host is claiming are skipped. `busy` names records this process runs already.
+   * host is claiming are skipped. `busy` names records this process runs already. With `sendSlot`
+   * each claimed attempt waits for one of the worker's send slots before it is signed.
    */
   async claimDue(
     packName: string,
     limit: number,
     busy: ReadonlySet<string> = new Set(),
+    sendSlot?: SendSlot,
   ): Promise<TakenDelivery[]> {
     const pack = getPack(this.world, packName);
     const decl = pack.events!;
@@ -217,17 +223,26 @@ export class Dispatcher implements DispatchContext {
         let sent!: () => void;
         const freed = new Promise<void>((resolve) => (sent = resolve));
         let released = false;
+        // A worker that claims ahead of its free send slots hands each attempt one before it signs.
+        let leave: (() => void) | undefined;
+        const ready =
+          sendSlot === undefined
+            ? undefined
+            : async (): Promise<void> => {
+                leave = await sendSlot();
+              };
         const release = (): void => {
           if (released) return;
           released = true;
           this.release();
+          leave?.();
           sent();
         };
         const attempt = this.attempt(pack, twin, d.id, claimed);
         const paced = claimed.sendAt > now;
         const run = paced
-          ? this.atSlot(claimed.sendAt, attempt, release)
-          : runAttempt(this, attempt, release);
+          ? this.atSlot(claimed.sendAt, attempt, release, ready)
+          : runAttempt(this, attempt, release, undefined, ready);
         void run.then(release, release);
         // A paced attempt is tracked from its send (atSlot), not while it waits on the clock:
         // idle() must not wait for a virtual clock that only moves once everything is idle.
@@ -391,6 +406,7 @@ export class Dispatcher implements DispatchContext {
     at: number,
     attempt: Attempt,
     sent?: () => void,
+    ready?: () => Promise<void>,
   ): Promise<AttemptResult | undefined> {
     return new Promise((resolve) => {
       if (this.closed) return resolve(undefined);
@@ -402,7 +418,7 @@ export class Dispatcher implements DispatchContext {
         this.cancels.delete(stop);
         let leaving!: () => void;
         const left = new Promise<void>((r) => (leaving = r));
-        const run = this.track(runAttempt(this, attempt, sent, leaving));
+        const run = this.track(runAttempt(this, attempt, sent, leaving, ready));
         resolve(run);
         // A virtual clock moves on once the request has left or been held to a new slot, not
         // while it is signed: else a clock moved far ahead in one call would make it late for

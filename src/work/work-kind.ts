@@ -50,14 +50,24 @@ export interface WorkKind {
    * Claims up to `limit` due items in one section and starts running each: what a kind that can
    * batch its claims offers (on PostgreSQL its pick skips what another host is claiming). The
    * worker then uses it instead of `due` + `run`. `busy` holds the ids this worker runs already.
+   * A worker that claims ahead of its free slots passes `sendSlot`: each item waits for one before
+   * its work starts, keeping its claim alive meanwhile, and releases it once its `freed` settles.
    */
-  take?(nowMs: number, limit: number, busy: ReadonlySet<string>): Promise<Taken[]>;
+  take?(
+    nowMs: number,
+    limit: number,
+    busy: ReadonlySet<string>,
+    sendSlot?: SendSlot,
+  ): Promise<Taken[]>;
   /**
    * Claims the item, runs it and finishes it. Undefined when there was nothing to claim (another
    * worker took it, or it stopped being due).
    */
   run(item: DueItem, context: WorkContext): Promise<WorkReport | undefined>;
 }
+
+/** Waits for one of the worker's slots; resolves with the function that gives it back. */
+export type SendSlot = () => Promise<() => void>;
 
 /** An item a batch claimed, and what running it comes to (undefined: it needed no run). */
 interface Taken {

@@ -7,7 +7,7 @@ import { TwinError } from '../errors.js';
 import { isoAt } from '../world/clock.js';
 import type { World } from '../world/world.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS } from './lease.js';
-import type { DueItem, WorkKind, WorkReport } from './work-kind.js';
+import type { DueItem, SendSlot, WorkKind, WorkReport } from './work-kind.js';
 
 export interface WorkerOptions {
   /** The owner written on every claim; defaults to a fresh id from the world's id source. */
@@ -17,6 +17,13 @@ export interface WorkerOptions {
    * holds its slot: the claim for that slot may share the outcome's section.
    */
   readonly concurrency?: number;
+  /**
+   * Items a batch may claim beyond the free slots (kinds that batch their claims: deliveries).
+   * They wait in this process, their leases kept by heartbeats, and start the moment a slot
+   * frees, instead of after the next claim's round trip: what keeps the slots busy when sends end
+   * one by one (a slow endpoint). Default 0.
+   */
+  readonly claimAhead?: number;
   /** Lease length in ms; the owner heartbeats every third of it. */
   readonly leaseMs?: number;
   /**
@@ -52,6 +59,9 @@ export interface ScheduledLater {
   readonly at: string;
 }
 
+/** Items a worker runs at once unless told otherwise. */
+export const WORKER_CONCURRENCY = 8;
+
 /** The longest pause between rounds while the store keeps failing them. */
 const RETRY_ROUND_MAX_MS = 5000;
 /**
@@ -70,6 +80,10 @@ export class Worker {
   readonly owner: string;
   readonly stats: WorkerStats = { claimed: 0, finished: 0, byOutcome: {} };
   private readonly concurrency: number;
+  private readonly claimAhead: number;
+  /** Slots held by items claimed ahead (SendSlot), and the items waiting for one. */
+  private sending = 0;
+  private readonly slotWaiters: (() => void)[] = [];
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly running = new Map<string, Running>();
@@ -98,7 +112,17 @@ export class Worker {
       throw new TwinError('INVALID_ARGUMENT', 'worker concurrency must be a positive integer', {
         path: 'concurrency',
       });
-    this.concurrency = options.concurrency ?? 8;
+    this.concurrency = options.concurrency ?? WORKER_CONCURRENCY;
+    if (
+      options.claimAhead !== undefined &&
+      (!Number.isSafeInteger(options.claimAhead) || options.claimAhead < 0)
+    )
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        'worker claimAhead must be a whole number of items, 0 or more',
+        { path: 'claimAhead' },
+      );
+    this.claimAhead = options.claimAhead ?? 0;
     this.leaseMs = checkLeaseMs(options.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs');
     this.pollMs = checkLeaseMs(options.pollMs ?? 50, 'pollMs');
     this.owner = options.owner ?? `wrk_${world.ids.ksuid()}`;
@@ -186,7 +210,7 @@ export class Worker {
           if (until === 'now' && (await this.nextInFlight()) === undefined) return;
         }
         // Every slot taken: only a finish frees one, and it wakes the loop; nothing to read meanwhile.
-        if (this.occupied() >= this.concurrency) await this.waitForSlot();
+        if (this.occupied() >= this.concurrency + this.claimAhead) await this.waitForSlot();
         else await this.waitForWork(heads);
       } catch (error) {
         // A run until idle answers its caller. A long-lived worker outlives a store that failed
@@ -220,19 +244,28 @@ export class Worker {
     let started = 0;
     const now = this.world.clock.now();
     for (const kind of this.kinds) {
-      const free = this.concurrency - this.occupied();
-      if (free <= 0 || this.stopping) break;
+      if (this.stopping) break;
       if (kind.take !== undefined) {
+        const room = this.concurrency + this.claimAhead - this.occupied();
+        if (room <= 0) continue;
         const prefix = `${kind.name}\u0000`;
         const busy = new Set<string>();
         for (const key of this.running.keys())
           if (key.startsWith(prefix)) busy.add(key.slice(prefix.length));
-        for (const { item, done, freed } of await kind.take(now, free, busy)) {
+        const taken = await kind.take(
+          now,
+          room,
+          busy,
+          this.claimAhead > 0 ? this.sendSlot : undefined,
+        );
+        for (const { item, done, freed } of taken) {
           this.track(kind, item, `${prefix}${item.id}`, done, freed);
           started++;
         }
         continue;
       }
+      const free = this.concurrency - this.occupied();
+      if (free <= 0) continue;
       // Ask for a few more than the free slots: some may be running here already.
       for (const item of await kind.due(now, free + this.running.size)) {
         if (this.occupied() >= this.concurrency || this.stopping) break;
@@ -289,6 +322,26 @@ export class Worker {
     });
   }
 
+  /**
+   * One of the `concurrency` slots for an item claimed ahead: at once when one is free, else when
+   * an item gives its slot back (first come, first served).
+   */
+  private readonly sendSlot: SendSlot = () =>
+    new Promise((resolve) => {
+      let given = false;
+      const giveBack = (): void => {
+        if (given) return;
+        given = true;
+        const next = this.slotWaiters.shift();
+        if (next !== undefined) next();
+        else this.sending--;
+      };
+      if (this.sending < this.concurrency) {
+        this.sending++;
+        resolve(giveBack);
+      } else this.slotWaiters.push(() => resolve(giveBack));
+    });
+
   /** Slots in use: running items but those whose slot was freed before their outcome committed. */
   private occupied(): number {
     return this.running.size - this.settling.size;
@@ -300,7 +353,7 @@ export class Worker {
         this.wake = undefined;
         resolve();
       };
-      if (this.stopping || this.occupied() < this.concurrency) this.wake();
+      if (this.stopping || this.occupied() < this.concurrency + this.claimAhead) this.wake();
     });
   }
 

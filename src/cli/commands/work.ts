@@ -2,7 +2,8 @@
 // kind from every process's writes — queued deliveries, retries that fell due, claims whose owner
 // died — runs it, heartbeats, and finishes it; several `work` processes share the work safely.
 import { workKinds } from '../work-kinds.js';
-import { Worker, type ScheduledLater } from '../../work/worker.js';
+import { DISPATCH_CONCURRENCY } from '../../events/dispatcher.js';
+import { Worker, WORKER_CONCURRENCY, type ScheduledLater } from '../../work/worker.js';
 import type { WorkReport } from '../../work/work-kind.js';
 import { countOption, type CliIO, type Command } from '../command.js';
 import { secondsFlag } from '../flags.js';
@@ -30,7 +31,8 @@ function laterLines(later: readonly ScheduledLater[] | undefined): string {
 export const workCommand: Command = {
   name: 'work',
   summary: 'Run the worker: send queued deliveries, due retries, take over lapsed claims',
-  usage: 'work [--concurrency N] [--lease S] [--until-idle] [--root DIR | --store URL] [--json]',
+  usage:
+    'work [--concurrency N] [--claim-ahead N] [--lease S] [--until-idle] [--root DIR | --store URL] [--json]',
   description: [
     "Claims due work from every process's writes at the root and runs it: queued deliveries, retries",
     'whose time came, schedule occurrences that came (`twinworld schedules`), and claims whose owner',
@@ -53,6 +55,13 @@ export const workCommand: Command = {
       arg: 'N',
       description: 'items run at once (default 8)',
     },
+    'claim-ahead': {
+      type: 'string',
+      value: { kind: 'count', min: 0 },
+      arg: 'N',
+      description:
+        'deliveries claimed beyond the free slots, sent the moment a slot frees (default 0; helps with slow endpoints)',
+    },
     lease: {
       type: 'string',
       value: { kind: 'seconds' },
@@ -68,6 +77,7 @@ export const workCommand: Command = {
     'print one JSON object per line: {"event":"started","owner"}, one {"event":"done",…} per item, {"event":"stopped",…} (with --until-idle, "later": [{"kind","at"}])',
   async run(args, io) {
     const concurrency = countOption(args, 'concurrency');
+    const claimAhead = countOption(args, 'claim-ahead');
     const leaseMs = secondsFlag(args.values, 'lease');
     const untilIdle = args.values['until-idle'] === true;
     return withPackWorld(
@@ -106,6 +116,7 @@ export const workCommand: Command = {
           {
             owner: dispatcher.owner,
             ...(concurrency === undefined ? {} : { concurrency }),
+            ...(claimAhead === undefined ? {} : { claimAhead }),
             ...(leaseMs === undefined ? {} : { leaseMs }),
             onReport,
           },
@@ -154,7 +165,15 @@ export const workCommand: Command = {
       {
         // A worker serves a world that exists: a mistyped root is refused, not made.
         create: false,
-        dispatcher: { autoDispatch: false, ...(leaseMs === undefined ? {} : { leaseMs }) },
+        dispatcher: {
+          autoDispatch: false,
+          ...(leaseMs === undefined ? {} : { leaseMs }),
+          // Its slots bound the claims in flight: room for the worker's and the ones claimed ahead.
+          concurrency: Math.max(
+            DISPATCH_CONCURRENCY,
+            (concurrency ?? WORKER_CONCURRENCY) + (claimAhead ?? 0),
+          ),
+        },
       },
     );
   },

@@ -17,16 +17,19 @@ import { signAttempt } from './sign.js';
  * submitted: what it starts in the same turn (the next claim) can join the finish's section.
  * `leaving` is called once the request is past the slot check: as it starts, or once a late one
  * is held to its new slot. Undefined when the attempt was not sent because it was too late.
+ * `ready`, when given, is waited for before the packet is signed: a worker's send slot for an
+ * attempt claimed ahead of one (work/worker.ts). The heartbeats already run, so the lease holds
+ * however long the wait, and the packet's timestamp is taken after it.
  */
 export async function runAttempt(
   ctx: DispatchContext,
   attempt: Attempt,
   sent?: () => void,
   leaving?: () => void,
+  ready?: () => Promise<void>,
 ): Promise<AttemptResult | undefined> {
   const { twin, decl, deliveryId, claim } = attempt;
   const transport = ctx.routes.for(attempt.record.url);
-  const sentAt = transport.now();
   const stopBeats = keepAlive(
     ctx.world.clock,
     ctx.leaseMs,
@@ -46,6 +49,8 @@ export async function runAttempt(
   );
   let result: Sent;
   try {
+    if (ready !== undefined) await ready();
+    const sentAt = transport.now();
     const signed = await signAttempt(ctx, attempt, sentAt);
     if (
       typeof signed !== 'string' &&

@@ -1,0 +1,153 @@
+// Claiming ahead (WorkerOptions.claimAhead): a batch may claim a few deliveries beyond the free
+// slots. They wait for a slot in this process, their leases kept by heartbeats, and the sends in
+// flight never exceed the worker's concurrency; each is sent once.
+import { describe, expect, it } from 'vitest';
+import { Dispatcher } from '../../src/events/dispatcher.js';
+import { deliveryWork } from '../../src/events/delivery-work.js';
+import { TwinError } from '../../src/errors.js';
+import { Worker } from '../../src/work/worker.js';
+import { dispatchHarness, until } from '../support/dispatch-harness.js';
+
+/** A receiver that holds every request until the test lets it answer. */
+function heldReceiver() {
+  const waiting: (() => void)[] = [];
+  let inFlight = 0;
+  let most = 0;
+  return {
+    handler: async (): Promise<number> => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      inFlight--;
+      return 200;
+    },
+    /** Lets the oldest held request answer. */
+    answerOne: () => waiting.shift()?.(),
+    answerAll: () => waiting.splice(0).forEach((answer) => answer()),
+    get held() {
+      return waiting.length;
+    },
+    get most() {
+      return most;
+    },
+  };
+}
+
+async function sixQueued(leaseMs = 30_000) {
+  const receiver = heldReceiver();
+  const h = await dispatchHarness(receiver.handler, { autoDispatch: false });
+  for (let i = 1; i <= 6; i++) await h.create(`cus_${i}`);
+  const dispatcher = new Dispatcher(h.world, {
+    routes: [{ prefix: 'inproc://', transport: h.transport }],
+    autoDispatch: false,
+    leaseMs,
+  });
+  const states = async () => {
+    const count: Record<string, number> = {};
+    for (const d of await h.twin.list('delivery'))
+      count[String(d.fields.state)] = (count[String(d.fields.state)] ?? 0) + 1;
+    return count;
+  };
+  return { h, receiver, dispatcher, states };
+}
+
+describe('claiming ahead of the free slots', () => {
+  it('claims up to the slots and as many more, sends no more than the slots at once, and sends each once', async () => {
+    const { h, receiver, dispatcher, states } = await sixQueued();
+    const worker = new Worker(h.world, deliveryWork(dispatcher), {
+      owner: dispatcher.owner,
+      concurrency: 2,
+      claimAhead: 2,
+    });
+    worker.start();
+    await until(() => receiver.held === 2, 1000);
+    // two sending, two claimed and waiting for a slot, two still queued
+    expect(await states()).toEqual({ sending: 4, queued: 2 });
+    expect(receiver.held).toBe(2);
+    // an answer frees a slot: a delivery claimed ahead goes out at once
+    receiver.answerOne();
+    await until(() => receiver.held === 2, 1000);
+    for (let i = 0; i < 200 && (await states()).succeeded !== 6; i++) {
+      receiver.answerAll();
+      await new Promise((r) => setImmediate(r));
+    }
+    await worker.stop();
+    expect(await states()).toEqual({ succeeded: 6 });
+    expect(receiver.most).toBe(2);
+    // each sent once: one attempt per delivery, six requests with six webhook ids
+    expect((await h.attempts()).map((a) => a.number)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(new Set(h.received.map((r) => r.headers['webhook-id'])).size).toBe(6);
+    expect(h.received).toHaveLength(6);
+    await h.world.close();
+  });
+
+  it('claims no more than the free slots without it', async () => {
+    const { h, receiver, dispatcher, states } = await sixQueued();
+    const worker = new Worker(h.world, deliveryWork(dispatcher), {
+      owner: dispatcher.owner,
+      concurrency: 2,
+    });
+    worker.start();
+    await until(() => receiver.held === 2, 1000);
+    expect(await states()).toEqual({ sending: 2, queued: 4 });
+    receiver.answerAll();
+    for (let i = 0; i < 200 && (await states()).succeeded !== 6; i++) {
+      receiver.answerAll();
+      await new Promise((r) => setImmediate(r));
+    }
+    await worker.stop();
+    expect(await states()).toEqual({ succeeded: 6 });
+    await h.world.close();
+  });
+
+  it('keeps the lease of a delivery waiting for a slot: no other worker takes it over', async () => {
+    const { h, receiver, dispatcher, states } = await sixQueued(900);
+    const worker = new Worker(h.world, deliveryWork(dispatcher), {
+      owner: dispatcher.owner,
+      concurrency: 1,
+      claimAhead: 2,
+      leaseMs: 900,
+    });
+    worker.start();
+    await until(() => receiver.held === 1, 1000);
+    expect(await states()).toEqual({ sending: 3, queued: 3 });
+    // Twice the lease passes on the world clock (less than the pack's 2 s send timeout): the
+    // waiting claims are kept by their heartbeats, so a second worker finds nothing lapsed.
+    for (let i = 0; i < 6; i++) {
+      await h.clock.advance(300);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const now = h.clock.now();
+    const held = (await h.twin.list('delivery')).filter((d) => d.fields.state === 'sending');
+    expect(held).toHaveLength(3);
+    for (const d of held) expect(Date.parse(String(d.fields.leaseUntil))).toBeGreaterThan(now);
+    const other = new Dispatcher(h.world, {
+      routes: [{ prefix: 'inproc://', transport: h.transport }],
+      autoDispatch: false,
+      leaseMs: 900,
+    });
+    const taken = await other.claimDue('acme', 10);
+    // it claims the three still queued, and takes over none of the three this worker holds
+    expect(taken.map((t) => t.id).filter((id) => held.some((d) => d.id === id))).toEqual([]);
+    expect(taken).toHaveLength(3);
+    for (let i = 0; i < 400 && (await states()).succeeded !== 6; i++) {
+      receiver.answerAll();
+      await new Promise((r) => setImmediate(r));
+    }
+    await worker.stop();
+    expect(await states()).toEqual({ succeeded: 6 });
+    expect((await h.attempts()).map((a) => [a.number, a.state])).toEqual(
+      Array.from({ length: 6 }, () => [1, 'succeeded']),
+    );
+    await h.world.close();
+  });
+
+  it('refuses a claimAhead that is not a whole number of items', async () => {
+    const { h, dispatcher } = await sixQueued();
+    for (const claimAhead of [-1, 1.5, Number.NaN])
+      expect(() => new Worker(h.world, deliveryWork(dispatcher), { claimAhead })).toThrow(
+        TwinError,
+      );
+    await h.world.close();
+  });
+});
