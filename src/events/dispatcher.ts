@@ -21,7 +21,7 @@ import type { Attempt, AttemptResult, SignedPacket } from './dispatch/attempt.js
 import { decideDueClaims, decideOneClaim, decideTakeOver, type Claimed } from './dispatch/claim.js';
 import type { DispatchContext } from './dispatch/context.js';
 import { recoverDue, type RecoveryReport } from './dispatch/recover.js';
-import { handBack, runAttempt } from './dispatch/run-attempt.js';
+import { handBack, runAttempt, type SlotWait } from './dispatch/run-attempt.js';
 
 export type { AttemptResult, RecoveryReport, SignedPacket };
 
@@ -225,11 +225,23 @@ export class Dispatcher implements DispatchContext {
         let released = false;
         // A worker that claims ahead of its free send slots hands each attempt one before it signs.
         let leave: (() => void) | undefined;
-        const ready =
+        const slot: SlotWait | undefined =
           sendSlot === undefined
             ? undefined
-            : async (): Promise<void> => {
-                leave = await sendSlot();
+            : {
+                leaseUntil: at! + this.leaseMs,
+                take: () => {
+                  const got = sendSlot();
+                  if (typeof got === 'function') {
+                    leave = got;
+                    return undefined;
+                  }
+                  // A slot that comes after the attempt ended goes back at once.
+                  return got.then((giveBack) => {
+                    if (released) giveBack();
+                    else leave = giveBack;
+                  });
+                },
               };
         const release = (): void => {
           if (released) return;
@@ -241,8 +253,8 @@ export class Dispatcher implements DispatchContext {
         const attempt = this.attempt(pack, twin, d.id, claimed);
         const paced = claimed.sendAt > now;
         const run = paced
-          ? this.atSlot(claimed.sendAt, attempt, release, ready)
-          : runAttempt(this, attempt, release, undefined, ready);
+          ? this.atSlot(claimed.sendAt, attempt, release, slot)
+          : runAttempt(this, attempt, release, undefined, slot);
         void run.then(release, release);
         // A paced attempt is tracked from its send (atSlot), not while it waits on the clock:
         // idle() must not wait for a virtual clock that only moves once everything is idle.
@@ -406,7 +418,7 @@ export class Dispatcher implements DispatchContext {
     at: number,
     attempt: Attempt,
     sent?: () => void,
-    ready?: () => Promise<void>,
+    slot?: SlotWait,
   ): Promise<AttemptResult | undefined> {
     return new Promise((resolve) => {
       if (this.closed) return resolve(undefined);
@@ -418,7 +430,7 @@ export class Dispatcher implements DispatchContext {
         this.cancels.delete(stop);
         let leaving!: () => void;
         const left = new Promise<void>((r) => (leaving = r));
-        const run = this.track(runAttempt(this, attempt, sent, leaving, ready));
+        const run = this.track(runAttempt(this, attempt, sent, leaving, slot));
         resolve(run);
         // A virtual clock moves on once the request has left or been held to a new slot, not
         // while it is signed: else a clock moved far ahead in one call would make it late for

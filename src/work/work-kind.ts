@@ -66,8 +66,11 @@ export interface WorkKind {
   run(item: DueItem, context: WorkContext): Promise<WorkReport | undefined>;
 }
 
-/** Waits for one of the worker's slots; resolves with the function that gives it back. */
-export type SendSlot = () => Promise<() => void>;
+/**
+ * One of the worker's send slots: the function that gives it back, at once when a slot is free,
+ * else a promise of it (the caller may let a virtual clock move while it waits).
+ */
+export type SendSlot = () => (() => void) | Promise<() => void>;
 
 /** An item a batch claimed, and what running it comes to (undefined: it needed no run). */
 interface Taken {

@@ -13,8 +13,9 @@ export interface WorkerOptions {
   /** The owner written on every claim; defaults to a fresh id from the world's id source. */
   readonly owner?: string;
   /**
-   * Items run at once. An item whose outcome only waits to be committed (Taken.freed) no longer
-   * holds its slot: the claim for that slot may share the outcome's section.
+   * Items run at once (sends, and runs of other kinds). An item whose outcome only waits to be
+   * committed (Taken.freed) no longer holds its slot: the claim for that slot may share the
+   * outcome's section. Items claimed ahead (claimAhead) hold none until they start.
    */
   readonly concurrency?: number;
   /**
@@ -81,8 +82,12 @@ export class Worker {
   readonly stats: WorkerStats = { claimed: 0, finished: 0, byOutcome: {} };
   private readonly concurrency: number;
   private readonly claimAhead: number;
-  /** Slots held by items claimed ahead (SendSlot), and the items waiting for one. */
+  /**
+   * Slots held by sends of items claimed ahead (SendSlot), by items of kinds that do not batch
+   * their claims, and the items claimed ahead waiting for one.
+   */
   private sending = 0;
+  private others = 0;
   private readonly slotWaiters: (() => void)[] = [];
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -279,7 +284,15 @@ export class Worker {
   }
 
   private launch(kind: WorkKind, item: DueItem, key: string): void {
-    this.track(kind, item, key, kind.run(item, { owner: this.owner, leaseMs: this.leaseMs }));
+    const run = kind.run(item, { owner: this.owner, leaseMs: this.leaseMs });
+    // It holds a slot that a delivery claimed ahead cannot send in until it ends.
+    this.others++;
+    const ended = (): void => {
+      this.others--;
+      this.grantSlots();
+    };
+    run.then(ended, ended);
+    this.track(kind, item, key, run);
   }
 
   /** Keeps an item that runs until `running` settles, and counts what it came to. */
@@ -326,21 +339,28 @@ export class Worker {
    * One of the `concurrency` slots for an item claimed ahead: at once when one is free, else when
    * an item gives its slot back (first come, first served).
    */
-  private readonly sendSlot: SendSlot = () =>
-    new Promise((resolve) => {
-      let given = false;
-      const giveBack = (): void => {
-        if (given) return;
-        given = true;
-        const next = this.slotWaiters.shift();
-        if (next !== undefined) next();
-        else this.sending--;
-      };
-      if (this.sending < this.concurrency) {
-        this.sending++;
-        resolve(giveBack);
-      } else this.slotWaiters.push(() => resolve(giveBack));
-    });
+  private readonly sendSlot: SendSlot = () => {
+    let given = false;
+    const giveBack = (): void => {
+      if (given) return;
+      given = true;
+      this.sending--;
+      this.grantSlots();
+    };
+    if (this.slotWaiters.length === 0 && this.sending + this.others < this.concurrency) {
+      this.sending++;
+      return giveBack;
+    }
+    return new Promise((resolve) => this.slotWaiters.push(() => resolve(giveBack)));
+  };
+
+  /** Hands free slots to the items waiting for one; items of other kinds hold slots too. */
+  private grantSlots(): void {
+    while (this.slotWaiters.length > 0 && this.sending + this.others < this.concurrency) {
+      this.sending++;
+      this.slotWaiters.shift()!();
+    }
+  }
 
   /** Slots in use: running items but those whose slot was freed before their outcome committed. */
   private occupied(): number {

@@ -27,17 +27,23 @@ export async function dispatchHarness(
     clock?: VirtualClock;
     autoDispatch?: boolean;
     signing?: SchemeName;
+    /** A rate the endpoint's deliveries are paced to (health/pace.ts). */
+    ratePerSecond?: number;
   } = {},
 ) {
   const clock = options.clock ?? new VirtualClock(DISPATCH_T0);
   const world = options.world ?? openWorld({ root: ':memory:', clock, seed: 'guards' });
   const pack = acmePack(options.retry);
-  const twin = registerPack(
-    world,
-    options.signing === undefined
-      ? pack
-      : { ...pack, events: { ...pack.events!, signing: options.signing } },
-  );
+  const twin = registerPack(world, {
+    ...pack,
+    events: {
+      ...pack.events!,
+      ...(options.signing === undefined ? {} : { signing: options.signing }),
+      ...(options.ratePerSecond === undefined
+        ? {}
+        : { health: { source: 'test', ratePerSecond: options.ratePerSecond } }),
+    },
+  });
   const received: InProcessRequest[] = [];
   const transport = new InProcessTransport(clock, (req) => {
     received.push(req);

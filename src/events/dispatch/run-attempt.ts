@@ -13,43 +13,76 @@ import { sendAttempt } from './send.js';
 import { signAttempt } from './sign.js';
 
 /**
+ * A worker's send slot for an attempt claimed ahead of one: `take` answers undefined when it got
+ * one at once, else a promise of it. `leaseUntil` is the claim's lease end as claimed (epoch ms).
+ */
+export interface SlotWait {
+  take(): Promise<void> | undefined;
+  readonly leaseUntil: number;
+}
+
+/**
  * `sent` is called when the send is over and only the finish is left, just before the finish is
  * submitted: what it starts in the same turn (the next claim) can join the finish's section.
- * `leaving` is called once the request is past the slot check: as it starts, or once a late one
- * is held to its new slot. Undefined when the attempt was not sent because it was too late.
- * `ready`, when given, is waited for before the packet is signed: a worker's send slot for an
- * attempt claimed ahead of one (work/worker.ts). The heartbeats already run, so the lease holds
- * however long the wait, and the packet's timestamp is taken after it.
+ * `leaving` is called once the request is past the slot check (as it starts, or once a late one
+ * is held to its new slot), or when it begins to wait for a send slot: a virtual clock may move
+ * on then. Undefined when the attempt was not sent: too late for its rate slot, or its claim lost
+ * while it waited for a send slot (whoever took it over finishes it).
+ * `slot`, when given, is a worker's send slot the attempt was claimed ahead of (work/worker.ts),
+ * taken before the packet is signed, so the packet's timestamp is taken after any wait for it.
  */
 export async function runAttempt(
   ctx: DispatchContext,
   attempt: Attempt,
   sent?: () => void,
   leaving?: () => void,
-  ready?: () => Promise<void>,
+  slot?: SlotWait,
 ): Promise<AttemptResult | undefined> {
   const { twin, decl, deliveryId, claim } = attempt;
   const transport = ctx.routes.for(attempt.record.url);
+  const clock = ctx.world.clock;
+  // What the beats learnt: until when the lease is known to run, and whether the claim was lost.
+  let heldUntil = slot?.leaseUntil ?? Number.NEGATIVE_INFINITY;
+  let lost = false;
+  const beat = async (): Promise<boolean> => {
+    let at = 0;
+    const held = await ctx.decide(twin, (view) =>
+      decideDeliveryHeartbeat(
+        view,
+        decl.recordType,
+        deliveryId,
+        claim,
+        (at = clock.now()),
+        ctx.leaseMs,
+      ),
+    );
+    if (held) heldUntil = at + ctx.leaseMs;
+    else lost = true;
+    return held;
+  };
   const stopBeats = keepAlive(
-    ctx.world.clock,
+    clock,
     ctx.leaseMs,
-    async () =>
-      !ctx.isClosed() &&
-      (await ctx.decide(twin, (view) =>
-        decideDeliveryHeartbeat(
-          view,
-          decl.recordType,
-          deliveryId,
-          claim,
-          ctx.world.clock.now(),
-          ctx.leaseMs,
-        ),
-      )),
+    async () => !ctx.isClosed() && (await beat()),
     (error) => ctx.world.reportError(error, `heartbeat of delivery ${deliveryId}`),
   );
   let result: Sent;
   try {
-    if (ready !== undefined) await ready();
+    const waiting = slot?.take();
+    if (waiting !== undefined) {
+      // Another send must end first, and it may need a virtual clock to move: let it move.
+      leaving?.();
+      await waiting;
+      // The wait may have outlasted the lease (beats failing, a closed dispatcher's beats stopped)
+      // and another sender may have taken the attempt over: it leaves only under a claim still
+      // held for a beat's span, confirmed under the twin's lock when that is not known.
+      const confirmed = !lost && (clock.now() + ctx.leaseMs / 3 < heldUntil || (await beat()));
+      if (!confirmed) {
+        stopBeats();
+        sent?.();
+        return undefined;
+      }
+    }
     const sentAt = transport.now();
     const signed = await signAttempt(ctx, attempt, sentAt);
     if (
