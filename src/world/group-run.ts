@@ -143,14 +143,15 @@ export function decideGroup(
  * would need another read is put back, first in line for the next section, and the run goes again
  * without it (no round trip: nothing new is asked), so the ids it drew are handed back to be drawn
  * as if it never joined. `group` is updated in place: the outcomes answer it member by member.
+ * With `joining` false nobody joins (a member tried again alone after its group's section failed).
  */
 export function joiningGroup<R>(
   queue: Pick<ActionQueue<AnyDecide, R>, 'join' | 'putBack'>,
   group: Waiting<AnyDecide, R>[],
   decide: (s: Section, decides: readonly AnyDecide[], joinedFrom: number) => GroupOutcome,
+  joining = true,
 ): (s: Section) => GroupOutcome {
   let runs = 0;
-  let joining = true;
   return (s) => {
     const joinedFrom = group.length;
     if (runs++ > 0 && joining) group.push(...queue.join(group[0]!.scope, MAX_GROUP - group.length));

@@ -200,6 +200,13 @@ export class Twin {
   }
 
   lookup(type: string, index: string, key: string): Promise<Resource[]> {
+    // Keys are stored as text (a number field's key is its decimal string); say so before any store sees it.
+    if (typeof key !== 'string')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `lookup(${JSON.stringify(type)}, ${JSON.stringify(index)}, key): key must be a string, got ${typeof key}; index keys are text (a number field's key is String(value))`,
+        { path: 'key' },
+      );
     return this.read((view) => view.lookup(type, index, key));
   }
 
@@ -277,12 +284,14 @@ export class Twin {
     const signature = indexSignature([decl]);
     // Synchronous where the store is: a section that awaits while holding SQLite's write lock
     // would block every other connection of this process on the busy timeout.
-    await this.store!.transact((tx) =>
+    // What the declarations' row holds after this commit: a later optimistic section's condition
+    // (that they did not move) must expect it, else it fails on this process's own write.
+    const stored = await this.store!.transact((tx) =>
       this.run(tx, (s) => {
         const list = s.read(INDEXES_READ, () => tx.getMeta(INDEXES_META_KEY));
         const recorded = decodeDeclarations(list).some((d) => indexSignature([d]) === signature);
         const built = s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature;
-        if (built && recorded) return;
+        if (built && recorded) return list;
         if (!built) {
           const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
           tx.clearIndex(decl.type, decl.name);
@@ -290,9 +299,12 @@ export class Twin {
           tx.setMeta(metaKey, signature);
         }
         // Recorded with the build, in one commit: every later write section of any process sees both.
-        tx.setMeta(INDEXES_META_KEY, withDeclaration(list, decl));
+        const declared = withDeclaration(list, decl);
+        tx.setMeta(INDEXES_META_KEY, declared);
+        return declared;
       }),
     );
+    this.state.adoptStored(stored);
     this.state.lookups.delete(decl.type);
   }
 
@@ -355,7 +367,10 @@ export class Twin {
    * or refusal. When the section itself fails (a write the store refuses, a lost connection), no one
    * learns which member caused it, so each is tried again alone and answered by its own attempt.
    */
-  private async runGroup(group: Waiting<AnyDecide, AtomicResult<unknown>>[]): Promise<void> {
+  private async runGroup(
+    group: Waiting<AnyDecide, AtomicResult<unknown>>[],
+    joining = true,
+  ): Promise<void> {
     const scope = group[0]!.scope;
     // Nothing moved as far as this process knows: the first run reads no head and commits under
     // the condition that nothing did (one round trip); if something had, the group runs again.
@@ -368,8 +383,11 @@ export class Twin {
           this.state.hints.during(tx, optimistic, this.world.clock, () =>
             this.run(
               tx,
-              joiningGroup(this.actions, group, (s, decides, joinedFrom) =>
-                decideGroup(this.groupRun(), s, decides, joinedFrom),
+              joiningGroup(
+                this.actions,
+                group,
+                (s, decides, joinedFrom) => decideGroup(this.groupRun(), s, decides, joinedFrom),
+                joining,
               ),
               scope,
               optimistic,
@@ -380,10 +398,12 @@ export class Twin {
     } catch (error) {
       if (error instanceof HeadMoved) {
         this.state.quiet = 0;
-        return this.runGroup(group);
+        return this.runGroup(group, joining);
       }
       if (group.length === 1) group[0]!.reject(error);
-      else for (const member of group) await this.runGroup([member]);
+      // Alone, and joined by nobody: the members keep their order before later arrivals, and one
+      // the store refuses is answered instead of tried again with whoever came meanwhile.
+      else for (const member of group) await this.runGroup([member], false);
       return;
     }
     if (done.last !== undefined) {

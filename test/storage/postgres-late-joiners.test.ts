@@ -3,9 +3,11 @@
 // same commit, instead of leaving them for one more turn at the lock. An action that would need
 // another read under the lock does not join: it goes first in the next section. Which entries
 // shared a commit is read from PostgreSQL itself (the transaction id that wrote each row).
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { twinLockKey } from '../../src/storage/postgres/lock-key.js';
+import { MAX_GROUP } from '../../src/world/action-queue.js';
 import type { ReadView } from '../../src/state/read-view.js';
 import { commit } from '../../src/world/decision.js';
 import type { World } from '../../src/world/world.js';
@@ -71,4 +73,63 @@ it('actions that arrive while a section waits for the lock join its commit; one 
   const entries = await a.entries();
   expect(entries.map((e) => e.fields?.value ?? e.fields?.seen)).toEqual([1, 2, 3, 4, 'none']);
   expect((await other.get('counter', 'c'))?.fields.value).toBe(4);
+});
+
+it('after a group fails in the store, its members go again alone and in order, before actions that came later', async () => {
+  const db = await createDatabase('joiners');
+  const name = uniqueName('w');
+  const host = () => counterHost(db.url, name, worlds);
+  const other = host();
+  const a = host();
+  a.declareIndex({ type: 'note', name: 'by-text', field: 'text' });
+  expect((await other.applyAtomic(increment)).result).toBe(1);
+  // the note the bad write will replace is in a's cache: that write joins without a read
+  await a.applyAtomic(() =>
+    commit(
+      { operation: 'note.set', subjectType: 'note', subjectId: 'n', fields: { text: 'short' } },
+      'ok',
+    ),
+  );
+  // A key PostgreSQL's index cannot hold (incompressible, far over a B-tree row's limit): its
+  // group's commit fails, and no one learns which member caused it.
+  let text = '';
+  for (let i = 0; text.length < 12_000; i++)
+    text += createHash('sha256').update(String(i)).digest('base64');
+  const locker = new pg.Client(db.url);
+  await locker.connect();
+  try {
+    await locker.query(`BEGIN; SELECT pg_advisory_xact_lock(${twinLockKey(name, 'counter')})`);
+    const first = a.applyAtomic(increment);
+    for (;;) {
+      const { rows } = await locker.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
+      );
+      if (Number(rows[0]!.n) > 0) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // A full group joins the waiting section (the bad write among them); one more waits behind it.
+    const joiners = Array.from({ length: MAX_GROUP - 2 }, () => a.applyAtomic(increment));
+    const bad = a.applyAtomic(() =>
+      commit(
+        { operation: 'note.set', subjectType: 'note', subjectId: 'n', fields: { text } },
+        'bad',
+      ),
+    );
+    const after = [a.applyAtomic(increment), a.applyAtomic(increment)];
+    void bad.catch(() => undefined);
+    await locker.query('COMMIT');
+    expect((await first).result).toBe(2);
+    const values = [];
+    for (const j of joiners) values.push((await j).result);
+    expect(values).toEqual(Array.from({ length: MAX_GROUP - 2 }, (_, i) => i + 3));
+    await expect(bad).rejects.toMatchObject({ name: 'TwinError' });
+    // the actions that came after the group decide after all of its members
+    expect((await Promise.all(after)).map((r) => r.result)).toEqual([MAX_GROUP + 1, MAX_GROUP + 2]);
+  } finally {
+    await locker.end();
+  }
+  const entries = await a.entries();
+  expect(entries.filter((e) => e.subjectType === 'counter').map((e) => e.fields?.value)).toEqual(
+    Array.from({ length: MAX_GROUP + 2 }, (_, i) => i + 1),
+  );
 });

@@ -53,4 +53,23 @@ describe('PostgreSQL: a write section when nothing moved', () => {
     expect(entries.map((e) => e.fields?.value)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect((await b.get('counter', 'c'))?.fields.value).toBe(7);
   });
+
+  it('stays one round trip after the process declares an index itself', async () => {
+    const db = await createDatabase('ort');
+    const a = counterHost(db.url, uniqueName('w'), worlds);
+    for (let i = 1; i <= 4; i++) await a.applyAtomic((view) => increment(view));
+    // the build writes the declarations' row; the next section's condition expects what it wrote
+    a.declareIndex({ type: 'counter', name: 'by_value', field: 'value' });
+    expect((await a.lookup('counter', 'by_value', '4')).map((r) => r.id)).toEqual(['c']);
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      expect((await a.applyAtomic((view) => increment(view))).result).toBe(5);
+      expect(
+        spy.mock.calls.filter((c) => !String(c[0] as unknown).startsWith('SET ROLE')),
+      ).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await a.lookup('counter', 'by_value', '5')).map((r) => r.id)).toEqual(['c']);
+  });
 });
