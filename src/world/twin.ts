@@ -215,6 +215,8 @@ export class Twin {
   }
 
   async entries(options: { after?: number; limit?: number } = {}): Promise<Entry[]> {
+    checkSeq(options.after, 'after', 0);
+    checkSeq(options.limit, 'limit', 1);
     const store = await this.opened();
     return store.transact(
       (tx) => tx.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER),
@@ -262,6 +264,7 @@ export class Twin {
 
   /** Canonical JSONL lines of the whole log, streamed. */
   async *exportLines(after = 0): AsyncIterable<string> {
+    checkSeq(after, 'after', 0);
     const store = await this.opened();
     yield* store.entryBodies(after);
   }
@@ -513,4 +516,14 @@ export class Twin {
     if (this.state.chain !== undefined) this.noteHead(this.state.chain, true);
     await this.store?.close();
   }
+}
+
+/** A position in the log, or a count of entries: a whole number, `least` or more. */
+function checkSeq(value: number | undefined, path: string, least: number): void {
+  if (value === undefined || (Number.isSafeInteger(value) && value >= least)) return;
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    `${path} must be a whole number of entries, ${least} or more; got ${JSON.stringify(value) ?? String(value)}`,
+    { path },
+  );
 }

@@ -9,6 +9,7 @@ import { compareResources, stateHash } from '../../src/state/state-hash.js';
 import { PostgresBackend, SCHEMA_VERSION, twinLockKey } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
 import { startPostgresServer } from '../support/postgres-server.js';
+import type { JsonObject } from '../../src/log/json-value.js';
 import { describePortConformance, entry, increment, resource } from './port-conformance.js';
 import {
   asSuperuser,
@@ -188,6 +189,23 @@ describe('PostgreSQL: refusals when connecting', () => {
     await (await PostgresBackend.open(db.url, 'w')).close();
   });
 
+  it('refuses options that would fail every session or timer later, naming the option', () => {
+    for (const [option, value] of [
+      ['lockTimeoutMs', Number.NaN],
+      ['lockTimeoutMs', 2 ** 31],
+      ['slowSectionMs', 0],
+      ['poolSize', 1.5],
+      ['connectTimeoutMs', -1],
+    ] as const)
+      expect(() => new PostgresBackend(db.url, 'w', { [option]: value })).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          path: option,
+          message: expect.stringContaining(`option ${option} must be`),
+        }),
+      );
+  });
+
   it("names host, port and the driver's reason when nothing listens there", async () => {
     const port = await closedPort();
     const error = await refusal(
@@ -364,7 +382,7 @@ describe('PostgreSQL: the advisory lock', () => {
 });
 
 describe('PostgreSQL: text it cannot hold, and byte order whatever the database collation', () => {
-  it('refuses a NUL in an id before anything is sent, and keeps index keys PostgreSQL cannot hold distinct', async () => {
+  it('refuses a NUL in an id or a tenant before anything is sent, and keeps index keys PostgreSQL cannot hold distinct', async () => {
     const db = await sharedDatabase();
     const backend = await PostgresBackend.open(db, uniqueName('w'));
     try {
@@ -375,6 +393,19 @@ describe('PostgreSQL: text it cannot hold, and byte order whatever the database 
         ),
       );
       expect(error).toMatchObject({ code: 'INVALID_WRITE', path: 'resource.id' });
+      // the tenant a row is stored under is text too, named in the fields or in their envelope
+      const named: JsonObject[] = [
+        { tenantId: 'a\u0000b' },
+        { envelope: { tenantId: 'a\u0000b' } },
+      ];
+      for (const fields of named)
+        expect(
+          await refusal(
+            store.transact((tx) =>
+              tx.putResource(resource('customer', 'cus_t', 1, fields), { remove: [], add: [] }),
+            ),
+          ),
+        ).toMatchObject({ code: 'INVALID_WRITE', path: 'fields.tenantId' });
       const keys = [
         'plain',
         'back\\slash',

@@ -4,6 +4,7 @@
 // section overrides for its transaction, and the statements sections execute (prepare-writes.ts,
 // reads.ts, head-guard.ts).
 import pg from 'pg';
+import { TwinError } from '../../errors.js';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './prepare-writes.js';
 import { PREPARE_GUARD } from './head-guard.js';
@@ -88,6 +89,7 @@ export class Connection {
     readonly endpoint: Endpoint,
     options: ConnectionOptions,
   ) {
+    checkOptions(options);
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
@@ -169,4 +171,27 @@ export function isStatementError(error: unknown): boolean {
     !error.code?.startsWith('08') &&
     !error.code?.startsWith('57P')
   );
+}
+
+/** The largest delay a timer or PostgreSQL's lock_timeout takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_MS = 2 ** 31 - 1;
+
+/** Refuses an option that would fail every session's setup or every timer later, far from its cause. */
+function checkOptions(options: ConnectionOptions): void {
+  const rules: [keyof ConnectionOptions, number, string][] = [
+    ['poolSize', 1, 'a whole number of connections, 1 or more'],
+    ['lockTimeoutMs', 0, 'a whole number of milliseconds, 0 (no timeout) or more'],
+    ['connectTimeoutMs', 0, 'a whole number of milliseconds, 0 (no timeout) or more'],
+    ['slowSectionMs', 1, 'a whole number of milliseconds, 1 or more'],
+  ];
+  for (const [path, least, what] of rules) {
+    const value = options[path];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > MAX_MS)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `PostgreSQL backend option ${path} must be ${what}, at most ${MAX_MS}; got ${JSON.stringify(value) ?? String(value)}`,
+        { path },
+      );
+  }
 }

@@ -233,7 +233,7 @@ export class PostgresTx implements StoreTx {
     // Until its subject is put (the kernel puts it right after), an entry carries its own tenantId.
     this.entries.push({
       seq: entry.seq,
-      tenant: tenantOfFields(entry.fields),
+      tenant: storedTenant(tenantOfFields(entry.fields)),
       type: entry.subjectType,
       id: entry.subjectId,
       body,
@@ -244,7 +244,7 @@ export class PostgresTx implements StoreTx {
     this.writable();
     checkText(resource.type, 'resource.type');
     checkText(resource.id, 'resource.id');
-    const tenant = tenantOf(resource);
+    const tenant = storedTenant(tenantOf(resource));
     if (this.tenant !== undefined && tenant !== null && tenant !== this.tenant) {
       throw storeError(
         'TENANT_MISMATCH',
@@ -436,4 +436,9 @@ export class PostgresTx implements StoreTx {
       ...(this.atCommit === undefined ? {} : { readAtCommit: this.atCommit.text }),
     });
   }
+}
+
+/** The tenant a row is stored under is text like its type and id: a NUL in it is refused as theirs is. */
+function storedTenant(tenant: string | null): string | null {
+  return tenant === null ? null : checkText(tenant, 'fields.tenantId');
 }
