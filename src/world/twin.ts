@@ -10,9 +10,8 @@
 import { TwinError } from '../errors.js';
 import { CHAIN_META_KEY, decodeChainHead, type ChainHead } from '../log/chain.js';
 import type { Entry, Write } from '../log/write.js';
-import { indexSignature, type IndexDeclaration } from '../state/indexes.js';
+import type { IndexDeclaration } from '../state/indexes.js';
 import { RetriedSteps } from './retried-steps.js';
-import { builtKeys } from '../state/ordered-index.js';
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, type Resource } from '../state/resource.js';
 import { stateHash } from '../state/state-hash.js';
@@ -27,12 +26,7 @@ import { SyncTwinStore } from '../storage/sync-store.js';
 import { ActionQueue, type Waiting } from './action-queue.js';
 import { observeCommit } from './after-commit.js';
 import type { Clock } from './clock.js';
-import {
-  builtMetaKey,
-  decodeDeclarations,
-  INDEXES_META_KEY,
-  withDeclaration,
-} from './declared-indexes.js';
+import { INDEXES_META_KEY } from './declared-indexes.js';
 import type { Decision } from './decision.js';
 import { MARK_EVERY, type HeadMarks } from './head-marks.js';
 import { importLog, type ImportProgress } from './import-log.js';
@@ -49,6 +43,8 @@ import {
 import { nestedError, runSection, type RunContext, type Section } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
+import { buildIndexIn } from './build-index.js';
+import { checkLogCount, checkLookupKey } from './read-arguments.js';
 import { checkedMark } from './twin-mark.js';
 import { sectionView } from './twin-view.js';
 
@@ -200,13 +196,7 @@ export class Twin {
   }
 
   lookup(type: string, index: string, key: string): Promise<Resource[]> {
-    // Keys are stored as text (a number field's key is its decimal string); say so before any store sees it.
-    if (typeof key !== 'string')
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `lookup(${JSON.stringify(type)}, ${JSON.stringify(index)}, key): key must be a string, got ${typeof key}; index keys are text (a number field's key is String(value))`,
-        { path: 'key' },
-      );
+    checkLookupKey(type, index, key);
     return this.read((view) => view.lookup(type, index, key));
   }
 
@@ -215,8 +205,8 @@ export class Twin {
   }
 
   async entries(options: { after?: number; limit?: number } = {}): Promise<Entry[]> {
-    checkSeq(options.after, 'after', 0);
-    checkSeq(options.limit, 'limit', 1);
+    checkLogCount(options.after, 'after', 0);
+    checkLogCount(options.limit, 'limit', 1);
     const store = await this.opened();
     return store.transact(
       (tx) => tx.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER),
@@ -264,7 +254,7 @@ export class Twin {
 
   /** Canonical JSONL lines of the whole log, streamed. */
   async *exportLines(after = 0): AsyncIterable<string> {
-    checkSeq(after, 'after', 0);
+    checkLogCount(after, 'after', 0);
     const store = await this.opened();
     yield* store.entryBodies(after);
   }
@@ -283,29 +273,8 @@ export class Twin {
   }
 
   private async buildIndex(decl: IndexDeclaration): Promise<void> {
-    const metaKey = builtMetaKey(decl);
-    const signature = indexSignature([decl]);
-    // Synchronous where the store is: a section that awaits while holding SQLite's write lock
-    // would block every other connection of this process on the busy timeout.
-    // What the declarations' row holds after this commit: a later optimistic section's condition
-    // (that they did not move) must expect it, else it fails on this process's own write.
     const stored = await this.store!.transact((tx) =>
-      this.run(tx, (s) => {
-        const list = s.read(INDEXES_READ, () => tx.getMeta(INDEXES_META_KEY));
-        const recorded = decodeDeclarations(list).some((d) => indexSignature([d]) === signature);
-        const built = s.read(`meta:${metaKey}`, () => tx.getMeta(metaKey)) === signature;
-        if (built && recorded) return list;
-        if (!built) {
-          const all = s.read(`all:${decl.type}`, () => tx.allResources(decl.type));
-          tx.clearIndex(decl.type, decl.name);
-          for (const r of all) tx.putResource(r, { remove: [], add: builtKeys(r, decl) });
-          tx.setMeta(metaKey, signature);
-        }
-        // Recorded with the build, in one commit: every later write section of any process sees both.
-        const declared = withDeclaration(list, decl);
-        tx.setMeta(INDEXES_META_KEY, declared);
-        return declared;
-      }),
+      this.run(tx, (s) => buildIndexIn(tx, s, decl)),
     );
     this.state.adoptStored(stored);
     this.state.lookups.delete(decl.type);
@@ -516,14 +485,4 @@ export class Twin {
     if (this.state.chain !== undefined) this.noteHead(this.state.chain, true);
     await this.store?.close();
   }
-}
-
-/** A position in the log, or a count of entries: a whole number, `least` or more. */
-function checkSeq(value: number | undefined, path: string, least: number): void {
-  if (value === undefined || (Number.isSafeInteger(value) && value >= least)) return;
-  throw new TwinError(
-    'INVALID_ARGUMENT',
-    `${path} must be a whole number of entries, ${least} or more; got ${JSON.stringify(value) ?? String(value)}`,
-    { path },
-  );
 }
