@@ -205,6 +205,41 @@ describe.each(homes)('stripe-node against the Stripe surface ($name)', (home) =>
     expect((e2 as Stripe.errors.StripeCardError).headers?.['idempotent-replayed']).toBe('true');
   });
 
+  it('parameter names that are Object internals stay names: nothing reaches Object.prototype', async () => {
+    const send = (method: string, path: string, body?: string) =>
+      fetch(`http://127.0.0.1:${twin.listening.port}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        ...(body === undefined ? {} : { body }),
+      });
+    const polluting = await send('GET', '/v1/customers?__proto__[expand]=x');
+    expect(polluting.status).toBe(400);
+    expect(((await polluting.json()) as { error: unknown }).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'parameter_invalid',
+      param: '__proto__[expand]',
+    });
+    const nested = await send('POST', '/v1/customers', 'metadata[constructor][prototype][zz]=1');
+    expect(nested.status).toBe(400);
+    expect(((await nested.json()) as { error: unknown }).error).toMatchObject({
+      param: 'metadata[constructor]',
+    });
+    expect(({} as Record<string, unknown>).expand).toBeUndefined();
+    expect(({} as Record<string, unknown>).zz).toBeUndefined();
+    // a metadata key named like an internal is an ordinary key; a parameter so named is unknown
+    const c = await stripe.customers.create({ metadata: { constructor: 'x', toString: 'y' } });
+    expect(c.metadata).toEqual({ constructor: 'x', toString: 'y' });
+    await expect(stripe.customers.create({ constructor: 'x' } as never)).rejects.toMatchObject({
+      code: 'parameter_unknown',
+      param: 'constructor',
+    });
+    // and the surface still answers
+    expect((await stripe.customers.list({ limit: 1 })).object).toBe('list');
+  });
+
   it('refusals: unknown route 404 invalid_request_error, unknown parameter named, live key, bad key', async () => {
     await expect(stripe.rawRequest('GET', '/v1/nothing_here', {})).rejects.toMatchObject({
       type: 'StripeInvalidRequestError',

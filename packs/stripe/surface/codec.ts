@@ -37,25 +37,43 @@ function segments(key: string): string[] {
 
 type Tree = { [key: string]: Tree | string };
 
-/** Reads form pairs into a tree of strings (arrays still keyed by index; `[]` appends). */
+/**
+ * Reads form pairs into a tree of strings (arrays still keyed by index; `[]` appends). Every node
+ * is an object without a prototype, so a name like `constructor` or `prototype` is only a name and
+ * nothing a client sends reaches Object.prototype; `__proto__` is refused, since the answer is a
+ * plain copy of the tree. Each node counts its names, so `[]` appends in constant time.
+ */
 export function decodeForm(pairs: Iterable<[string, string]>): JsonObject {
-  const root: Tree = {};
+  const root = Object.create(null) as Tree;
+  const sizes = new Map<Tree, number>([[root, 0]]);
+  const put = (node: Tree, name: string, value: Tree | string): void => {
+    if (!(name in node)) sizes.set(node, sizes.get(node)! + 1);
+    node[name] = value;
+  };
   for (const [key, value] of pairs) {
     const path = segments(key);
     let node = root;
     path.forEach((seg, i) => {
-      const name = seg === '' ? String(Object.keys(node).length) : seg;
+      if (seg === '__proto__') throw invalid(key, `Invalid parameter name: ${key}`);
+      const name = seg === '' ? String(sizes.get(node)) : seg;
       if (i === path.length - 1) {
-        node[name] = value;
+        put(node, name, value);
         return;
       }
       const next = node[name];
       if (typeof next === 'string')
         throw invalid(path.slice(0, i + 1).join('.'), `${key} mixes a value and fields`);
-      node = next ?? (node[name] = {});
+      if (next !== undefined) {
+        node = next;
+        return;
+      }
+      const child = Object.create(null) as Tree;
+      sizes.set(child, 0);
+      put(node, name, child);
+      node = child;
     });
   }
-  return root as unknown as JsonObject;
+  return plain(root as unknown as JsonValue) as JsonObject;
 }
 
 function bracket(path: readonly string[]): string {
@@ -138,10 +156,18 @@ function typed(value: JsonValue, spec: ParamSpec, path: string[]): JsonValue {
   return typedObject(value, spec as Params, path);
 }
 
+/** A decoded subtree as plain JSON (the tree's nodes have no prototype). */
+function plain(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(plain);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+}
+
 function typedObject(value: JsonObject, spec: Params, path: string[]): JsonObject {
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
-    const s = spec[key];
+    // Own names only: `constructor` is a parameter no spec has, not Object's.
+    const s = Object.hasOwn(spec, key) ? spec[key] : undefined;
     if (s === undefined) throw unknown([...path, key]);
     out[key] = typed(v, s, [...path, key]);
   }
