@@ -75,7 +75,15 @@ export function decideResult(
 ): Decision<ResultAnswer> {
   const nowIso = isoAt(nowMs);
   const w = fireWriter(view);
-  const fire = readFire(w, held.occurrenceId);
+  const found = readFire(w, held.occurrenceId);
+  // Another tenant's row, or another schedule's, is answered as no row at all: a caller may name
+  // any occurrence id, and it settles (or learns of) only those of the schedule it holds.
+  const fire =
+    found !== undefined &&
+    found.tenantId === held.tenantId &&
+    found.scheduleId === held.scheduleId
+      ? found
+      : undefined;
   if (fire === undefined)
     throw new TwinError(
       'UNKNOWN_TRIGGER',

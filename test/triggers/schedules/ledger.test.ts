@@ -170,6 +170,31 @@ for (const backendCase of backends) {
       ]);
     });
 
+    it("a result names only an occurrence of the caller's own schedule: another tenant's row is no row", async () => {
+      h = await harness(backendCase);
+      await h.schedules.declare(nightly({ cron: '* * * * *' }));
+      await h.schedules.declare(nightly({ tenantId: 'globex', cron: '* * * * *' }));
+      await h.clock.set(at(MINUTE));
+      const acme = reservationOf((await h.schedules.claimDue(key)).claims[0]);
+      const before = await ledger(h.schedules);
+      // globex knows acme's occurrence id, the host's owner and the fence, and names them as its own
+      for (const forged of [
+        { ...acme, tenantId: 'globex' },
+        { ...acme, scheduleId: 'weekly' },
+      ])
+        await expectRefusal(
+          () => h.schedules.recordResult(forged, { outcome: 'completed' }),
+          'UNKNOWN_TRIGGER',
+          'occurrenceId',
+        );
+      expect(await ledger(h.schedules)).toEqual(before);
+      await h.schedules.recordResult(acme, { outcome: 'completed' });
+      expect((await ledger(h.schedules))[0]).toMatchObject({
+        state: 'settled',
+        outcome: 'completed',
+      });
+    });
+
     it('inspect shows the declaration, the active run, the buffer, the next occurrences and the live hosts', async () => {
       h = await harness(backendCase, { hostBeatMs: 10_000 });
       await h.schedules.declare(nightly({ cron: '* * * * *', overlap: 'buffer:2:oldest' }));
