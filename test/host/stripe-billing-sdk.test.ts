@@ -119,6 +119,20 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
     await twin.host.idle();
     const before = twin.receiver.requests.length;
 
+    // milliseconds taken for seconds, or more than two years at once: refused, the clock unmoved
+    const worldBefore = twin.world.clock.now();
+    for (const frozen_time of [start * 1000, start + 3 * 365 * 86_400])
+      await expect(
+        stripe.testHelpers.testClocks.advance(clock.id, { frozen_time }),
+      ).rejects.toMatchObject({ statusCode: 400, code: 'parameter_invalid', param: 'frozen_time' });
+    await expect(
+      stripe.testHelpers.testClocks.create({ frozen_time: start * 1000 }),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'frozen_time',
+      message: expect.stringContaining('looks like milliseconds'),
+    });
+    expect(twin.world.clock.now()).toBe(worldBefore);
     const advanced = await stripe.testHelpers.testClocks.advance(clock.id, {
       frozen_time: start + 32 * 86_400,
     });

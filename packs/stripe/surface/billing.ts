@@ -141,6 +141,7 @@ export function billingRoutes(advance: AdvanceClock) {
             {},
             'frozen_time',
           );
+        checkHorizon(frozen, Math.floor(nowMs / 1000));
         // One world clock: a frozen_time ahead moves it there; one behind starts the clock at now.
         if (frozen * 1000 > nowMs) await advance(frozen * 1000);
         const now = Math.floor(twin.world.clock.now() / 1000);
@@ -228,6 +229,7 @@ export function billingRoutes(advance: AdvanceClock) {
             {},
             'frozen_time',
           );
+        checkHorizon(frozen, current);
         const worldNow = Math.floor(twin.world.clock.now() / 1000);
         if (frozen > worldNow) await advance(frozen * 1000);
         await twin.applyAtomic(() =>
@@ -243,4 +245,26 @@ export function billingRoutes(advance: AdvanceClock) {
       },
     }),
   ];
+}
+
+/** How far one call may move a test clock: Stripe's bound for a clock without subscriptions. */
+const HORIZON_S = 2 * 365 * 24 * 3600;
+
+/**
+ * A frozen_time more than two years past `from` (seconds) is refused, as Stripe refuses it: every
+ * account's twin shares the one world clock, so a millisecond value taken for seconds would move
+ * it tens of thousands of years, and no call could move it back.
+ */
+function checkHorizon(frozen: number, from: number): void {
+  if (frozen - from <= HORIZON_S) return;
+  const hint =
+    frozen > 1e11 ? ' It is counted in seconds since the epoch; this looks like milliseconds.' : '';
+  throw new StripeApiError(
+    400,
+    'invalid_request_error',
+    'parameter_invalid',
+    `frozen_time cannot be more than two years after ${from} (the clock's current time).${hint}`,
+    {},
+    'frozen_time',
+  );
 }
