@@ -20,7 +20,11 @@ import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { attemptPayment } from './payment-attempt.js';
 import { paymentIntentKind, paymentIntentObject } from './payment-intents.js';
-import { attachPaymentMethod, bankAccountMethodObject } from './payment-methods.js';
+import {
+  attachPaymentMethod,
+  bankAccountMethodObject,
+  checkPaymentMethodRef,
+} from './payment-methods.js';
 import { createSubscription } from './subscriptions.js';
 
 const check = checker('stripe');
@@ -166,6 +170,9 @@ async function completeSubscriptionSession(
       { path: 'payment_method' },
     );
   let customerId = session.customer;
+  // Refused before anything is made: a customer created ahead of a refused card would be made
+  // again by every retry of the payment.
+  await twin.read((view) => checkPaymentMethodRef(view, method, customerId));
   if (customerId === null)
     customerId = (await createCustomer(twin, { email: email ?? session.customer_email, name })).id;
   const pm = await attachPaymentMethod(twin, method, { customer: customerId });

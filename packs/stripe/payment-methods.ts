@@ -121,6 +121,29 @@ export function resolvePaymentMethod(
       created: true,
     };
   }
+  return { method: storedPaymentMethod(view, ref, customer, path), created: false };
+}
+
+/**
+ * The stored payment method `ref` names, refused as a payment would refuse it (missing, or another
+ * customer's). A test token (pm_card_visa) is always usable and is not looked up: it names a card.
+ */
+export function checkPaymentMethodRef(
+  view: ReadView,
+  ref: string,
+  customer: string | null,
+  path = 'payment_method',
+): void {
+  if (Object.hasOwn(TEST_CARDS, ref)) testCard(ref, path);
+  else storedPaymentMethod(view, ref, customer, path);
+}
+
+function storedPaymentMethod(
+  view: ReadView,
+  ref: string,
+  customer: string | null,
+  path: string,
+): StripePaymentMethod {
   const method = liveFields(view, paymentMethodKind, ref, path);
   if (method.customer !== null && customer !== null && method.customer !== customer) {
     throw new VendorError(
@@ -131,7 +154,7 @@ export function resolvePaymentMethod(
       { path },
     );
   }
-  return { method, created: false };
+  return method;
 }
 
 export interface AttachPaymentMethodInput {

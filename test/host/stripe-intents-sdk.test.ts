@@ -130,6 +130,37 @@ describe.each(homes)('stripe-node intents and invoices against the surface ($nam
     ]);
   });
 
+  it('a refusal after a write ran is saved under its key; one before it runs leaves nothing behind', async () => {
+    const customers = async () => (await stripe.customers.list({ limit: 100 })).data.length;
+    const intents = async () => (await stripe.paymentIntents.list({ limit: 100 })).data.length;
+    // an expansion the answer cannot make: the customer is made once, and the retry replays the 400
+    const before = await customers();
+    const once = { idempotencyKey: 'expand-after-write' };
+    const first = await stripe.customers
+      .create({ email: 'x@example.com', expand: ['nope'] }, once)
+      .catch((e: unknown) => e);
+    const again = await stripe.customers
+      .create({ email: 'x@example.com', expand: ['nope'] }, once)
+      .catch((e: unknown) => e);
+    for (const e of [first, again])
+      expect(e).toMatchObject({ statusCode: 400, code: 'parameter_invalid', param: 'expand' });
+    expect((again as { headers?: Record<string, string> }).headers?.['idempotent-replayed']).toBe(
+      'true',
+    );
+    expect(await customers()).toBe(before + 1);
+    // an unknown payment method with confirm=true: refused before the intent is made
+    const made = await intents();
+    await expect(
+      stripe.paymentIntents.create({
+        amount: 500,
+        currency: 'usd',
+        confirm: true,
+        payment_method: 'pm_nope',
+      }),
+    ).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing' });
+    expect(await intents()).toBe(made);
+  });
+
   it('payment methods detach (payment_method.detached); detaching twice is refused', async () => {
     const customer = await stripe.customers.create({ email: 'detach@example.com' });
     const pm = await stripe.paymentMethods.attach('pm_card_mastercard', { customer: customer.id });

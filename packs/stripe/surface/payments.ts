@@ -14,7 +14,11 @@ import {
   type CreatePaymentIntentInput,
   type StripePaymentIntent,
 } from '../payment-intents.js';
-import { attachPaymentMethod, detachPaymentMethod } from '../payment-methods.js';
+import {
+  attachPaymentMethod,
+  checkPaymentMethodRef,
+  detachPaymentMethod,
+} from '../payment-methods.js';
 import { refundCharge, type RefundInput } from '../refunds-disputes.js';
 import { StripeApiError } from './errors.js';
 import { BY_CUSTOMER, BY_PAYMENT_INTENT } from './indexes.js';
@@ -100,6 +104,13 @@ export const paymentRoutes = [
           'This twin takes payment_method at confirmation: pass confirm=true, or call confirm with it.',
           {},
           'payment_method',
+        );
+      // Refused before the intent is created, as Stripe refuses it before it executes: a refusal
+      // after the create would leave an intent that a retry with the same key creates again.
+      const ref = input.payment_method;
+      if (input.confirm === true && typeof ref === 'string')
+        await twin.read((view) =>
+          checkPaymentMethodRef(view, ref, (input.customer as string | null | undefined) ?? null),
         );
       const intent = await createPaymentIntent(twin, createInput(input));
       if (input.confirm !== true) return apiObject(intent);

@@ -1,10 +1,17 @@
 // One Stripe route as data: the generic route plus its parameter spec; the handler gets the
 // account's twin and typed input, and its answer is expanded as `expand[]` asks.
 import type { JsonObject, JsonValue, Twin } from '../../../src/index.js';
-import type { HttpMethod, Route, RouteAnswer, RouteContext } from '../../../src/host/index.js';
+import {
+  answer,
+  type HttpMethod,
+  type Route,
+  type RouteAnswer,
+  type RouteContext,
+} from '../../../src/host/index.js';
 import type { StripeAccount } from './accounts.js';
 import { typeParams, type Params } from './codec.js';
 import { checkoutUrlsOn } from './checkout-url.js';
+import { renderStripeError } from './errors.js';
 import { expandAnswer } from './expand.js';
 
 /** The answer with Checkout's page on the host's origin (checkout-url.ts). */
@@ -51,11 +58,19 @@ export function stripeRoute(spec: StripeRouteSpec): Route<StripeAccount> {
         url: new URL(ctx.request.url).pathname,
       });
       const expand = input.expand as string[] | undefined;
-      const full =
-        expand === undefined || expand.length === 0
-          ? answered
-          : await expandAnswer(ctx.principal.twin, answered as JsonValue, expand);
-      return onOrigin(full, ctx.origin);
+      if (expand === undefined || expand.length === 0) return onOrigin(answered, ctx.origin);
+      try {
+        return onOrigin(
+          await expandAnswer(ctx.principal.twin, answered as JsonValue, expand),
+          ctx.origin,
+        );
+      } catch (error) {
+        if (spec.kind === 'read') throw error;
+        // The write has committed: its refusal is an answer, saved under the idempotency key like
+        // any answer of a request that ran, so a retry replays it instead of writing again.
+        const r = renderStripeError(error);
+        return answer(r.status, r.body, r.headers);
+      }
     },
   };
 }
