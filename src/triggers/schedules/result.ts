@@ -79,9 +79,7 @@ export function decideResult(
   // Another tenant's row, or another schedule's, is answered as no row at all: a caller may name
   // any occurrence id, and it settles (or learns of) only those of the schedule it holds.
   const fire =
-    found !== undefined &&
-    found.tenantId === held.tenantId &&
-    found.scheduleId === held.scheduleId
+    found !== undefined && found.tenantId === held.tenantId && found.scheduleId === held.scheduleId
       ? found
       : undefined;
   if (fire === undefined)
