@@ -1,7 +1,7 @@
 // What can happen to a succeeded charge afterwards: a refund (re_…, full or partial) updates its
 // amount_refunded and sends charge.refunded; a dispute (du_…, what Stripe's dispute test card
 // causes) marks it disputed and sends charge.dispute.created with the dispute.
-import { commit, skip, type Twin } from '../../src/index.js';
+import { commit, skip, type JsonObject, type Twin } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
@@ -15,7 +15,7 @@ import type { StripeCharge } from './charges.js';
 import { asJson, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import type { Metadata } from './metadata.js';
+import { mergeMetadata, type Metadata } from './metadata.js';
 import { DAYS } from './periods.js';
 import { recordKind } from '../../src/index.js';
 import { chargeKind } from './charges.js';
@@ -77,6 +77,8 @@ export interface RefundInput {
   /** Defaults to what is left to refund. */
   amount?: number;
   reason?: (typeof REFUND_REASONS)[number];
+  /** Kept on the refund (string values; an empty one sets nothing). */
+  metadata?: JsonObject;
 }
 
 function succeededCharge(charge: StripeCharge, action: string): void {
@@ -100,7 +102,9 @@ export async function refundCharge(
 ): Promise<StripeRefund> {
   requirePackTwin(twin, 'stripe');
   for (const key of Object.keys(input ?? {}))
-    if (key !== 'amount' && key !== 'reason') throw unknownParameter(key, ['amount', 'reason']);
+    if (key !== 'amount' && key !== 'reason' && key !== 'metadata')
+      throw unknownParameter(key, ['amount', 'reason', 'metadata']);
+  const metadata = mergeMetadata({}, input.metadata);
   const amountParam = input.amount === undefined ? null : check.integer(input.amount, 'amount', 1);
   const reason = check.optionalString(input.reason, 'reason');
   if (reason !== null && !(REFUND_REASONS as readonly string[]).includes(reason)) {
@@ -115,7 +119,13 @@ export async function refundCharge(
   const call: RequestCall = {
     method: 'POST',
     path: '/v1/refunds',
-    params: { charge: chargeId, amount: amountParam, reason },
+    // Named only when given, so a refund without metadata is the same request it always was.
+    params: {
+      charge: chargeId,
+      amount: amountParam,
+      reason,
+      ...(Object.keys(metadata).length === 0 ? {} : { metadata }),
+    },
   };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
@@ -140,7 +150,10 @@ export async function refundCharge(
         `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
         { path: 'amount' },
       );
-    const refund = refundObject(twin, stripeIds.refund(twin.world.ids), charge, amount, reason);
+    const refund = {
+      ...refundObject(twin, stripeIds.refund(twin.world.ids), charge, amount, reason),
+      metadata,
+    };
     const refunded = charge.amount_refunded + amount;
     return commit(
       {

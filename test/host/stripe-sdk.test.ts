@@ -136,8 +136,13 @@ describe.each(homes)('stripe-node against the Stripe surface ($name)', (home) =>
       confirm: true,
     });
     expect(oneCall.status).toBe('succeeded');
-    const refund = await stripe.refunds.create({ payment_intent: oneCall.id, amount: 200 });
-    expect(refund).toMatchObject({ object: 'refund', amount: 200 });
+    const refund = await stripe.refunds.create({
+      payment_intent: oneCall.id,
+      amount: 200,
+      metadata: { order: '42' },
+    });
+    expect(refund).toMatchObject({ object: 'refund', amount: 200, metadata: { order: '42' } });
+    expect((await stripe.refunds.retrieve(refund.id)).metadata).toEqual({ order: '42' });
   });
 
   it('a connection dropped after the commit is retried by stripe-node into the first answer: one write, one event', async () => {
@@ -203,6 +208,19 @@ describe.each(homes)('stripe-node against the Stripe surface ($name)', (home) =>
     expect(e1).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect(e2).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect((e2 as Stripe.errors.StripeCardError).headers?.['idempotent-replayed']).toBe('true');
+  });
+
+  it('a search answers next_page while more match, and stripe-node pages through it', async () => {
+    const made = [];
+    for (const name of ['One', 'Two', 'Three'])
+      made.push(await stripe.customers.create({ email: 'paged@example.com', name }));
+    const paged = await stripe.customers
+      .search({ query: "email:'paged@example.com'", limit: 1 })
+      .autoPagingToArray({ limit: 10 });
+    expect(paged.map((x) => x.id).sort()).toEqual(made.map((c) => c.id).sort());
+    await expect(
+      stripe.customers.search({ query: "email:'paged@example.com'", page: 'cus_nowhere' }),
+    ).rejects.toMatchObject({ statusCode: 400, param: 'page' });
   });
 
   it('parameter names that are Object internals stay names: nothing reaches Object.prototype', async () => {

@@ -78,17 +78,30 @@ export const customerRoutes = [
     params: { query: 'string', limit: 'integer', page: 'string' },
     async handle({ twin, input, url }) {
       const email = searchedEmail(input.query);
+      // `page` is the token the previous page answered as next_page: the id of its last result.
+      const after = input.page as string | null | undefined;
+      if (after != null && (await twin.get('customer', after)) === undefined)
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          'parameter_invalid',
+          `Invalid page: '${after}' is not a next_page this search answered.`,
+          {},
+          'page',
+        );
       const page = await listOf(
         twin,
         { type: 'customer', index: BY_EMAIL, key: email },
-        { limit: input.limit ?? 10 },
+        { limit: input.limit ?? 10, ...(after == null ? {} : { starting_after: after }) },
         url,
       );
+      const data = page.data as JsonObject[];
+      const last = data.at(-1);
       return {
         object: 'search_result',
-        data: page.data!,
+        data,
         has_more: page.has_more!,
-        next_page: null,
+        next_page: page.has_more === true && last !== undefined ? String(last.id) : null,
         url,
       };
     },

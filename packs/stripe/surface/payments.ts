@@ -269,6 +269,7 @@ export const paymentRoutes = [
       const refund: Record<string, unknown> = {};
       if (input.amount != null) refund.amount = input.amount;
       if (input.reason != null) refund.reason = input.reason;
+      if (input.metadata != null) refund.metadata = input.metadata;
       return apiObject(await refundCharge(twin, charge, refund as RefundInput));
     },
   }),
