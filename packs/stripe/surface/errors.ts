@@ -3,7 +3,7 @@
 // a declined card → 402 card_error, a reused idempotency key → 400 idempotency_error, a bad key
 // → 401. Anything else is a 500 api_error that names no internals (the host logs it).
 import { isTwinError, type JsonObject, type JsonValue } from '../../../src/index.js';
-import type { RenderedError } from '../../../src/host/index.js';
+import { errorStatus, type RenderedError } from '../../../src/host/index.js';
 import { VendorError } from '../../kit/errors.js';
 
 export type StripeErrorType =
@@ -82,7 +82,16 @@ export function renderStripeError(error: unknown): RenderedError {
       body: envelope('invalid_request_error', plain(error.message), code, param(error.path)),
     };
   }
-  if (isTwinError(error))
+  if (isTwinError(error)) {
+    // The twin's own trouble (a busy or unreachable store, a stopped engine) is Stripe's api_error
+    // with the status that says so, which stripe-node retries; the rest is the request's.
+    const server = errorStatus(error);
+    if (server.status >= 500)
+      return {
+        status: server.status,
+        body: envelope('api_error', error.message, error.code.toLowerCase()),
+        headers: server.headers,
+      };
     return {
       status: 400,
       body: envelope(
@@ -92,6 +101,7 @@ export function renderStripeError(error: unknown): RenderedError {
         param(error.path),
       ),
     };
+  }
   return {
     status: 500,
     body: envelope('api_error', 'The twin failed to answer this request; its log says why.'),
