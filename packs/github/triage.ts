@@ -66,14 +66,30 @@ function target(
   throw notFound(`issue #${input.number} in ${input.repository}`, 'number');
 }
 
-function names(value: unknown, path: string): string[] {
+/**
+ * What GitHub keeps on one issue at most: 100 labels, 10 assignees (its documented limits; the
+ * reviewers' is the same order). Each name added is one write carrying the whole list, so an
+ * unbounded list would cost the square of its length in one atomic action.
+ */
+const MOST = { labels: 100, assignees: 10, reviewers: 100 } as const;
+
+function names(value: unknown, path: keyof typeof MOST): string[] {
   if (
     !Array.isArray(value) ||
     value.length === 0 ||
     value.some((v) => typeof v !== 'string' || v.trim() === '' || v.length > 50)
   )
     throw validationFailed(`${path} must be a non-empty array of names (1–50 characters)`, path);
-  return [...new Set(value as string[])];
+  const unique = [...new Set(value as string[])];
+  if (unique.length > MOST[path])
+    throw validationFailed(`${path}: an issue holds at most ${MOST[path]}`, path);
+  return unique;
+}
+
+/** Refuses a list that would grow past what an issue holds. */
+function within(count: number, path: keyof typeof MOST): void {
+  if (count > MOST[path])
+    throw validationFailed(`${path}: an issue holds at most ${MOST[path]}`, path);
 }
 
 function labelKey(repoId: number, name: string): string {
@@ -109,6 +125,7 @@ export async function addLabels(
           }
         : labelKind.of(kept);
       labels.push(label);
+      within(labels.length, 'labels');
       writes.push({
         operation: `${type}.label`,
         subjectType: type,
@@ -159,6 +176,7 @@ function people(
         `reviewers[${i}]`,
       );
     list.push(summary(user));
+    within(list.length, field === 'assignees' ? 'assignees' : 'reviewers');
     const patch = triagedKind.json(
       field === 'assignees'
         ? { assignees: [...list], updated_at: now, assignee: list[0]! }

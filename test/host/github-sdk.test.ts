@@ -370,6 +370,41 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
       status: 404,
     });
     await expect(octocat.request('GET /gists')).rejects.toMatchObject({ status: 404 });
+    // an issue holds at most 100 labels: 101 at once is 422, and nothing is added
+    const many = await octocat.rest.issues.create({
+      owner: 'octo-org',
+      repo: 'engine',
+      title: 'L',
+    });
+    const labels = Array.from({ length: 101 }, (_, i) => `l${i}`);
+    await expect(
+      octocat.rest.issues.addLabels({
+        owner: 'octo-org',
+        repo: 'engine',
+        issue_number: many.data.number,
+        labels,
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    await octocat.rest.issues.addLabels({
+      owner: 'octo-org',
+      repo: 'engine',
+      issue_number: many.data.number,
+      labels: labels.slice(0, 100),
+    });
+    await expect(
+      octocat.rest.issues.addLabels({
+        owner: 'octo-org',
+        repo: 'engine',
+        issue_number: many.data.number,
+        labels: ['one-more'],
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    const kept = await octocat.rest.issues.get({
+      owner: 'octo-org',
+      repo: 'engine',
+      issue_number: many.data.number,
+    });
+    expect(kept.data.labels).toHaveLength(100);
     await expect(
       client().rest.issues.create({ owner: 'octo-org', repo: 'engine', title: 'x' }),
     ).rejects.toMatchObject({
