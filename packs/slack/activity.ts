@@ -7,7 +7,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
-import { getChannel, getPublicChannel, getUser, isMember } from './workspace.js';
+import { checkSees, getChannel, getPublicChannel, getUser, isMember } from './workspace.js';
 import { recordKind } from '../../src/index.js';
 
 /** The key of the DM between two people (direct-messages.ts keeps the record). */
@@ -69,6 +69,7 @@ export async function addReaction(
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
+    checkSees(channel, user.id);
     const message = view.get('message', messageKey(channel.id, input.ts))?.fields as
       SlackMessage | undefined;
     if (message === undefined)
@@ -119,6 +120,7 @@ export async function removeReaction(
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
+    checkSees(channel, user.id);
     if (view.get('message', messageKey(channel.id, input.ts)) === undefined)
       throw slackError(
         'message_not_found',

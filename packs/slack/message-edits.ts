@@ -9,7 +9,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
 import { checkBlocks, messageKey, messageKind, type SlackMessage } from './messages.js';
-import { getChannel, getUser, isMember } from './workspace.js';
+import { checkSees, getChannel, getUser, isMember } from './workspace.js';
 
 export type EphemeralMessage = {
   channel: string;
@@ -118,7 +118,11 @@ export async function postEphemeral(
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
-    getUser(view, input.author, 'author');
+    const author = getUser(view, input.author, 'author');
+    // The author posts as in any channel: it must see it, from its own workspace.
+    if (author.team_id !== channel.team_id)
+      throw slackError('channel_not_found', `no channel ${channel.id}`, 'channel');
+    checkSees(channel, author.id);
     if (user.team_id !== channel.team_id || !isMember(view, channel, user.id))
       throw slackError(
         'user_not_in_channel',

@@ -7,7 +7,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
 import { appOfTeam } from './apps.js';
-import { getChannel, getUser } from './workspace.js';
+import { checkSees, getChannel, getUser } from './workspace.js';
 import { recordKind } from '../../src/index.js';
 
 export type SlackMessage = {
@@ -92,9 +92,7 @@ export function draftMessage(
       'user',
       'invalid_input',
     );
-  // A direct message is only its two people's: to anyone else it does not exist.
-  if (channel.is_im === true && channel.creator !== user.id && channel.user !== user.id)
-    throw slackError('channel_not_found', `no channel ${channel.id}`, 'channel');
+  checkSees(channel, user.id);
   if (
     input.thread_ts !== undefined &&
     view.get('message', messageKey(channel.id, input.thread_ts)) === undefined

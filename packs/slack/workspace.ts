@@ -63,6 +63,12 @@ export function getChannel(view: ReadView, id: string): SlackChannel {
   return channelKind.of(r);
 }
 
+/** A direct message is only its two people's: to anyone else it does not exist. */
+export function checkSees(channel: SlackChannel, userId: string): void {
+  if (channel.is_im === true && channel.creator !== userId && channel.user !== userId)
+    throw slackError('channel_not_found', `no channel ${channel.id}`, 'channel');
+}
+
 /** A public channel: joining, leaving and the like are not for direct messages. */
 export function getPublicChannel(view: ReadView, id: string): SlackChannel {
   const channel = getChannel(view, id);

@@ -371,6 +371,14 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     await expect(ada().conversations.history({ channel: dm })).rejects.toMatchObject({
       data: { error: 'channel_not_found' },
     });
+    // nor may a third person react in it, add or remove, or whisper there
+    const inDm = (await bot().conversations.history({ channel: dm })).messages![0]!.ts!;
+    for (const call of [
+      () => ada().reactions.add({ channel: dm, timestamp: inDm, name: 'eyes' }),
+      () => ada().reactions.remove({ channel: dm, timestamp: inDm, name: 'eyes' }),
+      () => ada().chat.postEphemeral({ channel: dm, user: w.carol, text: 'psst' }),
+    ])
+      await expect(call()).rejects.toMatchObject({ data: { error: 'channel_not_found' } });
     expect((await bot().conversations.history({ channel: dm })).messages![0]).toMatchObject({
       text: 'hi bot',
       user: w.carol,

@@ -192,6 +192,17 @@ describe.each(homes)('@slack/web-api and Bolt against the Slack surface ($name)'
       headers: { authorization: `Bearer ${botToken(w.app.id)}` },
     });
     expect(raw.status).toBe(200);
+    // A JSON body that does not parse: 200 ok:false invalid_json, not a fault of the host.
+    const broken = await fetch(`${api}chat.postMessage`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${botToken(w.app.id)}`,
+        'content-type': 'application/json; charset=utf-8',
+      },
+      body: '{"channel": ',
+    });
+    expect(broken.status).toBe(200);
+    expect(await broken.json()).toMatchObject({ ok: false, error: 'invalid_json' });
     // A method of the table whose argument names nothing: still 200.
     await expect(
       client(botToken(w.app.id)).conversations.info({ channel: 'C0000000000' }),

@@ -94,6 +94,17 @@ describe('message edits and deletions', () => {
         author: bob.id,
         text: 'psst',
       });
+      // an author from another workspace cannot whisper into this one's channel
+      const other = await slack.createTeam(twin, { name: 'Elsewhere' });
+      const eve = await slack.createUser(twin, { team: other.id, name: 'eve' });
+      await expect(
+        slack.postEphemeral(twin, {
+          channel: general.id,
+          user: ada.id,
+          author: eve.id,
+          text: 'hi',
+        }),
+      ).rejects.toMatchObject({ vendorCode: 'channel_not_found' });
       await slack.deleteMessage(twin, { ...edit, user: ada.id });
       await expect(slack.deleteMessage(twin, { ...edit, user: ada.id })).rejects.toMatchObject({
         vendorCode: 'message_not_found',

@@ -23,7 +23,12 @@ async function decode(request: Request, url: URL): Promise<JsonObject> {
   const body = request.method === 'GET' ? '' : await request.text();
   if (body === '') return out;
   if (type.includes('application/json')) {
-    const parsed = JSON.parse(body) as unknown;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (error) {
+      throw new SlackMethodError('invalid_json', `the body is not JSON: ${(error as Error).message}`);
+    }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new SlackMethodError('invalid_json', 'the body must be a JSON object');
     return { ...out, ...(parsed as JsonObject) };
