@@ -27,7 +27,10 @@ async function decode(request: Request, url: URL): Promise<JsonObject> {
     try {
       parsed = JSON.parse(body);
     } catch (error) {
-      throw new SlackMethodError('invalid_json', `the body is not JSON: ${(error as Error).message}`);
+      throw new SlackMethodError(
+        'invalid_json',
+        `the body is not JSON: ${(error as Error).message}`,
+      );
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new SlackMethodError('invalid_json', 'the body must be a JSON object');
