@@ -216,7 +216,8 @@ export function historyPage(
     if (r.deleted) continue;
     const d = decodeFire(r);
     if (!d.ok) {
-      undecodable.push(undecodableRow(d));
+      // Reported to its own tenant only: a row named by id (a run id) may be another's.
+      if (r.fields.tenantId === query.tenantId) undecodable.push(undecodableRow(d));
       continue;
     }
     const f = d.value;

@@ -112,6 +112,15 @@ for (const backendCase of backends) {
       expect(page.undecodable).toEqual([
         expect.objectContaining({ id: 'occ_broken', code: 'UNDECODABLE_RECORD' }),
       ]);
+      // another tenant's broken row, named through a run id, is not reported to acme
+      await h.schedules.twin.applyWrite({
+        operation: 'schedule.claim',
+        subjectType: FIRE_TYPE,
+        subjectId: 'occ_globex',
+        fields: { tenantId: 'globex', schedule: key, state: 'exploded' },
+      });
+      const named = await h.schedules.history({ tenantId: 'acme', runId: 'occ_globex.1' });
+      expect(named).toMatchObject({ items: [], undecodable: [] });
     });
 
     it('prunes settled rows older than a date as a write that deletes resources, never the active run', async () => {
