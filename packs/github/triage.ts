@@ -11,7 +11,7 @@ import {
   type Twin,
 } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
+import { actorOf, findUser, LOGIN_INDEX, summary, type AccountSummary } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { issueKey } from './issues.js';
@@ -168,6 +168,13 @@ function people(
   const list = [...(fields[field] ?? [])];
   const writes = [];
   for (const [i, login] of wanted.entries()) {
+    // As GitHub answers, a reviewer it does not know is 422 for the request (an unknown assignee,
+    // which GitHub leaves out, is refused here: docs/github-surface.md).
+    if (field === 'requested_reviewers' && view.lookup('user', LOGIN_INDEX, login).length === 0)
+      throw validationFailed(
+        `Reviews may only be requested from collaborators: ${login} is not a user`,
+        `reviewers[${i}]`,
+      );
     const user = findUser(view, login, `${field}[${i}]`);
     if (list.some((u) => u.id === user.id)) continue;
     if (field === 'requested_reviewers' && user.id === fields.user.id)

@@ -213,6 +213,15 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
       reviewers: ['hubot'],
     });
     expect(requested.data.requested_reviewers?.map((u) => u.login)).toEqual(['hubot']);
+    // a reviewer GitHub does not know is 422 for the request
+    await expect(
+      octocat.rest.pulls.requestReviewers({
+        owner: 'octo-org',
+        repo: 'engine',
+        pull_number: n,
+        reviewers: ['nobody-here'],
+      }),
+    ).rejects.toMatchObject({ status: 422 });
     const assigned = await octocat.rest.issues.addAssignees({
       owner: 'octo-org',
       repo: 'engine',
@@ -405,6 +414,18 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
       issue_number: many.data.number,
     });
     expect(kept.data.labels).toHaveLength(100);
+    // labels given to update would be dropped: refused, naming the call to use
+    await expect(
+      octocat.rest.issues.update({
+        owner: 'octo-org',
+        repo: 'engine',
+        issue_number: many.data.number,
+        labels: ['x'],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [expect.objectContaining({ field: 'labels' })] } },
+    });
     await expect(
       client().rest.issues.create({ owner: 'octo-org', repo: 'engine', title: 'x' }),
     ).rejects.toMatchObject({

@@ -71,6 +71,21 @@ export async function react(ctx: GitHubContext, target: ReactionTarget) {
   return answer(created ? 201 : 200, renderReaction(reaction));
 }
 
+/**
+ * Labels, assignees and milestones are set by their own calls here: given to create or update they
+ * would be dropped, so they are refused with a 422 naming the call to use.
+ */
+function refuseTriage(input: Readonly<Record<string, unknown>>, call: 'create' | 'update'): void {
+  for (const field of ['labels', 'assignees', 'assignee', 'milestone'])
+    if (input[field] !== undefined)
+      throw invalidField(
+        'Issue',
+        field,
+        'custom',
+        `${field} on ${call} are not modelled by this twin; set them with issues.addLabels or issues.addAssignees`,
+      );
+}
+
 export const issueRoutes: GitHubRouteSpec[] = [
   {
     method: 'POST',
@@ -82,14 +97,7 @@ export const issueRoutes: GitHubRouteSpec[] = [
     async handle(ctx) {
       const repo = await repoOf(ctx);
       const user = userOf(ctx);
-      for (const field of ['labels', 'assignees', 'milestone'])
-        if (ctx.input[field] !== undefined)
-          throw invalidField(
-            'Issue',
-            field,
-            'custom',
-            `${field} on create are not modelled by this twin; add them after (issues.addLabels, issues.addAssignees)`,
-          );
+      refuseTriage(ctx.input, 'create');
       const title = ctx.input.title;
       const body = optionalText(ctx.input, 'body', 'Issue');
       const issue = await openIssue(ctx.twin, {
@@ -120,6 +128,20 @@ export const issueRoutes: GitHubRouteSpec[] = [
       const user = userOf(ctx);
       const n = numberParam(ctx, 'issue_number');
       const { title, body, state, state_reason } = ctx.input;
+      refuseTriage(ctx.input, 'update');
+      if (
+        state_reason !== undefined &&
+        state_reason !== null &&
+        state_reason !== 'completed' &&
+        state_reason !== 'not_planned' &&
+        state_reason !== 'reopened'
+      )
+        throw invalidField(
+          'Issue',
+          'state_reason',
+          'invalid',
+          'state_reason must be "completed", "not_planned" or "reopened"',
+        );
       if (title !== undefined && typeof title !== 'string')
         throw invalidField('Issue', 'title', 'invalid', 'title must be a string');
       if (body !== undefined && body !== null && typeof body !== 'string')
