@@ -233,6 +233,23 @@ describe.each(homes)('@slack/web-api and Bolt against the Slack surface ($name)'
     ).rejects.toMatchObject({
       data: { error: 'invalid_cursor' },
     });
+    // oldest / latest bound the page (exclusive unless inclusive), and replies stay in their thread
+    const all = (await ada.conversations.history({ channel: id })).messages!;
+    const [m5, m4, m3, m2] = all.map((m) => m.ts!);
+    const texts = async (args: Record<string, unknown>) =>
+      (await ada.conversations.history({ channel: id, ...args })).messages!.map((m) => m.text);
+    expect(await texts({ oldest: m3, latest: m5 })).toEqual(['message 4']);
+    expect(await texts({ oldest: m3, latest: m5, inclusive: true })).toEqual([
+      'message 5',
+      'message 4',
+      'message 3',
+    ]);
+    expect(await texts({ latest: m2 })).toEqual(['message 1']);
+    await ada.chat.postMessage({ channel: id, text: 'a reply', thread_ts: m4 });
+    expect(await texts({ oldest: m4 })).toEqual(['message 5']);
+    await expect(
+      ada.conversations.history({ channel: id, oldest: 'yesterday' }),
+    ).rejects.toMatchObject({ data: { error: 'invalid_ts_oldest' } });
   });
 
   it('the exported log replays to the live hash and holds no token or signing secret', async () => {

@@ -22,9 +22,23 @@ import {
 export const CONVERSATION_METHODS: readonly SlackRoute[] = [
   route('conversations.history', 'read', async ({ principal: p, input }) => {
     const channel = await channelOf(p.twin, p, str(input, 'channel'));
+    const inclusive =
+      input.inclusive === true || input.inclusive === 'true' || input.inclusive === '1';
+    const oldest = tsBound(input.oldest, 'oldest');
+    const latest = tsBound(input.latest, 'latest');
+    // The channel's own messages: a thread's replies are read with conversations.replies.
     const messages = (
       await p.twin.read((view) => messageKind.lookup(view, CHANNEL_INDEX, channel.id))
-    ).sort((a, b) => (a.ts < b.ts ? 1 : -1));
+    )
+      .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
+      .filter((m) => {
+        const at = tsValue(m.ts);
+        return (
+          (oldest === undefined || (inclusive ? at >= oldest : at > oldest)) &&
+          (latest === undefined || (inclusive ? at <= latest : at < latest))
+        );
+      })
+      .sort((a, b) => (a.ts < b.ts ? 1 : -1));
     const { items, next } = page(messages, input);
     return ok({
       messages: items.map(renderMessage),
@@ -159,3 +173,21 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     });
   }),
 ];
+
+/** A message ts (`1767225600.000100`) as an exact number of microseconds. */
+function tsValue(ts: string): bigint {
+  const [whole, fraction = ''] = ts.split('.');
+  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+}
+
+/** `oldest` / `latest`: a Unix time in seconds, fractions allowed; anything else is refused. */
+function tsBound(value: unknown, name: 'oldest' | 'latest'): bigint | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^\d{1,12}(\.\d{1,6})?$/.test(text))
+    throw new SlackMethodError(
+      `invalid_ts_${name}`,
+      `${name} must be a Unix time in seconds, like 1767225600.000100`,
+    );
+  return tsValue(text);
+}
