@@ -8,7 +8,13 @@ import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
-import { checkBlocks, messageKey, messageKind, type SlackMessage } from './messages.js';
+import {
+  checkBlocks,
+  checkMessageLength,
+  messageKey,
+  messageKind,
+  type SlackMessage,
+} from './messages.js';
 import { checkSees, getChannel, getUser, isMember } from './workspace.js';
 
 export type EphemeralMessage = {
@@ -52,13 +58,7 @@ function textOf(text: unknown, blocks: unknown): { text: string; blocks?: JsonOb
   if (text === undefined && blocks === undefined)
     throw slackError('no_text', 'text or blocks is required', 'text', 'invalid_input');
   const t = text === undefined ? '' : check.string(text, 'text');
-  if (t.length > 40_000)
-    throw slackError(
-      'msg_too_long',
-      'text is longer than 40,000 characters',
-      'text',
-      'invalid_input',
-    );
+  checkMessageLength(t);
   return blocks === undefined ? { text: t } : { text: t, blocks: checkBlocks(blocks) };
 }
 

@@ -51,9 +51,8 @@ export function mention(userId: string): string {
   return `<@${userId}>`;
 }
 
-export async function postMessage(twin: Twin, input: PostMessageInput): Promise<SlackMessage> {
-  requirePackTwin(twin, 'slack');
-  const text = check.string(input?.text, 'text');
+/** Slack refuses message text over 40,000 characters (msg_too_long). */
+export function checkMessageLength(text: string): void {
   if (text.length > 40_000)
     throw slackError(
       'msg_too_long',
@@ -61,6 +60,12 @@ export async function postMessage(twin: Twin, input: PostMessageInput): Promise<
       'text',
       'invalid_input',
     );
+}
+
+export async function postMessage(twin: Twin, input: PostMessageInput): Promise<SlackMessage> {
+  requirePackTwin(twin, 'slack');
+  const text = check.string(input?.text, 'text');
+  checkMessageLength(text);
   const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
   const done = await twin.applyAtomic((view) => {
     const message = draftMessage(twin, view, { ...input, text }, blocks);

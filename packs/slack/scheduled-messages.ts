@@ -11,8 +11,14 @@ import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { upperId } from '../kit/ids.js';
-import { checkBlocks, draftMessage, messageKey, messageKind } from './messages.js';
-import { getChannel, getUser } from './workspace.js';
+import {
+  checkBlocks,
+  checkMessageLength,
+  draftMessage,
+  messageKey,
+  messageKind,
+} from './messages.js';
+import { checkSees, getChannel, getUser } from './workspace.js';
 
 export type ScheduledMessage = {
   id: string;
@@ -59,6 +65,7 @@ export async function scheduleMessage(
 ): Promise<ScheduledMessage> {
   requirePackTwin(twin, 'slack');
   const text = check.string(input?.text ?? '', 'text');
+  checkMessageLength(text);
   const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
   const postAt = input.post_at;
   if (!Number.isInteger(postAt))
@@ -93,6 +100,8 @@ export async function scheduleMessage(
         'user',
         'invalid_input',
       );
+    // Refused now, as the post would be when it falls due.
+    checkSees(channel, user.id);
     if (
       input.thread_ts !== undefined &&
       messageKind.read(view, messageKey(channel.id, input.thread_ts)) === undefined

@@ -281,6 +281,13 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     await expect(
       ada().chat.scheduleMessage({ channel: w.general, text: 'late', post_at: now - 10 }),
     ).rejects.toMatchObject({ data: { error: 'time_in_past' } });
+    await expect(
+      ada().chat.scheduleMessage({
+        channel: w.general,
+        text: 'x'.repeat(40_001),
+        post_at: now + 60,
+      }),
+    ).rejects.toMatchObject({ data: { error: 'msg_too_long' } });
     const due = await ada().chat.scheduleMessage({
       channel: w.general,
       text: `<@${botUser}> standup starts`,
@@ -377,6 +384,12 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
       () => ada().reactions.add({ channel: dm, timestamp: inDm, name: 'eyes' }),
       () => ada().reactions.remove({ channel: dm, timestamp: inDm, name: 'eyes' }),
       () => ada().chat.postEphemeral({ channel: dm, user: w.carol, text: 'psst' }),
+      () =>
+        ada().chat.scheduleMessage({
+          channel: dm,
+          text: 'later',
+          post_at: Math.floor(world.clock.now() / 1000) + 60,
+        }),
     ])
       await expect(call()).rejects.toMatchObject({ data: { error: 'channel_not_found' } });
     expect((await bot().conversations.history({ channel: dm })).messages![0]).toMatchObject({
