@@ -19,6 +19,17 @@ afterAll(async () => {
   for (const w of worlds) await w.close();
 });
 
+/** Until a session of the database waits on an advisory lock (the one `locker` holds). */
+async function someoneWaits(locker: pg.Client): Promise<void> {
+  for (;;) {
+    const { rows } = await locker.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
+    );
+    if (Number(rows[0]!.n) > 0) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 it('actions that arrive while a section waits for the lock join its commit; one that must read waits for the next', async () => {
   const db = await createDatabase('joiners');
   const name = uniqueName('w');
@@ -34,13 +45,7 @@ it('actions that arrive while a section waits for the lock join its commit; one 
   try {
     await locker.query(`BEGIN; SELECT pg_advisory_xact_lock(${twinLockKey(name, 'counter')})`);
     const first = a.applyAtomic(increment);
-    for (;;) {
-      const { rows } = await locker.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
-      );
-      if (Number(rows[0]!.n) > 0) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await someoneWaits(locker);
     // Arrive while it waits: two that read only what the section has, one that reads a resource
     // nobody loaded yet.
     const second = a.applyAtomic(increment);
@@ -100,13 +105,7 @@ it('after a group fails in the store, its members go again alone and in order, b
   try {
     await locker.query(`BEGIN; SELECT pg_advisory_xact_lock(${twinLockKey(name, 'counter')})`);
     const first = a.applyAtomic(increment);
-    for (;;) {
-      const { rows } = await locker.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
-      );
-      if (Number(rows[0]!.n) > 0) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await someoneWaits(locker);
     // A full group joins the waiting section (the bad write among them); one more waits behind it.
     const joiners = Array.from({ length: MAX_GROUP - 2 }, () => a.applyAtomic(increment));
     const bad = a.applyAtomic(() =>

@@ -166,8 +166,13 @@ describe('claiming ahead of the free slots', () => {
     await h.world.close();
   });
 
-  it('does not send a delivery whose claim was taken over while it waited for a slot', async () => {
-    const { h, receiver, dispatcher, states, sentHere, answerUntil } = await sixQueued(900);
+  /**
+   * One send held and two claimed ahead; then the dispatcher closes, which stops its heartbeats,
+   * and the clock passes the 900 ms leases while the send is still held.
+   */
+  async function closedWhileWaiting() {
+    const queued = await sixQueued(900);
+    const { h, receiver, dispatcher, states } = queued;
     const worker = new Worker(h.world, deliveryWork(dispatcher), {
       owner: dispatcher.owner,
       concurrency: 1,
@@ -177,12 +182,17 @@ describe('claiming ahead of the free slots', () => {
     worker.start();
     await until(() => receiver.held === 1, 1000);
     expect(await states()).toEqual({ sending: 3, queued: 3 });
-    // Closing the dispatcher stops its heartbeats; the leases lapse while the one send is held.
     const closing = dispatcher.close();
     for (let i = 0; i < 4; i++) {
       await h.clock.advance(300);
       await new Promise((r) => setTimeout(r, 5));
     }
+    return { ...queued, worker, closing };
+  }
+
+  it('does not send a delivery whose claim was taken over while it waited for a slot', async () => {
+    const { h, receiver, states, sentHere, answerUntil, worker, closing } =
+      await closedWhileWaiting();
     const other = new Dispatcher(h.world, {
       routes: [{ prefix: 'inproc://', transport: h.transport }],
       autoDispatch: false,
@@ -203,20 +213,7 @@ describe('claiming ahead of the free slots', () => {
   });
 
   it('confirms the claims of deliveries that waited past their beats, and sends them once', async () => {
-    const { h, receiver, dispatcher, states, sentHere, answerUntil } = await sixQueued(900);
-    const worker = new Worker(h.world, deliveryWork(dispatcher), {
-      owner: dispatcher.owner,
-      concurrency: 1,
-      claimAhead: 2,
-      leaseMs: 900,
-    });
-    worker.start();
-    await until(() => receiver.held === 1, 1000);
-    const closing = dispatcher.close();
-    for (let i = 0; i < 4; i++) {
-      await h.clock.advance(300);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    const { h, states, sentHere, answerUntil, worker, closing } = await closedWhileWaiting();
     // Lapsed but taken over by nobody: each is confirmed under the lock (a heartbeat) and sent.
     await answerUntil(async () => (await states()).succeeded === 3);
     await closing;
