@@ -15,11 +15,14 @@ export interface NodeHost {
   close(): Promise<void>;
 }
 
+/** The most a request body may hold (1 MiB, as the surfaces' host takes); past it, 413. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
 async function toRequest(
   req: IncomingMessage,
   origin: string,
   signal: AbortSignal,
-): Promise<Request> {
+): Promise<Request | 'too_large'> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -29,7 +32,13 @@ async function toRequest(
   let body: Buffer | undefined;
   if (method !== 'GET' && method !== 'HEAD') {
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      // Stop holding it, before anyone has looked at who sent it.
+      if (size > MAX_BODY_BYTES) return 'too_large';
+      chunks.push(chunk as Buffer);
+    }
     body = Buffer.concat(chunks);
   }
   return new Request(new URL(req.url ?? '/', origin), {
@@ -74,8 +83,18 @@ export async function serveFetch(
     res.on('close', () => aborted.abort());
     void (async () => {
       try {
-        const response = await handler(await toRequest(req, origin, aborted.signal));
-        await writeResponse(res, response);
+        const request = await toRequest(req, origin, aborted.signal);
+        if (request === 'too_large') {
+          res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+          res.end(
+            JSON.stringify({
+              error: 'PAYLOAD_TOO_LARGE',
+              message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
+            }),
+          );
+          return;
+        }
+        await writeResponse(res, await handler(request));
       } catch (error) {
         if (!aborted.signal.aborted) options.onError?.(error);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });

@@ -205,6 +205,39 @@ describe('live and clock', () => {
     }
   });
 
+  it('a client that does not read is sent the newest heads when it reads again, not a backlog', async () => {
+    const { world, console: c, dispatcher } = open(new RealClock());
+    const aborted = new AbortController();
+    try {
+      const r = await c.fetch(
+        new Request(`http://127.0.0.1:1/events?token=${TOKEN}`, { signal: aborted.signal }),
+      );
+      const reader = r.body!.getReader();
+      const next = async () => new TextDecoder().decode((await reader.read()).value);
+      await next();
+      // three writes, each seen by the 20 ms heads poll (on a quiet machine), while nobody reads
+      for (let i = 0; i < 3; i++) {
+        await world.twin('scratch').applyWrite({
+          operation: 'note.set',
+          subjectType: 'note',
+          subjectId: 'n',
+          fields: { i },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 80));
+      }
+      const now = `event: heads\ndata: ${JSON.stringify(await readHeads(world))}\n\n`;
+      // at most the one snapshot queued when the reading stopped, then the newest: no backlog
+      const read: string[] = [];
+      while (read.at(-1) !== now) read.push(await next());
+      expect(read.length).toBeLessThanOrEqual(2);
+      aborted.abort();
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+
   it('advances a virtual clock; mounted under a base path it redirects to its trailing slash', async () => {
     const {
       world,
@@ -268,6 +301,21 @@ describe('mounted on a host', () => {
       expect(
         ((await o.json()) as { twins: { name: string }[] }).twins.map((t) => t.name),
       ).toContain('stripe');
+      // a body over 1 MiB is refused before anyone reads it, token or not
+      const huge = await fetch(`${http.origin}/_twinworld/console/api/actions/clock.advance`, {
+        method: 'POST',
+        body: 'x'.repeat(1024 * 1024 + 1),
+      });
+      expect(huge.status).toBe(413);
+      expect(await huge.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE' });
+      // an action name that is not percent-encoding is a 400, not a fault
+      const garbled = await fetch(`${http.origin}/_twinworld/console/api/actions/%E0`, {
+        method: 'POST',
+        headers: { 'x-twinworld-token': TOKEN, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(garbled.status).toBe(400);
+      expect(await garbled.json()).toMatchObject({ error: 'UNKNOWN_ACTION' });
     } finally {
       await mounted.close();
       await http.close();

@@ -94,75 +94,87 @@ export const listenCommand: Command = {
         ...(events === undefined ? {} : { events }),
         options: {},
       });
-      const ours = new Map<string, { eventType: string; eventId: string }>();
-      const sends = new Set<Promise<unknown>>();
-      const out = (value: Record<string, unknown>, text: string): Promise<void> =>
-        write(io.stdout, args.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
-      const follower = await followEntries(world, {
-        twins: [pack.twin],
-        pollMs,
-        from,
-        onEntry: async (e) => {
-          if (e.subjectType === decl.recordType && e.operation === `${decl.recordType}.create`) {
-            const d = deliveryOf({ fields: e.fields ?? {} });
-            if (d.endpointId !== added.id) return;
-            ours.set(e.subjectId, { eventType: d.eventType, eventId: d.eventId });
-            // Sent from here; a claim another sender won is simply not ours to make.
-            const send = dispatcher.dispatch(pack.name, e.subjectId, 'first').catch((error) => {
-              world.reportError(error, `forwarding ${e.subjectId}`);
-            });
-            sends.add(send);
-            void send.finally(() => sends.delete(send));
-            return;
-          }
-          const finished = finishedAttempt(e, decl.recordType);
-          if (finished === undefined) return;
-          const attempt = await twin.get(attemptType(decl.recordType), finished.id);
-          const deliveryId = String(attempt?.fields.delivery ?? '');
-          const event = ours.get(deliveryId);
-          if (attempt === undefined || event === undefined) return;
-          const f = attempt.fields;
-          const ms = Date.parse(String(f.finishedAt)) - Date.parse(String(f.startedAt));
-          const status = typeof f.status === 'number' ? f.status : null;
-          await out(
-            {
-              attempt: finished.id,
-              delivery: deliveryId,
-              number: f.number ?? null,
-              eventType: event.eventType,
-              eventId: event.eventId,
-              status,
-              outcome: f.state ?? null,
-              reason: f.reason ?? null,
-              durationMs: Number.isFinite(ms) ? ms : null,
-            },
-            `${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd(),
-          );
-        },
-      });
-      await out(
-        {
-          ready: true,
-          pack: pack.name,
-          endpoint: added.id,
-          secret: added.secret,
-          url,
-          events: added.events,
-        },
-        [
-          `Ready! Forwarding ${pack.name} events to ${url}`,
-          `  endpoint ${added.id} (temporary: disabled on Ctrl-C)`,
-          `  secret   ${added.secret}`,
-          `  events   ${added.events.join(',')}`,
-        ].join('\n'),
-      );
-      await stopped;
-      await follower.stop();
-      await Promise.all([...sends]);
-      await dispatcher.close();
-      // Retired, not removed: the deliveries and attempts that name it stay readable.
-      await setEndpointEnabled(world, await findEndpoint(world, added.id, pack.name), false);
-      await out({ retired: true, endpoint: added.id }, `endpoint ${added.id} disabled`);
+      // Retired, not removed: the deliveries and attempts that name it stay readable. First thing
+      // on the way out, and on any way out, so a second Ctrl-C or an error cannot leave other
+      // senders (serve, work) forwarding to a URL nobody listens at any more.
+      let retired = false;
+      const retire = async (): Promise<void> => {
+        if (retired) return;
+        retired = true;
+        await setEndpointEnabled(world, await findEndpoint(world, added.id, pack.name), false);
+      };
+      try {
+        const ours = new Map<string, { eventType: string; eventId: string }>();
+        const sends = new Set<Promise<unknown>>();
+        const out = (value: Record<string, unknown>, text: string): Promise<void> =>
+          write(io.stdout, args.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+        const follower = await followEntries(world, {
+          twins: [pack.twin],
+          pollMs,
+          from,
+          onEntry: async (e) => {
+            if (e.subjectType === decl.recordType && e.operation === `${decl.recordType}.create`) {
+              const d = deliveryOf({ fields: e.fields ?? {} });
+              if (d.endpointId !== added.id) return;
+              ours.set(e.subjectId, { eventType: d.eventType, eventId: d.eventId });
+              // Sent from here; a claim another sender won is simply not ours to make.
+              const send = dispatcher.dispatch(pack.name, e.subjectId, 'first').catch((error) => {
+                world.reportError(error, `forwarding ${e.subjectId}`);
+              });
+              sends.add(send);
+              void send.finally(() => sends.delete(send));
+              return;
+            }
+            const finished = finishedAttempt(e, decl.recordType);
+            if (finished === undefined) return;
+            const attempt = await twin.get(attemptType(decl.recordType), finished.id);
+            const deliveryId = String(attempt?.fields.delivery ?? '');
+            const event = ours.get(deliveryId);
+            if (attempt === undefined || event === undefined) return;
+            const f = attempt.fields;
+            const ms = Date.parse(String(f.finishedAt)) - Date.parse(String(f.startedAt));
+            const status = typeof f.status === 'number' ? f.status : null;
+            await out(
+              {
+                attempt: finished.id,
+                delivery: deliveryId,
+                number: f.number ?? null,
+                eventType: event.eventType,
+                eventId: event.eventId,
+                status,
+                outcome: f.state ?? null,
+                reason: f.reason ?? null,
+                durationMs: Number.isFinite(ms) ? ms : null,
+              },
+              `${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd(),
+            );
+          },
+        });
+        await out(
+          {
+            ready: true,
+            pack: pack.name,
+            endpoint: added.id,
+            secret: added.secret,
+            url,
+            events: added.events,
+          },
+          [
+            `Ready! Forwarding ${pack.name} events to ${url}`,
+            `  endpoint ${added.id} (temporary: disabled on Ctrl-C)`,
+            `  secret   ${added.secret}`,
+            `  events   ${added.events.join(',')}`,
+          ].join('\n'),
+        );
+        await stopped;
+        await retire();
+        await follower.stop();
+        await Promise.all([...sends]);
+        await dispatcher.close();
+        await out({ retired: true, endpoint: added.id }, `endpoint ${added.id} disabled`);
+      } finally {
+        await retire();
+      }
     } finally {
       await world.close();
     }

@@ -86,20 +86,27 @@ export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
   const events = (request: Request): Response => {
     const encoder = new TextEncoder();
     let stop = (): void => {};
+    // Each event is the whole heads snapshot, so a client that reads slowly needs only the
+    // newest: while the stream's queue is full the latest is held, and sent when it drains.
+    let held: unknown;
+    let push = (_data: unknown): void => {};
     const stream = new ReadableStream<Uint8Array>({
       start: async (controller) => {
-        const send = (event: string, data: unknown): void => {
+        push = (data: unknown): void => {
           try {
-            controller.enqueue(
-              encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
-            );
+            controller.enqueue(encoder.encode(`event: heads\ndata: ${JSON.stringify(data)}\n\n`));
           } catch {
             stop();
           }
         };
-        const off = heads.subscribe((now) => send('heads', now));
+        const send = (data: unknown): void => {
+          if ((controller.desiredSize ?? 1) > 0) push(data);
+          else held = data;
+        };
+        const off = heads.subscribe((now) => send(now));
         // A comment line now and then keeps proxies and idle timers from closing the stream.
         const keep = setInterval(() => {
+          if ((controller.desiredSize ?? 1) <= 0) return;
           try {
             controller.enqueue(encoder.encode(': keep-alive\n\n'));
           } catch {
@@ -118,7 +125,13 @@ export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
         };
         streams.add(stop);
         request.signal.addEventListener('abort', () => stop(), { once: true });
-        send('heads', await heads.current());
+        send(await heads.current());
+      },
+      pull: () => {
+        if (held === undefined) return;
+        const data = held;
+        held = undefined;
+        push(data);
       },
       cancel: () => stop(),
     });
@@ -194,10 +207,19 @@ export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
             error: 'INVALID_ARGUMENT',
             message: 'an action takes a JSON object body',
           });
+        let name: string;
+        try {
+          name = decodeURIComponent(path.slice('/api/actions/'.length));
+        } catch {
+          return json(400, {
+            error: 'UNKNOWN_ACTION',
+            message: `the action name in ${path} is not valid percent-encoding`,
+          });
+        }
         const answer = await runAction(
           world,
           dispatcher,
-          decodeURIComponent(path.slice('/api/actions/'.length)),
+          name,
           body as Record<string, unknown>,
           tenant,
         );
