@@ -32,6 +32,7 @@ export async function followEntries(world: World, options: FollowOptions): Promi
     pollMs: options.pollMs ?? 100,
     ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
+  const pollMs = options.pollMs ?? 100;
   let chain = Promise.resolve();
   const drain = async (heads: Heads): Promise<void> => {
     for (const [twin, head] of Object.entries(heads)) {
@@ -40,21 +41,36 @@ export async function followEntries(world: World, options: FollowOptions): Promi
       while (after < head) {
         const entries = await world.twin(twin).entries({ after, limit: PAGE });
         if (entries.length === 0) break;
-        for (const e of entries) await options.onEntry(e);
-        after = entries.at(-1)!.seq;
-        seen.set(twin, after);
+        // Entry by entry: a failure part way hands over none of those before it again.
+        for (const e of entries) {
+          await options.onEntry(e);
+          after = e.seq;
+          seen.set(twin, after);
+        }
       }
     }
   };
-  const off = watcher.subscribe((heads) => {
+  // A read or a hand-over that failed is tried again after a poll's pause, not only when the
+  // next append moves a head (which may never come).
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const follow = (heads: Heads): void => {
     chain = chain
       .then(() => drain(heads))
-      .catch((error: unknown) =>
-        (options.onError ?? ((e) => world.reportError(e, 'follow')))(error),
-      );
-  });
+      .catch((error: unknown) => {
+        (options.onError ?? ((e) => world.reportError(e, 'follow')))(error);
+        if (!stopped && retry === undefined)
+          retry = setTimeout(() => {
+            retry = undefined;
+            follow(heads);
+          }, pollMs);
+      });
+  };
+  const off = watcher.subscribe(follow);
   return {
     async stop() {
+      stopped = true;
+      if (retry !== undefined) clearTimeout(retry);
       off();
       await watcher.close();
       await chain;

@@ -36,6 +36,8 @@ export function watchHeads(
   let last: Heads | undefined;
   let timer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
+  /** A poll is running: its end schedules the next, so a subscriber must not start another loop. */
+  let inFlight = false;
   let closed = false;
 
   const poll = async (): Promise<void> => {
@@ -49,9 +51,16 @@ export function watchHeads(
     }
   };
   const schedule = (): void => {
-    if (closed || listeners.size === 0) return;
+    if (closed || listeners.size === 0) {
+      timer = undefined;
+      return;
+    }
     timer = setTimeout(() => {
-      polling = poll().finally(schedule);
+      inFlight = true;
+      polling = poll().finally(() => {
+        inFlight = false;
+        schedule();
+      });
     }, pollMs);
   };
 
@@ -62,7 +71,7 @@ export function watchHeads(
     },
     subscribe(listener) {
       listeners.add(listener);
-      if (listeners.size === 1 && timer === undefined) schedule();
+      if (listeners.size === 1 && timer === undefined && !inFlight) schedule();
       return () => {
         listeners.delete(listener);
         if (listeners.size === 0 && timer !== undefined) {
