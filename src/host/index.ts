@@ -23,7 +23,8 @@ export {
 } from './host.js';
 export { advanceWorld } from './control/clock.js';
 export { jsonResponse, controlInput, type ControlHandler } from './control/respond.js';
-export { listen, MAX_BODY_BYTES, type Listening, type ListenOptions } from './node-server.js';
+export { listen, type Listening, type ListenOptions } from './node-server.js';
+export { MAX_BODY_BYTES } from './request-body.js';
 export type {
   IdempotencyStore,
   IdempotencyClaim,

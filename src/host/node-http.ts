@@ -4,6 +4,7 @@
 // the client goes away.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MAX_BODY_BYTES, readCappedBody, refuseTooLarge } from './request-body.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -14,9 +15,6 @@ export interface NodeHost {
   readonly origin: string;
   close(): Promise<void>;
 }
-
-/** The most a request body may hold (1 MiB, as the surfaces' host takes); past it, 413. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 async function toRequest(
   req: IncomingMessage,
@@ -31,15 +29,9 @@ async function toRequest(
   const method = req.method ?? 'GET';
   let body: Buffer | undefined;
   if (method !== 'GET' && method !== 'HEAD') {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      // Stop holding it, before anyone has looked at who sent it.
-      if (size > MAX_BODY_BYTES) return 'too_large';
-      chunks.push(chunk as Buffer);
-    }
-    body = Buffer.concat(chunks);
+    const read = await readCappedBody(req);
+    if (read === 'too_large') return read;
+    body = read;
   }
   return new Request(new URL(req.url ?? '/', origin), {
     method,
@@ -84,16 +76,11 @@ export async function serveFetch(
     void (async () => {
       try {
         const request = await toRequest(req, origin, aborted.signal);
-        if (request === 'too_large') {
-          res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-          res.end(
-            JSON.stringify({
-              error: 'PAYLOAD_TOO_LARGE',
-              message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
-            }),
-          );
-          return;
-        }
+        if (request === 'too_large')
+          return refuseTooLarge(res, {
+            error: 'PAYLOAD_TOO_LARGE',
+            message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
+          });
         await writeResponse(res, await handler(request));
       } catch (error) {
         if (!aborted.signal.aborted) options.onError?.(error);

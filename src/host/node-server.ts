@@ -5,8 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { TwinError } from '../errors.js';
 import type { SurfaceHost } from './host.js';
-
-export const MAX_BODY_BYTES = 1024 * 1024;
+import { MAX_BODY_BYTES, readCappedBody, refuseTooLarge } from './request-body.js';
 
 export interface ListenOptions {
   /** 0 (default): a free port. */
@@ -20,31 +19,15 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return 'too_large';
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 async function handle(host: SurfaceHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  if (body === 'too_large') {
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-    res.end(
-      JSON.stringify({
-        error: {
-          code: 'PAYLOAD_TOO_LARGE',
-          message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
-        },
-      }),
-    );
-    return;
-  }
+  const body = await readCappedBody(req);
+  if (body === 'too_large')
+    return refuseTooLarge(res, {
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
+      },
+    });
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
