@@ -177,17 +177,23 @@ describe('actions are refused as the CLI refuses them, and append nothing', () =
   });
 });
 
+/** The console's event stream, read one chunk at a time (an SSE event each). */
+async function eventStream(c: ConsoleHandler, aborted: AbortController) {
+  const r = await c.fetch(
+    new Request(`http://127.0.0.1:1/events?token=${TOKEN}`, { signal: aborted.signal }),
+  );
+  const reader = r.body!.getReader();
+  const next = async () => new TextDecoder().decode((await reader.read()).value);
+  return { r, next };
+}
+
 describe('live and clock', () => {
   it('the event stream sends the heads now and again when any write moves one', async () => {
     const { world, console: c, dispatcher } = open(new RealClock());
     const aborted = new AbortController();
     try {
-      const r = await c.fetch(
-        new Request(`http://127.0.0.1:1/events?token=${TOKEN}`, { signal: aborted.signal }),
-      );
+      const { r, next } = await eventStream(c, aborted);
       expect(r.headers.get('content-type')).toContain('text/event-stream');
-      const reader = r.body!.getReader();
-      const next = async () => new TextDecoder().decode((await reader.read()).value);
       const first = await next();
       const head = (await readHeads(world)).stripe!;
       expect(first).toBe(`event: heads\ndata: ${JSON.stringify(await readHeads(world))}\n\n`);
@@ -209,11 +215,7 @@ describe('live and clock', () => {
     const { world, console: c, dispatcher } = open(new RealClock());
     const aborted = new AbortController();
     try {
-      const r = await c.fetch(
-        new Request(`http://127.0.0.1:1/events?token=${TOKEN}`, { signal: aborted.signal }),
-      );
-      const reader = r.body!.getReader();
-      const next = async () => new TextDecoder().decode((await reader.read()).value);
+      const { next } = await eventStream(c, aborted);
       await next();
       // three writes, each seen by the 20 ms heads poll (on a quiet machine), while nobody reads
       for (let i = 0; i < 3; i++) {
