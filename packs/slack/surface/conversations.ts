@@ -32,6 +32,7 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     )
       .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
       .filter((m) => {
+        if (oldest === undefined && latest === undefined) return true;
         const at = tsValue(m.ts);
         return (
           (oldest === undefined || (inclusive ? at >= oldest : at > oldest)) &&
