@@ -25,7 +25,8 @@ import { pgWorld } from './postgres.js';
 const JOBS_POLLED = Number(process.env.BENCH_N ?? 600);
 const JOBS = Number(process.env.BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PROCESSES = [1, 2, 4];
+/** BENCH_PROCESSES=1,2: the worker process counts to run (default 1, 2 and 4). */
+const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2,4').split(',').map(Number);
 const SYSTEMS = ['pg-boss-1', 'pg-boss-16', 'graphile-worker', 'twinworld'] as const;
 /** BENCH_ONLY=twinworld (comma-separated): run only these systems, for a look at one. */
 const ONLY = process.env.BENCH_ONLY?.split(',');

@@ -26,12 +26,15 @@ export class ActionQueue<A, R> {
   submit(action: A, scope: StoreScope): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.waiting.push({ action, scope, resolve, reject });
-      if (!this.draining) void this.drain();
+      if (this.draining) return;
+      this.draining = true;
+      // A microtask later, not at once: actions submitted back to back (a group commit's turn)
+      // are all waiting by then and go in one section instead of the first going alone.
+      queueMicrotask(() => void this.drain());
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
     try {
       while (this.waiting.length > 0) await this.runGroup(this.takeGroup());
     } finally {

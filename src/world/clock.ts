@@ -11,8 +11,16 @@ export interface Clock {
   schedule(at: number, task: Task): () => void;
 }
 
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** Many stamps fall in one millisecond (a section's entries, a group's decides): built once. */
 export function isoAt(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /**

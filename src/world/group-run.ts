@@ -7,7 +7,7 @@ import { TwinError } from '../errors.js';
 import type { ChainHead } from '../log/chain.js';
 import type { Entry, Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
-import type { Resource } from '../state/resource.js';
+import { resourceKey, type Resource } from '../state/resource.js';
 import { MAX_GROUP, type ActionQueue, type Waiting } from './action-queue.js';
 import { normalizeDecision as normalize, type Decision } from './decision.js';
 import { MISS, nestedError, type Section } from './section.js';
@@ -102,11 +102,7 @@ export function decideGroup(
     const joined = i >= joinedFrom;
     if (joined && (deferring || waiting)) return { ok: false, error: MISS, deferred: true };
     s.noLoads = joined;
-    const at = {
-      appends: s.appends.length,
-      puts: s.puts.length,
-      staged: decides.length > 1 ? new Map(s.staged) : undefined,
-    };
+    const at = { appends: s.appends.length, puts: s.puts.length };
     s.missed = false;
     try {
       const outcome = decideAndFold(run, s, head, decide);
@@ -114,12 +110,7 @@ export function decideGroup(
       return { ok: true, ...outcome };
     } catch (error) {
       s.nested = false;
-      s.appends.length = at.appends;
-      s.puts.length = at.puts;
-      if (at.staged !== undefined) {
-        s.staged.clear();
-        for (const [key, value] of at.staged) s.staged.set(key, value);
-      }
+      takeBack(s, at.appends, at.puts);
       if (joined && (error === MISS || s.missed)) {
         deferring = true;
         return { ok: false, error: MISS, deferred: true };
@@ -209,6 +200,25 @@ function decideAndFold<T>(
     );
   }
   return { result, skipped, entries };
+}
+
+/**
+ * Takes back what a member staged: its entries, its puts, and each resource it staged as it was
+ * staged before (or not at all). Keys keep their place in `staged`, so the view is as it was.
+ */
+function takeBack(s: Section, appends: number, puts: number): void {
+  for (let i = s.puts.length - 1; i >= puts; i--) {
+    const { type, id } = s.puts[i]!.resource;
+    let earlier: Resource | undefined;
+    for (let j = puts - 1; j >= 0 && earlier === undefined; j--) {
+      const r = s.puts[j]!.resource;
+      if (r.type === type && r.id === id) earlier = r;
+    }
+    if (earlier === undefined) s.staged.delete(resourceKey(type, id));
+    else s.staged.set(resourceKey(type, id), earlier);
+  }
+  s.appends.length = appends;
+  s.puts.length = puts;
 }
 
 function lastOf(s: Section): ChainHead | undefined {

@@ -19,6 +19,7 @@ import { isoAt, VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 import { until } from '../support/dispatch-harness.js';
+import { logCommits } from '../support/commit-log.js';
 
 type Handler = (
   req: InProcessRequest,
@@ -284,11 +285,7 @@ describe('when new records go out', () => {
         fields: { url: `inproc://${ep}/hook`, secret_ref: 'ep', events: ['*'], status: 'enabled' },
       });
     }
-    const commits: string[][] = [];
-    s.twin.use({
-      name: 'commit-log',
-      afterCommit: (entries) => void commits.push(entries.map((e) => e.operation)),
-    });
+    const commits = logCommits(s.twin);
     await s.create();
     const ids = (await s.twin.list('delivery')).map((d) => d.id);
     expect(ids).toHaveLength(3);

@@ -14,6 +14,7 @@ import type { WorkKind } from '../../src/work/work-kind.js';
 import { Worker } from '../../src/work/worker.js';
 import { tempDir } from '../support/backends.js';
 import { dispatchHarness, DISPATCH_T0 } from '../support/dispatch-harness.js';
+import { logCommits } from '../support/commit-log.js';
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
@@ -146,11 +147,7 @@ describe('the worker', () => {
     const clock = new VirtualClock(DISPATCH_T0);
     const host = await dispatchHarness(() => 200, { clock, autoDispatch: false });
     for (const id of ['cus_1', 'cus_2', 'cus_3']) await host.create(id);
-    const commits: string[][] = [];
-    host.twin.use({
-      name: 'commits',
-      afterCommit: (entries) => void commits.push(entries.map((e) => e.operation)),
-    });
+    const commits = logCommits(host.twin);
     const worker = new Worker(host.world, deliveryWork(host.dispatcher), { concurrency: 1 });
     await driveUntil(clock, worker.runUntilIdle());
     expect(host.received).toHaveLength(3);

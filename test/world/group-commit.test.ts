@@ -4,6 +4,33 @@ import { describe, expect, it } from 'vitest';
 import { commit, skip } from '../../src/world/decision.js';
 import { GroupCommit } from '../../src/world/group-commit.js';
 import { openWorld } from '../../src/world/world.js';
+import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
+import type { StorageBackend } from '../../src/storage/port.js';
+
+/** A memory backend whose sections start 5 ms late, as a networked store's would. */
+function slowBackend(): StorageBackend {
+  const inner = new MemoryBackend();
+  return {
+    kind: inner.kind,
+    listTwins: () => inner.listTwins(),
+    close: () => inner.close(),
+    async openTwin(name) {
+      const store = await inner.openTwin(name);
+      return {
+        name: store.name,
+        async transact(section, scope) {
+          await new Promise((r) => setTimeout(r, 5));
+          return store.transact(section, scope);
+        },
+        head: () => store.head(),
+        entryBodies: (after) => store.entryBodies(after),
+        liveResources: () => store.liveResources(),
+        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
+        close: () => store.close(),
+      };
+    },
+  };
+}
 
 const bump =
   (id: string) =>
@@ -81,6 +108,31 @@ describe('GroupCommit', () => {
     // a decide answering something that is no decision is refused alone
     const bad = commits.submit(() => ({ nonsense: true }) as never);
     await expect(bad).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', path: 'decide' });
+    await world.close();
+  });
+
+  it('a refused member never lets a later turn decide before its neighbours (slow store)', async () => {
+    const world = openWorld({ root: ':memory:', backend: slowBackend() });
+    const twin = world.twin('t');
+    const commits = new GroupCommit(twin, () => '2026-01-01T00:00:00.000Z');
+    const first = Promise.allSettled([
+      commits.submit(bump('a')),
+      commits.submit(() =>
+        commit([{ operation: 'bad op!', subjectType: 'counter', subjectId: 'x' }], 'never'),
+      ),
+      commits.submit(bump('a')),
+    ]);
+    // The next turn submits while the first turn's section still waits for the store.
+    await new Promise((r) => setImmediate(r));
+    const later = commits.submit(bump('a'));
+    const outcomes = await first;
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'refused'))).toEqual([
+      1,
+      'refused',
+      2,
+    ]);
+    expect(await later).toBe(3);
+    expect((await twin.entries()).map((e) => e.fields?.n)).toEqual([1, 2, 3]);
     await world.close();
   });
 });

@@ -7,7 +7,7 @@ import type { ReadView } from '../../state/read-view.js';
 import type { Resource } from '../../state/resource.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, normalizeDecision, skip, type Decision } from '../../world/decision.js';
-import { Overlay } from '../../world/group-commit.js';
+import { Overlay } from '../../world/overlay.js';
 import { DUE_INDEX } from '../../work/lease.js';
 import type { EventsDeclaration } from '../declaration.js';
 import {
