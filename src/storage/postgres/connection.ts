@@ -112,6 +112,10 @@ export class Connection {
       throw connectError(error, this.endpoint);
     }
     if (!this.ready.has(client)) {
+      // A session that dies while checked out emits an error the pool does not catch (it only
+      // listens to idle ones): unheard, it would end the process. The query in flight rejects
+      // with the same error, and that is where it is reported.
+      client.on('error', () => {});
       try {
         await client.query(this.sessionSetup);
       } catch (error) {

@@ -66,6 +66,8 @@ export class PostgresTx implements StoreTx {
   private atCommit: { text: string; rows: (rows: Resource[]) => void } | undefined;
   /** The query sent and not yet answered, if any: what a slow section reports it waits for. */
   private inFlight: string | undefined;
+  /** The commit's last query went out and the connection died before its answer. */
+  private unanswered = false;
 
   constructor(
     private readonly client: Client,
@@ -86,6 +88,15 @@ export class PostgresTx implements StoreTx {
 
   get isOpen(): boolean {
     return this.open;
+  }
+
+  /**
+   * The last entry of a commit whose COMMIT was sent and never answered (the connection dropped):
+   * whether it landed is for the caller to find out. Undefined for any other failure.
+   */
+  get unconfirmed(): { seq: number; body: string } | undefined {
+    const last = this.entries[this.entries.length - 1];
+    return this.unanswered && last !== undefined ? { seq: last.seq, body: last.body } : undefined;
   }
 
   /** Whether BEGIN was sent (and so a ROLLBACK is owed if the section fails). */
@@ -390,12 +401,14 @@ export class PostgresTx implements StoreTx {
   /** Sends a commit's queries in order; a failed condition is HeadMoved. */
   private async send(queries: readonly string[]): Promise<void> {
     let last: unknown;
-    for (const text of queries) {
+    for (const [i, text] of queries.entries()) {
       try {
         last = await this.query(text);
       } catch (error) {
         if (error instanceof Error && error.message.includes(HEAD_MOVED))
           throw new HeadMoved(this.twin);
+        // The query holding COMMIT went out and no answer came back: the server may have committed.
+        if (i === queries.length - 1 && connectionLost(error)) this.unanswered = true;
         throw this.mapError(error);
       }
     }
@@ -441,4 +454,15 @@ export class PostgresTx implements StoreTx {
 /** The tenant a row is stored under is text like its type and id: a NUL in it is refused as theirs is. */
 function storedTenant(tenant: string | null): string | null {
   return tenant === null ? null : checkText(tenant, 'fields.tenantId');
+}
+
+/**
+ * A failure that is not the server's answer: the socket closed or errored. The server answers with
+ * a SQLSTATE; of those only connection exceptions (08) and operator intervention (57, a terminated
+ * session) leave the fate of a COMMIT in flight open.
+ */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57');
 }

@@ -97,6 +97,7 @@ export class PostgresTwinStore implements TwinStore {
       readOnly,
     );
     let broken = false;
+    let released = false;
     // Reported, never acted on: a section open this long waits at a lock, on the server, or on
     // something in this process, and the warning says which.
     const slow = setTimeout(() => {
@@ -106,15 +107,15 @@ export class PostgresTwinStore implements TwinStore {
       );
     }, this.conn.slowSectionMs);
     slow.unref();
+    let decided: { value: T } | undefined;
     try {
-      let value: T;
       try {
-        value = await current.run({ store: this, tx }, () => section(tx));
+        decided = { value: await current.run({ store: this, tx }, () => section(tx)) };
       } finally {
         tx.close();
       }
       await tx.commit();
-      return value;
+      return decided.value;
     } catch (error) {
       // Whatever the section or the commit left of the transaction goes; a session that cannot even
       // roll back is closed rather than reused.
@@ -125,9 +126,47 @@ export class PostgresTwinStore implements TwinStore {
           broken = true;
         }
       }
+      // A commit whose answer was lost may have landed: running the section again would append
+      // its entries twice, so whether it did is asked first, on another session.
+      const unconfirmed = tx.unconfirmed;
+      if (decided !== undefined && unconfirmed !== undefined) {
+        this.conn.release(client, true);
+        released = true;
+        if (await this.landed(unconfirmed, tenant)) return decided.value;
+      }
       throw error;
     } finally {
       clearTimeout(slow);
+      if (!released) this.conn.release(client, broken);
+    }
+  }
+
+  /**
+   * Whether the entry a lost commit would have written is in the log. The twin's lock is taken
+   * first, so a commit the server is still running has finished (or rolled back) before the read.
+   * A check that fails itself answers no: the caller keeps the commit's own error.
+   */
+  private async landed(last: { seq: number; body: string }, tenant: string | undefined) {
+    let client: Client;
+    try {
+      client = await this.conn.acquire();
+    } catch {
+      return false;
+    }
+    let broken = false;
+    try {
+      const results = (await client.query(
+        [
+          ...this.beginStatements(tenant, false),
+          `SELECT body FROM twinworld.entries WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)} AND seq = ${last.seq}`,
+          'COMMIT',
+        ].join(';\n'),
+      )) as unknown as { rows: { body: string }[] }[];
+      return results[results.length - 2]?.rows[0]?.body === last.body;
+    } catch {
+      broken = true;
+      return false;
+    } finally {
       this.conn.release(client, broken);
     }
   }
