@@ -111,6 +111,33 @@ export function indexKeys(
   return keys;
 }
 
+/**
+ * The longest key an index keeps, in UTF-8 bytes (an ordered index's with its order stamps).
+ * PostgreSQL's B-tree refuses a row past about 2.7 kB, and the key shares it with the world, twin,
+ * type, index name and id; every backend refuses the same writes, so a walk runs alike on each.
+ */
+export const MAX_INDEX_KEY_BYTES = 1024;
+
+/** Refuses a write that would keep `resource` under a key longer than MAX_INDEX_KEY_BYTES. */
+export function checkIndexKeys(
+  resource: Resource,
+  keys: readonly IndexKey[],
+  decls: readonly IndexDeclaration[],
+): void {
+  for (const { name, key } of keys) {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: short keys need no exact count.
+    if (key.length * 3 <= MAX_INDEX_KEY_BYTES) continue;
+    const bytes = Buffer.byteLength(key, 'utf8');
+    if (bytes <= MAX_INDEX_KEY_BYTES) continue;
+    const field = decls.find((d) => d.name === name)?.field ?? name;
+    throw new TwinError(
+      'INVALID_WRITE',
+      `${resource.type} "${resource.id}": index "${name}" would keep it under a key of ${bytes} bytes taken from fields.${field}; index keys are at most ${MAX_INDEX_KEY_BYTES} bytes of UTF-8 — shorten the value, or index another field`,
+      { path: `fields.${field}` },
+    );
+  }
+}
+
 export function indexSignature(decls: readonly IndexDeclaration[]): string {
   return JSON.stringify(
     [...decls]

@@ -3,7 +3,13 @@
 // the section until its commit.
 import { buildEntry, validateWrite, type Entry, type Write } from '../log/write.js';
 import { lineHash } from '../log/chain.js';
-import { DUE_INDEX, indexKeys, type IndexDeclaration, type IndexKey } from '../state/indexes.js';
+import {
+  checkIndexKeys,
+  DUE_INDEX,
+  indexKeys,
+  type IndexDeclaration,
+  type IndexKey,
+} from '../state/indexes.js';
 import { foldEntry, resourceKey, type Resource } from '../state/resource.js';
 import type { IndexDelta } from '../storage/port.js';
 import { isoAt, type Clock } from './clock.js';
@@ -83,6 +89,7 @@ function deltaOf(
   const prev = state.resource(s, next.type, next.id);
   const plain = decls.filter((d) => d.orderBy === undefined);
   const delta = diffKeys(indexKeys(prev, plain), indexKeys(next, plain));
+  checkIndexKeys(next, delta.add, decls);
   if (plain.length === decls.length) return delta;
   const ordered = orderedDelta(
     s,
@@ -91,6 +98,7 @@ function deltaOf(
     decls.filter((d) => d.orderBy !== undefined),
     seq,
   );
+  checkIndexKeys(next, ordered.add, decls);
   return { remove: [...delta.remove, ...ordered.remove], add: [...delta.add, ...ordered.add] };
 }
 
