@@ -9,6 +9,8 @@ export interface StoreWriteHooks {
   readonly append?: (entry: Entry, write: () => void) => void;
   /** Called in place of each resource put: throw to fail the section there, or call `write`. */
   readonly putResource?: (resource: Resource, write: () => void) => void;
+  /** Awaited before each section starts: a networked store's latency, say. */
+  readonly beforeSection?: () => Promise<void>;
 }
 
 export function interceptStoreWrites(
@@ -47,7 +49,10 @@ export function interceptStoreWrites(
       const store = await inner.openTwin(name);
       return {
         name: store.name,
-        transact: (section, scope) => store.transact((tx) => section(wrap(tx)), scope),
+        transact: async (section, scope) => {
+          await hooks.beforeSection?.();
+          return store.transact((tx) => section(wrap(tx)), scope);
+        },
         head: () => store.head(),
         entryBodies: (after) => store.entryBodies(after),
         liveResources: () => store.liveResources(),

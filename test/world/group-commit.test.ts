@@ -5,32 +5,7 @@ import { commit, skip } from '../../src/world/decision.js';
 import { GroupCommit } from '../../src/world/group-commit.js';
 import { openWorld } from '../../src/world/world.js';
 import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
-import type { StorageBackend } from '../../src/storage/port.js';
-
-/** A memory backend whose sections start 5 ms late, as a networked store's would. */
-function slowBackend(): StorageBackend {
-  const inner = new MemoryBackend();
-  return {
-    kind: inner.kind,
-    listTwins: () => inner.listTwins(),
-    close: () => inner.close(),
-    async openTwin(name) {
-      const store = await inner.openTwin(name);
-      return {
-        name: store.name,
-        async transact(section, scope) {
-          await new Promise((r) => setTimeout(r, 5));
-          return store.transact(section, scope);
-        },
-        head: () => store.head(),
-        entryBodies: (after) => store.entryBodies(after),
-        liveResources: () => store.liveResources(),
-        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
-        close: () => store.close(),
-      };
-    },
-  };
-}
+import { interceptStoreWrites } from '../support/intercepted-backend.js';
 
 const bump =
   (id: string) =>
@@ -112,7 +87,11 @@ describe('GroupCommit', () => {
   });
 
   it('a refused member never lets a later turn decide before its neighbours (slow store)', async () => {
-    const world = openWorld({ root: ':memory:', backend: slowBackend() });
+    // Sections start 5 ms late, as a networked store's would.
+    const backend = interceptStoreWrites(new MemoryBackend(), {
+      beforeSection: () => new Promise((r) => setTimeout(r, 5)),
+    });
+    const world = openWorld({ root: ':memory:', backend });
     const twin = world.twin('t');
     const commits = new GroupCommit(twin, () => '2026-01-01T00:00:00.000Z');
     const first = Promise.allSettled([
