@@ -155,13 +155,15 @@ export class PostgresTwinStore implements TwinStore {
     }
     let broken = false;
     try {
-      const results = (await client.query(
+      // Several statements in one text: the driver answers with one result per statement.
+      const answered: unknown = await client.query(
         [
           ...this.beginStatements(tenant, false),
           `SELECT body FROM twinworld.entries WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)} AND seq = ${last.seq}`,
           'COMMIT',
         ].join(';\n'),
-      )) as unknown as { rows: { body: string }[] }[];
+      );
+      const results = answered as { rows: { body: string }[] }[];
       return results[results.length - 2]?.rows[0]?.body === last.body;
     } catch {
       broken = true;
