@@ -17,18 +17,28 @@ afterAll(async () => {
   for (const s of servers) s.close();
 });
 
-/** A loopback proxy to `port`; `cutNextCommit()` drops the reply to the next COMMIT the client sends. */
+/**
+ * A loopback proxy to `port`. `cutNextCommit()` drops the reply to the next COMMIT the client
+ * sends (the server committed); `cutNextCommit('request')` drops that COMMIT itself (it did not).
+ */
 async function proxy(
   port: number,
-): Promise<{ port: number; cutNextCommit(): void; cuts(): number }> {
-  let armed = false;
+): Promise<{ port: number; cutNextCommit(what?: 'reply' | 'request'): void; cuts(): number }> {
+  let armed: 'reply' | 'request' | undefined;
   let cuts = 0;
   const server = createServer((client: Socket) => {
     const upstream = connect(port, '127.0.0.1');
     let dropReply = false;
     client.on('data', (chunk) => {
-      if (armed && chunk.includes('COMMIT')) {
-        armed = false;
+      if (armed !== undefined && chunk.includes('COMMIT')) {
+        const what = armed;
+        armed = undefined;
+        if (what === 'request') {
+          cuts++;
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
         dropReply = true;
       }
       upstream.write(chunk);
@@ -48,7 +58,7 @@ async function proxy(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
-    cutNextCommit: () => void (armed = true),
+    cutNextCommit: (what = 'reply') => void (armed = what),
     cuts: () => cuts,
   };
 }
@@ -85,5 +95,19 @@ describe('PostgreSQL: a commit whose answer is lost', () => {
     expect((await twin.entries()).map((e) => e.fields?.n)).toEqual([1, 2, 3, 4]);
     // What the next action decides on is the committed state.
     expect((await twin.applyAtomic(bump)).result).toBe(5);
+  });
+
+  it('keeps the connection error when the commit never reached the server, and nothing is written', async () => {
+    const db = await createDatabase('lostreq');
+    const url = new URL(db.url);
+    const via = await proxy(Number(url.port));
+    url.port = String(via.port);
+    const twin = counterHost(url.toString(), uniqueName('w'), worlds);
+    expect((await twin.applyAtomic(bump)).result).toBe(1);
+    via.cutNextCommit('request');
+    await expect(twin.applyAtomic(bump)).rejects.toMatchObject({ code: 'STORE_UNREACHABLE' });
+    expect(via.cuts()).toBe(1);
+    expect(await twin.head()).toBe(1);
+    expect((await twin.applyAtomic(bump)).result).toBe(2);
   });
 });

@@ -4,6 +4,7 @@
 // trip. Sections of this twin in this process queue in memory first, so waiting for another host's
 // section holds one connection, not one per caller.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { canonicalJson } from '../../log/canonical-json.js';
 import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import {
@@ -142,34 +143,18 @@ export class PostgresTwinStore implements TwinStore {
   }
 
   /**
-   * Whether the entry a lost commit would have written is in the log. The twin's lock is taken
-   * first, so a commit the server is still running has finished (or rolled back) before the read.
-   * A check that fails itself answers no: the caller keeps the commit's own error.
+   * Whether the entry a lost commit would have written is in the log, read in a section of its
+   * own: it takes the twin's lock first, so a commit the server is still running has finished (or
+   * rolled back) before the read. A check that fails itself answers no: the caller keeps the
+   * commit's own error.
    */
   private async landed(last: { seq: number; body: string }, tenant: string | undefined) {
-    let client: Client;
     try {
-      client = await this.conn.acquire();
+      const [entry] = await this.section((tx) => tx.readEntries(last.seq - 1, 1), tenant, false);
+      // Stored lines are canonical: the entry read back spells the same bytes if it is ours.
+      return entry?.seq === last.seq && canonicalJson(entry) === last.body;
     } catch {
       return false;
-    }
-    let broken = false;
-    try {
-      // Several statements in one text: the driver answers with one result per statement.
-      const answered: unknown = await client.query(
-        [
-          ...this.beginStatements(tenant, false),
-          `SELECT body FROM twinworld.entries WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)} AND seq = ${last.seq}`,
-          'COMMIT',
-        ].join(';\n'),
-      );
-      const results = answered as { rows: { body: string }[] }[];
-      return results[results.length - 2]?.rows[0]?.body === last.body;
-    } catch {
-      broken = true;
-      return false;
-    } finally {
-      this.conn.release(client, broken);
     }
   }
 
