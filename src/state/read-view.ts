@@ -5,6 +5,12 @@ import type { Resource } from './resource.js';
 export interface ReadView {
   /** The resource, tombstone included (check `deleted`), or undefined if never written. */
   get(type: string, id: string): Resource | undefined;
+  /**
+   * `get` of several ids of one type, in their order: the reads the view must make start together
+   * (one round trip on a store that answers asynchronously). Present on the views of read sections
+   * and decides; elsewhere, get each.
+   */
+  getMany?(type: string, ids: readonly string[]): (Resource | undefined)[];
   /** Live resources of a type, ordered by id. */
   list(type: string): Resource[];
   /** Live resources of a type whose declared index holds `key`. */

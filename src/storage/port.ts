@@ -150,8 +150,11 @@ export interface TwinStore {
   head(): Promise<number>;
   /** Raw canonical lines in (afterSeq, …], ascending, streamed: for export and replay. */
   entryBodies(afterSeq: number): AsyncIterable<string>;
-  /** Every live resource in (type, id) order (UTF-8 byte order), streamed. */
-  liveResources(): AsyncIterable<Resource>;
+  /**
+   * Every live resource in (type, id) order (UTF-8 byte order), streamed; with `after`, only those
+   * past it, so a reader that stops early can resume (or skip the rest of a type) with a seek.
+   */
+  liveResources(after?: { readonly type: string; readonly id: string }): AsyncIterable<Resource>;
   /** Entries whose subject is (type, id), ascending. */
   entriesBySubject(type: string, id: string): Promise<Entry[]>;
   close(): Promise<void>;

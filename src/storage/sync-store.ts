@@ -95,8 +95,8 @@ export class SyncTwinStore implements TwinStore {
     }
   }
 
-  async *liveResources(): AsyncIterable<Resource> {
-    let after: { type: string; id: string } | undefined;
+  async *liveResources(from?: { type: string; id: string }): AsyncIterable<Resource> {
+    let after = from;
     for (;;) {
       const page = await this.transact(() => this.engine.livePage(after, PAGE), { readOnly: true });
       yield* page;

@@ -165,6 +165,13 @@ export class TwinState {
     return this.cache.size === 0 && this.lookups.size === 0;
   }
 
+  /** Starts the store read `resource` would make, so reads started together share a round trip. */
+  prefetchResource(s: Section, type: string, id: string): void {
+    const key = resourceKey(type, id);
+    if (s.staged.has(key) || (!s.tenantScoped && this.cache.has(key))) return;
+    s.prefetch(`get:${key}`, () => s.tx.getResource(type, id));
+  }
+
   resource(s: Section, type: string, id: string): Resource | undefined {
     const key = resourceKey(type, id);
     const staged = s.staged.get(key);

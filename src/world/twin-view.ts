@@ -12,6 +12,10 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
   return {
     head,
     get: (type, id) => state.resource(s, type, id),
+    getMany: (type, ids) => {
+      for (const id of ids) state.prefetchResource(s, type, id);
+      return ids.map((id) => state.resource(s, type, id));
+    },
     list: (type) =>
       withStaged(
         s,

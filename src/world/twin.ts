@@ -218,10 +218,13 @@ export class Twin {
     return (await this.opened()).entriesBySubject(type, id);
   }
 
-  /** Every live resource in (type, id) order, streamed: one pass, for dumps and hashes. */
-  async *liveResources(): AsyncIterable<Resource> {
+  /**
+   * Every live resource in (type, id) order, streamed: one pass, for dumps and hashes; with
+   * `after`, only those past it (a seek, not a scan).
+   */
+  async *liveResources(after?: { type: string; id: string }): AsyncIterable<Resource> {
     const store = await this.opened();
-    for await (const r of store.liveResources()) yield freezeResource(r);
+    for await (const r of store.liveResources(after)) yield freezeResource(r);
   }
 
   async hash(): Promise<string> {

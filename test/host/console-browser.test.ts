@@ -145,6 +145,15 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       expect(elsewhere.requests.at(-1)?.url).toBe('/other');
       expect(receiver.requests.length).toBe(before + 2);
 
+      // The state hash reads every live resource, so it is computed when asked, by a button.
+      const twinRow = page
+        .locator('#twins-body tr')
+        .filter({ has: page.locator('td:first-child', { hasText: /^stripe$/ }) });
+      await twinRow.getByRole('button', { name: 'compute the state hash of stripe' }).click();
+      await expect
+        .poll(() => twinRow.locator('td').nth(3).locator('span').getAttribute('title'), LIVE)
+        .toMatch(/^sha256:[0-9a-f]{64}$/);
+
       await page.screenshot({
         path: join(REPORTS, `console-${name.toLowerCase()}.png`),
         fullPage: true,

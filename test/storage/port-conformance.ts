@@ -476,6 +476,25 @@ export function describePortConformance(name: string, factory: () => Promise<Por
         .flatMap((t) => ids.map((id) => [t, id] as const))
         .sort((p, q) => utf8Order(p[0], q[0]) || utf8Order(p[1], q[1]));
       expect(live).toEqual(expected);
+      // resuming past a row (or past a key no row has) seeks to the next one in the same order
+      for (const i of [
+        0,
+        5,
+        ids.length - 1,
+        ids.length,
+        expected.length - 2,
+        expected.length - 1,
+      ]) {
+        const [type, id] = expected[i]!;
+        const rest = (await collect(store.liveResources({ type, id }))).map(
+          (r) => [r.type, r.id] as const,
+        );
+        expect(rest).toEqual(expected.slice(i + 1));
+      }
+      const pastType = (await collect(store.liveResources({ type: 'x', id: '\u{10FFFF}' }))).map(
+        (r) => r.type,
+      );
+      expect(pastType).toEqual(expected.filter(([t]) => utf8Order(t, 'x') > 0).map(([t]) => t));
     });
 
     it('streams more than one batch, and a stream left early frees what it held', async () => {

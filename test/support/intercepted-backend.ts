@@ -1,5 +1,6 @@
 // A real backend seen through hooks on its store writes, so a test can fail one write of a
-// section (a full disk, a lost connection) and watch what the kernel keeps and reports.
+// section (a full disk, a lost connection) and watch what the kernel keeps and reports, and on its
+// reads, so a test can tell what an operation read.
 import type { Entry } from '../../src/log/write.js';
 import type { Resource } from '../../src/state/resource.js';
 import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
@@ -11,22 +12,29 @@ export interface StoreWriteHooks {
   readonly putResource?: (resource: Resource, write: () => void) => void;
   /** Awaited before each section starts: a networked store's latency, say. */
   readonly beforeSection?: () => Promise<void>;
+  /** Told of each store read by its method's name, and of each row `liveResources` streams. */
+  readonly read?: (method: string) => void;
 }
 
 export function interceptStoreWrites(
   inner: StorageBackend,
   hooks: StoreWriteHooks,
 ): StorageBackend {
+  const seen = <T>(method: string, value: T): T => {
+    hooks.read?.(method);
+    return value;
+  };
   const wrap = (tx: StoreTx): StoreTx => ({
     head: () => tx.head(),
-    readEntries: (after, limit) => tx.readEntries(after, limit),
-    readTouched: (after, limit) => tx.readTouched(after, limit),
-    getResource: (type, id) => tx.getResource(type, id),
-    listResources: (type) => tx.listResources(type),
-    lookup: (type, index, key) => tx.lookup(type, index, key),
-    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
-    range: (type, index, query) => tx.range(type, index, query),
-    allResources: (type) => tx.allResources(type),
+    readEntries: (after, limit) => seen('readEntries', tx.readEntries(after, limit)),
+    readTouched: (after, limit) => seen('readTouched', tx.readTouched(after, limit)),
+    getResource: (type, id) => seen('getResource', tx.getResource(type, id)),
+    listResources: (type) => seen('listResources', tx.listResources(type)),
+    lookup: (type, index, key) => seen('lookup', tx.lookup(type, index, key)),
+    lookupUpTo: (type, index, maxKey, limit) =>
+      seen('lookupUpTo', tx.lookupUpTo(type, index, maxKey, limit)),
+    range: (type, index, query) => seen('range', tx.range(type, index, query)),
+    allResources: (type) => seen('allResources', tx.allResources(type)),
     getMeta: (key) => tx.getMeta(key),
     setMeta: (key, value) => tx.setMeta(key, value),
     clearIndex: (type, index) => tx.clearIndex(type, index),
@@ -55,7 +63,9 @@ export function interceptStoreWrites(
         },
         head: () => store.head(),
         entryBodies: (after) => store.entryBodies(after),
-        liveResources: () => store.liveResources(),
+        async *liveResources(after) {
+          for await (const r of store.liveResources(after)) yield seen('liveResources', r);
+        },
         entriesBySubject: (type, id) => store.entriesBySubject(type, id),
         close: () => store.close(),
       };

@@ -15,6 +15,7 @@ import {
   clockView,
   deliveriesView,
   dispatchesView,
+  hashView,
   historyView,
   resourcesView,
   schedulesView,
@@ -160,6 +161,8 @@ export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
         );
       case '/api/attempts':
         return json(200, await attemptsView(world, dispatcher, param(url, 'delivery') ?? ''));
+      case '/api/hash':
+        return json(200, await hashView(world, param(url, 'twin') ?? ''));
       case '/api/resources':
         return json(200, await resourcesView(world, param(url, 'twin') ?? ''));
       case '/api/history':

@@ -6,6 +6,8 @@ export const CONSOLE_SCRIPT = String.raw`
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 const open = { delivery: null, resource: null, headers: new Set() };
+// State hashes computed on request, by twin: shown while the twin's head stays where it was.
+const hashes = new Map();
 
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -66,6 +68,28 @@ function fill(select, values, keep) {
   select.value = values.some((v) => v[0] === current) ? current : keep || '';
 }
 
+function hashCell(t) {
+  const known = hashes.get(t.name);
+  if (known && known.head === t.head) return h('td', { className: 'mono', title: known.hash }, short(known.hash, 23));
+  // Reads every live resource of the twin, so only when asked.
+  const button = h('button', { type: 'button', 'aria-label': 'compute the state hash of ' + t.name }, 'compute');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    button.textContent = 'computing…';
+    try {
+      const out = await api('api/hash?twin=' + encodeURIComponent(t.name));
+      hashes.set(t.name, { head: t.head, hash: out.hash });
+      button.replaceWith(h('span', { title: out.hash }, short(out.hash, 23)));
+    } catch (e) {
+      button.disabled = false;
+      button.textContent = 'compute';
+      $('message').className = 'error';
+      $('message').textContent = String(e);
+    }
+  });
+  return h('td', { className: 'mono' }, button);
+}
+
 async function drawOverview() {
   const o = await api('api/overview');
   $('clock').textContent = o.clock.now;
@@ -73,7 +97,7 @@ async function drawOverview() {
   $('advance-clock').disabled = !o.clock.virtual;
   $('twins-body').replaceChildren(...o.twins.map((t) =>
     h('tr', {}, h('td', {}, t.name), h('td', {}, t.head), h('td', { className: 'mono', title: t.chain || '' }, short(t.chain, 16)),
-      h('td', { className: 'mono', title: t.hash }, short(t.hash, 23)))));
+      hashCell(t))));
   const sel = $('r-twin');
   const cur = sel.value;
   sel.replaceChildren(...o.twins.map((t) => h('option', { value: t.name }, t.name)));

@@ -1,8 +1,11 @@
-// What the console page shows, read from the store as it is now: twins with their heads, chains
-// and state hashes; deliveries (filtered) with their endpoints' recent success; trigger records;
-// schedules with their next occurrences and ledger; deferred dispatches; the world clock. Reads
-// only: nothing here appends. See docs/console.md.
+// What the console page shows, read from the store as it is now: twins with their heads and chains
+// (a state hash on request); recent deliveries (filtered) with their endpoints' recent success;
+// trigger records; schedules with their next occurrences and ledger; deferred dispatches; the world
+// clock. Reads only: nothing here appends. The page reads again whenever a head moves, so what it
+// reads on a refresh is bounded (a window of each log, a page per type), never the history: the
+// cost of a refresh is the same with a hundred records or a million. See docs/console.md.
 import { attemptId, attemptType, deliveryOf } from '../../events/delivery-records.js';
+import { TwinError } from '../../errors.js';
 import type { Dispatcher } from '../../events/dispatcher.js';
 import { locateEndpoints, type LocatedEndpoint } from '../../events/endpoint-lookup.js';
 import { packTwinName, registeredPacks } from '../../events/pack-registry.js';
@@ -24,6 +27,8 @@ export interface DeliveryFilter {
 
 /** Rows of one listing the page shows at most: a console, not an export. */
 const ROWS = 200;
+/** Newest entries of each pack's log whose deliveries the deliveries table shows. */
+export const DELIVERY_WINDOW = 2_000;
 /** The deliveries of an endpoint its success rate is computed over, newest first. */
 const RECENT = 20;
 
@@ -36,26 +41,47 @@ export async function twinsView(world: World): Promise<Record<string, unknown>[]
   for (const name of await world.twinNames()) {
     const twin = world.twin(name);
     const chain = await twin.chainHead();
-    out.push({
-      name,
-      head: await twin.head(),
-      chain: chain?.hash ?? null,
-      hash: await twin.hash(),
-    });
+    out.push({ name, head: chain?.seq ?? 0, chain: chain?.hash ?? null });
   }
   return out;
 }
 
-/** One twin's live resources by type (at most ROWS per type), newest version first. */
+/** One twin's state hash: on request only, since it reads every live resource. */
+export async function hashView(world: World, twinName: string) {
+  if (!(await world.twinNames()).includes(twinName))
+    throw new TwinError(
+      'UNKNOWN_TWIN',
+      `no twin ${JSON.stringify(twinName)} on this store; the Twins table lists the twins it holds`,
+      { path: 'twin' },
+    );
+  return { twin: twinName, hash: await world.twin(twinName).hash() };
+}
+
+/**
+ * One twin's live resources by type: the first ROWS of each type in id order, newest version
+ * first. Past ROWS of a type, the read seeks to the next type instead of reading on.
+ */
 export async function resourcesView(
   world: World,
   twinName: string,
 ): Promise<Record<string, { id: string; version: number }[]>> {
   if (!(await world.twinNames()).includes(twinName)) return {};
+  const twin = world.twin(twinName);
   const byType: Record<string, { id: string; version: number }[]> = {};
-  for await (const r of world.twin(twinName).liveResources()) {
-    const rows = (byType[r.type] ??= []);
-    if (rows.length < ROWS) rows.push({ id: r.id, version: r.version });
+  let after: { type: string; id: string } | undefined;
+  for (;;) {
+    let full: string | undefined;
+    for await (const r of twin.liveResources(after)) {
+      const rows = (byType[r.type] ??= []);
+      rows.push({ id: r.id, version: r.version });
+      if (rows.length === ROWS) {
+        full = r.type;
+        break;
+      }
+    }
+    if (full === undefined) break;
+    // No id is less than "", and no type lies between `full` and `full` + NUL.
+    after = { type: `${full}\u0000`, id: '' };
   }
   for (const rows of Object.values(byType)) rows.sort((a, b) => b.version - a.version);
   return byType;
@@ -86,13 +112,30 @@ function deliveryRow(pack: string, r: Resource): Record<string, unknown> {
   };
 }
 
-async function allDeliveries(world: World): Promise<Record<string, unknown>[]> {
+/**
+ * The deliveries the newest DELIVERY_WINDOW entries of each pack's log made or moved: what is
+ * happening now, read in two round trips whatever the history holds.
+ */
+async function recentDeliveries(world: World): Promise<Record<string, unknown>[]> {
   const twins = await world.twinNames();
   const rows: Record<string, unknown>[] = [];
   for (const pack of registeredPacks(world).values()) {
     if (pack.events === undefined || !twins.includes(packTwinName(pack))) continue;
-    for (const r of await world.twin(packTwinName(pack)).list(pack.events.recordType))
-      rows.push(deliveryRow(pack.name, r));
+    const recordType = pack.events.recordType;
+    const twin = world.twin(packTwinName(pack));
+    const head = await twin.head();
+    const window = await twin.entries({
+      after: Math.max(0, head - DELIVERY_WINDOW),
+      limit: DELIVERY_WINDOW,
+    });
+    const ids = [
+      ...new Set(window.filter((e) => e.subjectType === recordType).map((e) => e.subjectId)),
+    ];
+    const records = await twin.read(
+      (view) => view.getMany?.(recordType, ids) ?? ids.map((id) => view.get(recordType, id)),
+    );
+    for (const r of records)
+      if (r !== undefined && !r.deleted) rows.push(deliveryRow(pack.name, r));
   }
   // Newest first, as a person reading what just happened wants them.
   rows.sort(
@@ -126,7 +169,7 @@ function successRate(rows: readonly Record<string, unknown>[], endpoint: Located
 }
 
 export async function deliveriesView(world: World, filter: DeliveryFilter) {
-  const all = await allDeliveries(world);
+  const all = await recentDeliveries(world);
   const endpoints = (await locateEndpoints(world)).map((e) => ({
     ...e,
     recent: successRate(all, e),

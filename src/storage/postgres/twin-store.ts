@@ -211,8 +211,10 @@ export class PostgresTwinStore implements TwinStore {
     return this.reads.getMeta(key);
   }
 
-  async *liveResources(): AsyncIterable<Resource> {
-    const query = `SELECT type, id, version, deleted, fields FROM twinworld.resources WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)} AND NOT deleted ORDER BY type, id`;
+  async *liveResources(after?: { type: string; id: string }): AsyncIterable<Resource> {
+    const past =
+      after === undefined ? '' : ` AND (type, id) > (${lit(after.type)}, ${lit(after.id)})`;
+    const query = `SELECT type, id, version, deleted, fields FROM twinworld.resources WHERE world = ${lit(this.world)} AND twin = ${lit(this.name)}${past} AND NOT deleted ORDER BY type, id`;
     for await (const row of this.stream<ResourceRow>(query)) yield toResource(row);
   }
 
