@@ -114,7 +114,7 @@ function deliveryRow(pack: string, r: Resource): Record<string, unknown> {
 
 /**
  * The deliveries the newest DELIVERY_WINDOW entries of each pack's log made or moved: what is
- * happening now, read in two round trips whatever the history holds.
+ * happening now, read in a few round trips whatever the history holds.
  */
 async function recentDeliveries(world: World): Promise<Record<string, unknown>[]> {
   const twins = await world.twinNames();
