@@ -19,6 +19,8 @@ export const MISS: unique symbol = Symbol('twinworld.read-miss');
 export class Section {
   readonly loaded = new Map<string, unknown>();
   loads: Promise<void>[] = [];
+  /** Keys whose load is in `loads`: asked for again before it lands, they wait for it instead. */
+  private readonly loading = new Set<string>();
   missed = false;
   /** decide called applyAtomic: refused, even if decide caught the refusal. */
   nested = false;
@@ -76,10 +78,12 @@ export class Section {
       this.missed = true;
       throw MISS;
     }
-    const value = load();
-    if (!isPromise(value)) return value;
+    if (!this.loading.has(key)) {
+      const value = load();
+      if (!isPromise(value)) return value;
+      this.loads.push(this.landing(key, value));
+    }
     this.missed = true;
-    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
     throw MISS;
   }
 
@@ -93,10 +97,12 @@ export class Section {
       this.missed = true;
       return undefined;
     }
-    const value = load();
-    if (!isPromise(value)) return value;
+    if (!this.loading.has(key)) {
+      const value = load();
+      if (!isPromise(value)) return value;
+      this.loads.push(this.landing(key, value));
+    }
     this.missed = true;
-    this.loads.push(value.then((v) => void this.loaded.set(key, v)));
     return undefined;
   }
 
@@ -105,13 +111,29 @@ export class Section {
    * the run; its answer is kept like any other. A failure is left for the read that needs it.
    */
   prefetch<T>(key: string, load: () => Awaitable<T>): void {
-    if (this.loaded.has(key) || this.noLoads) return;
+    if (this.loaded.has(key) || this.loading.has(key) || this.noLoads) return;
     const value = load();
     if (!isPromise(value)) {
       this.loaded.set(key, value);
       return;
     }
-    this.loads.push(value.then((v) => void this.loaded.set(key, v)).catch(() => undefined));
+    this.loads.push(this.landing(key, value).catch(() => undefined));
+  }
+
+  /** Keeps a load's answer once it lands; until it settles, the key is not asked for again. */
+  private landing<T>(key: string, value: Promise<T>): Promise<void> {
+    this.loading.add(key);
+    return value.then(
+      (v) => {
+        this.loading.delete(key);
+        this.loaded.set(key, v);
+      },
+      (error: unknown) => {
+        // A failed load is asked for again by the next read that needs it (which then fails).
+        this.loading.delete(key);
+        throw error;
+      },
+    );
   }
 
   /** Forgets what the last run decided, keeping what it loaded. */
