@@ -3,28 +3,15 @@
 // of resources per type (a seek past a full type, not a scan), and the state hash only on request.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/events/dispatcher.js';
-import { registerPack, type Pack } from '../../src/events/pack-registry.js';
+import { registerPack } from '../../src/events/pack-registry.js';
 import { createConsoleHandler, type ConsoleHandler } from '../../src/host/console/handler.js';
 import { DELIVERY_WINDOW } from '../../src/host/console/snapshot.js';
 import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
 import { openWorld, type World } from '../../src/world/world.js';
+import { ACME_SECRET, acmePack } from '../support/acme-pack.js';
 import { interceptStoreWrites } from '../support/intercepted-backend.js';
 
 const TOKEN = 'console-bounded-reads';
-
-const pack: Pack = {
-  name: 'shop',
-  events: {
-    rules: [{ operation: 'customer.create', types: ['customer.created'] }],
-    envelope: { id: '$id', type: '$type', created: '$created', data: { object: '$object' } },
-    eventIdPrefix: 'evt_',
-    endpoints: [
-      { type: 'endpoint', urlField: 'url', secretRefField: 'secret_ref', eventsField: 'events' },
-    ],
-    signing: 'standard-webhooks',
-    recordType: 'delivery',
-  },
-};
 
 interface Opened {
   world: World;
@@ -49,16 +36,16 @@ async function open(): Promise<Opened> {
     read: (method) => reads.set(method, (reads.get(method) ?? 0) + 1),
   });
   const world = openWorld({ root: ':memory:', backend });
-  registerPack(world, pack);
+  registerPack(world, acmePack(undefined, 'shop'));
   const dispatcher = new Dispatcher(world, { autoDispatch: false });
   const console = createConsoleHandler({ world, dispatcher, token: TOKEN, pollMs: 20 });
-  await world.secrets.set('ep', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  await world.secrets.set('ep', ACME_SECRET);
   // Nothing listens on port 9 of the loopback: an attempt fails at once, and is an entry.
   await world.twin('shop').applyWrite({
     operation: 'endpoint.create',
     subjectType: 'endpoint',
     subjectId: 'ep',
-    fields: { url: 'http://127.0.0.1:9/hook', secret_ref: 'ep', events: ['*'] },
+    fields: { url: 'http://127.0.0.1:9/hook', secret_ref: 'ep', events: ['*'], status: 'enabled' },
   });
   opened = { world, dispatcher, console, reads };
   return opened;
