@@ -3,7 +3,8 @@
 // workers) and 16 jobs at a time, and graphile-worker 0.16 (concurrency 16) — same server, same
 // receiver in its own process, rounds interleaved. Beside each rate: round trips (queries the
 // worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
-//   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs per run; default 2,000, pg-boss 600)
+//   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs measured per run; default 2,000, pg-boss 600;
+//   BENCH_WARMUP=… jobs per worker process drained first, default 1,000, pg-boss a tenth)
 import { fork, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,6 +26,13 @@ import { pgWorld } from './postgres.js';
 const JOBS_POLLED = Number(process.env.BENCH_N ?? 600);
 const JOBS = Number(process.env.BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * BENCH_WARMUP=n: jobs per worker process drained before the measurement starts (pg-boss: a tenth),
+ * so that the figures are the steady state of a long-lived worker and not its JIT warm-up, which
+ * would otherwise be paid once per process and so weigh on more processes more. 0: measured cold,
+ * from the release on.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 /** BENCH_PROCESSES=1,2: the worker process counts to run (default 1, 2 and 4). */
 const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2,4').split(',').map(Number);
 const SYSTEMS = ['pg-boss-1', 'pg-boss-16', 'graphile-worker', 'twinworld'] as const;
@@ -134,6 +142,32 @@ function jobsOf(system: System): number {
   return system.startsWith('pg-boss') ? JOBS_POLLED : JOBS;
 }
 
+function warmupOf(system: System, processes: number): number {
+  return processes * (system.startsWith('pg-boss') ? Math.round(WARMUP / 10) : WARMUP);
+}
+
+interface Counted {
+  queries: number;
+  cpuMs: number;
+}
+
+/** Sends `message` to each worker and waits for each one's counts. */
+function ask(children: readonly ChildProcess[], message: 'mark' | 'stop'): Promise<Counted[]> {
+  return Promise.all(
+    children.map(
+      (c) =>
+        new Promise<Counted>((resolve, reject) => {
+          c.once('message', resolve);
+          if (message === 'stop')
+            c.once('exit', (code) => {
+              if (code !== 0) reject(new Error(`worker exited ${code}`));
+            });
+          c.send(message);
+        }),
+    ),
+  );
+}
+
 /** Fills the queue for one run and answers how to count what is done. */
 async function fill(
   db: pg.Client,
@@ -232,9 +266,10 @@ async function measure(
 ): Promise<Run> {
   const queue = `q${++runs}_${system.replace(/-/g, '_')}`;
   const N = jobsOf(system);
+  const W = warmupOf(system, n);
   const arrived = await receiver.count();
   const url = server.url;
-  const done = await fill(db, url, system, queue, receiver.url, N);
+  const done = await fill(db, url, system, queue, receiver.url, W + N);
   const worker = join(fileURLToPath(new URL('.', import.meta.url)), 'pg-queues-worker.js');
   const children: ChildProcess[] = Array.from({ length: n }, () =>
     fork(worker, [system, url, queue, receiver.url], {
@@ -249,32 +284,32 @@ async function measure(
   );
   await Promise.all(children.map((c) => new Promise((resolve) => c.once('message', resolve))));
   await settle();
-  const xid0 = await xid(db);
-  const t0 = performance.now();
-  const cpu0 = serverCpuMs(server.pid);
+  let xid0 = await xid(db);
+  let t0 = performance.now();
+  let cpu0 = serverCpuMs(server.pid);
   for (const c of children) c.send('go');
+  let marks: Counted[] = children.map(() => ({ queries: 0, cpuMs: 0 }));
+  if (W > 0) {
+    while ((await receiver.count()) < arrived + W) await new Promise((r) => setTimeout(r, 5));
+    t0 = performance.now();
+    cpu0 = serverCpuMs(server.pid);
+    xid0 = await xid(db);
+    marks = await ask(children, 'mark');
+  }
   const waits = TRACE ? await sampleWaits(url) : undefined;
   // The database is asked only once every job reached the receiver: its count of done jobs scans
   // the run's rows (for twinworld, parsing each delivery's JSON), and asked every 5 ms from the
   // start it took about half a core of the server's CPU from the systems being measured.
-  while ((await receiver.count()) < arrived + N) await new Promise((r) => setTimeout(r, 5));
-  while ((await done()) < N) await new Promise((r) => setTimeout(r, 5));
+  while ((await receiver.count()) < arrived + W + N) await new Promise((r) => setTimeout(r, 5));
+  while ((await done()) < W + N) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
   const serverCpu = (serverCpuMs(server.pid) - cpu0) / N;
   if (waits !== undefined) note(`${system} ${n}p: ${await waits()}`);
   const xid1 = await xid(db);
-  const reports = await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<{ queries: number; cpuMs: number }>((resolve, reject) => {
-          c.once('message', resolve);
-          c.once('exit', (code) => {
-            if (code !== 0) reject(new Error(`${system} worker exited ${code}`));
-          });
-          c.send('stop');
-        }),
-    ),
-  );
+  const reports = (await ask(children, 'stop')).map((r, i) => ({
+    queries: r.queries - marks[i]!.queries,
+    cpuMs: r.cpuMs - marks[i]!.cpuMs,
+  }));
   await Promise.all(
     children.map((c) =>
       c.exitCode === null
@@ -296,13 +331,17 @@ export const bench: Benchmark = {
   name: 'pg-queues',
   async run() {
     method(
-      `${JOBS} jobs per run (pg-boss: ${JOBS_POLLED}), filled before the workers start; 1, 2, 4 worker processes forked, connected, then released together; ` +
-        'rate = jobs / (release → the database shows all done, polled every 5 ms once the receiver has them all). 16 deliveries in flight per process: ' +
+      `${JOBS} jobs measured per run (pg-boss: ${JOBS_POLLED}), filled with the warm-up jobs before the workers start; 1, 2, 4 worker processes forked, connected, then released together; ` +
+        (WARMUP > 0
+          ? `The workers first drain ${WARMUP} jobs per process (pg-boss ${Math.round(WARMUP / 10)}; BENCH_WARMUP=0: measured cold), so the figures are a long-lived worker's steady state, not its JIT warm-up; ` +
+            'rate = jobs / (the receiver has the warm-up jobs → the database shows all done, polled every 5 ms once the receiver has them all); the counts below start at the same moment. '
+          : 'rate = jobs / (release → the database shows all done, polled every 5 ms once the receiver has them all). ') +
+        '16 deliveries in flight per process: ' +
         'twinworld Worker + Dispatcher (concurrency 16, Standard Webhooks signature); pg-boss 10 fetch-1 = 16 work() loops of batchSize 1, fetch-16 = one loop of batchSize 16; ' +
         `graphile-worker 0.16 run() concurrency 16. Median of ${ROUNDS} rounds, systems and process counts interleaved. ` +
         'round trips = queries sent by the worker processes\u2019 pg clients per job (idle polling included); commits = transaction ids used per job (write transactions); ' +
-        'worker cpu/job = CPU (user + system) the worker processes spent from the release until stopped, per job; ' +
-        'server cpu/job = CPU the PostgreSQL server (postmaster and backends) spent from the release until all were done, per job.' +
+        'worker cpu/job = CPU (user + system) the worker processes spent from the start of the measurement until stopped, per job; ' +
+        'server cpu/job = CPU the PostgreSQL server (postmaster and backends) spent from the start of the measurement until all were done, per job.' +
         (process.env.BENCH_LATENCY_MS === undefined
           ? ' The receiver answers at once (BENCH_LATENCY_MS=n: after n ms, as a real endpoint would).'
           : ` The receiver answers each request after ${process.env.BENCH_LATENCY_MS} ms.`) +
