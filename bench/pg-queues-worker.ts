@@ -1,7 +1,8 @@
 // Child process for bench/pg-queues.ts: one worker process of one system (twinworld, pg-boss with
 // fetch 1 or 16, graphile-worker) on a database the parent filled. Connects and says "ready", starts
 // working on "go"; on "mark" and on "stop" it reports the queries (round trips) its `pg` clients
-// sent and the CPU it spent since "go", and on "stop" then stops and exits. Every job is one signed or plain POST to the same receiver.
+// sent and the CPU it spent since "go", and on "stop" then stops and exits. Every job is one signed
+// or plain POST to the same receiver.
 import pg from 'pg';
 import { HttpTransport } from '../src/index.js';
 

@@ -33,6 +33,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  * from the release on.
  */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+if (!Number.isSafeInteger(WARMUP) || WARMUP < 0)
+  throw new Error(
+    `BENCH_WARMUP must be a whole number of jobs, 0 or more (got ${process.env.BENCH_WARMUP})`,
+  );
 /** BENCH_PROCESSES=1,2: the worker process counts to run (default 1, 2 and 4). */
 const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2,4').split(',').map(Number);
 const SYSTEMS = ['pg-boss-1', 'pg-boss-16', 'graphile-worker', 'twinworld'] as const;
@@ -151,8 +155,12 @@ interface Counted {
   cpuMs: number;
 }
 
-/** Sends `message` to each worker and waits for each one's counts. */
-function ask(children: readonly ChildProcess[], message: 'mark' | 'stop'): Promise<Counted[]> {
+/** Sends `message` to each of `system`'s workers and waits for each one's counts. */
+function ask(
+  system: System,
+  children: readonly ChildProcess[],
+  message: 'mark' | 'stop',
+): Promise<Counted[]> {
   return Promise.all(
     children.map(
       (c) =>
@@ -160,7 +168,7 @@ function ask(children: readonly ChildProcess[], message: 'mark' | 'stop'): Promi
           c.once('message', resolve);
           if (message === 'stop')
             c.once('exit', (code) => {
-              if (code !== 0) reject(new Error(`worker exited ${code}`));
+              if (code !== 0) reject(new Error(`${system} worker exited ${code}`));
             });
           c.send(message);
         }),
@@ -294,7 +302,7 @@ async function measure(
     t0 = performance.now();
     cpu0 = serverCpuMs(server.pid);
     xid0 = await xid(db);
-    marks = await ask(children, 'mark');
+    marks = await ask(system, children, 'mark');
   }
   const waits = TRACE ? await sampleWaits(url) : undefined;
   // The database is asked only once every job reached the receiver: its count of done jobs scans
@@ -306,7 +314,7 @@ async function measure(
   const serverCpu = (serverCpuMs(server.pid) - cpu0) / N;
   if (waits !== undefined) note(`${system} ${n}p: ${await waits()}`);
   const xid1 = await xid(db);
-  const reports = (await ask(children, 'stop')).map((r, i) => ({
+  const reports = (await ask(system, children, 'stop')).map((r, i) => ({
     queries: r.queries - marks[i]!.queries,
     cpuMs: r.cpuMs - marks[i]!.cpuMs,
   }));
@@ -331,9 +339,9 @@ export const bench: Benchmark = {
   name: 'pg-queues',
   async run() {
     method(
-      `${JOBS} jobs measured per run (pg-boss: ${JOBS_POLLED}), filled with the warm-up jobs before the workers start; 1, 2, 4 worker processes forked, connected, then released together; ` +
+      `${JOBS} jobs measured per run (pg-boss: ${JOBS_POLLED}), filled${WARMUP > 0 ? ' with the warm-up jobs' : ''} before the workers start; 1, 2, 4 worker processes forked, connected, then released together; ` +
         (WARMUP > 0
-          ? `The workers first drain ${WARMUP} jobs per process (pg-boss ${Math.round(WARMUP / 10)}; BENCH_WARMUP=0: measured cold), so the figures are a long-lived worker's steady state, not its JIT warm-up; ` +
+          ? `the workers first drain ${WARMUP} jobs per process (pg-boss ${Math.round(WARMUP / 10)}; BENCH_WARMUP=0: measured cold), so the figures are a long-lived worker's steady state, not its JIT warm-up; ` +
             'rate = jobs / (the receiver has the warm-up jobs → the database shows all done, polled every 5 ms once the receiver has them all); the counts below start at the same moment. '
           : 'rate = jobs / (release → the database shows all done, polled every 5 ms once the receiver has them all). ') +
         '16 deliveries in flight per process: ' +
