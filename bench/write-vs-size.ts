@@ -17,7 +17,11 @@ import {
 
 const WRITES = 2_000;
 const ROUNDS = 9;
-const WARMUP = 500;
+/**
+ * More writes than a process caches resources (20,000, src/world/twin-state.ts): the big twin's
+ * rounds run with its cache full and evicting, as in a process that has been up for a while.
+ */
+const WARMUP = 25_000;
 
 function randomIds(size: number, count: number, seed: number): string[] {
   let state = seed >>> 0 || 1;

@@ -14,6 +14,7 @@ import type { IndexDeclaration } from '../state/indexes.js';
 import type { TouchedEntry } from '../storage/port.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { DeclaredIndexes, INDEXES_META_KEY } from './declared-indexes.js';
+import { BoundedMap } from './bounded-map.js';
 import { DueHints } from './due-hint.js';
 import type { Section } from './section.js';
 
@@ -34,7 +35,7 @@ export const INDEXES_READ = `meta:${INDEXES_META_KEY}`;
 const CHAIN_READ = `meta:${CHAIN_META_KEY}`;
 
 export class TwinState {
-  readonly cache = new Map<string, Resource | null>();
+  readonly cache = new BoundedMap<string, Resource | null>(CACHE_LIMIT);
   /**
    * Lookup answers as the store gave them, per type, then "index\0key": dropped for a type as soon
    * as any entry — committed here or caught up from another process — touches a resource of it.
@@ -177,7 +178,7 @@ export class TwinState {
     const staged = s.staged.get(key);
     if (staged !== undefined) return staged;
     const cached = s.tenantScoped ? undefined : this.cache.get(key);
-    // Evicted in insertion order (FIFO): re-ordering on every hit cost more than the misses it saves.
+    // Evicted by age of insertion (BoundedMap): re-ordering on every hit cost more than the misses it saves.
     if (cached !== undefined) {
       // Before the head is known (the first run over an asynchronous store), a row others keep
       // changing is asked for too, with the lock: see `hot`.
@@ -187,7 +188,7 @@ export class TwinState {
     }
     const stored = s.read(`get:${key}`, () => s.tx.getResource(type, id));
     const value = stored === undefined ? null : freezeResource(stored);
-    if (s.epoch === this.epoch && !s.tenantScoped) this.remember(key, value);
+    if (s.epoch === this.epoch && !s.tenantScoped) this.cache.set(key, value);
     return value ?? undefined;
   }
 
@@ -196,7 +197,7 @@ export class TwinState {
     this.epoch++;
     for (const [key, value] of staged) {
       this.lookups.delete(value.type);
-      this.remember(key, value);
+      this.cache.set(key, value);
     }
   }
 
@@ -222,11 +223,6 @@ export class TwinState {
     this.hot.delete(key);
     this.hot.add(key);
     if (this.hot.size > HOT_LIMIT) this.hot.delete(this.hot.keys().next().value as string);
-  }
-
-  remember(key: string, value: Resource | null): void {
-    this.cache.set(key, value);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
   }
 
   declared(type: string, index: string): IndexDeclaration[] {
