@@ -1,7 +1,7 @@
 // The write an author appends and the entry it becomes: the shape of every fact in a twin's log,
 // and the validation that refuses a bad write before anything is appended.
 import { TwinError } from '../errors.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, canonicalOwned } from './canonical-json.js';
 import { isChainHash } from './chain.js';
 import { isoProblem } from './iso-time.js';
 import {
@@ -267,8 +267,8 @@ function checkSize(serialized: string, path: string): void {
 
 /**
  * Builds an entry and its canonical line in one pass: only `fields` and `projection` need key
- * sorting, the rest is assembled in sorted key order. The entry owns fresh copies of both (parsed
- * back from their JSON), so later changes to the caller's objects cannot reach history.
+ * sorting, the rest is assembled in sorted key order. The entry owns fresh copies of both (made
+ * with their JSON), so later changes to the caller's objects cannot reach history.
  * Equal, byte for byte, to canonicalJson(entry) — a test holds it to that.
  */
 export function buildEntry(
@@ -276,18 +276,17 @@ export function buildEntry(
   meta: { seq: number; writeId: string; twin: string; recordedAt: string; prev: string },
   path: string,
 ): { entry: Entry; line: string } {
-  const fieldsJson = write.fields === undefined ? undefined : canonicalJson(write.fields);
-  const projectionJson =
-    write.projection === undefined ? undefined : canonicalJson(write.projection);
+  const fields = write.fields === undefined ? undefined : canonicalOwned(write.fields);
+  const projection = write.projection === undefined ? undefined : canonicalOwned(write.projection);
   const occurredAt = write.occurredAt ?? meta.recordedAt;
   const actor = write.actor ?? 'api';
   const q = JSON.stringify;
   const line =
     `{"actor":${q(actor)}` +
     (write.delete === undefined ? '' : `,"delete":${write.delete}`) +
-    (fieldsJson === undefined ? '' : `,"fields":${fieldsJson}`) +
+    (fields === undefined ? '' : `,"fields":${fields.json}`) +
     `,"occurredAt":${q(occurredAt)},"operation":${q(write.operation)},"prev":"${meta.prev}"` +
-    (projectionJson === undefined ? '' : `,"projection":${projectionJson}`) +
+    (projection === undefined ? '' : `,"projection":${projection.json}`) +
     `,"recordedAt":${q(meta.recordedAt)},"seq":${meta.seq},"subjectId":${q(write.subjectId)},"subjectType":${q(write.subjectType)},"twin":${q(meta.twin)},"writeId":${q(meta.writeId)}}`;
   // UTF-8 takes at most 3 bytes per UTF-16 unit: short lines need no exact count.
   if (line.length * 3 > MAX_WRITE_BYTES) checkSize(line, path);
@@ -295,11 +294,9 @@ export function buildEntry(
     operation: write.operation,
     subjectType: write.subjectType,
     subjectId: write.subjectId,
-    ...(fieldsJson === undefined ? {} : { fields: JSON.parse(fieldsJson) as JsonObject }),
+    ...(fields === undefined ? {} : { fields: fields.copy as JsonObject }),
     ...(write.delete === undefined ? {} : { delete: write.delete }),
-    ...(projectionJson === undefined
-      ? {}
-      : { projection: JSON.parse(projectionJson) as Projection }),
+    ...(projection === undefined ? {} : { projection: projection.copy as Projection }),
     occurredAt,
     actor,
     seq: meta.seq,

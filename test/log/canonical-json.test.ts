@@ -4,7 +4,7 @@
 import stringify from 'fast-json-stable-stringify';
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { canonicalJson, sha256Hex } from '../../src/log/canonical-json.js';
+import { canonicalJson, canonicalOwned, sha256Hex } from '../../src/log/canonical-json.js';
 
 /** A small seeded PRNG (mulberry32): the same values on every run. */
 function prng(seed: number): () => number {
@@ -149,6 +149,31 @@ describe('canonicalJson takes the fast path exactly when it may', () => {
     let arrays: unknown = { leaf: true };
     for (let i = 0; i < 101; i++) arrays = [arrays];
     expect(wroteWhole(arrays)).toBe(false);
+  });
+});
+
+describe('canonicalOwned', () => {
+  it('writes what canonicalJson writes and copies what JSON.parse of it would give', () => {
+    const rand = prng(29);
+    for (let i = 0; i < 3000; i++) {
+      const v = value(rand, 0);
+      if (v === null || typeof v !== 'object') continue;
+      const { json, copy } = canonicalOwned(v);
+      expect(json).toBe(stringify(v));
+      expect(copy).toStrictEqual(JSON.parse(json));
+    }
+  });
+
+  it('shares nothing with the value it copied', () => {
+    const inner = { y: [1, { z: 2 }], x: -0 };
+    const v = { b: inner, a: 'text' };
+    const { copy } = canonicalOwned(v);
+    inner.y.push(3);
+    (inner.y[1] as { z: number }).z = 9;
+    expect(copy).toStrictEqual({ a: 'text', b: { x: 0, y: [1, { z: 2 }] } });
+    expect(Object.is((copy as { b: { x: number } }).b.x, 0)).toBe(true);
+    // Its keys are in canonical order, so it is written canonically on the fast path.
+    expect(JSON.stringify(copy)).toBe('{"a":"text","b":{"x":0,"y":[1,{"z":2}]}}');
   });
 });
 
