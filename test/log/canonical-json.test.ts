@@ -82,6 +82,10 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: 3 } })).toBe(
       '{"a":{"c":3,"d":[{"y":2,"z":1}]},"b":1}',
     );
+    const many = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`k${String.fromCharCode(122 - i)}`, i]),
+    );
+    expect(canonicalJson(many)).toBe(stringify(many));
     // V8 lists integer-like keys first: "10" must still come before "2" and "a".
     expect(canonicalJson({ a: 1, 2: 2, 10: 3 })).toBe('{"10":3,"2":2,"a":1}');
   });
