@@ -4,7 +4,7 @@
 // receiver in its own process, rounds interleaved. Beside each rate: round trips (queries the
 // worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
 //   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs measured per run; default 2,000, pg-boss 600;
-//   BENCH_WARMUP=… jobs per worker process drained first, default 1,000, pg-boss a tenth)
+//   BENCH_WARMUP=… jobs per worker process drained first, default 10,000, pg-boss a hundredth)
 import { fork, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -27,12 +27,14 @@ const JOBS_POLLED = Number(process.env.BENCH_N ?? 600);
 const JOBS = Number(process.env.BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /**
- * BENCH_WARMUP=n: jobs per worker process drained before the measurement starts (pg-boss: a tenth),
- * so that the figures are the steady state of a long-lived worker and not its JIT warm-up, which
- * would otherwise be paid once per process and so weigh on more processes more. 0: measured cold,
- * from the release on.
+ * BENCH_WARMUP=n: jobs per worker process drained before the measurement starts, so that the
+ * figures are the steady state of a long-lived worker and not its JIT warm-up, which would
+ * otherwise be paid once per process and so weigh on more processes more. Both graphile-worker's
+ * and twinworld's CPU per job still fell by a third between 1,000 and 6,000 jobs and settled by
+ * 10,000 (docs/throughput.md). pg-boss drains a hundredth: bound by its own polling, it runs at the
+ * same rate cold or warm, at 32 jobs a second. 0: measured cold, from the release on.
  */
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10_000);
 if (!Number.isSafeInteger(WARMUP) || WARMUP < 0)
   throw new Error(
     `BENCH_WARMUP must be a whole number of jobs, 0 or more (got ${process.env.BENCH_WARMUP})`,
@@ -147,7 +149,7 @@ function jobsOf(system: System): number {
 }
 
 function warmupOf(system: System, processes: number): number {
-  return processes * (system.startsWith('pg-boss') ? Math.round(WARMUP / 10) : WARMUP);
+  return processes * (system.startsWith('pg-boss') ? Math.round(WARMUP / 100) : WARMUP);
 }
 
 interface Counted {
@@ -341,7 +343,7 @@ export const bench: Benchmark = {
     method(
       `${JOBS} jobs measured per run (pg-boss: ${JOBS_POLLED}), filled${WARMUP > 0 ? ' with the warm-up jobs' : ''} before the workers start; 1, 2, 4 worker processes forked, connected, then released together; ` +
         (WARMUP > 0
-          ? `the workers first drain ${WARMUP} jobs per process (pg-boss ${Math.round(WARMUP / 10)}; BENCH_WARMUP=0: measured cold), so the figures are a long-lived worker's steady state, not its JIT warm-up; ` +
+          ? `the workers first drain ${WARMUP} jobs per process (pg-boss ${Math.round(WARMUP / 100)}; BENCH_WARMUP=0: measured cold), so the figures are a long-lived worker's steady state, not its JIT warm-up; ` +
             'rate = jobs / (the receiver has the warm-up jobs → the database shows all done, polled every 5 ms once the receiver has them all); the counts below start at the same moment. '
           : 'rate = jobs / (release → the database shows all done, polled every 5 ms once the receiver has them all). ') +
         '16 deliveries in flight per process: ' +
