@@ -200,6 +200,12 @@ CREATE TABLE twinworld.idempotency (
 CREATE INDEX idempotency_expiry ON twinworld.idempotency (world, expires_at);
 GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.idempotency TO twinworld_app;`;
 
+// Room on each page of resources for the row's next version. A resource is rewritten at every entry
+// that touches it (a delivery: created, claimed, finished), and only its fields change, never its
+// key: with space left on its page PostgreSQL keeps the new version there (a heap-only update),
+// without a new key in the primary index. Pages written before this keep their fill until rewritten.
+const V5_RESOURCE_FILL = `ALTER TABLE twinworld.resources SET (fillfactor = 70);`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -214,6 +220,7 @@ export const MIGRATIONS: readonly Migration[] = [
     asOwner: V3_TENANT_ROWS,
   },
   { version: 4, name: 'idempotency keys of vendor surfaces', asOwner: V4_IDEMPOTENCY },
+  { version: 5, name: 'room on resource pages for in-place updates', asOwner: V5_RESOURCE_FILL },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
