@@ -7,7 +7,8 @@
 // - a plain JSON value with keys out of order is copied with its keys sorted, and the copy goes
 //   through JSON.stringify — far cheaper than concatenating the text by hand;
 // - anything else (toJSON, a class instance, undefined, a non-finite number, a key V8 would list
-//   first because it looks like an integer, a cycle) is serialized by hand under JSON's own rules.
+//   first because it looks like an integer, an own "__proto__", a cycle) is serialized by hand
+//   under JSON's own rules.
 import { createHash } from 'node:crypto';
 
 /** Deeper than any value a write may hold (64): past it, the careful path answers (and finds cycles). */
@@ -97,6 +98,8 @@ function sortedCopy(node: unknown, depth: number): unknown {
     // written before "2" by a copy. Any key starting with a digit goes the careful way.
     const first = keys[i]!.charCodeAt(0);
     if (first >= 48 && first <= 57) return NOT_PLAIN;
+    // Assigned to a plain object, an own "__proto__" (JSON.parse makes one) would set the prototype.
+    if (keys[i] === '__proto__') return NOT_PLAIN;
     if (i > 0 && !(keys[i - 1]! < keys[i]!)) ordered = false;
   }
   if (!ordered) sortKeys(keys);

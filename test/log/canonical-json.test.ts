@@ -168,6 +168,15 @@ describe('canonicalOwned', () => {
     }
   });
 
+  it('keeps an own "__proto__" key as the data it is', () => {
+    const parsed = JSON.parse('{"b":1,"__proto__":{"x":1},"a":[{"__proto__":2}]}') as object;
+    const { json, copy } = canonicalOwned(parsed);
+    expect(json).toBe('{"__proto__":{"x":1},"a":[{"__proto__":2}],"b":1}');
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy as object)).toEqual(['__proto__', 'a', 'b']);
+    expect(canonicalJson(parsed)).toBe(json);
+  });
+
   it('shares nothing with the value it copied', () => {
     const inner = { y: [1, { z: 2 }], x: -0 };
     const v = { b: inner, a: 'text' };
