@@ -30,8 +30,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  * BENCH_WARMUP=n: jobs per worker process drained before the measurement starts, so that the
  * figures are the steady state of a long-lived worker and not its JIT warm-up, which would
  * otherwise be paid once per process and so weigh on more processes more. Both graphile-worker's
- * and twinworld's CPU per job still fell by a third between 1,000 and 6,000 jobs and settled by
- * 10,000 (docs/throughput.md). pg-boss drains a hundredth: bound by its own polling, it runs at the
+ * and twinworld's CPU per job still fell by about a half between 1,000 and 10,000 jobs, and not
+ * after (docs/throughput.md). pg-boss drains a hundredth: bound by its own polling, it runs at the
  * same rate cold or warm, at 32 jobs a second. 0: measured cold, from the release on.
  */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10_000);
