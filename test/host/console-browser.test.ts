@@ -90,6 +90,7 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       };
       expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.setDefaultTimeout(LIVE.timeout);
       const requested: string[] = [];
       page.on('request', (r) => requested.push(r.url()));
       await page.goto(url);

@@ -12,13 +12,24 @@ export interface Done {
   readonly stderr: string;
 }
 
+/**
+ * How long a one-shot command may run before it is killed and the test fails naming it: far above
+ * what any takes on a loaded machine, and below a test's own timeout, so a hang is reported as
+ * the command that hung, with what it printed, rather than as the whole test running out of time.
+ */
+const COMMAND_MS = 40_000;
+
 export function tw(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Done> {
   return runNode([BIN, ...args], env);
 }
 
 /** Any Node script (`argv[0]`, relative to the project) run to its end, with what it printed. */
-export function runNode(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Done> {
-  return new Promise((done) => {
+export function runNode(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  ms = COMMAND_MS,
+): Promise<Done> {
+  return new Promise((done, fail) => {
     const child = spawn(process.execPath, argv, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1', ...env },
@@ -27,8 +38,21 @@ export function runNode(argv: readonly string[], env: NodeJS.ProcessEnv = {}): P
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('exit', (status) => done({ status, stdout, stderr }));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(hung(`${argv.slice(1).join(' ')} did not end within ${ms} ms`, stdout, stderr));
+    }, ms);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr });
+    });
   });
+}
+
+function hung(what: string, stdout: string, stderr: string): Error {
+  return new Error(
+    `${what}\n--- stdout\n${stdout.slice(-4000)}\n--- stderr\n${stderr.slice(-4000)}`,
+  );
 }
 
 export interface Running {
@@ -38,8 +62,8 @@ export interface Running {
   stderr(): string;
   /** Resolves once stdout holds a line matching `pattern` (rejects after `ms`). */
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
-  /** Sends SIGINT and resolves with the exit status. */
-  interrupt(): Promise<number | null>;
+  /** Sends SIGINT and resolves with the exit status (rejects, after a SIGKILL, if none by `ms`). */
+  interrupt(ms?: number): Promise<number | null>;
 }
 
 export function start(args: readonly string[], env: NodeJS.ProcessEnv = {}): Running {
@@ -67,9 +91,20 @@ export function start(args: readonly string[], env: NodeJS.ProcessEnv = {}): Run
         await new Promise((r) => setTimeout(r, 25));
       }
     },
-    async interrupt() {
+    async interrupt(ms = 15_000) {
       if (child.exitCode === null) child.kill('SIGINT');
-      return exited;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, fail) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          fail(hung(`${args.join(' ')} did not stop within ${ms} ms of SIGINT`, out, err));
+        }, ms);
+      });
+      try {
+        return await Promise.race([exited, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
