@@ -108,7 +108,8 @@ const PROFILE = process.env.BENCH_CPU_PROF;
 /**
  * Samples pg_stat_activity every few ms on a connection of its own until the answer is asked for,
  * then says how many of the other sessions were, on average, waiting on what (Lock:advisory is
- * the twin's section lock) or running a query.
+ * the twin's section lock), running a query, or idle in a transaction (waiting for their client's
+ * next statement: a section holding the lock while its process decides).
  */
 async function sampleWaits(url: string): Promise<() => Promise<string>> {
   const probe = new pg.Client(url);
@@ -119,8 +120,8 @@ async function sampleWaits(url: string): Promise<() => Promise<string>> {
   const loop = (async () => {
     while (!stop) {
       const { rows } = await probe.query<{ w: string; n: string }>(
-        "SELECT coalesce(wait_event_type || ':' || wait_event, 'running') AS w, count(*) AS n FROM pg_stat_activity " +
-          "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state = 'active' AND query NOT LIKE '%pg_stat_activity%' GROUP BY 1",
+        "SELECT CASE WHEN state = 'active' THEN coalesce(wait_event_type || ':' || wait_event, 'running') ELSE 'idle in transaction' END AS w, count(*) AS n FROM pg_stat_activity " +
+          "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction') AND query NOT LIKE '%pg_stat_activity%' GROUP BY 1",
       );
       samples++;
       for (const r of rows) counts.set(r.w, (counts.get(r.w) ?? 0) + Number(r.n));
