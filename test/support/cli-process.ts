@@ -24,11 +24,7 @@ export function tw(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promis
 }
 
 /** Any Node script (`argv[0]`, relative to the project) run to its end, with what it printed. */
-export function runNode(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv = {},
-  ms = COMMAND_MS,
-): Promise<Done> {
+export function runNode(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Done> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, argv, {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,8 +36,8 @@ export function runNode(
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(hung(`${argv.slice(1).join(' ')} did not end within ${ms} ms`, stdout, stderr));
-    }, ms);
+      fail(hung(`${argv.slice(1).join(' ')} did not end within ${COMMAND_MS} ms`, stdout, stderr));
+    }, COMMAND_MS);
     child.on('exit', (status) => {
       clearTimeout(timer);
       done({ status, stdout, stderr });
