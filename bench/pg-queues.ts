@@ -105,6 +105,12 @@ const SERVER_LOG = process.env.BENCH_SERVER_LOG;
 /** BENCH_TRACE=1: the worker sessions' wait events, sampled through the run. */
 const TRACE = process.env.BENCH_TRACE === '1';
 const PROFILE = process.env.BENCH_CPU_PROF;
+/**
+ * BENCH_STATEMENTS=<n>: the server counts its statements (pg_stat_statements, nested ones too), and
+ * each run prints the n that took the most of its execution time in the measured window, per job.
+ */
+const STATEMENTS =
+  process.env.BENCH_STATEMENTS === undefined ? 0 : Number(process.env.BENCH_STATEMENTS);
 
 /**
  * Samples pg_stat_activity every few ms on a connection of its own until the answer is asked for,
@@ -290,6 +296,22 @@ async function fill(
   return { done, succeeded: done };
 }
 
+/** The statements that took the most execution time since the last reset, per job. */
+async function statements(db: pg.Client, jobs: number): Promise<string> {
+  const { rows } = await db.query<{ calls: string; ms: number; rows: string; query: string }>(
+    'SELECT calls, total_exec_time AS ms, rows, query FROM pg_stat_statements ' +
+      "WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1",
+    [STATEMENTS],
+  );
+  return rows
+    .map(
+      (r) =>
+        `  ${((r.ms * 1000) / jobs).toFixed(1).padStart(7)} µs/job  ${(Number(r.calls) / jobs).toFixed(2)} calls/job  ` +
+        `${(Number(r.rows) / jobs).toFixed(2)} rows/job  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+    )
+    .join('\n');
+}
+
 async function measure(
   db: pg.Client,
   server: { url: string; pid: number },
@@ -329,6 +351,7 @@ async function measure(
     xid0 = await xid(db);
     marks = await ask(system, children, 'mark');
   }
+  if (STATEMENTS > 0) await db.query('SELECT pg_stat_statements_reset()');
   const waits = TRACE ? await sampleWaits(url) : undefined;
   // The database is asked only once every job reached the receiver: asked every 5 ms from the
   // start, even a cheap count takes the server's CPU from the systems being measured.
@@ -336,6 +359,7 @@ async function measure(
   while ((await progress.done()) < W + N) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
   const serverCpu = (serverCpuMs(server.pid) - cpu0) / N;
+  if (STATEMENTS > 0) note(`${system} ${n}p statements:\n${await statements(db, N)}`);
   const succeeded = await progress.succeeded();
   if (succeeded !== W + N)
     throw new Error(`${system}, ${n} process(es): ${succeeded} of ${W + N} jobs succeeded`);
@@ -384,10 +408,20 @@ export const bench: Benchmark = {
           ? ''
           : ` twinworld's worker claims ${process.env.BENCH_CLAIM_AHEAD} ahead of its free slots.`),
     );
-    const server = await startPostgresServer();
+    const server = await startPostgresServer(
+      STATEMENTS > 0
+        ? {
+            settings: {
+              shared_preload_libraries: 'pg_stat_statements',
+              'pg_stat_statements.track': 'all',
+            },
+          }
+        : {},
+    );
     const receiver = await startReceiver();
     const db = new pg.Client(server.url);
     await db.connect();
+    if (STATEMENTS > 0) await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     if (EXPLAIN_MS !== undefined) {
       for (const sql of [
         "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'",

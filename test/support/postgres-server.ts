@@ -187,7 +187,11 @@ function whenReady(child: ChildProcess, log: () => string): Promise<void> {
   });
 }
 
-async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServer> {
+async function startOnce(
+  binaries: Binaries,
+  user: RunAs,
+  settings: Readonly<Record<string, string>>,
+): Promise<PostgresServer> {
   const base = mkdtempSync(join(tmpdir(), 'twinworld-pg-'));
   const cleanup = (): void => rmSync(base, { recursive: true, force: true });
   try {
@@ -242,6 +246,7 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
       'max_connections=200',
       '-c',
       'log_lock_waits=on',
+      ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ];
     const child = spawn(join(bin, 'postgres'), args, {
       ...owned(user),
@@ -294,16 +299,20 @@ async function startOnce(binaries: Binaries, user: RunAs): Promise<PostgresServe
 
 /**
  * Starts a fresh server; retries once when another process took the free port first. `bin`: a folder
- * holding initdb and postgres (beside ../lib and ../share) to use instead of the usual ones.
+ * holding initdb and postgres (beside ../lib and ../share) to use instead of the usual ones;
+ * `settings`: more server settings, for those only a start can set (shared_preload_libraries).
  */
-export async function startPostgresServer(options: { bin?: string } = {}): Promise<PostgresServer> {
+export async function startPostgresServer(
+  options: { bin?: string; settings?: Readonly<Record<string, string>> } = {},
+): Promise<PostgresServer> {
   const binaries = findBinaries(options.bin);
   const user = runAs();
+  const settings = options.settings ?? {};
   try {
-    return await startOnce(binaries, user);
+    return await startOnce(binaries, user, settings);
   } catch (error) {
     if (error instanceof Error && /could not bind|Address already in use/.test(error.message))
-      return startOnce(binaries, user);
+      return startOnce(binaries, user, settings);
     throw error;
   }
 }
