@@ -78,6 +78,7 @@ describe('PostgreSQL: migrations', () => {
         expect(tables.rows).toEqual([
           { relname: 'entries', owner: 'twinworld_owner', rls: true, forced: true },
           { relname: 'idempotency', owner: 'twinworld_owner', rls: false, forced: false },
+          { relname: 'index_floors', owner: 'twinworld_owner', rls: false, forced: false },
           { relname: 'lookups', owner: 'twinworld_owner', rls: true, forced: true },
           { relname: 'meta', owner: 'twinworld_owner', rls: false, forced: false },
           { relname: 'migrations', owner: 'twinworld_owner', rls: false, forced: false },

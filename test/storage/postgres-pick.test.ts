@@ -3,6 +3,7 @@
 // deadlock); two hosts' batches claim disjoint deliveries that each go out once, and a resolve
 // with a stamp is answered from the secret rows read under the same stamp.
 import { describe, expect, it } from 'vitest';
+import { DUE_INDEX } from '../../src/state/indexes.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { twinLockKey } from '../../src/storage/postgres/lock-key.js';
 import { VirtualClock } from '../../src/world/clock.js';
@@ -26,7 +27,7 @@ describe('PostgreSQL: picks of due work', () => {
         for (let i = 1; i <= 6; i++)
           tx.putResource(resource('job', `j${i}`, 1, { n: i }), {
             remove: [],
-            add: [{ name: 'due', key: KEY }],
+            add: [{ name: DUE_INDEX, key: KEY }],
           });
       });
       const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
@@ -36,19 +37,19 @@ describe('PostgreSQL: picks of due work', () => {
       const pickedByA = new Promise<void>((resolve) => (signal = resolve));
       // A claims the first three: picks them, and takes them out of the due range at its commit.
       const sectionA = storeA.transact(async (tx) => {
-        const picked = await tx.lookupUpTo('job', 'due', KEY, 3);
+        const picked = await tx.lookupUpTo('job', DUE_INDEX, KEY, 3);
         signal();
         await held;
         for (const r of picked)
           tx.putResource(resource('job', r.id, 2, { claimed: true }), {
-            remove: [{ name: 'due', key: KEY }],
+            remove: [{ name: DUE_INDEX, key: KEY }],
             add: [],
           });
         return ids(picked);
       });
       await pickedByA;
       const sectionB = storeB.transact(async (tx) =>
-        ids(await tx.lookupUpTo('job', 'due', KEY, 3)),
+        ids(await tx.lookupUpTo('job', DUE_INDEX, KEY, 3)),
       );
       let waiter: number | undefined;
       while (waiter === undefined) {
@@ -124,7 +125,7 @@ describe('PostgreSQL: a pick and the lock', () => {
       await store.transact((tx) =>
         tx.putResource(resource('job', 'j1', 1, { n: 1 }), {
           remove: [],
-          add: [{ name: 'due', key: KEY }],
+          add: [{ name: DUE_INDEX, key: KEY }],
         }),
       );
       // Another host's section holds the twin's lock; this one waits at the lock to pick the due
@@ -136,7 +137,7 @@ describe('PostgreSQL: a pick and the lock', () => {
         await other.query('BEGIN');
         await other.query(`SELECT pg_advisory_xact_lock(${twinLockKey(world, 't')})`);
         const section = store.transact(async (tx) => {
-          const rows = await tx.lookupUpTo('job', 'due', KEY, 1);
+          const rows = await tx.lookupUpTo('job', DUE_INDEX, KEY, 1);
           return rows.map((r) => r.id);
         });
         const outcome = section.then(

@@ -2,6 +2,7 @@
 // It awaits every read a section makes, so a backend whose reads answer asynchronously passes
 // or fails it on the same terms as one whose reads answer at once.
 import { afterEach, describe, expect, it } from 'vitest';
+import { DUE_INDEX } from '../../src/state/indexes.js';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import type { StorageBackend, StoreTx, TwinStore } from '../../src/storage/port.js';
 import type { Entry } from '../../src/log/write.js';
@@ -237,7 +238,7 @@ for (const backendCase of backends) {
           append(tx, { ...entry(i, 'job', `job_${i}`), fields: { note: text(i) } });
           tx.putResource(resource('job', `job_${i}`, i, { note: text(i) }), {
             remove: [],
-            add: [{ name: 'due', key: `a${String(i).padStart(5, '0')}` }],
+            add: [{ name: DUE_INDEX, key: `a${String(i).padStart(5, '0')}` }],
           });
         }
       });
@@ -245,14 +246,14 @@ for (const backendCase of backends) {
       await store.transact((tx) => {
         for (let i = 1; i <= n; i++)
           tx.putResource(resource('job', `job_${i}`, n + i, { note: text(i), moved: true }), {
-            remove: [{ name: 'due', key: `a${String(i).padStart(5, '0')}` }],
-            add: [{ name: 'due', key: `b${String(i).padStart(5, '0')}` }],
+            remove: [{ name: DUE_INDEX, key: `a${String(i).padStart(5, '0')}` }],
+            add: [{ name: DUE_INDEX, key: `b${String(i).padStart(5, '0')}` }],
           });
       });
       const read = await store.transact(
         async (tx) => ({
-          old: await tx.lookupUpTo('job', 'due', 'a\uffff', n),
-          moved: await tx.lookupUpTo('job', 'due', 'b\uffff', n + 1),
+          old: await tx.lookupUpTo('job', DUE_INDEX, 'a\uffff', n),
+          moved: await tx.lookupUpTo('job', DUE_INDEX, 'b\uffff', n + 1),
           last: await tx.getResource('job', `job_${n}`),
           entries: await tx.readEntries(0, n + 1),
         }),
@@ -279,14 +280,14 @@ for (const backendCase of backends) {
         store.transact((tx) =>
           tx.putResource(resource('delivery', 'd1', version, fields, deleted), {
             remove: [],
-            add: [{ name: 'due', key: `k${version}` }],
+            add: [{ name: DUE_INDEX, key: `k${version}` }],
           }),
         );
       await put(1, { state: 'queued', body: big('a'), url: 'u' });
       await put(2, { state: 'sending', body: big('a'), url: 'u' });
       expect(await kept()).toEqual([['d1', 2, { state: 'sending', body: big('a'), url: 'u' }]]);
       await put(3, { state: 'sent', body: big('b'), note: big('c') + 'c' });
-      expect(await read((tx) => tx.lookup('delivery', 'due', 'k3'))).toEqual([
+      expect(await read((tx) => tx.lookup('delivery', DUE_INDEX, 'k3'))).toEqual([
         resource('delivery', 'd1', 3, { state: 'sent', body: big('b'), note: big('c') + 'c' }),
       ]);
       await expect(
@@ -556,12 +557,12 @@ for (const backendCase of backends) {
         for (const j of jobs)
           tx.putResource(j.resource, {
             remove: [],
-            add: j.key === null ? [] : [{ name: 'due', key: j.key }],
+            add: j.key === null ? [] : [{ name: DUE_INDEX, key: j.key }],
           });
       });
       const upTo = (max: string, limit: number) =>
         store.transact(
-          async (tx) => (await tx.lookupUpTo('job', 'due', max, limit)).map((r) => r.id),
+          async (tx) => (await tx.lookupUpTo('job', DUE_INDEX, max, limit)).map((r) => r.id),
           { readOnly: true },
         );
       expect(await upTo('2026-01-01T00:00:05.000Z', 10)).toEqual(['j1', 'j2', 'j3']);
@@ -571,16 +572,56 @@ for (const backendCase of backends) {
       // a key moved on (claimed, rescheduled) or removed (done) leaves the range
       await store.transact((tx) => {
         tx.putResource(resource('job', 'j1', 2, { dueAt: '2026-01-01T00:00:07.000Z' }), {
-          remove: [{ name: 'due', key: '2026-01-01T00:00:01.000Z' }],
-          add: [{ name: 'due', key: '2026-01-01T00:00:07.000Z' }],
+          remove: [{ name: DUE_INDEX, key: '2026-01-01T00:00:01.000Z' }],
+          add: [{ name: DUE_INDEX, key: '2026-01-01T00:00:07.000Z' }],
         });
         tx.putResource(resource('job', 'j2', 2, { dueAt: null }), {
-          remove: [{ name: 'due', key: '2026-01-01T00:00:01.000Z' }],
+          remove: [{ name: DUE_INDEX, key: '2026-01-01T00:00:01.000Z' }],
           add: [],
         });
       });
       expect(await upTo('2026-01-01T00:00:08.000Z', 10)).toEqual(['j3', 'j1']);
       expect(await upTo('\uffff', 10)).toEqual(['j3', 'j1', 'j4']);
+    });
+
+    it('finds a due key added below every key left after a churn, and the keys of an index rebuilt', async () => {
+      await fresh();
+      const key = (i: number) => `k${String(i).padStart(3, '0')}`;
+      const put = (id: string, version: number, remove: string[], add: string[]) => (tx: StoreTx) =>
+        tx.putResource(resource('job', id, version, {}), {
+          remove: remove.map((k) => ({ name: DUE_INDEX, key: k })),
+          add: add.map((k) => ({ name: DUE_INDEX, key: k })),
+        });
+      const upTo = (limit: number) =>
+        store.transact(
+          async (tx) => (await tx.lookupUpTo('job', DUE_INDEX, '\uffff', limit)).map((r) => r.id),
+          { readOnly: true },
+        );
+      await store.transact((tx) => {
+        for (let i = 100; i < 140; i++) put(`j${i}`, 1, [], [key(i)])(tx);
+      });
+      // claimed in commits of five, lowest first, as a queue takes them
+      for (let i = 100; i < 135; i += 5)
+        await store.transact((tx) => {
+          for (let j = i; j < i + 5; j++) put(`j${j}`, 2, [key(j)], [])(tx);
+        });
+      expect(await upTo(3)).toEqual(['j135', 'j136', 'j137']);
+      // a retry due before everything left, then one before it in a section that also removes
+      await store.transact(put('j100', 3, [], [key(1)]));
+      expect(await upTo(2)).toEqual(['j100', 'j135']);
+      await store.transact((tx) => {
+        put('j101', 3, [], [key(0)])(tx);
+        put('j135', 3, [key(135)], [])(tx);
+      });
+      expect(await upTo(3)).toEqual(['j101', 'j100', 'j136']);
+      // the index rebuilt: cleared, then its keys added again in the same section
+      await store.transact((tx) => {
+        tx.clearIndex('job', DUE_INDEX);
+        put('j139', 4, [], [key(50)])(tx);
+      });
+      expect(await upTo(5)).toEqual(['j139']);
+      await store.transact(put('j102', 3, [], [key(20)]));
+      expect(await upTo(5)).toEqual(['j102', 'j139']);
     });
 
     it('survives reopening with everything intact', async () => {

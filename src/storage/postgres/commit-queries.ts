@@ -3,6 +3,7 @@
 // carries more than a few megabytes, the last ending in COMMIT. Rows keep their tenant
 // (docs/postgres.md): an entry and a key take their resource's stored tenant when the section did
 // not know it.
+import { DUE_INDEX } from '../../state/indexes.js';
 import type { Resource } from '../../state/resource.js';
 import { notifyStatement } from './wakeups.js';
 import { int, lit, litOrNull } from './sql-text.js';
@@ -39,6 +40,8 @@ export interface CommitBuffer {
   readonly entries: readonly BufferedEntry[];
   readonly clears: readonly { readonly type: string; readonly name: string }[];
   readonly keys: readonly KeyOp[];
+  /** Whether the section sees only its tenant's rows (it may lower an index's floor, not raise it). */
+  readonly tenantScoped: boolean;
   readonly meta: readonly (readonly [string, string])[];
   /** The twin's head after the commit; undefined when nothing was appended. */
   readonly newHead: number | undefined;
@@ -50,6 +53,16 @@ export interface CommitBuffer {
 
 const texts = (values: readonly (string | null)[]): string =>
   `ARRAY[${values.map(litOrNull).join(', ')}]::text[]`;
+
+/**
+ * The types whose due index the commit changed. Only due indexes keep a floor: they are the ones
+ * read from their low end (lookupUpTo), and the ones a queue churns.
+ */
+function floorsMoved(b: CommitBuffer): Set<string> {
+  const moved = new Set<string>();
+  for (const k of b.keys) if (k.name === DUE_INDEX) moved.add(k.type);
+  return moved;
+}
 
 export function commitQueries(b: CommitBuffer): string[] {
   const w = lit(b.world);
@@ -105,6 +118,13 @@ export function commitQueries(b: CommitBuffer): string[] {
       texts(rows.map((k) => b.tenantOfResource(k.type, k.id) ?? k.tenant)),
     ],
   );
+  for (const type of floorsMoved(b)) {
+    const added = b.keys.filter((k) => k.add && k.type === type && k.name === DUE_INDEX);
+    statements.push(
+      `EXECUTE twinworld_index_floor(${w}, ${t}, ${lit(type)}, ${lit(DUE_INDEX)}, ` +
+        `${texts(added.map((k) => k.key))}, ${String(!b.tenantScoped)})`,
+    );
+  }
   for (const [k, v] of b.meta)
     statements.push(
       `INSERT INTO twinworld.meta (world, twin, key, value) VALUES (${w}, ${t}, ${lit(k)}, ${lit(v)}) ` +

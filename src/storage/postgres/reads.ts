@@ -40,9 +40,18 @@ export const READS = {
   lookup:
     `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l ${RESOURCE_OF} ` +
     'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key = $5 AND NOT r.deleted ORDER BY r.id',
+  /**
+   * Walks the index from its floor, where its live keys begin (a due index's; schema.ts, V6), not
+   * from its start. The floor is read in a subquery of its own and the walk is lateral to it: a
+   * bound that is a subquery is tested only after row-level security's (it cannot be shown to
+   * leak nothing), so it would filter the walk instead of starting it.
+   */
   lookupUpTo:
-    `SELECT r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l ${RESOURCE_OF} ` +
-    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key <= $5 AND NOT r.deleted ORDER BY l.key, l.id LIMIT $6',
+    'SELECT p.type, p.id, p.version, p.deleted, p.fields FROM (SELECT COALESCE((SELECT f.floor FROM twinworld.index_floors f ' +
+    "WHERE f.world = $1 AND f.twin = $2 AND f.type = $3 AND f.name = $4), '') AS floor OFFSET 0) b " +
+    `CROSS JOIN LATERAL (SELECT l.key, r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l ${RESOURCE_OF} ` +
+    'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key >= b.floor AND l.key <= $5 ' +
+    'AND NOT r.deleted ORDER BY l.key, l.id LIMIT $6) p ORDER BY p.key, p.id',
   meta: 'SELECT value FROM twinworld.meta WHERE world = $1 AND twin = $2 AND key = $3',
 } as const;
 

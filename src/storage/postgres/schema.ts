@@ -206,6 +206,21 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON twinworld.idempotency TO twinworld_app;`
 // without a new key in the primary index. Pages written before this keep their fill until rewritten.
 const V5_RESOURCE_FILL = `ALTER TABLE twinworld.resources SET (fillfactor = 70);`;
 
+// Where each due index's live keys begin (prepare-writes.ts, twinworld_index_floor). A removed key
+// stays in the lookups primary key until vacuum, and a queue removes its keys at the low end of
+// the range a due pick walks from: without a floor, each pick walked every key claimed or finished
+// since the last vacuum. Shared by every tenant, like the head: a floor bounds all of them.
+const V6_INDEX_FLOORS = `
+CREATE TABLE twinworld.index_floors (
+  world text COLLATE "C" NOT NULL,
+  twin text COLLATE "C" NOT NULL,
+  type text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  floor text COLLATE "C" NOT NULL,
+  PRIMARY KEY (world, twin, type, name)
+);
+GRANT SELECT, INSERT, UPDATE ON twinworld.index_floors TO twinworld_app;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -221,6 +236,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 4, name: 'idempotency keys of vendor surfaces', asOwner: V4_IDEMPOTENCY },
   { version: 5, name: 'room on resource pages for in-place updates', asOwner: V5_RESOURCE_FILL },
+  { version: 6, name: 'where each due index begins', asOwner: V6_INDEX_FLOORS },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

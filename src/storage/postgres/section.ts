@@ -440,6 +440,7 @@ export class PostgresTx implements StoreTx {
       twin: this.twin,
       resources: [...this.resources.values()],
       tenantOfResource: (type, id) => this.resources.get(`${type}\u0000${id}`)?.tenant,
+      tenantScoped: this.tenant !== undefined,
       entries: this.entries,
       clears: [...this.clears.values()],
       keys: [...this.keys.values()],
