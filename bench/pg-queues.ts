@@ -109,15 +109,22 @@ const PROFILE = process.env.BENCH_CPU_PROF;
  * BENCH_STATEMENTS=<n>: the server counts its statements (pg_stat_statements, nested ones too), and
  * each run prints the n that took the most of its execution time in the measured window, per job.
  */
+const STATEMENTS = Number(process.env.BENCH_STATEMENTS ?? 0);
+if (!Number.isInteger(STATEMENTS) || STATEMENTS < 0)
+  throw new Error(
+    `BENCH_STATEMENTS: want a count of statements, got "${process.env.BENCH_STATEMENTS}"`,
+  );
 /** BENCH_SERVER_SETTINGS=name=value,…: more settings for the bench's server (autovacuum_naptime=1s). */
 const SERVER_SETTINGS = Object.fromEntries(
   (process.env.BENCH_SERVER_SETTINGS ?? '')
     .split(',')
     .filter((s) => s !== '')
-    .map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]),
+    .map((s) => {
+      const at = s.indexOf('=');
+      if (at < 1) throw new Error(`BENCH_SERVER_SETTINGS: want name=value, got "${s}"`);
+      return [s.slice(0, at), s.slice(at + 1)];
+    }),
 );
-const STATEMENTS =
-  process.env.BENCH_STATEMENTS === undefined ? 0 : Number(process.env.BENCH_STATEMENTS);
 
 /**
  * Samples pg_stat_activity every few ms on a connection of its own until the answer is asked for,
