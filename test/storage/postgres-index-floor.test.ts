@@ -2,12 +2,13 @@
 // lookups primary key until vacuum, and a queue removes its keys at the low end of the range a
 // pick walks from: the pick starts at the floor the commits keep, so what it reads does not grow
 // with the keys removed since the last vacuum. A section scoped to one tenant sees only that
-// tenant's keys, so it lowers the floor and never raises it.
+// tenant's keys, so it never raises the floor; and any insert lowers it, whoever makes it.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DUE_INDEX } from '../../src/state/indexes.js';
 import { sessionSetup } from '../../src/storage/postgres/connection.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { twinLockKey } from '../../src/storage/postgres/lock-key.js';
 import type { StoreTx } from '../../src/storage/port.js';
 import { resource } from './port-conformance.js';
 import { asSuperuser, createDatabase, uniqueName } from './postgres-support.js';
@@ -67,7 +68,7 @@ describe('PostgreSQL: the floor of a due index', () => {
       await session.query('BEGIN');
       const floorPlan = (
         await session.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN EXECUTE twinworld_index_floor('${world}', 't', 'job', '${DUE_INDEX}', ARRAY['k99999']::text[], true)`,
+          `EXPLAIN EXECUTE twinworld_index_floor('${world}', 't', 'job', '${DUE_INDEX}')`,
         )
       ).rows
         .map((r) => r['QUERY PLAN'])
@@ -90,7 +91,7 @@ describe('PostgreSQL: the floor of a due index', () => {
     }
   });
 
-  it('a section scoped to a tenant lowers the floor and never raises it past another tenant’s keys', async () => {
+  it('a section scoped to a tenant never raises the floor past another tenant’s keys, and a key it adds lowers it', async () => {
     const db = await createDatabase('floor');
     const backend = await PostgresBackend.open(db.url, uniqueName('w'));
     try {
@@ -116,6 +117,42 @@ describe('PostgreSQL: the floor of a due index', () => {
       expect(await upTo()).toEqual(['b1', 'a1', 'b2']);
       expect(await upTo({ tenant: 'a' })).toEqual(['a1']);
     } finally {
+      await backend.close();
+    }
+  });
+
+  it('a key inserted by a writer that keeps no floor (a host of an earlier version) lowers it', async () => {
+    const db = await createDatabase('floor');
+    const world = uniqueName('w');
+    const backend = await PostgresBackend.open(db.url, world);
+    const older = new pg.Client(db.url);
+    await older.connect();
+    try {
+      const store = await backend.openTwin('t');
+      await store.transact((tx) => {
+        for (let i = 10; i < 20; i++) due(`j${i}`, 1, [], [key(i)])(tx);
+      });
+      await store.transact((tx) => {
+        for (let i = 10; i < 15; i++) due(`j${i}`, 2, [key(i)], [])(tx);
+      });
+      const upTo = () =>
+        store.transact(
+          async (tx) => (await tx.lookupUpTo('job', DUE_INDEX, '\uffff', 2)).map((r) => r.id),
+          { readOnly: true },
+        );
+      expect(await upTo()).toEqual(['j15', 'j16']);
+      // as the app's role, with its own statement: the twin's lock, then the key
+      await older.query(sessionSetup());
+      await older.query('BEGIN');
+      await older.query(`SELECT pg_advisory_xact_lock(${twinLockKey(world, 't')})`);
+      await older.query(
+        `INSERT INTO twinworld.lookups (world, twin, type, name, key, id) VALUES ($1, 't', 'job', $2, $3, 'j10')`,
+        [world, DUE_INDEX, key(3)],
+      );
+      await older.query('COMMIT');
+      expect(await upTo()).toEqual(['j10', 'j15']);
+    } finally {
+      await older.end();
       await backend.close();
     }
   });

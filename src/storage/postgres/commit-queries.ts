@@ -40,7 +40,7 @@ export interface CommitBuffer {
   readonly entries: readonly BufferedEntry[];
   readonly clears: readonly { readonly type: string; readonly name: string }[];
   readonly keys: readonly KeyOp[];
-  /** Whether the section sees only its tenant's rows (it may lower an index's floor, not raise it). */
+  /** Whether the section sees only its tenant's rows (it leaves an index's floor where it is). */
   readonly tenantScoped: boolean;
   readonly meta: readonly (readonly [string, string])[];
   /** The twin's head after the commit; undefined when nothing was appended. */
@@ -55,13 +55,13 @@ const texts = (values: readonly (string | null)[]): string =>
   `ARRAY[${values.map(litOrNull).join(', ')}]::text[]`;
 
 /**
- * The types whose due index the commit changed. Only due indexes keep a floor: they are the ones
- * read from their low end (lookupUpTo), and the ones a queue churns.
+ * The types whose due index lost keys in the commit: their floors move up. Only due indexes keep a
+ * floor: they are the ones read from their low end (lookupUpTo), and the ones a queue churns.
  */
-function floorsMoved(b: CommitBuffer): Set<string> {
-  const moved = new Set<string>();
-  for (const k of b.keys) if (k.name === DUE_INDEX) moved.add(k.type);
-  return moved;
+function floorsRaised(b: CommitBuffer): Set<string> {
+  const raised = new Set<string>();
+  for (const k of b.keys) if (k.name === DUE_INDEX && !k.add) raised.add(k.type);
+  return raised;
 }
 
 export function commitQueries(b: CommitBuffer): string[] {
@@ -118,13 +118,10 @@ export function commitQueries(b: CommitBuffer): string[] {
       texts(rows.map((k) => b.tenantOfResource(k.type, k.id) ?? k.tenant)),
     ],
   );
-  for (const type of floorsMoved(b)) {
-    const added = b.keys.filter((k) => k.add && k.type === type && k.name === DUE_INDEX);
-    statements.push(
-      `EXECUTE twinworld_index_floor(${w}, ${t}, ${lit(type)}, ${lit(DUE_INDEX)}, ` +
-        `${texts(added.map((k) => k.key))}, ${String(!b.tenantScoped)})`,
-    );
-  }
+  // A section scoped to a tenant sees only that tenant's keys: it leaves the floor where it is.
+  if (!b.tenantScoped)
+    for (const type of floorsRaised(b))
+      statements.push(`EXECUTE twinworld_index_floor(${w}, ${t}, ${lit(type)}, ${lit(DUE_INDEX)})`);
   for (const [k, v] of b.meta)
     statements.push(
       `INSERT INTO twinworld.meta (world, twin, key, value) VALUES (${w}, ${t}, ${lit(k)}, ${lit(v)}) ` +

@@ -31,20 +31,19 @@ export const PREPARE_WRITES = [
     'SELECT $1, $2, v.type, v.name, v.key, v.id, COALESCE((SELECT r.tenant FROM twinworld.resources r ' +
     'WHERE r.world = $1 AND r.twin = $2 AND r.type = v.type AND r.id = v.id), v.tenant) ' +
     'FROM unnest($3, $4, $5, $6, $7) AS v (type, name, key, id, tenant) ON CONFLICT DO NOTHING',
-  // Where a due index's live keys begin, after a commit's keys were removed and added (schema.ts,
-  // V6): $5 the keys it added, $6 whether the session sees every tenant's keys. A removal never
-  // makes a floor wrong; an added key lowers it; and only a session that sees every key raises it,
-  // to the first one left (walking only what was removed since the last commit). Every key is
-  // added by a commit under the twin's lock, so a pick that starts at the floor misses none.
-  // `low` is kept a subquery of its own (OFFSET 0): merged into the walk, its bound would be a
-  // subquery there, tested only after row-level security's, and the walk would start at the start.
-  'PREPARE twinworld_index_floor (text, text, text, text, text[], boolean) AS ' +
+  // Where a due index's live keys begin, raised after a commit removed some of them (schema.ts,
+  // V6) to the first key left, by a walk from the old floor: it passes only what was removed since
+  // the last commit. Inserts lower the floor themselves (the lookups trigger), and every commit
+  // runs under the twin's lock, so a pick that starts at the floor misses no key. Only a session
+  // that sees every tenant's keys may run it. `low` is kept a subquery of its own (OFFSET 0):
+  // merged into the walk, its bound would be a subquery there, tested only after row-level
+  // security's, and the walk would start at the start.
+  'PREPARE twinworld_index_floor (text, text, text, text) AS ' +
     'INSERT INTO twinworld.index_floors (world, twin, type, name, floor) ' +
-    'SELECT $1, $2, $3, $4, CASE WHEN $6 THEN COALESCE((SELECT l.key FROM twinworld.lookups l ' +
+    'SELECT $1, $2, $3, $4, COALESCE((SELECT l.key FROM twinworld.lookups l ' +
     'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key >= low.key ' +
-    'ORDER BY l.key, l.id LIMIT 1), low.key) ELSE low.key END ' +
-    'FROM (SELECT LEAST(COALESCE((SELECT f.floor FROM twinworld.index_floors f ' +
-    'WHERE f.world = $1 AND f.twin = $2 AND f.type = $3 AND f.name = $4), \'\') COLLATE "C", ' +
-    '(SELECT min(k COLLATE "C") FROM unnest($5) AS k)) AS key OFFSET 0) low ' +
+    'ORDER BY l.key, l.id LIMIT 1), low.key) ' +
+    'FROM (SELECT COALESCE((SELECT f.floor FROM twinworld.index_floors f ' +
+    "WHERE f.world = $1 AND f.twin = $2 AND f.type = $3 AND f.name = $4), '') AS key OFFSET 0) low " +
     'ON CONFLICT (world, twin, type, name) DO UPDATE SET floor = excluded.floor',
 ].join('; ');

@@ -209,7 +209,9 @@ const V5_RESOURCE_FILL = `ALTER TABLE twinworld.resources SET (fillfactor = 70);
 // Where each due index's live keys begin (prepare-writes.ts, twinworld_index_floor). A removed key
 // stays in the lookups primary key until vacuum, and a queue removes its keys at the low end of
 // the range a due pick walks from: without a floor, each pick walked every key claimed or finished
-// since the last vacuum. Shared by every tenant, like the head: a floor bounds all of them.
+// since the last vacuum. Shared by every tenant, like the head: a floor bounds all of them. Every
+// insert lowers the floors of the indexes it adds to, whoever runs it (a host of an earlier
+// version, which knows nothing of floors, included), so a floor is never above a live key.
 const V6_INDEX_FLOORS = `
 CREATE TABLE twinworld.index_floors (
   world text COLLATE "C" NOT NULL,
@@ -219,7 +221,17 @@ CREATE TABLE twinworld.index_floors (
   floor text COLLATE "C" NOT NULL,
   PRIMARY KEY (world, twin, type, name)
 );
-GRANT SELECT, INSERT, UPDATE ON twinworld.index_floors TO twinworld_app;`;
+GRANT SELECT, INSERT, UPDATE ON twinworld.index_floors TO twinworld_app;
+CREATE FUNCTION twinworld.lower_index_floors() RETURNS trigger LANGUAGE plpgsql AS $lower$
+BEGIN
+  UPDATE twinworld.index_floors f SET floor = a.low
+    FROM (SELECT world, twin, type, name, min(key) AS low FROM added GROUP BY world, twin, type, name) a
+   WHERE f.world = a.world AND f.twin = a.twin AND f.type = a.type AND f.name = a.name AND a.low < f.floor;
+  RETURN NULL;
+END
+$lower$;
+CREATE TRIGGER lookups_lower_floors AFTER INSERT ON twinworld.lookups
+  REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION twinworld.lower_index_floors();`;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
