@@ -1,5 +1,7 @@
 // The statements a section's commit executes, prepared once per session (connection.ts runs them
 // with the session's setup; commit-queries.ts executes them by name, its rows as arrays).
+import { FLOOR_OF } from './reads.js';
+
 /**
  * Resources, entries, and index keys removed and added. A statement sent as new text with its
  * values inline was planned again at every commit: about a third of a section's time in the server
@@ -43,7 +45,6 @@ export const PREPARE_WRITES = [
     'SELECT $1, $2, $3, $4, COALESCE((SELECT l.key FROM twinworld.lookups l ' +
     'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key >= low.key ' +
     'ORDER BY l.key, l.id LIMIT 1), low.key) ' +
-    'FROM (SELECT COALESCE((SELECT f.floor FROM twinworld.index_floors f ' +
-    "WHERE f.world = $1 AND f.twin = $2 AND f.type = $3 AND f.name = $4), '') AS key OFFSET 0) low " +
+    `FROM (SELECT ${FLOOR_OF} AS key OFFSET 0) low ` +
     'ON CONFLICT (world, twin, type, name) DO UPDATE SET floor = excluded.floor',
 ].join('; ');

@@ -19,6 +19,11 @@ const RESOURCE_OF =
   'CROSS JOIN LATERAL (SELECT type, id, version, deleted, fields FROM twinworld.resources x ' +
   'WHERE x.world = l.world AND x.twin = l.twin AND x.type = l.type AND x.id = l.id OFFSET 0) r';
 
+/** Where an index's live keys begin (schema.ts, V6), or '' where it keeps no floor; $1–$4 name it. */
+export const FLOOR_OF =
+  'COALESCE((SELECT f.floor FROM twinworld.index_floors f ' +
+  "WHERE f.world = $1 AND f.twin = $2 AND f.type = $3 AND f.name = $4), '')";
+
 export const READS = {
   head: 'SELECT head FROM twinworld.twins WHERE world = $1 AND twin = $2',
   range:
@@ -47,8 +52,7 @@ export const READS = {
    * leak nothing), so it would filter the walk instead of starting it.
    */
   lookupUpTo:
-    'SELECT p.type, p.id, p.version, p.deleted, p.fields FROM (SELECT COALESCE((SELECT f.floor FROM twinworld.index_floors f ' +
-    "WHERE f.world = $1 AND f.twin = $2 AND f.type = $3 AND f.name = $4), '') AS floor OFFSET 0) b " +
+    `SELECT p.type, p.id, p.version, p.deleted, p.fields FROM (SELECT ${FLOOR_OF} AS floor OFFSET 0) b ` +
     `CROSS JOIN LATERAL (SELECT l.key, r.type, r.id, r.version, r.deleted, r.fields FROM twinworld.lookups l ${RESOURCE_OF} ` +
     'WHERE l.world = $1 AND l.twin = $2 AND l.type = $3 AND l.name = $4 AND l.key >= b.floor AND l.key <= $5 ' +
     'AND NOT r.deleted ORDER BY l.key, l.id LIMIT $6) p ORDER BY p.key, p.id',
