@@ -316,18 +316,30 @@ async function fill(
   return { done, succeeded: done };
 }
 
-/** The statements that took the most execution time since the last reset, per job. */
+/**
+ * The statements that took the most server time since the last reset (executing, and planning: a
+ * prepared statement the server plans again at every EXECUTE shows only there), per job.
+ */
 async function statements(db: pg.Client, jobs: number): Promise<string> {
-  const { rows } = await db.query<{ calls: string; ms: number; rows: string; query: string }>(
-    'SELECT calls, total_exec_time AS ms, rows, query FROM pg_stat_statements ' +
-      "WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1",
+  const { rows } = await db.query<{
+    calls: string;
+    ms: number;
+    plan_ms: number;
+    plans: string;
+    rows: string;
+    query: string;
+  }>(
+    'SELECT calls, total_exec_time AS ms, total_plan_time AS plan_ms, plans, rows, query FROM pg_stat_statements ' +
+      "WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time + total_plan_time DESC LIMIT $1",
     [STATEMENTS],
   );
+  const perJob = (x: number | string): string => (Number(x) / jobs).toFixed(2);
   return rows
     .map(
       (r) =>
-        `  ${((r.ms * 1000) / jobs).toFixed(1).padStart(7)} µs/job  ${(Number(r.calls) / jobs).toFixed(2)} calls/job  ` +
-        `${(Number(r.rows) / jobs).toFixed(2)} rows/job  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+        `  ${((r.ms * 1000) / jobs).toFixed(1).padStart(7)} µs/job  planned ${((r.plan_ms * 1000) / jobs).toFixed(1)} µs/job ` +
+        `(${perJob(r.plans)} plans/job)  ${perJob(r.calls)} calls/job  ` +
+        `${perJob(r.rows)} rows/job  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
     )
     .join('\n');
 }
@@ -431,7 +443,11 @@ export const bench: Benchmark = {
     const server = await startPostgresServer({
       settings: {
         ...(STATEMENTS > 0
-          ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
+          ? {
+              shared_preload_libraries: 'pg_stat_statements',
+              'pg_stat_statements.track': 'all',
+              'pg_stat_statements.track_planning': 'on',
+            }
           : {}),
         ...SERVER_SETTINGS,
       },

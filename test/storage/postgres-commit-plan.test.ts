@@ -16,7 +16,7 @@ describe("PostgreSQL: a commit's prepared statements", () => {
     const plans = await asSuperuser(db.name, async (c) => {
       await c.query(`SET ROLE twinworld_owner; SELECT set_config('twinworld.tenant', '*', false)`);
       await c.query('ANALYZE');
-      await c.query(PREPARE_WRITES);
+      for (const statement of PREPARE_WRITES) await c.query(statement);
       await c.query(
         `INSERT INTO twinworld.resources SELECT 'w', 'bench', 'delivery', 'd' || g, NULL, 1, false, repeat('y', 300) ` +
           'FROM generate_series(1, 3000) g',

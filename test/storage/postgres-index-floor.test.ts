@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DUE_INDEX } from '../../src/state/indexes.js';
-import { sessionSetup } from '../../src/storage/postgres/connection.js';
+import { setUpSession } from '../../src/storage/postgres/connection.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { twinLockKey } from '../../src/storage/postgres/lock-key.js';
 import type { StoreTx } from '../../src/storage/port.js';
@@ -46,7 +46,7 @@ describe('PostgreSQL: the floor of a due index', () => {
         await store.transact((tx) => {
           for (let j = i; j < Math.min(i + 100, n - 10); j++) due(`j${j}`, 2, [key(j)], [])(tx);
         });
-      await session.query(sessionSetup());
+      await setUpSession(session);
       /** The pages the pick's walk of the lookups index reads, and the ids it answers. */
       const pick = async (): Promise<{ pages: number; ids: string[] }> => {
         const args = `'${world}', 't', 'job', '${DUE_INDEX}', 'k99999', 5`;
@@ -142,7 +142,7 @@ describe('PostgreSQL: the floor of a due index', () => {
         );
       expect(await upTo()).toEqual(['j15', 'j16']);
       // as the app's role, with its own statement: the twin's lock, then the key
-      await older.query(sessionSetup());
+      await setUpSession(older);
       await older.query('BEGIN');
       await older.query(`SELECT pg_advisory_xact_lock(${twinLockKey(world, 't')})`);
       await older.query(

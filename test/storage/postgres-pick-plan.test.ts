@@ -41,7 +41,7 @@ describe('PostgreSQL: a due-index pick', () => {
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       };
       // as sessions run it inside sections: prepared once, here with the plan made for any values
-      await c.query(PREPARE_READS);
+      for (const statement of PREPARE_READS) await c.query(statement);
       await c.query('SET plan_cache_mode = force_generic_plan');
       return {
         inline: await explain(text),

@@ -57,7 +57,7 @@ describe('PostgreSQL: a slow section is reported', () => {
     });
     const [warning] = slowOnes();
     expect(warning!.message).toMatch(
-      /^twinworld: twin "t" of world "w": a section has been open 0\.2 s, waiting for PostgreSQL to answer: BEGIN; SELECT pg_advisory_xact_lock\(-?\d+\); /,
+      /^twinworld: twin "t" of world "w": a section has been open 0\.2 s, waiting for PostgreSQL to answer: BEGIN; EXECUTE twinworld_lock\(-?\d+\); /,
     );
     await backend.close();
   });

@@ -123,14 +123,9 @@ export function commitQueries(b: CommitBuffer): string[] {
     for (const type of floorsRaised(b))
       statements.push(`EXECUTE twinworld_index_floor(${w}, ${t}, ${lit(type)}, ${lit(DUE_INDEX)})`);
   for (const [k, v] of b.meta)
-    statements.push(
-      `INSERT INTO twinworld.meta (world, twin, key, value) VALUES (${w}, ${t}, ${lit(k)}, ${lit(v)}) ` +
-        'ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
-    );
+    statements.push(`EXECUTE twinworld_put_meta(${w}, ${t}, ${lit(k)}, ${lit(v)})`);
   if (b.newHead !== undefined) {
-    statements.push(
-      `UPDATE twinworld.twins SET head = ${int(b.newHead)} WHERE world = ${w} AND twin = ${t}`,
-    );
+    statements.push(`EXECUTE twinworld_set_head(${w}, ${t}, ${int(b.newHead)})`);
     // Delivered by the server at COMMIT, and not at all if the transaction rolls back.
     if (b.wakes) statements.push(notifyStatement(b.world, b.twin));
   }

@@ -8,6 +8,7 @@ import { TwinError } from '../../errors.js';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './prepare-writes.js';
 import { PREPARE_GUARD } from './head-guard.js';
+import { PREPARE_LOCK } from './lock-key.js';
 import { PREPARE_READS } from './reads.js';
 import { connectError, storeError, type Endpoint } from './store-error.js';
 import { lit } from './sql-text.js';
@@ -69,20 +70,40 @@ export function parseEndpoint(url: string): Endpoint {
  * table, since it spreads the index's pages over the few rows it counted. In the pg-queues bench,
  * after one round, each key removal and each due pick became a scan: 10–35 ms each, against 0.3 ms,
  * and four times the server CPU per delivery, until autovacuum ran again.
+ *
+ * The prepared statements keep one generic plan each (they are written so that any plan probes the
+ * keys; test/storage/postgres-commit-plan.test.ts). Left to choose, the server priced the entries'
+ * insert cheaper planned for each commit's own values when a commit carries one row, as a single
+ * write's does, and planned it again at every EXECUTE: 63–75 µs a commit, more than running it.
  */
-export function sessionSetup(lockTimeoutMs = 30_000): string {
-  return (
+export function sessionSetup(lockTimeoutMs = 30_000): readonly string[] {
+  return [
     `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(lockTimeoutMs))}; ` +
-    'SET enable_seqscan = off; SET enable_bitmapscan = off; ' +
-    `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false); ${PREPARE_WRITES}; ${PREPARE_READS}; ${PREPARE_GUARD}`
-  );
+      'SET enable_seqscan = off; SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan; ' +
+      `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false)`,
+    // Each statement is prepared in a query of its own: the server keeps the whole text a PREPARE
+    // came in as the statement's source and copies it at every EXECUTE (one PREPARE among thirty
+    // in a 5 kB text cost 6 µs more per EXECUTE than one prepared alone; docs/throughput.md).
+    PREPARE_LOCK,
+    ...PREPARE_WRITES,
+    ...PREPARE_READS,
+    PREPARE_GUARD,
+  ];
+}
+
+/** Runs the session setup on a fresh session, one query after another. */
+export async function setUpSession(
+  session: { query(text: string): Promise<unknown> },
+  lockTimeoutMs?: number,
+): Promise<void> {
+  for (const text of sessionSetup(lockTimeoutMs)) await session.query(text);
 }
 
 export class Connection {
   readonly pool: pg.Pool;
   readonly slowSectionMs: number;
   private readonly ready = new WeakSet<pg.PoolClient>();
-  private readonly sessionSetup: string;
+  private readonly lockTimeoutMs: number | undefined;
 
   constructor(
     readonly url: string,
@@ -99,7 +120,7 @@ export class Connection {
     });
     // An idle client whose server went away: dropped from the pool; the next checkout opens another.
     this.pool.on('error', () => {});
-    this.sessionSetup = sessionSetup(options.lockTimeoutMs);
+    this.lockTimeoutMs = options.lockTimeoutMs;
     this.slowSectionMs = Math.max(1, options.slowSectionMs ?? 10_000);
   }
 
@@ -117,7 +138,7 @@ export class Connection {
       // with the same error, and that is where it is reported.
       client.on('error', () => {});
       try {
-        await client.query(this.sessionSetup);
+        await setUpSession(client, this.lockTimeoutMs);
       } catch (error) {
         client.release(true);
         throw connectError(error, this.endpoint);

@@ -13,5 +13,12 @@ export function twinLockKey(world: string, twin: string): bigint {
   return lockKey('twin', world, twin);
 }
 
+/** Taking a twin's lock, as every write section starts: prepared once per session (connection.ts). */
+export const PREPARE_LOCK = 'PREPARE twinworld_lock (bigint) AS SELECT pg_advisory_xact_lock($1)';
+
+export function lockStatement(key: bigint): string {
+  return `EXECUTE twinworld_lock(${key})`;
+}
+
 /** Held (per database) while migrating, so hosts starting at once migrate one after the other. */
 export const MIGRATION_LOCK_KEY = lockKey('migrate');

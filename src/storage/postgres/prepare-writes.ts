@@ -10,7 +10,7 @@ import { FLOOR_OF } from './reads.js';
  * a generic plan made while a world's tables were small would otherwise scan the twin's rows once
  * per statement.
  */
-export const PREPARE_WRITES = [
+export const PREPARE_WRITES: readonly string[] = [
   'PREPARE twinworld_put_resources (text, text, text[], text[], text[], bigint[], boolean[], text[]) AS ' +
     'INSERT INTO twinworld.resources (world, twin, type, id, tenant, version, deleted, fields) ' +
     'SELECT $1, $2, * FROM unnest($3, $4, $5, $6, $7, $8) ' +
@@ -47,4 +47,11 @@ export const PREPARE_WRITES = [
     'ORDER BY l.key, l.id LIMIT 1), low.key) ' +
     `FROM (SELECT ${FLOOR_OF} AS key OFFSET 0) low ` +
     'ON CONFLICT (world, twin, type, name) DO UPDATE SET floor = excluded.floor',
-].join('; ');
+  // The twin's new head and meta values (the chain's head among them): in every commit that
+  // appends, so prepared like the rest rather than parsed and planned each time.
+  'PREPARE twinworld_set_head (text, text, bigint) AS ' +
+    'UPDATE twinworld.twins SET head = $3 WHERE world = $1 AND twin = $2',
+  'PREPARE twinworld_put_meta (text, text, text, text) AS ' +
+    'INSERT INTO twinworld.meta (world, twin, key, value) VALUES ($1, $2, $3, $4) ' +
+    'ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
+];

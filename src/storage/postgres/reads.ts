@@ -259,9 +259,9 @@ const PREPARED_READS = new Map(
   (Object.keys(READS) as (keyof typeof READS)[]).map((key) => [READS[key], `twinworld_${key}`]),
 );
 
-export const PREPARE_READS = [...PREPARED_READS]
-  .map(([text, name]) => `PREPARE ${name} AS ${text}`)
-  .join('; ');
+export const PREPARE_READS: readonly string[] = [...PREPARED_READS].map(
+  ([text, name]) => `PREPARE ${name} AS ${text}`,
+);
 
 /** One read as a statement of a multi-statement section: a prepared one executed, others inline. */
 export function inline(text: string, values: readonly unknown[]): string {

@@ -15,7 +15,7 @@ import {
   type TwinStore,
 } from '../port.js';
 import type { Client, Connection } from './connection.js';
-import { twinLockKey } from './lock-key.js';
+import { lockStatement, twinLockKey } from './lock-key.js';
 import { inline, Reads, READS } from './reads.js';
 import { PostgresTx } from './section.js';
 import { lit, toResource, type ResourceRow } from './sql-text.js';
@@ -174,7 +174,7 @@ export class PostgresTwinStore implements TwinStore {
       ...(tenant === undefined
         ? []
         : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
-      ...(readOnly ? [] : [`SELECT pg_advisory_xact_lock(${this.lockKey})`]),
+      ...(readOnly ? [] : [lockStatement(this.lockKey)]),
       inline(READS.head, [this.world, this.name]),
     ];
   }
