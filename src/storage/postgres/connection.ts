@@ -76,7 +76,7 @@ export function parseEndpoint(url: string): Endpoint {
  * insert cheaper planned for each commit's own values when a commit carries one row, as a single
  * write's does, and planned it again at every EXECUTE: 63–75 µs a commit, more than running it.
  */
-export function sessionSetup(lockTimeoutMs = 30_000): readonly string[] {
+function sessionSetup(lockTimeoutMs = 30_000): readonly string[] {
   return [
     `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(lockTimeoutMs))}; ` +
       'SET enable_seqscan = off; SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan; ' +
