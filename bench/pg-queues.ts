@@ -6,7 +6,7 @@
 //   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs measured per run; default 2,000, pg-boss 600;
 //   BENCH_WARMUP=… jobs per worker process drained first, default 10,000, pg-boss a hundredth)
 import { fork, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +18,7 @@ import { startPostgresServer } from '../test/support/postgres-server.js';
 import { pack, SECRET, startReceiver, type ReceiverProcess } from './delivery.js';
 import { fmt, median, method, note, settle, type Benchmark } from './measure.js';
 import { pgWorld } from './postgres.js';
+import { serverCpuMs } from './server-cpu.js';
 
 /**
  * Jobs per run. pg-boss drains about 32 jobs a second per process here (its workers wait on their
@@ -61,32 +62,6 @@ interface Run {
   workerCpu: number;
   /** CPU milliseconds the PostgreSQL server (postmaster and backends) spent per job, release to done. */
   serverCpu: number;
-}
-
-/**
- * CPU milliseconds the server has spent so far: the postmaster's own and its reaped children's,
- * plus each live backend's (Linux /proc, clock ticks of 10 ms; NaN elsewhere). Read at the release
- * and when the last job is done, so the difference is the run's share, polling by the bench included.
- */
-function serverCpuMs(postmaster: number): number {
-  if (!existsSync('/proc/self/stat')) return NaN;
-  /** The fields after the command's closing parenthesis: [0] is field 3 (state), [1] the parent. */
-  const stat = (pid: string): string[] | undefined => {
-    try {
-      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    } catch {
-      return undefined; // exited between the listing and the read
-    }
-  };
-  const field = (f: string[], n: number): number => Number(f[n - 3]);
-  const own = stat(String(postmaster));
-  let ticks = own === undefined ? 0 : [14, 15, 16, 17].reduce((t, n) => t + field(own, n), 0);
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const f = stat(pid);
-    if (f !== undefined && field(f, 4) === postmaster) ticks += field(f, 14) + field(f, 15);
-  }
-  return ticks * 10;
 }
 
 const BODY = JSON.stringify({

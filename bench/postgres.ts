@@ -35,6 +35,7 @@ import {
   sinceNs,
   type Benchmark,
 } from './measure.js';
+import { serverCpuMs } from './server-cpu.js';
 
 const ATOMIC_OPS = 1_000;
 const ATOMIC_ROUNDS = 7;
@@ -85,7 +86,7 @@ async function rate(ops: number, one: (i: number) => Promise<unknown>): Promise<
   return ops / (sinceNs(start) / 1e9);
 }
 
-async function atomicWrite(url: string): Promise<void> {
+async function atomicWrite(url: string, postmaster: number): Promise<void> {
   method(
     `${ATOMIC_OPS} ops per round, median of ${ATOMIC_ROUNDS} rounds, rounds interleaved, after ${WARMUP} warm-up ops each. ` +
       'twin: applyAtomic(view => read counter, write value+1), one write per action, world on PostgreSQL (pooled session as twinworld_app, row-level security on, advisory lock per twin). ' +
@@ -119,11 +120,18 @@ async function atomicWrite(url: string): Promise<void> {
     await rate(WARMUP, rawOne);
     const twinRates: number[] = [];
     const rawRates: number[] = [];
-    for (let round = 0; round < ATOMIC_ROUNDS; round++) {
+    const twinCpu: number[] = [];
+    const rawCpu: number[] = [];
+    /** A round's rate, and the server's CPU milliseconds per op in it. */
+    const round = async (one: () => Promise<unknown>, rates: number[], cpu: number[]) => {
       await settle();
-      rawRates.push(await rate(ATOMIC_OPS, rawOne));
-      await settle();
-      twinRates.push(await rate(ATOMIC_OPS, step));
+      const cpu0 = serverCpuMs(postmaster);
+      rates.push(await rate(ATOMIC_OPS, one));
+      cpu.push((serverCpuMs(postmaster) - cpu0) / ATOMIC_OPS);
+    };
+    for (let r = 0; r < ATOMIC_ROUNDS; r++) {
+      await round(rawOne, rawRates, rawCpu);
+      await round(step, twinRates, twinCpu);
     }
     const value = ((await twin.get('counter', 'c1'))?.fields as JsonObject).value;
     if (value !== WARMUP + ATOMIC_ROUNDS * ATOMIC_OPS)
@@ -137,6 +145,14 @@ async function atomicWrite(url: string): Promise<void> {
       op: '>=',
       target: 0.5,
     });
+    // The server's side of one write: the statements a section sends, against one INSERT's.
+    const [cpu, rawCpuMs] = [median(twinCpu), median(rawCpu)];
+    figure('pg atomic-write baseline server cpu per insert', rawCpuMs, 'ms');
+    figure(
+      'pg atomic-write server cpu per write',
+      cpu,
+      `ms  (${(cpu / rawCpuMs).toFixed(2)}x raw pg insert-per-tx)`,
+    );
   } finally {
     await world.close();
     await raw.close();
@@ -384,7 +400,7 @@ export const bench: Benchmark = {
       note(
         `server: ${server.binaries}, running as ${server.runAs}, fsync off (a throwaway server); client pg, one process`,
       );
-      await atomicWrite(server.url);
+      await atomicWrite(server.url, server.pid);
       console.log('');
       await delivery(server.url);
       console.log('');

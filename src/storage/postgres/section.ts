@@ -375,7 +375,7 @@ export class PostgresTx implements StoreTx {
       queries[0] = `${guardStatement(this.world, this.twin, this.guard!)};\n${queries[0]}`;
     if (blind) {
       this.begun = true;
-      queries[0] = `${this.beginStatements.join(';\n')};\n${queries[0]}`;
+      queries[0] = `${this.startWithoutHead().join(';\n')};\n${queries[0]}`;
     }
     await this.send(queries);
   }
@@ -429,8 +429,16 @@ export class PostgresTx implements StoreTx {
     if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead + 1);
     const queries = this.commitQueries();
     this.begun = true;
-    queries[0] = `${[...this.beginStatements, guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
+    queries[0] = `${[...this.startWithoutHead(), guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
     await this.send(queries);
+  }
+
+  /**
+   * The transaction's start for a commit that carries it: the head, its last statement, goes
+   * unread there (the guard checks it in the server, and a blind write has no use for it).
+   */
+  private startWithoutHead(): readonly string[] {
+    return this.beginStatements.slice(0, -1);
   }
 
   /** The commit, as the query texts to send in order; the last ends with COMMIT. */
