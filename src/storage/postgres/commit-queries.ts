@@ -122,13 +122,13 @@ export function commitQueries(b: CommitBuffer): string[] {
   if (!b.tenantScoped)
     for (const type of floorsRaised(b))
       statements.push(`EXECUTE twinworld_index_floor(${w}, ${t}, ${lit(type)}, ${lit(DUE_INDEX)})`);
-  for (const [k, v] of b.meta)
-    statements.push(`EXECUTE twinworld_put_meta(${w}, ${t}, ${lit(k)}, ${lit(v)})`);
-  if (b.newHead !== undefined) {
-    statements.push(`EXECUTE twinworld_set_head(${w}, ${t}, ${int(b.newHead)})`);
-    // Delivered by the server at COMMIT, and not at all if the transaction rolls back.
-    if (b.wakes) statements.push(notifyStatement(b.world, b.twin));
-  }
+  if (b.meta.length > 0 || b.newHead !== undefined)
+    statements.push(
+      `EXECUTE twinworld_advance(${w}, ${t}, ${b.newHead === undefined ? 'NULL' : int(b.newHead)}, ` +
+        `${texts(b.meta.map(([k]) => k))}, ${texts(b.meta.map(([, v]) => v))})`,
+    );
+  // Delivered by the server at COMMIT, and not at all if the transaction rolls back.
+  if (b.newHead !== undefined && b.wakes) statements.push(notifyStatement(b.world, b.twin));
   // A read that rides with the commit (StoreTx.lookupAtCommit) goes in the same text as COMMIT:
   // its answer is always the last but one of the last round trip.
   statements.push(b.readAtCommit === undefined ? 'COMMIT' : `${b.readAtCommit};\nCOMMIT`);

@@ -47,11 +47,11 @@ export const PREPARE_WRITES: readonly string[] = [
     'ORDER BY l.key, l.id LIMIT 1), low.key) ' +
     `FROM (SELECT ${FLOOR_OF} AS key OFFSET 0) low ` +
     'ON CONFLICT (world, twin, type, name) DO UPDATE SET floor = excluded.floor',
-  // The twin's new head and meta values (the chain's head among them): in every commit that
-  // appends, so prepared like the rest rather than parsed and planned each time.
-  'PREPARE twinworld_set_head (text, text, bigint) AS ' +
-    'UPDATE twinworld.twins SET head = $3 WHERE world = $1 AND twin = $2',
-  'PREPARE twinworld_put_meta (text, text, text, text) AS ' +
-    'INSERT INTO twinworld.meta (world, twin, key, value) VALUES ($1, $2, $3, $4) ' +
-    'ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value',
+  // The meta values (the chain's head among them) and the twin's new head (NULL: unchanged), in one
+  // statement: every commit that appends writes both.
+  'PREPARE twinworld_advance (text, text, bigint, text[], text[]) AS ' +
+    'WITH meta AS (INSERT INTO twinworld.meta (world, twin, key, value) ' +
+    'SELECT $1, $2, m.key, m.value FROM unnest($4, $5) AS m (key, value) ' +
+    'ON CONFLICT (world, twin, key) DO UPDATE SET value = excluded.value) ' +
+    'UPDATE twinworld.twins SET head = $3 WHERE world = $1 AND twin = $2 AND $3 IS NOT NULL',
 ];
