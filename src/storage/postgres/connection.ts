@@ -82,7 +82,7 @@ function sessionSetup(lockTimeoutMs = 30_000): readonly string[] {
       'SET enable_seqscan = off; SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan; ' +
       `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false)`,
     // Each statement is prepared in a query of its own: the server keeps the whole text a PREPARE
-    // came in as the statement's source and copies it at every EXECUTE (one PREPARE among thirty
+    // came in as the statement's source and copies it at every EXECUTE (one of sixteen PREPAREs
     // in a 5 kB text cost 6 µs more per EXECUTE than one prepared alone; docs/throughput.md).
     PREPARE_LOCK,
     ...PREPARE_WRITES,
