@@ -73,7 +73,7 @@ export class PostgresTx implements StoreTx {
     private readonly client: Client,
     private readonly world: string,
     private readonly twin: string,
-    /** What starts the transaction (BEGIN, the tenant, the lock, the head): the last answers the head. */
+    /** What starts the transaction: BEGIN, the tenant, the lock. A first read adds the head to it. */
     private readonly beginStatements: readonly string[],
     private readonly tenant: string | undefined,
     private readonly mapError: (error: unknown) => unknown,
@@ -124,10 +124,10 @@ export class PostgresTx implements StoreTx {
     this.pending = [];
     const begin = !this.begun;
     this.begun = true;
-    const statements = [
-      ...(begin ? this.beginStatements : []),
-      ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql])),
-    ];
+    const start = begin
+      ? [...this.beginStatements, inline(READS.head, [this.world, this.twin])]
+      : [];
+    const statements = [...start, ...batch.flatMap((p) => (p.sql === undefined ? [] : [p.sql]))];
     if (statements.length === 0) {
       // Only head() again while the start is in flight: answer when it lands.
       this.lastFlush = this.lastFlush.then(() => {
@@ -147,7 +147,7 @@ export class PostgresTx implements StoreTx {
     this.lastFlush = this.query(statements.join(';\n')).then(
       (result) => {
         const results = (Array.isArray(result) ? result : [result]) as QueryResults;
-        const opened = begin ? this.beginStatements.length : 0;
+        const opened = start.length;
         if (begin) {
           const head = (results[opened - 1]?.rows[0] as { head?: number } | undefined)?.head;
           if (head === undefined) {
@@ -375,7 +375,7 @@ export class PostgresTx implements StoreTx {
       queries[0] = `${guardStatement(this.world, this.twin, this.guard!)};\n${queries[0]}`;
     if (blind) {
       this.begun = true;
-      queries[0] = `${this.startWithoutHead().join(';\n')};\n${queries[0]}`;
+      queries[0] = `${this.beginStatements.join(';\n')};\n${queries[0]}`;
     }
     await this.send(queries);
   }
@@ -429,16 +429,8 @@ export class PostgresTx implements StoreTx {
     if (this.entries.length > 0) this.checkSeq(this.entries[0]!.seq, this.startHead + 1);
     const queries = this.commitQueries();
     this.begun = true;
-    queries[0] = `${[...this.startWithoutHead(), guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
+    queries[0] = `${[...this.beginStatements, guardStatement(this.world, this.twin, this.guard!)].join(';\n')};\n${queries[0]}`;
     await this.send(queries);
-  }
-
-  /**
-   * The transaction's start for a commit that carries it: the head, its last statement, goes
-   * unread there (the guard checks it in the server, and a blind write has no use for it).
-   */
-  private startWithoutHead(): readonly string[] {
-    return this.beginStatements.slice(0, -1);
   }
 
   /** The commit, as the query texts to send in order; the last ends with COMMIT. */

@@ -16,7 +16,7 @@ import {
 } from '../port.js';
 import type { Client, Connection } from './connection.js';
 import { lockStatement, twinLockKey } from './lock-key.js';
-import { inline, Reads, READS } from './reads.js';
+import { Reads } from './reads.js';
 import { PostgresTx } from './section.js';
 import { lit, toResource, type ResourceRow } from './sql-text.js';
 import { aborted, operationError, storeError } from './store-error.js';
@@ -167,7 +167,10 @@ export class PostgresTwinStore implements TwinStore {
     }
   }
 
-  /** A section's start, sent with its first read: the head is the last statement's answer. */
+  /**
+   * A section's start: sent with its first read (which adds the head), or with a commit that reads
+   * nothing (a guarded one checks the head in the server, a blind one has no use for it).
+   */
   private beginStatements(tenant: string | undefined, readOnly: boolean): string[] {
     return [
       readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
@@ -175,7 +178,6 @@ export class PostgresTwinStore implements TwinStore {
         ? []
         : [`SELECT set_config('twinworld.tenant', ${lit(tenant)}, true)`]),
       ...(readOnly ? [] : [lockStatement(this.lockKey)]),
-      inline(READS.head, [this.world, this.name]),
     ];
   }
 
