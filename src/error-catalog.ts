@@ -132,6 +132,13 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     means: "The database's schema was written by a newer twinworld than this one.",
     fix: 'Upgrade twinworld on this host to the version that migrated the schema.',
   },
+  STORE_SERVER_TOO_OLD: {
+    area: 'world and store',
+    status: 500,
+    means:
+      'The PostgreSQL server is older than twinworld can run on (12); its version is in the message.',
+    fix: 'Upgrade the server to PostgreSQL 12 or later, or keep the world on a SQLite root.',
+  },
   STORE_BUSY: {
     area: 'world and store',
     status: 503,

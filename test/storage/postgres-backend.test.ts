@@ -8,6 +8,7 @@ import { canonicalJson } from '../../src/log/canonical-json.js';
 import { compareResources, stateHash } from '../../src/state/state-hash.js';
 import { PostgresBackend, SCHEMA_VERSION, twinLockKey } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
+import { checkServerVersion, OLDEST_SERVER } from '../../src/storage/postgres/migrate.js';
 import { startPostgresServer } from '../support/postgres-server.js';
 import type { JsonObject } from '../../src/log/json-value.js';
 import { describePortConformance, entry, increment, resource } from './port-conformance.js';
@@ -155,6 +156,41 @@ describe('PostgreSQL: migrations', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('refuses a server older than PostgreSQL 12 by its version, before it migrates', async () => {
+    // No server older than 12 runs here, so the check is held by its inputs: the version numbers
+    // that server_version_num reports (11.22 is 110022; 12.0 is 120000).
+    const at = { host: '127.0.0.1', port: 5999, database: 'd', user: 'u' };
+    const old = (() => {
+      try {
+        checkServerVersion('110022', '11.22', at);
+      } catch (error) {
+        return error as TwinError;
+      }
+      throw new Error('11.22 was not refused');
+    })();
+    expect(old).toBeInstanceOf(TwinError);
+    expect(old.code).toBe('STORE_SERVER_TOO_OLD');
+    expect(old.message).toContain('127.0.0.1:5999 is version 11.22');
+    expect(old.message).toContain('PostgreSQL 12 or later');
+    expect(old.details).toMatchObject({ serverVersion: '11.22', serverVersionNum: 110022 });
+    expect(() => checkServerVersion('119999', '11.99', at)).toThrow(/version 11\.99/);
+    expect(OLDEST_SERVER).toBe(120_000);
+    for (const [num, version] of [
+      ['120000', '12.0'],
+      ['180001', '18.1'],
+    ])
+      expect(() => checkServerVersion(num!, version!, at)).not.toThrow();
+    // The server the tests run on answers what the check reads, and is let through.
+    const db = await createDatabase('version');
+    const backend = await PostgresBackend.open(db.url, 'w');
+    const num = await asSuperuser(
+      db.name,
+      async (c) => (await c.query("SELECT current_setting('server_version_num') AS n")).rows[0].n,
+    );
+    expect(Number(num)).toBeGreaterThanOrEqual(OLDEST_SERVER);
+    await backend.close();
   });
 
   it('refuses a schema newer than it knows, and leaves it untouched', async () => {

@@ -1,6 +1,7 @@
 // Brings a database's `twinworld` schema up to this version: one transaction, under an advisory lock,
 // so hosts that start at once migrate one after the other and the later ones find nothing to do. A
-// schema newer than this code knows is refused, never touched.
+// schema newer than this code knows is refused, never touched, and so is a server older than the
+// sessions' setup can run on.
 import type pg from 'pg';
 import { MIGRATION_LOCK_KEY } from './lock-key.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -23,10 +24,37 @@ async function currentVersion(client: pg.Client): Promise<number> {
   return row.rows[0]?.version ?? 0;
 }
 
+/**
+ * The oldest server a pooled session can be set up on: `plan_cache_mode` (connection.ts) is new in
+ * PostgreSQL 12, and older servers refuse the whole setup with an unknown-parameter error.
+ */
+export const OLDEST_SERVER = 120_000;
+
+/**
+ * Refuses a server older than OLDEST_SERVER, by its `server_version_num` (e.g. `110022` for 11.22),
+ * before anything is migrated: the refusal names the version, not a setting the user never chose.
+ */
+export function checkServerVersion(versionNum: string, version: string, at: Endpoint): void {
+  const num = Number(versionNum);
+  if (!Number.isSafeInteger(num) || num >= OLDEST_SERVER) return;
+  throw storeError(
+    'STORE_SERVER_TOO_OLD',
+    `the PostgreSQL server at ${at.host}:${at.port} is version ${version}; twinworld needs PostgreSQL 12 or later ` +
+      '(its sessions keep one generic plan per statement, plan_cache_mode) — upgrade the server, or use a SQLite root',
+    {
+      details: { host: at.host, port: at.port, serverVersion: version, serverVersionNum: num },
+    },
+  );
+}
+
 export async function migrate(client: pg.Client, at: Endpoint): Promise<MigrationReport> {
   let from = 0;
   let applying = false;
   try {
+    const server = await client.query<{ num: string; version: string }>(
+      "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version",
+    );
+    checkServerVersion(server.rows[0]!.num, server.rows[0]!.version, at);
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
     from = await currentVersion(client);
