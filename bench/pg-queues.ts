@@ -2,12 +2,13 @@
 // against the job queues people would pick instead — pg-boss 10 fetching 1 job per worker (16
 // workers) and 16 jobs at a time, and graphile-worker 0.16 (concurrency 16) — same server, same
 // receiver in its own process, rounds interleaved. Beside each rate: round trips (queries the
-// worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery.
+// worker processes' `pg` clients sent) and write commits (transaction ids used) per delivery, and
+// how many of the machine's cores were busy through the window (every process on it).
 //   npm run build && node dist/bench/run.js pg-queues      (BENCH_N=… jobs measured per run; default 2,000, pg-boss 600;
 //   BENCH_WARMUP=… jobs per worker process drained first, default 10,000, pg-boss a hundredth)
 import { fork, type ChildProcess } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ import { pack, SECRET, startReceiver, type ReceiverProcess } from './delivery.js
 import { fmt, median, method, note, settle, type Benchmark } from './measure.js';
 import { pgWorld } from './postgres.js';
 import { serverCpuMs } from './server-cpu.js';
+import { coresBusy, machineCpu } from './machine-cpu.js';
 
 /**
  * Jobs per run. pg-boss drains about 32 jobs a second per process here (its workers wait on their
@@ -28,6 +30,8 @@ import { serverCpuMs } from './server-cpu.js';
 const JOBS_POLLED = Number(process.env.BENCH_N ?? 600);
 const JOBS = Number(process.env.BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The machine's cores: what "cores busy" is out of. */
+const CORES = availableParallelism();
 /**
  * BENCH_WARMUP=n: jobs per worker process drained before the measurement starts, so that the
  * figures are the steady state of a long-lived worker and not its JIT warm-up, which would
@@ -62,6 +66,8 @@ interface Run {
   workerCpu: number;
   /** CPU milliseconds the PostgreSQL server (postmaster and backends) spent per job, release to done. */
   serverCpu: number;
+  /** Cores the whole machine kept busy on average through the window (every process, not only ours). */
+  busy: number;
 }
 
 const BODY = JSON.stringify({
@@ -349,12 +355,14 @@ async function measure(
   let xid0 = await xid(db);
   let t0 = performance.now();
   let cpu0 = serverCpuMs(server.pid);
+  let machine0 = machineCpu();
   for (const c of children) c.send('go');
   let marks: Counted[] = children.map(() => ({ queries: 0, cpuMs: 0 }));
   if (W > 0) {
     while ((await receiver.count()) < arrived + W) await new Promise((r) => setTimeout(r, 5));
     t0 = performance.now();
     cpu0 = serverCpuMs(server.pid);
+    machine0 = machineCpu();
     xid0 = await xid(db);
     marks = await ask(system, children, 'mark');
   }
@@ -366,6 +374,7 @@ async function measure(
   while ((await progress.done()) < W + N) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
   const serverCpu = (serverCpuMs(server.pid) - cpu0) / N;
+  const busy = coresBusy(machine0, machineCpu(), CORES);
   if (STATEMENTS > 0) note(`${system} ${n}p statements:\n${await statements(db, N)}`);
   const succeeded = await progress.succeeded();
   if (succeeded !== W + N)
@@ -390,6 +399,7 @@ async function measure(
     // the two pg_current_xact_id() calls use one id each
     commits: (xid1 - xid0 - 1) / N,
     serverCpu,
+    busy,
   };
 }
 
@@ -448,13 +458,18 @@ export const bench: Benchmark = {
       const results = new Map<string, Run[]>();
       for (let round = 0; round < ROUNDS; round++)
         for (const n of PROCESSES)
-          for (const system of SYSTEMS) {
+          // Each round starts one system later, so that no system always runs right after the
+          // same other one (and on what that one left the server to clean up).
+          for (const system of [
+            ...SYSTEMS.slice(round % SYSTEMS.length),
+            ...SYSTEMS.slice(0, round % SYSTEMS.length),
+          ]) {
             if (ONLY !== undefined && !ONLY.includes(system)) continue;
             const key = `${system}/${n}`;
             const run = await measure(db, server, receiver, system, n);
             results.set(key, [...(results.get(key) ?? []), run]);
             note(
-              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms  server cpu/job ${run.serverCpu.toFixed(2)} ms  load ${loadavg()[0]!.toFixed(1)}`,
+              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms  server cpu/job ${run.serverCpu.toFixed(2)} ms  cores busy ${run.busy.toFixed(2)} of ${CORES}  load ${loadavg()[0]!.toFixed(1)}`,
             );
           }
       const m = (system: System, n: number, field: keyof Run): number =>
@@ -472,7 +487,7 @@ export const bench: Benchmark = {
           if (!results.has(`${system}/${n}`)) continue;
           const rate = m(system, n, 'rate');
           console.log(
-            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms  server cpu/job ${m(system, n, 'serverCpu').toFixed(2)} ms`,
+            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms  server cpu/job ${m(system, n, 'serverCpu').toFixed(2)} ms  cores busy ${m(system, n, 'busy').toFixed(2)} of ${CORES}`,
           );
         }
         if (vs !== '' && results.has(`twinworld/${n}`))
