@@ -155,7 +155,7 @@ process.on('message', (message: string) => {
   } else if (message === 'mark') {
     // The warm-up is over (bench/pg-queues.ts BENCH_WARMUP): what was spent so far is left out.
     const cpu = process.cpuUsage(cpuFrom);
-    process.send!({ queries, cpuMs: (cpu.user + cpu.system) / 1000 });
+    process.send!({ queries, cpuMs: (cpu.user + cpu.system) / 1000, kernelMs: cpu.system / 1000 });
   } else if (message === 'stop') {
     counting = false;
     const sent = queries;
@@ -172,8 +172,9 @@ process.on('message', (message: string) => {
       .catch(() => undefined)
       .then(() => {
         transport.close();
-        process.send!({ queries: sent, cpuMs: (cpu.user + cpu.system) / 1000 }, () =>
-          process.disconnect(),
+        process.send!(
+          { queries: sent, cpuMs: (cpu.user + cpu.system) / 1000, kernelMs: cpu.system / 1000 },
+          () => process.disconnect(),
         );
       });
   }

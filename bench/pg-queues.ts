@@ -64,6 +64,8 @@ interface Run {
   commits: number;
   /** CPU milliseconds the worker processes spent per job, from the release until told to stop. */
   workerCpu: number;
+  /** Of workerCpu, the kernel's share. */
+  workerKernel: number;
   /** CPU milliseconds the PostgreSQL server (postmaster and backends) spent per job, release to done. */
   serverCpu: number;
   /** Cores the whole machine kept busy on average through the window (every process, not only ours). */
@@ -158,6 +160,8 @@ function warmupOf(system: System, processes: number): number {
 interface Counted {
   queries: number;
   cpuMs: number;
+  /** Of cpuMs, what the kernel spent on the process's behalf (system calls: sockets, wake-ups). */
+  kernelMs: number;
 }
 
 /** Sends `message` to each of `system`'s workers and waits for each one's counts. */
@@ -357,7 +361,7 @@ async function measure(
   let cpu0 = serverCpuMs(server.pid);
   let machine0 = machineCpu();
   for (const c of children) c.send('go');
-  let marks: Counted[] = children.map(() => ({ queries: 0, cpuMs: 0 }));
+  let marks: Counted[] = children.map(() => ({ queries: 0, cpuMs: 0, kernelMs: 0 }));
   if (W > 0) {
     while ((await receiver.count()) < arrived + W) await new Promise((r) => setTimeout(r, 5));
     t0 = performance.now();
@@ -384,6 +388,7 @@ async function measure(
   const reports = (await ask(system, children, 'stop')).map((r, i) => ({
     queries: r.queries - marks[i]!.queries,
     cpuMs: r.cpuMs - marks[i]!.cpuMs,
+    kernelMs: r.kernelMs - marks[i]!.kernelMs,
   }));
   await Promise.all(
     children.map((c) =>
@@ -396,6 +401,7 @@ async function measure(
     rate: N / seconds,
     roundTrips: reports.reduce((a, r) => a + r.queries, 0) / N,
     workerCpu: reports.reduce((a, r) => a + r.cpuMs, 0) / N,
+    workerKernel: reports.reduce((a, r) => a + r.kernelMs, 0) / N,
     // the two pg_current_xact_id() calls use one id each
     commits: (xid1 - xid0 - 1) / N,
     serverCpu,
@@ -469,7 +475,7 @@ export const bench: Benchmark = {
             const run = await measure(db, server, receiver, system, n);
             results.set(key, [...(results.get(key) ?? []), run]);
             note(
-              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms  server cpu/job ${run.serverCpu.toFixed(2)} ms  cores busy ${run.busy.toFixed(2)} of ${CORES}  load ${loadavg()[0]!.toFixed(1)}`,
+              `round ${round + 1}: ${LABEL[system]}, ${n} process(es)  ${fmt(run.rate)} jobs/s  round trips/job ${run.roundTrips.toFixed(2)}  commits/job ${run.commits.toFixed(2)}  worker cpu/job ${run.workerCpu.toFixed(2)} ms (kernel ${run.workerKernel.toFixed(2)})  server cpu/job ${run.serverCpu.toFixed(2)} ms  cores busy ${run.busy.toFixed(2)} of ${CORES}  load ${loadavg()[0]!.toFixed(1)}`,
             );
           }
       const m = (system: System, n: number, field: keyof Run): number =>
@@ -487,7 +493,7 @@ export const bench: Benchmark = {
           if (!results.has(`${system}/${n}`)) continue;
           const rate = m(system, n, 'rate');
           console.log(
-            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms  server cpu/job ${m(system, n, 'serverCpu').toFixed(2)} ms  cores busy ${m(system, n, 'busy').toFixed(2)} of ${CORES}`,
+            `pg-queues ${LABEL[system]}, ${n} process(es)  ${fmt(rate)} jobs/s  (${(rate / m(system, 1, 'rate')).toFixed(2)}x 1 process)  round trips/job ${m(system, n, 'roundTrips').toFixed(2)}  commits/job ${m(system, n, 'commits').toFixed(2)}  worker cpu/job ${m(system, n, 'workerCpu').toFixed(2)} ms (kernel ${m(system, n, 'workerKernel').toFixed(2)})  server cpu/job ${m(system, n, 'serverCpu').toFixed(2)} ms  cores busy ${m(system, n, 'busy').toFixed(2)} of ${CORES}`,
           );
         }
         if (vs !== '' && results.has(`twinworld/${n}`))
