@@ -64,7 +64,7 @@ interface Run {
   commits: number;
   /** CPU milliseconds the worker processes spent per job, from the release until told to stop. */
   workerCpu: number;
-  /** Of workerCpu, the kernel's share. */
+  /** Of workerCpu, the operating system kernel's share (system time: system calls, wake-ups). */
   workerKernel: number;
   /** CPU milliseconds the PostgreSQL server (postmaster and backends) spent per job, release to done. */
   serverCpu: number;
@@ -160,7 +160,7 @@ function warmupOf(system: System, processes: number): number {
 interface Counted {
   queries: number;
   cpuMs: number;
-  /** Of cpuMs, what the kernel spent on the process's behalf (system calls: sockets, wake-ups). */
+  /** Of cpuMs, what the operating system kernel spent on the process's behalf (system calls: sockets, wake-ups). */
   kernelMs: number;
 }
 
