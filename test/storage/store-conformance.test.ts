@@ -159,6 +159,49 @@ for (const backendCase of backends) {
       );
     });
 
+    it('links subjects when a section appends all its entries before it puts them', async () => {
+      await fresh();
+      // A section's order: every entry first, then the subjects' puts.
+      await store.transact((tx) => {
+        for (let seq = 1; seq <= 3; seq++) append(tx, entry(seq, 'customer', 'cus_1'));
+        for (let seq = 1; seq <= 3; seq++)
+          tx.putResource(resource('customer', 'cus_1', seq), NO_KEYS, seq);
+      });
+      await store.transact((tx) => {
+        append(tx, entry(4, 'customer', 'cus_2'));
+        append(tx, entry(5, 'customer', 'cus_1'));
+        tx.putResource(resource('customer', 'cus_2', 4), NO_KEYS, 4);
+        tx.putResource(resource('customer', 'cus_1', 5), NO_KEYS, 5);
+      });
+      expect((await store.entriesBySubject('customer', 'cus_1')).map((e) => e.seq)).toEqual([
+        1, 2, 3, 5,
+      ]);
+      expect((await store.entriesBySubject('customer', 'cus_2')).map((e) => e.seq)).toEqual([4]);
+      expect((await collect(store.entryBodies(0))).map((b) => JSON.parse(b).seq)).toEqual([
+        1, 2, 3, 4, 5,
+      ]);
+      expect(await store.head()).toBe(5);
+    });
+
+    it('keeps no appended entry of a section that rolled back', async () => {
+      await fresh();
+      await expect(
+        store.transact((tx) => {
+          append(tx, entry(1, 'customer', 'cus_1'));
+          append(tx, entry(2, 'customer', 'cus_1'));
+          tx.putResource(resource('customer', 'cus_1', 1), NO_KEYS, 1);
+          throw new Error('decide failed');
+        }),
+      ).rejects.toThrow('decide failed');
+      expect(await store.head()).toBe(0);
+      await store.transact((tx) => {
+        append(tx, entry(1, 'customer', 'cus_2'));
+        tx.putResource(resource('customer', 'cus_2', 1), NO_KEYS, 1);
+      });
+      expect((await collect(store.entryBodies(0))).map((b) => JSON.parse(b).seq)).toEqual([1]);
+      expect(await store.entriesBySubject('customer', 'cus_1')).toEqual([]);
+    });
+
     it('keeps resources, lists live ones in id order and answers index lookups', async () => {
       await fresh();
       await store.transact((tx) => {
