@@ -90,6 +90,7 @@ async function atomicWrite(url: string, postmaster: number): Promise<void> {
   method(
     `${ATOMIC_OPS} ops per round, median of ${ATOMIC_ROUNDS} rounds, rounds interleaved, after ${WARMUP} warm-up ops each. ` +
       'twin: applyAtomic(view => read counter, write value+1), one write per action, world on PostgreSQL (pooled session as twinworld_app, row-level security on, advisory lock per twin). ' +
+      'create: applyAtomic creating a resource under an id it draws from the world (as a vendor API create does). ' +
       'baseline: raw `pg` INSERT of the same entry line into entries(seq pk, subject_type, subject_id, body), a prepared statement, autocommit (one row per transaction), one connection.',
   );
   const world = pgWorld(url, 'atomic');
@@ -107,6 +108,14 @@ async function atomicWrite(url: string, postmaster: number): Promise<void> {
         };
       });
     };
+    const create = async (): Promise<void> => {
+      await twin.applyAtomic(() => ({
+        operation: 'customer.create',
+        subjectType: 'customer',
+        subjectId: world.ids.vendorId('cus', 14),
+        fields: { name: 'Jenny Rosen' },
+      }));
+    };
     let seq = 0;
     const rawOne = (): Promise<void> => {
       seq++;
@@ -117,11 +126,14 @@ async function atomicWrite(url: string, postmaster: number): Promise<void> {
       );
     };
     await rate(WARMUP, step);
+    await rate(WARMUP, create);
     await rate(WARMUP, rawOne);
     const twinRates: number[] = [];
     const rawRates: number[] = [];
+    const createRates: number[] = [];
     const twinCpu: number[] = [];
     const rawCpu: number[] = [];
+    const createCpu: number[] = [];
     /** A round's rate, and the server's CPU milliseconds per op in it. */
     const round = async (one: () => Promise<unknown>, rates: number[], cpu: number[]) => {
       await settle();
@@ -132,6 +144,7 @@ async function atomicWrite(url: string, postmaster: number): Promise<void> {
     for (let r = 0; r < ATOMIC_ROUNDS; r++) {
       await round(rawOne, rawRates, rawCpu);
       await round(step, twinRates, twinCpu);
+      await round(create, createRates, createCpu);
     }
     const value = ((await twin.get('counter', 'c1'))?.fields as JsonObject).value;
     if (value !== WARMUP + ATOMIC_ROUNDS * ATOMIC_OPS)
@@ -152,6 +165,17 @@ async function atomicWrite(url: string, postmaster: number): Promise<void> {
       'pg atomic-write server cpu per write',
       cpu,
       `ms  (${(cpu / rawCpuMs).toFixed(2)}x raw pg insert-per-tx)`,
+    );
+    const createOps = median(createRates);
+    compared('pg atomic-create', createOps, 'ops/s', createOps / rawOps, 'raw pg insert-per-tx', {
+      op: '>=',
+      target: 0.5,
+    });
+    const createCpuMs = median(createCpu);
+    figure(
+      'pg atomic-create server cpu per write',
+      createCpuMs,
+      `ms  (${(createCpuMs / rawCpuMs).toFixed(2)}x raw pg insert-per-tx)`,
     );
   } finally {
     await world.close();

@@ -23,5 +23,7 @@ function timePart(ms: number): string {
  * every id drawn after it from the world's source is the one it was before ids were ordered.
  */
 export function deliveryRecordId(ids: IdSource, prefix: string): string {
-  return `${prefix}${timePart(ids.timeMs())}${ids.vendorId('', 24).slice(TIME_DIGITS)}`;
+  const id = `${prefix}${timePart(ids.timeMs())}${ids.vendorId('', 24).slice(TIME_DIGITS)}`;
+  ids.mint?.(id);
+  return id;
 }

@@ -101,12 +101,17 @@ export interface StoreTx {
   /** Drops one index's keys for a type so they can be rebuilt. */
   clearIndex(type: string, index: string): void;
   /**
-   * Makes the commit conditional: it happens only if the head is still `head` and the meta value
-   * under `meta.key` is still `meta.value` (undefined: none); otherwise the section fails with
-   * HeadMoved and nothing is written. A section that read nothing and carries this condition may
-   * be sent in one round trip, lock and all. Optional: the kernel uses it only where it exists.
+   * Makes the commit conditional: it happens only if the head is still `head`, the meta value
+   * under `meta.key` is still `meta.value` (undefined: none) and no resource in `absent` has a row
+   * (deleted or not); otherwise the section fails with HeadMoved (RowPresent for `absent`) and
+   * nothing is written. A section that read nothing and carries this condition may be sent in one
+   * round trip, lock and all. Optional: the kernel uses it only where it exists.
    */
-  expect?(head: number, meta: { readonly key: string; readonly value: string | undefined }): void;
+  expect?(
+    head: number,
+    meta: { readonly key: string; readonly value: string | undefined },
+    absent?: readonly { readonly type: string; readonly id: string }[],
+  ): void;
   /**
    * This section makes work due now: when it commits, wake whoever listens (StorageBackend.wakeups)
    * in every process. Optional: a backend whose processes learn of work only by polling ignores it.
@@ -134,6 +139,17 @@ export class HeadMoved extends Error {
   constructor(twin: string, why = 'another process appended since this process last looked') {
     super(`twin "${twin}": ${why}`);
     this.name = 'HeadMoved';
+  }
+}
+
+/**
+ * A write section must run again, nothing written: a resource its optimistic run took for absent
+ * (StoreTx.expect) has a row. Nothing says another process appended: the run after it reads.
+ */
+export class RowPresent extends HeadMoved {
+  constructor(twin: string) {
+    super(twin, 'a resource the section took for absent has a row');
+    this.name = 'RowPresent';
   }
 }
 

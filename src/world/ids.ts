@@ -80,6 +80,15 @@ export interface IdSource {
    * this source hands out. An unseeded source may answer itself.
    */
   stream?(purpose: string): IdSource;
+  /**
+   * Whether the section run now going drew `id` here: the whole id (ksuid, vendorId, uuid), an id
+   * ending with one (`ep_` + a KSUID), or one registered with `mint`. Such an id names no stored row
+   * unless the same ids are drawn again (a seeded source run twice on one store), so a section that
+   * goes optimistically takes its row for absent and its commit checks that (StoreTx.expect).
+   */
+  minted?(id: string): boolean;
+  /** Registers an id built from this run's draws in another shape (delivery-id.ts) as minted. */
+  mint?(id: string): void;
 }
 
 /** What one section drew in its last run, and what its current run has yet to draw again. */
@@ -88,7 +97,13 @@ interface Tape {
   replay: Buffer | undefined;
   /** The clock as the section first read it for an id (timeMs). */
   at?: number;
+  /** Ids this run handed out (IdSource.minted), and their lengths. */
+  minted?: Set<string>;
+  mintedLengths?: Set<number>;
 }
+
+/** Fewer characters than this are not taken as minted at the end of a longer id: too few to be unique. */
+const MINTED_TAIL = 12;
 
 /**
  * Draws come from `fresh` (the source's own stream) after any bytes handed back. A section's
@@ -137,6 +152,9 @@ abstract class BaseIds implements IdSource {
     const tape = mark as Tape;
     tape.replay = Buffer.concat(tape.drawn);
     tape.drawn = [];
+    // The run again draws the same ids, and mints them again.
+    tape.minted = undefined;
+    tape.mintedLengths = undefined;
     this.active = tape;
   }
 
@@ -155,14 +173,14 @@ abstract class BaseIds implements IdSource {
   }
 
   ksuid(): string {
-    return encodeKsuid(this.timeMs(), this.bytes(16));
+    return this.mint(encodeKsuid(this.timeMs(), this.bytes(16)));
   }
 
   vendorId(prefix: string, length = 24): string {
     const raw = this.bytes(length);
     let out = '';
     for (let i = 0; i < length; i++) out += BASE62[raw[i]! % 62];
-    return prefix === '' ? out : `${prefix}_${out}`;
+    return this.mint(prefix === '' ? out : `${prefix}_${out}`);
   }
 
   uuid(): string {
@@ -170,7 +188,28 @@ abstract class BaseIds implements IdSource {
     b[6] = (b[6]! & 0x0f) | 0x40;
     b[8] = (b[8]! & 0x3f) | 0x80;
     const h = b.toString('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    return this.mint(
+      `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`,
+    );
+  }
+
+  mint(id: string): string {
+    const tape = this.active;
+    if (tape !== undefined) {
+      (tape.minted ??= new Set()).add(id);
+      (tape.mintedLengths ??= new Set()).add(id.length);
+    }
+    return id;
+  }
+
+  minted(id: string): boolean {
+    const tape = this.active;
+    if (tape?.minted === undefined) return false;
+    if (tape.minted.has(id)) return true;
+    for (const n of tape.mintedLengths!)
+      if (n >= MINTED_TAIL && n < id.length && tape.minted.has(id.slice(id.length - n)))
+        return true;
+    return false;
   }
 
   random(): number {

@@ -54,6 +54,11 @@ export class Section {
   /** The condition the commit is made under. */
   expect: { head: number; meta: { key: string; value: string | undefined } } | undefined;
   /**
+   * Rows an optimistic run took for absent without reading them: resources named by an id this run
+   * minted (IdSource.minted). The commit's condition includes that none of them exists.
+   */
+  absent: { type: string; id: string }[] = [];
+  /**
    * Loads taken from a due hint (due-hint.ts), not read in this section: true at the head an
    * optimistic run commits on, and nothing more, so a run that goes again the ordinary way (under
    * the lock, at a head that may have moved) forgets them.
@@ -69,7 +74,19 @@ export class Section {
     readonly tx: StoreTx,
     public epoch: number,
     readonly tenantScoped = false,
+    /** Whether this run drew `id` from the world's id source (IdSource.minted). */
+    readonly minted: (id: string) => boolean = () => false,
   ) {}
+
+  /**
+   * An optimistic run reads nothing: a resource under an id it minted is taken for absent, and the
+   * commit checks that it is (a second round trip to ask would hold the twin's lock across it).
+   */
+  assumesAbsent(type: string, id: string): boolean {
+    if (!this.optimistic || !this.minted(id)) return false;
+    if (!this.absent.some((a) => a.type === type && a.id === id)) this.absent.push({ type, id });
+    return true;
+  }
 
   /** A store read: its value if the store answered at once or it was loaded before; else MISS. */
   read<T>(key: string, load: () => Awaitable<T>): T {
@@ -142,6 +159,7 @@ export class Section {
     this.hinted.clear();
     this.optimistic = false;
     this.expect = undefined;
+    this.absent = [];
     this.missed = false;
     this.appends = [];
     this.puts = [];
@@ -168,6 +186,14 @@ export function nestedError(twin: string): TwinError {
 }
 
 /**
+ * A section's draws from the id source: the mark it drew under is left here, and a section given
+ * the mark of one whose commit failed on a guess (RowPresent) draws the same ids again.
+ */
+export interface SectionDraws {
+  mark?: unknown;
+}
+
+/**
  * Runs `body` inside a store section: at once when every read answers synchronously, else again
  * after each round of loads. The id source replays a re-run's draws (mark/reset/release), so
  * ids drawn by the final run are the ones a synchronous store would have drawn, and a decide that
@@ -180,19 +206,23 @@ export function runSection<T>(
   epoch: number,
   tenantScoped: boolean,
   optimistic = false,
+  draws?: SectionDraws,
 ): Awaitable<T> {
-  const s = new Section(tx, epoch, tenantScoped);
+  const s = new Section(tx, epoch, tenantScoped, (id) => ctx.ids.minted?.(id) === true);
   s.optimistic = optimistic && tx.expect !== undefined;
   s.guardIndexes = s.optimistic;
   const ids = ctx.ids;
-  const mark = ids.mark();
+  let mark: unknown;
+  if (draws?.mark === undefined) mark = ids.mark();
+  else ids.reset((mark = draws.mark));
+  if (draws !== undefined) draws.mark = mark;
   const once = (): T | typeof MISS => {
     ctx.enter(s);
     try {
       const value = body(s);
       if (s.nested) throw nestedError(ctx.name);
       if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
-      if (s.expect !== undefined) tx.expect!(s.expect.head, s.expect.meta);
+      if (s.expect !== undefined) tx.expect!(s.expect.head, s.expect.meta, s.absent);
       for (const a of s.appends) tx.append(a.entry, a.body);
       const last = s.appends[s.appends.length - 1];
       if (last !== undefined && ctx.recordsHead)

@@ -186,6 +186,7 @@ export class TwinState {
         s.prefetch(`get:${key}`, () => s.tx.getResource(type, id));
       return cached ?? undefined;
     }
+    if (s.assumesAbsent(type, id)) return undefined;
     const stored = s.read(`get:${key}`, () => s.tx.getResource(type, id));
     const value = stored === undefined ? null : freezeResource(stored);
     if (s.epoch === this.epoch && !s.tenantScoped) this.cache.set(key, value);

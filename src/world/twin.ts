@@ -17,6 +17,7 @@ import { freezeResource, type Resource } from '../state/resource.js';
 import { stateHash } from '../state/state-hash.js';
 import {
   HeadMoved,
+  RowPresent,
   type Awaitable,
   type StoreScope,
   type StoreTx,
@@ -41,6 +42,7 @@ import {
   type GroupRun,
 } from './group-run.js';
 import { nestedError, runSection, type RunContext, type Section } from './section.js';
+import type { SectionDraws } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
 import { buildIndexIn } from './build-index.js';
@@ -345,11 +347,15 @@ export class Twin {
   private async runGroup(
     group: Waiting<AnyDecide, AtomicResult<unknown>>[],
     joining = true,
+    /** Set after a guess failed: the mark of that section's draws, drawn again, and no guess. */
+    guessed?: unknown,
   ): Promise<void> {
     const scope = group[0]!.scope;
     // Nothing moved as far as this process knows: the first run reads no head and commits under
     // the condition that nothing did (one round trip); if something had, the group runs again.
-    const optimistic = this.state.mayGoOptimistic(scope.tenant !== undefined);
+    const optimistic =
+      guessed === undefined && this.state.mayGoOptimistic(scope.tenant !== undefined);
+    const draws: SectionDraws = { mark: guessed };
     let done: GroupOutcome;
     try {
       const store = await this.opened();
@@ -366,11 +372,16 @@ export class Twin {
               ),
               scope,
               optimistic,
+              draws,
             ),
           ),
         scope,
       );
     } catch (error) {
+      // A row taken for absent exists (a seeded source drew its ids again): nobody else appended,
+      // so the process stays optimistic, but this group runs again, drawing the same ids and
+      // reading what it guessed, as if it had never guessed.
+      if (error instanceof RowPresent) return this.runGroup(group, joining, draws.mark);
       if (error instanceof HeadMoved) {
         this.state.quiet = 0;
         return this.runGroup(group, joining);
@@ -405,15 +416,10 @@ export class Twin {
     body: (s: Section) => T,
     scope: StoreScope = {},
     optimistic = false,
+    draws?: SectionDraws,
   ): Awaitable<T> {
-    return runSection(
-      tx,
-      body,
-      this.runContext,
-      this.state.epoch,
-      scope.tenant !== undefined,
-      optimistic,
-    );
+    const tenantScoped = scope.tenant !== undefined;
+    return runSection(tx, body, this.runContext, this.state.epoch, tenantScoped, optimistic, draws);
   }
 
   private staging(): StageContext {

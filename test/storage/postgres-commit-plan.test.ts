@@ -5,6 +5,7 @@
 // A plain join here, planned generically over a world of 3,000 rows, hashed every resource of the
 // twin for each commit (3.5 ms a commit instead of 0.3).
 import { describe, expect, it } from 'vitest';
+import { PREPARE_ABSENT } from '../../src/storage/postgres/head-guard.js';
 import { PREPARE_WRITES } from '../../src/storage/postgres/prepare-writes.js';
 import { asSuperuser, migratedDatabase, textArray } from './postgres-support.js';
 
@@ -16,7 +17,7 @@ describe("PostgreSQL: a commit's prepared statements", () => {
     const plans = await asSuperuser(db.name, async (c) => {
       await c.query(`SET ROLE twinworld_owner; SELECT set_config('twinworld.tenant', '*', false)`);
       await c.query('ANALYZE');
-      for (const statement of PREPARE_WRITES) await c.query(statement);
+      for (const statement of [...PREPARE_WRITES, PREPARE_ABSENT]) await c.query(statement);
       await c.query(
         `INSERT INTO twinworld.resources SELECT 'w', 'bench', 'delivery', 'd' || g, NULL, 1, false, repeat('y', 300) ` +
           'FROM generate_series(1, 3000) g',
@@ -38,10 +39,22 @@ describe("PostgreSQL: a commit's prepared statements", () => {
         out[name] = (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE) ${text}`)).rows
           .map((r) => r['QUERY PLAN'])
           .join('\n');
+      // The condition that rows a section took for absent have none: one probe per row too.
+      out.absent = (
+        await c.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE) EXECUTE twinworld_absent('w', 'bench', ${textArray(['delivery', 'delivery', 'delivery'])}, ${textArray(['x1', 'x2', 'x3'])})`,
+        )
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
       await c.query('ROLLBACK');
       return out;
     });
-    for (const [name, plan] of Object.entries(plans)) {
+    const { absent, ...writes } = plans;
+    expect(absent).not.toMatch(/Hash|Join Filter|Seq Scan/);
+    expect(absent).toMatch(/Index (Only )?Scan using resources_pkey[^\n]*loops=3\)/);
+    expect(absent).toMatch(/Index Cond: \(.*\(id = a\.id\)\)/);
+    for (const [name, plan] of Object.entries(writes)) {
       expect(plan, name).not.toMatch(/Hash|Join Filter|Seq Scan/);
       // one probe per row, the id in the index condition
       expect(plan, name).toMatch(/Index Scan using (resources|lookups)_pkey[^\n]*loops=3\)/);

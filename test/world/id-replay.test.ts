@@ -71,6 +71,43 @@ describe('id replay in the id sources', () => {
       expect(ids.timeMs()).toBe(1_772_366_401_500);
       ids.release?.(next);
     });
+
+    it(`${name}: knows the ids its section run minted, whole or at the end of a longer id`, () => {
+      const ids = make(new VirtualClock(1_772_366_400_000));
+      const outside = ids.vendorId('cus', 14);
+      const mark = ids.mark();
+      const cus = ids.vendorId('cus', 14);
+      const ksuid = ids.ksuid();
+      const uuid = ids.uuid();
+      const tail12 = ids.vendorId('', 12);
+      const tail11 = ids.vendorId('', 11);
+      ids.mint?.('dlv_composed');
+      expect([cus, ksuid, uuid, tail12, 'dlv_composed'].map((id) => ids.minted?.(id))).toEqual([
+        true,
+        true,
+        true,
+        true,
+        true,
+      ]);
+      // Ending with one: a prefix and a KSUID, a node id's twelve characters; eleven are too few.
+      expect(ids.minted?.(`ep_${ksuid}`)).toBe(true);
+      expect(ids.minted?.(`U_kgDO${tail12}`)).toBe(true);
+      expect(ids.minted?.(`x_${tail11}`)).toBe(false);
+      // Not minted in this run: drawn before it, a stranger, a part of a minted id.
+      expect(ids.minted?.(outside)).toBe(false);
+      expect(ids.minted?.('cus_unknown')).toBe(false);
+      expect(ids.minted?.(cus.slice(0, 10))).toBe(false);
+      ids.release?.(mark);
+      // Between runs no section is running: nothing counts as minted.
+      expect(ids.minted?.(cus)).toBe(false);
+      // A run again starts empty and mints what it draws again.
+      ids.reset(mark);
+      expect(ids.minted?.(cus)).toBe(false);
+      expect(ids.vendorId('cus', 14)).toBe(cus);
+      expect(ids.minted?.(cus)).toBe(true);
+      expect(ids.minted?.('dlv_composed')).toBe(false);
+      ids.release?.(mark);
+    });
   }
 
   it('seeded: without other draws in between, the bytes are those of rewinding the stream', () => {

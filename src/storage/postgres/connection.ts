@@ -7,7 +7,7 @@ import pg from 'pg';
 import { TwinError } from '../../errors.js';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './prepare-writes.js';
-import { PREPARE_GUARD } from './head-guard.js';
+import { PREPARE_ABSENT, PREPARE_GUARD } from './head-guard.js';
 import { PREPARE_LOCK } from './lock-key.js';
 import { PREPARE_READS } from './reads.js';
 import { connectError, storeError, type Endpoint } from './store-error.js';
@@ -88,6 +88,7 @@ function sessionSetup(lockTimeoutMs = 30_000): readonly string[] {
     ...PREPARE_WRITES,
     ...PREPARE_READS,
     PREPARE_GUARD,
+    PREPARE_ABSENT,
   ];
 }
 

@@ -11,6 +11,7 @@ import type { Entry } from '../../log/write.js';
 import type { Resource } from '../../state/resource.js';
 import {
   HeadMoved,
+  RowPresent,
   type IndexDelta,
   type RangeQuery,
   type RangeRow,
@@ -19,7 +20,7 @@ import {
 } from '../port.js';
 import type { Client } from './connection.js';
 import { commitQueries, type BufferedEntry, type KeyOp } from './commit-queries.js';
-import { guardStatement, HEAD_MOVED } from './head-guard.js';
+import { guardStatement, HEAD_MOVED, ROW_PRESENT, type Guard } from './head-guard.js';
 import { notifyStatement } from './wakeups.js';
 import { inline, Reads, READS } from './reads.js';
 import {
@@ -57,7 +58,7 @@ export class PostgresTx implements StoreTx {
   private lastFlush: Promise<void> = Promise.resolve();
   private startHead: number | undefined;
   /** The commit's condition (expect): the head and one meta value as this process last saw them. */
-  private guard: { head: number; meta: { key: string; value: string | undefined } } | undefined;
+  private guard: Guard | undefined;
   private begun = false;
   private open = true;
   /** The commit wakes idle workers in every process (wake). */
@@ -312,11 +313,15 @@ export class PostgresTx implements StoreTx {
     this.clears.set(prefix, { type, name: index });
   }
 
-  expect(head: number, meta: { readonly key: string; readonly value: string | undefined }): void {
+  expect(
+    head: number,
+    meta: { readonly key: string; readonly value: string | undefined },
+    absent: readonly { readonly type: string; readonly id: string }[] = [],
+  ): void {
     this.writable();
     checkText(meta.key, 'meta key');
     if (meta.value !== undefined) checkText(meta.value, 'meta value');
-    this.guard = { head, meta: { key: meta.key, value: meta.value } };
+    this.guard = { head, meta: { key: meta.key, value: meta.value }, absent: [...absent] };
   }
 
   wake(): void {
@@ -407,6 +412,8 @@ export class PostgresTx implements StoreTx {
       } catch (error) {
         if (error instanceof Error && error.message.includes(HEAD_MOVED))
           throw new HeadMoved(this.twin);
+        if (error instanceof Error && error.message.includes(ROW_PRESENT))
+          throw new RowPresent(this.twin);
         // The query holding COMMIT went out and no answer came back: the server may have committed.
         if (i === queries.length - 1 && connectionLost(error)) this.unanswered = true;
         throw this.mapError(error);

@@ -1,0 +1,133 @@
+// A write that creates a resource under an id its own section drew (issue 29): an optimistic section
+// takes that row for absent instead of asking PostgreSQL under the twin's lock, and its one round
+// trip's condition checks that no such row exists. A seeded source drawing its ids again on the same
+// store meets rows that do exist: the condition fails, nothing is written, and the section runs
+// again reading them, so the decide sees the stored row exactly as it would have without the guess.
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { PostgresBackend } from '../../src/storage/postgres/index.js';
+import { commit } from '../../src/world/decision.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import { openWorld, type World } from '../../src/world/world.js';
+import { createDatabase, uniqueName } from './postgres-support.js';
+
+const worlds: World[] = [];
+afterAll(async () => {
+  for (const w of worlds) await w.close();
+});
+
+function host(url: string, name: string, seed?: string): World {
+  const world = openWorld({
+    root: `postgres://test/${name}`,
+    backend: new PostgresBackend(url, name),
+    clock: new VirtualClock(Date.UTC(2026, 0, 1)),
+    ...(seed === undefined ? {} : { seed }),
+  });
+  worlds.push(world);
+  return world;
+}
+
+/** Creates an item under a fresh id, answering the id and whether the item was there already. */
+function createItem(world: World) {
+  return world.twin('items').applyAtomic((view) => {
+    const id = world.ids.vendorId('item', 14);
+    const before = view.get('item', id);
+    return commit(
+      {
+        operation: 'item.create',
+        subjectType: 'item',
+        subjectId: id,
+        fields: { n: Number(before?.fields.n ?? 0) + 1 },
+      },
+      { id, existed: before !== undefined },
+    );
+  });
+}
+
+/** Round trips of sections: a pooled session's one-time setup is not one of them. */
+function countQueries() {
+  const spy = vi.spyOn(pg.Client.prototype, 'query');
+  const texts = () =>
+    spy.mock.calls
+      .map((c) => String(c[0] as unknown))
+      .filter((text) => !text.startsWith('SET ROLE') && !text.startsWith('PREPARE'));
+  return { texts, restore: () => spy.mockRestore() };
+}
+
+describe('PostgreSQL: creating a resource under an id the section minted', () => {
+  it('is one round trip, its condition checking that no row has the id', async () => {
+    const db = await createDatabase('mint');
+    const world = host(db.url, uniqueName('w'));
+    // The process goes optimistically once it has seen no other writer a few times.
+    for (let i = 0; i < 4; i++) await createItem(world);
+    const queries = countQueries();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const before = queries.texts().length;
+        const { result } = await createItem(world);
+        expect(result.existed).toBe(false);
+        const sent = queries.texts().slice(before);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]).toContain('EXECUTE twinworld_absent(');
+        expect(sent[0]).toContain(result.id);
+      }
+    } finally {
+      queries.restore();
+    }
+    const items = await world.twin('items').list('item');
+    expect(items).toHaveLength(7);
+    expect(items.every((r) => r.fields.n === 1)).toBe(true);
+  });
+
+  it('runs again reading the row when a seeded source drew an id that exists', async () => {
+    const db = await createDatabase('mint');
+    const name = uniqueName('w');
+    const first = host(db.url, name, 'same-seed');
+    const made: string[] = [];
+    for (let i = 0; i < 6; i++) made.push((await createItem(first)).result.id);
+    await first.close();
+    // Same seed, same store: the second host draws the same ids, and its process is optimistic
+    // (quiet) after the warm-up below, which draws from another stream of the same seed.
+    const second = host(db.url, name, 'same-seed');
+    const warm = second.twin('warm');
+    for (let i = 0; i < 4; i++)
+      await warm.applyWrite({
+        operation: 'w.set',
+        subjectType: 'w',
+        subjectId: 'w',
+        fields: { i },
+      });
+    const twin = second.twin('items');
+    for (let i = 0; i < 4; i++)
+      await twin.applyWrite({
+        operation: 'x.set',
+        subjectType: 'x',
+        subjectId: 'x',
+        fields: { i },
+      });
+    const queries = countQueries();
+    let result;
+    let sent: string[];
+    try {
+      result = (await createItem(second)).result;
+      sent = queries.texts();
+    } finally {
+      queries.restore();
+    }
+    // The same id as the first host's first, as without the guess: the run after the failed
+    // condition drew it again and read the stored row.
+    expect(result.id).toBe(made[0]);
+    expect(result.existed).toBe(true);
+    // One round trip for the guess, refused and rolled back; then the ordinary section's two.
+    expect(sent[0]).toContain(`EXECUTE twinworld_absent(`);
+    expect(sent[0]).toContain(result.id);
+    expect(sent[1]).toBe('ROLLBACK');
+    expect(sent.slice(2)).toHaveLength(2);
+    expect(sent[2]).toContain('EXECUTE twinworld_head(');
+    expect((await twin.get('item', result.id))?.fields.n).toBe(2);
+    // Nothing of the failed guess was written: one entry more for the item, on top of its first.
+    const entries = await twin.entries();
+    expect(entries.filter((e) => e.subjectId === result.id)).toHaveLength(2);
+    expect(entries.map((e) => e.seq)).toEqual(entries.map((_, i) => i + 1));
+  });
+});
