@@ -1,7 +1,8 @@
 // One conformance suite for the IdempotencyStore port: memory, the root's SQLite file (and a second
 // handle on it, as another process would open it) and a world's table on PostgreSQL.
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isTwinError } from '../../src/errors.js';
 import {
   MemoryIdempotencyStore,
@@ -11,7 +12,7 @@ import { SqliteIdempotencyStore } from '../../src/storage/sqlite/sqlite-idempote
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { tempDir } from '../support/backends.js';
 import { postgresUrl } from './postgres-url.js';
-import { uniqueName } from './postgres-support.js';
+import { rawClient, uniqueName } from './postgres-support.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -148,6 +149,41 @@ describe.each(stores)('idempotency store: $name', ({ create }) => {
       );
     } finally {
       await close();
+    }
+  });
+});
+
+describe('idempotency store: postgres table, one round trip a claim', () => {
+  it('prunes the expired keys of the world in the claim itself, and takes over its own', async () => {
+    const world = uniqueName('idem');
+    const backend = new PostgresBackend(postgresUrl(), world);
+    const store = backend.idempotencyStore();
+    const raw = await rawClient(postgresUrl());
+    const rows = async () =>
+      (
+        await raw.query<{ key: string }>(
+          'SELECT key FROM twinworld.idempotency WHERE world = $1 ORDER BY key',
+          [world],
+        )
+      ).rows.map((r) => r.key);
+    try {
+      for (const key of ['a', 'b', 'c']) await store.claim('acct', key, 'fp', T0, DAY);
+      await store.claim('acct', 'late', 'fp', T0 + DAY - 1, DAY);
+      expect(await rows()).toEqual(['a', 'b', 'c', 'late']);
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      let sent: number;
+      try {
+        // A day on: a, b and c expired. Claiming b again takes its row over; a and c go.
+        expect(await store.claim('acct', 'b', 'fp-2', T0 + DAY, DAY)).toEqual({ state: 'claimed' });
+        sent = spy.mock.calls.length;
+      } finally {
+        spy.mockRestore();
+      }
+      expect(sent).toBe(1);
+      expect(await rows()).toEqual(['b', 'late']);
+    } finally {
+      await raw.end();
+      await backend.close();
     }
   });
 });

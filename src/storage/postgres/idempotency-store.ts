@@ -1,7 +1,7 @@
 // The idempotency store of a world kept on PostgreSQL: `twinworld.idempotency`, beside the world's
 // twins, so a retry that lands on another host finds the first answer. A claim is one statement
-// (insert, or take over an expired row) and a read when the key was held; expired rows of the
-// world are pruned, at most 256 per claim.
+// (prune, then insert or take over an expired row) and a read when the key was held; expired rows
+// of the world are pruned, at most 256 per claim.
 import {
   checkAnswer,
   checkIdempotencyArgs,
@@ -35,18 +35,17 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     checkIdempotencyArgs(scope, key, fingerprint, now, ttlMs);
     await this.ready();
     try {
-      await this.conn.query({
-        name: 'tw_idem_prune',
-        text: `DELETE FROM twinworld.idempotency WHERE (world, scope, key) IN (
-                 SELECT world, scope, key FROM twinworld.idempotency
-                  WHERE world = $1 AND expires_at <= $2 LIMIT 256)`,
-        values: [this.world, now],
-      });
       // A held row stays (DO UPDATE ... WHERE false returns nothing); an expired one is taken over.
+      // The prune rides along in a WITH, so the claim is one round trip; it leaves the key being
+      // claimed to the insert (one statement must not both delete and update a row).
       for (let i = 0; i < 3; i++) {
         const taken = await this.conn.query<{ fingerprint: string }>({
           name: 'tw_idem_claim',
-          text: `INSERT INTO twinworld.idempotency (world, scope, key, fingerprint, expires_at)
+          text: `WITH pruned AS (
+                   DELETE FROM twinworld.idempotency WHERE (world, scope, key) IN (
+                     SELECT world, scope, key FROM twinworld.idempotency
+                      WHERE world = $1 AND expires_at <= $6 AND (scope, key) <> ($2, $3) LIMIT 256))
+                 INSERT INTO twinworld.idempotency (world, scope, key, fingerprint, expires_at)
                  VALUES ($1, $2, $3, $4, $5)
                  ON CONFLICT (world, scope, key) DO UPDATE
                    SET fingerprint = EXCLUDED.fingerprint, expires_at = EXCLUDED.expires_at,
