@@ -41,8 +41,8 @@ import {
   type GroupOutcome,
   type GroupRun,
 } from './group-run.js';
-import { nestedError, runSection, type RunContext, type Section } from './section.js';
-import type { SectionDraws } from './section.js';
+import { nestedError, runSection } from './section.js';
+import type { RunContext, Section, SectionDraws } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
 import { buildIndexIn } from './build-index.js';
