@@ -102,7 +102,7 @@ interface Tape {
   mintedLengths?: Set<number>;
 }
 
-/** Fewer characters than this are not taken as minted at the end of a longer id: too few to be unique. */
+/** A shorter tail of a longer id is not taken as minted: too few characters to be unique. */
 const MINTED_TAIL = 12;
 
 /**
