@@ -183,25 +183,6 @@ for (const backendCase of backends) {
       expect(await store.head()).toBe(5);
     });
 
-    it('keeps no appended entry of a section that rolled back', async () => {
-      await fresh();
-      await expect(
-        store.transact((tx) => {
-          append(tx, entry(1, 'customer', 'cus_1'));
-          append(tx, entry(2, 'customer', 'cus_1'));
-          tx.putResource(resource('customer', 'cus_1', 1), NO_KEYS, 1);
-          throw new Error('decide failed');
-        }),
-      ).rejects.toThrow('decide failed');
-      expect(await store.head()).toBe(0);
-      await store.transact((tx) => {
-        append(tx, entry(1, 'customer', 'cus_2'));
-        tx.putResource(resource('customer', 'cus_2', 1), NO_KEYS, 1);
-      });
-      expect((await collect(store.entryBodies(0))).map((b) => JSON.parse(b).seq)).toEqual([1]);
-      expect(await store.entriesBySubject('customer', 'cus_1')).toEqual([]);
-    });
-
     it('keeps resources, lists live ones in id order and answers index lookups', async () => {
       await fresh();
       await store.transact((tx) => {
