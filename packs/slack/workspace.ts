@@ -132,21 +132,37 @@ export async function createUser(
   return done.result;
 }
 
+/** A channel name as Slack checks it, each fault with its own error (conversations.create). */
+function checkChannelName(value: unknown): string {
+  const name = check.optionalString(value, 'name') ?? '';
+  const refuse = (code: string, why: string) => slackError(code, why, 'name', 'invalid_input');
+  if (name === '') throw refuse('invalid_name_required', 'a channel needs a name');
+  if (name.length > 80)
+    throw refuse(
+      'invalid_name_maxlength',
+      `channel names are at most 80 characters, not ${name.length}`,
+    );
+  if (!/^[a-z0-9_-]+$/.test(name))
+    throw refuse(
+      'invalid_name_specials',
+      'channel names hold lowercase letters, digits, "-" and "_"',
+    );
+  if (/^[-_]+$/.test(name))
+    throw refuse('invalid_name_punctuation', 'a channel name needs a letter or a digit');
+  return name;
+}
+
 export async function createChannel(
   twin: Twin,
   input: { team: string; name: string; creator: string },
 ): Promise<SlackChannel> {
   requirePackTwin(twin, 'slack');
-  const name = check.string(input?.name, 'name');
-  if (!/^[a-z0-9_-]{1,80}$/.test(name))
-    throw slackError(
-      'invalid_name_specials',
-      'channel names hold lowercase letters, digits, "-" and "_" (at most 80)',
-      'name',
-      'invalid_input',
-    );
+  const name = checkChannelName(input?.name);
   const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
+    // Names are unique in a workspace, archived channels' included (they keep theirs).
+    if (channelKind.list(view).some((c) => c.team_id === input.team && c.name === name))
+      throw slackError('name_taken', `a channel is already named #${name}`, 'name', 'conflict');
     const creator = getUser(view, input.creator, 'creator');
     if (creator.team_id !== input.team)
       throw slackError(

@@ -111,7 +111,9 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     async ({ principal: p, input }) => {
       const channel = await createChannel(p.twin, {
         team: p.team,
-        name: str(input, 'name'),
+        // Given but empty is the pack's invalid_name_required; only a missing name is an
+        // argument error.
+        name: typeof input.name === 'string' ? input.name : str(input, 'name'),
         creator: p.user,
       });
       return ok({ channel: renderChannel(channel) });

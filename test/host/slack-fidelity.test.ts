@@ -1,0 +1,110 @@
+// Where the Slack surface once differed from Slack, through the unmodified @slack/web-api against a
+// real host on loopback (SQLite): channel names are unique and checked fault by fault, `channel`
+// takes a name or a user id where Slack takes one, history shows reactions and thread summaries,
+// unknown emoji are refused, a missing argument is an argument error, ephemeral ts are unique.
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHost, listen, type Listening, type SurfaceHost } from '../../src/host/index.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import type { World } from '../../src/world/world.js';
+import * as slack from '../../packs/slack/index.js';
+import { botToken, slackSurface, userToken } from '../../packs/slack/surface/index.js';
+import type { Twin } from '../../src/index.js';
+import { homes } from '../support/backends.js';
+import { openWorldAt } from '../support/world-at.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+const sqlite = homes.find((h) => h.name === 'sqlite')!;
+
+describe('the Slack surface answers as Slack does', () => {
+  let world: World;
+  let host: SurfaceHost;
+  let listening: Listening;
+  let twin: Twin;
+  let cleanup: () => void;
+  let receiver: Receiver;
+  let api: string;
+  let w: { team: string; ada: string; bob: string; general: string; app: slack.SlackApp };
+
+  const client = (token: string) =>
+    new WebClient(token, { slackApiUrl: api, retryConfig: { retries: 0 } });
+  const ada = () => client(userToken(w.ada));
+  const bot = () => client(botToken(w.app.id));
+  /** The Slack error a call answered. */
+  const refusal = (call: Promise<unknown>) =>
+    call.then(
+      () => 'ok',
+      (e: { data?: { error?: string } }) => e.data?.error ?? String(e),
+    );
+  const operations = async (op: string) =>
+    (await twin.entries({})).filter((e) => e.operation === op).length;
+
+  beforeAll(async () => {
+    const fresh = sqlite.fresh();
+    cleanup = fresh.cleanup;
+    world = openWorldAt(fresh.spec, {
+      clock: new VirtualClock('2026-06-01T09:00:00Z'),
+      seed: 'slack-fidelity',
+    });
+    host = createHost({ world });
+    twin = host.packTwin(slack.pack);
+    host.serve(slackSurface({ twin }));
+    listening = await listen(host);
+    api = `${listening.url}/api/`;
+    receiver = await startReceiver();
+    const team = await slack.createTeam(twin, { name: 'Twinworld' });
+    const a = await slack.createUser(twin, { team: team.id, name: 'ada' });
+    const b = await slack.createUser(twin, { team: team.id, name: 'bob' });
+    const general = await slack.createChannel(twin, {
+      team: team.id,
+      name: 'general',
+      creator: a.id,
+    });
+    await slack.joinChannel(twin, { channel: general.id, user: b.id });
+    const { app } = await slack.createApp(twin, {
+      team: team.id,
+      name: 'Helper',
+      request_url: `${receiver.url}/slack/events`,
+      bot_events: ['message.channels', 'message.im', 'channel_created'],
+    });
+    await slack.joinChannel(twin, { channel: general.id, user: app.bot_user_id });
+    w = { team: team.id, ada: a.id, bob: b.id, general: general.id, app };
+  });
+  afterAll(async () => {
+    await listening?.close();
+    await host?.close();
+    await world?.close();
+    await receiver?.close();
+    cleanup?.();
+  });
+
+  it('conversations.create: a taken name is name_taken, and no second channel or channel_created', async () => {
+    const first = await ada().conversations.create({ name: 'proj-alpha' });
+    const created = await operations('channel.create');
+    const events = (await twin.list('event_delivery')).length;
+    expect(await refusal(ada().conversations.create({ name: 'proj-alpha' }))).toBe('name_taken');
+    expect(await refusal(bot().conversations.create({ name: 'general' }))).toBe('name_taken');
+    expect(await operations('channel.create')).toBe(created);
+    expect((await twin.list('event_delivery')).length).toBe(events);
+    const named = (await ada().conversations.list({})).channels!.filter(
+      (c) => c.name === 'proj-alpha',
+    );
+    expect(named.map((c) => c.id)).toEqual([first.channel!.id]);
+  });
+
+  it('conversations.create: each fault of a name has its own error, an 81-character one too', async () => {
+    expect(await refusal(ada().conversations.create({ name: 'x'.repeat(81) }))).toBe(
+      'invalid_name_maxlength',
+    );
+    expect(await refusal(ada().conversations.create({ name: 'Proj Beta' }))).toBe(
+      'invalid_name_specials',
+    );
+    expect(await refusal(ada().conversations.create({ name: '--' }))).toBe(
+      'invalid_name_punctuation',
+    );
+    expect(await refusal(ada().conversations.create({ name: '' }))).toBe('invalid_name_required');
+    expect(await refusal(ada().conversations.create({} as never))).toBe('invalid_arguments');
+    // 80 characters is still a name.
+    expect((await ada().conversations.create({ name: 'y'.repeat(80) })).ok).toBe(true);
+  });
+});
