@@ -107,4 +107,70 @@ describe('the Slack surface answers as Slack does', () => {
     // 80 characters is still a name.
     expect((await ada().conversations.create({ name: 'y'.repeat(80) })).ok).toBe(true);
   });
+  it('chat.postMessage takes a channel name (#general or general) or a person id (the DM, opened at need)', async () => {
+    const byHash = await bot().chat.postMessage({ channel: '#general', text: 'by #name' });
+    const byName = await bot().chat.postMessage({ channel: 'general', text: 'by name' });
+    expect([byHash.channel, byName.channel]).toEqual([w.general, w.general]);
+    const inGeneral = (await ada().conversations.history({ channel: w.general })).messages!;
+    expect(inGeneral.map((m) => m.text)).toEqual(expect.arrayContaining(['by #name', 'by name']));
+    // A person's id: the app's DM with them, the one conversations.open answers.
+    const dm = await bot().chat.postMessage({ channel: w.bob, text: 'hello bob' });
+    expect(dm.channel).toMatch(/^D[0-9A-Z]{10}$/);
+    const opened = await bot().conversations.open({ users: w.bob });
+    expect(opened.channel!.id).toBe(dm.channel);
+    const again = await bot().chat.postMessage({ channel: w.bob, text: 'again' });
+    expect(again.channel).toBe(dm.channel);
+    const history = await client(userToken(w.bob)).conversations.history({ channel: dm.channel! });
+    expect(history.messages!.map((m) => m.text)).toEqual(['again', 'hello bob']);
+    // A person posting to another person's id: their DM.
+    const between = await ada().chat.postMessage({ channel: w.bob, text: 'hi from ada' });
+    expect(between.channel).toBe((await ada().conversations.open({ users: w.bob })).channel!.id);
+    expect(between.channel).not.toBe(dm.channel);
+  });
+
+  it('a name or id that names nothing is channel_not_found; update, delete and permalinks take the id only', async () => {
+    expect(await refusal(bot().chat.postMessage({ channel: '#nowhere', text: 'x' }))).toBe(
+      'channel_not_found',
+    );
+    expect(await refusal(bot().chat.postMessage({ channel: 'nowhere', text: 'x' }))).toBe(
+      'channel_not_found',
+    );
+    expect(await refusal(bot().chat.postMessage({ channel: 'U0000000000', text: 'x' }))).toBe(
+      'channel_not_found',
+    );
+    // No text: refused before any DM is opened.
+    const ims = (await twin.list('im')).length;
+    const carol = await slack.createUser(twin, { team: w.team, name: 'carol' });
+    expect(await refusal(bot().chat.postMessage({ channel: carol.id } as never))).toBe('no_text');
+    expect((await twin.list('im')).length).toBe(ims);
+    const posted = await bot().chat.postMessage({ channel: w.general, text: 'mine' });
+    expect(
+      await refusal(bot().chat.update({ channel: '#general', ts: posted.ts!, text: 'edited' })),
+    ).toBe('channel_not_found');
+    expect(await refusal(bot().chat.delete({ channel: 'general', ts: posted.ts! }))).toBe(
+      'channel_not_found',
+    );
+    expect(
+      await refusal(bot().chat.getPermalink({ channel: '#general', message_ts: posted.ts! })),
+    ).toBe('channel_not_found');
+  });
+
+  it('chat.postEphemeral and chat.scheduleMessage take a channel name too, a person id not', async () => {
+    const shown = await bot().chat.postEphemeral({
+      channel: '#general',
+      user: w.bob,
+      text: 'psst',
+    });
+    expect(shown.ok).toBe(true);
+    const postAt = Math.floor(Date.parse('2026-06-01T10:00:00Z') / 1000);
+    const scheduled = await bot().chat.scheduleMessage({
+      channel: 'general',
+      post_at: postAt,
+      text: 'later',
+    });
+    expect(scheduled.channel).toBe(w.general);
+    expect(
+      await refusal(bot().chat.postEphemeral({ channel: w.bob, user: w.bob, text: 'psst' })),
+    ).toBe('channel_not_found');
+  });
 });

@@ -12,6 +12,7 @@ import {
   type ScheduledMessage,
 } from '../scheduled-messages.js';
 import { SlackMethodError } from './errors.js';
+import { postTarget } from './targets.js';
 import {
   blocksOf,
   channelOf,
@@ -48,10 +49,11 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     'write',
     async ({ principal: p, input }) => {
       const thread = optionalStr(input, 'thread_ts');
+      const text = textArgs(input);
       const message = await postMessage(p.twin, {
-        channel: str(input, 'channel'),
+        channel: await postTarget(p, str(input, 'channel'), { users: true }),
         user: p.user,
-        ...textArgs(input),
+        ...text,
         ...(thread === undefined ? {} : { thread_ts: thread }),
       });
       return ok({ channel: message.channel, ts: message.ts, message: renderMessage(message) });
@@ -93,11 +95,12 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     ['message'],
   ),
   route('chat.postEphemeral', 'write', async ({ principal: p, input }) => {
+    const text = textArgs(input);
     const shown = await postEphemeral(p.twin, {
-      channel: str(input, 'channel'),
+      channel: await postTarget(p, str(input, 'channel'), { users: false }),
       user: str(input, 'user'),
       author: p.user,
-      ...textArgs(input),
+      ...text,
     });
     return ok({ message_ts: shown.ts });
   }),
@@ -123,11 +126,12 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
       if (!Number.isInteger(postAt))
         throw new SlackMethodError('invalid_time', 'post_at must be a Unix time in seconds');
       const thread = optionalStr(input, 'thread_ts');
+      const text = textArgs(input);
       const s = await scheduleMessage(p.twin, {
-        channel: str(input, 'channel'),
+        channel: await postTarget(p, str(input, 'channel'), { users: false }),
         user: p.user,
         post_at: postAt,
-        ...textArgs(input),
+        ...text,
         ...(thread === undefined ? {} : { thread_ts: thread }),
       });
       return ok({
