@@ -173,4 +173,72 @@ describe('the Slack surface answers as Slack does', () => {
       await refusal(bot().chat.postEphemeral({ channel: w.bob, user: w.bob, text: 'psst' })),
     ).toBe('channel_not_found');
   });
+  it('history and replies show reactions as Slack does: each name once, its people in order, a count', async () => {
+    const bob = client(userToken(w.bob));
+    const posted = await ada().chat.postMessage({ channel: w.general, text: 'shipped' });
+    const at = { channel: w.general, timestamp: posted.ts! };
+    await ada().reactions.add({ ...at, name: 'tada' });
+    await bob.reactions.add({ ...at, name: 'eyes' });
+    await bob.reactions.add({ ...at, name: 'tada' });
+    await bot().reactions.add({ ...at, name: '+1::skin-tone-3' });
+    const expected = [
+      { name: 'tada', users: [w.ada, w.bob], count: 2 },
+      { name: 'eyes', users: [w.bob], count: 1 },
+      { name: '+1::skin-tone-3', users: [w.app.bot_user_id], count: 1 },
+    ];
+    const inHistory = async () =>
+      (await ada().conversations.history({ channel: w.general })).messages!.find(
+        (m) => m.ts === posted.ts,
+      )!;
+    expect((await inHistory()).reactions).toEqual(expected);
+    const inReplies = (await bob.conversations.replies({ channel: w.general, ts: posted.ts! }))
+      .messages![0]!;
+    expect(inReplies.reactions).toEqual(expected);
+    // Taken back: gone from the list, and a name nobody holds any more is gone entirely.
+    await bob.reactions.remove({ ...at, name: 'eyes' });
+    await bob.reactions.remove({ ...at, name: 'tada' });
+    expect((await inHistory()).reactions).toEqual([
+      { name: 'tada', users: [w.ada], count: 1 },
+      expected[2],
+    ]);
+    // A message nobody reacted to has no reactions field, as on Slack.
+    const plain = await ada().chat.postMessage({ channel: w.general, text: 'plain' });
+    const shown = (await ada().conversations.history({ channel: w.general, limit: 1 }))
+      .messages![0]!;
+    expect(shown.ts).toBe(plain.ts);
+    expect(shown).not.toHaveProperty('reactions');
+  });
+
+  it('a thread parent carries reply_count, reply_users, reply_users_count, latest_reply and thread_ts', async () => {
+    const bob = client(userToken(w.bob));
+    const parent = await ada().chat.postMessage({ channel: w.general, text: 'deploy?' });
+    const before = (await ada().conversations.history({ channel: w.general, limit: 1 }))
+      .messages![0]!;
+    expect(before.ts).toBe(parent.ts);
+    for (const key of ['reply_count', 'reply_users', 'latest_reply', 'thread_ts'])
+      expect(before).not.toHaveProperty(key);
+    const thread = { channel: w.general, thread_ts: parent.ts! };
+    await bob.chat.postMessage({ ...thread, text: 'yes' });
+    await bot().chat.postMessage({ ...thread, text: 'deploying' });
+    const last = await bob.chat.postMessage({ ...thread, text: 'done?' });
+    const summary = {
+      thread_ts: parent.ts,
+      reply_count: 3,
+      reply_users: [w.bob, w.app.bot_user_id],
+      reply_users_count: 2,
+      latest_reply: last.ts,
+    };
+    const head = (await ada().conversations.history({ channel: w.general, limit: 1 }))
+      .messages![0]!;
+    expect(head).toMatchObject(summary);
+    const replies = (await ada().conversations.replies({ channel: w.general, ts: parent.ts! }))
+      .messages!;
+    expect(replies[0]).toMatchObject(summary);
+    expect(replies.slice(1).map((m) => [m.thread_ts, m.parent_user_id])).toEqual([
+      [parent.ts, w.ada],
+      [parent.ts, w.ada],
+      [parent.ts, w.ada],
+    ]);
+    expect(replies[1]).not.toHaveProperty('reply_count');
+  });
 });

@@ -5,7 +5,9 @@ import { isVendorError } from '../../kit/errors.js';
 import { openDirectMessage } from '../direct-messages.js';
 import { messageKey, messageKind } from '../messages.js';
 import { channelKind, createChannel, isMember, userKind } from '../workspace.js';
+import type { Twin } from '../../../src/index.js';
 import { SlackMethodError } from './errors.js';
+import { channelMessageView } from './message-view.js';
 import {
   CHANNEL_INDEX,
   channelOf,
@@ -13,7 +15,6 @@ import {
   page,
   renderChannel,
   renderIm,
-  renderMessage,
   route,
   str,
   type SlackRoute,
@@ -26,10 +27,9 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
       input.inclusive === true || input.inclusive === 'true' || input.inclusive === '1';
     const oldest = tsBound(input.oldest, 'oldest');
     const latest = tsBound(input.latest, 'latest');
+    const { all, show } = await channelMessages(p.twin, channel.id);
     // The channel's own messages: a thread's replies are read with conversations.replies.
-    const messages = (
-      await p.twin.read((view) => messageKind.lookup(view, CHANNEL_INDEX, channel.id))
-    )
+    const messages = all
       .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
       .filter((m) => {
         if (oldest === undefined && latest === undefined) return true;
@@ -42,7 +42,7 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
       .sort((a, b) => (a.ts < b.ts ? 1 : -1));
     const { items, next } = page(messages, input);
     return ok({
-      messages: items.map(renderMessage),
+      messages: items.map(show),
       has_more: next !== '',
       response_metadata: { next_cursor: next },
     });
@@ -55,14 +55,13 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
       throw new SlackMethodError('thread_not_found', `no message ${ts} in ${channel.id}`);
     // A reply names its thread's parent; asked with a reply's ts, Slack answers the whole thread.
     const root = parent.thread_ts ?? parent.ts;
-    const thread = (
-      await p.twin.read((view) => messageKind.lookup(view, CHANNEL_INDEX, channel.id))
-    )
+    const { all, show } = await channelMessages(p.twin, channel.id);
+    const thread = all
       .filter((m) => m.ts === root || m.thread_ts === root)
       .sort((a, b) => (a.ts < b.ts ? -1 : 1));
     const { items, next } = page(thread, input);
     return ok({
-      messages: items.map(renderMessage),
+      messages: items.map(show),
       has_more: next !== '',
       response_metadata: { next_cursor: next },
     });
@@ -176,6 +175,14 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     });
   }),
 ];
+
+/** A channel's messages (thread replies too), and how to show each, read at one instant. */
+function channelMessages(twin: Twin, channel: string) {
+  return twin.read((view) => {
+    const all = messageKind.lookup(view, CHANNEL_INDEX, channel);
+    return { all, show: channelMessageView(view, channel, all) };
+  });
+}
 
 /** A message ts (`1767225600.000100`) as an exact number of microseconds. */
 function tsValue(ts: string): bigint {
