@@ -4,6 +4,7 @@
 import { commit, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
+import { isKnownEmoji } from './emoji.js';
 import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
 import { messageKey, type SlackMessage } from './messages.js';
@@ -59,10 +60,11 @@ export async function addReaction(
 ): Promise<SlackReaction> {
   requirePackTwin(twin, 'slack');
   const name = check.string(input?.name, 'name');
-  if (!EMOJI.test(name))
+  // Slack knows standard emoji and the workspace's custom ones; the twin keeps no custom emoji.
+  if (!EMOJI.test(name) || !isKnownEmoji(name))
     throw slackError(
       'invalid_name',
-      `"${name}" is not an emoji name (e.g. thumbsup, white_check_mark)`,
+      `"${name}" is not a standard emoji name (e.g. thumbsup, white_check_mark)`,
       'name',
       'invalid_input',
     );

@@ -241,4 +241,15 @@ describe('the Slack surface answers as Slack does', () => {
     ]);
     expect(replies[1]).not.toHaveProperty('reply_count');
   });
+
+  it('reactions.add refuses a name that is no standard emoji (invalid_name), and writes nothing', async () => {
+    const posted = await ada().chat.postMessage({ channel: w.general, text: 'react to me' });
+    const at = { channel: w.general, timestamp: posted.ts! };
+    const added = await operations('reaction.add');
+    for (const name of ['not_an_emoji_zzz', 'tada::skin-tone-7', 'Tada', 'flag-gbr'])
+      expect(await refusal(ada().reactions.add({ ...at, name }))).toBe('invalid_name');
+    expect(await operations('reaction.add')).toBe(added);
+    for (const name of ['white_check_mark', 'thumbsup', '-1', 'flag-gb', 'wave::skin-tone-6'])
+      expect((await ada().reactions.add({ ...at, name })).ok).toBe(true);
+  });
 });
