@@ -252,4 +252,28 @@ describe('the Slack surface answers as Slack does', () => {
     for (const name of ['white_check_mark', 'thumbsup', '-1', 'flag-gb', 'wave::skin-tone-6'])
       expect((await ada().reactions.add({ ...at, name })).ok).toBe(true);
   });
+  it('a missing required argument is invalid_arguments naming it; a channel given empty is channel_not_found', async () => {
+    const missing = await ada()
+      .conversations.info({} as never)
+      .then(
+        () => undefined,
+        (e: { data: unknown }) => e.data,
+      );
+    expect(missing).toMatchObject({
+      ok: false,
+      error: 'invalid_arguments',
+      response_metadata: { messages: ['[ERROR] missing required field: channel'] },
+    });
+    expect(await refusal(ada().conversations.history({} as never))).toBe('invalid_arguments');
+    expect(await refusal(ada().conversations.replies({ channel: w.general } as never))).toBe(
+      'invalid_arguments',
+    );
+    expect(await refusal(bot().chat.postMessage({ text: 'where?' } as never))).toBe(
+      'invalid_arguments',
+    );
+    expect(await refusal(ada().conversations.info({ channel: '' }))).toBe('channel_not_found');
+    expect(await refusal(ada().conversations.info({ channel: 'C0000000000' }))).toBe(
+      'channel_not_found',
+    );
+  });
 });

@@ -16,12 +16,21 @@ export type SlackRoute = Route<SlackPrincipal>;
 /** The message index the surface declares: a channel's messages without a scan. */
 export const CHANNEL_INDEX = 'channel';
 
+/**
+ * A required argument. Slack tells a missing one (`invalid_arguments`, naming it in
+ * `response_metadata.messages`) from one given that names nothing: an empty `channel` is
+ * `channel_not_found`, as an unknown one is.
+ */
 export function str(input: JsonObject, key: string): string {
   const v = input[key];
+  if (v === undefined || v === null)
+    throw new SlackMethodError('invalid_arguments', `${key} is required`, {
+      response_metadata: { messages: [`[ERROR] missing required field: ${key}`] },
+    });
   if (typeof v !== 'string' || v === '')
     throw new SlackMethodError(
       key === 'channel' ? 'channel_not_found' : 'invalid_arguments',
-      `${key} is required`,
+      `${key} must name something`,
     );
   return v;
 }
