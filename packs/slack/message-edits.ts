@@ -13,6 +13,7 @@ import {
   checkMessageLength,
   messageKey,
   messageKind,
+  tsTaken,
   type SlackMessage,
 } from './messages.js';
 import { checkSees, getChannel, getUser, isMember } from './workspace.js';
@@ -130,18 +131,23 @@ export async function postEphemeral(
         'user',
         'invalid_input',
       );
+    // Its ts is unique in the channel, among messages and everyone's ephemeral ones alike (kept
+    // under the same key as a message, so a post skips its ts too: messages.ts).
     const now = twin.world.clock.now();
     let bump = 0;
-    const key = (b: number) => `${channel.id}:${messageTs(now, b)}:${user.id}`;
-    while (view.get('ephemeral_message', key(bump)) !== undefined) bump++;
+    while (tsTaken(view, channel.id, messageTs(now, bump))) bump++;
+    const ts = messageTs(now, bump);
     const message: EphemeralMessage = {
       channel: channel.id,
       user: user.id,
       author: input.author,
-      ts: messageTs(now, bump),
+      ts,
       ...shown,
     };
-    return commit(ephemeralKind.write('ephemeral_message.post', key(bump), message), message);
+    return commit(
+      ephemeralKind.write('ephemeral_message.post', messageKey(channel.id, ts), message),
+      message,
+    );
   });
   return done.result;
 }

@@ -46,6 +46,12 @@ export function messageKey(channel: string, ts: string): string {
   return `${channel}:${ts}`;
 }
 
+/** Whether a message, or an ephemeral one (message-edits.ts), holds `ts` in the channel already. */
+export function tsTaken(view: ReadView, channel: string, ts: string): boolean {
+  const key = messageKey(channel, ts);
+  return view.get('message', key) !== undefined || view.get('ephemeral_message', key) !== undefined;
+}
+
 /** How a user mention is written in message text. */
 export function mention(userId: string): string {
   return `<@${userId}>`;
@@ -111,7 +117,7 @@ export function draftMessage(
   // ts is unique per channel: two posts in the same millisecond get consecutive microseconds.
   const now = twin.world.clock.now();
   let bump = 0;
-  while (view.get('message', messageKey(channel.id, messageTs(now, bump))) !== undefined) bump++;
+  while (tsTaken(view, channel.id, messageTs(now, bump))) bump++;
   const ts = messageTs(now, bump);
   const message: SlackMessage = {
     type: 'message',

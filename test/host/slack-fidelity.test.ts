@@ -276,4 +276,18 @@ describe('the Slack surface answers as Slack does', () => {
       'channel_not_found',
     );
   });
+  it('chat.postEphemeral answers a message_ts no message or other ephemeral message of the channel holds', async () => {
+    // The world clock stands still here, so every post below falls in the same millisecond.
+    const posted = await bot().chat.postMessage({ channel: w.general, text: 'for all' });
+    const toBob = await bot().chat.postEphemeral({ channel: w.general, user: w.bob, text: 'b' });
+    const toAda = await bot().chat.postEphemeral({ channel: w.general, user: w.ada, text: 'a' });
+    const after = await bot().chat.postMessage({ channel: w.general, text: 'for all, again' });
+    const ephemeral = [toBob.message_ts, toAda.message_ts];
+    expect(new Set([posted.ts, ...ephemeral, after.ts]).size).toBe(4);
+    // Nor any message before them (in this file, all in this millisecond too).
+    const all = (await ada().conversations.history({ channel: w.general, limit: 1000 })).messages!;
+    for (const ts of ephemeral) expect(all.map((m) => m.ts)).not.toContain(ts);
+    // Ephemeral messages never enter the history.
+    expect(all.slice(0, 2).map((m) => m.ts)).toEqual([after.ts, posted.ts]);
+  });
 });
