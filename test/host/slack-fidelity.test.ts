@@ -249,7 +249,15 @@ describe('the Slack surface answers as Slack does', () => {
     for (const name of ['not_an_emoji_zzz', 'tada::skin-tone-7', 'Tada', 'flag-gbr'])
       expect(await refusal(ada().reactions.add({ ...at, name }))).toBe('invalid_name');
     expect(await operations('reaction.add')).toBe(added);
-    for (const name of ['white_check_mark', 'thumbsup', '-1', 'flag-gb', 'wave::skin-tone-6'])
+    for (const name of [
+      'white_check_mark',
+      'thumbsup',
+      '-1',
+      'flag-gb',
+      'wave::skin-tone-6',
+      'yo-yo',
+      'zombie',
+    ])
       expect((await ada().reactions.add({ ...at, name })).ok).toBe(true);
   });
   it('a missing required argument is invalid_arguments naming it; a channel given empty is channel_not_found', async () => {
