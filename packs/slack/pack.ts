@@ -20,6 +20,7 @@ import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
 import { scenarios } from './scenarios.js';
 import { scheduledMessageKind } from './scheduled-messages.js';
+import { channelKind } from './workspace.js';
 
 export const SLACK_RETRY: RetryPolicy = {
   delaysMs: [0, 60_000, 300_000],
@@ -150,7 +151,11 @@ export const slackPack: VendorPack = {
   name: 'slack',
   description:
     'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
-  indexes: [{ type: 'app', name: TEAM_INDEX, field: 'team_id' }, ...scheduledMessageKind.indexes],
+  indexes: [
+    { type: 'app', name: TEAM_INDEX, field: 'team_id' },
+    ...scheduledMessageKind.indexes,
+    ...channelKind.indexes,
+  ],
   events: slackEvents,
   scenarios,
   cli: slackCli,

@@ -37,8 +37,12 @@ export type SlackChannel = {
   user?: string;
 };
 
-/** The channel records of the twin, typed (src/state/record-kind.ts). */
-export const channelKind = recordKind<SlackChannel>({ type: 'channel' });
+export const CHANNEL_NAME_INDEX = 'name';
+/** The channel records of the twin, typed (src/state/record-kind.ts); found by name too. */
+export const channelKind = recordKind<SlackChannel>({
+  type: 'channel',
+  indexes: { [CHANNEL_NAME_INDEX]: 'name' },
+});
 
 const check = checker('slack');
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -161,7 +165,8 @@ export async function createChannel(
   const done = await twin.applyAtomic((view) => {
     getTeam(view, input.team);
     // Names are unique in a workspace, archived channels' included (they keep theirs).
-    if (channelKind.list(view).some((c) => c.team_id === input.team && c.name === name))
+    const named = channelKind.lookup(view, CHANNEL_NAME_INDEX, name);
+    if (named.some((c) => c.team_id === input.team))
       throw slackError('name_taken', `a channel is already named #${name}`, 'name', 'conflict');
     const creator = getUser(view, input.creator, 'creator');
     if (creator.team_id !== input.team)

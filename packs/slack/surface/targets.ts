@@ -5,7 +5,7 @@
 // act on a message already there (chat.update, chat.delete, …) take the id only, as on Slack.
 import { isVendorError } from '../../kit/errors.js';
 import { openDirectMessage } from '../direct-messages.js';
-import { channelKind } from '../workspace.js';
+import { CHANNEL_NAME_INDEX, channelKind } from '../workspace.js';
 import { SlackMethodError } from './errors.js';
 import type { SlackPrincipal } from './principal.js';
 
@@ -32,8 +32,8 @@ export async function postTarget(
   if (channel.startsWith('#') || /^[a-z0-9_-]+$/.test(channel)) {
     const named = await p.twin.read((view) =>
       channelKind
-        .list(view)
-        .find((c) => c.team_id === p.team && c.is_im !== true && c.name === name),
+        .lookup(view, CHANNEL_NAME_INDEX, name)
+        .find((c) => c.team_id === p.team && c.is_im !== true),
     );
     if (named === undefined)
       throw new SlackMethodError('channel_not_found', `no channel named #${name}`);
