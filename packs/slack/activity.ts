@@ -26,7 +26,12 @@ export type SlackReaction = {
 };
 
 /** The reaction records of the twin, typed (src/state/record-kind.ts). */
-export const reactionKind = recordKind<SlackReaction>({ type: 'reaction' });
+export const REACTION_CHANNEL_INDEX = 'channel';
+/** Reactions are read by the channel their message is in (conversations.history shows them). */
+export const reactionKind = recordKind<SlackReaction>({
+  type: 'reaction',
+  indexes: { [REACTION_CHANNEL_INDEX]: 'item.channel' },
+});
 export type ChannelMember = {
   channel: string;
   user: string;

@@ -20,6 +20,7 @@ import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
 import { scenarios } from './scenarios.js';
 import { scheduledMessageKind } from './scheduled-messages.js';
+import { reactionKind } from './activity.js';
 import { channelKind } from './workspace.js';
 
 export const SLACK_RETRY: RetryPolicy = {
@@ -155,6 +156,7 @@ export const slackPack: VendorPack = {
     { type: 'app', name: TEAM_INDEX, field: 'team_id' },
     ...scheduledMessageKind.indexes,
     ...channelKind.indexes,
+    ...reactionKind.indexes,
   ],
   events: slackEvents,
   scenarios,

@@ -4,6 +4,7 @@
 // `reply_users_count`, `latest_reply`, `thread_ts`); a reply names its parent's author
 // (`parent_user_id`). Worked out when read, from the channel's messages and reactions.
 import type { JsonObject, ReadView } from '../../../src/index.js';
+import { REACTION_CHANNEL_INDEX } from '../activity.js';
 import type { SlackMessage } from '../messages.js';
 import { renderMessage } from './route.js';
 
@@ -12,11 +13,9 @@ type Reactions = Map<string, { name: string; users: string[] }[]>;
 /** The live reactions in a channel, by message ts, each name once with its people in order. */
 function reactionsIn(view: ReadView, channel: string): Reactions {
   const byTs: Reactions = new Map();
-  // Reactions keep their message in `item`, which no index reaches: a scan, in the order given
-  // (a resource's version is the seq of the write that added it).
+  // In the order given: a resource's version is the seq of the write that added it.
   const live = view
-    .list('reaction')
-    .filter((r) => (r.fields.item as { channel?: unknown } | undefined)?.channel === channel)
+    .lookup('reaction', REACTION_CHANNEL_INDEX, channel)
     .sort((a, b) => a.version - b.version);
   for (const r of live) {
     const ts = String((r.fields.item as { ts: string }).ts);
