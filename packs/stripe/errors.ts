@@ -53,3 +53,13 @@ export function unexpectedState(
     { path: 'status', details: { id, status, allowed: [...allowed] } },
   );
 }
+
+/** Confirming an intent that holds no payment method and was given none: Stripe's own words. */
+export function missingPaymentMethod(): VendorError {
+  return new VendorError(
+    'stripe',
+    'invalid_state',
+    'payment_intent_unexpected_state',
+    "You cannot confirm this PaymentIntent because it's missing a payment method. You can either update the PaymentIntent with a payment method and then confirm it again, or confirm it again directly with a payment method or ConfirmationToken.",
+  );
+}

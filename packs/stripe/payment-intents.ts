@@ -24,7 +24,7 @@ import {
 import { TEST_CARDS } from './cards.js';
 import { attemptPayment } from './payment-attempt.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
-import { unexpectedState, unknownParameter } from './errors.js';
+import { missingPaymentMethod, unexpectedState, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, type Metadata } from './metadata.js';
 import { customerKind } from './customers.js';
@@ -183,7 +183,11 @@ export function checkCurrency(value: unknown): string {
   return currency;
 }
 
-/** Confirms with a payment method: charge.succeeded + payment_intent.succeeded, or charge.failed + payment_intent.payment_failed. */
+/**
+ * Confirms with the given payment method, or the one the intent already holds (after a
+ * requires_action): charge.succeeded + payment_intent.succeeded, or charge.failed +
+ * payment_intent.payment_failed. Without either there is nothing to charge, and Stripe refuses.
+ */
 export async function confirmPaymentIntent(
   twin: Twin,
   id: string,
@@ -191,14 +195,14 @@ export async function confirmPaymentIntent(
   options: RequestOptions = {},
 ): Promise<StripePaymentIntent> {
   requirePackTwin(twin, 'stripe');
-  const method =
+  const given =
     input.payment_method === undefined
-      ? 'pm_card_visa'
+      ? null
       : check.string(input.payment_method, 'payment_method');
   const call: RequestCall = {
     method: 'POST',
     path: `/v1/payment_intents/${id}/confirm`,
-    params: { payment_method: method },
+    params: { payment_method: given },
   };
   return (
     await twin.applyAtomic((view) => {
@@ -207,6 +211,9 @@ export async function confirmPaymentIntent(
       const intent = live(view, id);
       if (!CONFIRMABLE.includes(intent.status))
         throw unexpectedState(id, 'confirm', intent.status, CONFIRMABLE);
+      // A decline leaves payment_method null, so only a method still on the intent is reused.
+      const method = given ?? intent.payment_method;
+      if (method === null) throw missingPaymentMethod();
       const attempt = attemptPayment(twin, view, intent, method);
       return commit(
         withRequest(

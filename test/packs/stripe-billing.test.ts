@@ -473,7 +473,9 @@ describe('stripe checkout, refunds and disputes', () => {
   it('refunds add up on the charge (charge.refunded each time); a dispute marks it disputed, once', async () => {
     const { world, twin } = await setup();
     const pi = await stripe.createPaymentIntent(twin, { amount: 1000, currency: 'usd' });
-    const charge = (await stripe.confirmPaymentIntent(twin, pi.id)).latest_charge!;
+    const charge = (
+      await stripe.confirmPaymentIntent(twin, pi.id, { payment_method: 'pm_card_visa' })
+    ).latest_charge!;
     await stripe.refundCharge(twin, charge, { amount: 400 });
     await expect(stripe.refundCharge(twin, charge, { amount: 700 })).rejects.toMatchObject({
       vendorCode: 'amount_too_large',

@@ -206,7 +206,7 @@ describe('stripe webhook endpoints', () => {
     });
     await stripe.updateWebhookEndpoint(s.twin, off.id, { disabled: true });
     const pi = await stripe.createPaymentIntent(s.twin, { amount: 500, currency: 'eur' });
-    await stripe.confirmPaymentIntent(s.twin, pi.id);
+    await stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_visa' });
     // A confirmation is a charge and the intent's change: charge.succeeded, then payment_intent.succeeded.
     expect((await s.events(all.id)).map((e) => e.type)).toEqual([
       'payment_intent.created',
@@ -323,11 +323,11 @@ describe('stripe payment intents', () => {
   it('decide refuses invalid transitions with payment_intent_unexpected_state and appends nothing', async () => {
     const s = setup();
     const pi = await stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
-    await stripe.confirmPaymentIntent(s.twin, pi.id);
+    await stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_visa' });
     const head = await s.twin.head();
     let caught: unknown;
     try {
-      await stripe.confirmPaymentIntent(s.twin, pi.id);
+      await stripe.confirmPaymentIntent(s.twin, pi.id, { payment_method: 'pm_card_visa' });
     } catch (error) {
       caught = error;
     }
@@ -341,6 +341,15 @@ describe('stripe payment intents', () => {
     expect(await s.twin.head()).toBe(head);
 
     const other = await stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd' });
+    // nothing to charge: no method given and none on the intent (no Visa made up for it)
+    const beforeBare = await s.twin.head();
+    await expect(stripe.confirmPaymentIntent(s.twin, other.id)).rejects.toThrow(
+      expect.objectContaining({
+        vendorCode: 'payment_intent_unexpected_state',
+        message: expect.stringContaining("because it's missing a payment method"),
+      }),
+    );
+    expect(await s.twin.head()).toBe(beforeBare);
     expect(
       await stripe.cancelPaymentIntent(s.twin, other.id, { cancellation_reason: 'abandoned' }),
     ).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });

@@ -19,6 +19,7 @@ import {
   checkPaymentMethodRef,
   detachPaymentMethod,
 } from '../payment-methods.js';
+import { missingPaymentMethod } from '../errors.js';
 import { refundCharge, type RefundInput } from '../refunds-disputes.js';
 import { StripeApiError } from './errors.js';
 import { BY_CUSTOMER, BY_PAYMENT_INTENT } from './indexes.js';
@@ -108,6 +109,7 @@ export const paymentRoutes = [
       // Refused before the intent is created, as Stripe refuses it before it executes: a refusal
       // after the create would leave an intent that a retry with the same key creates again.
       const ref = input.payment_method;
+      if (input.confirm === true && ref == null) throw missingPaymentMethod();
       if (input.confirm === true && typeof ref === 'string')
         await twin.read((view) =>
           checkPaymentMethodRef(view, ref, (input.customer as string | null | undefined) ?? null),
@@ -115,13 +117,8 @@ export const paymentRoutes = [
       const intent = await createPaymentIntent(twin, createInput(input));
       if (input.confirm !== true) return apiObject(intent);
       // Two commits (created, then the attempt): Stripe's own events are two as well.
-      const pm = input.payment_method;
       return intentAnswer(
-        await confirmPaymentIntent(
-          twin,
-          intent.id,
-          pm == null ? {} : { payment_method: pm as string },
-        ),
+        await confirmPaymentIntent(twin, intent.id, { payment_method: ref as string }),
       );
     },
   }),

@@ -1,0 +1,73 @@
+// Where a new user found the twin answering what real Stripe answers differently, as the
+// unmodified stripe package sees it on a real host on loopback. These answers are decided before
+// anything is stored, so one durable backend (SQLite) is enough.
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { homes } from '../support/backends.js';
+import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+
+const KEY = 'sk_test_refusalsConformance';
+const sqlite = homes.filter((h) => h.name === 'sqlite');
+
+describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)', (home) => {
+  let twin: StripeTwin;
+  let stripe: Stripe;
+  let cleanup: () => void;
+
+  beforeAll(async () => {
+    const fresh = home.fresh();
+    cleanup = fresh.cleanup;
+    twin = await startStripeTwin(fresh.spec, 'refusals', Date.parse('2026-07-01T00:00:00Z'));
+    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
+  });
+  afterAll(async () => {
+    await twin?.close();
+    cleanup?.();
+  });
+
+  const missingMethod = {
+    statusCode: 400,
+    type: 'StripeInvalidRequestError',
+    code: 'payment_intent_unexpected_state',
+    message: expect.stringMatching(
+      /^You cannot confirm this PaymentIntent because it's missing a payment method\./,
+    ),
+  };
+
+  it('confirm without a payment method: refused when the intent has none, the held one reused when it has', async () => {
+    const pi = await stripe.paymentIntents.create({ amount: 700, currency: 'usd' });
+    await expect(stripe.paymentIntents.confirm(pi.id)).rejects.toMatchObject(missingMethod);
+    expect(await stripe.paymentIntents.retrieve(pi.id)).toMatchObject({
+      status: 'requires_payment_method',
+      payment_method: null,
+      latest_charge: null,
+    });
+    expect((await stripe.charges.list({ payment_intent: pi.id })).data).toEqual([]);
+
+    // after requires_action the intent holds the card: confirming again asks again, with that card
+    const waiting = await stripe.paymentIntents.confirm(pi.id, {
+      payment_method: 'pm_card_authenticationRequired',
+    });
+    expect(waiting.status).toBe('requires_action');
+    const again = await stripe.paymentIntents.confirm(pi.id);
+    expect(again).toMatchObject({
+      status: 'requires_action',
+      payment_method: waiting.payment_method,
+    });
+
+    // a decline leaves payment_method null, so a bare confirm has nothing to charge
+    await expect(
+      stripe.paymentIntents.confirm(pi.id, { payment_method: 'pm_card_chargeDeclined' }),
+    ).rejects.toMatchObject({ type: 'StripeCardError' });
+    expect((await stripe.paymentIntents.retrieve(pi.id)).payment_method).toBeNull();
+    await expect(stripe.paymentIntents.confirm(pi.id)).rejects.toMatchObject(missingMethod);
+  });
+
+  it('create with confirm=true and no payment method is refused before an intent is made', async () => {
+    const before = (await stripe.paymentIntents.list({ limit: 100 })).data.length;
+    await expect(
+      stripe.paymentIntents.create({ amount: 900, currency: 'usd', confirm: true }),
+    ).rejects.toMatchObject(missingMethod);
+    expect((await stripe.paymentIntents.list({ limit: 100 })).data.length).toBe(before);
+  });
+});
