@@ -1,6 +1,7 @@
 // Where a new user found the twin answering what real Stripe answers differently, as the
-// unmodified stripe package sees it on a real host on loopback. These answers are decided before
-// anything is stored, so one durable backend (SQLite) is enough.
+// unmodified stripe package sees it on a real host on loopback: refusals Stripe makes, and
+// defaults Stripe keeps. None depends on how the store keeps rows, so one durable backend
+// (SQLite) is enough; the SDK suites run the rest on PostgreSQL too.
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -69,5 +70,33 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
       stripe.paymentIntents.create({ amount: 900, currency: 'usd', confirm: true }),
     ).rejects.toMatchObject(missingMethod);
     expect((await stripe.paymentIntents.list({ limit: 100 })).data.length).toBe(before);
+  });
+
+  it('subscriptions.list leaves canceled subscriptions out unless status asks for them', async () => {
+    const customer = await stripe.customers.create({ email: 'lists@example.com' });
+    const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: customer.id });
+    const product = await stripe.products.create({ name: 'Listed plan' });
+    const price = await stripe.prices.create({
+      product: product.id,
+      unit_amount: 500,
+      currency: 'usd',
+      recurring: { interval: 'month' },
+    });
+    const subscribe = () =>
+      stripe.subscriptions.create({
+        customer: customer.id,
+        items: [{ price: price.id }],
+        default_payment_method: pm.id,
+      });
+    const kept = await subscribe();
+    const gone = await subscribe();
+    await stripe.subscriptions.cancel(gone.id);
+    const ids = async (params: Stripe.SubscriptionListParams) =>
+      (await stripe.subscriptions.list({ customer: customer.id, ...params })).data.map((s) => s.id);
+    expect(await ids({})).toEqual([kept.id]);
+    expect(await ids({ status: 'all' })).toEqual([gone.id, kept.id]);
+    expect(await ids({ status: 'canceled' })).toEqual([gone.id]);
+    expect(await ids({ status: 'ended' })).toEqual([gone.id]);
+    expect(await ids({ status: 'active' })).toEqual([kept.id]);
   });
 });

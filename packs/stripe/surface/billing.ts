@@ -29,6 +29,17 @@ const SUBSCRIPTION_EVENTS = [
 /** Moves the world clock to `to` (epoch ms), running what falls due: the host's advanceWorld. */
 export type AdvanceClock = (to: number) => Promise<void>;
 
+/**
+ * subscriptions.list's `status`: none lists every subscription not canceled (Stripe's default),
+ * `all` every one, `ended` the canceled and the incomplete_expired, any other value that status.
+ */
+function subscriptionStatusMatches(wanted: string | null | undefined, status: unknown): boolean {
+  if (wanted == null) return status !== 'canceled';
+  if (wanted === 'all') return true;
+  if (wanted === 'ended') return status === 'canceled' || status === 'incomplete_expired';
+  return status === wanted;
+}
+
 function testClockObject(
   id: string,
   frozen: number,
@@ -117,7 +128,7 @@ export function billingRoutes(advance: AdvanceClock) {
             ...orderedList('subscription', input, [['customer', BY_CUSTOMER]]),
             keep: () => (r) =>
               (input.customer == null || r.fields.customer === input.customer) &&
-              (input.status == null || input.status === 'all' || r.fields.status === input.status),
+              subscriptionStatusMatches(input.status as string | null | undefined, r.fields.status),
           },
           input,
           url,
