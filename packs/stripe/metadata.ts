@@ -1,8 +1,21 @@
 // Stripe metadata: string values, merged key by key on update; an empty string removes a key.
+// Stripe's limits hold on every object that takes it: at most 50 keys, keys of at most 40
+// characters, values of at most 500, each refused in Stripe's words with param `metadata`.
 import type { JsonObject } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 
 export type Metadata = Record<string, string>;
+
+const METADATA_MAX_KEYS = 50;
+const METADATA_MAX_KEY_LENGTH = 40;
+const METADATA_MAX_VALUE_LENGTH = 500;
+
+/** Stripe answers these with no `code`: the vendor code equal to the type leaves it out. */
+function invalid(message: string): VendorError {
+  return new VendorError('stripe', 'invalid_input', 'invalid_request_error', message, {
+    path: 'metadata',
+  });
+}
 
 export function mergeMetadata(
   current: Readonly<Metadata>,
@@ -19,8 +32,22 @@ export function mergeMetadata(
         { path: `metadata.${key}` },
       );
     }
+    if (key.length > METADATA_MAX_KEY_LENGTH)
+      throw invalid(
+        `Invalid key: ${key} must be a string under ${METADATA_MAX_KEY_LENGTH} characters`,
+      );
+    if (value.length > METADATA_MAX_VALUE_LENGTH)
+      throw invalid(
+        `Invalid val: ${value} must be a string under ${METADATA_MAX_VALUE_LENGTH} characters`,
+      );
     if (value === '') delete out[key];
     else out[key] = value;
   }
+  // Counted after the merge: a key removed in the same call frees its place.
+  const keys = Object.keys(out).length;
+  if (keys > METADATA_MAX_KEYS)
+    throw invalid(
+      `Metadata can have up to ${METADATA_MAX_KEYS} keys, but you've set ${keys}. Email us at support+metadata@stripe.com for more information.`,
+    );
   return out;
 }

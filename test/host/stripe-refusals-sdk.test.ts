@@ -99,4 +99,57 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
     expect(await ids({ status: 'ended' })).toEqual([gone.id]);
     expect(await ids({ status: 'active' })).toEqual([kept.id]);
   });
+
+  it('metadata: 50 keys of up to 40 characters, values of up to 500; beyond that a 400 on every route', async () => {
+    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
+    const limits = {
+      ...fifty,
+      ['k'.repeat(40)]: '',
+      k0: 'v'.repeat(500),
+    };
+    const customers = async () => (await stripe.customers.list({ limit: 100 })).data.length;
+    const customer = await stripe.customers.create({ metadata: limits });
+    const made = await customers();
+    expect(Object.keys(customer.metadata)).toHaveLength(50);
+    const refused = (message: RegExp) => ({
+      statusCode: 400,
+      type: 'StripeInvalidRequestError',
+      param: 'metadata',
+      code: undefined,
+      message: expect.stringMatching(message),
+    });
+    const tooMany = refused(/^Metadata can have up to 50 keys, but you've set 51\./);
+    const longKey = refused(/^Invalid key: k{41} must be a string under 40 characters$/);
+    const longValue = refused(/^Invalid val: v{501} must be a string under 500 characters$/);
+    // the 51st key on update counts the keys already there; removing one frees its place
+    await expect(
+      stripe.customers.update(customer.id, { metadata: { extra: 'x' } }),
+    ).rejects.toMatchObject(tooMany);
+    expect(
+      Object.keys(
+        (await stripe.customers.update(customer.id, { metadata: { extra: 'x', k1: '' } })).metadata,
+      ),
+    ).toHaveLength(50);
+    const longKeyMeta = { ['k'.repeat(41)]: 'x' };
+    const longValueMeta = { note: 'v'.repeat(501) };
+    await expect(stripe.customers.create({ metadata: longKeyMeta })).rejects.toMatchObject(longKey);
+    await expect(
+      stripe.products.create({ name: 'P', metadata: longValueMeta }),
+    ).rejects.toMatchObject(longValue);
+    await expect(
+      stripe.paymentIntents.create({
+        amount: 1000,
+        currency: 'usd',
+        metadata: { ...fifty, one: 'more' },
+      }),
+    ).rejects.toMatchObject(tooMany);
+    const pi = await stripe.paymentIntents.create({ amount: 1000, currency: 'usd' });
+    await expect(
+      stripe.paymentIntents.update(pi.id, { metadata: longKeyMeta }),
+    ).rejects.toMatchObject(longKey);
+    await expect(stripe.setupIntents.create({ metadata: longValueMeta })).rejects.toMatchObject(
+      longValue,
+    );
+    expect(await customers()).toBe(made);
+  });
 });

@@ -77,9 +77,15 @@ export function renderStripeError(error: unknown): RenderedError {
       };
     }
     const status = error.kind === 'not_found' ? 404 : 400;
+    // A refusal Stripe gives no code of its own names its type instead (metadata limits).
     return {
       status,
-      body: envelope('invalid_request_error', plain(error.message), code, param(error.path)),
+      body: envelope(
+        'invalid_request_error',
+        plain(error.message),
+        code === 'invalid_request_error' ? undefined : code,
+        param(error.path),
+      ),
     };
   }
   if (isTwinError(error)) {
