@@ -47,28 +47,56 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
     declineCode: 'generic_decline',
     declinesOnAttach: true,
   },
-  pm_card_chargeDeclinedInsufficientFunds: {
-    brand: 'visa',
-    last4: '9995',
-    funding: 'credit',
-    declineCode: 'insufficient_funds',
-    declinesOnAttach: true,
-  },
-  pm_card_chargeDeclinedLostCard: {
-    brand: 'visa',
-    last4: '9987',
-    funding: 'credit',
-    declineCode: 'lost_card',
-    declinesOnAttach: true,
-  },
-  pm_card_chargeDeclinedExpiredCard: {
-    brand: 'visa',
-    last4: '0069',
-    funding: 'credit',
-    declineCode: 'expired_card',
-    declinesOnAttach: true,
+  pm_card_chargeDeclinedInsufficientFunds: declining('9995', 'insufficient_funds'),
+  pm_card_visa_chargeDeclinedInsufficientFunds: declining('9995', 'insufficient_funds'),
+  pm_card_chargeDeclinedLostCard: declining('9987', 'lost_card'),
+  pm_card_visa_chargeDeclinedLostCard: declining('9987', 'lost_card'),
+  pm_card_chargeDeclinedExpiredCard: declining('0069', 'expired_card'),
+  pm_card_chargeDeclinedIncorrectCvc: declining('0127', 'incorrect_cvc'),
+  pm_card_chargeDeclinedProcessingError: declining('0119', 'processing_error'),
+};
+
+/** A Visa credit card that declines with `declineCode` when attached and when charged. */
+function declining(last4: string, declineCode: string): TestCard {
+  return { brand: 'visa', last4, funding: 'credit', declineCode, declinesOnAttach: true };
+}
+
+/** How a decline reads in Stripe's card error: its code, decline_code and message. */
+export interface CardDecline {
+  readonly code: string;
+  readonly declineCode: string;
+  readonly message: string;
+}
+
+// Most declines are card_declined with the reason in decline_code; an expired card, a wrong CVC
+// and a processing error each have an error code of their own, repeated as decline_code.
+const DECLINES: Readonly<Record<string, { code: string; message: string }>> = {
+  generic_decline: { code: 'card_declined', message: 'Your card was declined.' },
+  insufficient_funds: { code: 'card_declined', message: 'Your card has insufficient funds.' },
+  lost_card: { code: 'card_declined', message: 'Your card was declined.' },
+  expired_card: { code: 'expired_card', message: 'Your card has expired.' },
+  incorrect_cvc: { code: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+  processing_error: {
+    code: 'processing_error',
+    message: 'An error occurred while processing your card. Try again in a little bit.',
   },
 };
+
+/** The card error for a decline code (a test card's), as Stripe words it. */
+export function cardDecline(declineCode: string): CardDecline {
+  const known = DECLINES[declineCode] ?? DECLINES.generic_decline!;
+  return { code: known.code, declineCode, message: known.message };
+}
+
+/** The error codes a card error can carry (402 card_error on the wire). */
+export const CARD_ERROR_CODES: ReadonlySet<string> = new Set(
+  Object.values(DECLINES).map((d) => d.code),
+);
+
+/** Stripe's page on an error code: card_declined → …/error-codes/card-declined. */
+export function errorDocUrl(code: string): string {
+  return `https://stripe.com/docs/error-codes/${code.replace(/_/g, '-')}`;
+}
 
 /** Decline codes by last four digits: what a stored card does when charged. */
 const DECLINES_BY_LAST4: Readonly<Record<string, string>> = Object.fromEntries(
@@ -79,6 +107,12 @@ const DECLINES_BY_LAST4: Readonly<Record<string, string>> = Object.fromEntries(
 
 export function declineCodeFor(last4: string): string | undefined {
   return DECLINES_BY_LAST4[last4];
+}
+
+/** The card error a stored card's charge ends in, or undefined when it pays. */
+export function declineFor(last4: string): CardDecline | undefined {
+  const code = DECLINES_BY_LAST4[last4];
+  return code === undefined ? undefined : cardDecline(code);
 }
 
 const ACTION_BY_LAST4 = new Set(

@@ -4,7 +4,7 @@
 // requires_payment_method with last_payment_error), or it asks for 3-D Secure first (no charge;
 // the intent waits in requires_action). The writes come back for the caller to commit.
 import type { ReadView, Twin, Write } from '../../src/index.js';
-import { declineCodeFor, requiresActionFor } from './cards.js';
+import { declineFor, errorDocUrl, requiresActionFor } from './cards.js';
 import { chargeObject, chargeWrite, type StripeCharge } from './charges.js';
 import { asJson } from './common.js';
 import { stripeIds } from './ids.js';
@@ -85,11 +85,7 @@ export function attemptPayment(
   const { method, created } = resolvePaymentMethod(twin, view, methodRef, intent.customer, path);
   if (requiresActionFor(method.card.last4)) return actionRequired(intent, method, created);
   const chargeId = stripeIds.charge(twin.world.ids);
-  const declineCode = declineCodeFor(method.card.last4);
-  const failure =
-    declineCode === undefined
-      ? null
-      : { code: 'card_declined', declineCode, message: 'Your card was declined.' };
+  const failure = declineFor(method.card.last4) ?? null;
   const manual = intent.capture_method === 'manual';
   const charge = chargeObject(twin, {
     id: chargeId,
@@ -116,7 +112,7 @@ export function attemptPayment(
             charge: chargeId,
             code: failure.code,
             decline_code: failure.declineCode,
-            doc_url: 'https://stripe.com/docs/error-codes/card-declined',
+            doc_url: errorDocUrl(failure.code),
             message: failure.message,
             payment_method: method,
             type: 'card_error' as const,

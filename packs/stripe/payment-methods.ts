@@ -11,7 +11,7 @@ import {
   type RequestCall,
   type RequestOptions,
 } from './api-requests.js';
-import { cardDetails, TEST_CARDS, type TestCard } from './cards.js';
+import { cardDecline, cardDetails, TEST_CARDS, type TestCard } from './cards.js';
 import { asJson, billingDetails, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
@@ -186,12 +186,13 @@ export async function attachPaymentMethod(
     if (Object.hasOwn(TEST_CARDS, ref)) {
       const card = testCard(ref);
       if (card.declinesOnAttach === true) {
+        const decline = cardDecline(card.declineCode!);
         throw new VendorError(
           'stripe',
           'invalid_state',
-          'card_declined',
-          `Your card was declined (${card.declineCode}); use pm_card_chargeCustomerFail for a card that attaches but declines when charged`,
-          { path: 'payment_method', details: { decline_code: card.declineCode } },
+          decline.code,
+          `${decline.message} (${decline.declineCode}; use pm_card_chargeCustomerFail for a card that attaches but declines when charged)`,
+          { path: 'payment_method', details: { decline_code: decline.declineCode } },
         );
       }
       method = paymentMethodObject(

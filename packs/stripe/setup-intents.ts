@@ -14,7 +14,7 @@ import {
   type RequestCall,
   type RequestOptions,
 } from './api-requests.js';
-import { requiresActionFor, TEST_CARDS } from './cards.js';
+import { cardDecline, errorDocUrl, requiresActionFor, TEST_CARDS } from './cards.js';
 import { liveFields, unixNow, withRequest } from './common.js';
 import { customerKind } from './customers.js';
 import { unknownParameter } from './errors.js';
@@ -238,6 +238,7 @@ export async function confirmSetupIntent(
         };
         operation = 'setup_intent.require_action';
       } else if (card?.declinesOnAttach === true) {
+        const decline = cardDecline(card.declineCode!);
         if (created)
           writes.push(paymentMethodKind.write('payment_method.create', method.id, method));
         fields = {
@@ -245,10 +246,10 @@ export async function confirmSetupIntent(
           payment_method: null,
           next_action: null,
           last_setup_error: {
-            code: 'card_declined',
-            decline_code: card.declineCode!,
-            doc_url: 'https://stripe.com/docs/error-codes/card-declined',
-            message: 'Your card was declined.',
+            code: decline.code,
+            decline_code: decline.declineCode,
+            doc_url: errorDocUrl(decline.code),
+            message: decline.message,
             payment_method: method,
             type: 'card_error',
           },

@@ -152,4 +152,80 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
     );
     expect(await customers()).toBe(made);
   });
+
+  it("decline test cards answer Stripe's code, decline_code and message, by every documented token", async () => {
+    const cases: [string, string, string, string][] = [
+      ['pm_card_chargeDeclined', 'card_declined', 'generic_decline', 'Your card was declined.'],
+      [
+        'pm_card_visa_chargeDeclinedInsufficientFunds',
+        'card_declined',
+        'insufficient_funds',
+        'Your card has insufficient funds.',
+      ],
+      [
+        'pm_card_visa_chargeDeclinedLostCard',
+        'card_declined',
+        'lost_card',
+        'Your card was declined.',
+      ],
+      [
+        'pm_card_chargeDeclinedExpiredCard',
+        'expired_card',
+        'expired_card',
+        'Your card has expired.',
+      ],
+      [
+        'pm_card_chargeDeclinedIncorrectCvc',
+        'incorrect_cvc',
+        'incorrect_cvc',
+        "Your card's security code is incorrect.",
+      ],
+      [
+        'pm_card_chargeDeclinedProcessingError',
+        'processing_error',
+        'processing_error',
+        'An error occurred while processing your card. Try again in a little bit.',
+      ],
+    ];
+    for (const [token, code, decline_code, message] of cases) {
+      const error = await stripe.paymentIntents
+        .create({ amount: 1200, currency: 'usd', confirm: true, payment_method: token })
+        .catch((e: unknown) => e as Stripe.errors.StripeCardError);
+      expect(error, token).toMatchObject({
+        type: 'StripeCardError',
+        statusCode: 402,
+        code,
+        decline_code,
+        message,
+        doc_url: `https://stripe.com/docs/error-codes/${code.replace(/_/g, '-')}`,
+      });
+      const intent = (error as Stripe.errors.StripeCardError).payment_intent!;
+      expect(intent.last_payment_error, token).toMatchObject({ code, decline_code, message });
+      const charge = await stripe.charges.retrieve(intent.latest_charge as string);
+      expect(charge, token).toMatchObject({
+        status: 'failed',
+        failure_code: code,
+        failure_message: message,
+        outcome: { reason: decline_code },
+      });
+    }
+    // on attach and on setup the same card error
+    const customer = await stripe.customers.create({ email: 'declines@example.com' });
+    await expect(
+      stripe.paymentMethods.attach('pm_card_chargeDeclinedExpiredCard', { customer: customer.id }),
+    ).rejects.toMatchObject({
+      type: 'StripeCardError',
+      code: 'expired_card',
+      decline_code: 'expired_card',
+    });
+    const si = await stripe.setupIntents.create({ customer: customer.id });
+    await expect(
+      stripe.setupIntents.confirm(si.id, { payment_method: 'pm_card_chargeDeclinedIncorrectCvc' }),
+    ).rejects.toMatchObject({
+      type: 'StripeCardError',
+      code: 'incorrect_cvc',
+      decline_code: 'incorrect_cvc',
+      message: "Your card's security code is incorrect.",
+    });
+  });
 });

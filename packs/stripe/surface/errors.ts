@@ -5,6 +5,7 @@
 import { isTwinError, type JsonObject, type JsonValue } from '../../../src/index.js';
 import { errorStatus, type RenderedError } from '../../../src/host/index.js';
 import { VendorError } from '../../kit/errors.js';
+import { CARD_ERROR_CODES } from '../cards.js';
 
 export type StripeErrorType =
   'invalid_request_error' | 'card_error' | 'idempotency_error' | 'api_error';
@@ -67,7 +68,7 @@ export function renderStripeError(error: unknown): RenderedError {
     const code = error.vendorCode;
     if (code === 'idempotency_key_in_use')
       return { status: 400, body: envelope('idempotency_error', plain(error.message), code) };
-    if (code === 'card_declined') {
+    if (CARD_ERROR_CODES.has(code)) {
       const decline = (error.details as { decline_code?: unknown } | undefined)?.decline_code;
       return {
         status: 402,
