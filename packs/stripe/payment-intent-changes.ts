@@ -13,6 +13,7 @@ import {
   type RequestOptions,
 } from './api-requests.js';
 import { chargeKind } from './charges.js';
+import { checkChargeAmount } from './currencies.js';
 import { liveFields, withRequest } from './common.js';
 import { customerKind } from './customers.js';
 import { unexpectedState, unknownParameter } from './errors.js';
@@ -53,7 +54,8 @@ export async function updatePaymentIntent(
   for (const key of Object.keys(input ?? {}))
     if (!(UPDATE_KEYS as readonly string[]).includes(key)) throw unknownParameter(key, UPDATE_KEYS);
   const patch: JsonObject = {};
-  if (input.amount !== undefined) patch.amount = check.integer(input.amount, 'amount', 1);
+  // Judged against the intent's currency once it is read (a minimum is per currency).
+  if (input.amount !== undefined) patch.amount = check.integer(input.amount, 'amount', 0);
   if (input.currency !== undefined) patch.currency = checkCurrency(input.currency);
   if (input.customer !== undefined) patch.customer = check.string(input.customer, 'customer');
   if (input.description !== undefined)
@@ -72,6 +74,8 @@ export async function updatePaymentIntent(
       const intent = liveFields(view, paymentIntentKind, id);
       if (!UPDATABLE.includes(intent.status))
         throw unexpectedState(id, 'update', intent.status, UPDATABLE);
+      if (patch.amount !== undefined || patch.currency !== undefined)
+        checkChargeAmount(patch.amount ?? intent.amount, String(patch.currency ?? intent.currency));
       if (typeof patch.customer === 'string')
         liveFields(view, customerKind, patch.customer, 'customer');
       const fields: JsonObject = {

@@ -22,6 +22,7 @@ import {
   type RequestOptions,
 } from './api-requests.js';
 import { TEST_CARDS } from './cards.js';
+import { checkChargeAmount, checkCurrency } from './currencies.js';
 import { attemptPayment } from './payment-attempt.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import { missingPaymentMethod, unexpectedState, unknownParameter } from './errors.js';
@@ -36,6 +37,7 @@ import {
   type StripePaymentIntent,
 } from './payment-intent-objects.js';
 
+export { checkCurrency } from './currencies.js';
 export {
   paymentIntentKind,
   paymentIntentObject,
@@ -107,8 +109,8 @@ export async function createPaymentIntent(
   requirePackTwin(twin, 'stripe');
   for (const key of Object.keys(input ?? {}))
     if (!(CREATE_KEYS as readonly string[]).includes(key)) throw unknownParameter(key, CREATE_KEYS);
-  const amount = check.integer(input?.amount, 'amount', 1);
-  const currency = checkCurrency(input.currency);
+  const currency = checkCurrency(input?.currency);
+  const amount = checkChargeAmount(input.amount, currency);
   const customer = check.optionalString(input.customer, 'customer');
   const description = check.optionalString(input.description, 'description');
   const metadata = mergeMetadata(
@@ -168,19 +170,6 @@ function captureMethodOf(value: unknown): CaptureMethod {
       { path: 'capture_method' },
     );
   return method;
-}
-
-export function checkCurrency(value: unknown): string {
-  const currency = check.string(value, 'currency');
-  if (!/^[a-z]{3}$/.test(currency))
-    throw new VendorError(
-      'stripe',
-      'invalid_input',
-      'parameter_invalid',
-      'currency must be a three-letter lowercase ISO code such as "usd"',
-      { path: 'currency' },
-    );
-  return currency;
 }
 
 /**

@@ -228,4 +228,39 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
       message: "Your card's security code is incorrect.",
     });
   });
+
+  it('currency: any case of a known code, answered lowercase; an unknown one and amounts out of range refused', async () => {
+    const pi = await stripe.paymentIntents.create({ amount: 50, currency: 'USD' });
+    expect(pi.currency).toBe('usd');
+    const product = await stripe.products.create({ name: 'Priced in caps' });
+    const price = await stripe.prices.create({
+      product: product.id,
+      unit_amount: 300,
+      currency: 'EUR',
+    });
+    expect(price.currency).toBe('eur');
+    await expect(
+      stripe.paymentIntents.create({ amount: 500, currency: 'zzz' }),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      type: 'StripeInvalidRequestError',
+      code: undefined,
+      param: 'currency',
+      message: expect.stringMatching(/^Invalid currency: zzz\. /),
+    });
+    await expect(
+      stripe.paymentIntents.create({ amount: 49, currency: 'usd' }),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'amount_too_small',
+      param: 'amount',
+      message: 'Amount must be at least 50 cents',
+    });
+    await expect(
+      stripe.paymentIntents.create({ amount: 100_000_000, currency: 'usd' }),
+    ).rejects.toMatchObject({ statusCode: 400, code: 'amount_too_large', param: 'amount' });
+    await expect(stripe.paymentIntents.update(pi.id, { amount: 10 })).rejects.toMatchObject({
+      code: 'amount_too_small',
+    });
+  });
 });

@@ -360,14 +360,37 @@ describe('stripe payment intents', () => {
 
   it('validates amounts, currencies and customers', async () => {
     const s = setup();
+    const refused = (input: { amount: number; currency: string }, code: string, path: string) =>
+      expect(stripe.createPaymentIntent(s.twin, input)).rejects.toThrow(
+        expect.objectContaining({ vendorCode: code, path }),
+      );
+    // Stripe's minimum charge in US dollars is 50 cents; its maximum eight digits anywhere
+    await refused({ amount: 0, currency: 'usd' }, 'amount_too_small', 'amount');
+    await refused({ amount: 49, currency: 'usd' }, 'amount_too_small', 'amount');
+    await refused({ amount: 100_000_000, currency: 'usd' }, 'amount_too_large', 'amount');
+    await refused({ amount: 100_000_000, currency: 'jpy' }, 'amount_too_large', 'amount');
+    await refused({ amount: 0, currency: 'jpy' }, 'parameter_invalid', 'amount');
+    // a currency Stripe does not know is refused; any case of one it knows is answered lowercase
+    await refused({ amount: 100, currency: 'zzz' }, 'invalid_request_error', 'currency');
     await expect(
-      stripe.createPaymentIntent(s.twin, { amount: 0, currency: 'usd' }),
-    ).rejects.toThrow(expect.objectContaining({ path: 'amount' }));
+      stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'zzz' }),
+    ).rejects.toThrow(/Invalid currency: zzz\. Stripe currently supports these currencies: usd, /);
+    expect(await stripe.createPaymentIntent(s.twin, { amount: 50, currency: 'USD' })).toMatchObject(
+      { amount: 50, currency: 'usd' },
+    );
+    expect(
+      await stripe.createPaymentIntent(s.twin, { amount: 99_999_999, currency: 'Eur' }),
+    ).toMatchObject({ currency: 'eur' });
+    // an update is judged in the intent's currency
+    const pi = await stripe.createPaymentIntent(s.twin, { amount: 20, currency: 'jpy' });
+    await expect(stripe.updatePaymentIntent(s.twin, pi.id, { currency: 'usd' })).rejects.toThrow(
+      expect.objectContaining({ vendorCode: 'amount_too_small' }),
+    );
     await expect(
-      stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'USD' }),
-    ).rejects.toThrow(expect.objectContaining({ path: 'currency' }));
+      stripe.updatePaymentIntent(s.twin, pi.id, { amount: 100_000_000 }),
+    ).rejects.toThrow(expect.objectContaining({ vendorCode: 'amount_too_large' }));
     await expect(
-      stripe.createPaymentIntent(s.twin, { amount: 10, currency: 'usd', customer: 'cus_missing' }),
+      stripe.createPaymentIntent(s.twin, { amount: 100, currency: 'usd', customer: 'cus_missing' }),
     ).rejects.toThrow(/No such customer/);
   });
 });
