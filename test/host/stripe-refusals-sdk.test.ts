@@ -263,4 +263,32 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
       code: 'amount_too_small',
     });
   });
+
+  it('refunding a PaymentIntent with no successful charge says so, naming the intent', async () => {
+    const unpaid = await stripe.paymentIntents.create({ amount: 800, currency: 'usd' });
+    const declined = await stripe.paymentIntents.create({ amount: 800, currency: 'usd' });
+    await expect(
+      stripe.paymentIntents.confirm(declined.id, { payment_method: 'pm_card_chargeDeclined' }),
+    ).rejects.toMatchObject({ type: 'StripeCardError' });
+    for (const pi of [unpaid, declined])
+      await expect(stripe.refunds.create({ payment_intent: pi.id })).rejects.toMatchObject({
+        statusCode: 400,
+        type: 'StripeInvalidRequestError',
+        code: undefined,
+        param: 'payment_intent',
+        message: `This PaymentIntent (${pi.id}) does not have a successful charge to refund.`,
+      });
+    // a paid one refunds
+    const paid = await stripe.paymentIntents.create({
+      amount: 800,
+      currency: 'usd',
+      confirm: true,
+      payment_method: 'pm_card_visa',
+    });
+    expect(await stripe.refunds.create({ payment_intent: paid.id })).toMatchObject({
+      object: 'refund',
+      amount: 800,
+      payment_intent: paid.id,
+    });
+  });
 });

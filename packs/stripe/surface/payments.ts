@@ -253,6 +253,17 @@ export const paymentRoutes = [
         const pi = await twin.get('payment_intent', input.payment_intent);
         if (pi === undefined || pi.deleted) throw missing('payment_intent', input.payment_intent);
         charge = pi.fields.latest_charge as string | null;
+        // Never confirmed, or its last attempt declined: nothing was paid that could be refunded.
+        const latest = charge === null ? undefined : await twin.get('charge', charge);
+        if (latest?.fields.status !== 'succeeded')
+          throw new StripeApiError(
+            400,
+            'invalid_request_error',
+            undefined,
+            `This PaymentIntent (${pi.id}) does not have a successful charge to refund.`,
+            {},
+            'payment_intent',
+          );
       }
       if (charge == null)
         throw new StripeApiError(
