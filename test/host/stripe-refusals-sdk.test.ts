@@ -291,4 +291,45 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
       payment_intent: paid.id,
     });
   });
+
+  it('a required parameter left out is parameter_missing naming it', async () => {
+    const missingParam = (param: string) => ({
+      statusCode: 400,
+      type: 'StripeInvalidRequestError',
+      code: 'parameter_missing',
+      param,
+      message: `Missing required param: ${param}.`,
+    });
+    // what a caller without the SDK's types (plain JavaScript) can send
+    type Intent = Stripe.PaymentIntentCreateParams;
+    await expect(stripe.paymentIntents.create({ currency: 'usd' } as Intent)).rejects.toMatchObject(
+      missingParam('amount'),
+    );
+    await expect(stripe.paymentIntents.create({ amount: 500 } as Intent)).rejects.toMatchObject(
+      missingParam('currency'),
+    );
+    await expect(
+      stripe.products.create({ description: 'no name' } as Stripe.ProductCreateParams),
+    ).rejects.toMatchObject(missingParam('name'));
+    const product = await stripe.products.create({ name: 'Needs a currency' });
+    await expect(
+      stripe.prices.create({ product: product.id, unit_amount: 100 } as Stripe.PriceCreateParams),
+    ).rejects.toMatchObject(missingParam('currency'));
+  });
+
+  it('search routes the twin does not serve are unrecognized URLs, not a retrieve of id "search"', async () => {
+    for (const search of [
+      () => stripe.prices.search({ query: "active:'true'" }),
+      () => stripe.products.search({ query: "active:'true'" }),
+      () => stripe.paymentIntents.search({ query: "status:'succeeded'" }),
+      () => stripe.charges.search({ query: "status:'succeeded'" }),
+      () => stripe.subscriptions.search({ query: "status:'active'" }),
+      () => stripe.invoices.search({ query: "status:'paid'" }),
+    ])
+      await expect(search()).rejects.toMatchObject({
+        statusCode: 404,
+        type: 'StripeInvalidRequestError',
+        message: expect.stringMatching(/^Unrecognized request URL \(GET: \/v1\/\w+\/search\)/),
+      });
+  });
 });

@@ -84,6 +84,7 @@ export function billingRoutes(advance: AdvanceClock) {
       path: '/v1/subscriptions/:id',
       sdk: 'subscriptions.retrieve',
       kind: 'read',
+      notIds: ['search'],
       handle: (ctx) => retrieve(ctx, 'subscription', 'subscription'),
     }),
     stripeRoute({

@@ -19,6 +19,7 @@ export const catalogRoutes = [
     kind: 'write',
     events: ['product.created'],
     params: { name: 'string', description: 'string', metadata: 'metadata' },
+    required: ['name'],
     handle: async ({ twin, input }) =>
       apiObject(await createProduct(twin, packInput<CreateProductInput>(input))),
   }),
@@ -27,6 +28,7 @@ export const catalogRoutes = [
     path: '/v1/products/:id',
     sdk: 'products.retrieve',
     kind: 'read',
+    notIds: ['search'],
     handle: (ctx) => retrieve(ctx, 'product', 'product'),
   }),
   stripeRoute({
@@ -52,6 +54,7 @@ export const catalogRoutes = [
       lookup_key: 'string',
       metadata: 'metadata',
     },
+    required: ['currency'],
     handle: async ({ twin, input }) =>
       apiObject(await createPrice(twin, packInput<CreatePriceInput>(input))),
   }),
@@ -60,6 +63,7 @@ export const catalogRoutes = [
     path: '/v1/prices/:id',
     sdk: 'prices.retrieve',
     kind: 'read',
+    notIds: ['search'],
     handle: (ctx) => retrieve(ctx, 'price', 'price'),
   }),
   stripeRoute({

@@ -38,6 +38,7 @@ export const invoiceRoutes = [
     path: '/v1/invoices/:id',
     sdk: 'invoices.retrieve',
     kind: 'read',
+    notIds: ['search'],
     handle: (ctx) => retrieve(ctx, 'invoice', 'invoice'),
   }),
   stripeRoute({

@@ -86,6 +86,7 @@ export const paymentRoutes = [
       payment_method_types: { list: 'string' },
       automatic_payment_methods: { enabled: 'boolean', allow_redirects: 'string' },
     },
+    required: ['amount', 'currency'],
     async handle({ twin, input }) {
       const types = input.payment_method_types as string[] | undefined;
       if (types !== undefined && types.some((t) => t !== 'card'))
@@ -127,6 +128,7 @@ export const paymentRoutes = [
     path: '/v1/payment_intents/:id',
     sdk: 'paymentIntents.retrieve',
     kind: 'read',
+    notIds: ['search'],
     params: { client_secret: 'string' },
     handle: (ctx) => retrieve(ctx, 'payment_intent', 'payment_intent'),
   }),
@@ -210,6 +212,7 @@ export const paymentRoutes = [
     path: '/v1/charges/:id',
     sdk: 'charges.retrieve',
     kind: 'read',
+    notIds: ['search'],
     handle: (ctx) => retrieve(ctx, 'charge', 'charge'),
   }),
   stripeRoute({

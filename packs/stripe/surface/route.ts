@@ -11,7 +11,7 @@ import {
 import type { StripeAccount } from './accounts.js';
 import { typeParams, type Params } from './codec.js';
 import { checkoutUrlsOn } from './checkout-url.js';
-import { renderStripeError } from './errors.js';
+import { renderStripeError, StripeApiError, unknownStripeRoute } from './errors.js';
 import { expandAnswer } from './expand.js';
 
 /** The answer with Checkout's page on the host's origin (checkout-url.ts). */
@@ -37,6 +37,13 @@ export interface StripeRouteSpec {
   readonly kind: 'read' | 'write';
   readonly events?: readonly string[];
   readonly params?: Params;
+  /** Parameters Stripe requires: one absent (or "") is 400 parameter_missing naming it. */
+  readonly required?: readonly string[];
+  /**
+   * Path segments Stripe serves as routes of their own (`/v1/prices/search`) that this twin does
+   * not serve: never taken as an `:id`, they answer Stripe's unrecognized URL like any other.
+   */
+  readonly notIds?: readonly string[];
   readonly handle: (ctx: StripeContext) => Promise<RouteAnswer> | RouteAnswer;
 }
 
@@ -48,14 +55,29 @@ export function stripeRoute(spec: StripeRouteSpec): Route<StripeAccount> {
     kind: spec.kind,
     ...(spec.events === undefined ? {} : { events: spec.events }),
     async handle(ctx: RouteContext<StripeAccount>) {
+      const url = new URL(ctx.request.url).pathname;
+      if (ctx.params.id !== undefined && spec.notIds?.includes(ctx.params.id)) {
+        const unknown = unknownStripeRoute(spec.method, url);
+        return answer(unknown.status, unknown.body);
+      }
       const input = typeParams(ctx.input, spec.params ?? {});
+      for (const name of spec.required ?? [])
+        if (input[name] == null)
+          throw new StripeApiError(
+            400,
+            'invalid_request_error',
+            'parameter_missing',
+            `Missing required param: ${name}.`,
+            {},
+            name,
+          );
       const answered = await spec.handle({
         twin: ctx.principal.twin,
         account: ctx.principal,
         params: ctx.params,
         input,
         origin: ctx.origin,
-        url: new URL(ctx.request.url).pathname,
+        url,
       });
       const expand = input.expand as string[] | undefined;
       if (expand === undefined || expand.length === 0) return onOrigin(answered, ctx.origin);
