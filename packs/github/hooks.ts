@@ -2,7 +2,8 @@
 // organization hooks (matched on its organization), so one write to an organization's
 // repository reaches both when both subscribe. Creating a hook (or pinging it) sends `ping` to
 // that hook alone. Secrets go to world.secrets; the hook keeps a reference, and the API answers
-// "********" for it, as GitHub does.
+// "********" for it, as GitHub does. A hook made without a secret keeps a null reference, and its
+// packets go unsigned (no X-Hub-Signature headers), as GitHub sends them.
 import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
@@ -20,7 +21,8 @@ export type GitHubHook = {
   name: 'web';
   active: boolean;
   events: string[];
-  config: { content_type: 'json'; insecure_ssl: '0' | '1'; url: string; secret: string };
+  /** `secret` is "********" for a hook made with one, and absent otherwise (as GitHub answers). */
+  config: { content_type: 'json'; insecure_ssl: '0' | '1'; url: string; secret?: string };
   updated_at: string;
   created_at: string;
   url: string;
@@ -31,7 +33,8 @@ export type GitHubHook = {
   repository_id?: number;
   organization_id?: number;
   delivery_url: string;
-  secret_ref: string;
+  /** Null: the hook has no secret, and the kernel sends its packets unsigned (pack.ts). */
+  secret_ref: string | null;
   /** `events` as kernel filters: "issues" takes issues.opened, issues.closed, …; every hook takes "ping". */
   event_filter: string[];
   /**
@@ -51,8 +54,8 @@ export const hookKinds = {
 
 export interface HookInput {
   url: string;
-  /** Required here: the twin never sends an unsigned packet. */
-  secret: string;
+  /** Optional, as on GitHub: without one the hook's packets carry no signature headers. */
+  secret?: string;
   /** GitHub event names, or "*"; GitHub's default is ["push"]. */
   events?: string[];
   active?: boolean;
@@ -90,7 +93,9 @@ async function create(
 ): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
   const url = check.url(input?.url, 'config.url');
-  const secret = check.secret(input.secret, 'config.secret');
+  // Absent means an unsigned hook; a secret that is given must be a real one.
+  const secret =
+    input.secret === undefined ? undefined : check.secret(input.secret, 'config.secret');
   const events = checkEvents(input.events);
   if (input.content_type !== undefined && input.content_type !== 'json') {
     throw validationFailed(
@@ -99,8 +104,8 @@ async function create(
     );
   }
   const id = githubIds.numeric(twin.world.ids);
-  const ref = secretRefFor(twin, `${kind}/${id}`);
-  const done = await withStoredSecret(twin, ref, secret, () =>
+  const ref = secret === undefined ? null : secretRefFor(twin, `${kind}/${id}`);
+  const write = () =>
     twin.applyAtomic((view) => {
       const { api, fields } = scope(view);
       const now = githubTime(twin.world.clock.now());
@@ -115,7 +120,7 @@ async function create(
           content_type: 'json',
           insecure_ssl: input.insecure_ssl ?? '0',
           url,
-          secret: '********',
+          ...(ref === null ? {} : { secret: '********' }),
         },
         updated_at: now,
         created_at: now,
@@ -133,8 +138,11 @@ async function create(
         { operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook },
         hook,
       );
-    }),
-  );
+    });
+  const done =
+    ref === null || secret === undefined
+      ? await write()
+      : await withStoredSecret(twin, ref, secret, write);
   return done.result;
 }
 
@@ -207,15 +215,14 @@ export async function pingHook(twin: Twin, kind: HookKind, id: number): Promise<
 
 export async function deleteHook(twin: Twin, kind: HookKind, id: number): Promise<void> {
   requirePackTwin(twin, 'github');
-  await twin.applyAtomic((view) => {
+  const done = await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
     if (r === undefined || r.deleted) throw notFound(`hook ${id}`, 'hook_id');
-    return commit({
-      operation: `${kind}.delete`,
-      subjectType: kind,
-      subjectId: String(id),
-      delete: true,
-    });
+    return commit(
+      { operation: `${kind}.delete`, subjectType: kind, subjectId: String(id), delete: true },
+      hookKinds[kind].of(r).secret_ref,
+    );
   });
-  await twin.world.secrets.delete(secretRefFor(twin, `${kind}/${id}`));
+  // An unsigned hook stored no secret.
+  if (done.result !== null) await twin.world.secrets.delete(done.result);
 }

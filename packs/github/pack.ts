@@ -22,6 +22,8 @@ const hook = (type: HookKind, match: EndpointKind['match']): EndpointKind => ({
   type,
   urlField: 'delivery_url',
   secretRefField: 'secret_ref',
+  // A hook made without a secret: GitHub sends its packets with no signature headers.
+  unsignedWithoutSecret: true,
   eventsField: 'event_filter',
   enabledWhen: { field: 'active', value: true },
   match,

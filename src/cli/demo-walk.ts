@@ -156,7 +156,7 @@ export async function runDemoWalk(options: DemoOptions): Promise<Demo> {
           provider: 'github',
           triggerId: 'github-issues',
           scheme: 'github',
-          resolveSecrets: secretsOf(hook.secret_ref),
+          resolveSecrets: secretsOf(hook.secret_ref!), // the hook was made with a secret above
         },
         {
           tenantId: DEMO_TENANT,

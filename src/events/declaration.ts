@@ -45,6 +45,12 @@ export interface EndpointKind {
   readonly urlField: string;
   /** Field holding the secret *reference*: secrets themselves live in the world's secret store, never in the log. */
   readonly secretRefField: string;
+  /**
+   * Whether an endpoint whose `secretRefField` is null takes its packets unsigned (a GitHub hook
+   * made without a secret). Without it a null reference falls back to the endpoint's id, and an
+   * attempt with no stored secret fails without a request: the kernel signs every other packet.
+   */
+  readonly unsignedWithoutSecret?: boolean;
   /** Field holding the event filter: an array of "*", "family.*" or exact types. */
   readonly eventsField: string;
   /** The endpoint takes deliveries only when this field equals `value` (e.g. status = "enabled"). */

@@ -52,7 +52,8 @@ export interface DeliveryFields {
   messageId: string;
   endpointKind: string;
   endpointId: string;
-  secretRef: string;
+  /** Null for an endpoint without a secret whose kind sends such packets unsigned (declaration.ts). */
+  secretRef: string | null;
   url: string;
   body: string;
   createdAt: string;

@@ -176,7 +176,10 @@ function deliveryRecordWrite(
     messageId: event.messageId ?? newId(ids, decl.messageIdPrefix ?? 'msg_'),
     nextAttemptAt: null,
     pack,
-    secretRef: String(endpoint.fields[kind.secretRefField] ?? endpoint.id),
+    secretRef:
+      kind.unsignedWithoutSecret === true && endpoint.fields[kind.secretRefField] === null
+        ? null
+        : String(endpoint.fields[kind.secretRefField] ?? endpoint.id),
     state: 'queued',
     traceparent: trace?.traceparent ?? null,
     tracestate: trace?.tracestate ?? null,

@@ -22,7 +22,9 @@ export function packetGap(record: PacketSource): PacketPart | undefined {
   if (!text(record.url)) return 'url';
   // An empty body is a body (some vendors send one); a missing one is not.
   if (typeof record.body !== 'string') return 'body';
-  if (!text(record.messageId) || !text(record.secretRef)) return 'headers';
+  // A null secret reference says "unsigned", which only a kind that declares it may send (sign.ts).
+  if (!text(record.messageId) || (record.secretRef !== null && !text(record.secretRef)))
+    return 'headers';
   return undefined;
 }
 

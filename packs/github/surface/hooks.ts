@@ -46,8 +46,10 @@ const attemptKind = recordKind<DeliveryAttempt>({ type: 'hook_delivery_attempt' 
 /** Starts one operator attempt of a delivery record (the host's dispatcher's redeliver). */
 export type Redeliver = (deliveryId: string) => Promise<unknown>;
 
+/** The hook as the API answers it: a secret shows as "********", and a hook without one has none. */
 function apiHook(hook: GitHubHook): JsonObject {
   const out = renderHook(hook);
+  if (hook.secret_ref === null) return out;
   const config = out.config as JsonObject;
   return { ...out, config: { ...config, secret: '********' } };
 }
@@ -155,7 +157,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
         const hook = await createRepositoryHook(ctx.twin, {
           repository: repo.full_name,
           url: config.url as string,
-          secret: config.secret as string,
+          ...(config.secret === undefined ? {} : { secret: config.secret as string }),
           ...(list === undefined ? {} : { events: list }),
           ...(typeof active === 'boolean' ? { active } : {}),
           ...(config.content_type === undefined

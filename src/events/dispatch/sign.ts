@@ -1,6 +1,8 @@
 // Signing one attempt at send time: the endpoint's secrets (never an unsigned packet: no secret, no
-// send), the pack's headers, the scheme's signature on the transport's clock, and the trace headers
-// that continue the trace of the write that caused the event.
+// send — unless the record says "unsigned" with a null reference and its endpoint kind declares
+// such packets, as GitHub sends a hook made without a secret), the pack's headers, the scheme's
+// signature on the transport's clock, and the trace headers that continue the trace of the write
+// that caused the event.
 import { TwinError } from '../../errors.js';
 import { isPromise } from '../../storage/secret-store.js';
 import { attemptId, attemptType } from '../delivery-records.js';
@@ -29,12 +31,27 @@ export async function signAttempt(
   return (await signedHeaders(ctx, attempt, secrets, sentAt)) ?? 'signing_error';
 }
 
-/** The secrets to sign with, or why there are none (reported, never sent unsigned). */
+/**
+ * The secrets to sign with (none for a declared unsigned packet), or why there are none (reported,
+ * never sent unsigned).
+ */
 async function resolveSecrets(
   ctx: DispatchContext,
-  { record, deliveryId, secretStamp }: Attempt,
+  { record, deliveryId, secretStamp, decl }: Attempt,
   at: number,
 ): Promise<readonly string[] | 'missing_secret' | 'secret_error'> {
+  if (record.secretRef === null) {
+    const kind = decl.endpoints.find((k) => k.type === record.endpointKind);
+    if (kind?.unsignedWithoutSecret === true) return [];
+    ctx.world.reportError(
+      new TwinError(
+        'INVALID_CONFIG',
+        `delivery ${deliveryId}: its record has no secret reference, and endpoints of kind "${record.endpointKind}" are never sent unsigned`,
+      ),
+      'dispatch',
+    );
+    return 'missing_secret';
+  }
   try {
     // A vault resolver may answer with a promise; the built-in stores answer at once (no tick),
     // and the PostgreSQL store from what it read under the same endpoint version.
@@ -94,12 +111,14 @@ async function signedHeaders(
               },
         timestampSec,
       }) ?? {}),
-      ...getScheme(decl.signing).sign({
-        body: record.body,
-        secrets,
-        timestampSec,
-        messageId: record.messageId,
-      }),
+      ...(secrets.length === 0
+        ? {}
+        : getScheme(decl.signing).sign({
+            body: record.body,
+            secrets,
+            timestampSec,
+            messageId: record.messageId,
+          })),
       ...trace.headers,
     };
     return { headers, trace };
