@@ -8,7 +8,8 @@ import { commit, type JsonObject, type ReadView, type Twin } from '../../src/ind
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
 import { findOrganization } from './accounts.js';
-import { notFound, validationFailed } from './errors.js';
+import { customRefusal, notFound, validationFailed } from './errors.js';
+import { GITHUB_HOOK_EVENTS } from './hook-events.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository } from './repositories.js';
 import { recordKind } from '../../src/index.js';
@@ -76,20 +77,26 @@ function eventFilter(events: readonly string[]): string[] {
 function checkEvents(value: unknown): string[] {
   const events = value === undefined ? ['push'] : check.stringArray(value, 'events');
   for (const e of events)
-    if (e !== '*' && !/^[a-z_]+$/.test(e))
+    if (e !== '*' && !GITHUB_HOOK_EVENTS.has(e))
       throw validationFailed(
-        `"${e}" is not a GitHub event name (e.g. issues, pull_request, or "*")`,
+        `"${e}" is not a GitHub webhook event name (e.g. issues, pull_request, or "*")`,
         'events',
       );
   if (events.length === 0) throw validationFailed('events must name at least one event', 'events');
   return events;
 }
 
+/** GitHub keeps one hook per URL on a repository (or an organization). */
+function hookExists(kind: HookKind) {
+  const on = kind === 'repository_hook' ? 'repository' : 'organization';
+  return customRefusal('Hook', `Hook already exists on this ${on}`);
+}
+
 async function create(
   twin: Twin,
   kind: HookKind,
   input: HookInput,
-  scope: (view: ReadView) => { api: string; fields: JsonObject },
+  scope: (view: ReadView) => { api: string; fields: JsonObject; hooks: readonly GitHubHook[] },
 ): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
   const url = check.url(input?.url, 'config.url');
@@ -107,7 +114,8 @@ async function create(
   const ref = secret === undefined ? null : secretRefFor(twin, `${kind}/${id}`);
   const write = () =>
     twin.applyAtomic((view) => {
-      const { api, fields } = scope(view);
+      const { api, fields, hooks } = scope(view);
+      if (hooks.some((h) => h.config.url === url)) throw hookExists(kind);
       const now = githubTime(twin.world.clock.now());
       const hookUrl = `${api}/hooks/${id}`;
       const hook: GitHubHook = {
@@ -152,7 +160,8 @@ export function createRepositoryHook(
 ): Promise<GitHubHook> {
   return create(twin, 'repository_hook', input, (view) => {
     const repo = findRepository(view, input.repository);
-    return { api: repo.url, fields: { repository_id: repo.id } };
+    const hooks = repositoryHookKind.list(view).filter((h) => h.repository_id === repo.id);
+    return { api: repo.url, fields: { repository_id: repo.id }, hooks };
   });
 }
 
@@ -162,7 +171,8 @@ export function createOrganizationHook(
 ): Promise<GitHubHook> {
   return create(twin, 'organization_hook', input, (view) => {
     const org = findOrganization(view, input.organization);
-    return { api: org.url, fields: { organization_id: org.id } };
+    const hooks = organizationHookKind.list(view).filter((h) => h.organization_id === org.id);
+    return { api: org.url, fields: { organization_id: org.id }, hooks };
   });
 }
 
@@ -186,6 +196,16 @@ export async function updateHook(
     const current = hookKinds[kind].of(r);
     if (input.url !== undefined) {
       const url = check.url(input.url, 'config.url');
+      const sibling = hookKinds[kind]
+        .list(view)
+        .find(
+          (h) =>
+            h.id !== id &&
+            h.config.url === url &&
+            h.repository_id === current.repository_id &&
+            h.organization_id === current.organization_id,
+        );
+      if (sibling !== undefined) throw hookExists(kind);
       fields.config = { ...current.config, url };
       fields.delivery_url = url;
     }

@@ -1,6 +1,7 @@
 // Repository webhooks as @octokit/rest meets them, on SQLite and PostgreSQL: a hook made without a
 // secret is GitHub's unsigned hook (its config shows no secret, its packets carry no
-// X-Hub-Signature headers) while a malformed secret is still refused.
+// X-Hub-Signature headers) while a malformed secret is still refused; a second hook with the same
+// URL and an event name GitHub does not know are GitHub's 422s, on create and on update.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -82,5 +83,93 @@ describe.each(homes)('repository webhooks through @octokit/rest ($name)', (home)
       });
     const left = await octocat.rest.repos.listWebhooks(repo);
     expect(left.data).toEqual([]);
+  });
+
+  it('a second hook with the same config.url is 422 custom "Hook already exists on this repository"', async () => {
+    const config = { url: `${t.receiver.url}/twice`, secret: 'twice-secret' };
+    const first = await octocat.rest.repos.createWebhook({ ...repo, config });
+    const refusal = {
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: [
+            { resource: 'Hook', code: 'custom', message: 'Hook already exists on this repository' },
+          ],
+        },
+      },
+    };
+    await expect(octocat.rest.repos.createWebhook({ ...repo, config })).rejects.toMatchObject(
+      refusal,
+    );
+    const unsigned = { url: config.url };
+    await expect(
+      octocat.rest.repos.createWebhook({ ...repo, config: unsigned }),
+    ).rejects.toMatchObject(refusal);
+    // the refusal names no field, as GitHub's does
+    const error = (await octocat.rest.repos.createWebhook({ ...repo, config }).catch((e) => e)) as {
+      response: { data: { errors: object[] } };
+    };
+    expect(error.response.data.errors[0]).not.toHaveProperty('field');
+    // moving another hook onto that URL is refused the same way; another repository may have it
+    const other = await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url: `${t.receiver.url}/elsewhere`, secret: 'twice-secret' },
+    });
+    await expect(
+      octocat.rest.repos.updateWebhook({ ...repo, hook_id: other.data.id, config: unsigned }),
+    ).rejects.toMatchObject(refusal);
+    await octocat.rest.repos.createInOrg({ org: 'octo-org', name: 'hooked-too' });
+    const beside = await octocat.rest.repos.createWebhook({
+      owner: 'octo-org',
+      repo: 'hooked-too',
+      config,
+    });
+    expect(beside.status).toBe(201);
+    // once the first is deleted, the URL is free again
+    await octocat.rest.repos.deleteWebhook({ ...repo, hook_id: first.data.id });
+    const again = await octocat.rest.repos.createWebhook({ ...repo, config });
+    expect(again.status).toBe(201);
+    const urls = (await octocat.rest.repos.listWebhooks(repo)).data.map((h) => h.config.url);
+    expect(urls.filter((u) => u === config.url)).toHaveLength(1);
+  });
+
+  it('an unknown event name is 422 on events: on create, on update, and through add_events', async () => {
+    const invalid = (name: string) => ({
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'Hook',
+              field: 'events',
+              code: 'invalid',
+              message: expect.stringContaining(`"${name}"`),
+            },
+          ],
+        },
+      },
+    });
+    const config = { url: `${t.receiver.url}/events`, secret: 'events-secret' };
+    await expect(
+      octocat.rest.repos.createWebhook({ ...repo, config, events: ['issues', 'bogus'] }),
+    ).rejects.toMatchObject(invalid('bogus'));
+    const hook = await octocat.rest.repos.createWebhook({
+      ...repo,
+      config,
+      events: ['issues', 'pull_request_review', 'workflow_run'],
+    });
+    const at = { ...repo, hook_id: hook.data.id };
+    await expect(
+      octocat.rest.repos.updateWebhook({ ...at, events: ['Issues'] }),
+    ).rejects.toMatchObject(invalid('Issues'));
+    await expect(
+      octocat.rest.repos.updateWebhook({ ...at, add_events: ['push', 'nonsense'] }),
+    ).rejects.toMatchObject(invalid('nonsense'));
+    const kept = await octocat.rest.repos.getWebhook(at);
+    expect(kept.data.events).toEqual(['issues', 'pull_request_review', 'workflow_run']);
+    const added = await octocat.rest.repos.updateWebhook({ ...at, add_events: ['push'] });
+    expect(added.data.events).toEqual(['issues', 'pull_request_review', 'workflow_run', 'push']);
   });
 });

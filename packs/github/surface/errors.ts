@@ -14,7 +14,8 @@ export type ValidationCode =
 
 export interface FieldError {
   readonly resource: string;
-  readonly field: string;
+  /** Absent on a `custom` entry about the whole resource, as GitHub answers one. */
+  readonly field?: string;
   readonly code: ValidationCode;
   readonly message?: string;
 }
@@ -27,7 +28,7 @@ export class GitHubApiError extends VendorError {
     readonly errors: readonly FieldError[] = [],
   ) {
     super('github', status === 404 ? 'not_found' : 'invalid_input', `http_${status}`, message, {
-      ...(errors[0] === undefined ? {} : { path: errors[0].field }),
+      ...(errors[0]?.field === undefined ? {} : { path: errors[0].field }),
     });
     this.name = 'GitHubApiError';
   }
@@ -76,6 +77,12 @@ export function asGitHubError(error: unknown, resource: string): unknown {
   if (isVendorError(error)) {
     if (error.kind === 'not_found') return new GitHubApiError(404, 'Not Found');
     const message = plain(error.message);
+    if (error.vendorCode === 'custom') {
+      const about = error.details?.resource;
+      return new GitHubApiError(422, 'Validation Failed', [
+        { resource: typeof about === 'string' ? about : resource, code: 'custom', message },
+      ]);
+    }
     return invalidField(resource, error.path ?? 'base', codeOf(message), message);
   }
   if (isTwinError(error))
