@@ -1,6 +1,6 @@
 // Users and organizations: the accounts that own repositories, send events (`sender`) and
 // scope organization hooks. Logins are unique across both, as on GitHub.
-import { commit, type ReadView, type Twin } from '../../src/index.js';
+import { commit, type ReadView, type Resource, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
@@ -56,15 +56,31 @@ function checkLogin(login: unknown): string {
   return login;
 }
 
+/**
+ * The account of `type` with this login, whatever its case: GitHub matches logins
+ * case-insensitively. The index holds the canonical login, so an exact match costs one lookup and
+ * only a differently cased one (or a miss) reads the accounts of that type.
+ */
+export function lookupAccount(
+  view: Pick<ReadView, 'lookup' | 'list'>,
+  type: 'user' | 'organization',
+  login: string,
+): Resource | undefined {
+  const [exact] = view.lookup(type, LOGIN_INDEX, login);
+  if (exact !== undefined) return exact;
+  const key = login.toLowerCase();
+  return view.list(type).find((r) => String(r.fields.login).toLowerCase() === key);
+}
+
 function takenLogin(view: ReadView, login: string): boolean {
   return (
-    view.lookup('user', LOGIN_INDEX, login).length > 0 ||
-    view.lookup('organization', LOGIN_INDEX, login).length > 0
+    lookupAccount(view, 'user', login) !== undefined ||
+    lookupAccount(view, 'organization', login) !== undefined
   );
 }
 
 export function findUser(view: ReadView, login: string, path = 'sender'): GitHubUser {
-  const [user] = view.lookup('user', LOGIN_INDEX, login);
+  const user = lookupAccount(view, 'user', login);
   if (user === undefined) throw notFound(`user ${login}`, path);
   return userKind.of(user);
 }
@@ -74,7 +90,7 @@ export function findOrganization(
   login: string,
   path = 'organization',
 ): GitHubOrganization {
-  const [org] = view.lookup('organization', LOGIN_INDEX, login);
+  const org = lookupAccount(view, 'organization', login);
   if (org === undefined) throw notFound(`organization ${login}`, path);
   return organizationKind.of(org);
 }

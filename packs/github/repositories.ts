@@ -1,13 +1,19 @@
 // Repositories, owned by a user or an organization. Issues and pull requests share one number
 // sequence per repository, as on GitHub; open_issues_count follows them.
-import { commit, type ProjectedResource, type ReadView, type Twin } from '../../src/index.js';
+import {
+  commit,
+  type ProjectedResource,
+  type ReadView,
+  type Resource,
+  type Twin,
+} from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import {
   summary,
   type AccountSummary,
   type GitHubOrganization,
   type GitHubUser,
-  LOGIN_INDEX,
+  lookupAccount,
 } from './accounts.js';
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
@@ -63,12 +69,24 @@ export interface CreateRepositoryInput {
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
+/**
+ * The repository `owner/name`, whatever its case: GitHub matches both parts case-insensitively and
+ * answers with the canonical names. Only a differently cased name (or a miss) reads every
+ * repository; the index holds the canonical full name.
+ */
+function lookupRepository(view: ReadView, fullName: string): Resource | undefined {
+  const [exact] = view.lookup('repository', FULL_NAME_INDEX, fullName);
+  if (exact !== undefined) return exact;
+  const key = fullName.toLowerCase();
+  return view.list('repository').find((r) => String(r.fields.full_name).toLowerCase() === key);
+}
+
 export function findRepository(
   view: ReadView,
   fullName: string,
   path = 'repository',
 ): GitHubRepository {
-  const [repo] = view.lookup('repository', FULL_NAME_INDEX, fullName);
+  const repo = lookupRepository(view, fullName);
   if (repo === undefined) throw notFound(`repository ${fullName}`, path);
   return repositoryKind.of(repo);
 }
@@ -103,12 +121,12 @@ export async function createRepository(
   }
   const done = await twin.applyAtomic((view) => {
     const owner = (
-      view.lookup('user', LOGIN_INDEX, input.owner)[0] ??
-      view.lookup('organization', LOGIN_INDEX, input.owner)[0]
+      lookupAccount(view, 'user', input.owner) ?? lookupAccount(view, 'organization', input.owner)
     )?.fields as GitHubUser | GitHubOrganization | undefined;
     if (owner === undefined) throw notFound(`user or organization ${input.owner}`, 'owner');
     const fullName = `${owner.login}/${input.name}`;
-    if (view.lookup('repository', FULL_NAME_INDEX, fullName).length > 0)
+    // `R1` beside `r1` is the same name to GitHub.
+    if (lookupRepository(view, fullName) !== undefined)
       throw validationFailed(`name already exists on this account (${fullName})`, 'name');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);

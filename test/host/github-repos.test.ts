@@ -1,0 +1,85 @@
+// Repositories as @octokit/rest meets them, on SQLite and PostgreSQL: owner and repository names
+// match whatever their case, as on GitHub, and answers carry the canonical names; a name that
+// differs from an existing one only in case is that name, already taken.
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { homes } from '../support/backends.js';
+import { closeGitHubTwin, startGitHubTwin, type GitHubTwin } from './github-support.js';
+
+describe.each(homes)('repositories through @octokit/rest ($name)', (home) => {
+  let t: GitHubTwin;
+  let cleanup: () => void;
+  let octocat: Octokit;
+  let hubot: Octokit;
+
+  beforeAll(async () => {
+    const fresh = home.fresh();
+    cleanup = fresh.cleanup;
+    t = await startGitHubTwin(fresh.spec);
+    const baseUrl = `${t.listening.url}/github`;
+    octocat = new Octokit({ auth: t.tokens[0]!, baseUrl });
+    hubot = new Octokit({ auth: t.tokens[1]!, baseUrl });
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'r1' });
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'secret-r', private: true });
+  });
+  afterAll(async () => {
+    await closeGitHubTwin(t ?? {});
+    cleanup?.();
+  });
+
+  it('owner and repository names match case-insensitively; answers carry the canonical names', async () => {
+    const got = await octocat.rest.repos.get({ owner: 'OctoCat', repo: 'R1' });
+    expect(got.data).toMatchObject({ name: 'r1', full_name: 'octocat/r1' });
+    expect(got.data.owner.login).toBe('octocat');
+    const issue = await octocat.rest.issues.create({
+      owner: 'OCTOCAT',
+      repo: 'r1',
+      title: 'cased',
+    });
+    expect(issue.data.repository_url).toMatch(/\/repos\/octocat\/r1$/);
+    const again = await octocat.rest.issues.get({
+      owner: 'octocat',
+      repo: 'R1',
+      issue_number: issue.data.number,
+    });
+    expect(again.data.title).toBe('cased');
+    const made = await octocat.rest.repos.createInOrg({ org: 'OCTO-ORG', name: 'Mixed' });
+    expect(made.data).toMatchObject({ full_name: 'octo-org/Mixed', name: 'Mixed' });
+    expect(
+      (await octocat.rest.repos.get({ owner: 'Octo-Org', repo: 'mixed' })).data.full_name,
+    ).toBe('octo-org/Mixed');
+  });
+
+  it('what does not exist, or may not be seen, is still 404 in any case', async () => {
+    await expect(octocat.rest.repos.get({ owner: 'OctoCat', repo: 'R2' })).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(octocat.rest.repos.get({ owner: 'octocats', repo: 'r1' })).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(
+      hubot.rest.repos.get({ owner: 'OctoCat', repo: 'Secret-R' }),
+    ).rejects.toMatchObject({ status: 404 });
+    expect((await octocat.rest.repos.get({ owner: 'OctoCat', repo: 'Secret-R' })).status).toBe(200);
+  });
+
+  it('creating R1 beside r1 (or octo-org/MIXED beside Mixed) is 422 name already exists', async () => {
+    const taken = {
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: [{ resource: 'Repository', field: 'name', code: 'already_exists' }],
+        },
+      },
+    };
+    await expect(
+      octocat.rest.repos.createForAuthenticatedUser({ name: 'R1' }),
+    ).rejects.toMatchObject(taken);
+    await expect(
+      octocat.rest.repos.createInOrg({ org: 'octo-org', name: 'MIXED' }),
+    ).rejects.toMatchObject(taken);
+    const mine = await octocat.rest.repos.listForAuthenticatedUser();
+    expect(mine.data.map((r) => r.name).filter((n) => n.toLowerCase() === 'r1')).toEqual(['r1']);
+  });
+});
