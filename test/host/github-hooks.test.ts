@@ -1,7 +1,8 @@
 // Repository webhooks as @octokit/rest meets them, on SQLite and PostgreSQL: a hook made without a
 // secret is GitHub's unsigned hook (its config shows no secret, its packets carry no
 // X-Hub-Signature headers) while a malformed secret is still refused; a second hook with the same
-// URL and an event name GitHub does not know are GitHub's 422s, on create and on update.
+// URL and an event name GitHub does not know are GitHub's 422s, on create and on update; deliveries
+// are listed newest first, in the order they were made.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -171,5 +172,42 @@ describe.each(homes)('repository webhooks through @octokit/rest ($name)', (home)
     expect(kept.data.events).toEqual(['issues', 'pull_request_review', 'workflow_run']);
     const added = await octocat.rest.repos.updateWebhook({ ...at, add_events: ['push'] });
     expect(added.data.events).toEqual(['issues', 'pull_request_review', 'workflow_run', 'push']);
+  });
+
+  it('listWebhookDeliveries: newest first, in the order the attempts were made (a redelivery first)', async () => {
+    const hook = await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url: `${t.receiver.url}/ordered` },
+      events: ['issues'],
+    });
+    const at = { ...repo, hook_id: hook.data.id };
+    await t.host.idle();
+    const titles = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
+    for (const title of titles) {
+      await octocat.rest.issues.create({ ...repo, title });
+      await t.host.idle(); // each delivery made before the next issue's
+    }
+    const titleOf = async (delivery_id: number) => {
+      const one = await octocat.rest.repos.getWebhookDelivery({ ...at, delivery_id });
+      const payload = one.data.request.payload as { issue?: { title: string } };
+      return payload.issue?.title ?? one.data.event;
+    };
+    const listed = await octocat.rest.repos.listWebhookDeliveries({ ...at, per_page: 100 });
+    const order = await Promise.all(listed.data.map((d) => titleOf(d.id)));
+    expect(order).toEqual([...titles].reverse().concat('ping'));
+    // the delivered_at values are equal under the virtual clock: order is not taken from them
+    expect(new Set(listed.data.map((d) => d.delivered_at)).size).toBe(1);
+    const ping = listed.data.at(-1)!;
+    await octocat.rest.repos.redeliverWebhookDelivery({ ...at, delivery_id: ping.id });
+    await until('the redelivery', async () => {
+      const now = await octocat.rest.repos.listWebhookDeliveries({ ...at, per_page: 100 });
+      return now.data.length === titles.length + 2 ? now.data : undefined;
+    });
+    await t.host.idle();
+    const relisted = await octocat.rest.repos.listWebhookDeliveries({ ...at, per_page: 2 });
+    expect(relisted.data.map((d) => [d.event, d.redelivery])).toEqual([
+      ['ping', true],
+      ['issues', false],
+    ]);
   });
 });

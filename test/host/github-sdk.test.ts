@@ -470,14 +470,17 @@ describe.each(homes)('@octokit/rest against the GitHub surface ($name)', (home) 
     await host.idle();
     expect(receiver.requests.length).toBe(before + 1);
     expect(again.headers['x-github-delivery']).toBe(ping.guid);
-    const relisted = await octocat.rest.repos.listWebhookDeliveries({
+    // newest first: the redelivery heads the list, the first ping (the oldest) ends it
+    const relisted = await octocat.paginate(octocat.rest.repos.listWebhookDeliveries, {
       owner: 'octo-org',
       repo: 'engine',
       hook_id: hookId,
       per_page: 100,
     });
-    const pings = relisted.data.filter((d) => d.guid === ping.guid);
-    expect(pings.map((d) => d.redelivery).sort()).toEqual([false, true]);
+    expect(relisted.length).toBe(listed.length + 1);
+    const pings = relisted.filter((d) => d.guid === ping.guid);
+    expect(pings.map((d) => d.redelivery)).toEqual([true, false]);
+    expect([relisted[0], relisted.at(-1)]).toEqual(pings);
   });
 
   it('every packet verifies with @octokit/webhooks-methods and carries X-Hub-Signature (sha1)', async () => {

@@ -103,7 +103,7 @@ function summary(id: string, a: DeliveryAttempt, d: DeliveryRecord, repo: GitHub
   };
 }
 
-/** Every attempt at the hook's deliveries, newest first, with the record each belongs to. */
+/** Every attempt at the hook's deliveries, with the record each belongs to (in no order). */
 async function attemptsOf(ctx: GitHubContext, hook: GitHubHook) {
   return ctx.twin.read((view) => {
     const records = new Map(
@@ -119,15 +119,30 @@ async function attemptsOf(ctx: GitHubContext, hook: GitHubHook) {
       .list(attemptKind.type)
       .map((r) => ({ id: r.id, attempt: attemptKind.of(r) }))
       .filter(({ attempt }) => records.has(attempt.delivery))
-      .map(({ id, attempt }) => ({ id, attempt, record: records.get(attempt.delivery)! }))
-      .sort((x, y) =>
-        x.attempt.startedAt === y.attempt.startedAt
-          ? y.attempt.number - x.attempt.number
-          : x.attempt.startedAt < y.attempt.startedAt
-            ? 1
-            : -1,
-      );
+      .map(({ id, attempt }) => ({ id, attempt, record: records.get(attempt.delivery)! }));
   });
+}
+
+/**
+ * The attempts newest first, as GitHub lists deliveries: in the order they were made, which is the
+ * seq of the claim entry that made each (an entry of its delivery record naming it as
+ * `currentAttempt`). Neither `startedAt` (equal within a tick of the virtual clock) nor the ids
+ * (random within a millisecond) nor a resource's version (moved by its finish) tells that order.
+ */
+async function newestFirst<T extends { id: string; attempt: DeliveryAttempt }>(
+  ctx: GitHubContext,
+  attempts: T[],
+): Promise<T[]> {
+  const records = [...new Set(attempts.map((a) => a.attempt.delivery))];
+  const histories = await Promise.all(
+    records.map((id) => ctx.twin.entriesFor(deliveryRecordKind.type, id)),
+  );
+  const made = new Map<string, number>();
+  for (const entry of histories.flat()) {
+    const attempt = entry.fields?.currentAttempt;
+    if (typeof attempt === 'string' && !made.has(attempt)) made.set(attempt, entry.seq);
+  }
+  return [...attempts].sort((x, y) => (made.get(y.id) ?? 0) - (made.get(x.id) ?? 0));
 }
 
 async function deliveryOf(ctx: GitHubContext, hook: GitHubHook) {
@@ -259,7 +274,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
       async handle(ctx) {
         const repo = await repoOf(ctx);
         const hook = await hookOf(ctx, repo);
-        const all = await attemptsOf(ctx, hook);
+        const all = await newestFirst(ctx, await attemptsOf(ctx, hook));
         return page(
           ctx,
           all.map(({ id, attempt, record }) => summary(id, attempt, record, repo)),
