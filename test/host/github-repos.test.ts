@@ -1,6 +1,7 @@
 // Repositories as @octokit/rest meets them, on SQLite and PostgreSQL: owner and repository names
 // match whatever their case, as on GitHub, and answers carry the canonical names; a name that
-// differs from an existing one only in case is that name, already taken.
+// differs from an existing one only in case is that name, already taken; listForAuthenticatedUser
+// follows sort and direction as GitHub documents them.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -81,5 +82,39 @@ describe.each(homes)('repositories through @octokit/rest ($name)', (home) => {
     ).rejects.toMatchObject(taken);
     const mine = await octocat.rest.repos.listForAuthenticatedUser();
     expect(mine.data.map((r) => r.name).filter((n) => n.toLowerCase() === 'r1')).toEqual(['r1']);
+  });
+
+  it('listForAuthenticatedUser: full_name ascending by default; sort and direction as documented', async () => {
+    const names = async (params: Record<string, string> = {}) =>
+      (await hubot.rest.repos.listForAuthenticatedUser(params)).data.map((r) => r.name);
+    for (const name of ['kiwi', 'Apple', 'mango', 'banana'])
+      await hubot.rest.repos.createForAuthenticatedUser({ name });
+    expect(await names()).toEqual(['Apple', 'banana', 'kiwi', 'mango']);
+    expect(await names({ direction: 'desc' })).toEqual(['mango', 'kiwi', 'banana', 'Apple']);
+    // created/updated/pushed default to desc: newest first (ties within a clock tick by the order made)
+    expect(await names({ sort: 'created' })).toEqual(['banana', 'mango', 'Apple', 'kiwi']);
+    expect(await names({ sort: 'created', direction: 'asc' })).toEqual([
+      'kiwi',
+      'Apple',
+      'mango',
+      'banana',
+    ]);
+    expect(await names({ sort: 'pushed' })).toEqual(['banana', 'mango', 'Apple', 'kiwi']);
+    expect(await names({ sort: 'updated', direction: 'asc' })).toEqual([
+      'kiwi',
+      'Apple',
+      'mango',
+      'banana',
+    ]);
+    for (const [field, params] of [
+      ['sort', { sort: 'stars' }],
+      ['direction', { direction: 'up' }],
+    ] as const)
+      await expect(
+        hubot.rest.repos.listForAuthenticatedUser(params as never),
+      ).rejects.toMatchObject({
+        status: 422,
+        response: { data: { errors: [{ resource: 'Repository', field, code: 'invalid' }] } },
+      });
   });
 });

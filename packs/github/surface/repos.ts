@@ -7,7 +7,12 @@ import { findBranch } from '../branches.js';
 import { createCommitStatus, statusKind, type StatusState } from '../refs.js';
 import { renderAccount } from '../render-account.js';
 import { renderRepository } from '../render-repository.js';
-import { createRepository, findRepository, repositoryKind } from '../repositories.js';
+import {
+  createRepository,
+  findRepository,
+  repositoryKind,
+  type GitHubRepository,
+} from '../repositories.js';
 import { GitHubApiError, invalidField } from './errors.js';
 import { page } from './paging.js';
 import {
@@ -40,6 +45,58 @@ async function create(ctx: GitHubContext, owner: string) {
     ...(isPrivate === undefined ? {} : { private: isPrivate }),
   });
   return answer(201, renderRepository(repo));
+}
+
+/** `sort` of GET /user/repos and the field it orders by. */
+const SORT_FIELDS = {
+  created: 'created_at',
+  updated: 'updated_at',
+  pushed: 'pushed_at',
+  full_name: 'full_name',
+} as const;
+type RepoSort = keyof typeof SORT_FIELDS;
+
+/** GitHub's `sort` (full_name by default) and `direction` (asc for full_name, else desc). */
+function repoOrder(input: JsonObject): { sort: RepoSort; desc: boolean } {
+  const sort = input.sort ?? 'full_name';
+  if (typeof sort !== 'string' || !(sort in SORT_FIELDS))
+    throw invalidField(
+      'Repository',
+      'sort',
+      'invalid',
+      'sort must be one of created, updated, pushed, full_name',
+    );
+  const direction = input.direction ?? (sort === 'full_name' ? 'asc' : 'desc');
+  if (direction !== 'asc' && direction !== 'desc')
+    throw invalidField('Repository', 'direction', 'invalid', 'direction must be asc or desc');
+  return { sort: sort as RepoSort, desc: direction === 'desc' };
+}
+
+/**
+ * The repositories in GitHub's order. Times tie within a tick of the virtual clock; a tie is broken
+ * by the order the repositories were made (the seq of each one's first log entry), in the same
+ * direction, so "created, desc" is newest first even then.
+ */
+async function sortRepos(
+  ctx: GitHubContext,
+  repos: GitHubRepository[],
+  order: { sort: RepoSort; desc: boolean },
+): Promise<GitHubRepository[]> {
+  const field = SORT_FIELDS[order.sort];
+  const made =
+    order.sort === 'full_name'
+      ? repos.map(() => 0)
+      : await Promise.all(
+          repos.map(
+            async (r) => (await ctx.twin.entriesFor('repository', String(r.id)))[0]?.seq ?? 0,
+          ),
+        );
+  const keyed = repos.map((r, i) => ({ r, key: String(r[field]).toLowerCase(), made: made[i]! }));
+  keyed.sort((x, y) => {
+    const by = x.key < y.key ? -1 : x.key > y.key ? 1 : x.made - y.made;
+    return order.desc ? -by : by;
+  });
+  return keyed.map(({ r }) => r);
 }
 
 /** A status as the API answers it (the webhook's `status` payload is another shape). */
@@ -113,10 +170,12 @@ export const repoRoutes: GitHubRouteSpec[] = [
     kind: 'read',
     async handle(ctx) {
       const user = userOf(ctx);
+      const order = repoOrder(ctx.input);
       const repos = await ctx.twin.read((view) => repositoryKind.list(view));
+      const mine = repos.filter((r) => r.owner.id === user.id);
       return page(
         ctx,
-        repos.filter((r) => r.owner.id === user.id).map((r) => renderRepository(r)),
+        (await sortRepos(ctx, mine, order)).map((r) => renderRepository(r)),
       );
     },
   },
