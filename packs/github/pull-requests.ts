@@ -12,9 +12,16 @@ import {
 } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
-import { notFound, validationFailed } from './errors.js';
+import { customRefusal, notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
-import { branchKey, findBranch, gitActor, pushWrites, tipOrCreate } from './branches.js';
+import {
+  branchKey,
+  findBranch,
+  gitActor,
+  HEAD_INDEX,
+  pushWrites,
+  tipOrCreate,
+} from './branches.js';
 import { authorAssociation, issueKey } from './issues.js';
 import type { GitHubLabel } from './label.js';
 import {
@@ -80,6 +87,11 @@ export interface OpenPullRequestInput {
   body?: string;
   draft?: boolean;
   sender: string;
+  /**
+   * Refuse a base branch the twin has not seen, as the REST API does (422 on base). Off for the
+   * pack's own scenarios, where both branches may come into being with the pull request.
+   */
+  existingBase?: boolean;
 }
 
 export function livePull(
@@ -109,6 +121,18 @@ export async function openPullRequest(
     const base = input.base ?? repo.default_branch;
     if (base === input.head)
       throw validationFailed(`No commits between ${base} and ${input.head}`, 'head');
+    if (input.existingBase === true && findBranch(view, repo, base) === undefined)
+      throw validationFailed(`base ${base} is not a branch of ${repo.full_name}`, 'base');
+    // GitHub keeps one open pull request per head and base.
+    const open = view
+      .lookup('pull_request', HEAD_INDEX, branchKey(repo.id, input.head))
+      .map((r) => pullRequestKind.of(r))
+      .find((p) => p.state === 'open' && p.base.ref === base);
+    if (open !== undefined)
+      throw customRefusal(
+        'PullRequest',
+        `A pull request already exists for ${repo.owner.login}:${input.head}.`,
+      );
     const { number, projection } = nextNumber(view, repo);
     const ids = twin.world.ids;
     const now = githubTime(twin.world.clock.now());

@@ -84,6 +84,7 @@ export const pullRoutes: GitHubRouteSpec[] = [
         ...(body === undefined ? {} : { body }),
         ...(typeof draft === 'boolean' ? { draft } : {}),
         sender: userOf(ctx).login,
+        existingBase: true,
       });
       return answer(201, renderPullRequest(pull, repo));
     },
