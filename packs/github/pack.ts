@@ -14,6 +14,7 @@ import { GITHUB_EVENT_RULES } from './event-types.js';
 import { updateHook, type HookKind } from './hooks.js';
 import { githubIdShapes } from './ids.js';
 import { githubHeaders, payloadValues } from './payload.js';
+import { REACTION_SUBJECT_INDEX } from './reaction-rollup.js';
 import { SHA_INDEX } from './refs.js';
 import { FULL_NAME_INDEX } from './repositories.js';
 import { scenarios } from './scenarios.js';
@@ -96,6 +97,7 @@ export const githubPack: VendorPack = {
     { type: 'check_run', name: SUITE_INDEX, field: 'check_suite_id' },
     { type: 'branch', name: SHA_INDEX, field: 'sha' },
     { type: 'app', name: SLUG_INDEX, field: 'slug' },
+    { type: 'reaction', name: REACTION_SUBJECT_INDEX, field: 'subject' },
   ],
   events: githubEvents,
   scenarios,

@@ -252,7 +252,7 @@ function body(
     case 'issues': {
       const out: JsonObject = {
         action: action!,
-        issue: renderIssue(issueKind.from(fields)),
+        issue: renderIssue(issueKind.from(fields), repo!.id, view),
       };
       if (action === 'edited') out.changes = changes(ctx) ?? {};
       if (action === 'labeled') out.label = added(ctx.entry.fields, 'labels')!;
@@ -286,12 +286,12 @@ function body(
         ? issueKind.read(view, comment.issue_key)!
         : pullRequestKind.read(view, comment.issue_key)!;
       const issue = onIssue
-        ? renderIssue(issueKind.read(view, comment.issue_key)!)
-        : renderPullRequestIssue(pullRequestKind.read(view, comment.issue_key)!, repo!);
+        ? renderIssue(issueKind.read(view, comment.issue_key)!, repo!.id, view)
+        : renderPullRequestIssue(pullRequestKind.read(view, comment.issue_key)!, repo!, view);
       return {
         action: action!,
         issue,
-        comment: renderComment(comment, repo!, target.number, target.html_url),
+        comment: renderComment(comment, repo!, target.number, target.html_url, view),
       };
     }
     case 'check_run': {

@@ -1,5 +1,6 @@
 // Reactions (+1, heart, rocket, …) on issues, pull requests and issue comments. GitHub sends no
-// webhook for them; a second identical reaction by the same user is the first one again.
+// webhook for them; a second identical reaction by the same user is the first one again. They are
+// found by what they are on (REACTION_SUBJECT_INDEX), never by listing every reaction.
 import { commit, recordKind, skip, type ReadView, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
@@ -7,9 +8,15 @@ import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { issueKey } from './issues.js';
 import { issueCommentKind } from './comments.js';
+import {
+  commentSubject,
+  issueSubject,
+  REACTION_CONTENTS,
+  REACTION_SUBJECT_INDEX,
+} from './reaction-rollup.js';
 import { findRepository } from './repositories.js';
 
-const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+const REACTIONS: readonly string[] = REACTION_CONTENTS;
 
 export type GitHubReaction = {
   id: number;
@@ -32,7 +39,7 @@ function subjectOf(view: ReadView, target: ReactionTarget): string {
     const c = issueCommentKind.read(view, target.comment_id);
     if (c === undefined || !c.issue_key.startsWith(`${repo.id}#`))
       throw notFound(`comment ${target.comment_id} in ${target.repository}`, 'comment_id');
-    return `issue_comment:${c.id}`;
+    return commentSubject(c.id);
   }
   const key = issueKey(repo.id, target.number);
   const live = ['issue', 'pull_request'].some((t) => {
@@ -40,13 +47,20 @@ function subjectOf(view: ReadView, target: ReactionTarget): string {
     return r !== undefined && !r.deleted;
   });
   if (!live) throw notFound(`issue #${target.number} in ${target.repository}`, 'number');
-  return `issue:${key}`;
+  return issueSubject(key);
+}
+
+/** A subject's reactions, oldest first: a reaction is never rewritten, so its version is its birth. */
+function onSubject(view: ReadView, subject: string): GitHubReaction[] {
+  return [...view.lookup('reaction', REACTION_SUBJECT_INDEX, subject)]
+    .sort((a, b) => a.version - b.version)
+    .map((r) => reactionKind.of(r));
 }
 
 /** The reactions on a target, oldest first. */
 export function reactionsOn(view: ReadView, target: ReactionTarget): GitHubReaction[] {
   const subject = subjectOf(view, target);
-  return reactionKind.list(view).filter((r) => r.subject === subject);
+  return onSubject(view, subject);
 }
 
 /** Adds a reaction; `created` is false when the user had already reacted so. */
@@ -60,9 +74,9 @@ export async function addReaction(
   const done = await twin.applyAtomic((view) => {
     const subject = subjectOf(view, input);
     const sender = findUser(view, input.sender);
-    const same = reactionKind
-      .list(view)
-      .find((r) => r.subject === subject && r.user.id === sender.id && r.content === input.content);
+    const same = onSubject(view, subject).find(
+      (r) => r.user.id === sender.id && r.content === input.content,
+    );
     if (same !== undefined) return skip({ reaction: same, created: false });
     const ids = twin.world.ids;
     const reaction: GitHubReaction = {

@@ -1,10 +1,12 @@
 // GitHub's issue and issue-comment objects, rendered whole. A pull request's conversation is an
 // issue too: commenting on one renders the issue GitHub shows for it, with `pull_request` links.
-import type { JsonObject } from '../../src/index.js';
+// Their `reactions` rollups are counted from the view (reaction-rollup.ts).
+import type { JsonObject, ReadView } from '../../src/index.js';
 import type { GitHubIssueComment } from './comments.js';
-import type { GitHubIssue } from './issues.js';
+import { issueKey, type GitHubIssue } from './issues.js';
 import type { GitHubPullRequest } from './pull-requests.js';
-import { accountOrNull, reactions, renderAccount } from './render-account.js';
+import { commentSubject, issueSubject, reactionRollup } from './reaction-rollup.js';
+import { accountOrNull, renderAccount } from './render-account.js';
 import type { GitHubRepository } from './repositories.js';
 import type { GitHubLabel } from './label.js';
 
@@ -21,7 +23,9 @@ export function renderLabels(labels: readonly GitHubLabel[] | undefined): JsonOb
   }));
 }
 
-export function renderIssue(issue: GitHubIssue): JsonObject {
+type Lookup = Pick<ReadView, 'lookup'>;
+
+export function renderIssue(issue: GitHubIssue, repositoryId: number, view: Lookup): JsonObject {
   return {
     url: issue.url,
     repository_url: issue.repository_url,
@@ -47,7 +51,7 @@ export function renderIssue(issue: GitHubIssue): JsonObject {
     author_association: issue.author_association,
     active_lock_reason: null,
     body: issue.body,
-    reactions: reactions(issue.url),
+    reactions: reactionRollup(view, issueSubject(issueKey(repositoryId, issue.number)), issue.url),
     timeline_url: issue.timeline_url,
     performed_via_github_app: null,
     state_reason: issue.state_reason,
@@ -58,6 +62,7 @@ export function renderIssue(issue: GitHubIssue): JsonObject {
 export function renderPullRequestIssue(
   pull: GitHubPullRequest,
   repo: GitHubRepository,
+  view: Lookup,
 ): JsonObject {
   const api = `${repo.url}/issues/${pull.number}`;
   return {
@@ -93,7 +98,7 @@ export function renderPullRequestIssue(
       merged_at: pull.merged_at,
     },
     body: pull.body,
-    reactions: reactions(api),
+    reactions: reactionRollup(view, issueSubject(issueKey(repo.id, pull.number)), api),
     timeline_url: `${api}/timeline`,
     performed_via_github_app: null,
     state_reason: null,
@@ -105,6 +110,7 @@ export function renderComment(
   repo: GitHubRepository,
   number: number,
   htmlBase: string,
+  view: Lookup,
 ): JsonObject {
   const api = `${repo.url}/issues/comments/${comment.id}`;
   return {
@@ -118,7 +124,7 @@ export function renderComment(
     updated_at: comment.updated_at,
     author_association: comment.author_association,
     body: comment.body,
-    reactions: reactions(api),
+    reactions: reactionRollup(view, commentSubject(comment.id), api),
     performed_via_github_app: null,
   };
 }

@@ -28,7 +28,7 @@ import {
 function rendered(view: ReadView, repo: GitHubRepository, c: GitHubIssueComment) {
   const target =
     c.on === 'issue' ? issueKind.read(view, c.issue_key) : pullRequestKind.read(view, c.issue_key);
-  return renderComment(c, repo, target!.number, target!.html_url);
+  return renderComment(c, repo, target!.number, target!.html_url, view);
 }
 
 async function commentOf(ctx: GitHubContext, repo: GitHubRepository) {

@@ -32,9 +32,9 @@ import {
 function issueAt(view: ReadView, repo: GitHubRepository, n: number): JsonObject | undefined {
   const key = issueKey(repo.id, n);
   const issue = issueKind.read(view, key);
-  if (issue !== undefined) return renderIssue(issue);
+  if (issue !== undefined) return renderIssue(issue, repo.id, view);
   const pull = pullRequestKind.read(view, key);
-  return pull === undefined ? undefined : renderPullRequestIssue(pull, repo);
+  return pull === undefined ? undefined : renderPullRequestIssue(pull, repo, view);
 }
 
 async function renderedIssue(ctx: GitHubContext, repo: GitHubRepository, n: number) {
@@ -106,7 +106,7 @@ export const issueRoutes: GitHubRouteSpec[] = [
         ...(body === undefined ? {} : { body }),
         sender: user.login,
       });
-      return answer(201, renderIssue(issue));
+      return answer(201, await ctx.twin.read((view) => renderIssue(issue, repo.id, view)));
     },
   },
   {
@@ -167,7 +167,8 @@ export const issueRoutes: GitHubRouteSpec[] = [
         ...(state === undefined ? {} : { state }),
         ...(state_reason === 'completed' || state_reason === 'not_planned' ? { state_reason } : {}),
       });
-      return renderIssue(issue);
+      // The issue as the update left it; its reactions as they are now.
+      return ctx.twin.read((view) => renderIssue(issue, repo.id, view));
     },
   },
   {

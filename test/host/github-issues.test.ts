@@ -1,0 +1,133 @@
+// Issues as @octokit/rest meets them, on SQLite and PostgreSQL: the `reactions` rollup of an issue,
+// of a pull request's issue side and of a comment counts the reactions made on it (total and each
+// content), in answers, lists and the webhook payloads that carry them.
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../src/index.js';
+import { homes } from '../support/backends.js';
+import type { ReceivedRequest } from '../support/receiver.js';
+import { closeGitHubTwin, startGitHubTwin, until, type GitHubTwin } from './github-support.js';
+
+const ZERO = {
+  total_count: 0,
+  '+1': 0,
+  '-1': 0,
+  laugh: 0,
+  hooray: 0,
+  confused: 0,
+  heart: 0,
+  rocket: 0,
+  eyes: 0,
+};
+
+describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
+  let t: GitHubTwin;
+  let cleanup: () => void;
+  let octocat: Octokit;
+  let hubot: Octokit;
+  let baseUrl: string;
+  const repo = { owner: 'octo-org', repo: 'tracker' };
+  const payload = (r: ReceivedRequest) => JSON.parse(r.body) as Record<string, JsonValue>;
+  const packet = (event: string, pick: (p: Record<string, JsonValue>) => boolean) =>
+    until(event, () =>
+      t.receiver.requests.find(
+        (r) => r.url === '/issues' && r.headers['x-github-event'] === event && pick(payload(r)),
+      ),
+    );
+
+  beforeAll(async () => {
+    const fresh = home.fresh();
+    cleanup = fresh.cleanup;
+    t = await startGitHubTwin(fresh.spec);
+    baseUrl = `${t.listening.url}/github`;
+    octocat = new Octokit({ auth: t.tokens[0]!, baseUrl });
+    hubot = new Octokit({ auth: t.tokens[1]!, baseUrl });
+    await octocat.rest.repos.createInOrg({ org: 'octo-org', name: 'tracker' });
+    await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url: `${t.receiver.url}/issues`, content_type: 'json' },
+      events: ['issues', 'issue_comment'],
+    });
+  });
+  afterAll(async () => {
+    await closeGitHubTwin(t ?? {});
+    cleanup?.();
+  });
+
+  it("an issue's reactions rollup counts its reactions, in get, list, update and payloads", async () => {
+    const made = await octocat.rest.issues.create({ ...repo, title: 'Reacted to' });
+    const at = { ...repo, issue_number: made.data.number };
+    expect(made.data.reactions).toEqual({ url: `${made.data.url}/reactions`, ...ZERO });
+    await octocat.rest.reactions.createForIssue({ ...at, content: '+1' });
+    await hubot.rest.reactions.createForIssue({ ...at, content: '+1' });
+    await hubot.rest.reactions.createForIssue({ ...at, content: 'rocket' });
+    // the same reaction again is the first one: it counts once
+    await hubot.rest.reactions.createForIssue({ ...at, content: 'rocket' });
+    const counted = {
+      url: `${baseUrl}/repos/octo-org/tracker/issues/${at.issue_number}/reactions`,
+      ...ZERO,
+      total_count: 3,
+      '+1': 2,
+      rocket: 1,
+    };
+    expect((await octocat.rest.issues.get(at)).data.reactions).toEqual(counted);
+    const listed = await octocat.rest.issues.listForRepo(repo);
+    expect(listed.data.find((i) => i.number === at.issue_number)!.reactions).toEqual(counted);
+    const updated = await octocat.rest.issues.update({ ...at, title: 'Reacted to, edited' });
+    expect(updated.data.reactions).toEqual(counted);
+    const edited = await packet('issues', (p) => p.action === 'edited');
+    expect((payload(edited).issue as { reactions: JsonValue }).reactions).toEqual(counted);
+    // a pull request's issue side counts its own reactions
+    const pr = await octocat.rest.pulls.create({
+      ...repo,
+      title: 'PR',
+      head: 'feature',
+      base: 'main',
+    });
+    const prAt = { ...repo, issue_number: pr.data.number };
+    await hubot.rest.reactions.createForIssue({ ...prAt, content: 'eyes' });
+    expect((await octocat.rest.issues.get(prAt)).data.reactions).toMatchObject({
+      total_count: 1,
+      eyes: 1,
+      '+1': 0,
+    });
+  });
+
+  it("a comment's reactions rollup counts its reactions; the issue's stays its own", async () => {
+    const made = await octocat.rest.issues.create({ ...repo, title: 'Commented on' });
+    const at = { ...repo, issue_number: made.data.number };
+    await hubot.rest.reactions.createForIssue({ ...at, content: 'heart' });
+    const first = await hubot.rest.issues.createComment({ ...at, body: 'first' });
+    const comment = { ...repo, comment_id: first.data.id };
+    await octocat.rest.reactions.createForIssueComment({ ...comment, content: 'laugh' });
+    await hubot.rest.reactions.createForIssueComment({ ...comment, content: 'hooray' });
+    await hubot.rest.reactions.createForIssueComment({ ...comment, content: 'confused' });
+    await hubot.rest.reactions.createForIssueComment({ ...comment, content: '-1' });
+    const counted = {
+      url: `${baseUrl}/repos/octo-org/tracker/issues/comments/${first.data.id}/reactions`,
+      ...ZERO,
+      total_count: 4,
+      laugh: 1,
+      hooray: 1,
+      confused: 1,
+      '-1': 1,
+    };
+    expect((await octocat.rest.issues.getComment(comment)).data.reactions).toEqual(counted);
+    const listed = await octocat.rest.issues.listComments(at);
+    expect(listed.data.map((c) => c.reactions)).toEqual([counted]);
+    expect((await octocat.rest.issues.get(at)).data.reactions).toMatchObject({
+      total_count: 1,
+      heart: 1,
+    });
+    // the next comment's payload carries the issue's rollup and its own (still empty) one
+    const second = await hubot.rest.issues.createComment({ ...at, body: 'second' });
+    const created = await packet(
+      'issue_comment',
+      (p) => (p.comment as { id: number }).id === second.data.id,
+    );
+    const body = payload(created) as { issue: { reactions: JsonValue }; comment: JsonValue };
+    expect(body.issue.reactions).toMatchObject({ total_count: 1, heart: 1 });
+    expect((body.comment as { reactions: JsonValue }).reactions).toMatchObject(ZERO);
+    expect(second.data.reactions).toMatchObject(ZERO);
+  });
+});
