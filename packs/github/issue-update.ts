@@ -1,10 +1,10 @@
 // One PATCH of an issue as one commit: its title and body (`issues.edited`), and its state —
-// closing (`issues.closed`) or reopening it — in the same atomic action, as GitHub applies a
-// single update. A reopen is recorded (`issue.reopen`) and sends no webhook yet; nothing changed,
-// nothing written.
+// closing (`issues.closed`, keeping who closed it as `closed_by`) or reopening it — in the same
+// atomic action, as GitHub applies a single update. A reopen is recorded (`issue.reopen`) and sends
+// no webhook yet; nothing changed, nothing written.
 import { commit, skip, type JsonObject, type Twin, type Write } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
-import { actorOf, findUser } from './accounts.js';
+import { actorOf, findUser, summary } from './accounts.js';
 import { validationFailed } from './errors.js';
 import { githubTime } from './ids.js';
 import { issueKey, issueKind, type GitHubIssue, type IssueRef } from './issues.js';
@@ -53,6 +53,7 @@ export async function updateIssue(twin: Twin, input: UpdateIssueInput): Promise<
         state_reason: closing ? reason : 'reopened',
         closed_at: closing ? now : null,
         updated_at: now,
+        ...(closing ? { closed_by: summary(sender) } : {}),
       });
       writes.push({
         operation: closing ? 'issue.close' : 'issue.reopen',

@@ -42,6 +42,12 @@ export type GitHubIssue = {
   timeline_url: string;
   performed_via_github_app: null;
   state_reason: 'completed' | 'not_planned' | 'reopened' | null;
+  /**
+   * Who closed it last, kept by closes through `updateIssue` (the REST surface) and rendered only in
+   * REST answers while the issue is closed: GitHub's webhook issue has no `closed_by`. `closeIssue`
+   * does not write it yet (its entry is part of the golden walk's log).
+   */
+  closed_by?: AccountSummary;
 };
 
 /** The issue records of the twin, typed (src/state/record-kind.ts). */

@@ -58,6 +58,19 @@ export function renderIssue(issue: GitHubIssue, repositoryId: number, view: Look
   };
 }
 
+/**
+ * The issue as the REST API answers it: GitHub's `closed_by` (who closed it; null while it is open)
+ * beside what a webhook carries, whose issue object has no such key.
+ */
+export function renderRestIssue(
+  issue: GitHubIssue,
+  repositoryId: number,
+  view: Lookup,
+): JsonObject {
+  const closedBy = issue.state === 'closed' ? accountOrNull(issue.closed_by) : null;
+  return { ...renderIssue(issue, repositoryId, view), closed_by: closedBy };
+}
+
 /** The issue side of a pull request, as issue_comment payloads carry it. */
 export function renderPullRequestIssue(
   pull: GitHubPullRequest,

@@ -1,6 +1,7 @@
 // Issues as @octokit/rest meets them, on SQLite and PostgreSQL: the `reactions` rollup of an issue,
 // of a pull request's issue side and of a comment counts the reactions made on it (total and each
-// content), in answers, lists and the webhook payloads that carry them.
+// content), in answers, lists and the webhook payloads that carry them; `closed_by` names who closed
+// an issue while it is closed, and is null while it is open (webhook issues carry no such key).
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/index.js';
@@ -129,5 +130,30 @@ describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
     expect(body.issue.reactions).toMatchObject({ total_count: 1, heart: 1 });
     expect((body.comment as { reactions: JsonValue }).reactions).toMatchObject(ZERO);
     expect(second.data.reactions).toMatchObject(ZERO);
+  });
+
+  it('closed_by: null while open, the closer once closed, null again when reopened', async () => {
+    const made = await octocat.rest.issues.create({ ...repo, title: 'Closed by someone' });
+    const at = { ...repo, issue_number: made.data.number };
+    expect(made.data.closed_by).toBeNull();
+    expect((await octocat.rest.issues.get(at)).data.closed_by).toBeNull();
+    const closed = await hubot.rest.issues.update({ ...at, state: 'closed' });
+    expect(closed.data.closed_by).toMatchObject({ login: 'hubot', type: 'User' });
+    expect(closed.data.closed_by!.url).toBe(`${baseUrl}/users/hubot`);
+    expect((await octocat.rest.issues.get(at)).data.closed_by).toMatchObject({ login: 'hubot' });
+    const listed = await octocat.rest.issues.listForRepo({ ...repo, state: 'closed' });
+    expect(listed.data.find((i) => i.number === at.issue_number)!.closed_by).toMatchObject({
+      login: 'hubot',
+    });
+    const hook = await packet(
+      'issues',
+      (p) => p.action === 'closed' && (p.issue as { number: number }).number === at.issue_number,
+    );
+    expect(payload(hook).issue).not.toHaveProperty('closed_by');
+    const reopened = await octocat.rest.issues.update({ ...at, state: 'open' });
+    expect(reopened.data.closed_by).toBeNull();
+    expect((await octocat.rest.issues.get(at)).data.closed_by).toBeNull();
+    await octocat.rest.issues.update({ ...at, state: 'closed', state_reason: 'not_planned' });
+    expect((await hubot.rest.issues.get(at)).data.closed_by).toMatchObject({ login: 'octocat' });
   });
 });

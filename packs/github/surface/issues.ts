@@ -12,7 +12,7 @@ import {
   type ReactionTarget,
 } from '../reactions.js';
 import { renderAccount } from '../render-account.js';
-import { renderIssue, renderLabels, renderPullRequestIssue } from '../render-issue.js';
+import { renderLabels, renderPullRequestIssue, renderRestIssue } from '../render-issue.js';
 import type { GitHubRepository } from '../repositories.js';
 import { addLabels, assignIssue } from '../triage.js';
 import { GitHubApiError, invalidField } from './errors.js';
@@ -32,7 +32,7 @@ import {
 function issueAt(view: ReadView, repo: GitHubRepository, n: number): JsonObject | undefined {
   const key = issueKey(repo.id, n);
   const issue = issueKind.read(view, key);
-  if (issue !== undefined) return renderIssue(issue, repo.id, view);
+  if (issue !== undefined) return renderRestIssue(issue, repo.id, view);
   const pull = pullRequestKind.read(view, key);
   return pull === undefined ? undefined : renderPullRequestIssue(pull, repo, view);
 }
@@ -106,7 +106,7 @@ export const issueRoutes: GitHubRouteSpec[] = [
         ...(body === undefined ? {} : { body }),
         sender: user.login,
       });
-      return answer(201, await ctx.twin.read((view) => renderIssue(issue, repo.id, view)));
+      return answer(201, await ctx.twin.read((view) => renderRestIssue(issue, repo.id, view)));
     },
   },
   {
@@ -168,7 +168,7 @@ export const issueRoutes: GitHubRouteSpec[] = [
         ...(state_reason === 'completed' || state_reason === 'not_planned' ? { state_reason } : {}),
       });
       // The issue as the update left it; its reactions as they are now.
-      return ctx.twin.read((view) => renderIssue(issue, repo.id, view));
+      return ctx.twin.read((view) => renderRestIssue(issue, repo.id, view));
     },
   },
   {
