@@ -3,11 +3,12 @@
 // repository reaches both when both subscribe. Creating a hook (or pinging it) sends `ping` to
 // that hook alone. Secrets go to world.secrets; the hook keeps a reference, and the API answers
 // "********" for it, as GitHub does. A hook made without a secret keeps a null reference, and its
-// packets go unsigned (no X-Hub-Signature headers), as GitHub sends them.
+// packets go unsigned (no X-Hub-Signature headers), as GitHub sends them. A hook made (or pinged)
+// by a user has that user as the write's actor, so the ping's `sender` is that user.
 import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
-import { findOrganization } from './accounts.js';
+import { actorOf, findOrganization, findUser } from './accounts.js';
 import { customRefusal, notFound, validationFailed } from './errors.js';
 import { GITHUB_HOOK_EVENTS } from './hook-events.js';
 import { githubIds, githubTime } from './ids.js';
@@ -62,6 +63,13 @@ export interface HookInput {
   active?: boolean;
   content_type?: 'json';
   insecure_ssl?: '0' | '1';
+  /** Login of the user making the hook: the ping's `sender`. Without one, the ping has none. */
+  sender?: string;
+}
+
+/** The write's actor: the user acting, when there is one (the payload's `sender`). */
+function actedBy(view: ReadView, sender: string | undefined): { actor?: string } {
+  return sender === undefined ? {} : { actor: actorOf(findUser(view, sender)) };
 }
 
 const check = checker('github');
@@ -143,7 +151,13 @@ async function create(
         ping_guard: null,
       };
       return commit(
-        { operation: `${kind}.create`, subjectType: kind, subjectId: String(id), fields: hook },
+        {
+          operation: `${kind}.create`,
+          subjectType: kind,
+          subjectId: String(id),
+          fields: hook,
+          ...actedBy(view, input.sender),
+        },
         hook,
       );
     });
@@ -218,8 +232,13 @@ export async function updateHook(
   return done.result;
 }
 
-/** POST /hooks/{id}/pings: sends the hook a new `ping`. */
-export async function pingHook(twin: Twin, kind: HookKind, id: number): Promise<void> {
+/** POST /hooks/{id}/pings: sends the hook a new `ping`, from `sender` (a login) when given. */
+export async function pingHook(
+  twin: Twin,
+  kind: HookKind,
+  id: number,
+  sender?: string,
+): Promise<void> {
   requirePackTwin(twin, 'github');
   await twin.applyAtomic((view) => {
     const r = view.get(kind, String(id));
@@ -229,6 +248,7 @@ export async function pingHook(twin: Twin, kind: HookKind, id: number): Promise<
       subjectType: kind,
       subjectId: String(id),
       fields: {},
+      ...actedBy(view, sender),
     });
   });
 }

@@ -2,7 +2,8 @@
 // secret is GitHub's unsigned hook (its config shows no secret, its packets carry no
 // X-Hub-Signature headers) while a malformed secret is still refused; a second hook with the same
 // URL and an event name GitHub does not know are GitHub's 422s, on create and on update; deliveries
-// are listed newest first, in the order they were made.
+// are listed newest first, in the order they were made; a ping's sender is the user who made the
+// hook, or who pinged it.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -12,6 +13,7 @@ describe.each(homes)('repository webhooks through @octokit/rest ($name)', (home)
   let t: GitHubTwin;
   let cleanup: () => void;
   let octocat: Octokit;
+  let hubot: Octokit;
   const repo = { owner: 'octo-org', repo: 'hooked' };
 
   beforeAll(async () => {
@@ -19,6 +21,7 @@ describe.each(homes)('repository webhooks through @octokit/rest ($name)', (home)
     cleanup = fresh.cleanup;
     t = await startGitHubTwin(fresh.spec);
     octocat = new Octokit({ auth: t.tokens[0]!, baseUrl: `${t.listening.url}/github` });
+    hubot = new Octokit({ auth: t.tokens[1]!, baseUrl: `${t.listening.url}/github` });
     await octocat.rest.repos.createInOrg({ org: 'octo-org', name: 'hooked' });
   });
   afterAll(async () => {
@@ -209,5 +212,28 @@ describe.each(homes)('repository webhooks through @octokit/rest ($name)', (home)
       ['ping', true],
       ['issues', false],
     ]);
+  });
+
+  it("a ping's sender is the user who made the hook, then the user who pinged it", async () => {
+    const made = await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url: `${t.receiver.url}/pinged` },
+      events: ['issues'],
+    });
+    const pings = (n: number) =>
+      until(`${n} pings`, () => {
+        const got = t.receiver.requests.filter(
+          (r) => r.url === '/pinged' && r.headers['x-github-event'] === 'ping',
+        );
+        return got.length >= n ? got : undefined;
+      });
+    const senderOf = (body: string) => (JSON.parse(body) as { sender?: unknown }).sender;
+    // the sender is GitHub's simple user, rendered as every other user of the twin is
+    const issue = await octocat.rest.issues.create({ ...repo, title: 'whose ping' });
+    const [first] = await pings(1);
+    expect(senderOf(first!.body)).toEqual(issue.data.user);
+    await hubot.rest.repos.pingWebhook({ ...repo, hook_id: made.data.id });
+    const [, second] = await pings(2);
+    expect(senderOf(second!.body)).toMatchObject({ login: 'hubot', type: 'User' });
   });
 });

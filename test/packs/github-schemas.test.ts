@@ -121,6 +121,7 @@ describe('github payloads against @octokit/webhooks-schemas', () => {
       url: 'https://ci.example.com/hooks',
       secret: 's',
       events: ['*'],
+      sender: 'octocat', // the ping then carries a sender, as a hook made by a user does
     });
     const { pull, release } = await github.pullRequestLife(twin, {
       repository: 'octo-org/engine',
@@ -130,6 +131,7 @@ describe('github payloads against @octokit/webhooks-schemas', () => {
     });
     const all = await bodies(twin);
     for (const { eventType, body } of all) expect(problems(eventType, body), eventType).toEqual([]);
+    expect(all[0]!.body).toMatchObject({ sender: { login: 'octocat' } });
     expect(all.map((b) => b.eventType)).toEqual([
       'ping',
       'push',

@@ -163,7 +163,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
       resource: 'Hook',
       async handle(ctx) {
         const repo = await repoOf(ctx);
-        userOf(ctx);
+        const user = userOf(ctx);
         const config = configOf(ctx.input);
         if (ctx.input.name !== undefined && ctx.input.name !== 'web')
           throw invalidField('Hook', 'name', 'invalid', 'name must be "web"');
@@ -181,6 +181,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
           ...(config.insecure_ssl === undefined
             ? {}
             : { insecure_ssl: String(config.insecure_ssl) as '0' | '1' }),
+          sender: user.login,
         });
         return answer(201, apiHook(hook));
       },
@@ -261,8 +262,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
       resource: 'Hook',
       async handle(ctx) {
         const hook = await hookOf(ctx, await repoOf(ctx));
-        userOf(ctx);
-        await pingHook(ctx.twin, 'repository_hook', hook.id);
+        await pingHook(ctx.twin, 'repository_hook', hook.id, userOf(ctx).login);
         return answer(204, null);
       },
     },
