@@ -22,3 +22,10 @@ export function customRefusal(resource: string, message: string): VendorError {
     details: { resource },
   });
 }
+
+/** GitHub's `custom` 422 about one field, in GitHub's words (e.g. a body over GitHub's limit). */
+export function customFieldRefusal(field: string, message: string): VendorError {
+  return new VendorError('github', 'invalid_input', 'custom', `Validation Failed: ${message}`, {
+    path: field,
+  });
+}

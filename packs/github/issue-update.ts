@@ -7,7 +7,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary } from './accounts.js';
 import { validationFailed } from './errors.js';
 import { githubTime } from './ids.js';
-import { issueKey, issueKind, type GitHubIssue, type IssueRef } from './issues.js';
+import { checkBody, issueKey, issueKind, type GitHubIssue, type IssueRef } from './issues.js';
 import { findRepository, openCountChange } from './repositories.js';
 import { notFound } from './errors.js';
 
@@ -22,6 +22,7 @@ export async function updateIssue(twin: Twin, input: UpdateIssueInput): Promise<
   requirePackTwin(twin, 'github');
   if (input?.title !== undefined && (typeof input.title !== 'string' || input.title.trim() === ''))
     throw validationFailed('title must not be blank', 'title');
+  checkBody(input.body);
   if (input.state !== undefined && input.state !== 'open' && input.state !== 'closed')
     throw validationFailed('state must be "open" or "closed"', 'state');
   const reason = input.state_reason ?? 'completed';

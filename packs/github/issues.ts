@@ -3,7 +3,7 @@
 import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { actorOf, findUser, summary, type AccountSummary } from './accounts.js';
-import { notFound, validationFailed } from './errors.js';
+import { customFieldRefusal, notFound, validationFailed } from './errors.js';
 import type { GitHubLabel } from './label.js';
 import { githubIds, githubTime } from './ids.js';
 import {
@@ -83,12 +83,23 @@ function checkTitle(title: unknown): string {
   return title;
 }
 
+/** GitHub's limit on an issue's body, in characters (code points, not UTF-16 units). */
+const BODY_MAX = 65_536;
+
+/** A body over GitHub's limit is GitHub's `custom` 422 on `body`, on create and on update. */
+export function checkBody(body: string | null | undefined): void {
+  // Code points are at most the UTF-16 length: only a longer string needs counting.
+  if (typeof body === 'string' && body.length > BODY_MAX && [...body].length > BODY_MAX)
+    throw customFieldRefusal('body', `body is too long (maximum is ${BODY_MAX} characters)`);
+}
+
 export async function openIssue(
   twin: Twin,
   input: { repository: string; title: string; body?: string; sender: string },
 ): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   const title = checkTitle(input?.title);
+  checkBody(input.body);
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
@@ -147,6 +158,7 @@ export async function editIssue(
 ): Promise<GitHubIssue> {
   requirePackTwin(twin, 'github');
   if (input.title !== undefined) checkTitle(input.title);
+  checkBody(input.body);
   const done = await twin.applyAtomic((view) => {
     const { repo, issue } = liveIssue(view, input);
     const sender = findUser(view, input.sender);

@@ -1,7 +1,8 @@
 // Issues as @octokit/rest meets them, on SQLite and PostgreSQL: the `reactions` rollup of an issue,
 // of a pull request's issue side and of a comment counts the reactions made on it (total and each
 // content), in answers, lists and the webhook payloads that carry them; `closed_by` names who closed
-// an issue while it is closed, and is null while it is open (webhook issues carry no such key).
+// an issue while it is closed, and is null while it is open (webhook issues carry no such key); a
+// body over GitHub's 65536 characters is GitHub's 422 `custom` on `body`.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/index.js';
@@ -155,5 +156,42 @@ describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
     expect((await octocat.rest.issues.get(at)).data.closed_by).toBeNull();
     await octocat.rest.issues.update({ ...at, state: 'closed', state_reason: 'not_planned' });
     expect((await hubot.rest.issues.get(at)).data.closed_by).toMatchObject({ login: 'octocat' });
+  });
+
+  it('a body over 65536 characters is 422 custom on body, on create and on update', async () => {
+    const tooLong = {
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'Issue',
+              field: 'body',
+              code: 'custom',
+              message: 'body is too long (maximum is 65536 characters)',
+            },
+          ],
+        },
+      },
+    };
+    await expect(
+      octocat.rest.issues.create({ ...repo, title: 'long', body: 'x'.repeat(65_537) }),
+    ).rejects.toMatchObject(tooLong);
+    const made = await octocat.rest.issues.create({
+      ...repo,
+      title: 'long',
+      body: 'x'.repeat(65_536),
+    });
+    expect(made.data.body).toHaveLength(65_536);
+    // GitHub counts characters: 65536 emoji (two UTF-16 units each) are within the limit
+    const emoji = '🚀'.repeat(65_536);
+    const at = { ...repo, issue_number: made.data.number };
+    expect((await octocat.rest.issues.update({ ...at, body: emoji })).data.body).toBe(emoji);
+    await expect(
+      octocat.rest.issues.update({ ...at, body: `${emoji}x`, title: 'not applied' }),
+    ).rejects.toMatchObject(tooLong);
+    const kept = await octocat.rest.issues.get(at);
+    expect([kept.data.title, kept.data.body]).toEqual(['long', emoji]);
   });
 });

@@ -79,8 +79,15 @@ export function asGitHubError(error: unknown, resource: string): unknown {
     const message = plain(error.message);
     if (error.vendorCode === 'custom') {
       const about = error.details?.resource;
+      // About one field when the pack names one; about the whole resource otherwise.
+      const field = error.path === undefined ? {} : { field: error.path };
       return new GitHubApiError(422, 'Validation Failed', [
-        { resource: typeof about === 'string' ? about : resource, code: 'custom', message },
+        {
+          resource: typeof about === 'string' ? about : resource,
+          ...field,
+          code: 'custom',
+          message,
+        },
       ]);
     }
     return invalidField(resource, error.path ?? 'base', codeOf(message), message);
