@@ -86,7 +86,7 @@ export function messageSubscribed(
 
 function messageEvent(message: SlackMessage, type: string, where = 'channel'): JsonObject {
   const event: JsonObject = {
-    client_msg_id: message.client_msg_id,
+    ...(message.client_msg_id === undefined ? {} : { client_msg_id: message.client_msg_id }),
     type,
     text: message.text,
     user: message.user,

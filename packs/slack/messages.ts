@@ -12,7 +12,8 @@ import { recordKind } from '../../src/index.js';
 
 export type SlackMessage = {
   type: 'message';
-  client_msg_id: string;
+  /** Set by Slack's own client on what a person types; an app's bot posts carry none. */
+  client_msg_id?: string;
   text: string;
   user: string;
   ts: string;
@@ -119,9 +120,11 @@ export function draftMessage(
   let bump = 0;
   while (tsTaken(view, channel.id, messageTs(now, bump))) bump++;
   const ts = messageTs(now, bump);
+  // Drawn for every post, kept only for a person's: the ids drawn after it stay where they were.
+  const clientMsgId = twin.world.ids.uuid();
   const message: SlackMessage = {
     type: 'message',
-    client_msg_id: twin.world.ids.uuid(),
+    client_msg_id: clientMsgId,
     text,
     user: user.id,
     ts,
@@ -132,8 +135,10 @@ export function draftMessage(
   };
   if (user.is_bot) {
     const app = appOfTeam(view, channel.team_id);
-    if (app !== undefined && app.bot_user_id === user.id)
+    if (app !== undefined && app.bot_user_id === user.id) {
       Object.assign(message, { bot_id: app.bot_id, app_id: app.id });
+      delete message.client_msg_id;
+    }
   }
   return message;
 }

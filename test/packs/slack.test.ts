@@ -267,6 +267,14 @@ describe('slack events', () => {
       blocks: slack.APPROVE_BLOCKS,
     });
     expect(prompt).toMatchObject({ bot_id: w.app.bot_id, app_id: w.app.id });
+    // Slack's client sets client_msg_id on what people type; an app's bot posts carry none.
+    expect(prompt).not.toHaveProperty('client_msg_id');
+    const typed = await slack.postMessage(twin, {
+      channel: w.general.id,
+      user: grace.id,
+      text: 'on it',
+    });
+    expect(typed.client_msg_id).toMatch(/^[0-9a-f-]{36}$/);
     await expect(
       slack.clickButton(twin, {
         channel: w.general.id,
