@@ -65,6 +65,11 @@ export interface HookInput {
   insecure_ssl?: '0' | '1';
   /** Login of the user making the hook: the ping's `sender`. Without one, the ping has none. */
   sender?: string;
+  /**
+   * The REST API's refusal of a second hook with the same URL. Off for the twin's own tooling
+   * (send, listen, trigger, endpoints add), whose one-shot hooks stay on the repository retired.
+   */
+  restChecks?: boolean;
 }
 
 /** The write's actor: the user acting, when there is one (the payload's `sender`). */
@@ -123,7 +128,8 @@ async function create(
   const write = () =>
     twin.applyAtomic((view) => {
       const { api, fields, hooks } = scope(view);
-      if (hooks.some((h) => h.config.url === url)) throw hookExists(kind);
+      if (input.restChecks === true && hooks.some((h) => h.config.url === url))
+        throw hookExists(kind);
       const now = githubTime(twin.world.clock.now());
       const hookUrl = `${api}/hooks/${id}`;
       const hook: GitHubHook = {

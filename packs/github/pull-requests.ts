@@ -88,10 +88,11 @@ export interface OpenPullRequestInput {
   draft?: boolean;
   sender: string;
   /**
-   * Refuse a base branch the twin has not seen, as the REST API does (422 on base). Off for the
-   * pack's own scenarios, where both branches may come into being with the pull request.
+   * The REST API's refusals: a base branch the twin has not seen (422 on base), and a second open
+   * pull request for the same head and base. Off for the pack's own scenarios, where both branches
+   * may come into being with the pull request and each trigger opens one anew.
    */
-  existingBase?: boolean;
+  restChecks?: boolean;
 }
 
 export function livePull(
@@ -121,14 +122,14 @@ export async function openPullRequest(
     const base = input.base ?? repo.default_branch;
     if (base === input.head)
       throw validationFailed(`No commits between ${base} and ${input.head}`, 'head');
-    if (input.existingBase === true && findBranch(view, repo, base) === undefined)
+    if (input.restChecks === true && findBranch(view, repo, base) === undefined)
       throw validationFailed(`base ${base} is not a branch of ${repo.full_name}`, 'base');
     // GitHub keeps one open pull request per head and base.
     const open = view
       .lookup('pull_request', HEAD_INDEX, branchKey(repo.id, input.head))
       .map((r) => pullRequestKind.of(r))
       .find((p) => p.state === 'open' && p.base.ref === base);
-    if (open !== undefined)
+    if (input.restChecks === true && open !== undefined)
       throw customRefusal(
         'PullRequest',
         `A pull request already exists for ${repo.owner.login}:${input.head}.`,

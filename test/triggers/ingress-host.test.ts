@@ -330,7 +330,8 @@ describe('graceful close', () => {
     const host = await startIngressHost({ world, engine, ingress });
     const url = `${host.url}/ingress/acme/stripe`;
     const inflight = post(url, stripePacket(body()), body());
-    await new Promise((r) => setTimeout(r, 50));
+    // In flight once its routine runs (on a loaded machine the request takes a while to arrive).
+    while (!events.includes('routine started')) await new Promise((r) => setTimeout(r, 5));
     const closed = host.close().then(() => events.push('closed'));
     await new Promise((r) => setTimeout(r, 20));
     // intake is closed: a new connection is refused

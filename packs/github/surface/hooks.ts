@@ -182,6 +182,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
             ? {}
             : { insecure_ssl: String(config.insecure_ssl) as '0' | '1' }),
           sender: user.login,
+          restChecks: true,
         });
         return answer(201, apiHook(hook));
       },

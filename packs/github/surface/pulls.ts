@@ -84,7 +84,7 @@ export const pullRoutes: GitHubRouteSpec[] = [
         ...(body === undefined ? {} : { body }),
         ...(typeof draft === 'boolean' ? { draft } : {}),
         sender: userOf(ctx).login,
-        existingBase: true,
+        restChecks: true,
       });
       return answer(201, renderPullRequest(pull, repo));
     },
