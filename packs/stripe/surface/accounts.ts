@@ -59,6 +59,23 @@ function checkTestKey(key: string): void {
   if (!TEST_KEY.test(key)) throw unauthorized(`Invalid API Key provided: ${masked(key)}`);
 }
 
+/**
+ * The twin serves no Connect: a `Stripe-Account` header naming any account but the key's own is
+ * refused as Stripe refuses an account the key cannot reach (403 `account_invalid`, which
+ * stripe-node raises as StripePermissionError), so an app that relies on Connect learns it at once
+ * instead of silently acting on the platform's own objects.
+ */
+export function checkStripeAccount(request: Request, key: string, account: StripeAccount): void {
+  const named = request.headers.get('stripe-account')?.trim();
+  if (named === undefined || named === '' || named === account.id) return;
+  throw new StripeApiError(
+    403,
+    'invalid_request_error',
+    'account_invalid',
+    `The provided key '${masked(key)}' does not have access to account '${named}' (or that account does not exist). Application access may have been revoked.`,
+  );
+}
+
 export class Accounts {
   private readonly byHash = new Map<string, StripeAccount>();
 

@@ -1,7 +1,8 @@
 // Stripe's error envelope `{error: {type, code, message, param, …}}` with Stripe's statuses, from
 // the pack's typed refusals: not found → 404, bad input and bad state → 400 invalid_request_error,
 // a declined card → 402 card_error, a reused idempotency key → 400 idempotency_error, a bad key
-// → 401. Anything else is a 500 api_error that names no internals (the host logs it).
+// → 401, an account the key cannot reach (`Stripe-Account`) → 403. Anything else is a 500
+// api_error that names no internals (the host logs it).
 import { isTwinError, type JsonObject, type JsonValue } from '../../../src/index.js';
 import { errorStatus, type RenderedError } from '../../../src/host/index.js';
 import { VendorError } from '../../kit/errors.js';

@@ -6,7 +6,7 @@ import { defineSurface, requestId, type Surface } from '../../../src/host/index.
 import type { VendorPack } from '../../kit/vendor-pack.js';
 import { advanceBilling, billingDueAt } from '../billing-clock.js';
 import { STRIPE_API_VERSION } from '../pack.js';
-import { Accounts, apiKeyOf, type StripeAccount } from './accounts.js';
+import { Accounts, apiKeyOf, checkStripeAccount, type StripeAccount } from './accounts.js';
 import { decodeForm } from './codec.js';
 import { customerRoutes } from './customers.js';
 import { renderStripeError, StripeApiError, unknownStripeRoute } from './errors.js';
@@ -72,7 +72,9 @@ export function stripeSurface(options: StripeSurfaceOptions): Surface<StripeAcco
     routes: stripeRoutes(options.advanceClock),
     decode,
     auth(request) {
-      const account = accounts.of(apiKeyOf(request));
+      const key = apiKeyOf(request);
+      const account = accounts.of(key);
+      checkStripeAccount(request, key, account);
       const version = request.headers.get('stripe-version');
       if (version !== null && version !== STRIPE_API_VERSION)
         throw new StripeApiError(

@@ -1,0 +1,71 @@
+// What a request carries besides its parameters, as the unmodified stripe package sends it to a
+// real host on loopback: the Connect `Stripe-Account` header (the twin serves no Connect, and says
+// so as Stripe does for an account the key cannot reach). None depends on how the store keeps
+// rows, so SQLite is enough.
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/index.js';
+import { homes } from '../support/backends.js';
+import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+
+const KEY = 'sk_test_wireConformance';
+const sqlite = homes.filter((h) => h.name === 'sqlite');
+
+describe.each(sqlite)('stripe-node meets Stripe on the wire ($name)', (home) => {
+  let twin: StripeTwin;
+  let stripe: Stripe;
+  let cleanup: () => void;
+  const client = (options: Stripe.StripeConfig = {}) =>
+    new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http', ...options });
+
+  beforeAll(async () => {
+    const fresh = home.fresh();
+    cleanup = fresh.cleanup;
+    twin = await startStripeTwin(fresh.spec, 'wire', Date.parse('2026-07-01T00:00:00Z'));
+    stripe = client();
+  });
+  afterAll(async () => {
+    await twin?.close();
+    cleanup?.();
+  });
+
+  it('Stripe-Account naming another account is refused as Stripe refuses an unreachable one', async () => {
+    const customers = async () => (await stripe.customers.list({ limit: 100 })).data.length;
+    const mine = await stripe.customers.create({ email: 'platform@example.com' });
+    const before = await customers();
+    const unreachable = {
+      statusCode: 403,
+      type: 'StripePermissionError',
+      code: 'account_invalid',
+      message:
+        "The provided key 'sk_test_***********ance' does not have access to account " +
+        "'acct_1Connected' (or that account does not exist). Application access may have been revoked.",
+    };
+    // per request, as stripe-node sends it, on a write and on reads
+    await expect(
+      stripe.customers.create(
+        { email: 'connected@example.com' },
+        { stripeAccount: 'acct_1Connected' },
+      ),
+    ).rejects.toMatchObject(unreachable);
+    await expect(
+      stripe.customers.retrieve(mine.id, {}, { stripeAccount: 'acct_1Connected' }),
+    ).rejects.toMatchObject(unreachable);
+    // or for every call of a client
+    const connected = client({ stripeAccount: 'acct_1Connected' });
+    await expect(connected.customers.list()).rejects.toMatchObject(unreachable);
+    await expect(
+      connected.paymentIntents.create({ amount: 500, currency: 'usd' }),
+    ).rejects.toMatchObject(unreachable);
+    // nothing was written on the platform's own account
+    expect(await customers()).toBe(before);
+  });
+
+  it("Stripe-Account naming the key's own account is that account", async () => {
+    const own = `acct_${sha256Hex(`twinworld stripe account\n${KEY}`).slice(0, 16)}`;
+    const made = await client({ stripeAccount: own }).customers.create({
+      email: 'own@example.com',
+    });
+    expect((await stripe.customers.retrieve(made.id)).id).toBe(made.id);
+  });
+});
