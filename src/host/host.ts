@@ -166,13 +166,41 @@ export class SurfaceHost {
     return response;
   };
 
-  private async answer(request: Request, url: URL): Promise<Response> {
-    if (url.pathname.startsWith(CONTROL_PREFIX)) return this.controlAnswer(request, url);
-    const served = this.served.find(({ surface }) =>
+  /**
+   * The answer to a request whose body passed the port's cap (node-server.ts stopped reading it):
+   * in the envelope of the surface it was for (`Surface.tooLarge`), else the kernel's 413. The
+   * connection is closed, since the rest of the body was never read.
+   */
+  tooLarge(request: Request, limit: number): Response {
+    const url = new URL(request.url);
+    const served = url.pathname.startsWith(CONTROL_PREFIX)
+      ? undefined
+      : this.servedFor(url, request);
+    const rendered: RenderedError = served?.surface.tooLarge?.(limit) ?? {
+      status: 413,
+      body: {
+        error: { code: 'PAYLOAD_TOO_LARGE', message: `request bodies are at most ${limit} bytes` },
+      },
+    };
+    if (served !== undefined) this.stats.refused++;
+    return jsonResponse(rendered.status, rendered.body, {
+      ...served?.surface.headers?.(request),
+      ...rendered.headers,
+      connection: 'close',
+    });
+  }
+
+  private servedFor(url: URL, request: Request): Served | undefined {
+    return this.served.find(({ surface }) =>
       surface.matches !== undefined
         ? surface.matches(url, request)
         : url.pathname.startsWith(surface.prefix!),
     );
+  }
+
+  private async answer(request: Request, url: URL): Promise<Response> {
+    if (url.pathname.startsWith(CONTROL_PREFIX)) return this.controlAnswer(request, url);
+    const served = this.servedFor(url, request);
     if (served === undefined)
       return jsonResponse(404, {
         error: {

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { TwinError } from '../errors.js';
 import type { SurfaceHost } from './host.js';
-import { MAX_BODY_BYTES, readCappedBody, refuseTooLarge } from './request-body.js';
+import { MAX_BODY_BYTES, readCappedBody } from './request-body.js';
 
 export interface ListenOptions {
   /** 0 (default): a free port. */
@@ -21,13 +21,6 @@ export interface Listening {
 
 async function handle(host: SurfaceHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readCappedBody(req);
-  if (body === 'too_large')
-    return refuseTooLarge(res, {
-      error: {
-        code: 'PAYLOAD_TOO_LARGE',
-        message: `request bodies are at most ${MAX_BODY_BYTES} bytes`,
-      },
-    });
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -37,9 +30,11 @@ async function handle(host: SurfaceHost, req: IncomingMessage, res: ServerRespon
   const request = new Request(`${host.origin}${req.url ?? '/'}`, {
     method,
     headers,
-    ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+    ...(method === 'GET' || method === 'HEAD' || body === 'too_large' ? {} : { body }),
   });
-  const response = await host.fetch(request);
+  // Over the cap the body is not held; the surface it was for still answers in its own envelope.
+  const response =
+    body === 'too_large' ? host.tooLarge(request, MAX_BODY_BYTES) : await host.fetch(request);
   const out: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     out[name] = value;

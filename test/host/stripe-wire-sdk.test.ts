@@ -1,7 +1,7 @@
 // What a request carries besides its parameters, as the unmodified stripe package sends it to a
 // real host on loopback: the Connect `Stripe-Account` header (the twin serves no Connect, and says
-// so as Stripe does for an account the key cannot reach). None depends on how the store keeps
-// rows, so SQLite is enough.
+// so as Stripe does for an account the key cannot reach) and a body over the host's 1 MiB cap
+// (refused in Stripe's envelope). None depends on how the store keeps rows, so SQLite is enough.
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/index.js';
@@ -67,5 +67,20 @@ describe.each(sqlite)('stripe-node meets Stripe on the wire ($name)', (home) => 
       email: 'own@example.com',
     });
     expect((await stripe.customers.retrieve(made.id)).id).toBe(made.id);
+  });
+
+  it('a body over 1 MiB is a StripeInvalidRequestError naming the limit, and nothing is written', async () => {
+    const customers = async () => (await stripe.customers.list({ limit: 100 })).data.length;
+    const before = await customers();
+    await expect(
+      stripe.customers.create({ description: 'x'.repeat(1024 * 1024 + 1) }),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      type: 'StripeInvalidRequestError',
+      rawType: 'invalid_request_error',
+      message:
+        'The request body is larger than 1048576 bytes (1 MiB), the most this twin reads; send less.',
+    });
+    expect(await customers()).toBe(before);
   });
 });

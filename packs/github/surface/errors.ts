@@ -113,3 +113,11 @@ export function unknownGitHubRoute(method: string, path: string): RenderedError 
     ),
   };
 }
+
+/** A request body over the host's cap: 413 in GitHub's envelope, so Octokit's error reads it. */
+export function gitHubBodyTooLarge(limit: number): RenderedError {
+  return {
+    status: 413,
+    body: body(`Payload Too Large: request bodies are at most ${limit} bytes on this twin`),
+  };
+}

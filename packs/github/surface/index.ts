@@ -7,7 +7,12 @@ import { defineSurface, requestId, type Surface } from '../../../src/host/index.
 import { appRoutes } from './apps.js';
 import { checkRoutes } from './checks.js';
 import { commentRoutes } from './comments.js';
-import { GitHubApiError, renderGitHubError, unknownGitHubRoute } from './errors.js';
+import {
+  gitHubBodyTooLarge,
+  GitHubApiError,
+  renderGitHubError,
+  unknownGitHubRoute,
+} from './errors.js';
 import { hookRoutes, type Redeliver } from './hooks.js';
 import { issueRoutes } from './issues.js';
 import { principalOf, type GitHubPrincipal } from './principal.js';
@@ -67,6 +72,7 @@ export function githubSurface(options: GitHubSurfaceOptions): Surface<GitHubPrin
     auth: (request) => principalOf(twin, request),
     renderError: (error) => renderGitHubError(error),
     unknownRoute: unknownGitHubRoute,
+    tooLarge: gitHubBodyTooLarge,
     headers: () => ({
       'x-github-request-id': requestId('').toUpperCase(),
       'x-github-api-version-selected': '2022-11-28',

@@ -30,3 +30,12 @@ export function renderSlackError(error: unknown): RenderedError {
 export function unknownSlackMethod(): RenderedError {
   return { status: 200, body: { ok: false, error: 'unknown_method' } };
 }
+
+/**
+ * A request body over the host's cap: refused before any method runs, so an HTTP 413 (which
+ * @slack/web-api raises as its HTTP error) with Slack's `{ok: false, error}` body, the error
+ * named by the twin (Slack documents none for it).
+ */
+export function slackBodyTooLarge(): RenderedError {
+  return { status: 413, body: { ok: false, error: 'request_too_large' } };
+}

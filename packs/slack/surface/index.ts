@@ -4,7 +4,12 @@
 // docs/slack-surface.md.
 import type { JsonObject, Twin } from '../../../src/index.js';
 import { defineSurface, type Surface } from '../../../src/host/index.js';
-import { renderSlackError, SlackMethodError, unknownSlackMethod } from './errors.js';
+import {
+  renderSlackError,
+  slackBodyTooLarge,
+  SlackMethodError,
+  unknownSlackMethod,
+} from './errors.js';
 import { CHANNEL_INDEX, SLACK_METHODS } from './methods.js';
 import { principalOf, tokenOf, type SlackPrincipal } from './principal.js';
 import {
@@ -69,6 +74,7 @@ export function slackSurface(options: { twin: Twin }): Surface<SlackPrincipal> {
     },
     renderError: (error) => renderSlackError(error),
     unknownRoute: () => unknownSlackMethod(),
+    tooLarge: slackBodyTooLarge,
     // Scheduled messages post as the world clock reaches them, with every other vendor's due work.
     clock: {
       dueAt: () => scheduledDueAt(twin),

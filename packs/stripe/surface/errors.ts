@@ -125,3 +125,18 @@ export function unknownStripeRoute(method: string, path: string): RenderedError 
     ),
   };
 }
+
+/**
+ * A request body over the host's cap. Stripe's status table has no 413: a request it cannot take is
+ * a 400 invalid_request_error, which stripe-node raises as StripeInvalidRequestError with this
+ * message (a bare 413 would be a generic StripeAPIError).
+ */
+export function stripeBodyTooLarge(limit: number): RenderedError {
+  return {
+    status: 400,
+    body: envelope(
+      'invalid_request_error',
+      `The request body is larger than ${limit} bytes (${limit / 1024 / 1024} MiB), the most this twin reads; send less.`,
+    ),
+  };
+}

@@ -9,7 +9,12 @@ import { STRIPE_API_VERSION } from '../pack.js';
 import { Accounts, apiKeyOf, checkStripeAccount, type StripeAccount } from './accounts.js';
 import { decodeForm } from './codec.js';
 import { customerRoutes } from './customers.js';
-import { renderStripeError, StripeApiError, unknownStripeRoute } from './errors.js';
+import {
+  renderStripeError,
+  stripeBodyTooLarge,
+  StripeApiError,
+  unknownStripeRoute,
+} from './errors.js';
 import { eventRoutes } from './events.js';
 import { paymentRoutes } from './payments.js';
 import { billingRoutes, type AdvanceClock } from './billing.js';
@@ -87,6 +92,7 @@ export function stripeSurface(options: StripeSurfaceOptions): Surface<StripeAcco
     },
     renderError: (error) => renderStripeError(error),
     unknownRoute: unknownStripeRoute,
+    tooLarge: stripeBodyTooLarge,
     headers: () => ({ 'request-id': requestId(), 'stripe-version': STRIPE_API_VERSION }),
     idempotency: {
       key: (request) => request.headers.get('idempotency-key') ?? undefined,

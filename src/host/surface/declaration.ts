@@ -105,6 +105,11 @@ export interface Surface<P = unknown> {
   renderError(error: unknown, request: Request): RenderedError;
   /** A path of this surface that no route serves: the vendor's own "unknown route" answer. */
   unknownRoute(method: string, path: string): RenderedError;
+  /**
+   * A request body over the host's cap of `limit` bytes, in the vendor's envelope (the SDK reads
+   * its message); without it the kernel's 413 `{error: {code: 'PAYLOAD_TOO_LARGE', message}}`.
+   */
+  tooLarge?(limit: number): RenderedError;
   readonly idempotency?: IdempotencyRule<P>;
   /** What this surface does as the world clock moves (see ClockParticipant). */
   readonly clock?: ClockParticipant;
