@@ -38,6 +38,16 @@ export interface NewPaymentIntent {
   readonly metadata: Metadata;
   /** Stripe's default (automatic_async) unless the caller asked for manual capture. */
   readonly captureMethod?: CaptureMethod;
+  /** As the caller set it (allow_redirects defaulted); null when not given. */
+  readonly automaticPaymentMethods?: AutomaticPaymentMethods;
+}
+
+export type AllowRedirects = 'always' | 'never';
+
+/** A PaymentIntent's `automatic_payment_methods` as Stripe shows it. */
+export interface AutomaticPaymentMethods {
+  readonly enabled: boolean;
+  readonly allow_redirects?: AllowRedirects;
 }
 
 export function paymentIntentObject(twin: Twin, id: string, input: NewPaymentIntent) {
@@ -51,7 +61,8 @@ export function paymentIntentObject(twin: Twin, id: string, input: NewPaymentInt
     amount_received: 0,
     application: null,
     application_fee_amount: null,
-    automatic_payment_methods: null,
+    automatic_payment_methods: (input.automaticPaymentMethods ??
+      null) as AutomaticPaymentMethods | null,
     canceled_at: null as number | null,
     cancellation_reason: null as
       'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned' | null,

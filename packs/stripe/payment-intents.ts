@@ -32,6 +32,8 @@ import { customerKind } from './customers.js';
 import {
   paymentIntentKind,
   paymentIntentObject,
+  type AllowRedirects,
+  type AutomaticPaymentMethods,
   type CaptureMethod,
   type PaymentIntentStatus,
   type StripePaymentIntent,
@@ -54,6 +56,8 @@ export interface CreatePaymentIntentInput {
   metadata?: Record<string, string>;
   /** `manual`: a successful confirmation only authorizes (requires_capture) until captured. */
   capture_method?: CaptureMethod;
+  /** Kept on the intent as Stripe shows it; the twin takes cards either way. */
+  automatic_payment_methods?: { enabled: boolean; allow_redirects?: AllowRedirects };
 }
 
 export interface ConfirmPaymentIntentInput {
@@ -88,6 +92,7 @@ const CREATE_KEYS = [
   'description',
   'metadata',
   'capture_method',
+  'automatic_payment_methods',
 ] as const;
 const CAPTURE_METHODS: readonly CaptureMethod[] = ['automatic', 'automatic_async', 'manual'];
 
@@ -119,7 +124,12 @@ export async function createPaymentIntent(
   );
   const captureMethod =
     input.capture_method === undefined ? undefined : captureMethodOf(input.capture_method);
-  // Only a given capture_method joins the request's parameters, so older logs hash as before.
+  const automatic =
+    input.automatic_payment_methods === undefined
+      ? undefined
+      : automaticPaymentMethodsOf(input.automatic_payment_methods);
+  // Only a given capture_method (automatic_payment_methods) joins the request's parameters, so
+  // older logs hash as before.
   const params: JsonObject = {
     amount,
     currency,
@@ -127,6 +137,7 @@ export async function createPaymentIntent(
     description,
     metadata,
     ...(captureMethod === undefined ? {} : { capture_method: captureMethod }),
+    ...(automatic === undefined ? {} : { automatic_payment_methods: { ...automatic } }),
   };
   const call: RequestCall = { method: 'POST', path: '/v1/payment_intents', params };
   return (
@@ -142,6 +153,7 @@ export async function createPaymentIntent(
         description,
         metadata,
         ...(captureMethod === undefined ? {} : { captureMethod }),
+        ...(automatic === undefined ? {} : { automaticPaymentMethods: automatic }),
       });
       return commit(
         {
@@ -157,6 +169,37 @@ export async function createPaymentIntent(
       );
     })
   ).result;
+}
+
+/**
+ * `automatic_payment_methods` as Stripe keeps it: `enabled` required, `allow_redirects` one of
+ * always (Stripe's default, filled in when enabled) or never.
+ */
+function automaticPaymentMethodsOf(value: unknown): AutomaticPaymentMethods {
+  const given = check.object(value, 'automatic_payment_methods');
+  for (const key of Object.keys(given))
+    if (key !== 'enabled' && key !== 'allow_redirects')
+      throw unknownParameter(`automatic_payment_methods.${key}`, ['enabled', 'allow_redirects']);
+  if (typeof given.enabled !== 'boolean')
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_missing',
+      'Missing required param: automatic_payment_methods[enabled].',
+      { path: 'automatic_payment_methods.enabled' },
+    );
+  const redirects = given.allow_redirects;
+  if (redirects !== undefined && redirects !== 'always' && redirects !== 'never')
+    throw new VendorError(
+      'stripe',
+      'invalid_input',
+      'parameter_invalid',
+      'Invalid automatic_payment_methods[allow_redirects]: must be one of always or never',
+      { path: 'automatic_payment_methods.allow_redirects' },
+    );
+  if (!given.enabled)
+    return { enabled: false, ...(redirects === undefined ? {} : { allow_redirects: redirects }) };
+  return { allow_redirects: redirects ?? 'always', enabled: true };
 }
 
 function captureMethodOf(value: unknown): CaptureMethod {

@@ -56,6 +56,9 @@ function createInput(input: Readonly<Record<string, unknown>>): CreatePaymentInt
   if (input.description != null) out.description = input.description as string;
   if (input.metadata != null) out.metadata = input.metadata as Record<string, string>;
   if (input.capture_method != null) out.capture_method = input.capture_method as CaptureMethod;
+  if (input.automatic_payment_methods != null)
+    out.automatic_payment_methods =
+      input.automatic_payment_methods as CreatePaymentIntentInput['automatic_payment_methods'];
   return out;
 }
 
@@ -89,6 +92,13 @@ export const paymentRoutes = [
     required: ['amount', 'currency'],
     async handle({ twin, input }) {
       const types = input.payment_method_types as string[] | undefined;
+      if (types != null && input.automatic_payment_methods != null)
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          undefined,
+          'You may only specify one of these parameters: automatic_payment_methods, payment_method_types.',
+        );
       if (types !== undefined && types.some((t) => t !== 'card'))
         throw new StripeApiError(
           400,
