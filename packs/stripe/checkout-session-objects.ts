@@ -129,6 +129,15 @@ export const checkoutSessionKind = recordKind<StripeCheckoutSession>({ type: 'ch
 /** The session's line items, kept beside it (Stripe returns them only when expanded). */
 export const LINE_ITEMS = 'checkout_line_items';
 
+/** What a session keeps of each line item: the price and how many. */
+export interface KeptLineItem {
+  readonly price: string;
+  readonly quantity: number;
+}
+
+/** The line items records of the twin, typed (one per session, under the session's id). */
+export const lineItemsKind = recordKind<{ data: KeptLineItem[] }>({ type: LINE_ITEMS });
+
 export function live(view: ReadView, id: string): StripeCheckoutSession {
   return liveFields(view, checkoutSessionKind, id);
 }

@@ -43,7 +43,6 @@ import { DAYS } from './periods.js';
 export {
   checkoutSessionKind,
   getCheckoutSession,
-  LINE_ITEMS,
   type StripeCheckoutSession,
 } from './checkout-session-objects.js';
 export { completeCheckoutSession, type CompleteCheckoutInput } from './checkout-completion.js';

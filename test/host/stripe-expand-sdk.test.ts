@@ -167,4 +167,51 @@ describe.each(sqlite)('stripe-node expands nested paths as Stripe does ($name)',
     });
     expect(got).toMatchObject({ customer: null, latest_charge: null });
   });
+
+  it("a Checkout Session's line items are Stripe's item objects, listed or expanded", async () => {
+    const product = await stripe.products.create({ name: 'Poster' });
+    const price = await stripe.prices.create({
+      product: product.id,
+      unit_amount: 1500,
+      currency: 'usd',
+    });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'payment',
+      line_items: [{ price: price.id, quantity: 2 }],
+      success_url: 'https://app.example/success',
+    });
+    const item = {
+      id: expect.stringMatching(/^li_\w{24}$/),
+      object: 'item',
+      amount_discount: 0,
+      amount_subtotal: 3000,
+      amount_tax: 0,
+      amount_total: 3000,
+      currency: 'usd',
+      description: 'Poster',
+      price: { id: price.id, object: 'price', unit_amount: 1500, product: product.id },
+      quantity: 2,
+    };
+    const listed = await stripe.checkout.sessions.listLineItems(session.id);
+    expect(listed).toMatchObject({
+      object: 'list',
+      data: [item],
+      has_more: false,
+      url: `/v1/checkout/sessions/${session.id}/line_items`,
+    });
+    // the same item, the same id, on every read
+    const again = await stripe.checkout.sessions.listLineItems(session.id);
+    expect(again.data[0]!.id).toBe(listed.data[0]!.id);
+    // includable on the session: absent unless asked for
+    expect(await stripe.checkout.sessions.retrieve(session.id)).not.toHaveProperty('line_items');
+    const expanded = await stripe.checkout.sessions.retrieve(session.id, {
+      expand: ['line_items.data.price.product'],
+    });
+    expect(expanded.line_items).toMatchObject({
+      object: 'list',
+      data: [{ ...item, price: { id: price.id } }],
+    });
+    expect(expanded.line_items!.data[0]!.id).toBe(listed.data[0]!.id);
+    expect((expanded.line_items!.data[0]!.price!.product as Stripe.Product).name).toBe('Poster');
+  });
 });

@@ -8,15 +8,14 @@ import {
   completeCheckoutSession,
   createCheckoutSession,
   expireCheckoutSession,
-  LINE_ITEMS,
   type CreateCheckoutSessionInput,
 } from '../checkout-sessions.js';
 import { BY_CUSTOMER } from './indexes.js';
 import { LIST_PARAMS, listOf, listPage, orderedList } from './listing.js';
 import { missing, definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
-import type { JsonObject } from '../../../src/index.js';
 import { CHECKOUT_PAGE } from './checkout-url.js';
+import { checkoutLineItems } from './checkout-line-items.js';
 
 const COMPLETION_EVENTS = [
   'checkout.session.completed',
@@ -88,8 +87,7 @@ export const checkoutRoutes = [
     async handle({ twin, params, input, url }) {
       if ((await twin.get('checkout_session', params.id!)) === undefined)
         throw missing('checkout.session', params.id!);
-      const lines = ((await twin.get(LINE_ITEMS, params.id!))?.fields.data ?? []) as JsonObject[];
-      return listPage(lines, input, url);
+      return listPage(await twin.read((view) => checkoutLineItems(view, params.id!)), input, url);
     },
   }),
   stripeRoute({
@@ -127,11 +125,10 @@ export const checkoutRoutes = [
     async handle({ twin, params }) {
       const session = await twin.get('checkout_session', params.id!);
       if (session === undefined) throw missing('checkout.session', params.id!);
-      const lines = ((await twin.get(LINE_ITEMS, params.id!))?.fields.data ?? []) as JsonObject[];
       return {
         object: 'twinworld.checkout_page',
         session: apiObject(session.fields),
-        line_items: lines,
+        line_items: await twin.read((view) => checkoutLineItems(view, params.id!)),
       };
     },
   }),

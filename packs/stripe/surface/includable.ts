@@ -1,10 +1,11 @@
 // Fields Stripe leaves out of an object unless `expand[]` asks for them ("includable" fields),
 // computed from the account's objects when a path names one: an invoice's `confirmation_secret`
 // (the client_secret of the PaymentIntent its finalization made, how an app confirms a
-// subscription's first payment since basil).
+// subscription's first payment since basil) and a Checkout Session's `line_items`.
 import type { JsonObject, JsonValue, ReadView } from '../../../src/index.js';
 import { invoicePaymentKind } from '../invoice-objects.js';
 import { INVOICE_PAYMENT_INDEX } from '../invoice-stages.js';
+import { checkoutLineItemList } from './checkout-line-items.js';
 
 type Includable = (view: ReadView, obj: JsonObject) => JsonValue;
 
@@ -19,6 +20,7 @@ function confirmationSecret(view: ReadView, invoice: JsonObject): JsonValue {
 
 const INCLUDABLE: Readonly<Record<string, Readonly<Record<string, Includable>>>> = {
   invoice: { confirmation_secret: confirmationSecret },
+  'checkout.session': { line_items: checkoutLineItemList },
 };
 
 /** The includable field `name` of `obj`, or undefined when its object type has none such. */
