@@ -1,4 +1,5 @@
-// Waiting for the operator's stop: the long-running commands (serve, work) share it.
+// Waiting for the operator's stop: the long-running commands (serve, work) share it, and a long
+// loop (`trigger --count`) notes it between steps so it can say what it did before exiting.
 
 /** Resolves on the first SIGINT or SIGTERM; the listeners are removed either way. */
 export function untilSignal(): Promise<NodeJS.Signals> {
@@ -11,4 +12,34 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
   });
+}
+
+/** The exit code a shell gives a process stopped by `signal`: 128 + its number (SIGINT: 130). */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (signal === 'SIGTERM' ? 15 : 2);
+}
+
+/**
+ * Notes the first SIGINT or SIGTERM instead of dying on it, until `stop()`. Only the first: a
+ * second Ctrl-C finds no listener and stops the process the default way, as an impatient user
+ * expects.
+ */
+export function noteSignal(): { readonly received: NodeJS.Signals | undefined; stop(): void } {
+  let received: NodeJS.Signals | undefined;
+  const on = (signal: NodeJS.Signals): void => {
+    received = signal;
+    stop();
+  };
+  const stop = (): void => {
+    process.off('SIGINT', on);
+    process.off('SIGTERM', on);
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    get received() {
+      return received;
+    },
+    stop,
+  };
 }

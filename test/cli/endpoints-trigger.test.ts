@@ -113,7 +113,7 @@ describe('refusals: the input alone is wrong, so no world is opened or created',
         root,
       ]);
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^error USAGE: --count must be an integer 1 or more, got ".*"; see/);
+      expect(r.stderr).toMatch(/^error USAGE: --count must be an integer 1–10000, got ".*"; see/);
     }
     expect(existsSync(root)).toBe(false);
   });

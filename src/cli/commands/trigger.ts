@@ -14,6 +14,14 @@ import { printJson, statusLine, Table, write } from '../output.js';
 import { cliPack, cliPacks, DATA_EXAMPLE, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 import { jsonObjectFlag } from '../flags.js';
+import { noteSignal, signalExitCode } from '../signals.js';
+
+/**
+ * The most runs one `trigger` makes. Each run writes resources and a delivery per endpoint: an
+ * unbounded --count grew a root to gigabytes; 10,000 is far beyond any test fixture's need and
+ * takes seconds to a few minutes. More is a loop of calls.
+ */
+export const MAX_COUNT = 10_000;
 
 /** What --wait reports for one queued delivery. */
 interface Outcome {
@@ -131,7 +139,8 @@ export const triggerCommand: Command = {
     'deliveries queued — every event the writes caused, not only <event-type> — and exits;',
     'a running `twinworld work` sends them. With --wait it sends them itself, waits for each first',
     'attempt and prints its outcome (exit 1 unless every one succeeded). `--list` shows the event',
-    'types each pack can trigger and the --data keys each takes.',
+    'types each pack can trigger and the --data keys each takes. Ctrl-C stops between runs and prints',
+    `what the runs so far queued (exit 130). --count is at most ${MAX_COUNT}.`,
   ].join('\n'),
   arguments: [
     [
@@ -146,10 +155,10 @@ export const triggerCommand: Command = {
   options: {
     count: {
       type: 'string',
-      value: { kind: 'count', min: 1 },
+      value: { kind: 'count', min: 1, max: MAX_COUNT },
       short: 'n',
       arg: 'N',
-      description: 'trigger N times (default 1)',
+      description: `trigger N times (default 1, at most ${MAX_COUNT})`,
     },
     data: {
       type: 'string',
@@ -211,35 +220,48 @@ export const triggerCommand: Command = {
         const watch = watchQueued(world);
         let run = 0;
         const progress = statusLine(io, args.json || count === 1);
+        // Ctrl-C between runs stops the loop and says what was queued, rather than dying silently
+        // with thousands of deliveries queued that the user never saw.
+        const signal = noteSignal();
+        // What earlier runs queued stays queued (a worker sends it): say so when the loop stops.
+        const stopped = async (why: string): Promise<void> => {
+          if (args.json)
+            await printJson(io, {
+              pack: pack.name,
+              eventType,
+              count,
+              stoppedAtRun: run + 1,
+              ...(why === 'refused' ? {} : { signal: why }),
+              queued: watch.queued,
+            });
+          else
+            await write(
+              io.stdout,
+              `${pack.name} ${eventType}: stopped at run ${run + 1} of ${count}${why === 'refused' ? '' : ` (${why})`}; ${watch.queued.length} queued before it${watch.queued.length === 0 ? '' : `: ${watch.queued.map((q) => q.id).join(', ')}`}\n`,
+            );
+        };
         try {
-          for (; run < count; run++) {
+          for (; run < count && signal.received === undefined; run++) {
             progress.show(
               `triggering ${eventType}: ${run} of ${count}, ${watch.queued.length} queued`,
             );
             await t.run(twin, data);
+            // A run on SQLite may never leave the microtask queue; a signal is only seen once the
+            // event loop turns, so let it turn between runs.
+            await new Promise((resolve) => setImmediate(resolve));
           }
           progress.done();
         } catch (error) {
           progress.done();
-          // What earlier runs queued stays queued (a worker sends it): say so beside the refusal.
-          if (watch.queued.length > 0) {
-            if (args.json)
-              await printJson(io, {
-                pack: pack.name,
-                eventType,
-                count,
-                stoppedAtRun: run + 1,
-                queued: watch.queued,
-              });
-            else
-              await write(
-                io.stdout,
-                `${pack.name} ${eventType}: stopped at run ${run + 1} of ${count}; ${watch.queued.length} queued before it: ${watch.queued.map((q) => q.id).join(', ')}\n`,
-              );
-          }
+          if (watch.queued.length > 0) await stopped('refused');
           throw error;
         } finally {
+          signal.stop();
           watch.stop();
+        }
+        if (signal.received !== undefined) {
+          await stopped(signal.received);
+          return signalExitCode(signal.received);
         }
         const queued = watch.queued;
         const outcomes = wait
