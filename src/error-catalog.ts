@@ -393,6 +393,20 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
       'The disk (or the SQLite file size limit) is full: the write could not be made durable, and nothing was appended.',
     fix: 'Free space on the volume that holds the root (or raise its quota), then run the command again; what was appended before stays.',
   },
+  PORT_IN_USE: {
+    area: 'configuration and CLI',
+    status: 500,
+    means:
+      'A server (`up`, `console`, `serve`, or a host your code starts) was asked for a port on 127.0.0.1 that another process already listens on.',
+    fix: 'Stop the other process, or pick another `--port` (0 picks a free one and prints it).',
+  },
+  PORT_NOT_PERMITTED: {
+    area: 'configuration and CLI',
+    status: 500,
+    means:
+      'A server was asked for a port this user may not open (on most systems, ports below 1024 need privileges).',
+    fix: 'Pick a `--port` of 1024 or more, or 0 for a free one.',
+  },
 };
 
 /** The HTTP status a host answers an error code with (see ERROR_CATALOG). */

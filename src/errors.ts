@@ -57,7 +57,9 @@ export type TwinErrorCode =
   | 'CLOCK_NOT_VIRTUAL'
   | 'UNKNOWN_ACTION'
   | 'CONSOLE_TOKEN'
-  | 'DISK_FULL';
+  | 'DISK_FULL'
+  | 'PORT_IN_USE'
+  | 'PORT_NOT_PERMITTED';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

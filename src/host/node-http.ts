@@ -4,6 +4,7 @@
 // the client goes away.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenOn } from './listen-port.js';
 import { MAX_BODY_BYTES, readCappedBody, refuseTooLarge } from './request-body.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -89,13 +90,7 @@ export async function serveFetch(
       }
     })();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, options.port ?? 0, '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
   return {

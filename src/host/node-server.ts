@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { TwinError } from '../errors.js';
 import type { SurfaceHost } from './host.js';
+import { listenOn } from './listen-port.js';
 import { MAX_BODY_BYTES, readCappedBody } from './request-body.js';
 
 export interface ListenOptions {
@@ -45,7 +46,7 @@ async function handle(host: SurfaceHost, req: IncomingMessage, res: ServerRespon
 }
 
 /** Listens on 127.0.0.1; resolves once the port is open. */
-export function listen(host: SurfaceHost, options: ListenOptions = {}): Promise<Listening> {
+export async function listen(host: SurfaceHost, options: ListenOptions = {}): Promise<Listening> {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new TwinError(
@@ -62,22 +63,17 @@ export function listen(host: SurfaceHost, options: ListenOptions = {}): Promise<
       );
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      const actual = (server.address() as AddressInfo).port;
-      host.origin = `http://127.0.0.1:${actual}`;
-      resolve({
-        url: host.origin,
-        port: actual,
-        server,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
+  await listenOn(server, port, '127.0.0.1');
+  const actual = (server.address() as AddressInfo).port;
+  host.origin = `http://127.0.0.1:${actual}`;
+  return {
+    url: host.origin,
+    port: actual,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
 }

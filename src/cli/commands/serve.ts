@@ -5,6 +5,7 @@ import { RealClock } from '../../world/clock.js';
 import { openStoreWorld } from '../store.js';
 import { configFromFlags, loadServeConfig } from '../../host/serve/config.js';
 import { startServe } from '../../host/serve/serve.js';
+import { checkPortFree } from '../../host/listen-port.js';
 import { checkLimits, type IngressLimits } from '../../host/ingress/connections.js';
 import type { ServeConfig } from '../../host/serve/config.js';
 import {
@@ -166,6 +167,7 @@ export const serveCommand: Command = {
       file !== undefined ? loadServeConfig(file) : configFromFlags(flags),
       args,
     );
+    await checkPortFree(port);
     const world = await openStoreWorld(args.store, { clock: new RealClock() });
     let serve;
     try {

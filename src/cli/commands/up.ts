@@ -14,6 +14,7 @@ import { stripeSurface } from '../../../packs/stripe/surface/index.js';
 import { registerPack } from '../../events/pack-registry.js';
 import { mountConsole } from '../../host/console/mount.js';
 import { newConsoleToken } from '../../host/console/token.js';
+import { checkPortFree } from '../../host/listen-port.js';
 import { advanceWorld, createHost, listen } from '../../host/index.js';
 import { RealClock, VirtualClock } from '../../world/clock.js';
 import { Worker } from '../../work/worker.js';
@@ -82,6 +83,8 @@ export const upCommand: Command = {
     const clockKind = stringOption(args, 'clock') ?? 'virtual';
     if (clockKind !== 'virtual' && clockKind !== 'real')
       throw new UsageError(`--clock must be virtual or real, got "${clockKind}"`);
+    // Before the world opens: a port in use refuses the start without creating a root.
+    await checkPortFree(port);
     const world = await openStoreWorld(args.store, {
       clock: clockKind === 'real' ? new RealClock() : new VirtualClock(new RealClock().now()),
     });

@@ -15,6 +15,7 @@ import type { TriggerEngine } from '../../triggers/engine/engine.js';
 import { tenantContext, type TenantContext } from '../../triggers/tenant-context.js';
 import type { WebhookIngress } from '../../triggers/webhook/webhook-ingress.js';
 import { answerStatus, errorStatus, type HttpAnswer } from './status.js';
+import { listenOn } from '../listen-port.js';
 import { DispatchCapabilities } from './dispatch-capability.js';
 import { answerDispatch, dispatchPath } from './dispatch-route.js';
 
@@ -327,32 +328,28 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
     socket.destroy();
   });
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const bound = (server.address() as AddressInfo).port;
-      guard.start();
-      let closed: Promise<void> | undefined;
-      resolve({
-        port: bound,
-        url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
-        limits,
-        connections: () => guard.stats(),
-        close: () =>
-          (closed ??= (async () => {
-            closing = true;
-            const stopped = new Promise<void>((done) => server.close(() => done()));
-            server.closeIdleConnections();
-            guard.closeIdle();
-            while (inflight.size > 0) await Promise.allSettled([...inflight]);
-            await engine.stop();
-            if (options.closeWorld ?? true) await world.close();
-            server.closeAllConnections();
-            guard.stop();
-            await stopped;
-          })()),
-      });
-    });
+  return listenOn(server, port, host).then(() => {
+    const bound = (server.address() as AddressInfo).port;
+    guard.start();
+    let closed: Promise<void> | undefined;
+    return {
+      port: bound,
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+      limits,
+      connections: () => guard.stats(),
+      close: () =>
+        (closed ??= (async () => {
+          closing = true;
+          const stopped = new Promise<void>((done) => server.close(() => done()));
+          server.closeIdleConnections();
+          guard.closeIdle();
+          while (inflight.size > 0) await Promise.allSettled([...inflight]);
+          await engine.stop();
+          if (options.closeWorld ?? true) await world.close();
+          server.closeAllConnections();
+          guard.stop();
+          await stopped;
+        })()),
+    };
   });
 }
