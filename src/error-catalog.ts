@@ -407,6 +407,13 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
       'A server was asked for a port this user may not open (on most systems, ports below 1024 need privileges).',
     fix: 'Pick a `--port` of 1024 or more, or 0 for a free one.',
   },
+  LOG_FILE_UNREADABLE: {
+    area: 'writes and logs',
+    status: 400,
+    means:
+      'The log file given to `import` or `replay` cannot be read: there is no such file, it is a folder, or this user may not read it. Nothing was read or written.',
+    fix: 'Check the path the message names (`twinworld export --out FILE` writes a log file), or pass `-` to read stdin.',
+  },
 };
 
 /** The HTTP status a host answers an error code with (see ERROR_CATALOG). */

@@ -59,7 +59,8 @@ export type TwinErrorCode =
   | 'CONSOLE_TOKEN'
   | 'DISK_FULL'
   | 'PORT_IN_USE'
-  | 'PORT_NOT_PERMITTED';
+  | 'PORT_NOT_PERMITTED'
+  | 'LOG_FILE_UNREADABLE';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

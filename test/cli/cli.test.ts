@@ -366,7 +366,7 @@ describe('export, import, replay', () => {
     const r = freshRoot();
     const res = tw(['replay', join(dir, 'nope.jsonl'), ...r]);
     expect(res.status).toBe(1);
-    expect(res.stderr).toMatch(/^error INVALID_ARGUMENT: cannot read log file .*ENOENT/);
+    expect(res.stderr).toMatch(/^error LOG_FILE_UNREADABLE: .*nope\.jsonl: no such file/);
   });
 
   it('prints no progress when stderr is not a terminal', () => {

@@ -92,7 +92,8 @@ describe('JSONL export and import', () => {
     writeFileSync(file, [...lines.slice(0, 10), '', 'garbage', ...lines.slice(10, 20)].join('\n'));
     await expect(replayLines(readLines(file))).rejects.toThrow(/line 12/);
     await expect(replayLines(readLines(join(dir, 'missing.jsonl')))).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENT',
+      code: 'LOG_FILE_UNREADABLE',
+      path: 'file',
     });
   });
 });

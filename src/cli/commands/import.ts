@@ -3,7 +3,7 @@
 // the import at that line and keeps everything before it.
 import { createInterface } from 'node:readline';
 import { TwinError } from '../../errors.js';
-import { readLines } from '../../log/jsonl.js';
+import { checkLogFile, readLines } from '../../log/jsonl.js';
 import type { ImportProgress } from '../../world/twin.js';
 import { withTwin, type CliIO, type Command } from '../command.js';
 import { printJson, progressLine, write } from '../output.js';
@@ -55,6 +55,8 @@ export const importCommand: Command = {
     'print {"twin", "lines", "appended", "skipped", "head", "hash", "chain"} (chain: the newest entry\'s hash)',
   async run(args, io) {
     const [name, file] = args.positionals as [string, string];
+    // Before the world opens: a missing file or a folder leaves no root or twin behind.
+    if (file !== '-') await checkLogFile(file);
     return withTwin(args, name, { mustExist: false }, async (twin) => {
       const progress = progressLine(io, 'importing', args.json);
       let last: ImportProgress = { line: 0, appended: 0, skipped: 0 };
