@@ -14,6 +14,7 @@ import {
   type Twin,
   type World,
 } from '../src/index.js';
+import { dataKeyRefusal } from './kit/cli.js';
 import { checker } from './kit/input.js';
 import type { ScenarioResult, VendorPack } from './kit/vendor-pack.js';
 import { builtInPacks as BUILT_IN } from './built-in.js';
@@ -133,7 +134,12 @@ async function settled(
   }
 }
 
-export async function sendEvent(world: World, options: SendOptions): Promise<SendResult> {
+/**
+ * What `sendEvent` checks before it touches a world: the pack, the event type, the URL, the
+ * secret and the `--data` keys. A command calls it before opening (or creating) its world, so a
+ * refused send leaves nothing behind.
+ */
+export function checkSend(options: SendOptions) {
   const pack = resolvePack(options.pack);
   const scenario = Object.hasOwn(pack.scenarios, options.eventType)
     ? pack.scenarios[options.eventType]
@@ -150,6 +156,19 @@ export async function sendEvent(world: World, options: SendOptions): Promise<Sen
   const to = check.url(options.to, 'to');
   const secret = check.secret(options.secret, 'secret');
   const data = options.data === undefined ? undefined : check.object(options.data, 'data');
+  // Keys the scenario does not take are refused now, not by its causing write after the
+  // resources and the endpoint before it are already in the log.
+  const keys = pack.scenarioKeys?.[options.eventType];
+  const refusal =
+    data === undefined || keys === undefined
+      ? undefined
+      : dataKeyRefusal(pack.name, options.eventType, keys, data);
+  if (refusal !== undefined) throw refusal;
+  return { pack, scenario, to, secret, data };
+}
+
+export async function sendEvent(world: World, options: SendOptions): Promise<SendResult> {
+  const { pack, scenario, to, secret, data } = checkSend(options);
 
   return world.run(async () => {
     const twin = registerPack(world, pack);

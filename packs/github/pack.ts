@@ -17,7 +17,7 @@ import { githubHeaders, payloadValues } from './payload.js';
 import { REACTION_SUBJECT_INDEX } from './reaction-rollup.js';
 import { SHA_INDEX } from './refs.js';
 import { FULL_NAME_INDEX } from './repositories.js';
-import { scenarios } from './scenarios.js';
+import { scenarioKeys, scenarios } from './scenarios.js';
 
 const hook = (type: HookKind, match: EndpointKind['match']): EndpointKind => ({
   type,
@@ -101,6 +101,7 @@ export const githubPack: VendorPack = {
   ],
   events: githubEvents,
   scenarios,
+  scenarioKeys,
   cli: githubCli,
   idShapes: githubIdShapes,
   retireEndpoint: async (twin, kind, id) => {

@@ -1,7 +1,12 @@
 // `twinworld send github <type>`: the sample organization, user and repository (reused when the
 // world already has them), then the type's recipe (recipes.ts) with a hook subscribed to the
 // event's family right before the causing write; installations go to a new app's own webhook.
-import type { Scenario, ScenarioContext, ScenarioResult } from '../kit/vendor-pack.js';
+import type {
+  Scenario,
+  ScenarioContext,
+  ScenarioKeys,
+  ScenarioResult,
+} from '../kit/vendor-pack.js';
 import {
   addInstallationRepositories,
   createApp,
@@ -101,4 +106,13 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     await uninstallApp(ctx.twin, { installation: installation.id, sender: SAMPLE_USER });
     return { endpointKind: 'app', endpointId: String(app.id) };
   },
+};
+
+/** The recipes' keys (on the sample repository: no `repository`); installations take `repositories`. */
+export const scenarioKeys: Readonly<Record<string, ScenarioKeys>> = {
+  ...Object.fromEntries(Object.entries(recipes).map(([type, r]) => [type, r.keys])),
+  ping: [],
+  'installation.created': ['repositories'],
+  'installation_repositories.added': ['repositories'],
+  'installation.deleted': [],
 };

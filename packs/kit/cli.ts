@@ -1,7 +1,7 @@
 // What a pack offers `twinworld endpoints` and `twinworld trigger` (the kernel's Pack['cli']),
 // and the pieces every pack's implementation shares: a trigger whose `--data` keys are checked
 // before anything is written, and the event filter a CLI request means.
-import type { JsonObject, Pack, Twin } from '../../src/index.js';
+import { TwinError, type JsonObject, type Pack, type Twin } from '../../src/index.js';
 
 export type PackCli = NonNullable<Pack['cli']>;
 export type EndpointRequest = Parameters<PackCli['addEndpoint']>[1];
@@ -33,4 +33,24 @@ export function requestedEvents(request: EndpointRequest): readonly string[] | u
 /** The option's value when given, else undefined. */
 export function option(request: EndpointRequest, name: string): string | undefined {
   return Object.hasOwn(request.options, name) ? request.options[name] : undefined;
+}
+
+/**
+ * The first `--data` key `allowed` does not list, as the refusal `trigger` and `send` both give
+ * before writing anything; undefined when every key is taken.
+ */
+export function dataKeyRefusal(
+  pack: string,
+  eventType: string,
+  allowed: readonly string[] | 'any',
+  data: JsonObject,
+): TwinError | undefined {
+  if (allowed === 'any') return undefined;
+  const key = Object.keys(data).find((k) => !allowed.includes(k));
+  if (key === undefined) return undefined;
+  return new TwinError(
+    'INVALID_ARGUMENT',
+    `--data key "${key}" is not taken by ${pack} ${eventType}; ${allowed.length === 0 ? 'it takes no --data' : `it takes: ${allowed.join(', ')}`}`,
+    { path: `data.${key}`, details: { allowed: [...allowed] } },
+  );
 }

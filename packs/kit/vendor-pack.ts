@@ -23,6 +23,9 @@ export interface ScenarioResult {
   readonly endpointId: string;
 }
 
+/** The `--data` keys a scenario takes, or 'any' when `--data` is the payload itself. */
+export type ScenarioKeys = readonly string[] | 'any';
+
 /** Builds what the event needs, subscribes the target endpoint, then performs the causing write. */
 export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult> | ScenarioResult;
 
@@ -44,6 +47,11 @@ export interface VendorPack extends Pack {
   readonly events: EventsDeclaration;
   readonly description: string;
   readonly scenarios: Readonly<Record<string, Scenario>>;
+  /**
+   * The `--data` keys each scenario takes, checked before it writes anything ('any': the payload
+   * itself). A type not listed is checked only by the vendor operation, after the writes before it.
+   */
+  readonly scenarioKeys?: Readonly<Record<string, ScenarioKeys>>;
   readonly idShapes: IdShapes;
   /** Stops an endpoint from taking new events (deliveries already recorded still run). */
   retireEndpoint(twin: Twin, endpointKind: string, endpointId: string): Promise<unknown>;

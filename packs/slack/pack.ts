@@ -18,7 +18,7 @@ import { messageKind } from './messages.js';
 import { slackIdShapes } from './ids.js';
 import { updateSlashCommand } from './interactivity.js';
 import { slackHeaders } from './retry-headers.js';
-import { scenarios } from './scenarios.js';
+import { scenarioKeys, scenarios } from './scenarios.js';
 import { scheduledMessageKind } from './scheduled-messages.js';
 import { reactionKind } from './activity.js';
 import { channelKind } from './workspace.js';
@@ -160,6 +160,7 @@ export const slackPack: VendorPack = {
   ],
   events: slackEvents,
   scenarios,
+  scenarioKeys,
   cli: slackCli,
   idShapes: slackIdShapes,
   retireEndpoint: async (twin, kind, id) => {

@@ -1,7 +1,12 @@
 // `twinworld send slack <type>`: a fresh workspace with the target as its app's Request URL (or
 // Interactivity URL, or a slash command's URL) and signing secret, a user and a #general
 // channel, then the type's recipe (recipes.ts). `--data` is merged into it, e.g. {"text": "…"}.
-import type { Scenario, ScenarioContext, ScenarioResult } from '../kit/vendor-pack.js';
+import type {
+  Scenario,
+  ScenarioContext,
+  ScenarioKeys,
+  ScenarioResult,
+} from '../kit/vendor-pack.js';
 import { createApp, setInteractivityUrl, updateEventSubscription } from './apps.js';
 import { createSlashCommand } from './interactivity.js';
 import { recipes, SLASH_COMMAND, type Recipe, type Workspace } from './recipes.js';
@@ -85,3 +90,8 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     return { endpointKind: 'slash_command', endpointId: command.id };
   },
 };
+
+/** Each scenario takes its recipe's keys; setting a Request URL (url_verification) takes none. */
+export const scenarioKeys: Readonly<Record<string, ScenarioKeys>> = Object.fromEntries(
+  Object.keys(scenarios).map((type) => [type, recipes[type]?.keys ?? []]),
+);

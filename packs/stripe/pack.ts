@@ -11,7 +11,7 @@ import { STATUS_INDEX } from './billing-clock.js';
 import { stripeIdShapes } from './ids.js';
 import { INVOICE_PAYMENT_INDEX } from './invoice-stages.js';
 import { previousAttributes } from './previous-attributes.js';
-import { scenarios } from './scenarios.js';
+import { scenarioKeys, scenarios } from './scenarios.js';
 import { updateWebhookEndpoint } from './webhook-endpoints.js';
 
 /** The API version events are rendered with (the one stripe-node 23.1.0 pins). */
@@ -93,6 +93,7 @@ export const stripePack: VendorPack = {
   ],
   events: stripeEvents,
   scenarios,
+  scenarioKeys,
   cli: stripeCli,
   idShapes: stripeIdShapes,
   retireEndpoint: (twin, _kind, id) => updateWebhookEndpoint(twin, id, { disabled: true }),

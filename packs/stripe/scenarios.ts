@@ -1,6 +1,6 @@
 // `twinworld send stripe <type>`: each event type's recipe (recipes.ts), with the target endpoint
 // subscribed to exactly that type right before the causing write.
-import type { Scenario, ScenarioResult } from '../kit/vendor-pack.js';
+import type { Scenario, ScenarioKeys, ScenarioResult } from '../kit/vendor-pack.js';
 import { recipes } from './recipes.js';
 import { createWebhookEndpoint } from './webhook-endpoints.js';
 
@@ -26,4 +26,9 @@ function scenario(type: string, recipe: (typeof recipes)[string]): Scenario {
 
 export const scenarios: Readonly<Record<string, Scenario>> = Object.fromEntries(
   Object.entries(recipes).map(([type, recipe]) => [type, scenario(type, recipe)]),
+);
+
+/** Each scenario takes its recipe's keys, as `trigger` does. */
+export const scenarioKeys: Readonly<Record<string, ScenarioKeys>> = Object.fromEntries(
+  Object.entries(recipes).map(([type, recipe]) => [type, recipe.keys]),
 );

@@ -1,6 +1,6 @@
 // What a new user types wrong, answered in-process as the CLI answers it: a typed refusal that
 // names what was wrong and where, exit 1 (or 2 for usage), and nothing left behind.
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
@@ -50,5 +50,59 @@ describe('a log file that is not one', () => {
       details: { file: missing, reason: 'ENOENT' },
     });
     expect(j.status).toBe(1);
+  });
+});
+
+describe('send --data', () => {
+  const send = (root: string, data: string, type = 'customer.created', pack = 'stripe') => [
+    'send',
+    pack,
+    type,
+    '--to',
+    'http://127.0.0.1:1/hooks',
+    '--secret',
+    'whsec_test',
+    '--data',
+    data,
+    '--root',
+    root,
+  ];
+
+  it('a key the event does not take: refused as trigger refuses it, before the root is created', async () => {
+    const root = freshRoot();
+    const r = await cli(send(root, '{"emial":1}'));
+    expect(r.stderr).toBe(
+      'error INVALID_ARGUMENT: --data key "emial" is not taken by stripe customer.created; it takes: email, name, description, phone, metadata, invoice_settings (at data.emial)\n',
+    );
+    expect(r.status).toBe(1);
+    expect(existsSync(root)).toBe(false);
+    const t = await cli([
+      'trigger',
+      'stripe',
+      'customer.created',
+      '--data',
+      '{"emial":1}',
+      '--root',
+      root,
+    ]);
+    expect(t.stderr).toBe(r.stderr);
+    const ping = await cli(send(root, '{"x":1}', 'ping', 'github'));
+    expect(ping.stderr).toMatch(
+      /"x" is not taken by github ping; it takes no --data \(at data\.x\)/,
+    );
+  });
+
+  it('in a world that exists: nothing appended, no endpoint left behind', async () => {
+    const root = freshRoot();
+    expect(
+      (await cli(['endpoints', 'add', 'stripe', '--url', 'http://127.0.0.1:1/x', '--root', root]))
+        .status,
+    ).toBe(0);
+    const before = (await cli(['log', 'stripe', '--root', root, '--json'])).stdout;
+    const r = await cli(send(root, '{"email":"ada@example.com","emial":1}'));
+    expect(r.status).toBe(1);
+    expect((await cli(['log', 'stripe', '--root', root, '--json'])).stdout).toBe(before);
+    const listed = await cli(['endpoints', 'list', '--all', '--root', root, '--json']);
+    expect(listed.json<unknown[]>()).toHaveLength(1);
   });
 });

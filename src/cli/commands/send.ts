@@ -1,7 +1,7 @@
 // `twinworld send`: like a vendor's own CLI trigger — builds what an event needs, renders and
 // signs it as the vendor would, delivers it through the dispatcher to the user's app, and records
 // everything in the world's log. `send --list` shows every event each pack can send.
-import { listSendable, sendEvent } from '../../../packs/send.js';
+import { checkSend, listSendable, sendEvent } from '../../../packs/send.js';
 import { stringOption, UsageError, withWorld, type Command } from '../command.js';
 import { printJson, Table, write } from '../output.js';
 import { DATA_EXAMPLE } from '../pack-cli.js';
@@ -69,14 +69,11 @@ export const sendCommand: Command = {
     if (to === undefined) throw new UsageError('send needs --to URL');
     if (secret === undefined) throw new UsageError('send needs --secret S');
     const data = jsonObjectFlag(args.values, 'data', DATA_EXAMPLE);
+    const options = { pack, eventType, to, secret, ...(data === undefined ? {} : { data }) };
+    // Before the world opens: a refused send creates no root and writes nothing.
+    checkSend(options);
     return withWorld(args.store, async (world) => {
-      const result = await sendEvent(world, {
-        pack,
-        eventType,
-        to,
-        secret,
-        ...(data === undefined ? {} : { data }),
-      });
+      const result = await sendEvent(world, options);
       if (args.json) await printJson(io, result);
       else {
         await write(io.stdout, `${result.pack} ${result.eventType} → ${to}\n`);

@@ -7,13 +7,13 @@ import { TwinError } from '../../errors.js';
 import type { AttemptResult, Dispatcher } from '../../events/dispatcher.js';
 import { getPack, packTwinName, type EventTrigger } from '../../events/pack-registry.js';
 import { attemptId, attemptType } from '../../events/delivery-records.js';
-import type { JsonObject } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
 import { countOption, stringOption, UsageError, type Command } from '../command.js';
 import { printJson, statusLine, Table, write } from '../output.js';
 import { cliPack, cliPacks, DATA_EXAMPLE, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
 import { jsonObjectFlag } from '../flags.js';
+import { dataKeyRefusal } from '../../../packs/kit/cli.js';
 import { noteSignal, signalExitCode } from '../signals.js';
 
 /**
@@ -49,20 +49,6 @@ function eventTrigger(packName: string, eventType: string): EventTrigger {
     );
   }
   return cli.triggers[eventType]!;
-}
-
-/** Refuses keys the trigger does not take, before anything is written. */
-function checkDataKeys(packName: string, eventType: string, t: EventTrigger, data: JsonObject) {
-  if (t.data === 'any') return;
-  const allowed = t.data;
-  for (const key of Object.keys(data)) {
-    if (allowed.includes(key)) continue;
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `--data key "${key}" is not taken by ${packName} ${eventType}; ${allowed.length === 0 ? 'it takes no --data' : `it takes: ${allowed.join(', ')}`}`,
-      { path: `data.${key}`, details: { allowed: [...allowed] } },
-    );
-  }
 }
 
 /**
@@ -211,7 +197,10 @@ export const triggerCommand: Command = {
     const t = eventTrigger(pack.name, eventType);
     const count = countOption(args, 'count') ?? 1;
     const data = jsonObjectFlag(args.values, 'data', DATA_EXAMPLE);
-    if (data !== undefined) checkDataKeys(pack.name, eventType, t, data);
+    const refusal =
+      data === undefined ? undefined : dataKeyRefusal(pack.name, eventType, t.data, data);
+    // Refused before anything is written.
+    if (refusal !== undefined) throw refusal;
     const wait = args.values.wait === true;
     return withPackWorld(
       args.store,
