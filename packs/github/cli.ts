@@ -34,7 +34,7 @@ import {
 } from './recipes.js';
 import { FULL_NAME_INDEX, type GitHubRepository } from './repositories.js';
 import { repositoryKind } from './repositories.js';
-import { hookKinds } from './hooks.js';
+import { checkEvents, hookKinds } from './hooks.js';
 
 const HOW_TO_MAKE = `\`twinworld trigger github ping\` makes the twin's sample repository ${SAMPLE_REPO} (with the organization octo-org and the user octocat) the first time any GitHub trigger runs; other repositories are made with createRepository (packs/github)`;
 
@@ -63,14 +63,20 @@ function listEndpoints(twin: Twin): Promise<EndpointSummary[]> {
   );
 }
 
-async function addEndpoint(twin: Twin, request: EndpointRequest) {
-  const repo = option(request, 'repo');
-  const org = option(request, 'org');
-  if ((repo === undefined) === (org === undefined))
+/** What addEndpoint refuses before it reads the world: both or neither of --repo and --org, bad event names. */
+function checkEndpoint(request: EndpointRequest): void {
+  if ((option(request, 'repo') === undefined) === (option(request, 'org') === undefined))
     throw validationFailed(
       'a GitHub webhook belongs to one repository (--repo owner/name) or one organization (--org login); give exactly one',
       'repo',
     );
+  checkEvents([...(requestedEvents(request) ?? ['*'])]);
+}
+
+async function addEndpoint(twin: Twin, request: EndpointRequest) {
+  checkEndpoint(request);
+  const repo = option(request, 'repo');
+  const org = option(request, 'org');
   const input = {
     url: request.url,
     events: [...(requestedEvents(request) ?? ['*'])],
@@ -153,6 +159,7 @@ export const githubCli: PackCli = {
     repo: 'GitHub: add a repository hook to owner/name (it must exist)',
     org: 'GitHub: add an organization hook to this organization (it must exist)',
   },
+  checkEndpoint,
   addEndpoint,
   listEndpoints,
   async setEndpointEnabled(twin, endpoint, enabled) {

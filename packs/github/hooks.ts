@@ -87,7 +87,8 @@ function eventFilter(events: readonly string[]): string[] {
   return filter.includes('*') || filter.includes('ping') ? filter : [...filter, 'ping'];
 }
 
-function checkEvents(value: unknown): string[] {
+/** GitHub's refusal of a hook's events: none, or a name GitHub does not send. */
+export function checkEvents(value: unknown): string[] {
   const events = value === undefined ? ['push'] : check.stringArray(value, 'events');
   for (const e of events)
     if (e !== '*' && !GITHUB_HOOK_EVENTS.has(e))

@@ -153,6 +153,11 @@ export const slackCli: PackCli = {
   endpointOptions: {
     team: 'Slack: install the app in this workspace (T…; it must exist and have no app yet);\na new workspace is made for the app when omitted',
   },
+  checkEndpoint(request) {
+    check.url(request.url, 'url');
+    botEvents(requestedEvents(request));
+    if (request.secret !== undefined) check.secret(request.secret, 'secret');
+  },
   async addEndpoint(twin, request) {
     // Checked before a workspace is made for the app, so a refusal leaves nothing behind.
     const url = check.url(request.url, 'url');

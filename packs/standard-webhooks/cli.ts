@@ -4,6 +4,7 @@
 // payload the type's example with `--data` merged over it.
 import type { JsonObject, Twin } from '../../src/index.js';
 import { requestedEvents, trigger, type EndpointSummary, type PackCli } from '../kit/cli.js';
+import { VendorError } from '../kit/errors.js';
 import { createEndpoint, deleteEndpoint, updateEndpoint, type SwEndpoint } from './endpoints.js';
 import { sendMessage } from './messages.js';
 import { swEndpointKind } from './endpoints.js';
@@ -27,6 +28,18 @@ export function standardWebhooksCli(
   examples: Readonly<Record<string, JsonObject>>,
 ): PackCli {
   return {
+    // The same refusal createEndpoint gives for a type the sender does not declare.
+    checkEndpoint(request) {
+      const unknown = requestedEvents(request)?.find((t) => t !== '*' && !types.includes(t));
+      if (unknown !== undefined)
+        throw new VendorError(
+          'standard-webhooks',
+          'invalid_input',
+          'unknown_event_type',
+          `filterTypes holds "${unknown}", which this sender does not declare; known: ${types.join(', ')}`,
+          { path: 'filterTypes' },
+        );
+    },
     async addEndpoint(twin, request) {
       const events = requestedEvents(request);
       const endpoint = await createEndpoint(twin, {

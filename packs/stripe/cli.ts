@@ -2,9 +2,15 @@
 // Dashboard and POST /v1/webhook_endpoints make them (a whsec_ secret, enabled_events, status),
 // and a trigger per event type built from the same recipes `twinworld send` runs.
 import type { Twin } from '../../src/index.js';
-import { requestedEvents, trigger, type EndpointSummary, type PackCli } from '../kit/cli.js';
+import {
+  requestedEvents,
+  trigger,
+  type EndpointRequest,
+  type EndpointSummary,
+  type PackCli,
+} from '../kit/cli.js';
 import { recipes } from './recipes.js';
-import { webhookEndpointKind } from './webhook-endpoints.js';
+import { enabledEvents, webhookEndpointKind } from './webhook-endpoints.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -26,12 +32,17 @@ async function listEndpoints(twin: Twin): Promise<EndpointSummary[]> {
   return (await twin.list(webhookEndpointKind.type)).map((r) => summary(webhookEndpointKind.of(r)));
 }
 
+// Stripe requires enabled_events; "*" is its own word for every type.
+const enabledEventsOf = (request: EndpointRequest) => [...(requestedEvents(request) ?? ['*'])];
+
 export const stripeCli: PackCli = {
+  checkEndpoint(request) {
+    enabledEvents(enabledEventsOf(request));
+  },
   async addEndpoint(twin, request) {
     const endpoint = await createWebhookEndpoint(twin, {
       url: request.url,
-      // Stripe requires enabled_events; "*" is its own word for every type.
-      enabled_events: [...(requestedEvents(request) ?? ['*'])],
+      enabled_events: enabledEventsOf(request),
       ...(request.secret === undefined ? {} : { secret: request.secret }),
     });
     return { ...summary(endpoint), secret: endpoint.secret };

@@ -53,7 +53,8 @@ export interface UpdateWebhookEndpointInput {
 const check = checker('stripe');
 const UPDATE_KEYS = ['url', 'enabled_events', 'description', 'metadata', 'disabled'] as const;
 
-function enabledEvents(value: unknown): string[] {
+/** Stripe's refusal of an enabled_events list: empty, or a type this twin does not send. */
+export function enabledEvents(value: unknown): string[] {
   const events = check.stringArray(value, 'enabled_events');
   if (events.length === 0)
     throw new VendorError(

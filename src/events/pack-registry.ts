@@ -62,6 +62,12 @@ export interface EventTrigger {
 export interface PackCli {
   /** Extra `endpoints add` options this pack reads, by name (no leading dashes), with their help. */
   readonly endpointOptions?: Readonly<Record<string, string>>;
+  /**
+   * Checks what it can of an add request without a world (the event names, which options go
+   * together), throwing what addEndpoint would: the CLI calls it before it opens or creates the
+   * root, so a refused add leaves nothing behind.
+   */
+  checkEndpoint?(request: EndpointRequest): void;
   /** Registers the endpoint; answers it with its signing secret (stored in world.secrets). */
   addEndpoint(
     twin: Twin,

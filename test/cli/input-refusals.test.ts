@@ -106,3 +106,35 @@ describe('send --data', () => {
     expect(listed.json<unknown[]>()).toHaveLength(1);
   });
 });
+
+describe('endpoints add', () => {
+  it('an event type the vendor does not send is refused before the root is created, for every pack', async () => {
+    const cases: [string[], RegExp][] = [
+      [['stripe'], /^error INVALID_ARGUMENT: stripe: enabled_events holds "customer\.creatd"/],
+      [['slack'], /^error INVALID_ARGUMENT: slack: invalid_event: bot event "customer\.creatd"/],
+      [['standard-webhooks'], /^error INVALID_ARGUMENT: standard-webhooks: filterTypes holds/],
+      [
+        ['github', '--repo', 'octo-org/hello-world'],
+        /^error INVALID_ARGUMENT: github: .*"customer\.creatd" is not a GitHub webhook event name/,
+      ],
+      [['github'], /^error INVALID_ARGUMENT: github: .*give exactly one \(at repo\)/],
+    ];
+    for (const [pack, refusal] of cases) {
+      const root = freshRoot();
+      const r = await cli([
+        'endpoints',
+        'add',
+        ...pack,
+        '--url',
+        'http://127.0.0.1:1/x',
+        '--events',
+        'customer.creatd',
+        '--root',
+        root,
+      ]);
+      expect(r.stderr).toMatch(refusal);
+      expect(r.status).toBe(1);
+      expect(existsSync(root), pack.join(' ')).toBe(false);
+    }
+  });
+});

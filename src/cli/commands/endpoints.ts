@@ -169,6 +169,13 @@ export const endpointsCommand: Command = {
           const value = stringOption(args, name);
           if (value !== undefined) options[name] = value;
         }
+        // Before the root is opened (or created): a refused add leaves nothing behind.
+        pack.cli.checkEndpoint?.({
+          url,
+          ...(secret === undefined ? {} : { secret }),
+          ...(events === undefined ? {} : { events }),
+          options,
+        });
         return withPackWorld(
           args.store,
           async (world) => {
