@@ -414,6 +414,13 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
       'The log file given to `import` or `replay` cannot be read: there is no such file, it is a folder, or this user may not read it. Nothing was read or written.',
     fix: 'Check the path the message names (`twinworld export --out FILE` writes a log file), or pass `-` to read stdin.',
   },
+  WALK_FAILED: {
+    area: 'configuration and CLI',
+    status: 500,
+    means:
+      'A walk module (`twinworld walk FILE`) threw while it ran; the message is what it threw, with the line of the throw when its stack names one.',
+    fix: 'Fix the walk at the line named; a refusal of the kernel inside the walk keeps its own code instead.',
+  },
 };
 
 /** The HTTP status a host answers an error code with (see ERROR_CATALOG). */

@@ -60,7 +60,8 @@ export type TwinErrorCode =
   | 'DISK_FULL'
   | 'PORT_IN_USE'
   | 'PORT_NOT_PERMITTED'
-  | 'LOG_FILE_UNREADABLE';
+  | 'LOG_FILE_UNREADABLE'
+  | 'WALK_FAILED';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

@@ -2,7 +2,7 @@
 // named `walk` export), with an optional `export const options = { seed, start }`. Loading checks
 // the shape and says how to fix it; running opens the walk, calls the function, settles, reports.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TwinError } from '../errors.js';
 import type { Pack } from '../events/pack-registry.js';
@@ -80,6 +80,36 @@ export interface RunWalkOptions {
   readonly lib: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * What the user's walk threw, as WALK_FAILED naming the module and the line of the throw when the
+ * stack has it: the bug is in the walk, not the kernel. A kernel refusal (a TwinError: a bad
+ * write, an unknown pack) keeps its own code and path, which say more.
+ */
+function walkFailure(error: unknown, file: string): unknown {
+  if (error instanceof TwinError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const at = throwSite(error, file);
+  const shown = relative(process.cwd(), file) || file;
+  const where = at === undefined ? shown : `${shown}:${at.line}`;
+  return new TwinError('WALK_FAILED', `the walk in ${shown} threw: ${message}`, {
+    path: where,
+    details: { file, ...at },
+    cause: error,
+  });
+}
+
+/** The line and column of the first stack frame in the walk's own file, when there is one. */
+function throwSite(error: unknown, file: string): { line: number; column: number } | undefined {
+  const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
+  const url = `${pathToFileURL(file).href}:`;
+  for (const frame of stack.split('\n')) {
+    const i = frame.indexOf(url);
+    const m = i < 0 ? null : /^(\d+):(\d+)/.exec(frame.slice(i + url.length));
+    if (m !== null) return { line: Number(m[1]), column: Number(m[2]) };
+  }
+  return undefined;
+}
+
 /** Opens a walk for the module, runs it and settles; the caller reports and closes. */
 export async function runWalkModule(loaded: LoadedWalk, options: RunWalkOptions): Promise<Walk> {
   const start = options.start ?? loaded.options.start;
@@ -91,7 +121,11 @@ export async function runWalkModule(loaded: LoadedWalk, options: RunWalkOptions)
     packs: options.packs,
   });
   try {
-    await loaded.fn(walk, options.lib);
+    try {
+      await loaded.fn(walk, options.lib);
+    } catch (error) {
+      throw walkFailure(error, loaded.file);
+    }
     await walk.settle();
   } catch (error) {
     await walk.close().catch(() => {});
