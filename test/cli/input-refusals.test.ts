@@ -138,3 +138,18 @@ describe('endpoints add', () => {
     }
   });
 });
+
+describe('--seed', () => {
+  it('a whole number a double holds exactly; anything else is a usage error naming the range', async () => {
+    for (const command of ['demo', 'walk']) {
+      const file = command === 'walk' ? [join(dir, 'never-read.mjs')] : [];
+      for (const seed of ['abc', '1.5', '-1', '99999999999999999999', '9007199254740992']) {
+        const r = await cli([command, ...file, `--seed=${seed}`]);
+        expect(r.stderr).toBe(
+          `error USAGE: --seed must be an integer 0–9007199254740991, got "${seed}"; see \`twinworld ${command} --help\`\n`,
+        );
+        expect(r.status).toBe(2);
+      }
+    }
+  });
+});

@@ -3,7 +3,7 @@
 // calendar fires — then every delivery, attempt, trigger decision, trace id and state hash.
 import { runDemoWalk } from '../demo-walk.js';
 import { type Command } from '../command.js';
-import { printWalkReport, ROOT_NOTE, walkSeed, withWalkRoot } from './walk.js';
+import { printWalkReport, ROOT_NOTE, SEED_FLAG, walkSeed, withWalkRoot } from './walk.js';
 
 const DEFAULT_SEED = 1;
 
@@ -23,12 +23,7 @@ export const demoCommand: Command = {
   arguments: [],
   positionals: { min: 0, max: 0 },
   options: {
-    seed: {
-      type: 'string',
-      value: { kind: 'text', nonEmpty: true },
-      arg: 'N',
-      description: `seed of the walk: the same seed writes the same log (default ${DEFAULT_SEED})`,
-    },
+    seed: SEED_FLAG,
   },
   jsonHelp:
     'print the report as one JSON object (deliveries, receivers, triggers, hashes, wall, ingress)',

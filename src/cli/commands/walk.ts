@@ -13,6 +13,7 @@ import type { Walk } from '../../walk/walk.js';
 import type { StorageBackend } from '../../storage/port.js';
 import { pgBackend } from '../store.js';
 import {
+  countOption,
   stringOption,
   type CliIO,
   type Command,
@@ -21,14 +22,21 @@ import {
 } from '../command.js';
 import { printJson, write } from '../output.js';
 
+/**
+ * The seed is hashed into every id the walk draws, as the text of a number. A walk module names it
+ * as a JS number (`options = { seed: 7 }`), so only whole numbers a double holds exactly name the
+ * same walk both ways: past 2^53 − 1, "99999999999999999999" and the number it parses to differ.
+ */
+export const SEED_FLAG: OptionSpec = {
+  type: 'string',
+  value: { kind: 'count', max: Number.MAX_SAFE_INTEGER },
+  arg: 'N',
+  description: `seed of the walk, a whole number 0–${Number.MAX_SAFE_INTEGER}: the same seed\nwrites the same log (default 1)`,
+};
+
 /** --seed, --start and --root as every walk-running command reads them. */
 const WALK_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  seed: {
-    type: 'string',
-    value: { kind: 'text', nonEmpty: true },
-    arg: 'N',
-    description: 'seed of the walk: the same seed writes the same log (default 1)',
-  },
+  seed: SEED_FLAG,
   start: {
     type: 'string',
     value: { kind: 'time' },
@@ -97,11 +105,9 @@ export async function withWalkRoot<T>(
   }
 }
 
-export function walkSeed(
-  args: ParsedArgs,
-  fallback: string | number | undefined,
-): string | number | undefined {
-  return stringOption(args, 'seed') ?? fallback;
+/** --seed as a number ("007" is the walk of 7), or the fallback. */
+export function walkSeed(args: ParsedArgs, fallback: number | undefined): number | undefined {
+  return countOption(args, 'seed') ?? fallback;
 }
 
 /** Prints the walk's report as text, or as one JSON object with `extra` merged in. */
