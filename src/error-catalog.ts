@@ -343,8 +343,9 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   ROOT_NOT_FOUND: {
     area: 'world and store',
     status: 500,
-    means: 'A world opened to read (every read command) names a root folder that does not exist.',
-    fix: 'Check `--root`, or write something first (writing commands create the root).',
+    means:
+      'A world opened to read (every read command) names a root folder that does not exist, or the root is a symbolic link to nothing (for reads and writes alike).',
+    fix: 'Check `--root`, or write something first (writing commands create the root); for a link, create its target or point `--root` at a folder.',
   },
   ROOT_NOT_A_FOLDER: {
     area: 'world and store',

@@ -8,14 +8,7 @@ import { RealClock } from '../world/clock.js';
 import type { Twin } from '../world/twin.js';
 import { validateTwinName, type World } from '../world/world.js';
 import { storageRefusal } from '../world/root.js';
-import {
-  DEFAULT_ROOT,
-  openStoreWorld,
-  parseStore,
-  STORE_ENV,
-  storeMayHoldWorld,
-  type StoreTarget,
-} from './store.js';
+import { DEFAULT_ROOT, openStoreWorld, parseStore, STORE_ENV, type StoreTarget } from './store.js';
 import { parseFlagValue, type FlagValue } from './flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -147,8 +140,8 @@ export async function withTwin<T>(
   fn: (twin: Twin) => Promise<T> | T,
 ): Promise<T> {
   validateTwinName(name);
-  if (options.mustExist && !storeMayHoldWorld(args.store))
-    throw unknownTwin(name, args.store.label);
+  // A missing SQLite root is refused by withWorld as ROOT_NOT_FOUND, as every read command says
+  // it: the folder is what is wrong, not the twin's name.
   return withWorld(
     args.store,
     async (world) => {
@@ -160,7 +153,7 @@ export async function withTwin<T>(
   );
 }
 
-function unknownTwin(name: string, root: string, known: string[] = []): TwinError {
+function unknownTwin(name: string, root: string, known: string[]): TwinError {
   const hint = known.length === 0 ? 'it holds no twins yet' : `it holds: ${known.join(', ')}`;
   return new TwinError(
     'UNKNOWN_TWIN',

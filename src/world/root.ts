@@ -2,7 +2,7 @@
 // or wrong kind of path is a typed refusal that says what to do — never an errno (EEXIST,
 // ENOTDIR) or a driver code (SQLITE_CANTOPEN, SQLITE_READONLY_DIRECTORY) — and so that opening a
 // world only to read it never creates its folder.
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TwinError } from '../errors.js';
 
@@ -36,6 +36,15 @@ function writable(path: string): string | undefined {
   }
 }
 
+/** Where `path` links to, when it is a symbolic link whose target does not exist. */
+function danglingLink(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The nearest existing folder at or above `path` (for messages about why it cannot be made). */
 function nearestExisting(path: string): { path: string; isDirectory: boolean } | undefined {
   for (let at = path; ; at = dirname(at)) {
@@ -66,6 +75,13 @@ export function prepareRoot(root: string, create: boolean): void {
       throw notAFolder(root, near === undefined ? 'a part of its path' : near.path);
     }
     if (code !== 'ENOENT') throw readOnly(root, code ?? 'cannot access', error);
+    const target = danglingLink(root);
+    if (target !== undefined)
+      throw new TwinError(
+        'ROOT_NOT_FOUND',
+        `the world root ${root} is a symbolic link to ${target}, which does not exist: the link points at nothing; create ${target}, or point --root at a folder`,
+        { path: 'root', details: { link: root, target } },
+      );
   }
   if (!exists) {
     if (!create) {

@@ -200,15 +200,16 @@ describe('refused writes', () => {
     expect(tw(['write', 'fresh', ...r, '-d', '{}']).status).toBe(1);
     const hash = tw(['hash', 'fresh', ...r]);
     expect(hash.status).toBe(1);
-    expect(hash.stderr).toMatch(/^error UNKNOWN_TWIN: /);
+    // Refused before the root was made: no world, let alone an empty twin.
+    expect(hash.stderr).toMatch(/^error ROOT_NOT_FOUND: /);
   });
 
-  it('refuses read commands on a twin that does not exist, creating nothing', () => {
+  it('refuses read commands on a world that does not exist, creating nothing', () => {
     const r = freshRoot();
     for (const cmd of ['log', 'state', 'hash', 'export']) {
       const res = tw([cmd, 'ghost', ...r]);
       expect(res.status, cmd).toBe(1);
-      expect(res.stderr, cmd).toMatch(/^error UNKNOWN_TWIN: no twin "ghost"/);
+      expect(res.stderr, cmd).toMatch(/^error ROOT_NOT_FOUND: there is no world at /);
     }
     expect(existsSync(root)).toBe(false);
     expect(tw(['hash', 'Not A Name', ...r]).stderr).toMatch(/^error INVALID_ARGUMENT: twin name/);

@@ -140,7 +140,7 @@ describe('world roots', () => {
       expect(r.stderr).toContain('check --root');
     }
     for (const cmd of ['log', 'state', 'hash', 'export'])
-      refused(tw([cmd, 'stripe', '--root', root]), 'UNKNOWN_TWIN');
+      refused(tw([cmd, 'stripe', '--root', root]), 'ROOT_NOT_FOUND');
     expect(existsSync(root)).toBe(false);
   });
 

@@ -1,6 +1,6 @@
 // What a new user types wrong, answered in-process as the CLI answers it: a typed refusal that
 // names what was wrong and where, exit 1 (or 2 for usage), and nothing left behind.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
@@ -151,5 +151,54 @@ describe('--seed', () => {
         expect(r.status).toBe(2);
       }
     }
+  });
+});
+
+describe('a world root that is not there', () => {
+  const write = [
+    '-d',
+    '{"operation":"note.create","subjectType":"note","subjectId":"n1","fields":{}}',
+  ];
+
+  it('read commands on a twin agree with deliveries: ROOT_NOT_FOUND, and nothing created', async () => {
+    const root = freshRoot();
+    for (const args of [
+      ['log', 'stripe'],
+      ['verify', 'stripe'],
+      ['state', 'stripe'],
+      ['hash', 'stripe'],
+      ['export', 'stripe'],
+      ['deliveries'],
+    ]) {
+      const r = await cli([...args, '--root', root]);
+      expect(r.stderr, args[0]).toMatch(
+        /^error ROOT_NOT_FOUND: there is no world at .*check --root/,
+      );
+      expect(r.status).toBe(1);
+    }
+    expect(existsSync(root)).toBe(false);
+    // A root that exists without the twin is still the twin's name to check.
+    expect((await cli(['write', 'notes', ...write, '--root', root])).status).toBe(0);
+    for (const cmd of ['log', 'verify', 'state', 'hash', 'export'])
+      expect((await cli([cmd, 'stripe', '--root', root])).stderr, cmd).toMatch(
+        /^error UNKNOWN_TWIN: no twin "stripe" in the world at .* \(it holds: notes\)/,
+      );
+  });
+
+  it('a symbolic link to nothing: says the link points at nothing, for a write and a read', async () => {
+    const link = join(dir, 'dangling');
+    const target = join(dir, 'nowhere');
+    symlinkSync(target, link);
+    for (const args of [
+      ['write', 'notes', ...write],
+      ['log', 'notes'],
+    ]) {
+      const r = await cli([...args, '--root', link]);
+      expect(r.stderr).toBe(
+        `error ROOT_NOT_FOUND: the world root ${link} is a symbolic link to ${target}, which does not exist: the link points at nothing; create ${target}, or point --root at a folder (at root)\n`,
+      );
+      expect(r.status).toBe(1);
+    }
+    expect(existsSync(target)).toBe(false);
   });
 });
