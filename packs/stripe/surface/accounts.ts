@@ -22,10 +22,19 @@ function unauthorized(message: string): StripeApiError {
   return new StripeApiError(401, 'invalid_request_error', undefined, message);
 }
 
-/** Shows only a key's kind and last four characters, as Stripe's messages do. */
+/** A key's secret part shows its last four characters only when at least this many stay hidden. */
+const HIDDEN_AT_LEAST = 8;
+
+/**
+ * A key as Stripe's messages show it: its kind (sk_live_, rk_test_, …), stars, and the last four
+ * characters of the secret part — never the prefix's, and none of a short secret part, which
+ * four characters would give away whole or nearly: `sk_live_x` shows as `sk_live_*`.
+ */
 function masked(key: string): string {
   const kind = /^[a-z]{2}_(test|live)_/.exec(key)?.[0] ?? '';
-  return `${kind}${'*'.repeat(Math.max(0, Math.min(key.length - kind.length - 4, 20)))}${key.slice(-4)}`;
+  const secret = key.slice(kind.length);
+  const tail = secret.length >= HIDDEN_AT_LEAST + 4 ? secret.slice(-4) : '';
+  return `${kind}${'*'.repeat(Math.min(secret.length - tail.length, 20))}${tail}`;
 }
 
 /** The key a request carries, per Stripe's Authorization rules. */
