@@ -77,6 +77,11 @@ export function listSendable(packs: readonly VendorPack[] = BUILT_IN): Sendable[
     );
 }
 
+/** The built-in pack `send` takes by this name; UNKNOWN_PACK listing the valid ones otherwise. */
+export function checkPack(name: string): void {
+  resolvePack(name);
+}
+
 function resolvePack(pack: string | VendorPack): VendorPack {
   if (typeof pack !== 'string') return pack;
   const found = BUILT_IN.find((p) => p.name === pack);

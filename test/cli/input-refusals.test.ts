@@ -202,3 +202,24 @@ describe('a world root that is not there', () => {
     expect(existsSync(target)).toBe(false);
   });
 });
+
+describe('send --list', () => {
+  it('takes a pack as trigger --list does: that pack only, an unknown one refused', async () => {
+    const all = (await cli(['send', '--list', '--json'])).json<{ pack: string }[]>();
+    const slack = await cli(['send', '--list', 'slack', '--json']);
+    expect(slack.status).toBe(0);
+    const listed = slack.json<{ pack: string }[]>();
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThan(all.length);
+    expect(listed).toEqual(all.filter((s) => s.pack === 'slack'));
+    const text = await cli(['send', '--list', 'slack']);
+    expect(text.stdout.split('\n').filter((l) => l.startsWith('slack ')).length).toBe(
+      listed.length,
+    );
+    expect(text.stdout).not.toMatch(/^stripe /m);
+    const unknown = await cli(['send', '--list', 'slak']);
+    expect(unknown.stderr).toMatch(/^error UNKNOWN_PACK: unknown pack "slak"; valid packs: /);
+    expect(unknown.status).toBe(1);
+    expect((await cli(['send', '--list', 'slack', 'message'])).status).toBe(2);
+  });
+});

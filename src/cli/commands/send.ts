@@ -1,7 +1,7 @@
 // `twinworld send`: like a vendor's own CLI trigger — builds what an event needs, renders and
 // signs it as the vendor would, delivers it through the dispatcher to the user's app, and records
 // everything in the world's log. `send --list` shows every event each pack can send.
-import { checkSend, listSendable, sendEvent } from '../../../packs/send.js';
+import { checkPack, checkSend, listSendable, sendEvent } from '../../../packs/send.js';
 import { stringOption, UsageError, withWorld, type Command } from '../command.js';
 import { printJson, Table, write } from '../output.js';
 import { DATA_EXAMPLE } from '../pack-cli.js';
@@ -11,7 +11,7 @@ export const sendCommand: Command = {
   name: 'send',
   summary: 'Send one vendor-faithful, signed webhook to your app',
   usage:
-    'send <pack> <event-type> --to URL --secret S [--data JSON] [--root DIR | --store URL] [--json]\n       twinworld send --list [--json]',
+    'send <pack> <event-type> --to URL --secret S [--data JSON] [--root DIR | --store URL] [--json]\n       twinworld send --list [<pack>] [--json]',
   description: [
     'Builds the resources <event-type> needs in the <pack> twin, subscribes an endpoint for URL,',
     "performs the write that causes the event, signs it with the vendor's scheme and secret S, and",
@@ -47,12 +47,19 @@ export const sendCommand: Command = {
       arg: 'JSON',
       description: 'fields merged into the causing write, e.g. {"email":"ada@example.com"}',
     },
-    list: { type: 'boolean', description: 'list every event type each pack can send' },
+    list: {
+      type: 'boolean',
+      description: 'list the event types each pack can send (with <pack>: that pack only)',
+    },
   },
   jsonHelp: 'print the attempt as JSON (with --list: the sendable events as a JSON array)',
   async run(args, io) {
     if (args.values.list === true) {
-      const all = listSendable();
+      // As `trigger --list [<pack>]`: a pack named lists its types alone.
+      const [only] = args.positionals;
+      if (args.positionals.length > 1) throw new UsageError('send --list takes at most <pack>');
+      if (only !== undefined) checkPack(only);
+      const all = listSendable().filter((s) => only === undefined || s.pack === only);
       if (args.json) await printJson(io, all);
       else
         await write(
