@@ -326,3 +326,48 @@ describe('mounted on a host', () => {
     }
   });
 });
+
+describe('the read API refuses what it cannot answer, naming it', () => {
+  it('a missing parameter is a 400 naming it; an unknown state a 400 naming the states; type filters resources', async () => {
+    expect(
+      (await cli(['trigger', 'stripe', 'customer.created', '--count', '2', '--root', root])).status,
+    ).toBe(0);
+    const { world, console: c, dispatcher } = open(new RealClock());
+    const read = async (path: string) => {
+      const r = await get(c, path, { 'x-twinworld-token': TOKEN });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    try {
+      for (const [path, name] of [
+        ['/api/attempts', 'delivery'],
+        ['/api/attempts?delivery=', 'delivery'],
+        ['/api/hash', 'twin'],
+        ['/api/resources', 'twin'],
+        ['/api/history?twin=stripe&type=customer', 'id'],
+      ] as const) {
+        const r = await read(path);
+        expect(r.status, path).toBe(400);
+        expect(r.body, path).toMatchObject({ error: 'INVALID_ARGUMENT', path: name });
+        expect(String(r.body.message), path).toMatch(new RegExp(`needs the ${name} parameter`));
+      }
+      const bogus = await read('/api/deliveries?state=bogus');
+      expect(bogus.status).toBe(400);
+      expect(bogus.body).toMatchObject({ error: 'INVALID_ARGUMENT', path: 'state' });
+      expect(String(bogus.body.message)).toContain('queued, sending');
+      expect((await read('/api/deliveries?state=queued')).status).toBe(200);
+
+      const all = await read('/api/resources?twin=stripe');
+      expect(Object.keys(all.body).length).toBeGreaterThan(1);
+      const customers = await read('/api/resources?twin=stripe&type=customer');
+      expect(customers.status).toBe(200);
+      expect(Object.keys(customers.body)).toEqual(['customer']);
+      expect(customers.body.customer).toEqual(all.body.customer);
+      expect((customers.body.customer as unknown[]).length).toBeGreaterThanOrEqual(2);
+      expect((await read('/api/resources?twin=stripe&type=nothing')).body).toEqual({});
+    } finally {
+      await c.close();
+      await dispatcher.close();
+      await world.close();
+    }
+  });
+});

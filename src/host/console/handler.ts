@@ -3,7 +3,8 @@
 // console`, `/_twinworld/console` on the vendor host); every request needs the token printed at
 // start. See docs/console.md.
 import { ERROR_CATALOG } from '../../error-catalog.js';
-import { isTwinError, type TwinErrorCode } from '../../errors.js';
+import { isTwinError, TwinError, type TwinErrorCode } from '../../errors.js';
+import { DELIVERY_STATES } from '../../events/delivery-records.js';
 import type { Dispatcher } from '../../events/dispatcher.js';
 import { DEFAULT_TENANT } from '../serve/config.js';
 import type { World } from '../../world/world.js';
@@ -68,6 +69,30 @@ function statusFor(code: TwinErrorCode): number {
 function param(url: URL, name: string): string | undefined {
   const v = url.searchParams.get(name);
   return v === null || v === '' ? undefined : v;
+}
+
+/** A parameter the read cannot go without: its absence is the caller's mistake (400), named. */
+function required(url: URL, name: string, example: string): string {
+  const v = param(url, name);
+  if (v === undefined)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${url.pathname.replace(/^.*\/api\//, 'api/')} needs the ${name} parameter, e.g. ?${name}=${example}`,
+      { path: name },
+    );
+  return v;
+}
+
+/** `state` as the CLI's `deliveries --state` takes it: one of the states, or refused naming them. */
+function deliveryState(url: URL): string | undefined {
+  const state = param(url, 'state');
+  if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `state must be one of ${DELIVERY_STATES.join(', ')}, got ${JSON.stringify(state)}`,
+      { path: 'state', details: { allowed: [...DELIVERY_STATES] } },
+    );
+  return state;
 }
 
 export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
@@ -153,26 +178,29 @@ export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
         return json(
           200,
           await deliveriesView(world, {
-            ...(param(url, 'state') === undefined ? {} : { state: param(url, 'state')! }),
+            ...(deliveryState(url) === undefined ? {} : { state: deliveryState(url)! }),
             ...(param(url, 'event') === undefined ? {} : { event: param(url, 'event')! }),
             ...(param(url, 'endpoint') === undefined ? {} : { endpoint: param(url, 'endpoint')! }),
             ...(param(url, 'pack') === undefined ? {} : { pack: param(url, 'pack')! }),
           }),
         );
       case '/api/attempts':
-        return json(200, await attemptsView(world, dispatcher, param(url, 'delivery') ?? ''));
+        return json(200, await attemptsView(world, dispatcher, required(url, 'delivery', 'dlv_…')));
       case '/api/hash':
-        return json(200, await hashView(world, param(url, 'twin') ?? ''));
+        return json(200, await hashView(world, required(url, 'twin', 'stripe')));
       case '/api/resources':
-        return json(200, await resourcesView(world, param(url, 'twin') ?? ''));
+        return json(
+          200,
+          await resourcesView(world, required(url, 'twin', 'stripe'), param(url, 'type')),
+        );
       case '/api/history':
         return json(
           200,
           await historyView(
             world,
-            param(url, 'twin') ?? '',
-            param(url, 'type') ?? '',
-            param(url, 'id') ?? '',
+            required(url, 'twin', 'stripe'),
+            required(url, 'type', 'customer'),
+            required(url, 'id', 'cus_…'),
           ),
         );
       case '/api/triggers':

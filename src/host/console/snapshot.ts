@@ -64,14 +64,19 @@ export async function hashView(world: World, twinName: string) {
 export async function resourcesView(
   world: World,
   twinName: string,
+  /** Only this type: the read starts at it and stops past it. */
+  onlyType?: string,
 ): Promise<Record<string, { id: string; version: number }[]>> {
   if (!(await world.twinNames()).includes(twinName)) return {};
   const twin = world.twin(twinName);
   const byType: Record<string, { id: string; version: number }[]> = {};
-  let after: { type: string; id: string } | undefined;
+  // No id is less than "": (type, "") is just before the type's first resource.
+  let after: { type: string; id: string } | undefined =
+    onlyType === undefined ? undefined : { type: onlyType, id: '' };
   for (;;) {
     let full: string | undefined;
     for await (const r of twin.liveResources(after)) {
+      if (onlyType !== undefined && r.type !== onlyType) break;
       const rows = (byType[r.type] ??= []);
       rows.push({ id: r.id, version: r.version });
       if (rows.length === ROWS) {
@@ -79,7 +84,7 @@ export async function resourcesView(
         break;
       }
     }
-    if (full === undefined) break;
+    if (full === undefined || onlyType !== undefined) break;
     // No id is less than "", and no type lies between `full` and `full` + NUL.
     after = { type: `${full}\u0000`, id: '' };
   }
