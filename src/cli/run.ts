@@ -16,6 +16,7 @@ import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 import { completionScript, SHELLS } from './completion.js';
 import { packageVersion } from './version.js';
+import { didYouMean } from './did-you-mean.js';
 import { COMMAND_NAMES, loadCommand, loadCommands } from './command-table.js';
 
 const EXIT_STATUS =
@@ -148,7 +149,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     if (command === undefined || extra.length > 0) {
       return printUsageError(
         io,
-        command === undefined ? `unknown command "${topic}"` : 'help takes one command name',
+        command === undefined
+          ? `unknown command "${topic}"${didYouMean(topic, COMMAND_NAMES)}`
+          : 'help takes one command name',
         MAIN_HINT,
         wantsJson,
       );
@@ -158,7 +161,12 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
   const command = await loadCommand(first);
   if (command === undefined)
-    return printUsageError(io, `unknown command "${first}"`, MAIN_HINT, wantsJson);
+    return printUsageError(
+      io,
+      `unknown command "${first}"${didYouMean(first, COMMAND_NAMES)}`,
+      MAIN_HINT,
+      wantsJson,
+    );
 
   let parsed: {
     values: Record<string, string | boolean | (string | boolean)[] | undefined>;

@@ -405,7 +405,11 @@ describe('usage', () => {
         /^error USAGE: [^\n]+; see `twinworld [a-z ]*--help`\n$/,
       );
     }
-    expect(tw(['frobnicate']).stderr).toContain('unknown command "frobnicate"');
+    expect(tw(['frobnicate']).stderr).toContain('unknown command "frobnicate";');
+    // a near miss names the command meant; two equally near names are not guessed between
+    expect(tw(['delivries']).stderr).toContain(
+      'unknown command "delivries" (did you mean "deliveries"?)',
+    );
     expect(tw(['log', 'stripe', '--bogus']).stderr).toContain('unknown option --bogus');
     const json = tw(['log', '--json']);
     expect(json.status).toBe(2);

@@ -1,0 +1,20 @@
+// The near-miss suggestion of a usage error: one name within two edits, never a guess between two.
+import { describe, expect, it } from 'vitest';
+import { didYouMean, nearestName } from '../../src/cli/did-you-mean.js';
+
+describe('nearestName', () => {
+  const names = ['deliveries', 'log', 'listen', 'verify', 'replay'];
+  it('names the one command within two edits: a letter dropped, added, changed, or two swapped', () => {
+    expect(nearestName('delivries', names)).toBe('deliveries');
+    expect(nearestName('deliveriess', names)).toBe('deliveries');
+    expect(nearestName('verity', names)).toBe('verify');
+    expect(nearestName('lgo', names)).toBe('log');
+    expect(nearestName('REPLAY', names)).toBe('replay');
+  });
+  it('suggests nothing far off, or when two names are as near', () => {
+    expect(nearestName('frobnicate', names)).toBeUndefined();
+    expect(nearestName('lug', ['log', 'lag'])).toBeUndefined();
+    expect(didYouMean('frobnicate', names)).toBe('');
+    expect(didYouMean('delivries', names)).toBe(' (did you mean "deliveries"?)');
+  });
+});
