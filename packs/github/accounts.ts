@@ -58,18 +58,14 @@ function checkLogin(login: unknown): string {
 
 /**
  * The account of `type` with this login, whatever its case: GitHub matches logins
- * case-insensitively. The index holds the canonical login, so an exact match costs one lookup and
- * only a differently cased one (or a miss) reads the accounts of that type.
+ * case-insensitively, and the login index keeps its keys in lower case (pack.ts).
  */
 export function lookupAccount(
-  view: Pick<ReadView, 'lookup' | 'list'>,
+  view: Pick<ReadView, 'lookup'>,
   type: 'user' | 'organization',
   login: string,
 ): Resource | undefined {
-  const [exact] = view.lookup(type, LOGIN_INDEX, login);
-  if (exact !== undefined) return exact;
-  const key = login.toLowerCase();
-  return view.list(type).find((r) => String(r.fields.login).toLowerCase() === key);
+  return view.lookup(type, LOGIN_INDEX, login)[0];
 }
 
 function takenLogin(view: ReadView, login: string): boolean {

@@ -90,9 +90,10 @@ export const githubPack: VendorPack = {
   description:
     'GitHub: repositories, pushes, issues, pull requests, checks, workflow runs, releases, stars and app installations, with repository, organization and app webhooks',
   indexes: [
-    { type: 'user', name: LOGIN_INDEX, field: 'login' },
-    { type: 'organization', name: LOGIN_INDEX, field: 'login' },
-    { type: 'repository', name: FULL_NAME_INDEX, field: 'full_name' },
+    // GitHub matches logins and repository names whatever their case.
+    { type: 'user', name: LOGIN_INDEX, field: 'login', fold: 'lower' },
+    { type: 'organization', name: LOGIN_INDEX, field: 'login', fold: 'lower' },
+    { type: 'repository', name: FULL_NAME_INDEX, field: 'full_name', fold: 'lower' },
     { type: 'pull_request', name: HEAD_INDEX, field: 'head_key' },
     { type: 'check_run', name: SUITE_INDEX, field: 'check_suite_id' },
     { type: 'branch', name: SHA_INDEX, field: 'sha' },

@@ -71,14 +71,10 @@ const NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
 /**
  * The repository `owner/name`, whatever its case: GitHub matches both parts case-insensitively and
- * answers with the canonical names. Only a differently cased name (or a miss) reads every
- * repository; the index holds the canonical full name.
+ * answers with the canonical names; the full-name index keeps its keys in lower case (pack.ts).
  */
 function lookupRepository(view: ReadView, fullName: string): Resource | undefined {
-  const [exact] = view.lookup('repository', FULL_NAME_INDEX, fullName);
-  if (exact !== undefined) return exact;
-  const key = fullName.toLowerCase();
-  return view.list('repository').find((r) => String(r.fields.full_name).toLowerCase() === key);
+  return view.lookup('repository', FULL_NAME_INDEX, fullName)[0];
 }
 
 export function findRepository(

@@ -23,6 +23,11 @@ export interface IndexDeclaration {
    * `range` reads one key's resources in that order, a page at a time.
    */
   readonly orderBy?: string;
+  /**
+   * `lower`: keys are kept in lower case, and a lookup's key is lowered too, so it finds the
+   * resource whatever the case asked (GitHub's logins and repository names). Plain indexes only.
+   */
+  readonly fold?: 'lower';
 }
 
 export interface IndexKey {
@@ -55,13 +60,29 @@ export function validateIndex(decl: IndexDeclaration): IndexDeclaration {
       'index.orderBy must be a non-empty field path when given, e.g. "created"',
       { path: 'index.orderBy' },
     );
+  if (decl.fold !== undefined && decl.fold !== 'lower')
+    throw new TwinError('INVALID_ARGUMENT', 'index.fold must be "lower" when given', {
+      path: 'index.fold',
+    });
+  if (decl.fold !== undefined && decl.orderBy !== undefined)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'index.fold is for plain indexes: an ordered index (orderBy) keeps its keys as given',
+      { path: 'index.fold' },
+    );
   return Object.freeze({
     type: decl.type,
     name: decl.name,
     field: decl.field,
     ...(decl.emptyKey === undefined ? {} : { emptyKey: decl.emptyKey }),
     ...(decl.orderBy === undefined ? {} : { orderBy: decl.orderBy }),
+    ...(decl.fold === undefined ? {} : { fold: decl.fold }),
   });
+}
+
+/** A key as `decl` keeps it (and as a lookup of `decl` asks for it). */
+export function foldedKey(decl: Pick<IndexDeclaration, 'fold'>, key: string): string {
+  return decl.fold === 'lower' ? key.toLowerCase() : key;
 }
 
 /** The value at a dotted path into a resource's fields. */
@@ -101,7 +122,8 @@ export function indexKeys(
     }
     const seen = new Set<string>();
     for (const v of values) {
-      const key = keyOf(v);
+      const raw = keyOf(v);
+      const key = raw === undefined ? undefined : foldedKey(decl, raw);
       if (key !== undefined && !seen.has(key)) {
         seen.add(key);
         keys.push({ name: decl.name, key });
@@ -142,12 +164,13 @@ export function indexSignature(decls: readonly IndexDeclaration[]): string {
   return JSON.stringify(
     [...decls]
       .map((d) => {
-        const row: (string | { orderBy: string })[] =
+        const row: (string | { orderBy?: string; fold?: string })[] =
           d.emptyKey === undefined
             ? [d.type, d.name, d.field]
             : [d.type, d.name, d.field, d.emptyKey];
         // Last and an object, so plain declarations keep the signature they always had.
         if (d.orderBy !== undefined) row.push({ orderBy: d.orderBy });
+        else if (d.fold !== undefined) row.push({ fold: d.fold });
         return row;
       })
       .sort(),

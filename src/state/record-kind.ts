@@ -53,7 +53,9 @@ export interface RecordKindSpec<A extends readonly unknown[]> {
   /** Builds the id from its parts; absent, the id is the one part given. */
   readonly id?: (...parts: A) => string;
   /** Indexes of this kind: name → field path (or {field, emptyKey}). */
-  readonly indexes?: Readonly<Record<string, string | { field: string; emptyKey?: string }>>;
+  readonly indexes?: Readonly<
+    Record<string, string | { field: string; emptyKey?: string; fold?: 'lower' }>
+  >;
 }
 
 /** Declares a record kind. `F` is the type of its fields; `A` the parts its id is built from. */
@@ -69,6 +71,7 @@ export function recordKind<F extends RecordFields, A extends readonly unknown[] 
           name,
           field: at.field,
           ...(at.emptyKey === undefined ? {} : { emptyKey: at.emptyKey }),
+          ...(at.fold === undefined ? {} : { fold: at.fold }),
         },
   );
   // The one cast: stored JSON to the kind's fields. Sound as long as the kind's records are

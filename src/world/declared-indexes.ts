@@ -27,13 +27,14 @@ export function decodeDeclarations(value: string | undefined): IndexDeclaration[
   const out: IndexDeclaration[] = [];
   for (const row of rows) {
     if (!Array.isArray(row)) continue;
-    // An ordered index carries `{orderBy}` last (indexSignature).
+    // An ordered or a folded index carries `{orderBy}` or `{fold}` last (indexSignature).
     const last: unknown = row[row.length - 1];
-    const orderBy =
+    const options =
       last !== null && typeof last === 'object'
-        ? (last as { orderBy?: unknown }).orderBy
-        : undefined;
-    const cells = typeof orderBy === 'string' ? row.slice(0, -1) : row;
+        ? (last as { orderBy?: unknown; fold?: unknown })
+        : {};
+    const { orderBy, fold } = options;
+    const cells = last !== null && typeof last === 'object' ? row.slice(0, -1) : row;
     if (cells.length < 3 || !cells.every((c) => typeof c === 'string')) continue;
     const [type, name, field, emptyKey] = cells as string[];
     out.push(
@@ -43,6 +44,7 @@ export function decodeDeclarations(value: string | undefined): IndexDeclaration[
         field: field!,
         ...(emptyKey === undefined ? {} : { emptyKey }),
         ...(typeof orderBy === 'string' ? { orderBy } : {}),
+        ...(fold === 'lower' ? { fold } : {}),
       }),
     );
   }
@@ -58,7 +60,9 @@ export function withDeclaration(stored: string | undefined, decl: IndexDeclarati
 }
 
 function same(a: IndexDeclaration, b: IndexDeclaration): boolean {
-  return a.field === b.field && a.emptyKey === b.emptyKey && a.orderBy === b.orderBy;
+  return (
+    a.field === b.field && a.emptyKey === b.emptyKey && a.orderBy === b.orderBy && a.fold === b.fold
+  );
 }
 
 /** One process's view of a twin's declarations, by type for the fold. */
@@ -93,7 +97,8 @@ export class DeclaredIndexes {
           { path: 'index.name' },
         );
       }
-      return undefined;
+      // The same field with other options (a pack that now folds its keys): built again.
+      if (same(existing, decl)) return undefined;
     }
     this.put(decl);
     return decl;

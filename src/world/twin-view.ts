@@ -1,6 +1,6 @@
 // The view a decide (or a read) sees inside a section: resources and lookups through the twin's
 // caches and the section's reads, with what the section staged so far laid over the store's answers.
-import { indexKeys, type IndexDeclaration } from '../state/indexes.js';
+import { foldedKey, indexKeys, type IndexDeclaration } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { compareKeys } from '../state/state-hash.js';
@@ -23,8 +23,9 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
         s.read(`list:${type}`, () => s.tx.listResources(type)),
         () => true,
       ),
-    lookup: (type, index, key) => {
+    lookup: (type, index, asked) => {
       const decls = state.declared(type, index);
+      const key = foldedKey(decls[0]!, asked);
       const rows = state.lookupRows(s, type, index, key);
       return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
     },
