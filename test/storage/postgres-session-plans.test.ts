@@ -1,10 +1,11 @@
 // What a pooled session keeps of the statements it prepared (connection.ts): one generic plan each,
 // even for a commit of one row, which the server otherwise prices cheaper planned for its own values
 // and plans again at every EXECUTE; and each statement's source no longer than its own PREPARE,
-// since the server copies that source at every EXECUTE.
+// since the server copies that source at every EXECUTE. All of it is set up in one round trip.
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { commitQueries } from '../../src/storage/postgres/commit-queries.js';
-import { Connection, parseEndpoint } from '../../src/storage/postgres/connection.js';
+import { Connection, parseEndpoint, setUpSession } from '../../src/storage/postgres/connection.js';
 import { migratedDatabase } from './postgres-support.js';
 
 describe('PostgreSQL: the statements a session prepared', () => {
@@ -66,6 +67,33 @@ describe('PostgreSQL: the statements a session prepared', () => {
     } finally {
       conn.release(session);
       await conn.end();
+    }
+  });
+
+  it('is set up in one round trip: the settings and every statement', async () => {
+    const db = await migratedDatabase('sessionsetup');
+    const client = new pg.Client(db.url);
+    await client.connect();
+    try {
+      const sent: string[] = [];
+      await setUpSession({ query: (text: string) => (sent.push(text), client.query(text)) });
+      expect(sent).toHaveLength(1);
+      const { rows } = await client.query<{ name: string; statement: string }>(
+        'SELECT name, statement FROM pg_prepared_statements',
+      );
+      const names = rows.map((r) => r.name);
+      for (const name of ['twinworld_lock', 'twinworld_add_entries', 'twinworld_absent'])
+        expect(names, name).toContain(name);
+      for (const r of rows) expect(r.statement, r.name).toMatch(/^PREPARE \S+ /);
+      const role = await client.query<{ current_user: string; plan_cache_mode: string }>(
+        "SELECT current_user, current_setting('plan_cache_mode') AS plan_cache_mode",
+      );
+      expect(role.rows[0]).toEqual({
+        current_user: 'twinworld_app',
+        plan_cache_mode: 'force_generic_plan',
+      });
+    } finally {
+      await client.end();
     }
   });
 });

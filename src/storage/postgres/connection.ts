@@ -76,28 +76,37 @@ export function parseEndpoint(url: string): Endpoint {
  * insert cheaper planned for each commit's own values when a commit carries one row, as a single
  * write's does, and planned it again at every EXECUTE: 63–75 µs a commit, more than running it.
  */
-function sessionSetup(lockTimeoutMs = 30_000): readonly string[] {
-  return [
-    `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(lockTimeoutMs))}; ` +
-      'SET enable_seqscan = off; SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan; ' +
-      `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false)`,
-    // Each statement is prepared in a query of its own: the server keeps the whole text a PREPARE
-    // came in as the statement's source and copies it at every EXECUTE (one of sixteen PREPAREs
-    // in a 5 kB text cost 6 µs more per EXECUTE than one prepared alone; docs/throughput.md).
+function sessionSetup(lockTimeoutMs = 30_000): string {
+  // Each statement is prepared by a PREPARE of its own: the server keeps the whole text a PREPARE
+  // came in as the statement's source and copies it at every EXECUTE (one of sixteen PREPAREs in a
+  // 5 kB text cost 6 µs more per EXECUTE than one prepared alone; docs/throughput.md). Run by a DO
+  // block's EXECUTEs, each keeps its own text, and the whole setup is one round trip instead of
+  // one per statement: a short-lived process (a CLI command) on a distant server opens sessions
+  // at the network's round trip, not twenty of them.
+  const prepares = [
     PREPARE_LOCK,
     ...PREPARE_WRITES,
     ...PREPARE_READS,
     PREPARE_GUARD,
     PREPARE_ABSENT,
   ];
+  return (
+    `SET ROLE twinworld_app; SET standard_conforming_strings = on; SET lock_timeout = ${Math.max(0, Math.round(lockTimeoutMs))}; ` +
+    'SET enable_seqscan = off; SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan; ' +
+    `SELECT set_config('twinworld.tenant', ${lit(ALL_TENANTS)}, false); ` +
+    `DO $setup$ BEGIN ${prepares.map((p) => `EXECUTE ${lit(p)};`).join(' ')} END $setup$`
+  );
 }
 
-/** Runs the session setup on a fresh session, one query after another. */
+/**
+ * Runs the session setup on a fresh session, in one query: it runs as one implicit transaction, so
+ * a setup that fails leaves no setting or statement half made.
+ */
 export async function setUpSession(
   session: { query(text: string): Promise<unknown> },
   lockTimeoutMs?: number,
 ): Promise<void> {
-  for (const text of sessionSetup(lockTimeoutMs)) await session.query(text);
+  await session.query(sessionSetup(lockTimeoutMs));
 }
 
 export class Connection {
