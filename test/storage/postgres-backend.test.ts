@@ -225,6 +225,32 @@ describe('PostgreSQL: migrations', () => {
   });
 });
 
+describe('PostgreSQL: opening a database already at this version', () => {
+  it('costs one connection, and one query before the session is set up', async () => {
+    const db = await createDatabase('quickopen');
+    await (await PostgresBackend.open(db.url, 'w')).close();
+    const connects = vi.spyOn(pg.Client.prototype, 'connect');
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const backend = new PostgresBackend(db.url, 'w');
+      const store = await backend.openTwin('t');
+      expect(await store.head()).toBe(0);
+      const sent = queries.mock.calls.map(([q]) =>
+        typeof q === 'string' ? q : String((q as { text?: unknown }).text),
+      );
+      expect(connects).toHaveBeenCalledTimes(1);
+      // the schema's version, without the migration lock; then the session's setup
+      expect(sent[0]).toMatch(/^SELECT current_setting\('server_version_num'\).*max\(version\)/);
+      expect(sent[1]).toMatch(/^SET ROLE twinworld_app;.* DO \$setup\$/);
+      expect(sent.filter((q) => /^(BEGIN|SELECT pg_advisory_xact_lock)/.test(q))).toEqual([]);
+      await backend.close();
+    } finally {
+      connects.mockRestore();
+      queries.mockRestore();
+    }
+  });
+});
+
 describe('PostgreSQL: refusals when connecting', () => {
   let db: { name: string; url: string };
   beforeAll(async () => {

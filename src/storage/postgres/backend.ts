@@ -71,11 +71,14 @@ export class PostgresBackend implements StorageBackend {
         ),
       );
     this.migrated ??= (async () => {
-      const client = await this.conn.direct();
+      const client = await this.conn.checkOut();
+      let broken = true;
       try {
-        return await migrate(client, this.conn.endpoint);
+        const report = await migrate(client, this.conn.endpoint);
+        broken = false;
+        return report;
       } finally {
-        await client.end().catch(() => {});
+        this.conn.release(client, broken);
       }
     })();
     // A failed attempt (server not up yet) may be retried by the next call.

@@ -136,17 +136,8 @@ export class Connection {
 
   /** A pooled session, set up on its first checkout. Release it with `release`. */
   async acquire(): Promise<pg.PoolClient> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw connectError(error, this.endpoint);
-    }
+    const client = await this.checkOut();
     if (!this.ready.has(client)) {
-      // A session that dies while checked out emits an error the pool does not catch (it only
-      // listens to idle ones): unheard, it would end the process. The query in flight rejects
-      // with the same error, and that is where it is reported.
-      client.on('error', () => {});
       try {
         await setUpSession(client, this.lockTimeoutMs);
       } catch (error) {
@@ -155,6 +146,25 @@ export class Connection {
       }
       this.ready.add(client);
     }
+    return client;
+  }
+
+  /**
+   * A pooled session as the server opened it, not set up (the migration runs on it before the
+   * schema the setup prepares against exists). Released, the next `acquire` sets it up, so the
+   * migration costs no connection of its own.
+   */
+  async checkOut(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw connectError(error, this.endpoint);
+    }
+    // A session that dies while checked out emits an error the pool does not catch (it only
+    // listens to idle ones): unheard, it would end the process. The query in flight rejects with
+    // the same error, and that is where it is reported.
+    if (client.listenerCount('error') === 0) client.on('error', () => {});
     return client;
   }
 
@@ -177,7 +187,7 @@ export class Connection {
     }
   }
 
-  /** A connection of its own, outside the pool (migrations). */
+  /** A connection of its own, outside the pool (the wake-ups' LISTEN). */
   async direct(): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: this.url,

@@ -1,5 +1,6 @@
 // Brings a database's `twinworld` schema up to this version: one transaction, under an advisory lock,
 // so hosts that start at once migrate one after the other and the later ones find nothing to do. A
+// database already at this version is told in one round trip, with no lock and no transaction. A
 // schema newer than this code knows is refused, never touched, and so is a server older than the
 // sessions' setup can run on.
 import type pg from 'pg';
@@ -47,10 +48,34 @@ export function checkServerVersion(versionNum: string, version: string, at: Endp
   );
 }
 
+/**
+ * The server's version and the schema's, in one round trip, without the migration lock: what every
+ * open of a database already at this version needs to know. Undefined where the schema's version
+ * cannot be read (a fresh database, a user who may not see it): the locked path finds out.
+ */
+async function quickLook(
+  client: pg.Client,
+): Promise<{ num: string; version: string; schema: number | null } | undefined> {
+  try {
+    const { rows } = await client.query<{ num: string; version: string; schema: number | null }>(
+      "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version, " +
+        '(SELECT max(version) FROM twinworld.migrations) AS schema',
+    );
+    return rows[0];
+  } catch {
+    return undefined;
+  }
+}
+
 export async function migrate(client: pg.Client, at: Endpoint): Promise<MigrationReport> {
   let from = 0;
   let applying = false;
   try {
+    const quick = await quickLook(client);
+    if (quick?.schema === SCHEMA_VERSION) {
+      checkServerVersion(quick.num, quick.version, at);
+      return { from: SCHEMA_VERSION, to: SCHEMA_VERSION };
+    }
     const server = await client.query<{ num: string; version: string }>(
       "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version",
     );
