@@ -25,6 +25,8 @@ type MemberOutcome =
 export interface GroupOutcome {
   readonly outcomes: MemberOutcome[];
   readonly staged: Map<string, Resource>;
+  /** What the group put, with the index keys each put moved (TwinState.committed). */
+  readonly puts: Section['puts'];
   /** The newest entry appended and its hash, when any member appended. */
   readonly last: ChainHead | undefined;
 }
@@ -123,7 +125,7 @@ export function decideGroup(
     }
   });
   if (waiting) throw MISS;
-  return { outcomes, staged: s.staged, last: lastOf(s) };
+  return { outcomes, staged: s.staged, puts: s.puts, last: lastOf(s) };
 }
 
 /**

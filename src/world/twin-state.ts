@@ -11,7 +11,7 @@ import {
   type ChainHead,
 } from '../log/chain.js';
 import type { IndexDeclaration } from '../state/indexes.js';
-import type { TouchedEntry } from '../storage/port.js';
+import type { IndexDelta, TouchedEntry } from '../storage/port.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { DeclaredIndexes, INDEXES_META_KEY } from './declared-indexes.js';
 import { BoundedMap } from './bounded-map.js';
@@ -37,12 +37,15 @@ const CHAIN_READ = `meta:${CHAIN_META_KEY}`;
 export class TwinState {
   readonly cache = new BoundedMap<string, Resource | null>(CACHE_LIMIT);
   /**
-   * Lookup answers as the store gave them, per type, then "index\0key": dropped for a type as soon
-   * as any entry — committed here or caught up from another process — touches a resource of it.
-   * What a write reads on every commit (the endpoints that take an event) rarely changes, so the
-   * query per write (a round trip each on PostgreSQL) is made once per change of that type.
+   * Lookup answers per type, then "index\0key", as the resource keys the store answered: the rows
+   * themselves come from `cache`, so a commit that changes a resource without moving its index keys
+   * (a repository's open issue count) leaves the lookups that find it standing. A commit that moves
+   * any key of a type, and any entry caught up from another process that touches a resource of it,
+   * drops the type's lookups. What a write reads on every commit (the repository it names, the
+   * endpoints that take an event) rarely moves, so the query per write (a round trip each on
+   * PostgreSQL) is made once per change of that kind.
    */
-  readonly lookups = new Map<string, Map<string, readonly Resource[]>>();
+  readonly lookups = new Map<string, Map<string, readonly string[]>>();
   knownHead = 0;
   /**
    * Resources this process held cached when a catch-up found another process had changed them: a
@@ -193,19 +196,27 @@ export class TwinState {
     return value ?? undefined;
   }
 
-  /** After a commit: what it staged is cached, and lookups of the types it touched are dropped. */
-  committed(staged: ReadonlyMap<string, Resource>): void {
+  /**
+   * After a commit: what it staged is cached, and the lookups of each type whose index keys it
+   * moved are dropped (`puts` absent: of every type it staged).
+   */
+  committed(
+    staged: ReadonlyMap<string, Resource>,
+    puts?: readonly { resource: Resource; delta: IndexDelta }[],
+  ): void {
     this.epoch++;
     for (const [key, value] of staged) {
-      this.lookups.delete(value.type);
+      if (puts === undefined) this.lookups.delete(value.type);
       this.cache.set(key, value);
     }
+    for (const p of puts ?? [])
+      if (p.delta.add.length > 0 || p.delta.remove.length > 0) this.lookups.delete(p.resource.type);
   }
 
   lookupRows(s: Section, type: string, index: string, key: string): readonly Resource[] {
     const slot = `${index}\u0000${key}`;
     const cacheable = !s.tenantScoped;
-    const cached = cacheable ? this.lookups.get(type)?.get(slot) : undefined;
+    const cached = cacheable ? this.cachedLookup(type, slot) : undefined;
     if (cached !== undefined) return cached;
     const rows = s
       .read(`lookup:${type}\u0000${slot}`, () => s.tx.lookup(type, index, key))
@@ -215,7 +226,22 @@ export class TwinState {
       if (byType === undefined) this.lookups.set(type, (byType = new Map()));
       // Bounded like the resource cache: a type looked up under many keys starts over.
       if (byType.size >= CACHE_LIMIT) byType.clear();
-      byType.set(slot, rows);
+      const keys = rows.map((r) => resourceKey(r.type, r.id));
+      rows.forEach((r, i) => this.cache.set(keys[i]!, r));
+      byType.set(slot, keys);
+    }
+    return rows;
+  }
+
+  /** A lookup's rows from the cache, or undefined when one of them is no longer cached. */
+  private cachedLookup(type: string, slot: string): readonly Resource[] | undefined {
+    const keys = this.lookups.get(type)?.get(slot);
+    if (keys === undefined) return undefined;
+    const rows: Resource[] = [];
+    for (const key of keys) {
+      const row = this.cache.get(key);
+      if (row === undefined || row === null) return undefined;
+      rows.push(row);
     }
     return rows;
   }

@@ -395,7 +395,7 @@ export class Twin {
     if (done.last !== undefined) {
       this.state.hints.committed(done.last.seq);
       this.state.knownHead = done.last.seq;
-      this.state.committed(done.staged);
+      this.state.committed(done.staged, done.puts);
       this.state.chain = done.last;
       this.noteHead(done.last, false);
       for (const o of done.outcomes)

@@ -1,9 +1,12 @@
-// Lookup answers are cached per type until an entry touches that type: the endpoints a write
-// fans out to are read from the store once per change, not once per write. An entry from another
-// process (another handle on the same storage) drops the cache as surely as one committed here.
+// Lookup answers are cached per type until an entry moves an index key of that type: the endpoints
+// a write fans out to are read from the store once per change, not once per write. A commit here
+// that changes a resource and keeps its keys leaves the answer cached, with the resource as it now
+// is. An entry from another process (another handle on the same storage) drops the cache whatever
+// it changed, since this process cannot tell which keys it moved.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { skip } from '../../src/world/decision.js';
 import type { Twin } from '../../src/world/twin.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { backends } from '../support/backends.js';
@@ -60,6 +63,30 @@ describe.each(backends.filter((b) => b.durable))('lookup cache on $name', (b) =>
   });
 });
 
+describe.each(backends)('lookup cache on $name, own commits', (b) => {
+  it('answers a resource as it now is after a commit that kept its keys', async () => {
+    const home = b.create();
+    cleanups.push(home.cleanup);
+    const { twin } = open(home.backend);
+    await endpoint(twin, 'ep_1', ['a']);
+    const urls = () =>
+      twin.read((view) => view.lookup('endpoint', 'by-event', 'a').map((r) => r.fields.url));
+    expect(await urls()).toEqual([undefined]);
+    await twin.applyWrite({
+      operation: 'endpoint.update',
+      subjectType: 'endpoint',
+      subjectId: 'ep_1',
+      fields: { events: ['a'], url: 'http://127.0.0.1/hooks' },
+    });
+    expect(await urls()).toEqual(['http://127.0.0.1/hooks']);
+    // and within a decide, as the fold left it
+    const seen = await twin.applyAtomic((view) =>
+      skip(view.lookup('endpoint', 'by-event', 'a').map((r) => r.version)),
+    );
+    expect(seen.result).toEqual([(await twin.get('endpoint', 'ep_1'))!.version]);
+  });
+});
+
 describe('lookup cache on sqlite, seen from behind the kernel', () => {
   it('answers a repeated lookup without the store until an entry touches the type', async () => {
     const home = backends.find((b) => b.name === 'sqlite')!.create();
@@ -78,7 +105,10 @@ describe('lookup cache on sqlite, seen from behind the kernel', () => {
     ).run();
     db.close();
     expect(await takers(twin, 'a')).toEqual(['ep_1']);
-    // Any entry on the type — even one about another endpoint — sends the next lookup to the store.
+    // An update that keeps every key of the type leaves the answer cached.
+    await endpoint(twin, 'ep_1', ['a'], 'update');
+    expect(await takers(twin, 'a')).toEqual(['ep_1']);
+    // A key moved — even another endpoint's — sends the next lookup to the store.
     await endpoint(twin, 'ep_3', ['c']);
     expect(await takers(twin, 'a')).toEqual(['ep_0', 'ep_1']);
     // Another type's entries leave it alone.
