@@ -105,6 +105,8 @@ export async function openIssue(
     const sender = findUser(view, input.sender);
     const { number, projection } = nextNumber(view, repo);
     const ids = twin.world.ids;
+    // The repository's counter makes the key new: an optimistic section need not read its row.
+    ids.mint?.(issueKey(repo.id, number));
     const now = githubTime(twin.world.clock.now());
     const api = `${repo.url}/issues/${number}`;
     const issue: GitHubIssue = {

@@ -239,6 +239,8 @@ function changes(ctx: RenderContext): JsonObject | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+const NO_REACTIONS: Pick<ReadView, 'lookup'> = { lookup: () => [] };
+
 /** The family-specific part of the payload (before repository/organization/sender), in GitHub's order. */
 function body(
   ctx: RenderContext,
@@ -252,7 +254,12 @@ function body(
     case 'issues': {
       const out: JsonObject = {
         action: action!,
-        issue: renderIssue(issueKind.from(fields), repo!.id, view),
+        // An issue just opened has no reactions: its rollup needs no lookup under the twin's lock.
+        issue: renderIssue(
+          issueKind.from(fields),
+          repo!.id,
+          action === 'opened' ? NO_REACTIONS : view,
+        ),
       };
       if (action === 'edited') out.changes = changes(ctx) ?? {};
       if (action === 'labeled') out.label = added(ctx.entry.fields, 'labels')!;

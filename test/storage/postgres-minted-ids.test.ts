@@ -5,6 +5,8 @@
 // again reading them, so the decide sees the stored row exactly as it would have without the guess.
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import * as github from '../../packs/github/index.js';
+import { registerPack } from '../../src/index.js';
 import { PostgresBackend } from '../../src/storage/postgres/index.js';
 import { commit } from '../../src/world/decision.js';
 import { VirtualClock } from '../../src/world/clock.js';
@@ -121,5 +123,31 @@ describe('PostgreSQL: creating a resource under an id the section minted', () =>
     const entries = await twin.entries();
     expect(entries.filter((e) => e.subjectId === result.id)).toHaveLength(2);
     expect(entries.map((e) => e.seq)).toEqual(entries.map((_, i) => i + 1));
+  });
+
+  it("takes a GitHub issue's key from the repository's counter for new: one round trip", async () => {
+    const db = await createDatabase('mint');
+    const world = host(db.url, uniqueName('w'));
+    const twin = registerPack(world, github.pack);
+    await github.createUser(twin, { login: 'octocat' });
+    const repo = await github.createRepository(twin, { owner: 'octocat', name: 'hello' });
+    const open = (title: string) =>
+      github.openIssue(twin, { repository: 'OctoCat/Hello', title, sender: 'octocat' });
+    for (let i = 0; i < 3; i++) await open(`warm ${i}`);
+    const queries = countQueries();
+    try {
+      for (const n of [4, 5]) {
+        const before = queries.texts().length;
+        const issue = await open(`issue ${n}`);
+        expect(issue.number).toBe(n);
+        // the repository found by its name, its counter and the new issue's row: none read
+        const sent = queries.texts().slice(before);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]).toContain('EXECUTE twinworld_absent(');
+        expect(sent[0]).toContain(`${repo.id}#${n}`);
+      }
+    } finally {
+      queries.restore();
+    }
   });
 });
