@@ -72,4 +72,40 @@ describe('PostgreSQL: a write section when nothing moved', () => {
     }
     expect((await a.lookup('counter', 'by_value', '5')).map((r) => r.id)).toEqual(['c']);
   });
+
+  it("answers a read when its snapshot's reads land, not after its COMMIT", async () => {
+    const db = await createDatabase('ort');
+    const a = counterHost(db.url, uniqueName('w'), worlds);
+    await a.applyAtomic((view) => increment(view));
+    // COMMITs of read-only snapshots are held until the read has answered (or a second passed)
+    const events: string[] = [];
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const bound = setTimeout(() => open(), 1000);
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const call = () => (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (args[0] !== 'COMMIT') return call() as never;
+      return gate.then(call).then((answer) => {
+        events.push('commit ended');
+        return answer;
+      }) as never;
+    });
+    try {
+      const value = await a.get('counter', 'c');
+      events.push('answered');
+      open();
+      expect(value?.fields.value).toBe(1);
+      await vi.waitFor(() => expect(events).toContain('commit ended'));
+      expect(events).toEqual(['answered', 'commit ended']);
+    } finally {
+      clearTimeout(bound);
+      spy.mockRestore();
+    }
+    // the session went back to the pool: the next read and write go on
+    expect((await a.applyAtomic((view) => increment(view))).result).toBe(2);
+  });
 });

@@ -115,6 +115,16 @@ export class PostgresTwinStore implements TwinStore {
       } finally {
         tx.close();
       }
+      if (readOnly) {
+        // A snapshot has nothing to make durable: its answer does not wait for COMMIT's round
+        // trip. The session goes back to the pool once the transaction has ended.
+        released = true;
+        tx.commit().then(
+          () => this.conn.release(client),
+          () => this.conn.release(client, true),
+        );
+        return decided.value;
+      }
       await tx.commit();
       return decided.value;
     } catch (error) {
