@@ -79,11 +79,27 @@ export class Section {
   ) {}
 
   /**
-   * An optimistic run reads nothing: a resource under an id it minted is taken for absent, and the
-   * commit checks that it is (a second round trip to ask would hold the twin's lock across it).
+   * Whether a resource under an id this run minted may be taken for absent without asking the store:
+   * on a store that checks a commit's condition (PostgreSQL), for a kernel-wide section, and not on
+   * the run after such a guess failed (RowPresent). Set when the section starts.
+   */
+  mayGuess = false;
+  /**
+   * Where an ordinary run (under the lock) stands: the head and the declared indexes it read. A
+   * commit that took rows for absent is made under this condition, which cannot fail but for those
+   * rows (TwinState.adoptIndexes sets it).
+   */
+  lockedAt: { head: number; meta: { key: string; value: string | undefined } } | undefined;
+
+  /**
+   * A resource under an id this run minted is taken for absent, and the commit checks that it is:
+   * asking would cost a round trip with the twin's lock held (an optimistic run reads nothing at
+   * all; an ordinary one would ask for each such row after the other, as its decide reached it).
    */
   assumesAbsent(type: string, id: string): boolean {
-    if (!this.optimistic || !this.minted(id)) return false;
+    // Only a run whose commit carries a condition may guess: the guess is checked there.
+    if (!this.mayGuess || (this.expect ?? this.lockedAt) === undefined || !this.minted(id))
+      return false;
     if (!this.absent.some((a) => a.type === type && a.id === id)) this.absent.push({ type, id });
     return true;
   }
@@ -159,6 +175,7 @@ export class Section {
     this.hinted.clear();
     this.optimistic = false;
     this.expect = undefined;
+    this.lockedAt = undefined;
     this.absent = [];
     this.missed = false;
     this.appends = [];
@@ -211,6 +228,8 @@ export function runSection<T>(
   const s = new Section(tx, epoch, tenantScoped, (id) => ctx.ids.minted?.(id) === true);
   s.optimistic = optimistic && tx.expect !== undefined;
   s.guardIndexes = s.optimistic;
+  // A section given the draws of one whose guess failed reads what it had guessed.
+  s.mayGuess = tx.expect !== undefined && !tenantScoped && draws?.mark === undefined;
   const ids = ctx.ids;
   let mark: unknown;
   if (draws?.mark === undefined) mark = ids.mark();
@@ -222,7 +241,8 @@ export function runSection<T>(
       const value = body(s);
       if (s.nested) throw nestedError(ctx.name);
       if (s.missed) throw MISS; // decide swallowed a miss: its answer is not to be trusted
-      if (s.expect !== undefined) tx.expect!(s.expect.head, s.expect.meta, s.absent);
+      const condition = s.expect ?? (s.absent.length > 0 ? s.lockedAt : undefined);
+      if (condition !== undefined) tx.expect!(condition.head, condition.meta, s.absent);
       for (const a of s.appends) tx.append(a.entry, a.body);
       const last = s.appends[s.appends.length - 1];
       if (last !== undefined && ctx.recordsHead)

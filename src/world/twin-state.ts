@@ -271,6 +271,8 @@ export class TwinState {
     const stored = s.peek(INDEXES_READ, () => s.tx.getMeta(INDEXES_META_KEY));
     if (s.missed) return;
     this.adoptStored(stored);
+    if (s.mayGuess)
+      s.lockedAt = { head: this.knownHead, meta: { key: INDEXES_META_KEY, value: stored } };
   }
 
   /** Adopts the declarations as stored (raw), remembering what was read for optimistic runs. */

@@ -125,6 +125,51 @@ describe('PostgreSQL: creating a resource under an id the section minted', () =>
     expect(entries.map((e) => e.seq)).toEqual(entries.map((_, i) => i + 1));
   });
 
+  it('takes minted rows for absent under the lock too, after a read, and reads them when wrong', async () => {
+    const db = await createDatabase('mint');
+    const name = uniqueName('w');
+    /** Reads a row it names (so the run goes the ordinary way, under the lock), then creates. */
+    const createAfterRead = (world: World) =>
+      world.twin('items').applyAtomic((view) => {
+        const named = view.get('x', 'x');
+        const id = world.ids.vendorId('item', 14);
+        const before = view.get('item', id);
+        return commit(
+          { operation: 'item.create', subjectType: 'item', subjectId: id, fields: { n: 1 } },
+          { id, existed: before !== undefined, named: named !== undefined },
+        );
+      });
+    const first = host(db.url, name, 'same-seed');
+    const made = (await createAfterRead(first)).result;
+    await first.close();
+    // a fresh process is not optimistic: its section reads x with the lock, then creates
+    const fresh = host(db.url, uniqueName('w'));
+    await fresh.twin('items').get('x', 'y'); // opened: the schema checked, the twin's row made
+    const queries = countQueries();
+    let sent: string[];
+    let result;
+    try {
+      result = (await createAfterRead(fresh)).result;
+      sent = queries.texts();
+    } finally {
+      queries.restore();
+    }
+    expect(result.existed).toBe(false);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toContain("EXECUTE twinworld_get('");
+    expect(sent.join('\n')).not.toContain(`'item', '${result.id}')`);
+    expect(sent[1]).toContain(`EXECUTE twinworld_absent(`);
+    expect(sent[1]).toContain(result.id);
+    // the same seed on the same store draws an id that exists: the guess fails and the run after
+    // it reads the row, as if it had never guessed
+    const again = host(db.url, name, 'same-seed');
+    const second = (await createAfterRead(again)).result;
+    expect(second.id).toBe(made.id);
+    expect(second.existed).toBe(true);
+    const entries = await again.twin('items').entries();
+    expect(entries.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
   it("takes a GitHub issue's key from the repository's counter for new: one round trip", async () => {
     const db = await createDatabase('mint');
     const world = host(db.url, uniqueName('w'));
