@@ -47,7 +47,7 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
     endpoint: '',
     config: '',
     port: '65536',
-    'tick-every': '0',
+    'tick-every': '1.5',
     'max-connections': 'lots',
     'headers-timeout': '1.5',
     'body-timeout': '-3',
@@ -159,6 +159,22 @@ describe('flag values', () => {
       message: '--limit must be an integer 0 or more, got "x"',
       help: 'see `twinworld log --help`',
     });
+  });
+
+  it('serve --tick-every 0 is taken, as its help offers ("0: never")', async () => {
+    const res = await cli([
+      'serve',
+      '--endpoint',
+      'stripe=TWINWORLD_TEST_UNSET_SECRET',
+      '--tick-every',
+      '0',
+      '--root',
+      join(dir, 'w4'),
+      '--json',
+    ]);
+    // Past the flag layer: refused only for the secret variable nobody set.
+    expect(res.status).toBe(1);
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: 'INVALID_CONFIG' });
   });
 
   it('a time flag names a real instant: no rolled-over date, no time read in the host zone', async () => {
