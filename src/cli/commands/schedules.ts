@@ -11,6 +11,7 @@ import {
 } from '../../triggers/schedules/index.js';
 import { formatOverlap } from '../../triggers/schedules/overlap.js';
 import { listEnabledSchedules } from '../../triggers/schedules/list-enabled.js';
+import { MAX_INSPECT_NEXT } from '../../triggers/schedules/inspect.js';
 import {
   countOption,
   stringOption,
@@ -199,9 +200,9 @@ export const schedulesCommand: Command = {
     },
     next: {
       type: 'string',
-      value: { kind: 'count', min: 1 },
+      value: { kind: 'count', min: 1, max: MAX_INSPECT_NEXT },
       arg: 'N',
-      description: 'inspect: how many upcoming occurrences to show (default 5)',
+      description: `inspect: how many upcoming occurrences to show (default 5, at most ${MAX_INSPECT_NEXT})`,
     },
     outcome: {
       type: 'string',

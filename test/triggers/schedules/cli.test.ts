@@ -161,6 +161,8 @@ describe('twinworld schedules', () => {
     expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'ROOT_NOT_FOUND' });
     json(tw(r, ['add', 'real', '--cron', '* * * * *', '--json']));
     expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'UNKNOWN_TRIGGER' });
+    // inspect shows at most 100 upcoming occurrences: more is the flag's mistake, not a refusal.
+    usageError(tw(r, ['inspect', 'real', '--next', '101', '--json']), 'next');
     const usage = tw(r, ['add', 'x', '--json']);
     expect(usage.status).toBe(2);
     expect(tw(r, ['fly', '--json']).status).toBe(2);
