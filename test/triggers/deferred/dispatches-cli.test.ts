@@ -85,7 +85,14 @@ describe('twinworld dispatches', () => {
     const text = tw('inspect', ids[2]!);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/^dispatch\s+dsp_/);
-    expect(text.stdout).toMatch(/debounce\s+key "cus_1", trailing/);
+    expect(text.stdout).toMatch(/debounce\s+key "cus_1", trailing, period 60000 ms \(1 min\)\n/);
+    // The plan and the envelope the help promises, not only in --json.
+    expect(text.stdout).toMatch(/\nttl\s+600000 ms \(10 min\)\n/);
+    expect(text.stdout).toMatch(
+      /\nenvelope\s+event evt_4 from custom\/\S+, occurred \S+Z, payload 26 bytes \(--json prints it\)\n/,
+    );
+    const delayed = tw('inspect', ids[0]!);
+    expect(delayed.stdout).toMatch(/\ndelay\s+3600000 ms \(1 h\)\n/);
     const json = JSON.parse(tw('inspect', ids[2]!, '--json').stdout) as Record<string, unknown>;
     expect(json).toMatchObject({
       dispatchId: ids[2],
