@@ -117,6 +117,28 @@ describe('twinworld dispatches', () => {
     });
     expect(tw('cancel', ids[0]!).stdout).toMatch(/was cancelled already/);
     expect(JSON.parse(tw('list', '--state', 'cancelled', '--json').stdout)).toHaveLength(1);
+    // `twinworld triggers` says what became of each deferred key, not `deferred` for ever.
+    const triggers = spawnSync(process.execPath, [BIN, 'triggers', '--root', root, '--json'], {
+      encoding: 'utf8',
+    });
+    const listed = JSON.parse(triggers.stdout) as {
+      dedupeKey: string;
+      status: string;
+      dispatchId: string | null;
+      dispatchState?: string;
+    }[];
+    expect(listed.find((r) => r.dedupeKey === 'evt_1')).toMatchObject({
+      status: 'deferred',
+      dispatchId: ids[0],
+      dispatchState: 'cancelled',
+    });
+    expect(listed.find((r) => r.dedupeKey === 'evt_2')).toMatchObject({
+      dispatchState: 'delayed',
+    });
+    const table = spawnSync(process.execPath, [BIN, 'triggers', '--root', root], {
+      encoding: 'utf8',
+    }).stdout;
+    expect(table).toMatch(/deferred\s+dispatch cancelled\s+evt_1\n/);
 
     const unknown = tw('cancel', `dsp_${'0'.repeat(32)}`, '--json');
     expect(unknown.status).toBe(1);
