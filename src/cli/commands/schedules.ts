@@ -45,6 +45,21 @@ function revisionOption(args: ParsedArgs): number | undefined {
   return countOption(args, 'revision');
 }
 
+/**
+ * `add` without --revision declares a new schedule; when the id is taken, the kernel's "made as a
+ * new schedule" refusal is said as the flag that changes it.
+ */
+function existsAlready(error: unknown, id: string): unknown {
+  if (!(error instanceof TwinError) || error.code !== 'REVISION_MISMATCH') return error;
+  const revision = (error.details as { revision?: unknown } | undefined)?.revision;
+  if (typeof revision !== 'number' || revision === 0) return error;
+  return new TwinError(
+    'REVISION_MISMATCH',
+    `schedule "${id}" exists already (revision ${revision}); to change it, add it again with --revision ${revision}`,
+    { path: 'revision', details: error.details },
+  );
+}
+
 function catchUpText(s: ScheduleView): string {
   return s.catchUp.kind === 'all' ? `all:${s.catchUp.max}` : s.catchUp.kind;
 }
@@ -278,20 +293,25 @@ export const schedulesCommand: Command = {
               );
             const overlap = stringOption(args, 'overlap');
             const catchUp = stringOption(args, 'catch-up');
-            return schedules.declare(
-              {
-                tenantId,
-                scheduleId: id!,
-                cron,
-                input,
-                enabled: args.values.paused !== true,
-                ...(tz === undefined ? {} : { timezone: tz }),
-                ...(routine === undefined ? {} : { routine }),
-                ...(overlap === undefined ? {} : { overlap }),
-                ...(catchUp === undefined ? {} : { catchUp }),
-              },
-              { expectedRevision: revisionOption(args) ?? 0 },
-            );
+            const revision = revisionOption(args);
+            return schedules
+              .declare(
+                {
+                  tenantId,
+                  scheduleId: id!,
+                  cron,
+                  input,
+                  enabled: args.values.paused !== true,
+                  ...(tz === undefined ? {} : { timezone: tz }),
+                  ...(routine === undefined ? {} : { routine }),
+                  ...(overlap === undefined ? {} : { overlap }),
+                  ...(catchUp === undefined ? {} : { catchUp }),
+                },
+                { expectedRevision: revision ?? 0 },
+              )
+              .catch((error: unknown) => {
+                throw revision === undefined ? existsAlready(error, id!) : error;
+              });
           }
           case 'pause':
           case 'resume': {

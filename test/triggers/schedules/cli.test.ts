@@ -88,7 +88,13 @@ describe('twinworld schedules', () => {
       catchUp: { kind: 'all', max: 3 },
     });
     const again = refusal(tw(r, ['add', 'tick', '--cron', '* * * * *', '--json']));
-    expect(again).toMatchObject({ error: 'REVISION_MISMATCH', path: 'expectedRevision' });
+    // Said as the flag that changes it, not as the kernel's "made as a new schedule".
+    expect(again).toMatchObject({
+      error: 'REVISION_MISMATCH',
+      path: 'revision',
+      message:
+        'schedule "tick" exists already (revision 1); to change it, add it again with --revision 1',
+    });
     const changed = json(
       tw(r, ['add', 'tick', '--cron', '0 3 * * *', '--revision', '1', '--json']),
     );
