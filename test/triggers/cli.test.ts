@@ -300,6 +300,21 @@ describe('twinworld triggers and tick', () => {
       ['calendar', 'cron', 'triggered'],
       ['calendar', 'cron', 'triggered'],
     ]);
+    // A tenant with no stored calendar is told so (and that schedules are the worker's), rather
+    // than answered "fired 0" as if its calendars had nothing due.
+    const none = tw([
+      'tick',
+      '--tenant',
+      'globex',
+      '--root',
+      root,
+      '--now',
+      '2026-03-01T04:00:00Z',
+    ]);
+    expect(none.status).toBe(0);
+    expect(none.stdout).toBe(
+      'no calendar subscriptions for tenant "globex": store them with `twinworld tick --config FILE` (or serve --config); schedules (`twinworld schedules`) are run by `twinworld work`, not by tick\n',
+    );
   });
 
   it('tick refuses a bad --now, an unknown tenant and a bad configuration', () => {
