@@ -22,9 +22,9 @@ import {
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 import { checkTenantId } from '../../triggers/envelope.js';
-import { jsonFlag, timeFlag } from '../flags.js';
+import { timeFlag } from '../flags.js';
+import { existsAlready, readAddFlags } from './schedules-add.js';
 import { TwinError } from '../../errors.js';
-import { BUILT_IN_ROUTINES } from '../../host/runtime/schedule-host.js';
 import { validateCalendarSpec } from '../../triggers/cron/occurrences.js';
 import { DEFAULT_TIMEZONE } from '../../triggers/schedules/index.js';
 import { parseOverlap } from '../../triggers/schedules/overlap.js';
@@ -43,21 +43,6 @@ function timeOption(args: ParsedArgs, name: string): string {
 
 function revisionOption(args: ParsedArgs): number | undefined {
   return countOption(args, 'revision');
-}
-
-/**
- * `add` without --revision declares a new schedule; when the id is taken, the kernel's "made as a
- * new schedule" refusal is said as the flag that changes it.
- */
-function existsAlready(error: unknown, id: string): unknown {
-  if (!(error instanceof TwinError) || error.code !== 'REVISION_MISMATCH') return error;
-  const revision = (error.details as { revision?: unknown } | undefined)?.revision;
-  if (typeof revision !== 'number' || revision === 0) return error;
-  return new TwinError(
-    'REVISION_MISMATCH',
-    `schedule "${id}" exists already (revision ${revision}); to change it, add it again with --revision ${revision}`,
-    { path: 'revision', details: error.details },
-  );
 }
 
 function catchUpText(s: ScheduleView): string {
@@ -191,7 +176,7 @@ export const schedulesCommand: Command = {
       type: 'string',
       value: { kind: 'json', example: '{"ms": 2500}' },
       arg: 'JSON',
-      description: 'add: the routine input (default null)',
+      description: 'add: the routine input (default null; wait takes {"ms": N})',
     },
     overlap: {
       type: 'string',
@@ -274,39 +259,18 @@ export const schedulesCommand: Command = {
     if (!NEEDS_ID.has(sub) && sub !== 'history' && id !== undefined)
       throw new UsageError(`schedules ${sub} takes no schedule id`);
     const tenantId = stringOption(args, 'tenant') ?? DEFAULT_TENANT;
+    // Checked before the world opens: a refused add leaves no folder behind.
+    const addFlags = sub === 'add' ? readAddFlags(args) : undefined;
     const answer = await withWorld(
       args.root,
       async (world) => {
         const schedules = new Schedules({ world });
         switch (sub) {
           case 'add': {
-            const cron = stringOption(args, 'cron');
-            if (cron === undefined) throw new UsageError('schedules add needs --cron EXPR');
-            const input = jsonFlag(args.values, 'input', '{"ms": 2500}') ?? null;
-            const tz = stringOption(args, 'tz');
-            const routine = stringOption(args, 'routine');
-            if (routine !== undefined && !BUILT_IN_ROUTINES.includes(routine))
-              throw new TwinError(
-                'UNKNOWN_ROUTINE',
-                `no routine "${routine}" is registered with the workers that run schedules (\`twinworld work\`, \`serve\`); they run ${BUILT_IN_ROUTINES.join(', ')}`,
-                { path: 'routine', details: { registered: [...BUILT_IN_ROUTINES] } },
-              );
-            const overlap = stringOption(args, 'overlap');
-            const catchUp = stringOption(args, 'catch-up');
-            const revision = revisionOption(args);
+            const { revision, ...declaration } = addFlags!;
             return schedules
               .declare(
-                {
-                  tenantId,
-                  scheduleId: id!,
-                  cron,
-                  input,
-                  enabled: args.values.paused !== true,
-                  ...(tz === undefined ? {} : { timezone: tz }),
-                  ...(routine === undefined ? {} : { routine }),
-                  ...(overlap === undefined ? {} : { overlap }),
-                  ...(catchUp === undefined ? {} : { catchUp }),
-                },
+                { tenantId, scheduleId: id!, ...declaration },
                 { expectedRevision: revision ?? 0 },
               )
               .catch((error: unknown) => {

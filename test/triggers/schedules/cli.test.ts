@@ -163,6 +163,17 @@ describe('twinworld schedules', () => {
       tw(r, ['add', 'x', '--cron', '* * * * *', '--catch-up', 'most', '--json']),
       'catch-up',
     );
+    // `wait` without {"ms": N} would fail at every occurrence: refused at add, naming --input.
+    for (const input of [[], ['--input', '{"ms":-5}'], ['--input', '"abc"']]) {
+      const wait = refusal(
+        tw(r, ['add', 'w', '--cron', '* * * * *', '--routine', 'wait', ...input, '--json']),
+      );
+      expect(wait).toMatchObject({ error: 'INVALID_ARGUMENT', path: 'input' });
+      expect(wait.message).toContain(`--input '{"ms": 2500}'`);
+    }
+    expect(
+      refusal(tw(r, ['add', 'w', '--cron', '* * * * *', '--routine', 'fly', '--json'])),
+    ).toMatchObject({ error: 'UNKNOWN_ROUTINE', path: 'routine' });
     // Refused flags open nothing, so the root is still no world; once it is, the name is checked.
     expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'ROOT_NOT_FOUND' });
     json(tw(r, ['add', 'real', '--cron', '* * * * *', '--json']));
