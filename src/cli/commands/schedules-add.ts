@@ -8,7 +8,7 @@ import { WAIT_ROUTINE, waitMs } from '../../triggers/routines/wait-routine.js';
 import { countOption, stringOption, UsageError, type ParsedArgs } from '../command.js';
 import { jsonFlag } from '../flags.js';
 
-export interface AddFlags {
+interface AddFlags {
   readonly cron: string;
   readonly input: JsonValue;
   readonly enabled: boolean;
