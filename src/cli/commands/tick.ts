@@ -35,6 +35,9 @@ async function storedRuntime(
   return { calendar, stop: () => engine.stop(), subscriptions: subs.length };
 }
 
+/** Missed occurrences printed one per line; older ones are counted. */
+const MISSED_SHOWN = 10;
+
 /** Said when a tick without --config finds nothing to tick: schedules are not calendars. */
 function noCalendars(tenant: string): string {
   return `no calendar subscriptions for tenant "${tenant}": store them with \`twinworld tick --config FILE\` (or serve --config); schedules (\`twinworld schedules\`) are run by \`twinworld work\`, not by tick\n`;
@@ -141,7 +144,14 @@ export const tickCommand: Command = {
             io.stdout,
             `  fired   ${f.triggerId} #${f.number}  ${f.nominalAt}  (${f.wallTime}${f.dstRule === null ? '' : `, ${f.dstRule}`}${f.catchUp ? ', catch-up' : ''})  ${f.status}${f.error === null ? '' : ` ${f.error}`}\n`,
           );
-        for (const m of a.missed)
+        // A long downtime can leave hundreds missed: the newest are shown, the count says the rest.
+        const shown = a.missed.slice(-MISSED_SHOWN);
+        if (a.missed.length > shown.length)
+          await write(
+            io.stdout,
+            `  missed  ${a.missed.length - shown.length} more before these (--json lists every one)\n`,
+          );
+        for (const m of shown)
           await write(
             io.stdout,
             `  missed  ${m.triggerId} #${m.number}  ${m.nominalAt}  (${m.reason})\n`,
