@@ -139,6 +139,8 @@ describe('twinworld serve', () => {
       /^SEQ\s+RECEIVED\s+TENANT\s+SOURCE\s+TRIGGER\s+STATUS\s+CODE\s+KEY$/,
     );
     expect(table.stdout).toContain('webhook/stripe');
+    // The table shows the count too: the help says later deliveries are counted on the row.
+    expect(table.stdout).toMatch(/triggered\s+2 deliveries\s+stripe:evt_/);
     expect(table.stdout).not.toContain(SECRET);
   });
 

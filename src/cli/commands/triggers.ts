@@ -33,8 +33,10 @@ async function withDispatchStates(world: World, rows: TriggerListing[]): Promise
 }
 
 function codes(r: Row): string {
-  if (r.dispatchState !== undefined) return `dispatch ${r.dispatchState}`;
-  if (r.byCode === null) return r.code ?? '';
+  // Later deliveries of a key (duplicates, replays, resends while it ran) have no row of their own.
+  const repeats = r.kind === 'record' && r.count > 1 ? `${r.count} deliveries` : '';
+  const code = r.dispatchState !== undefined ? `dispatch ${r.dispatchState}` : (r.code ?? '');
+  if (r.byCode === null) return [code, repeats].filter((t) => t !== '').join(', ');
   return Object.entries(r.byCode)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([code, n]) => `${code}×${n}`)
@@ -61,10 +63,11 @@ export const triggersCommand: Command = {
     'triggers [--tenant T] [--limit N] [--root DIR | --store URL] [--json]\n       twinworld triggers --prune DAYS [--root DIR | --store URL] [--json]',
   description: [
     'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
-    'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
-    'conflicting, with its code: PAYLOAD_CONFLICT, REPLAY, …), and one per source and minute of',
-    'refused packets, counted by code (BAD_SIGNATURE×3 STALE_TIMESTAMP×1). A key a deferred dispatch',
-    'took in is `deferred`, its CODE the state of that dispatch (dispatch queued, dispatch cancelled, …).',
+    'filtered, deferred, in_progress, failed), its later deliveries (duplicates, replays, resends',
+    'while it ran) counted on that row ("3 deliveries"); one per delivery refused for its key',
+    '(PAYLOAD_CONFLICT, …); and one per source and minute of refused packets, counted by code',
+    '(BAD_SIGNATURE×3 STALE_TIMESTAMP×1). A key a deferred dispatch took in is `deferred`, its CODE',
+    'the state of that dispatch (dispatch queued, dispatch cancelled, …).',
     'With --prune DAYS, removes settled history older than DAYS days instead (records that ended',
     'triggered or filtered, receipts, closed refusal windows, expired replay guards) with one write',
     'per batch; the log keeps every entry. Records still processing or failed are never pruned.',
