@@ -47,6 +47,8 @@ export interface TriggerListing {
   readonly count: number;
   /** A refusal window's count by code; null for records and receipts. */
   readonly byCode: Readonly<Record<string, number>> | null;
+  /** The deferred dispatch a record was taken in by (`twinworld dispatches inspect`), or null. */
+  readonly dispatchId: string | null;
 }
 
 export interface ListOptions {
@@ -132,8 +134,8 @@ function fromRecord(r: Resource): TriggerListing {
   const f = triggerRecordOf(r);
   const e = f.envelope;
   // A key a deferred dispatch took in waits on its dispatch (`twinworld dispatches`), not on a run.
-  const deferred =
-    f.state === 'received' && typeof (f as { dispatchId?: unknown }).dispatchId === 'string';
+  const dispatchId = (f as { dispatchId?: unknown }).dispatchId;
+  const deferred = f.state === 'received' && typeof dispatchId === 'string';
   const status: ListedStatus = deferred
     ? 'deferred'
     : f.state === 'processing' || f.state === 'received'
@@ -156,6 +158,7 @@ function fromRecord(r: Resource): TriggerListing {
     // the first delivery and every repeat counted on it (repeat-windows.ts)
     count: 1 + (f.repeats?.count ?? 0),
     byCode: null,
+    dispatchId: typeof dispatchId === 'string' ? dispatchId : null,
   };
 }
 
@@ -177,6 +180,7 @@ function fromReceipt(r: Resource): TriggerListing {
     attempts: null,
     count: 1,
     byCode: null,
+    dispatchId: null,
   };
 }
 
@@ -198,6 +202,7 @@ function fromRefusals(r: Resource): TriggerListing {
     attempts: null,
     count: f.count,
     byCode: f.byCode,
+    dispatchId: null,
   };
 }
 

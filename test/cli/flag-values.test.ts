@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMON_OPTIONS } from '../../src/cli/command.js';
 import { COMMAND_NAMES, loadCommands } from '../../src/cli/command-table.js';
+import { parseFlagValue } from '../../src/cli/flags.js';
 import { cli } from './in-process.js';
 
 /** A value each string flag refuses, or null for free text that has no malformed form. */
@@ -46,7 +47,7 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
     endpoint: '',
     config: '',
     port: '65536',
-    'tick-every': '0',
+    'tick-every': '1.5',
     'max-connections': 'lots',
     'headers-timeout': '1.5',
     'body-timeout': '-3',
@@ -158,6 +159,44 @@ describe('flag values', () => {
       message: '--limit must be an integer 0 or more, got "x"',
       help: 'see `twinworld log --help`',
     });
+  });
+
+  it('serve --tick-every 0 is taken, as its help offers ("0: never")', async () => {
+    const res = await cli([
+      'serve',
+      '--endpoint',
+      'stripe=TWINWORLD_TEST_UNSET_SECRET',
+      '--tick-every',
+      '0',
+      '--root',
+      join(dir, 'w4'),
+      '--json',
+    ]);
+    // Past the flag layer: refused only for the secret variable nobody set.
+    expect(res.status).toBe(1);
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: 'INVALID_CONFIG' });
+  });
+
+  it('a time flag names a real instant: no rolled-over date, no time read in the host zone', async () => {
+    for (const [value, says] of [
+      ['2026-02-30', 'is not a time on the calendar'],
+      ['2026-04-31T03:00:00Z', 'is not a time on the calendar'],
+      ['2026-03-01T24:00:00Z', 'is not a time on the calendar'],
+      ['2026-03-01T03:00', 'has no time zone'],
+      ['2026-03-01T03:00:00.5', 'has no time zone'],
+    ] as const) {
+      const res = await cli(['schedules', 'prune', '--before', value, '--root', join(dir, 'w2')]);
+      expect(res.status, value).toBe(2);
+      expect(res.stderr, value).toContain(`--before ${JSON.stringify(value)} ${says}`);
+    }
+    // A date is midnight UTC; a time without seconds, or with an offset, is the instant it names.
+    expect(parseFlagValue('now', { kind: 'time' }, '2026-02-28')).toBe('2026-02-28T00:00:00.000Z');
+    expect(parseFlagValue('now', { kind: 'time' }, '2026-03-01T04:00+01:00')).toBe(
+      '2026-03-01T03:00:00.000Z',
+    );
+    expect(parseFlagValue('now', { kind: 'time' }, '2028-02-29T23:59:59.250Z')).toBe(
+      '2028-02-29T23:59:59.250Z',
+    );
   });
 
   it("every command's usage line names --store (replay reads a file, not a store)", () => {

@@ -139,6 +139,8 @@ describe('twinworld serve', () => {
       /^SEQ\s+RECEIVED\s+TENANT\s+SOURCE\s+TRIGGER\s+STATUS\s+CODE\s+KEY$/,
     );
     expect(table.stdout).toContain('webhook/stripe');
+    // The table shows the count too: the help says later deliveries are counted on the row.
+    expect(table.stdout).toMatch(/triggered\s+2 deliveries\s+stripe:evt_/);
     expect(table.stdout).not.toContain(SECRET);
   });
 
@@ -300,6 +302,28 @@ describe('twinworld triggers and tick', () => {
       ['calendar', 'cron', 'triggered'],
       ['calendar', 'cron', 'triggered'],
     ]);
+    // A tenant with no stored calendar is told so (and that schedules are the worker's), rather
+    // than answered "fired 0" as if its calendars had nothing due.
+    const none = tw([
+      'tick',
+      '--tenant',
+      'globex',
+      '--root',
+      root,
+      '--now',
+      '2026-03-01T04:00:00Z',
+    ]);
+    expect(none.status).toBe(0);
+    expect(none.stdout).toBe(
+      'no calendar subscriptions for tenant "globex": store them with `twinworld tick --config FILE` (or serve --config); schedules (`twinworld schedules`) are run by `twinworld work`, not by tick\n',
+    );
+    // A day down: 23 missed, the newest 10 listed and the rest counted, not 23 lines.
+    const day = tw(['tick', '--config', config, '--root', root, '--now', '2026-03-02T03:30:00Z']);
+    const lines = day.stdout.split('\n');
+    expect(lines[0]).toBe('tenant acme at 2026-03-02T03:30:00.000Z: fired 1, missed 22');
+    expect(lines[2]).toBe('  missed  12 more before these (--json lists every one)');
+    expect(lines.slice(3, -1)).toHaveLength(10);
+    expect(lines[3]).toBe('  missed  hourly #17  2026-03-01T17:00:00.000Z  (catch-up:latest)');
   });
 
   it('tick refuses a bad --now, an unknown tenant and a bad configuration', () => {

@@ -169,6 +169,18 @@ describe('serve configuration', () => {
     },
   );
 
+  it('an --endpoint whose provider is not a scheme is told how to name one in the flag', async () => {
+    const e = await expectRefusal(
+      () => configFromFlags(['paypal=STRIPE_SECRET'], ENV),
+      'INVALID_CONFIG',
+      'endpoint[0]',
+    );
+    // Not "endpoint[0].scheme is missing": a flag has no scheme key.
+    expect(e.message).toBe(
+      '--endpoint "paypal=STRIPE_SECRET": "paypal" is not a signature scheme, so say which one its sender signs with: paypal:SCHEME=STRIPE_SECRET, SCHEME one of stripe, github, slack, standard-webhooks, hmac-sha256',
+    );
+  });
+
   it('names the missing environment variable, not its value', async () => {
     const e = await expectRefusal(() => configFromFlags(['stripe=NOT_SET'], ENV), 'INVALID_CONFIG');
     expect(e.message).toContain('NOT_SET');

@@ -472,18 +472,25 @@ describe('refused packets: typed, counted without the body, never ingested', () 
   it('INVALID_BODY: a Stripe body without an event id, a Slack body without event_id', async () => {
     const noId = JSON.stringify({ object: 'event', type: 'x', email: MARKER });
     await refused((h) => stripeReq(h, stripePacket(noId), noId), 'INVALID_BODY', 'body.id');
-    const noEvent = JSON.stringify({ type: 'url_verification', challenge: MARKER });
-    await refused(
-      (h) =>
-        h.ingress.handle({
-          tenantId: 'acme',
-          scopeId: 'acme',
-          provider: 'slack',
-          headers: slackPacket(noEvent),
-          rawBody: noEvent,
-        }),
-      'INVALID_BODY',
-      'body.event_id',
+    const slackReq = (h: IngressHarness, raw: string): Promise<unknown> =>
+      h.ingress.handle({
+        tenantId: 'acme',
+        scopeId: 'acme',
+        provider: 'slack',
+        headers: slackPacket(raw),
+        rawBody: raw,
+      });
+    const noEvent = JSON.stringify({ type: 'event_callback', event: { type: 'x', text: MARKER } });
+    await refused((h) => slackReq(h, noEvent), 'INVALID_BODY', 'body.event_id');
+    // What Slack posts that is no Events API callback is named as what it is, not as a missing
+    // event_id or "not JSON".
+    const check = JSON.stringify({ type: 'url_verification', challenge: MARKER });
+    const verification = await refused((h) => slackReq(h, check), 'INVALID_BODY', 'body.type');
+    expect(verification.receipt.message).toMatch(/^slack: url_verification \(Slack checking a/);
+    const form = `payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', x: MARKER }))}`;
+    const interactive = await refused((h) => slackReq(h, form), 'INVALID_BODY', 'body');
+    expect(interactive.receipt.message).toMatch(
+      /^slack: the body is form-encoded \(\d+ bytes\), as Slack posts interactivity payloads/,
     );
   });
 

@@ -2,7 +2,7 @@
 // inspect one (its plan, envelope and run), cancel one still waiting. Works on the store alone,
 // so a dispatch whose process is gone is listed and cancelled like any other.
 import { DISPATCH_STATES, type DispatchState } from '../../triggers/deferred/dispatch-record.js';
-import type { DispatchStatus } from '../../triggers/deferred/dispatch-status.js';
+import type { DispatchDetail, DispatchStatus } from '../../triggers/deferred/dispatch-status.js';
 import {
   cancelDispatch,
   inspectDispatch,
@@ -40,7 +40,48 @@ function row(d: DispatchStatus): string[] {
   ];
 }
 
-function describe(d: DispatchStatus & { plan?: unknown }): string {
+/** Milliseconds as a person reads a period: "90000 ms (1 min 30 s)". */
+function period(ms: number): string {
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1000);
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+    ['s', 1],
+  ] as const) {
+    if (rest >= size) parts.push(`${Math.floor(rest / size)} ${unit}`);
+    rest %= size;
+  }
+  return parts.length === 0 ? `${ms} ms` : `${ms} ms (${parts.join(' ')})`;
+}
+
+/** The plan the dispatch was taken in with, and what it carries: what `inspect` promises. */
+function planLines(d: DispatchDetail): [string, string][] {
+  const { plan, envelope: e } = d;
+  const lines: [string, string][] = [];
+  if (plan.delay !== null)
+    lines.push(['delay', 'ms' in plan.delay ? period(plan.delay.ms) : `until ${plan.delay.until}`]);
+  if (plan.debounce !== null)
+    lines.push([
+      'debounce',
+      `key ${JSON.stringify(plan.debounce.key)}, ${plan.debounce.mode}, period ${period(plan.debounce.period)}${plan.debounce.maxWait === null ? '' : `, max wait ${period(plan.debounce.maxWait)}`}`,
+    ]);
+  if (plan.concurrency !== null)
+    lines.push([
+      'concurrency',
+      `key ${JSON.stringify(plan.concurrency.key)}, limit ${plan.concurrency.limit}, on limit ${plan.concurrency.onLimit}, ticket ${d.concurrency?.ticket ?? '-'}${d.concurrency?.running === true ? ', holds a slot' : ''}`,
+    ]);
+  if (plan.ttl !== null) lines.push(['ttl', period(plan.ttl)]);
+  const bytes = Buffer.byteLength(JSON.stringify(e.payload), 'utf8');
+  lines.push([
+    'envelope',
+    `event ${e.eventId} from ${e.source.kind}/${e.source.provider}, occurred ${e.occurredAt}, payload ${bytes} bytes (--json prints it)`,
+  ]);
+  return lines;
+}
+
+function describe(d: DispatchDetail): string {
   const lines: [string, string][] = [
     ['dispatch', d.dispatchId],
     ['state', d.state],
@@ -54,14 +95,8 @@ function describe(d: DispatchStatus & { plan?: unknown }): string {
     ['due', d.dueAt ?? '-'],
     ['expires', d.expiresAt ?? '-'],
     ['pings', `${d.pings} (last ${d.lastPingAt})`],
+    ...planLines(d),
   ];
-  if (d.debounce !== null)
-    lines.push(['debounce', `key ${JSON.stringify(d.debounce.key)}, ${d.debounce.mode}`]);
-  if (d.concurrency !== null)
-    lines.push([
-      'concurrency',
-      `key ${JSON.stringify(d.concurrency.key)}, limit ${d.concurrency.limit}, ticket ${d.concurrency.ticket ?? '-'}${d.concurrency.running ? ', holds a slot' : ''}`,
-    ]);
   if (d.dispatchedAt !== null)
     lines.push(['dispatched', `${d.dispatchedAt} (fence ${d.fence}, owner ${d.owner ?? '-'})`]);
   if (d.endedAt !== null) lines.push(['ended', `${d.endedAt} (${d.reason ?? '-'})`]);

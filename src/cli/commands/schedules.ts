@@ -11,6 +11,7 @@ import {
 } from '../../triggers/schedules/index.js';
 import { formatOverlap } from '../../triggers/schedules/overlap.js';
 import { listEnabledSchedules } from '../../triggers/schedules/list-enabled.js';
+import { MAX_INSPECT_NEXT } from '../../triggers/schedules/inspect.js';
 import {
   countOption,
   stringOption,
@@ -21,9 +22,9 @@ import {
 } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 import { checkTenantId } from '../../triggers/envelope.js';
-import { jsonFlag, timeFlag } from '../flags.js';
+import { timeFlag } from '../flags.js';
+import { existsAlready, readAddFlags } from './schedules-add.js';
 import { TwinError } from '../../errors.js';
-import { BUILT_IN_ROUTINES } from '../../host/runtime/schedule-host.js';
 import { validateCalendarSpec } from '../../triggers/cron/occurrences.js';
 import { DEFAULT_TIMEZONE } from '../../triggers/schedules/index.js';
 import { parseOverlap } from '../../triggers/schedules/overlap.js';
@@ -175,7 +176,7 @@ export const schedulesCommand: Command = {
       type: 'string',
       value: { kind: 'json', example: '{"ms": 2500}' },
       arg: 'JSON',
-      description: 'add: the routine input (default null)',
+      description: 'add: the routine input (default null; wait takes {"ms": N})',
     },
     overlap: {
       type: 'string',
@@ -199,9 +200,9 @@ export const schedulesCommand: Command = {
     },
     next: {
       type: 'string',
-      value: { kind: 'count', min: 1 },
+      value: { kind: 'count', min: 1, max: MAX_INSPECT_NEXT },
       arg: 'N',
-      description: 'inspect: how many upcoming occurrences to show (default 5)',
+      description: `inspect: how many upcoming occurrences to show (default 5, at most ${MAX_INSPECT_NEXT})`,
     },
     outcome: {
       type: 'string',
@@ -258,39 +259,23 @@ export const schedulesCommand: Command = {
     if (!NEEDS_ID.has(sub) && sub !== 'history' && id !== undefined)
       throw new UsageError(`schedules ${sub} takes no schedule id`);
     const tenantId = stringOption(args, 'tenant') ?? DEFAULT_TENANT;
+    // Checked before the world opens: a refused add leaves no folder behind.
+    const addFlags = sub === 'add' ? readAddFlags(args) : undefined;
     const answer = await withWorld(
       args.root,
       async (world) => {
         const schedules = new Schedules({ world });
         switch (sub) {
           case 'add': {
-            const cron = stringOption(args, 'cron');
-            if (cron === undefined) throw new UsageError('schedules add needs --cron EXPR');
-            const input = jsonFlag(args.values, 'input', '{"ms": 2500}') ?? null;
-            const tz = stringOption(args, 'tz');
-            const routine = stringOption(args, 'routine');
-            if (routine !== undefined && !BUILT_IN_ROUTINES.includes(routine))
-              throw new TwinError(
-                'UNKNOWN_ROUTINE',
-                `no routine "${routine}" is registered with the workers that run schedules (\`twinworld work\`, \`serve\`); they run ${BUILT_IN_ROUTINES.join(', ')}`,
-                { path: 'routine', details: { registered: [...BUILT_IN_ROUTINES] } },
-              );
-            const overlap = stringOption(args, 'overlap');
-            const catchUp = stringOption(args, 'catch-up');
-            return schedules.declare(
-              {
-                tenantId,
-                scheduleId: id!,
-                cron,
-                input,
-                enabled: args.values.paused !== true,
-                ...(tz === undefined ? {} : { timezone: tz }),
-                ...(routine === undefined ? {} : { routine }),
-                ...(overlap === undefined ? {} : { overlap }),
-                ...(catchUp === undefined ? {} : { catchUp }),
-              },
-              { expectedRevision: revisionOption(args) ?? 0 },
-            );
+            const { revision, ...declaration } = addFlags!;
+            return schedules
+              .declare(
+                { tenantId, scheduleId: id!, ...declaration },
+                { expectedRevision: revision ?? 0 },
+              )
+              .catch((error: unknown) => {
+                throw revision === undefined ? existsAlready(error, id!) : error;
+              });
           }
           case 'pause':
           case 'resume': {

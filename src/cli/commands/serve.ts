@@ -108,7 +108,7 @@ export const serveCommand: Command = {
     },
     'tick-every': {
       type: 'string',
-      value: { kind: 'count', min: 1 },
+      value: { kind: 'count' },
       arg: 'S',
       description: `tick calendars every S seconds (default ${DEFAULT_TICK_SECONDS}; 0: never)`,
     },

@@ -21,17 +21,26 @@ import { openStoreWorld, storeMayHoldWorld } from '../store.js';
 async function storedRuntime(
   world: World,
   tenant: string,
-): Promise<{ calendar: CalendarSource; stop: () => Promise<void> }> {
+): Promise<{ calendar: CalendarSource; stop: () => Promise<void>; subscriptions: number }> {
   const { engine, calendar } = await createTriggerRuntime({
     world,
     routines: { [RECORD_ROUTINE]: recordRoutine(DEFAULT_TRIGGER_TWIN) },
   });
-  for (const sub of await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant)) {
+  const subs = await engine.twin.lookup(SUBSCRIPTION_TYPE, BY_TENANT_INDEX, tenant);
+  for (const sub of subs) {
     const triggerId = String(sub.fields.triggerId);
     if (!engine.hasRoute(triggerId))
       engine.registerRoute({ triggerId, routineId: RECORD_ROUTINE, buildInput: (e) => e.payload });
   }
-  return { calendar, stop: () => engine.stop() };
+  return { calendar, stop: () => engine.stop(), subscriptions: subs.length };
+}
+
+/** Missed occurrences printed one per line; older ones are counted. */
+const MISSED_SHOWN = 10;
+
+/** Said when a tick without --config finds nothing to tick: schedules are not calendars. */
+function noCalendars(tenant: string): string {
+  return `no calendar subscriptions for tenant "${tenant}": store them with \`twinworld tick --config FILE\` (or serve --config); schedules (\`twinworld schedules\`) are run by \`twinworld work\`, not by tick\n`;
 }
 
 export const tickCommand: Command = {
@@ -100,6 +109,7 @@ export const tickCommand: Command = {
     const world = await openStoreWorld(args.store, {
       clock: now === undefined ? new RealClock() : new VirtualClock(now),
     });
+    let empty = false;
     const answers: TickAnswer[] = await (async () => {
       const tenants =
         config === undefined
@@ -112,6 +122,7 @@ export const tickCommand: Command = {
           ? await storedRuntime(world, tenants[0]!)
           : await startTriggerRuntime(world, config, { env: process.env });
       const calendar = runtime.calendar;
+      if ('subscriptions' in runtime) empty = runtime.subscriptions === 0;
       const out: TickAnswer[] = [];
       try {
         for (const t of tenants) out.push(await calendar.tick(t, now));
@@ -121,6 +132,7 @@ export const tickCommand: Command = {
       return out;
     })().finally(() => world.close());
     if (args.json) await printJson(io, answers);
+    else if (empty) await write(io.stdout, noCalendars(answers[0]!.tenantId));
     else {
       for (const a of answers) {
         await write(
@@ -132,7 +144,14 @@ export const tickCommand: Command = {
             io.stdout,
             `  fired   ${f.triggerId} #${f.number}  ${f.nominalAt}  (${f.wallTime}${f.dstRule === null ? '' : `, ${f.dstRule}`}${f.catchUp ? ', catch-up' : ''})  ${f.status}${f.error === null ? '' : ` ${f.error}`}\n`,
           );
-        for (const m of a.missed)
+        // A long downtime can leave hundreds missed: the newest are shown, the count says the rest.
+        const shown = a.missed.slice(-MISSED_SHOWN);
+        if (a.missed.length > shown.length)
+          await write(
+            io.stdout,
+            `  missed  ${a.missed.length - shown.length} more before these (--json lists every one)\n`,
+          );
+        for (const m of shown)
           await write(
             io.stdout,
             `  missed  ${m.triggerId} #${m.number}  ${m.nominalAt}  (${m.reason})\n`,

@@ -9,16 +9,41 @@ import { pruneTriggerHistory } from '../../triggers/retention.js';
 import { countOption, stringOption, withWorld, type Command } from '../command.js';
 import { printJson, Table, truncate, write } from '../output.js';
 import { checkTenantId } from '../../triggers/envelope.js';
+import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
+import { readDispatch, type DispatchState } from '../../triggers/deferred/dispatch-record.js';
+import type { World } from '../../world/world.js';
 
-function codes(r: TriggerListing): string {
-  if (r.byCode === null) return r.code ?? '';
+/** A listed row, and for a deferred record the state its dispatch is in now. */
+type Row = TriggerListing & { readonly dispatchState?: DispatchState };
+
+/**
+ * A record stays `received` once its dispatch is cancelled or expires (it never ran), so its
+ * status alone would say `deferred` for ever; the dispatch says what became of it.
+ */
+async function withDispatchStates(world: World, rows: TriggerListing[]): Promise<Row[]> {
+  if (!rows.some((r) => r.dispatchId !== null)) return rows;
+  const twin = world.twin(DEFAULT_TRIGGER_TWIN);
+  return twin.read((view) =>
+    rows.map((r) => {
+      if (r.status !== 'deferred' || r.dispatchId === null) return r;
+      const d = readDispatch(view, r.dispatchId);
+      return d === undefined ? r : { ...r, dispatchState: d.state };
+    }),
+  );
+}
+
+function codes(r: Row): string {
+  // Later deliveries of a key (duplicates, replays, resends while it ran) have no row of their own.
+  const repeats = r.kind === 'record' && r.count > 1 ? `${r.count} deliveries` : '';
+  const code = r.dispatchState !== undefined ? `dispatch ${r.dispatchState}` : (r.code ?? '');
+  if (r.byCode === null) return [code, repeats].filter((t) => t !== '').join(', ');
   return Object.entries(r.byCode)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([code, n]) => `${code}×${n}`)
     .join(' ');
 }
 
-function row(r: TriggerListing): string[] {
+function row(r: Row): string[] {
   return [
     String(r.seq),
     r.receivedAt,
@@ -38,9 +63,11 @@ export const triggersCommand: Command = {
     'triggers [--tenant T] [--limit N] [--root DIR | --store URL] [--json]\n       twinworld triggers --prune DAYS [--root DIR | --store URL] [--json]',
   description: [
     'Lists what the trigger ingress decided, newest first: one row per event key (triggered,',
-    'filtered, in_progress, failed) and one per later delivery or refusal (duplicate, in_progress,',
-    'conflicting, with its code: PAYLOAD_CONFLICT, REPLAY, …), and one per source and minute of',
-    'refused packets, counted by code (BAD_SIGNATURE×3 STALE_TIMESTAMP×1).',
+    'filtered, deferred, in_progress, failed), its later deliveries (duplicates, replays, resends',
+    'while it ran) counted on that row ("3 deliveries"); one per delivery refused for its key',
+    '(PAYLOAD_CONFLICT, …); and one per source and minute of refused packets, counted by code',
+    '(BAD_SIGNATURE×3 STALE_TIMESTAMP×1). A key a deferred dispatch took in is `deferred`, its CODE',
+    'the state of that dispatch (dispatch queued, dispatch cancelled, …).',
     'With --prune DAYS, removes settled history older than DAYS days instead (records that ended',
     'triggered or filtered, receipts, closed refusal windows, expired replay guards) with one write',
     'per batch; the log keeps every entry. Records still processing or failed are never pruned.',
@@ -70,7 +97,7 @@ export const triggersCommand: Command = {
     },
   },
   jsonHelp:
-    'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts, count, byCode}',
+    'print one JSON array of {kind, id, seq, receivedAt, tenantId, scopeId, sourceKind, provider, triggerId, dedupeKey, status, code, attempts, count, byCode, dispatchId}, a deferred record also with its dispatchState',
   async run(args, io) {
     const days = countOption(args, 'prune');
     if (days !== undefined) {
@@ -93,12 +120,15 @@ export const triggersCommand: Command = {
     const undecodable: UndecodableRow[] = [];
     const rows = await withWorld(
       args.store,
-      (world) =>
-        listTriggerRecords(world, {
-          ...(tenant === undefined ? {} : { tenant }),
-          limit,
-          onUndecodable: (u) => undecodable.push(u),
-        }),
+      async (world) =>
+        withDispatchStates(
+          world,
+          await listTriggerRecords(world, {
+            ...(tenant === undefined ? {} : { tenant }),
+            limit,
+            onUndecodable: (u) => undecodable.push(u),
+          }),
+        ),
       { create: false },
     );
     // A row nobody can read is named, with why, and the listing goes on without it.

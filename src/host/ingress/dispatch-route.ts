@@ -3,7 +3,6 @@
 // a caller holding the capability the 202 handed out (dispatch-capability.ts); without it, an unknown
 // id and another tenant's id get the same 404. The dispatch is read from the store, so any host of the
 // same store answers for a dispatch another host took in.
-import { TwinError } from '../../errors.js';
 import { declareDispatchIndexes } from '../../triggers/deferred/dispatch-record.js';
 import { DISPATCH_PATH, readDispatchStatus } from '../../triggers/deferred/dispatch-status.js';
 import { unknownDispatch } from '../../triggers/deferred/dispatch-step.js';
@@ -38,13 +37,12 @@ export async function answerDispatch(
   method: string | undefined,
   request: DispatchRequest,
 ): Promise<HttpAnswer> {
+  // The same 405 the ingress paths answer on this host: one error code for one mistake.
   if (method !== 'GET' && method !== 'HEAD')
     return {
       status: 405,
-      headers: { allow: 'GET' },
-      body: new TwinError('INVALID_ARGUMENT', 'a dispatch is read with GET', {
-        path: 'method',
-      }).toJSON(),
+      headers: { allow: 'GET, HEAD' },
+      body: { error: 'METHOD_NOT_ALLOWED', message: 'a dispatch is read with GET (or HEAD)' },
     };
   const { id } = request;
   // One answer for every id the caller cannot prove: it learns nothing of which exist.

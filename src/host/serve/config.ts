@@ -4,7 +4,12 @@
 // naming the field.
 import { readFileSync } from 'node:fs';
 import { TwinError } from '../../errors.js';
-import { getScheme, isSchemeName, type SchemeName } from '../../events/signing/index.js';
+import {
+  getScheme,
+  isSchemeName,
+  SCHEME_NAMES,
+  type SchemeName,
+} from '../../events/signing/index.js';
 import { assertJson, isPlainObject } from '../../log/json-value.js';
 import { checkLimits, DEFAULT_LIMITS, type IngressLimits } from '../ingress/connections.js';
 import {
@@ -427,6 +432,12 @@ export function configFromFlags(endpoints: readonly string[], env: Env = process
       refuse(
         path,
         `--endpoint ${JSON.stringify(flag)} must look like provider=ENV_VAR (e.g. stripe=STRIPE_WEBHOOK_SECRET) or provider:scheme=ENV_VAR`,
+      );
+    // A flag has no `scheme` key to name: say how to write the scheme in the flag itself.
+    if (m[2] === undefined && !isSchemeName(m[1]))
+      refuse(
+        path,
+        `--endpoint ${JSON.stringify(flag)}: "${m[1]}" is not a signature scheme, so say which one its sender signs with: ${m[1]}:SCHEME=${m[3]}, SCHEME one of ${SCHEME_NAMES.join(', ')}`,
       );
     return { provider: m[1], ...(m[2] === undefined ? {} : { scheme: m[2] }), secretEnv: m[3] };
   });

@@ -9,6 +9,7 @@ import { commit, skip, type Decision } from '../../world/decision.js';
 import { createTriggerEnvelope, type TriggerEnvelope } from '../envelope.js';
 import {
   DST_RULES,
+  MAX_INSTANT_MS,
   nextOccurrence,
   occurrencesBetween,
   planCatchUp,
@@ -40,10 +41,18 @@ export function checkNow(value: unknown, fallback: () => number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new TwinError(
       'INVALID_ARGUMENT',
-      'now must be epoch milliseconds (an integer), or omitted to use the world clock',
+      'now must be epoch milliseconds, an integer from 0 (1970-01-01T00:00:00.000Z), or omitted to use the world clock',
       { path: 'now' },
     );
   }
+  // Past the last instant occurrences are counted at, the refusal would otherwise come from deep
+  // in the cron arithmetic and name its own parameter (untilMs), not the caller's.
+  if (value > MAX_INSTANT_MS)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `now (${value <= 8.64e15 ? isoAt(value) : `${value} ms`}) is after ${isoAt(MAX_INSTANT_MS)}, the last instant calendars count occurrences at`,
+      { path: 'now' },
+    );
   return value;
 }
 

@@ -123,8 +123,8 @@ export interface CatchUpPlan {
 
 // Earliest and latest instants accepted: wide enough for any schedule, narrow enough that the
 // zone probes (±34 h) stay inside the years Intl and croner handle.
-const MIN_INSTANT_MS = Date.UTC(100, 0, 2);
-const MAX_INSTANT_MS = Date.UTC(9999, 11, 30);
+export const MIN_INSTANT_MS = Date.UTC(100, 0, 2);
+export const MAX_INSTANT_MS = Date.UTC(9999, 11, 30);
 
 // A matcher per pattern. Croner objects without a callback never start a timer; paused is set
 // as well so that nothing could start one. Bounded, oldest evicted first.
@@ -155,7 +155,7 @@ function compileCron(cron: string): Cron {
     matcher = newMatcher(cron);
   } catch (error) {
     const raw = error instanceof Error ? error.message : String(error);
-    const reason = raw.replace(/^CronPattern:\s*/, '');
+    const reason = fieldRangeReason(raw) ?? raw.replace(/^CronPattern:\s*/, '');
     throw invalidCron(
       cron,
       `is not a valid cron expression (${reason}); write it like ${CRON_EXAMPLE}`,
@@ -173,6 +173,26 @@ function compileCron(cron: string): Cron {
   }
   matchers.set(cron, matcher);
   return matcher;
+}
+
+// croner counts day-of-month and month from 0 inside, and its range errors say the value it
+// counted ("month: 12" for a 13 the user wrote); these name the field and the value as written.
+const FIELD_RANGES: Readonly<Record<string, { name: string; range: string; shift: number }>> = {
+  second: { name: 'second', range: '0–59', shift: 0 },
+  minute: { name: 'minute', range: '0–59', shift: 0 },
+  hour: { name: 'hour', range: '0–23', shift: 0 },
+  day: { name: 'day-of-month', range: '1–31', shift: 1 },
+  nearestWeekdays: { name: 'day-of-month', range: '1–31', shift: 1 },
+  month: { name: 'month', range: '1–12 (or JAN–DEC)', shift: 1 },
+  dayOfWeek: { name: 'day-of-week', range: '0–7 (or SUN–SAT; 0 and 7 are Sunday)', shift: 0 },
+};
+
+function fieldRangeReason(message: string): string | undefined {
+  const m = /Invalid value for (\w+): (-?\d+)$/.exec(message);
+  const field = m === null ? undefined : FIELD_RANGES[m[1]!];
+  if (field === undefined) return undefined;
+  const value = Number(m![2]) + field.shift;
+  return `${field.name} ${value} is out of range: ${field.name} takes ${field.range}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

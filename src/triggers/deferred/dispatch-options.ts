@@ -76,6 +76,8 @@ function refuse(code: TwinErrorCode, path: string, message: string): never {
 function describe(value: unknown): string {
   if (value === undefined) return '(missing)';
   if (typeof value === 'function') return '(function)';
+  // JSON would say null for these, hiding the very value that was wrong.
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   try {
     const text = JSON.stringify(value);
     return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;

@@ -10,7 +10,8 @@ export const WAIT_ROUTINE = 'wait';
 /** Longest wait: a month of world time. */
 export const MAX_WAIT_MS = 31 * 24 * 3600_000;
 
-function waitMs(input: JsonValue): number {
+/** The input's `ms`, or INVALID_ARGUMENT: also checked where a schedule of `wait` is declared. */
+export function waitMs(input: JsonValue): number {
   const ms =
     input !== null && typeof input === 'object' && !Array.isArray(input) ? input.ms : undefined;
   if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0 || ms > MAX_WAIT_MS)

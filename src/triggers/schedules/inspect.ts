@@ -30,6 +30,9 @@ export interface Inspection {
   readonly lastHeartbeat: HostView | null;
 }
 
+/** Upcoming occurrences one inspection lists at most. */
+export const MAX_INSPECT_NEXT = 100;
+
 /** The declaration, what holds the active slot, the buffer, the next occurrences and the live hosts. */
 export async function inspect(
   svc: ScheduleService,
@@ -38,8 +41,8 @@ export async function inspect(
   options: { next?: number; context?: TriggerContext } = {},
 ): Promise<Inspection> {
   const next = options.next ?? 5;
-  if (!Number.isSafeInteger(next) || next < 0 || next > 100)
-    refuse('INVALID_OPTIONS', 'next', 'next must be an integer from 0 to 100');
+  if (!Number.isSafeInteger(next) || next < 0 || next > MAX_INSPECT_NEXT)
+    refuse('INVALID_OPTIONS', 'next', `next must be an integer from 0 to ${MAX_INSPECT_NEXT}`);
   const schedule = await getSchedule(svc, tenantId, scheduleId, options.context);
   if (schedule === undefined) throw unknownSchedule(tenantId, scheduleId);
   const nowMs = svc.now();

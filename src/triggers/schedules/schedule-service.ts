@@ -1,11 +1,14 @@
 // What the schedule operations share: the service they run against (the twin, this host's owner
 // and lease) and the checks and refusals they all speak.
 import { TwinError } from '../../errors.js';
+import { isoProblem } from '../../log/iso-time.js';
 import type { ReadView } from '../../state/read-view.js';
 import { type Decision } from '../../world/decision.js';
 import type { Twin } from '../../world/twin.js';
+import { isoAt } from '../../world/clock.js';
 import type { World } from '../../world/world.js';
 
+import { MAX_INSTANT_MS, MIN_INSTANT_MS } from '../cron/occurrences.js';
 import { checkTenantId } from '../envelope.js';
 import type { RoutineRunner } from '../runner.js';
 import { type Reservation } from './claim.js';
@@ -31,14 +34,36 @@ export function refuse(
   throw new TwinError(code, message, { path });
 }
 
+/**
+ * An ISO instant with its zone, as epoch ms. Date.parse alone would roll "2026-02-30" into March
+ * and read a time without a zone in the host's zone; both are refused, and so is an instant the
+ * calendar cannot count occurrences at.
+ */
 export function checkIso(
   value: unknown,
   path: string,
   code: 'INVALID_ARGUMENT' | 'INVALID_OPTIONS',
 ): number {
-  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value) || !Number.isFinite(ms))
-    refuse(code, path, `${path} must be an ISO 8601 time such as 2026-03-01T03:00:00Z`);
+  const problem = isoProblem(value);
+  if (problem === 'shape')
+    refuse(
+      code,
+      path,
+      `${path} must be an ISO 8601 time with its zone, such as 2026-03-01T03:00:00Z or 2026-03-01T04:00:00+01:00, got ${JSON.stringify(value) ?? 'undefined'}`,
+    );
+  if (problem === 'calendar')
+    refuse(
+      code,
+      path,
+      `${path} ${JSON.stringify(value)} is not a time on the calendar (a month 01–12, a day the month has, hours 00–23, minutes and seconds 00–59)`,
+    );
+  const ms = Date.parse(value as string);
+  if (ms < MIN_INSTANT_MS || ms > MAX_INSTANT_MS)
+    refuse(
+      code,
+      path,
+      `${path} ${JSON.stringify(value)} is outside the times schedules count occurrences in (${isoAt(MIN_INSTANT_MS)} to ${isoAt(MAX_INSTANT_MS)})`,
+    );
   return ms;
 }
 

@@ -267,7 +267,7 @@ export class WebhookIngress implements TriggerSource {
     let envelope;
     let replay: DeliveryIdentity['replay'];
     try {
-      const body = parseJson(raw, provider);
+      const body = parseJson(raw, provider, endpoint.scheme);
       const id = deliveryIdentity(endpoint.scheme, request.headers, body, raw, verified, {
         toleranceSec,
         ...(endpoint.replayWindowSec === undefined
@@ -352,7 +352,10 @@ async function resolve(
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(raw: Buffer, provider: string): JsonValue {
+// Slack posts interactivity payloads (`payload=…`) and slash commands form-encoded.
+const FORM_ENCODED = /^[A-Za-z0-9_.%-]+=[^\s]*$/;
+
+function parseJson(raw: Buffer, provider: string, scheme: SchemeName): JsonValue {
   let text: string;
   try {
     text = utf8.decode(raw);
@@ -368,6 +371,12 @@ function parseJson(raw: Buffer, provider: string): JsonValue {
     body = JSON.parse(text);
   } catch {
     // The parser's message quotes the body: never put it in an error that is recorded.
+    if (scheme === 'slack' && FORM_ENCODED.test(text))
+      throw new TwinError(
+        'INVALID_BODY',
+        `${provider}: the body is form-encoded (${raw.length} bytes), as Slack posts interactivity payloads and slash commands; this ingress takes Slack's Events API callbacks only (JSON with an event_id), so point the app's Interactivity and slash command URLs elsewhere`,
+        { path: 'body' },
+      );
     throw new TwinError(
       'INVALID_BODY',
       `${provider}: the body is not JSON (${raw.length} bytes); this ingress takes JSON webhook bodies only`,

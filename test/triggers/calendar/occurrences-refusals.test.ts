@@ -50,9 +50,31 @@ describe('calendar spec refusals', () => {
   });
 
   it("croner's reason is passed on without its class prefix", () => {
-    expect(refusal(spec('61 * * * *'), 'INVALID_CONFIG', 'cron')).toBe(
-      `cron '61 * * * *' is not a valid cron expression (Invalid value for minute: 61); write it like ${EXAMPLE}`,
+    expect(refusal(spec('*/0 * * * *'), 'INVALID_CONFIG', 'cron')).toBe(
+      `cron '*/0 * * * *' is not a valid cron expression (Syntax error, illegal stepping: 0); write it like ${EXAMPLE}`,
     );
+  });
+
+  it('a value out of its range names the field and the value as written', () => {
+    // croner counts day-of-month and month from 0 and would say "month: 12" for a 13.
+    for (const [cron, reason] of [
+      ['61 * * * *', 'minute 61 is out of range: minute takes 0–59'],
+      ['0 24 * * *', 'hour 24 is out of range: hour takes 0–23'],
+      ['60 0 3 * * *', 'second 60 is out of range: second takes 0–59'],
+      ['0 3 0 * *', 'day-of-month 0 is out of range: day-of-month takes 1–31'],
+      ['0 3 32 * *', 'day-of-month 32 is out of range: day-of-month takes 1–31'],
+      ['0 3 32W * *', 'day-of-month 32 is out of range: day-of-month takes 1–31'],
+      ['0 3 * 13 *', 'month 13 is out of range: month takes 1–12 (or JAN–DEC)'],
+      ['0 3 * 0 *', 'month 0 is out of range: month takes 1–12 (or JAN–DEC)'],
+      [
+        '0 3 * * 8',
+        'day-of-week 8 is out of range: day-of-week takes 0–7 (or SUN–SAT; 0 and 7 are Sunday)',
+      ],
+    ] as const) {
+      expect(refusal(spec(cron), 'INVALID_CONFIG', 'cron')).toBe(
+        `cron '${cron}' is not a valid cron expression (${reason}); write it like ${EXAMPLE}`,
+      );
+    }
   });
 
   it('an empty zone is told to name one; an unknown zone is named', () => {

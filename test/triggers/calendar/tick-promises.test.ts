@@ -80,7 +80,7 @@ describe('tick order and quiet ticks', () => {
     expect((await calendar.subscription('acme', 'alpha'))!.cursor).toBe('2026-03-01T05:30:00.000Z');
   });
 
-  it('now may be the epoch itself; anything but a non-negative integer is refused', async () => {
+  it('now may be the epoch itself; anything but an integer from it to 9999-12-30 is refused', async () => {
     const { calendar } = await calendarHarness('2026-03-01T00:00:00.000Z');
     expect(await calendar.configure(hourly('alpha'), 0)).toMatchObject({
       cursor: '1970-01-01T00:00:00.000Z',
@@ -88,7 +88,21 @@ describe('tick order and quiet ticks', () => {
     });
     const err = await expectRefusal(() => calendar.tick('acme', -1), 'INVALID_ARGUMENT', 'now');
     expect(err.message).toBe(
-      'now must be epoch milliseconds (an integer), or omitted to use the world clock',
+      'now must be epoch milliseconds, an integer from 0 (1970-01-01T00:00:00.000Z), or omitted to use the world clock',
+    );
+    // Past the calendar's last instant: named as `now`, not as the cron arithmetic's own parameter.
+    const late = await expectRefusal(
+      () => calendar.tick('acme', Date.parse('9999-12-31T00:00:00Z')),
+      'INVALID_ARGUMENT',
+      'now',
+    );
+    expect(late.message).toBe(
+      'now (9999-12-31T00:00:00.000Z) is after 9999-12-30T00:00:00.000Z, the last instant calendars count occurrences at',
+    );
+    await expectRefusal(
+      () => calendar.configure(hourly('beta'), Number.MAX_SAFE_INTEGER),
+      'INVALID_ARGUMENT',
+      'now',
     );
   });
 });

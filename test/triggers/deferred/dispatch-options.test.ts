@@ -117,6 +117,28 @@ describe('dispatch options on a route', () => {
     });
   }
 
+  it('names a non-finite number as it is, not as the null JSON would make of it', async () => {
+    const h = await deferredHarness([]);
+    for (const [value, says] of [
+      [Infinity, 'got Infinity'],
+      [NaN, 'got NaN'],
+    ] as const) {
+      const error = await expectRefusal(
+        () =>
+          h.engine.registerRoute({
+            triggerId: 'customer.updated',
+            routineId: 'sync',
+            buildInput: (e) => e.payload,
+            dispatch: { delay: value },
+          }),
+        'INVALID_ARGUMENT',
+        'route.dispatch.delay',
+      );
+      expect(error.message).toContain(says);
+    }
+    await h.world.close();
+  });
+
   it('fills in the defaults: trailing, no maxWait, queue, one gate per trigger', () => {
     expect(
       checkDispatchOptions(

@@ -85,7 +85,14 @@ describe('twinworld dispatches', () => {
     const text = tw('inspect', ids[2]!);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/^dispatch\s+dsp_/);
-    expect(text.stdout).toMatch(/debounce\s+key "cus_1", trailing/);
+    expect(text.stdout).toMatch(/debounce\s+key "cus_1", trailing, period 60000 ms \(1 min\)\n/);
+    // The plan and the envelope the help promises, not only in --json.
+    expect(text.stdout).toMatch(/\nttl\s+600000 ms \(10 min\)\n/);
+    expect(text.stdout).toMatch(
+      /\nenvelope\s+event evt_4 from custom\/\S+, occurred \S+Z, payload 26 bytes \(--json prints it\)\n/,
+    );
+    const delayed = tw('inspect', ids[0]!);
+    expect(delayed.stdout).toMatch(/\ndelay\s+3600000 ms \(1 h\)\n/);
     const json = JSON.parse(tw('inspect', ids[2]!, '--json').stdout) as Record<string, unknown>;
     expect(json).toMatchObject({
       dispatchId: ids[2],
@@ -110,6 +117,28 @@ describe('twinworld dispatches', () => {
     });
     expect(tw('cancel', ids[0]!).stdout).toMatch(/was cancelled already/);
     expect(JSON.parse(tw('list', '--state', 'cancelled', '--json').stdout)).toHaveLength(1);
+    // `twinworld triggers` says what became of each deferred key, not `deferred` for ever.
+    const triggers = spawnSync(process.execPath, [BIN, 'triggers', '--root', root, '--json'], {
+      encoding: 'utf8',
+    });
+    const listed = JSON.parse(triggers.stdout) as {
+      dedupeKey: string;
+      status: string;
+      dispatchId: string | null;
+      dispatchState?: string;
+    }[];
+    expect(listed.find((r) => r.dedupeKey === 'evt_1')).toMatchObject({
+      status: 'deferred',
+      dispatchId: ids[0],
+      dispatchState: 'cancelled',
+    });
+    expect(listed.find((r) => r.dedupeKey === 'evt_2')).toMatchObject({
+      dispatchState: 'delayed',
+    });
+    const table = spawnSync(process.execPath, [BIN, 'triggers', '--root', root], {
+      encoding: 'utf8',
+    }).stdout;
+    expect(table).toMatch(/deferred\s+dispatch cancelled\s+evt_1\n/);
 
     const unknown = tw('cancel', `dsp_${'0'.repeat(32)}`, '--json');
     expect(unknown.status).toBe(1);

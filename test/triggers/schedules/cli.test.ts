@@ -88,7 +88,13 @@ describe('twinworld schedules', () => {
       catchUp: { kind: 'all', max: 3 },
     });
     const again = refusal(tw(r, ['add', 'tick', '--cron', '* * * * *', '--json']));
-    expect(again).toMatchObject({ error: 'REVISION_MISMATCH', path: 'expectedRevision' });
+    // Said as the flag that changes it, not as the kernel's "made as a new schedule".
+    expect(again).toMatchObject({
+      error: 'REVISION_MISMATCH',
+      path: 'revision',
+      message:
+        'schedule "tick" exists already (revision 1); to change it, add it again with --revision 1',
+    });
     const changed = json(
       tw(r, ['add', 'tick', '--cron', '0 3 * * *', '--revision', '1', '--json']),
     );
@@ -157,10 +163,23 @@ describe('twinworld schedules', () => {
       tw(r, ['add', 'x', '--cron', '* * * * *', '--catch-up', 'most', '--json']),
       'catch-up',
     );
+    // `wait` without {"ms": N} would fail at every occurrence: refused at add, naming --input.
+    for (const input of [[], ['--input', '{"ms":-5}'], ['--input', '"abc"']]) {
+      const wait = refusal(
+        tw(r, ['add', 'w', '--cron', '* * * * *', '--routine', 'wait', ...input, '--json']),
+      );
+      expect(wait).toMatchObject({ error: 'INVALID_ARGUMENT', path: 'input' });
+      expect(wait.message).toContain(`--input '{"ms": 2500}'`);
+    }
+    expect(
+      refusal(tw(r, ['add', 'w', '--cron', '* * * * *', '--routine', 'fly', '--json'])),
+    ).toMatchObject({ error: 'UNKNOWN_ROUTINE', path: 'routine' });
     // Refused flags open nothing, so the root is still no world; once it is, the name is checked.
     expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'ROOT_NOT_FOUND' });
     json(tw(r, ['add', 'real', '--cron', '* * * * *', '--json']));
     expect(refusal(tw(r, ['pause', 'nope', '--json']))).toMatchObject({ error: 'UNKNOWN_TRIGGER' });
+    // inspect shows at most 100 upcoming occurrences: more is the flag's mistake, not a refusal.
+    usageError(tw(r, ['inspect', 'real', '--next', '101', '--json']), 'next');
     const usage = tw(r, ['add', 'x', '--json']);
     expect(usage.status).toBe(2);
     expect(tw(r, ['fly', '--json']).status).toBe(2);

@@ -274,6 +274,25 @@ for (const backendCase of backends) {
         'INVALID_OPTIONS',
         'from',
       );
+      // Date.parse would roll the 30th of February into March, read a time without a zone in the
+      // host's zone, and take a year the calendar cannot count in: each is refused, saying which.
+      for (const [from, says] of [
+        ['2026-02-30T00:00:00Z', 'is not a time on the calendar'],
+        ['2026-03-01T00:00:00', 'must be an ISO 8601 time with its zone'],
+        ['0001-01-01T00:00:00Z', 'is outside the times schedules count occurrences in'],
+      ] as const) {
+        const refused = await expectRefusal(
+          () => h.schedules.backfill({ ...range, from }),
+          'INVALID_OPTIONS',
+          'from',
+        );
+        expect(refused.message).toContain(says);
+      }
+      await expectRefusal(
+        () => h.schedules.prune({ tenantId: 'acme', before: '2026-02-30T00:00:00Z' }),
+        'INVALID_OPTIONS',
+        'before',
+      );
     });
 
     it('refuses a backfill of more than 1000 occurrences', async () => {
