@@ -81,3 +81,15 @@ export interface DeferredAnswer extends AnswerBase {
 
 export type IngestAnswer =
   TriggeredAnswer | FilteredAnswer | DuplicateAnswer | InProgressAnswer | DeferredAnswer;
+
+/**
+ * Slack checking a Request URL (`url_verification`, signed like every callback): nothing is
+ * ingested or recorded; the answer echoes the challenge, which is what makes Slack take the URL.
+ */
+export interface ChallengeAnswer {
+  readonly status: 'challenge';
+  readonly challenge: string;
+}
+
+/** What a webhook ingress answers a packet: what ingesting it did, or a handshake's echo. */
+export type WebhookAnswer = IngestAnswer | ChallengeAnswer;

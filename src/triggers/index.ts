@@ -3,6 +3,8 @@
 // (twinworld/schedules, twinworld/deferred); the HTTP ingress, serve and the runtime are in
 // twinworld/host. Named exports only, capped by test/architecture/entry-points.test.ts.
 export type {
+  ChallengeAnswer,
+  WebhookAnswer,
   IngestAnswer,
   IngestStatus,
   TriggeredAnswer,

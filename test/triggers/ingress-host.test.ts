@@ -10,7 +10,15 @@ import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld } from '../../src/world/world.js';
-import { ingressHarness, NOW, SECRETS, stripePacket, T, type IngressHarness } from './packets.js';
+import {
+  ingressHarness,
+  NOW,
+  SECRETS,
+  slackPacket,
+  stripePacket,
+  T,
+  type IngressHarness,
+} from './packets.js';
 import { expectRefusal } from './support.js';
 
 interface Reply {
@@ -139,6 +147,27 @@ describe('POST /ingress/<tenant>/<provider>', () => {
     release();
     expect((await first).status).toBe(200);
     await host.close();
+  });
+
+  it("answers Slack's url_verification 200 with its challenge, so Slack takes the Request URL", async () => {
+    const h = await hosted();
+    const check = JSON.stringify({
+      token: 't',
+      challenge: '3eZbrw1aBm2rZgRN',
+      type: 'url_verification',
+    });
+    const answer = await post(`${h.host.url}/ingress/acme/slack`, slackPacket(check), check);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.body).toEqual({ challenge: '3eZbrw1aBm2rZgRN' });
+    const forged = await post(
+      `${h.host.url}/ingress/acme/slack`,
+      { ...slackPacket(check), 'x-slack-signature': 'v0=00' },
+      check,
+    );
+    expect(forged.status).toBe(401);
+    expect(h.received).toEqual([]);
+    await h.host.close();
   });
 
   it('answers 200 for filtered', async () => {

@@ -196,6 +196,46 @@ describe('accepted packets, from the vendors’ own libraries', () => {
     await h.world.close();
   });
 
+  it('slack url_verification: answer() echoes a verified challenge, ingesting and recording nothing; handle() refuses it', async () => {
+    const h = await ingressHarness();
+    const check = JSON.stringify({ token: 'x', challenge: 'ch4llenge', type: 'url_verification' });
+    const request = (raw: string, headers = slackPacket(raw)) => ({
+      tenantId: 'acme',
+      scopeId: 'acme',
+      provider: 'slack',
+      headers,
+      rawBody: raw,
+    });
+    const before = await exported(h.world);
+    expect(await h.ingress.answer(request(check))).toEqual({
+      status: 'challenge',
+      challenge: 'ch4llenge',
+    });
+    expect(h.received).toEqual([]);
+    expect(await exported(h.world)).toBe(before);
+    // signed like every callback: a wrong signature or a stale one is refused first
+    await expectRefusal(
+      () =>
+        h.ingress.answer(request(check, { ...slackPacket(check), 'x-slack-signature': 'v0=00' })),
+      'BAD_SIGNATURE',
+    );
+    await expectRefusal(
+      () => h.ingress.answer(request(check, slackPacket(check, T - 3600))),
+      'STALE_TIMESTAMP',
+    );
+    // a challenge that cannot be echoed is named
+    for (const challenge of [undefined, '', 42, 'x'.repeat(1025)]) {
+      const raw = JSON.stringify({ type: 'url_verification', challenge });
+      await expectRefusal(() => h.ingress.answer(request(raw)), 'INVALID_BODY', 'body.challenge');
+    }
+    // handle() ingests events only: the handshake is refused, pointing at answer()
+    const refused = await expectRefusal(() => h.ingress.handle(request(check)), 'INVALID_BODY');
+    expect(refused.message).toContain('WebhookIngress.answer()');
+    // other bodies answer as handle() does
+    expect(await h.ingress.answer(request(SLACK_BODY))).toMatchObject({ status: 'triggered' });
+    await h.world.close();
+  });
+
   it('standard-webhooks and svix (their own sign): webhook-id / svix-id is the key', async () => {
     const h = await ingressHarness();
     const a = await h.ingress.handle({

@@ -253,7 +253,7 @@ export function startIngressHost(options: IngressHostOptions): Promise<IngressHo
     }
     let answer: HttpAnswer;
     try {
-      const ingested = await ingress.handle(
+      const ingested = await ingress.answer(
         {
           tenantId,
           scopeId: scopeFor(tenantId),

@@ -2,7 +2,7 @@
 // 2xx means "acknowledge, never resend"; every non-2xx makes a vendor retry (GitHub excepted).
 import { errorHttpStatus } from '../../error-catalog.js';
 import { TwinError } from '../../errors.js';
-import type { IngestAnswer } from '../../triggers/answer.js';
+import type { WebhookAnswer } from '../../triggers/answer.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -15,7 +15,10 @@ export interface HttpAnswer {
  * still in flight") with Retry-After. deferred: 202 Accepted, with `location` — the dispatch's path
  * and the capability to read it (DispatchCapabilities.location) — when given.
  */
-export function answerStatus(answer: IngestAnswer, location?: string): HttpAnswer {
+export function answerStatus(answer: WebhookAnswer, location?: string): HttpAnswer {
+  // Slack takes a Request URL once it answers 200 with {"challenge": …}.
+  if (answer.status === 'challenge')
+    return { status: 200, headers: {}, body: { challenge: answer.challenge } };
   if (answer.status === 'in_progress')
     return { status: 409, headers: { 'retry-after': '1' }, body: answer };
   if (answer.status === 'deferred')

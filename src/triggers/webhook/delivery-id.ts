@@ -118,13 +118,6 @@ export function deliveryIdentity(
       };
     }
     case 'slack': {
-      // Slack's check of a Request URL carries no event and wants its challenge echoed.
-      if (field(body, 'type') === 'url_verification')
-        throw new TwinError(
-          'INVALID_BODY',
-          "slack: url_verification (Slack checking a Request URL) is not answered by this ingress; it takes Events API callbacks, which carry an event_id, once the app's URL is verified",
-          { path: 'body.type' },
-        );
       const event = field(body, 'event');
       return {
         deliveryId: stringField(body, 'event_id', 'slack', 'Ev0TWIN0001'),

@@ -12,7 +12,7 @@ import {
 import { headerValues } from '../../events/signing/scheme.js';
 import { assertJson, type JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
-import type { IngestAnswer } from '../answer.js';
+import type { IngestAnswer, WebhookAnswer } from '../answer.js';
 import type { SourceHost } from '../source.js';
 import {
   checkProvider,
@@ -181,7 +181,28 @@ export class WebhookIngress implements TriggerSource {
    * tenant and allow `ingest` (else TENANT_FORBIDDEN, not recorded); it is handed to
    * resolveSecrets and to the ingest. Without one the call acts as host code (SYSTEM_CONTEXT).
    */
-  async handle(request: WebhookRequest, context?: TriggerContext): Promise<IngestAnswer> {
+  /**
+   * Verifies and ingests one packet. A handshake (Slack's `url_verification`) is refused here,
+   * `INVALID_BODY`: what answers it is `answer`, which the ingress host serves.
+   */
+  handle(request: WebhookRequest, context?: TriggerContext): Promise<IngestAnswer> {
+    return this.take(request, context, false) as Promise<IngestAnswer>;
+  }
+
+  /**
+   * `handle`, and a verified handshake answered instead of refused: Slack's `url_verification`
+   * gets its challenge back (nothing ingested, nothing recorded), which is what makes Slack take a
+   * Request URL. What an HTTP front of the ingress calls.
+   */
+  answer(request: WebhookRequest, context?: TriggerContext): Promise<WebhookAnswer> {
+    return this.take(request, context, true);
+  }
+
+  private async take(
+    request: WebhookRequest,
+    context: TriggerContext | undefined,
+    handshakes: boolean,
+  ): Promise<WebhookAnswer> {
     const acting = contextArgument(context);
     const engine = this.engine;
     if (engine === undefined || !engine.running) {
@@ -268,6 +289,15 @@ export class WebhookIngress implements TriggerSource {
     let replay: DeliveryIdentity['replay'];
     try {
       const body = parseJson(raw, provider, endpoint.scheme);
+      // Checked like every callback (signature and timestamp, above), then echoed, not ingested.
+      const challenge = endpoint.scheme === 'slack' ? slackChallenge(body) : undefined;
+      if (challenge !== undefined && handshakes) return { status: 'challenge', challenge };
+      if (challenge !== undefined)
+        throw new TwinError(
+          'INVALID_BODY',
+          'slack: url_verification (Slack checking a Request URL) is a handshake, not an event: WebhookIngress.answer() echoes its challenge (the ingress host does), handle() ingests Events API callbacks only',
+          { path: 'body.type' },
+        );
       const id = deliveryIdentity(endpoint.scheme, request.headers, body, raw, verified, {
         toleranceSec,
         ...(endpoint.replayWindowSec === undefined
@@ -307,6 +337,26 @@ export class WebhookIngress implements TriggerSource {
     );
   }
 }
+
+/**
+ * The challenge of Slack's `url_verification` body, or undefined for any other body; one without a
+ * usable challenge is refused, naming the field.
+ */
+function slackChallenge(body: JsonValue): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  if (body.type !== 'url_verification') return undefined;
+  const challenge = body.challenge;
+  if (typeof challenge !== 'string' || challenge === '' || challenge.length > MAX_CHALLENGE)
+    throw new TwinError(
+      'INVALID_BODY',
+      `slack: a url_verification body needs its challenge as a string of 1 to ${MAX_CHALLENGE} characters; got ${typeof challenge === 'string' ? `${challenge.length} characters` : JSON.stringify(challenge ?? null).slice(0, 40)}`,
+      { path: 'body.challenge' },
+    );
+  return challenge;
+}
+
+/** Slack's challenges are about 50 characters; an echo is bounded all the same. */
+const MAX_CHALLENGE = 1024;
 
 /** A header's values joined as one field (RFC 9110 §5.3), whatever its casing; undefined when absent. */
 function headerValue(headers: WebhookRequest['headers'], name: string): string | undefined {
