@@ -13,6 +13,7 @@ import { readHeads } from '../../host/console/heads.js';
 import { RealClock } from '../../world/clock.js';
 import { stringOption, UsageError, type Command } from '../command.js';
 import { colourOn, painter, stateColour } from '../colour.js';
+import { endpointOptionsFor, packEndpointOptions } from '../endpoint-options.js';
 import { write } from '../output.js';
 import { cliPack, cliPacks } from '../pack-cli.js';
 import { untilSignal } from '../signals.js';
@@ -31,12 +32,14 @@ export const listenCommand: Command = {
   name: 'listen',
   summary: "Forward a twin's webhooks to a local app (like `stripe listen --forward-to`)",
   usage:
-    'listen <pack> --forward-to URL [--events a,b|*] [--poll MS] [--root DIR | --store URL] [--json]',
+    'listen <pack> --forward-to URL [--events a,b|*] [--repo R | --org O | --team T] [--poll MS] [--root DIR | --store URL] [--json]',
   description: [
     'Registers a temporary endpoint for <pack> pointing at URL, prints its signing secret, and',
     'sends every event it takes — whichever process caused it (`twinworld trigger`, a walk, the',
     'vendor API) — printing one line per attempt: → 200 customer.created evt_… 12 ms. Retries follow',
     "the pack's policy. On Ctrl-C the endpoint is disabled; its deliveries and attempts stay.",
+    'GitHub hooks belong to a repository (--repo owner/name) or an organization (--org login)',
+    'that exists, as with `endpoints add`.',
   ].join('\n'),
   arguments: [
     [
@@ -67,6 +70,7 @@ export const listenCommand: Command = {
       arg: 'MS',
       description: 'how often the log heads are read (default 100)',
     },
+    ...packEndpointOptions(),
   },
   jsonHelp:
     'print {"ready", endpoint, secret, url, events} once registered, one {"attempt"...} object per attempt and {"retired", endpoint} at the end',
@@ -79,6 +83,9 @@ export const listenCommand: Command = {
     const pollMs = pollText === undefined ? 100 : Number(pollText);
     if (!/^\d+$/.test(pollText ?? '1') || pollMs < 1)
       throw new UsageError(`--poll must be a whole number of milliseconds ≥ 1, got "${pollText}"`);
+    const options = endpointOptionsFor(pack, args);
+    // Before the root is opened (or created): a refused listen leaves nothing behind.
+    pack.cli.checkEndpoint?.({ url, ...(events === undefined ? {} : { events }), options });
     const paint = painter(colourOn(io, args.json));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
     const stopped = untilSignal();
@@ -92,7 +99,7 @@ export const listenCommand: Command = {
       const added = await pack.cli.addEndpoint(twin, {
         url,
         ...(events === undefined ? {} : { events }),
-        options: {},
+        options,
       });
       // Retired, not removed: the deliveries and attempts that name it stay readable. First thing
       // on the way out, and on any way out, so a second Ctrl-C or an error cannot leave other
