@@ -44,6 +44,49 @@ const lines = (text: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('listen --forward-to', () => {
+  it('on Ctrl-C while the app is still answering, finishes the attempt and prints its line', async () => {
+    const root = join(dir, 'inflight');
+    held = new Promise((r) => (release = r));
+    const listen = start([
+      'listen',
+      'stripe',
+      '--forward-to',
+      `${app.url}/slow`,
+      '--json',
+      '--poll',
+      '20',
+      '--root',
+      root,
+    ]);
+    const ready = JSON.parse((await listen.waitFor(/^\{"ready".*$/m))[0]) as { endpoint: string };
+    expect((await tw(['trigger', 'stripe', 'customer.created', '--root', root])).status).toBe(0);
+    await until(() => app.requests.length === 1, 'the app got the event');
+
+    listen.child.kill('SIGINT');
+    // The endpoint is disabled first: once it is, the listener is on its way out.
+    await until(async () => {
+      const listed = await tw(['endpoints', 'list', 'stripe', '--json', '--root', root]);
+      return (JSON.parse(listed.stdout) as { enabled: boolean }[]).every((e) => !e.enabled);
+    }, 'the endpoint disabled');
+    const exited = new Promise<number | null>((done) => {
+      if (listen.child.exitCode !== null) done(listen.child.exitCode);
+      else listen.child.once('exit', (status) => done(status));
+    });
+    release();
+    // Not interrupt(): a second SIGINT would stop it the default way, as a second Ctrl-C does.
+    expect(await exited).toBe(0);
+
+    const printed = lines(listen.stdout());
+    expect(printed.filter((l) => 'attempt' in l)).toMatchObject([
+      { eventType: 'customer.created', status: 200, outcome: 'succeeded' },
+    ]);
+    expect(printed.at(-1)).toEqual({ retired: true, endpoint: ready.endpoint });
+    const deliveries = JSON.parse((await tw(['deliveries', '--json', '--root', root])).stdout) as {
+      state: string;
+    }[];
+    expect(deliveries.map((d) => d.state)).toEqual(['succeeded']);
+  });
+
   it('forwards a GitHub repository hook (--repo): its ping and the events, signed with the printed secret', async () => {
     const root = join(dir, 'github');
     held = Promise.resolve();

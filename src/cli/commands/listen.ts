@@ -37,9 +37,9 @@ export const listenCommand: Command = {
     'Registers a temporary endpoint for <pack> pointing at URL, prints its signing secret, and',
     'sends every event it takes — whichever process caused it (`twinworld trigger`, a walk, the',
     'vendor API) — printing one line per attempt: → 200 customer.created evt_… 12 ms. Retries follow',
-    "the pack's policy. On Ctrl-C the endpoint is disabled; its deliveries and attempts stay.",
-    'GitHub hooks belong to a repository (--repo owner/name) or an organization (--org login)',
-    'that exists, as with `endpoints add`.',
+    "the pack's policy. On Ctrl-C the endpoint is disabled, the attempts in flight finish and their",
+    'lines are printed; its deliveries and attempts stay. GitHub hooks belong to a repository',
+    '(--repo owner/name) or an organization (--org login) that exists, as with `endpoints add`.',
   ].join('\n'),
   arguments: [
     [
@@ -110,6 +110,8 @@ export const listenCommand: Command = {
         retired = true;
         await setEndpointEnabled(world, await findEndpoint(world, added.id, pack.name), false);
       };
+      // Set once Ctrl-C came: deliveries seen from then on are not sent from here any more.
+      let stopping = false;
       try {
         const ours = new Map<string, { eventType: string; eventId: string }>();
         const sends = new Set<Promise<unknown>>();
@@ -124,6 +126,7 @@ export const listenCommand: Command = {
               const d = deliveryOf({ fields: e.fields ?? {} });
               if (d.endpointId !== added.id) return;
               ours.set(e.subjectId, { eventType: d.eventType, eventId: d.eventId });
+              if (stopping) return;
               // Sent from here; a claim another sender won is simply not ours to make.
               const send = dispatcher.dispatch(pack.name, e.subjectId, 'first').catch((error) => {
                 world.reportError(error, `forwarding ${e.subjectId}`);
@@ -174,10 +177,15 @@ export const listenCommand: Command = {
           ].join('\n'),
         );
         await stopped;
+        stopping = true;
         await retire();
-        await follower.stop();
+        // The attempts in flight (first sends, and retries the dispatcher runs) end before the
+        // follower stops, and the entries they appended are read up to the head: each one's
+        // line is printed, not lost with the process.
         await Promise.all([...sends]);
         await dispatcher.close();
+        await follower.catchUp();
+        await follower.stop();
         await out({ retired: true, endpoint: added.id }, `endpoint ${added.id} disabled`);
       } finally {
         await retire();
