@@ -54,6 +54,9 @@ function targetUrl(raw: string): string {
   return raw;
 }
 
+/** The last instant a JavaScript date can hold (+275760-09-13): no time past it can be written. */
+const LAST_INSTANT = 8_640_000_000_000_000;
+
 function revision(body: Record<string, unknown>): { expectedRevision?: number } {
   const r = body.revision;
   if (r === undefined || r === null || r === '') return {};
@@ -113,6 +116,15 @@ export async function runAction(
         throw new TwinError(
           'CLOCK_NOT_VIRTUAL',
           'this world runs on the real clock, which no one can advance; start the console with --clock ISO (or mount it on a host whose world has a VirtualClock)',
+          { path: 'ms' },
+        );
+      // Past the last instant a date can hold, every time the world writes (and the console
+      // shows) would be unwritable: refused, not moved into a clock that breaks every read.
+      const room = LAST_INSTANT - world.clock.now();
+      if (ms > room)
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `"ms" would move the clock past ${isoAt(LAST_INSTANT)}, the last time a date can hold; advance by at most ${room} ms`,
           { path: 'ms' },
         );
       await world.clock.advance(ms);
