@@ -112,7 +112,9 @@ describe('actions are refused as the CLI refuses them, and append nothing', () =
     try {
       for (const [action, body, args] of cases) {
         const r = await post(c, action, body);
-        const answer = (await r.json()) as { error: string; message: string };
+        const answer = (await r.json()) as { error: string; message: string; path?: string };
+        // The path names the key of the body that was wrong, whatever the shared function calls it.
+        expect(answer.path, action).toBe(Object.keys(body)[0]);
         const viaCli = await cli([...args, '--json', '--root', root]);
         expect(viaCli.status, args.join(' ')).toBe(1);
         const expected = JSON.parse(viaCli.stderr) as { error: string; message: string };

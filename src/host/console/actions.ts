@@ -3,7 +3,7 @@
 // (`twinworld redeliver`), endpoint disable/enable (`twinworld endpoints`), dispatch cancel
 // (`twinworld dispatches cancel`), schedule pause/resume (`twinworld schedules`), and moving a
 // virtual world clock. See docs/console.md.
-import { TwinError } from '../../errors.js';
+import { isTwinError, TwinError } from '../../errors.js';
 import type { Dispatcher } from '../../events/dispatcher.js';
 import { findEndpoint, setEndpointEnabled } from '../../events/endpoint-lookup.js';
 import { cancelDispatch } from '../../triggers/deferred/operations.js';
@@ -67,6 +67,28 @@ function revision(body: Record<string, unknown>): { expectedRevision?: number } 
   return { expectedRevision: r };
 }
 
+/**
+ * Runs a shared action, naming the body's key in a refusal's path where the shared function names
+ * its own parameter (`scheduleId`, `id`): the code and message stay the CLI's, the path points at
+ * what the caller sent.
+ */
+async function naming<T>(
+  keys: Readonly<Record<string, string>>,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isTwinError(error) || error.path === undefined || !Object.hasOwn(keys, error.path))
+      throw error;
+    throw new TwinError(error.code, error.message, {
+      path: keys[error.path]!,
+      ...(error.details === undefined ? {} : { details: error.details }),
+      cause: error,
+    });
+  }
+}
+
 /** Runs one named action; what it answers is shown on the page. */
 export async function runAction(
   world: World,
@@ -92,15 +114,20 @@ export async function runAction(
       );
       return setEndpointEnabled(world, endpoint, name === 'endpoint.enable');
     }
-    case 'dispatch.cancel':
-      return cancelDispatch(world, text(body, 'dispatch', true));
+    case 'dispatch.cancel': {
+      const id = text(body, 'dispatch', true);
+      return naming({ id: 'dispatch' }, () => cancelDispatch(world, id));
+    }
     case 'schedule.pause':
     case 'schedule.resume': {
       const schedules = new Schedules({ world });
       const id = text(body, 'schedule', true);
-      return name === 'schedule.pause'
-        ? schedules.pause(tenant, id, revision(body))
-        : schedules.resume(tenant, id, revision(body));
+      const expected = revision(body);
+      return naming({ scheduleId: 'schedule', expectedRevision: 'revision' }, () =>
+        name === 'schedule.pause'
+          ? schedules.pause(tenant, id, expected)
+          : schedules.resume(tenant, id, expected),
+      );
     }
     case 'clock.advance': {
       const ms = body.ms;
