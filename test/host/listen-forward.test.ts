@@ -125,6 +125,58 @@ describe('listen --forward-to', () => {
       ).toBe(true);
   });
 
+  it('says, per failed attempt, whether and when it is tried again: an app answering 500, one that is down', async () => {
+    const root = join(dir, 'failing');
+    const failing = await startReceiver(() => 500);
+    // A port nothing listens on: opened, then closed.
+    const gone = await startReceiver();
+    const downUrl = `${gone.url}/down`;
+    await gone.close();
+    try {
+      const text = start([
+        'listen',
+        'stripe',
+        '--forward-to',
+        failing.url,
+        '--poll',
+        '20',
+        '--root',
+        root,
+      ]);
+      await text.waitFor(/^Ready!/m);
+      const json = start([
+        'listen',
+        'stripe',
+        '--forward-to',
+        downUrl,
+        '--json',
+        '--poll',
+        '20',
+        '--root',
+        root,
+      ]);
+      await json.waitFor(/^\{"ready".*$/m);
+      expect((await tw(['trigger', 'stripe', 'customer.created', '--root', root])).status).toBe(0);
+      const [line] = await text.waitFor(/^→ 500 .*$/m);
+      expect(line).toMatch(
+        /^→ 500 customer\.created evt_\w+ \d+ ms \(retry at \d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
+      );
+      await json.waitFor(/^\{"attempt".*$/m);
+      const [attempt] = lines(json.stdout()).filter((l) => 'attempt' in l);
+      expect(attempt).toMatchObject({
+        status: null,
+        outcome: 'failed',
+        reason: 'not_sent',
+        deliveryState: 'retrying',
+      });
+      expect(Date.parse(String(attempt!.nextAttemptAt))).toBeGreaterThan(Date.now());
+      expect(await text.interrupt()).toBe(0);
+      expect(await json.interrupt()).toBe(0);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('refuses what the endpoint cannot be, before any root is made', async () => {
     const root = join(dir, 'never');
     const noScope = await tw(['listen', 'github', '--forward-to', app.url, '--root', root]);

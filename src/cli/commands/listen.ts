@@ -144,6 +144,20 @@ export const listenCommand: Command = {
             const f = attempt.fields;
             const ms = Date.parse(String(f.finishedAt)) - Date.parse(String(f.startedAt));
             const status = typeof f.status === 'number' ? f.status : null;
+            // What the attempt left the delivery in, from the entry that finished it: whether (and
+            // when, on the world clock) it is tried again is what a failing app's owner asks next.
+            const left = e.subjectType === decl.recordType ? (e.fields ?? {}) : {};
+            const deliveryState = typeof left.state === 'string' ? left.state : null;
+            const nextAttemptAt =
+              deliveryState === 'retrying' && typeof left.nextAttemptAt === 'string'
+                ? left.nextAttemptAt
+                : null;
+            const then =
+              nextAttemptAt !== null
+                ? ` (retry at ${nextAttemptAt})`
+                : deliveryState === 'failed'
+                  ? ' (no retries left: delivery failed)'
+                  : '';
             await out(
               {
                 attempt: finished.id,
@@ -155,8 +169,10 @@ export const listenCommand: Command = {
                 outcome: f.state ?? null,
                 reason: f.reason ?? null,
                 durationMs: Number.isFinite(ms) ? ms : null,
+                deliveryState,
+                nextAttemptAt,
               },
-              `${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd(),
+              `${`${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd()}${then}`,
             );
           },
         });
