@@ -177,6 +177,34 @@ describe('listen --forward-to', () => {
     }
   });
 
+  it('when the reader of its output goes away (listen | head -1), disables the endpoint and ends cleanly', async () => {
+    const root = join(dir, 'piped');
+    held = Promise.resolve();
+    const listen = start([
+      'listen',
+      'stripe',
+      '--forward-to',
+      `${app.url}/piped`,
+      '--json',
+      '--poll',
+      '20',
+      '--root',
+      root,
+    ]);
+    await listen.waitFor(/^\{"ready".*$/m);
+    const exited = new Promise<number | null>((done) => listen.child.once('exit', done));
+    // As `head -1` does once it has its line: the read end of the pipe closes.
+    listen.child.stdout.destroy();
+    expect((await tw(['trigger', 'stripe', 'customer.created', '--root', root])).status).toBe(0);
+    // No SIGINT: the next line it writes meets EPIPE, and that alone ends it.
+    expect(await exited).toBe(0);
+    expect(listen.stderr()).toBe('');
+    const listed = await tw(['endpoints', 'list', 'stripe', '--json', '--root', root]);
+    expect((JSON.parse(listed.stdout) as { enabled: boolean }[]).map((e) => e.enabled)).toEqual([
+      false,
+    ]);
+  });
+
   it('refuses what the endpoint cannot be, before any root is made', async () => {
     const root = join(dir, 'never');
     const noScope = await tw(['listen', 'github', '--forward-to', app.url, '--root', root]);

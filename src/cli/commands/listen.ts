@@ -16,7 +16,7 @@ import { colourOn, painter, stateColour } from '../colour.js';
 import { endpointOptionsFor, packEndpointOptions } from '../endpoint-options.js';
 import { write } from '../output.js';
 import { cliPack, cliPacks } from '../pack-cli.js';
-import { untilSignal } from '../signals.js';
+import { untilOutputClosed, untilSignal } from '../signals.js';
 import { openStoreWorld } from '../store.js';
 
 function parseEvents(raw: string | undefined): string[] | undefined {
@@ -88,7 +88,9 @@ export const listenCommand: Command = {
     pack.cli.checkEndpoint?.({ url, ...(events === undefined ? {} : { events }), options });
     const paint = painter(colourOn(io, args.json));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
-    const stopped = untilSignal();
+    // A reader of stdout that went away (`listen | head -1`) stops it the same way: the endpoint
+    // is disabled rather than left forwarding to an app nobody watches.
+    const stopped = Promise.race([untilSignal(), untilOutputClosed()]);
     const world = await openStoreWorld(args.store, { clock: new RealClock() });
     try {
       for (const p of builtInPacks) registerPack(world, p);
