@@ -2,10 +2,15 @@
 // Entry point of the `twinworld` binary: hands argv and the process streams to the dispatcher
 // (src/cli/run.ts) and turns its answer into the exit code.
 import { runCli } from './run.js';
+import { outputClosed } from './signals.js';
 
-// `twinworld export x | head` closes stdout early: that is the reader's choice, not a failure.
+// `twinworld export x | head` closes stdout early: that is the reader's choice, not a failure. A
+// command that waits for it (`listen`, which must disable its endpoint) ends by itself instead.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
+  if (error.code === 'EPIPE') {
+    if (!outputClosed()) process.exit(0);
+    return;
+  }
   throw error;
 });
 

@@ -7,7 +7,15 @@ import type { CliIO } from './command.js';
 
 /** Writes and waits for 'drain' when the stream asks, so a big export never buffers whole in memory. */
 export async function write(stream: Writable, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, 'drain');
+  // A stream whose reader went away (EPIPE) takes nothing more; a command ending after it (listen
+  // on its way out) writes into the void rather than fail on every line.
+  if (stream.destroyed || stream.errored !== null) return;
+  if (stream.write(text)) return;
+  try {
+    await once(stream, 'drain');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+  }
 }
 
 export async function writeLines(

@@ -43,3 +43,29 @@ export function noteSignal(): { readonly received: NodeJS.Signals | undefined; s
     stop,
   };
 }
+
+/** Commands waiting to hear that stdout's reader went away; once one took it, it stays taken. */
+const outputWaiters = new Set<() => void>();
+let outputTaken = false;
+
+/**
+ * Resolves when the reader of stdout goes away (EPIPE: `listen | head -1`, a closed terminal), for
+ * a long-running command that must undo something before it ends (`listen` disables its endpoint)
+ * rather than be cut short where it stands.
+ */
+export function untilOutputClosed(): Promise<void> {
+  return new Promise((resolve) => outputWaiters.add(resolve));
+}
+
+/**
+ * Called by the entry point on EPIPE: true when a command waits for it and will end by itself
+ * (the process must not exit under it), false when none does (then exiting at once is right).
+ */
+export function outputClosed(): boolean {
+  if (outputTaken) return true;
+  if (outputWaiters.size === 0) return false;
+  outputTaken = true;
+  for (const resolve of outputWaiters) resolve();
+  outputWaiters.clear();
+  return true;
+}

@@ -7,6 +7,8 @@ import type { World } from '../world/world.js';
 import { readHeads, watchHeads, type Heads } from './console/heads.js';
 
 export interface Follower {
+  /** Reads the heads now and hands over every entry up to them; resolves once that is done. */
+  catchUp(): Promise<void>;
   /** Stops reading; resolves once the entries being handed over are done. */
   stop(): Promise<void>;
 }
@@ -68,6 +70,10 @@ export async function followEntries(world: World, options: FollowOptions): Promi
   };
   const off = watcher.subscribe(follow);
   return {
+    async catchUp() {
+      follow(await readHeads(world));
+      await chain;
+    },
     async stop() {
       stopped = true;
       if (retry !== undefined) clearTimeout(retry);

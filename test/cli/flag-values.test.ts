@@ -40,7 +40,7 @@ const BAD: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
   redeliver: { to: 'http://127.0.0.1/\nx' },
   console: { port: '70000', clock: 'noon', poll: '0' },
   tail: { twin: '', type: '', poll: 'fast' },
-  listen: { 'forward-to': 'not a url', events: null, poll: '-1' },
+  listen: { 'forward-to': 'not a url', events: null, poll: '-1', repo: '', org: '', team: '' },
   work: { concurrency: '0', 'claim-ahead': '-1', lease: 'abc' },
   up: { port: '65536', key: '', clock: 'sundial' },
   serve: {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
 import { listenOn, portRefusal } from '../../src/host/listen-port.js';
 import { isTwinError } from '../../src/errors.js';
+import { start } from '../support/cli-process.js';
 import { cli } from './in-process.js';
 
 let dir: string;
@@ -82,6 +83,13 @@ describe('a port in use', () => {
     const r = await cli(['console', '--port', String(port), '--root', root]);
     expect(r.stderr).toMatch(refusal());
     expect(r.status).toBe(1);
+    // The way out the refusal names: --port 0 serves on a free port.
+    const free = start(['console', '--port', '0', '--json', '--root', root]);
+    const { origin } = JSON.parse((await free.waitFor(/^\{"url".*$/m))[0]) as { origin: string };
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(origin).not.toBe('http://127.0.0.1:0');
+    expect((await fetch(`${origin}/api/overview`)).status).toBe(401);
+    expect(await free.interrupt()).toBe(0);
   });
 });
 

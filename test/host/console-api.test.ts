@@ -112,7 +112,9 @@ describe('actions are refused as the CLI refuses them, and append nothing', () =
     try {
       for (const [action, body, args] of cases) {
         const r = await post(c, action, body);
-        const answer = (await r.json()) as { error: string; message: string };
+        const answer = (await r.json()) as { error: string; message: string; path?: string };
+        // The path names the key of the body that was wrong, whatever the shared function calls it.
+        expect(answer.path, action).toBe(Object.keys(body)[0]);
         const viaCli = await cli([...args, '--json', '--root', root]);
         expect(viaCli.status, args.join(' ')).toBe(1);
         const expected = JSON.parse(viaCli.stderr) as { error: string; message: string };
@@ -255,6 +257,18 @@ describe('live and clock', () => {
         }),
       );
       expect(await moved.json()).toEqual({ ok: true, answer: { now: '2026-03-01T09:01:30.000Z' } });
+      // Past the last time a date can hold, the clock would break every read: refused, unmoved.
+      const tooFar = await c.fetch(
+        new Request('http://127.0.0.1:1/_twinworld/console/api/actions/clock.advance', {
+          method: 'POST',
+          headers: { 'x-twinworld-token': TOKEN },
+          body: JSON.stringify({ ms: Number.MAX_SAFE_INTEGER }),
+        }),
+      );
+      expect(tooFar.status).toBe(400);
+      const refused = (await tooFar.json()) as { error: string; path: string; message: string };
+      expect(refused).toMatchObject({ error: 'INVALID_ARGUMENT', path: 'ms' });
+      expect(refused.message).toContain('the last time a date can hold');
       const o = await get(c, `/_twinworld/console/api/overview?token=${TOKEN}`);
       expect(((await o.json()) as { clock: unknown }).clock).toEqual({
         now: '2026-03-01T09:01:30.000Z',
@@ -364,6 +378,22 @@ describe('the read API refuses what it cannot answer, naming it', () => {
       expect(customers.body.customer).toEqual(all.body.customer);
       expect((customers.body.customer as unknown[]).length).toBeGreaterThanOrEqual(2);
       expect((await read('/api/resources?twin=stripe&type=nothing')).body).toEqual({});
+      // A twin the store does not hold is named, as `twinworld state` names it, not read as empty.
+      for (const path of [
+        '/api/hash?twin=strpe',
+        '/api/resources?twin=strpe',
+        '/api/history?twin=strpe&type=customer&id=cus_1',
+      ]) {
+        const r = await read(path);
+        expect(r.status, path).toBe(404);
+        expect(r.body, path).toMatchObject({ error: 'UNKNOWN_TWIN', path: 'twin' });
+        expect(String(r.body.message), path).toContain('no twin "strpe" on this store');
+      }
+      // An action is a POST: a GET of one says so, rather than "no route".
+      const got = await read('/api/actions/redeliver');
+      expect(got.status).toBe(405);
+      expect(got.body).toMatchObject({ error: 'METHOD_NOT_ALLOWED' });
+      expect(String(got.body.message)).toContain('an action takes POST');
     } finally {
       await c.close();
       await dispatcher.close();

@@ -175,6 +175,14 @@ describe('listen --forward-to and tail, as processes', () => {
     expect(unknown.stderr).toMatch(/^error UNKNOWN_DELIVERY: no delivery dlv_x/);
     const badTwin = await tw(['tail', '--twin', '../x', '--root', root]);
     expect(badTwin.status).toBe(1);
+    // A twin the store does not hold yet is waited for, but said so: a typo is not silence.
+    const typo = start(['tail', '--twin', 'strpe,stripe', '--root', root]);
+    await until(() => typo.stderr().includes('no twin'), `tail noted the typo: ${typo.stderr()}`);
+    expect(typo.stderr()).toMatch(
+      /^no twin "strpe" on .* yet: its entries show once it appears \(twins now: .*stripe.*\)$/m,
+    );
+    expect(typo.stderr()).not.toContain('no twin "stripe"');
+    expect(await typo.interrupt()).toBe(0);
     expect((await tw(['log', 'stripe', '--json', '--root', root])).stdout).toBe(head);
   });
 });

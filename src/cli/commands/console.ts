@@ -40,10 +40,10 @@ export const consoleCommand: Command = {
   options: {
     port: {
       type: 'string',
-      value: { kind: 'count', min: 1, max: 65_535 },
+      value: { kind: 'count', max: 65_535 },
       short: 'p',
       arg: 'N',
-      description: 'port on 127.0.0.1 (default: a free one)',
+      description: 'port on 127.0.0.1 (default, or 0: a free one)',
     },
     clock: {
       type: 'string',
@@ -61,8 +61,6 @@ export const consoleCommand: Command = {
   jsonHelp: 'print {"url", "origin", "token", "store"} as one JSON line once listening',
   async run(args, io) {
     const port = countOption(args, 'port');
-    if (port !== undefined && port > 65_535)
-      throw new UsageError(`--port must be at most 65535, got ${port}`);
     const pollMs = countOption(args, 'poll');
     if (pollMs === 0) throw new UsageError('--poll must be at least 1 ms');
     const clock = clockOption(stringOption(args, 'clock'));

@@ -8,7 +8,8 @@ import {
   setEndpointEnabled,
   type LocatedEndpoint,
 } from '../../events/endpoint-lookup.js';
-import { stringOption, UsageError, type CliIO, type Command, type OptionSpec } from '../command.js';
+import { stringOption, UsageError, type CliIO, type Command } from '../command.js';
+import { endpointOptionsFor, packEndpointOptions } from '../endpoint-options.js';
 import { printJson, Table, write } from '../output.js';
 import { cliPack, cliPacks, watchQueued, type QueuedDelivery } from '../pack-cli.js';
 import { withPackWorld } from '../pack-world.js';
@@ -16,20 +17,6 @@ import { withPackWorld } from '../pack-world.js';
 const ACTIONS = ['add', 'list', 'disable', 'enable', 'remove'] as const;
 type Action = (typeof ACTIONS)[number];
 const ADD_ONLY = ['url', 'secret', 'events'];
-
-/** Every pack's own `endpoints add` options (GitHub's --repo, Slack's --team), by name. */
-function packOptions(): Record<string, OptionSpec> {
-  const out: Record<string, OptionSpec> = {};
-  for (const { cli } of cliPacks())
-    for (const [name, description] of Object.entries(cli.endpointOptions ?? {}))
-      out[name] = {
-        type: 'string',
-        value: { kind: 'text', nonEmpty: true },
-        arg: name.toUpperCase(),
-        description,
-      };
-  return out;
-}
 
 /** `--events a,b`: the types given, or undefined (every type) when the flag is absent or empty. */
 function parseEvents(raw: string | undefined): string[] | undefined {
@@ -128,7 +115,7 @@ export const endpointsCommand: Command = {
       description:
         'list: also the one-shot endpoints `twinworld send` made (retired after their send)',
     },
-    ...packOptions(),
+    ...packEndpointOptions(),
   },
   jsonHelp: 'print the endpoint (add: with its secret and queued deliveries) as JSON',
   async run(args, io) {
@@ -137,7 +124,7 @@ export const endpointsCommand: Command = {
       throw new UsageError(`unknown action "${action}"; use one of ${ACTIONS.join(', ')}`);
     const given = (name: string) => args.values[name] !== undefined;
     if (action !== 'add') {
-      const misplaced = [...ADD_ONLY, ...Object.keys(packOptions())].find(given);
+      const misplaced = [...ADD_ONLY, ...Object.keys(packEndpointOptions())].find(given);
       if (misplaced !== undefined) throw new UsageError(`--${misplaced} is only for endpoints add`);
     }
     if (action !== 'list' && given('all')) throw new UsageError('--all is only for endpoints list');
@@ -147,28 +134,12 @@ export const endpointsCommand: Command = {
         if (given('pack'))
           throw new UsageError('endpoints add takes the pack as <pack>, not --pack');
         const pack = cliPack(target);
-        const own = pack.cli.endpointOptions ?? {};
-        const foreign = Object.keys(packOptions()).find((o) => given(o) && !Object.hasOwn(own, o));
-        if (foreign !== undefined)
-          throw new UsageError(
-            `--${foreign} is not an option of ${pack.name} endpoints${
-              Object.keys(own).length === 0
-                ? ''
-                : `; ${pack.name} takes ${Object.keys(own)
-                    .map((o) => `--${o}`)
-                    .join(', ')}`
-            }`,
-          );
+        const options = endpointOptionsFor(pack, args);
         const rawUrl = stringOption(args, 'url');
         if (rawUrl === undefined) throw new UsageError('endpoints add needs --url URL');
         const url = rawUrl;
         const secret = stringOption(args, 'secret');
         const events = parseEvents(stringOption(args, 'events'));
-        const options: Record<string, string> = {};
-        for (const name of Object.keys(own)) {
-          const value = stringOption(args, name);
-          if (value !== undefined) options[name] = value;
-        }
         // Before the root is opened (or created): a refused add leaves nothing behind.
         pack.cli.checkEndpoint?.({
           url,

@@ -13,9 +13,10 @@ import { readHeads } from '../../host/console/heads.js';
 import { RealClock } from '../../world/clock.js';
 import { stringOption, UsageError, type Command } from '../command.js';
 import { colourOn, painter, stateColour } from '../colour.js';
+import { endpointOptionsFor, packEndpointOptions } from '../endpoint-options.js';
 import { write } from '../output.js';
 import { cliPack, cliPacks } from '../pack-cli.js';
-import { untilSignal } from '../signals.js';
+import { untilOutputClosed, untilSignal } from '../signals.js';
 import { openStoreWorld } from '../store.js';
 
 function parseEvents(raw: string | undefined): string[] | undefined {
@@ -31,12 +32,14 @@ export const listenCommand: Command = {
   name: 'listen',
   summary: "Forward a twin's webhooks to a local app (like `stripe listen --forward-to`)",
   usage:
-    'listen <pack> --forward-to URL [--events a,b|*] [--poll MS] [--root DIR | --store URL] [--json]',
+    'listen <pack> --forward-to URL [--events a,b|*] [--repo R | --org O | --team T] [--poll MS] [--root DIR | --store URL] [--json]',
   description: [
     'Registers a temporary endpoint for <pack> pointing at URL, prints its signing secret, and',
     'sends every event it takes — whichever process caused it (`twinworld trigger`, a walk, the',
     'vendor API) — printing one line per attempt: → 200 customer.created evt_… 12 ms. Retries follow',
-    "the pack's policy. On Ctrl-C the endpoint is disabled; its deliveries and attempts stay.",
+    "the pack's policy. On Ctrl-C the endpoint is disabled, the attempts in flight finish and their",
+    'lines are printed; its deliveries and attempts stay. GitHub hooks belong to a repository',
+    '(--repo owner/name) or an organization (--org login) that exists, as with `endpoints add`.',
   ].join('\n'),
   arguments: [
     [
@@ -67,6 +70,7 @@ export const listenCommand: Command = {
       arg: 'MS',
       description: 'how often the log heads are read (default 100)',
     },
+    ...packEndpointOptions(),
   },
   jsonHelp:
     'print {"ready", endpoint, secret, url, events} once registered, one {"attempt"...} object per attempt and {"retired", endpoint} at the end',
@@ -79,9 +83,14 @@ export const listenCommand: Command = {
     const pollMs = pollText === undefined ? 100 : Number(pollText);
     if (!/^\d+$/.test(pollText ?? '1') || pollMs < 1)
       throw new UsageError(`--poll must be a whole number of milliseconds ≥ 1, got "${pollText}"`);
+    const options = endpointOptionsFor(pack, args);
+    // Before the root is opened (or created): a refused listen leaves nothing behind.
+    pack.cli.checkEndpoint?.({ url, ...(events === undefined ? {} : { events }), options });
     const paint = painter(colourOn(io, args.json));
     // Listening from the start: a Ctrl-C while starting up still ends in the orderly stop below.
-    const stopped = untilSignal();
+    // A reader of stdout that went away (`listen | head -1`) stops it the same way: the endpoint
+    // is disabled rather than left forwarding to an app nobody watches.
+    const stopped = Promise.race([untilSignal(), untilOutputClosed()]);
     const world = await openStoreWorld(args.store, { clock: new RealClock() });
     try {
       for (const p of builtInPacks) registerPack(world, p);
@@ -92,7 +101,7 @@ export const listenCommand: Command = {
       const added = await pack.cli.addEndpoint(twin, {
         url,
         ...(events === undefined ? {} : { events }),
-        options: {},
+        options,
       });
       // Retired, not removed: the deliveries and attempts that name it stay readable. First thing
       // on the way out, and on any way out, so a second Ctrl-C or an error cannot leave other
@@ -103,6 +112,8 @@ export const listenCommand: Command = {
         retired = true;
         await setEndpointEnabled(world, await findEndpoint(world, added.id, pack.name), false);
       };
+      // Set once Ctrl-C came: deliveries seen from then on are not sent from here any more.
+      let stopping = false;
       try {
         const ours = new Map<string, { eventType: string; eventId: string }>();
         const sends = new Set<Promise<unknown>>();
@@ -117,6 +128,7 @@ export const listenCommand: Command = {
               const d = deliveryOf({ fields: e.fields ?? {} });
               if (d.endpointId !== added.id) return;
               ours.set(e.subjectId, { eventType: d.eventType, eventId: d.eventId });
+              if (stopping) return;
               // Sent from here; a claim another sender won is simply not ours to make.
               const send = dispatcher.dispatch(pack.name, e.subjectId, 'first').catch((error) => {
                 world.reportError(error, `forwarding ${e.subjectId}`);
@@ -134,6 +146,20 @@ export const listenCommand: Command = {
             const f = attempt.fields;
             const ms = Date.parse(String(f.finishedAt)) - Date.parse(String(f.startedAt));
             const status = typeof f.status === 'number' ? f.status : null;
+            // What the attempt left the delivery in, from the entry that finished it: whether (and
+            // when, on the world clock) it is tried again is what a failing app's owner asks next.
+            const left = e.subjectType === decl.recordType ? (e.fields ?? {}) : {};
+            const deliveryState = typeof left.state === 'string' ? left.state : null;
+            const nextAttemptAt =
+              deliveryState === 'retrying' && typeof left.nextAttemptAt === 'string'
+                ? left.nextAttemptAt
+                : null;
+            const then =
+              nextAttemptAt !== null
+                ? ` (retry at ${nextAttemptAt})`
+                : deliveryState === 'failed'
+                  ? ' (no retries left: delivery failed)'
+                  : '';
             await out(
               {
                 attempt: finished.id,
@@ -145,8 +171,10 @@ export const listenCommand: Command = {
                 outcome: f.state ?? null,
                 reason: f.reason ?? null,
                 durationMs: Number.isFinite(ms) ? ms : null,
+                deliveryState,
+                nextAttemptAt,
               },
-              `${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd(),
+              `${`${paint(stateColour(String(f.state)), `→ ${status ?? String(f.reason ?? f.state)}`)} ${event.eventType} ${event.eventId} ${Number.isFinite(ms) ? `${ms} ms` : ''}`.trimEnd()}${then}`,
             );
           },
         });
@@ -167,10 +195,15 @@ export const listenCommand: Command = {
           ].join('\n'),
         );
         await stopped;
+        stopping = true;
         await retire();
-        await follower.stop();
+        // The attempts in flight (first sends, and retries the dispatcher runs) end before the
+        // follower stops, and the entries they appended are read up to the head: each one's
+        // line is printed, not lost with the process.
         await Promise.all([...sends]);
         await dispatcher.close();
+        await follower.catchUp();
+        await follower.stop();
         await out({ retired: true, endpoint: added.id }, `endpoint ${added.id} disabled`);
       } finally {
         await retire();

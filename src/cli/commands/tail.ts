@@ -88,6 +88,15 @@ export const tailCommand: Command = {
       });
       // On stderr, so stdout stays the stream; a script waits for it to know tailing has begun.
       await write(io.stderr, `tailing ${args.store.label} (Ctrl-C stops)\n`);
+      // A --twin the store does not hold yet is followed all the same (it may appear), but a
+      // typo would otherwise show nothing, silently, for ever: say so, once.
+      const held = await world.twinNames();
+      for (const t of twins ?? [])
+        if (!held.includes(t))
+          await write(
+            io.stderr,
+            `no twin "${t}" on ${args.store.label} yet: its entries show once it appears (twins now: ${held.join(', ') || 'none'})\n`,
+          );
       await stopped;
       await follower.stop();
     } finally {

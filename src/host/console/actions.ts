@@ -3,7 +3,7 @@
 // (`twinworld redeliver`), endpoint disable/enable (`twinworld endpoints`), dispatch cancel
 // (`twinworld dispatches cancel`), schedule pause/resume (`twinworld schedules`), and moving a
 // virtual world clock. See docs/console.md.
-import { TwinError } from '../../errors.js';
+import { isTwinError, TwinError } from '../../errors.js';
 import type { Dispatcher } from '../../events/dispatcher.js';
 import { findEndpoint, setEndpointEnabled } from '../../events/endpoint-lookup.js';
 import { cancelDispatch } from '../../triggers/deferred/operations.js';
@@ -54,6 +54,9 @@ function targetUrl(raw: string): string {
   return raw;
 }
 
+/** The last instant a JavaScript date can hold (+275760-09-13): no time past it can be written. */
+const LAST_INSTANT = 8_640_000_000_000_000;
+
 function revision(body: Record<string, unknown>): { expectedRevision?: number } {
   const r = body.revision;
   if (r === undefined || r === null || r === '') return {};
@@ -62,6 +65,28 @@ function revision(body: Record<string, unknown>): { expectedRevision?: number } 
       path: 'revision',
     });
   return { expectedRevision: r };
+}
+
+/**
+ * Runs a shared action, naming the body's key in a refusal's path where the shared function names
+ * its own parameter (`scheduleId`, `id`): the code and message stay the CLI's, the path points at
+ * what the caller sent.
+ */
+async function naming<T>(
+  keys: Readonly<Record<string, string>>,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isTwinError(error) || error.path === undefined || !Object.hasOwn(keys, error.path))
+      throw error;
+    throw new TwinError(error.code, error.message, {
+      path: keys[error.path]!,
+      ...(error.details === undefined ? {} : { details: error.details }),
+      cause: error,
+    });
+  }
 }
 
 /** Runs one named action; what it answers is shown on the page. */
@@ -89,15 +114,20 @@ export async function runAction(
       );
       return setEndpointEnabled(world, endpoint, name === 'endpoint.enable');
     }
-    case 'dispatch.cancel':
-      return cancelDispatch(world, text(body, 'dispatch', true));
+    case 'dispatch.cancel': {
+      const id = text(body, 'dispatch', true);
+      return naming({ id: 'dispatch' }, () => cancelDispatch(world, id));
+    }
     case 'schedule.pause':
     case 'schedule.resume': {
       const schedules = new Schedules({ world });
       const id = text(body, 'schedule', true);
-      return name === 'schedule.pause'
-        ? schedules.pause(tenant, id, revision(body))
-        : schedules.resume(tenant, id, revision(body));
+      const expected = revision(body);
+      return naming({ scheduleId: 'schedule', expectedRevision: 'revision' }, () =>
+        name === 'schedule.pause'
+          ? schedules.pause(tenant, id, expected)
+          : schedules.resume(tenant, id, expected),
+      );
     }
     case 'clock.advance': {
       const ms = body.ms;
@@ -113,6 +143,15 @@ export async function runAction(
         throw new TwinError(
           'CLOCK_NOT_VIRTUAL',
           'this world runs on the real clock, which no one can advance; start the console with --clock ISO (or mount it on a host whose world has a VirtualClock)',
+          { path: 'ms' },
+        );
+      // Past the last instant a date can hold, every time the world writes (and the console
+      // shows) would be unwritable: refused, not moved into a clock that breaks every read.
+      const room = LAST_INSTANT - world.clock.now();
+      if (ms > room)
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `"ms" would move the clock past ${isoAt(LAST_INSTANT)}, the last time a date can hold; advance by at most ${room} ms`,
           { path: 'ms' },
         );
       await world.clock.advance(ms);

@@ -257,8 +257,16 @@ export function createConsoleHandler(options: ConsoleOptions): ConsoleHandler {
         return json(200, { ok: true, answer });
       }
       if (request.method !== 'GET' && request.method !== 'HEAD')
-        return json(405, { error: 'METHOD_NOT_ALLOWED', message: `${request.method} ${path}` });
+        return json(405, {
+          error: 'METHOD_NOT_ALLOWED',
+          message: `${request.method} ${path}: the console reads with GET, and acts with POST api/actions/NAME`,
+        });
       if (!tokenMatches(token, headerToken ?? url.searchParams.get('token'))) return unauthorized();
+      if (path.startsWith('/api/actions/'))
+        return json(405, {
+          error: 'METHOD_NOT_ALLOWED',
+          message: `${request.method} ${path}: an action takes POST with a JSON object body and the token in x-twinworld-token`,
+        });
       if (path === '/' || path === '/index.html')
         return new Response(consolePage(), {
           headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS },

@@ -245,6 +245,12 @@ $('clock-form').addEventListener('submit', (e) => {
 
 const source = new EventSource('events?token=' + encodeURIComponent(token));
 source.addEventListener('heads', () => { $('status').textContent = 'live'; void refresh(); });
-source.addEventListener('error', () => { $('status').textContent = 'reconnecting…'; });
+// The browser retries a stream that dropped, but not one refused (a console started again has a
+// new token): then it has given up, and saying "reconnecting" would wait for ever.
+source.addEventListener('error', () => {
+  $('status').textContent = source.readyState === EventSource.CLOSED
+    ? 'disconnected: the console stopped or was started again with a new token; open the URL it printed'
+    : 'reconnecting…';
+});
 void refresh();
 `;

@@ -46,14 +46,19 @@ export async function twinsView(world: World): Promise<Record<string, unknown>[]
   return out;
 }
 
-/** One twin's state hash: on request only, since it reads every live resource. */
-export async function hashView(world: World, twinName: string) {
+/** Refuses a twin the store does not hold, as `twinworld state` and `log` do: a typo is not "empty". */
+async function knownTwin(world: World, twinName: string): Promise<void> {
   if (!(await world.twinNames()).includes(twinName))
     throw new TwinError(
       'UNKNOWN_TWIN',
       `no twin ${JSON.stringify(twinName)} on this store; the Twins table lists the twins it holds`,
       { path: 'twin' },
     );
+}
+
+/** One twin's state hash: on request only, since it reads every live resource. */
+export async function hashView(world: World, twinName: string) {
+  await knownTwin(world, twinName);
   return { twin: twinName, hash: await world.twin(twinName).hash() };
 }
 
@@ -67,7 +72,7 @@ export async function resourcesView(
   /** Only this type: the read starts at it and stops past it. */
   onlyType?: string,
 ): Promise<Record<string, { id: string; version: number }[]>> {
-  if (!(await world.twinNames()).includes(twinName)) return {};
+  await knownTwin(world, twinName);
   const twin = world.twin(twinName);
   const byType: Record<string, { id: string; version: number }[]> = {};
   // No id is less than "": (type, "") is just before the type's first resource.
@@ -94,7 +99,7 @@ export async function resourcesView(
 
 /** The entries that made one resource, oldest first. */
 export async function historyView(world: World, twinName: string, type: string, id: string) {
-  if (!(await world.twinNames()).includes(twinName)) return [];
+  await knownTwin(world, twinName);
   return world.twin(twinName).entriesFor(type, id);
 }
 
