@@ -96,6 +96,13 @@ export interface ScheduledTask {
   readonly task: Task;
 }
 
+/** The last instant a Date holds (ECMAScript's ±8.64e15 ms): past it, no time can be written. */
+export const LAST_MS = 8.64e15;
+
+function outOfRange(ms: number): boolean {
+  return ms > LAST_MS || ms < -LAST_MS;
+}
+
 export class VirtualClock implements Clock {
   private current: number;
   private order = 0;
@@ -104,7 +111,7 @@ export class VirtualClock implements Clock {
 
   constructor(start: number | string = '2026-01-01T00:00:00.000Z') {
     this.current = typeof start === 'number' ? start : Date.parse(start);
-    if (!Number.isFinite(this.current))
+    if (!Number.isFinite(this.current) || outOfRange(this.current))
       throw new TwinError(
         'INVALID_ARGUMENT',
         `virtual clock start "${String(start)}" is not a valid time; give epoch ms or an ISO 8601 string`,
@@ -167,6 +174,12 @@ export class VirtualClock implements Clock {
       throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, {
         path: 'to',
       });
+    if (outOfRange(target))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `clock.set: ${target} ms is outside the times a date can hold (${isoAt(-LAST_MS)} to ${isoAt(LAST_MS)}); from ${isoAt(this.current)} the clock may move up to ${LAST_MS - this.current} ms more`,
+        { path: 'to' },
+      );
     if (target < this.current)
       throw new TwinError(
         'INVALID_ARGUMENT',

@@ -8,7 +8,7 @@ import type { Dispatcher } from '../../events/dispatcher.js';
 import { findEndpoint, setEndpointEnabled } from '../../events/endpoint-lookup.js';
 import { cancelDispatch } from '../../triggers/deferred/operations.js';
 import { Schedules } from '../../triggers/schedules/schedules.js';
-import { isoAt, VirtualClock } from '../../world/clock.js';
+import { isoAt, LAST_MS, VirtualClock } from '../../world/clock.js';
 import type { World } from '../../world/world.js';
 
 const ACTION_NAMES = [
@@ -53,9 +53,6 @@ function targetUrl(raw: string): string {
     );
   return raw;
 }
-
-/** The last instant a JavaScript date can hold (+275760-09-13): no time past it can be written. */
-const LAST_INSTANT = 8_640_000_000_000_000;
 
 function revision(body: Record<string, unknown>): { expectedRevision?: number } {
   const r = body.revision;
@@ -147,11 +144,11 @@ export async function runAction(
         );
       // Past the last instant a date can hold, every time the world writes (and the console
       // shows) would be unwritable: refused, not moved into a clock that breaks every read.
-      const room = LAST_INSTANT - world.clock.now();
+      const room = LAST_MS - world.clock.now();
       if (ms > room)
         throw new TwinError(
           'INVALID_ARGUMENT',
-          `"ms" would move the clock past ${isoAt(LAST_INSTANT)}, the last time a date can hold; advance by at most ${room} ms`,
+          `"ms" would move the clock past ${isoAt(LAST_MS)}, the last time a date can hold; advance by at most ${room} ms`,
           { path: 'ms' },
         );
       await world.clock.advance(ms);
