@@ -50,11 +50,18 @@ function endpointsFor(
   kinds: readonly string[] | undefined,
 ): TakingEndpoint[] {
   const out: TakingEndpoint[] = [];
-  for (const kind of decl.endpoints) {
-    if (kinds !== undefined && !kinds.includes(kind.type)) continue;
+  const taking = decl.endpoints.filter((kind) => kinds === undefined || kinds.includes(kind.type));
+  const keys = filterKeysFor(eventType);
+  // Every lookup asked at once: a process that has none cached (a CLI command) waits one round
+  // trip for all of them, not one per endpoint kind and filter key.
+  const asks = taking.flatMap((kind) =>
+    keys.map((key) => ({ type: kind.type, index: EVENTS_INDEX, key })),
+  );
+  const found = view.lookupMany?.(asks) ?? asks.map((a) => view.lookup(a.type, a.index, a.key));
+  for (const [k, kind] of taking.entries()) {
     const seen = new Set<string>();
-    for (const key of filterKeysFor(eventType)) {
-      for (const endpoint of view.lookup(kind.type, EVENTS_INDEX, key)) {
+    for (const [j] of keys.entries()) {
+      for (const endpoint of found[k * keys.length + j]!) {
         if (seen.has(endpoint.id)) continue;
         seen.add(endpoint.id);
         if (

@@ -16,6 +16,11 @@ export interface ReadView {
   /** Live resources of a type whose declared index holds `key`. */
   lookup(type: string, index: string, key: string): Resource[];
   /**
+   * `lookup` of several (type, index, key), in their order: the reads the view must make start
+   * together, as `getMany`'s do. Present on the views of read sections and decides.
+   */
+  lookupMany?(asks: readonly LookupAsk[]): Resource[][];
+  /**
    * Live resources of a type whose key in a declared index is at most `maxKey` (byte order),
    * ordered by (key, id), at most `limit` — what is due by a time, when the key is an ISO time.
    */
@@ -34,6 +39,13 @@ export interface ReadView {
   range?(type: string, index: string, page: RangePage): Resource[];
   /** seq of the newest entry this view reflects. */
   readonly head: number;
+}
+
+/** One lookup of `lookupMany`. */
+export interface LookupAsk {
+  readonly type: string;
+  readonly index: string;
+  readonly key: string;
 }
 
 export interface RangePage {

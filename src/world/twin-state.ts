@@ -213,6 +213,13 @@ export class TwinState {
       if (p.delta.add.length > 0 || p.delta.remove.length > 0) this.lookups.delete(p.resource.type);
   }
 
+  /** Starts the store read `lookupRows` would make, so lookups started together share a round trip. */
+  prefetchLookup(s: Section, type: string, index: string, key: string): void {
+    const slot = `${index}\u0000${key}`;
+    if (!s.tenantScoped && this.cachedLookup(type, slot) !== undefined) return;
+    s.prefetch(`lookup:${type}\u0000${slot}`, () => s.tx.lookup(type, index, key));
+  }
+
   lookupRows(s: Section, type: string, index: string, key: string): readonly Resource[] {
     const slot = `${index}\u0000${key}`;
     const cacheable = !s.tenantScoped;

@@ -23,11 +23,16 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
         s.read(`list:${type}`, () => s.tx.listResources(type)),
         () => true,
       ),
-    lookup: (type, index, asked) => {
-      const decls = state.declared(type, index);
-      const key = foldedKey(decls[0]!, asked);
-      const rows = state.lookupRows(s, type, index, key);
-      return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
+    lookup: (type, index, asked) => lookupIn(state, s, type, index, asked),
+    lookupMany: (asks) => {
+      for (const a of asks)
+        state.prefetchLookup(
+          s,
+          a.type,
+          a.index,
+          foldedKey(state.declared(a.type, a.index)[0]!, a.key),
+        );
+      return asks.map((a) => lookupIn(state, s, a.type, a.index, a.key));
     },
     lookupUpTo: (type, index, maxKey, limit) => {
       const decls = state.declared(type, index);
@@ -68,6 +73,19 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
  * store may not hold a section's writes until commit, yet a commit hook must see the endpoint
  * the same decide created (a new hook's ping).
  */
+function lookupIn(
+  state: TwinState,
+  s: Section,
+  type: string,
+  index: string,
+  asked: string,
+): Resource[] {
+  const decls = state.declared(type, index);
+  const key = foldedKey(decls[0]!, asked);
+  const rows = state.lookupRows(s, type, index, key);
+  return withStaged(s, type, rows, (r) => indexKeys(r, decls).some((k) => k.key === key));
+}
+
 function withStaged(
   s: Section,
   type: string,

@@ -195,4 +195,37 @@ describe('PostgreSQL: creating a resource under an id the section minted', () =>
       queries.restore();
     }
   });
+
+  it("a pull request's webhooks: every hook lookup of a cold process in one round trip", async () => {
+    const db = await createDatabase('mint');
+    const name = uniqueName('w');
+    const first = host(db.url, name);
+    const setup = registerPack(first, github.pack);
+    await github.createUser(setup, { login: 'octocat' });
+    await github.createRepository(setup, { owner: 'octocat', name: 'hello' });
+    await first.close();
+    // a fresh process (a CLI command): nothing cached
+    const twin = registerPack(host(db.url, name), github.pack);
+    await twin.get('user', 'none'); // opened: the schema checked, the twin's row made
+    const queries = countQueries();
+    let sent: string[];
+    try {
+      await github.openPullRequest(twin, {
+        repository: 'octocat/hello',
+        title: 'cold',
+        head: 'feature',
+        sender: 'octocat',
+      });
+      sent = queries.texts();
+    } finally {
+      queries.restore();
+    }
+    const hookLookups = sent.map(
+      (q) =>
+        q.match(/EXECUTE twinworld_lookup\('[^']*', 'github', '\w+_?\w*', 'twinworld:events'/g)
+          ?.length ?? 0,
+    );
+    // repository, organization and app hooks, each under *, pull_request.opened and pull_request.*
+    expect(hookLookups.filter((n) => n > 0)).toEqual([9]);
+  });
 });
