@@ -1,6 +1,6 @@
 // postgres: the kernel's benchmarks on a world kept in PostgreSQL, each against a raw baseline
 // through the same driver (`pg`) in the same run — single-write atomic actions vs a one-row INSERT
-// per transaction; deliveries end to end vs INSERT + POST + UPDATE; trigger ingest with dedupe vs
+// per transaction; a one-off process's open + write + close vs a raw connect + INSERT; deliveries end to end vs INSERT + POST + UPDATE; trigger ingest with dedupe vs
 // a one-row INSERT per envelope. Starts its own throwaway server (test/support/postgres-server.ts).
 //   npm run bench:postgres   (or: npm run build && node dist/bench/run.js postgres)
 import pg from 'pg';
@@ -416,6 +416,75 @@ async function ingest(url: string): Promise<void> {
   }
 }
 
+const ONE_OFF_OPS = 20;
+const ONE_OFF_ROUNDS = 5;
+
+/**
+ * What a short-lived process (a CLI command) pays on a world already at this schema version: open
+ * the world, one write, close; against a raw client that connects, inserts one row and ends.
+ */
+async function oneOff(url: string): Promise<void> {
+  method(
+    `${ONE_OFF_OPS} processes' worth per round, median of ${ONE_OFF_ROUNDS} rounds, rounds interleaved, in one process: ` +
+      'twin: openWorld on a PostgresBackend of a migrated database, applyWrite of one resource, world.close(). ' +
+      'baseline: a new `pg` Client that connects, runs one INSERT of the same entry line, and ends.',
+  );
+  const warm = pgWorld(url, 'oneoff');
+  await warm.twin('bench').applyWrite({
+    operation: 'customer.create',
+    subjectType: 'customer',
+    subjectId: 'cus_0',
+    fields: {},
+  });
+  await warm.close();
+  const admin = new pg.Client(url);
+  await admin.connect();
+  await admin.query('CREATE TABLE raw_oneoff (seq bigint PRIMARY KEY, body text NOT NULL)');
+  await admin.end();
+  let n = 0;
+  const twinOne = async (): Promise<void> => {
+    const world = pgWorld(url, 'oneoff');
+    await world.twin('bench').applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: `cus_${++n}`,
+      fields: { name: 'Jenny Rosen' },
+    });
+    await world.close();
+  };
+  const rawOne = async (): Promise<void> => {
+    const client = new pg.Client(url);
+    await client.connect();
+    const seq = ++n;
+    await client.query('INSERT INTO raw_oneoff (seq, body) VALUES ($1, $2)', [
+      seq,
+      entryLine(seq, 'bench', 'customer.create', 'customer', `cus_${seq}`, {}),
+    ]);
+    await client.end();
+  };
+  const twinRates: number[] = [];
+  const rawRates: number[] = [];
+  for (let r = 0; r < ONE_OFF_ROUNDS; r++) {
+    await settle();
+    rawRates.push(await rate(ONE_OFF_OPS, rawOne));
+    await settle();
+    twinRates.push(await rate(ONE_OFF_OPS, twinOne));
+  }
+  const [twin, raw] = [median(twinRates), median(rawRates)];
+  figure('pg one-off baseline: raw pg connect + insert + end', raw, 'processes/s');
+  compared(
+    'pg one-off open + write + close',
+    twin,
+    'processes/s',
+    twin / raw,
+    'raw pg connect + insert + end',
+    {
+      op: '>=',
+      target: 0.5,
+    },
+  );
+}
+
 export const bench: Benchmark = {
   name: 'postgres',
   async run() {
@@ -425,6 +494,8 @@ export const bench: Benchmark = {
         `server: ${server.binaries}, running as ${server.runAs}, fsync off (a throwaway server); client pg, one process`,
       );
       await atomicWrite(server.url, server.pid);
+      console.log('');
+      await oneOff(server.url);
       console.log('');
       await delivery(server.url);
       console.log('');

@@ -8,6 +8,7 @@ import { canonicalJson } from '../../src/log/canonical-json.js';
 import { compareResources, stateHash } from '../../src/state/state-hash.js';
 import { PostgresBackend, SCHEMA_VERSION, twinLockKey } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
+import { openWorld } from '../../src/world/world.js';
 import { checkServerVersion, OLDEST_SERVER } from '../../src/storage/postgres/migrate.js';
 import { startPostgresServer } from '../support/postgres-server.js';
 import type { JsonObject } from '../../src/log/json-value.js';
@@ -232,18 +233,29 @@ describe('PostgreSQL: opening a database already at this version', () => {
     const connects = vi.spyOn(pg.Client.prototype, 'connect');
     const queries = vi.spyOn(pg.Client.prototype, 'query');
     try {
-      const backend = new PostgresBackend(db.url, 'w');
-      const store = await backend.openTwin('t');
-      expect(await store.head()).toBe(0);
+      // a short-lived process: open the world, read the twin (its open), one write, close
+      const world = openWorld({
+        root: `postgres://test/${db.name}`,
+        backend: new PostgresBackend(db.url, 'w'),
+      });
+      await world.twin('t').applyWrite({
+        operation: 'thing.create',
+        subjectType: 'thing',
+        subjectId: 't1',
+        fields: {},
+      });
+      await world.close();
       const sent = queries.mock.calls.map(([q]) =>
         typeof q === 'string' ? q : String((q as { text?: unknown }).text),
       );
+      // the write took the session the twin's open read with, its COMMIT queued ahead
       expect(connects).toHaveBeenCalledTimes(1);
-      // the schema's version, without the migration lock; then the session's setup
+      // the schema's version, without the migration's transaction and lock; then the setup
       expect(sent[0]).toMatch(/^SELECT current_setting\('server_version_num'\).*max\(version\)/);
       expect(sent[1]).toMatch(/^SET ROLE twinworld_app;.* DO \$setup\$/);
-      expect(sent.filter((q) => /^(BEGIN|SELECT pg_advisory_xact_lock)/.test(q))).toEqual([]);
-      await backend.close();
+      expect(
+        sent.filter((q) => q === 'BEGIN' || q.startsWith('SELECT pg_advisory_xact_lock')),
+      ).toEqual([]);
     } finally {
       connects.mockRestore();
       queries.mockRestore();
@@ -496,6 +508,8 @@ describe('PostgreSQL: text it cannot hold, and byte order whatever the database 
           ),
         ).toEqual([`r${i}`]);
       expect(await store.head()).toBe(0);
+      // a write section right after a read: the read's session, its COMMIT queued ahead
+      expect(await store.transact((tx) => tx.head())).toBe(0);
     } finally {
       await backend.close();
     }

@@ -348,6 +348,17 @@ export class PostgresTx implements StoreTx {
     this.open = false;
   }
 
+  /**
+   * A read-only section's COMMIT, handed to the connection now, or undefined while a query of its
+   * own is still unanswered (then `commit` ends it). Once handed over, the session may go back to
+   * the pool at once: the connection runs its next user's queries after this one, in order.
+   */
+  endSnapshot(): Promise<unknown> | undefined {
+    if (!this.readOnly || this.pending.length > 0 || this.inFlight !== undefined) return undefined;
+    if (!this.begun) return Promise.resolve();
+    return this.query('COMMIT');
+  }
+
   private get wrote(): boolean {
     return (
       this.entries.length +

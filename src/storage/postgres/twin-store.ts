@@ -115,14 +115,15 @@ export class PostgresTwinStore implements TwinStore {
       } finally {
         tx.close();
       }
-      if (readOnly) {
-        // A snapshot has nothing to make durable: its answer does not wait for COMMIT's round
-        // trip. The session goes back to the pool once the transaction has ended.
+      // A snapshot has nothing to make durable: its answer does not wait for COMMIT's round
+      // trip, and its session goes back to the pool with the COMMIT queued on it, so the next
+      // section of this process (a write after a read) needs no second connection.
+      const ending = readOnly ? tx.endSnapshot() : undefined;
+      if (ending !== undefined) {
         released = true;
-        tx.commit().then(
-          () => this.conn.release(client),
-          () => this.conn.release(client, true),
-        );
+        this.conn.release(client);
+        // A COMMIT of a snapshot fails only with its connection, which the pool then drops.
+        ending.catch(() => {});
         return decided.value;
       }
       await tx.commit();
