@@ -42,7 +42,7 @@ export interface ReadView {
 }
 
 /** One lookup of `lookupMany`. */
-export interface LookupAsk {
+interface LookupAsk {
   readonly type: string;
   readonly index: string;
   readonly key: string;
