@@ -2,15 +2,14 @@
 // the same port: the new process has a new token, so the page's stream is refused and the browser
 // gives up on it; the page must say so (and how to get back), not "reconnecting…" for ever.
 // Skipped without /usr/bin/chromium, as console-browser.test.ts is.
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
+import { hasChromium, launchChromium } from '../support/chromium.js';
 import { start, tw } from '../support/cli-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const LIVE = { timeout: 20_000 };
 
 let dir: string;
@@ -19,11 +18,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!hasChromium) return;
   dir = tempDir('twinworld-console-restart-');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   if (!hasChromium) return;

@@ -4,20 +4,19 @@
 // opened by keyboard, a redeliver clicked and landing at the loopback receiver (verified with
 // Stripe's own library), and not one request from the page outside 127.0.0.1. On SQLite and on
 // PostgreSQL. Screenshots go to reports/console/.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
+import { CHROMIUM, hasChromium, launchChromium } from '../support/chromium.js';
 import { start, tw } from '../support/cli-process.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { postgresUrl } from '../storage/postgres-url.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const REPORTS = resolve('reports/console');
 const stripe = new Stripe('sk_test_twinworld');
-const hasChromium = existsSync(CHROMIUM);
 /**
  * How long the page may take to show what the server pushed (the live stream, a redraw): a bound
  * for a loaded machine, not a guess at the time it takes; every wait ends as soon as it holds.
@@ -39,11 +38,7 @@ beforeAll(async () => {
   mkdirSync(REPORTS, { recursive: true });
   receiver = await startReceiver(() => 200);
   elsewhere = await startReceiver(() => 202);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   if (!hasChromium) return;
