@@ -60,8 +60,9 @@ function endpointsFor(
   const found = view.lookupMany?.(asks) ?? asks.map((a) => view.lookup(a.type, a.index, a.key));
   for (const [k, kind] of taking.entries()) {
     const seen = new Set<string>();
-    for (const [j] of keys.entries()) {
-      for (const endpoint of found[k * keys.length + j]!) {
+    // The kind's answers, one per filter key, in `asks` order.
+    for (const endpoints of found.slice(k * keys.length, (k + 1) * keys.length)) {
+      for (const endpoint of endpoints) {
         if (seen.has(endpoint.id)) continue;
         seen.add(endpoint.id);
         if (
