@@ -55,4 +55,19 @@ describe('WalkClock', () => {
     expect(clock.pending()).toBe(0);
     expect(await clock.nextDue()).toBeUndefined();
   });
+
+  it('refuses a move past the times a date can hold, and stays where it was', async () => {
+    // Before the fix the walk's own set() skipped VirtualClock's range check: advance(1e20)
+    // moved the clock to an instant no Date holds, and the next write failed as INTERNAL.
+    const clock = new WalkClock(START);
+    for (const move of [() => clock.advance(1e20), () => clock.set(9e15), () => clock.set(-9e15)])
+      await expect(move()).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path: 'to',
+        message: expect.stringMatching(/outside the times a date can hold/),
+      });
+    expect(clock.now()).toBe(START);
+    await clock.advance(1_000);
+    expect(clock.now()).toBe(START + 1_000);
+  });
 });
