@@ -245,6 +245,14 @@ export class Walk {
 
   /** Advances until nothing is scheduled (every retry spent or done), at most `horizonMs` ahead. */
   async runUntilIdle(horizonMs = 30 * 24 * 3600_000): Promise<void> {
+    // A string ("1d") or NaN would make the limit NaN, and every comparison with it false: the
+    // walk would return at once, every retry unrun, and look idle.
+    if (typeof horizonMs !== 'number' || Number.isNaN(horizonMs) || horizonMs < 0)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `runUntilIdle: the horizon must be a non-negative number of milliseconds (e.g. 7 * 24 * 3600_000 for a week), got ${typeof horizonMs === 'string' ? JSON.stringify(horizonMs) : String(horizonMs)}`,
+        { path: 'horizonMs' },
+      );
     const limit = this.clock.now() + horizonMs;
     await this.settle();
     for (

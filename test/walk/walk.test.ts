@@ -181,6 +181,27 @@ describe('walks', () => {
       .applyWrite({ operation: 'note.add', subjectType: 'note', subjectId: 'n1', fields: {} });
     expect(entry.recordedAt).toBe(walk.start);
     await walk.close();
+    // A horizon that is no number of ms used to return at once, leaving every retry unrun.
+    const failing = await openWalk({ seed: 'bad-horizon', packs: [stripe.pack] });
+    const app = failing.receiver('app', { script: [500] });
+    await stripe.createWebhookEndpoint(failing.twin('stripe'), {
+      url: app.url,
+      enabled_events: ['*'],
+    });
+    await stripe.createCustomer(failing.twin('stripe'), { email: 'ada@example.com' });
+    await failing.settle();
+    const retryAt = await failing.clock.nextDue();
+    expect(retryAt).toBeDefined();
+    for (const horizon of ['1d', Number.NaN, -1])
+      await expectCode(
+        () => failing.runUntilIdle(horizon as number),
+        'INVALID_ARGUMENT',
+        'horizonMs',
+      );
+    expect(await failing.clock.nextDue()).toBe(retryAt);
+    await failing.runUntilIdle(24 * 3600_000);
+    expect(app.requests.map((r) => r.answer)).toEqual(['500', '200']);
+    await failing.close();
   });
 
   it('a packet to a receiver that does not exist is a refused connection (failed: not sent), never sent anywhere', async () => {
