@@ -4,7 +4,7 @@
 // is a usage error (exit 2) whichever flag it is; only a refusal by the kernel is exit 1
 // (docs/cli.md, "Exit status").
 import { TwinError } from '../errors.js';
-import { isoProblem } from '../log/iso-time.js';
+import { readTimeText } from '../log/iso-time.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../log/json-value.js';
 import { UsageError } from './usage-error.js';
 
@@ -89,30 +89,23 @@ export function parseFlagValue(flag: string, value: FlagValue, raw: string): unk
   }
 }
 
-const TIME_SHAPE =
-  /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
-
 /**
  * A time flag as a UTC ISO string. Date.parse alone would roll "2026-02-30" into March and read a
  * time without a zone in this machine's zone, so the same command would mean another instant on
  * another host: both are refused, each saying what to write instead.
  */
 function parseTimeFlag(flag: string, raw: string): string {
-  const m = TIME_SHAPE.exec(raw);
-  if (m === null)
+  const read = readTimeText(raw);
+  if ('iso' in read) return read.iso;
+  if (read.problem === 'shape')
     throw usage(flag, 'an ISO 8601 time such as 2026-03-01T03:00:00Z, or YYYY-MM-DD', raw);
-  const [, date, hm, sec, zone] = m;
-  if (hm !== undefined && zone === undefined)
+  if (read.problem === 'zone')
     throw new UsageError(
-      `--${flag} ${JSON.stringify(raw)} has no time zone, so it would be read in this machine's zone; add Z for UTC (${date}T${hm}${sec ?? ':00'}Z) or an offset such as +01:00`,
+      `--${flag} ${JSON.stringify(raw)} has no time zone, so it would be read in this machine's zone; add Z for UTC (${read.withZ}) or an offset such as +01:00`,
     );
-  const text =
-    hm === undefined ? `${date}T00:00:00Z` : `${date}T${hm}${sec ?? ':00'}${zone!.toUpperCase()}`;
-  if (isoProblem(text) !== undefined)
-    throw new UsageError(
-      `--${flag} ${JSON.stringify(raw)} is not a time on the calendar (a month 01–12, a day the month has, hours 00–23, minutes and seconds 00–59)`,
-    );
-  return new Date(Date.parse(text)).toISOString();
+  throw new UsageError(
+    `--${flag} ${JSON.stringify(raw)} is not a time on the calendar (a month 01–12, a day the month has, hours 00–23, minutes and seconds 00–59)`,
+  );
 }
 
 function checkUrlText(flag: string, raw: string): string {

@@ -42,3 +42,29 @@ export function isoProblem(value: unknown): 'shape' | 'calendar' | undefined {
   if (typeof value !== 'string' || !ISO.test(value)) return 'shape';
   return isIsoInstant(value) ? undefined : 'calendar';
 }
+
+const TIME_TEXT =
+  /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
+
+/** What a time someone typed names: the instant, or why it names none ('zone' with the UTC reading). */
+export type TimeText =
+  | { readonly iso: string }
+  | { readonly problem: 'shape' | 'calendar' }
+  | { readonly problem: 'zone'; readonly withZ: string };
+
+/**
+ * A time as people type it — ISO 8601 with its zone, seconds optional, or YYYY-MM-DD for midnight
+ * UTC — as a UTC ISO string. A time without a zone is refused, not read in this machine's zone,
+ * so the same text names the same instant on every host; "2026-02-30" is refused, not rolled over.
+ */
+export function readTimeText(raw: string): TimeText {
+  const m = TIME_TEXT.exec(raw);
+  if (m === null) return { problem: 'shape' };
+  const [, date, hm, sec, zone] = m;
+  if (hm !== undefined && zone === undefined)
+    return { problem: 'zone', withZ: `${date}T${hm}${sec ?? ':00'}Z` };
+  const text =
+    hm === undefined ? `${date}T00:00:00Z` : `${date}T${hm}${sec ?? ':00'}${zone!.toUpperCase()}`;
+  if (isoProblem(text) !== undefined) return { problem: 'calendar' };
+  return { iso: new Date(Date.parse(text)).toISOString() };
+}

@@ -20,6 +20,7 @@ import { receiverUrl } from './receiver-transport.js';
 import { deliveryReports, receiverReports, type WalkReport } from './report.js';
 import { triggerReport } from './trigger-report.js';
 import { WalkClock, type Ticker } from './walk-clock.js';
+import { walkStart } from './walk-start.js';
 import { WalkRouter } from './walk-router.js';
 
 export const DEFAULT_WALK_START = '2026-01-01T00:00:00.000Z';
@@ -87,7 +88,7 @@ export class Walk {
         { path: 'packs' },
       );
     this.seed = String(options.seed);
-    this.clock = new WalkClock(options.start ?? DEFAULT_WALK_START);
+    this.clock = new WalkClock(walkStart(options.start ?? DEFAULT_WALK_START));
     this.start = isoAt(this.clock.now());
     const onError =
       options.onError ??

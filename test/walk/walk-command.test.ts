@@ -40,6 +40,10 @@ beforeAll(() => {
   );
   writeFileSync(join(dir, 'empty.mjs'), 'export const nothing = 1;\n');
   writeFileSync(
+    join(dir, 'leap.mjs'),
+    "export const options = { start: '2026-02-30T09:00:00Z' };\nexport default async () => {};\n",
+  );
+  writeFileSync(
     join(dir, 'throws.mjs'),
     'export default async () => { throw new Error("walk went wrong"); };\n',
   );
@@ -123,5 +127,26 @@ describe('twinworld walk', () => {
       /^error WALK_FAILED: the walk in .*throws\.mjs threw: walk went wrong \(at .*throws\.mjs:1\)\n$/,
     );
     expect(tw(['walk']).status).toBe(2);
+  });
+
+  it("refuses a module's start that is not on the calendar, instead of rolling it into March", () => {
+    const r = tw(['walk', join(dir, 'leap.mjs'), '--json']);
+    expect(r.stdout).toBe('');
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      error: 'INVALID_ARGUMENT',
+      path: 'start',
+      message: expect.stringContaining('"2026-02-30T09:00:00Z" is not a time on the calendar'),
+    });
+    // --start wins over the module's, in any form the flag takes: an offset names its instant.
+    const fixed = tw([
+      'walk',
+      join(dir, 'leap.mjs'),
+      '--start',
+      '2026-03-02T10:00+01:00',
+      '--json',
+    ]);
+    expect(fixed.stderr).toBe('');
+    expect(JSON.parse(fixed.stdout).clock.start).toBe('2026-03-02T09:00:00.000Z');
   });
 });

@@ -160,6 +160,18 @@ describe('walks', () => {
     };
     await expectCode(() => openWalk({} as never), 'INVALID_ARGUMENT', 'seed');
     await expectCode(() => openWalk({ seed: 1, start: 'not a date' }), 'INVALID_ARGUMENT', 'start');
+    // Date.parse would roll the 30th of February into March, and read a time without a zone in
+    // this machine's zone: a walk that writes another log on another host. Both are refused.
+    await expectCode(() => openWalk({ seed: 1, start: '2026-02-30' }), 'INVALID_ARGUMENT', 'start');
+    await expect(openWalk({ seed: 1, start: '2026-03-02T09:00' })).rejects.toThrow(
+      /has no time zone.*add Z for UTC \(2026-03-02T09:00:00Z\)/,
+    );
+    const dated = await openWalk({ seed: 1, start: '2026-03-02' });
+    expect(dated.start).toBe('2026-03-02T00:00:00.000Z');
+    await dated.close();
+    const offset = await openWalk({ seed: 1, start: '2026-03-02T10:00+01:00' });
+    expect(offset.start).toBe('2026-03-02T09:00:00.000Z');
+    await offset.close();
     const walk = await openWalk({ seed: 1 });
     await expectCode(() => walk.twin('stripe'), 'UNKNOWN_PACK', 'pack');
     await expectCode(() => walk.receiver('no spaces'), 'INVALID_ARGUMENT', 'name');

@@ -20,6 +20,7 @@ import {
   type OptionSpec,
   type ParsedArgs,
 } from '../command.js';
+import { timeFlag } from '../flags.js';
 import { printJson, write } from '../output.js';
 
 /**
@@ -154,7 +155,7 @@ export const walkCommand: Command = {
     const loaded = await loadWalkModule(file);
     const save = stringOption(args, 'save');
     const seed = walkSeed(args, undefined);
-    const start = stringOption(args, 'start');
+    const start = timeFlag(args.values, 'start');
     return withWalkRoot(args, async (place, kept) => {
       const root = place.root;
       const walk = await runWalkModule(loaded, {
