@@ -1,7 +1,7 @@
 // `twinworld walk <file>` end to end: the built binary runs a walk module written to a temp dir,
 // prints its report (text or JSON), saves it as a golden log, and refuses what it cannot run.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +127,60 @@ describe('twinworld walk', () => {
       /^error WALK_FAILED: the walk in .*throws\.mjs threw: walk went wrong \(at .*throws\.mjs:1\)\n$/,
     );
     expect(tw(['walk']).status).toBe(2);
+  });
+
+  it('checks --save and --root before the walk runs: typed, at the flag, nothing run', () => {
+    const marker = join(dir, 'ran.txt');
+    const walkFile = join(dir, 'marks.mjs');
+    writeFileSync(
+      walkFile,
+      `import { appendFileSync } from 'node:fs';\nexport default async () => { appendFileSync(${JSON.stringify(marker)}, 'ran\\n'); };\n`,
+    );
+    const aFile = join(dir, 'a-file');
+    writeFileSync(aFile, 'not a folder\n');
+    const golden = join(dir, 'golden-folder');
+    mkdirSync(golden, { recursive: true });
+    const refusals: [string[], string, RegExp][] = [
+      // Was: the walk ran, then "error EEXIST: … mkdir" at the path of the file.
+      [
+        ['--save', join(aFile, 'walk-mine')],
+        'save',
+        /a-file is a file, so the log cannot be saved under it/,
+      ],
+      // Was: the walk ran, then INVALID_ARGUMENT at "name", a flag nobody typed.
+      [['--save', join(dir, 'my walk')], 'save', /fixture name "my walk" is not valid/],
+      // Was: golden-folder.jsonl written beside the folder.
+      [
+        ['--save', golden],
+        'save',
+        /is a folder; --save names the files to write, without extension/,
+      ],
+      [['--save', `${golden}/`], 'save', /is a folder/],
+    ];
+    for (const [flags, path, message] of refusals) {
+      const r = tw(['walk', walkFile, ...flags, '--json']);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe('');
+      const error = JSON.parse(r.stderr);
+      expect(error).toMatchObject({ error: 'INVALID_ARGUMENT', path });
+      expect(error.message).toMatch(message);
+    }
+    expect(existsSync(`${golden}.jsonl`)).toBe(false);
+    // Was: "error ENOTDIR: … scandir" — now the refusal every world root gets.
+    for (const root of [aFile, join(aFile, 'sub')]) {
+      const r = tw(['walk', walkFile, '--root', root]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(
+        /^error ROOT_NOT_A_FOLDER: the world root .*a-file.* is a file, not a folder/,
+      );
+    }
+    expect(existsSync(marker)).toBe(false);
+    // The same module runs once the path is one: the folder is made, the fixture checks out.
+    const ok = tw(['walk', walkFile, '--save', join(golden, 'deep', 'walk-mine.jsonl')]);
+    expect(ok.stderr).toBe('');
+    expect(ok.status).toBe(0);
+    expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+    expect(existsSync(join(golden, 'deep', 'walk-mine.json'))).toBe(true);
   });
 
   it("refuses a module's start that is not on the calendar, instead of rolling it into March", () => {

@@ -1,9 +1,9 @@
 // `twinworld walk <file>`: runs a walk module the user wrote — `export default async (walk, packs)
 // => { … }` — on a fresh embedded world with every built-in pack, then prints the walk's report
 // (deliveries, attempts, triggers, trace ids, state hashes), or saves it as a golden log.
-import { mkdtempSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { builtInPacks } from '../../../packs/built-in.js';
 import * as packs from '../../../packs/index.js';
 import { TwinError } from '../../errors.js';
@@ -11,7 +11,9 @@ import { formatReport, type FormatOptions } from '../../walk/format-report.js';
 import { loadWalkModule, runWalkModule } from '../../walk/walk-module.js';
 import type { Walk } from '../../walk/walk.js';
 import type { StorageBackend } from '../../storage/port.js';
+import { prepareRoot } from '../../world/root.js';
 import { pgBackend } from '../store.js';
+import { checkSaveTarget } from '../walk-save.js';
 import {
   countOption,
   stringOption,
@@ -80,7 +82,9 @@ export async function withWalkRoot<T>(
   }
   if (store.kind === 'sqlite') {
     const dir = resolve(store.root);
-    if (existsSync(dir) && readdirSync(dir).length > 0) {
+    // A file, or a path through one, is ROOT_NOT_A_FOLDER here as for any world, not ENOTDIR.
+    prepareRoot(dir, true);
+    if (readdirSync(dir).length > 0) {
       throw new TwinError(
         'INVALID_ARGUMENT',
         `${store.from} ${store.root} is not empty; ${SEEDED} — pick a new folder`,
@@ -146,14 +150,16 @@ export const walkCommand: Command = {
       type: 'string',
       value: { kind: 'text', nonEmpty: true },
       arg: 'PATH',
-      description: 'also save the log as PATH.jsonl and its hashes as PATH.json (a golden log)',
+      description:
+        'also save the log as PATH.jsonl and its hashes as PATH.json (a golden log);\nPATH names the files, not a folder, and is checked before the walk runs',
     },
   },
   jsonHelp: 'print the report as one JSON object (deliveries, receivers, triggers, hashes, wall)',
   async run(args, io) {
     const [file] = args.positionals as [string];
     const loaded = await loadWalkModule(file);
-    const save = stringOption(args, 'save');
+    const saveFlag = stringOption(args, 'save');
+    const save = saveFlag === undefined ? undefined : checkSaveTarget(saveFlag);
     const seed = walkSeed(args, undefined);
     const start = timeFlag(args.values, 'start');
     return withWalkRoot(args, async (place, kept) => {
@@ -168,10 +174,8 @@ export const walkCommand: Command = {
       });
       try {
         let saved: string | null = null;
-        if (save !== undefined) {
-          const name = basename(save).replace(/\.jsonl?$/, '');
-          saved = (await walk.saveFixture(name, { dir: dirname(save) })).jsonl;
-        }
+        if (save !== undefined)
+          saved = (await walk.saveFixture(save.name, { dir: save.dir })).jsonl;
         const notes = [
           ...(kept ? [`world kept at ${root}`] : []),
           ...(saved === null ? [] : [`log saved to ${saved}`]),
