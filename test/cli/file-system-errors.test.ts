@@ -1,8 +1,8 @@
 // Typed file-system refusals from the real binary: a read-only root (a real read-only mount in a
 // private mount namespace), a missing root for a read command (refused, not created), a root that
 // is a file; `export --out` failing mid-stream on a read and on a write (typed, no stack trace, no
-// leftover .partial); `import` racing a writer (IMPORT_CONFLICT, not a driver's constraint code);
-// a malformed configured secret refused when `serve` starts.
+// leftover .partial), and refusing a folder as its file; `import` racing a writer (IMPORT_CONFLICT,
+// not a driver's constraint code); a malformed configured secret refused when `serve` starts.
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -206,6 +206,40 @@ describe('export --out failing mid-stream', () => {
     refused(r, 'EXPORT_FAILED');
     expect(r.stderr).toMatch(/stopped after \d+ entries: reading the twin's log failed/);
     expect(readdirSync(out)).toEqual([]);
+  });
+});
+
+describe('export --out naming no file', () => {
+  it('a folder is refused at --out before the world opens; - is stdout, not a file named "-"', async () => {
+    const root = await twinOf(3);
+    const out = join(dir(), 'exports');
+    mkdirSync(out);
+    // Was: EXPORT_FAILED "stopped after 3 entries: writing … failed (EISDIR; is the disk full…)".
+    const r = tw(['export', 'stripe', '--root', root, '--out', out]);
+    refused(r, 'INVALID_ARGUMENT');
+    expect(r.stderr).toContain(
+      `--out ${out} is a folder; give the file to write, e.g. --out ${join(out, 'stripe.jsonl')} (at out)`,
+    );
+    expect(readdirSync(out)).toEqual([]);
+    const cwd = dir();
+    const dash = spawnSync(
+      process.execPath,
+      [BIN, 'export', 'stripe', '--root', root, '--out', '-'],
+      {
+        cwd,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(dash.stderr).toBe('');
+    expect(dash.status).toBe(0);
+    expect(
+      dash.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).seq),
+    ).toEqual([1, 2, 3]);
+    expect(readdirSync(cwd)).toEqual([]);
   });
 });
 

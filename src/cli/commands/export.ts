@@ -2,7 +2,8 @@
 // stdout (`twinworld export stripe > stripe.jsonl`) or to a file with --out.
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { TwinError } from '../../errors.js';
 import { stringOption, withTwin, type Command } from '../command.js';
 import { printJson, write, writeLines } from '../output.js';
@@ -82,6 +83,23 @@ async function exportToFile(
   }
 }
 
+/**
+ * A folder given as --out is refused before the world opens: the export would be written beside
+ * it and its rename refused (EISDIR), reported as a disk that might be full.
+ */
+async function checkOutFile(file: string, twin: string): Promise<void> {
+  const folder = await stat(file).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (folder)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `--out ${file} is a folder; give the file to write, e.g. --out ${join(file, `${twin}.jsonl`)}`,
+      { path: 'out' },
+    );
+}
+
 export const exportCommand: Command = {
   name: 'export',
   summary: "Write a twin's log as JSONL (stdout or --out FILE)",
@@ -103,14 +121,17 @@ export const exportCommand: Command = {
       value: { kind: 'text', nonEmpty: true },
       short: 'o',
       arg: 'FILE',
-      description: 'write to FILE instead of stdout',
+      description: 'write to FILE instead of stdout (- is stdout)',
     },
   },
   jsonHelp:
     'with --out, print {"twin", "entries", "file"}; without --out the lines are JSON already',
   async run(args, io) {
     const [name] = args.positionals as [string];
-    const file = stringOption(args, 'out');
+    const out = stringOption(args, 'out');
+    // "-" is stdout, as it is stdin for import and replay, not a file named "-".
+    const file = out === '-' ? undefined : out;
+    if (file !== undefined) await checkOutFile(file, name);
     return withTwin(args, name, { mustExist: true }, async (twin) => {
       if (file === undefined) {
         await writeLines(io.stdout, twin.exportLines());
