@@ -6,6 +6,7 @@ import { TwinError } from '../../errors.js';
 import { checkLogFile, readLines } from '../../log/jsonl.js';
 import type { ImportProgress } from '../../world/twin.js';
 import { withTwin, type CliIO, type Command } from '../command.js';
+import { oneTwinLines, severalTwins } from '../one-twin-log.js';
 import { printJson, progressLine, write } from '../output.js';
 
 /** Lines of a log file, or of stdin for "-". */
@@ -43,6 +44,8 @@ export const importCommand: Command = {
     "its line number (exit 1); every line before it stays imported. Each line's prev must be the",
     'hash of the line before it: a changed line stops the import with IMPORT_CHAIN_BROKEN naming',
     'it, and is not imported. A log from before the chain (no prev) is accepted and chained.',
+    "The file holds one twin's log: one of several twins' logs (a walk's saved log, which",
+    '`twinworld replay` reads) is refused before anything is imported.',
     'Shows progress on stderr when stderr is a terminal.',
   ].join('\n'),
   arguments: [
@@ -55,14 +58,22 @@ export const importCommand: Command = {
     'print {"twin", "lines", "appended", "skipped", "head", "hash", "chain"} (chain: the newest entry\'s hash)',
   async run(args, io) {
     const [name, file] = args.positionals as [string, string];
-    // Before the world opens: a missing file or a folder leaves no root or twin behind.
-    if (file !== '-') await checkLogFile(file);
+    // Before the world opens: a missing file, a folder or a file of several twins' logs leaves no
+    // root or twin behind (stdin cannot be read twice: it is watched as it is imported).
+    if (file !== '-') {
+      await checkLogFile(file);
+      const scan = oneTwinLines(readLines(file));
+      for await (const _ of scan.lines);
+      const mix = scan.mixed();
+      if (mix !== undefined) throw severalTwins(file, name, mix);
+    }
     return withTwin(args, name, { mustExist: false }, async (twin) => {
+      const input = oneTwinLines(inputLines(file, io));
       const progress = progressLine(io, 'importing', args.json);
       let last: ImportProgress = { line: 0, appended: 0, skipped: 0 };
       let result;
       try {
-        result = await twin.importLines(inputLines(file, io), (p) => {
+        result = await twin.importLines(input.lines, (p) => {
           last = p;
           progress.onProgress?.(p);
         });
@@ -71,6 +82,8 @@ export const importCommand: Command = {
       } finally {
         progress.done();
       }
+      const mix = input.mixed();
+      if (mix !== undefined) throw severalTwins(file, name, mix, result.appended);
       const summary = {
         twin: name,
         lines: result.line,
