@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { TwinError } from '../errors.js';
+import { logFileLines } from './first-line.js';
 
 /** Why `file` cannot be read as a log, said as what the user can check: missing, a folder, locked. */
 function logFileRefusal(error: unknown, file: string): TwinError {
@@ -51,7 +52,7 @@ export function readLines(file: string): AsyncIterable<string> {
     } catch (error) {
       throw logFileRefusal(error, file);
     }
-    yield* createInterface({ input: stream, crlfDelay: Infinity });
+    yield* logFileLines(createInterface({ input: stream, crlfDelay: Infinity }), file);
   })();
 }
 

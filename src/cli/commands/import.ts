@@ -3,6 +3,7 @@
 // the import at that line and keeps everything before it.
 import { createInterface } from 'node:readline';
 import { TwinError } from '../../errors.js';
+import { logFileLines } from '../../log/first-line.js';
 import { checkLogFile, readLines } from '../../log/jsonl.js';
 import type { ImportProgress } from '../../world/twin.js';
 import { withTwin, type CliIO, type Command } from '../command.js';
@@ -11,7 +12,9 @@ import { printJson, progressLine, write } from '../output.js';
 
 /** Lines of a log file, or of stdin for "-". */
 export function inputLines(file: string, io: CliIO): AsyncIterable<string> {
-  return file === '-' ? createInterface({ input: io.stdin, crlfDelay: Infinity }) : readLines(file);
+  return file === '-'
+    ? logFileLines(createInterface({ input: io.stdin, crlfDelay: Infinity }), file)
+    : readLines(file);
 }
 
 /**
