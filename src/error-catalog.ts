@@ -412,7 +412,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     area: 'writes and logs',
     status: 400,
     means:
-      "The log file given to `import` or `replay` cannot be read: there is no such file, it is a folder, this user may not read it, or it is no UTF-8 JSONL log (a twin's database, a compressed file, UTF-16 text). Nothing was read or written.",
+      "The log file given to `import`, `replay` or `checkFixture` cannot be read: there is no such file, it is a folder, this user may not read it, or it is no UTF-8 JSONL log (a twin's database, a compressed file, UTF-16 text). Nothing was read or written.",
     fix: 'Check the path the message names (`twinworld export --out FILE` writes a log file), or pass `-` to read stdin.',
   },
   WALK_FAILED: {

@@ -57,8 +57,8 @@ export function writeFixture(
 /** Replays `<dir>/<name>.jsonl`, compares its hashes with `<name>.json`, and scans it for invariant breaches. */
 export async function checkFixture(dir: string, name: string): Promise<GoldenCheck> {
   checkFixtureName(name);
-  const expected = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as FixtureMeta;
-  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8')
+  const expected = readMeta(join(dir, `${name}.json`), name);
+  const lines = readFixtureFile(join(dir, `${name}.jsonl`), name)
     .split('\n')
     .filter((l) => l.trim() !== '');
   const replayed = await replayLines(lines);
@@ -75,6 +75,51 @@ export async function checkFixture(dir: string, name: string): Promise<GoldenChe
     deliveries: invariants.deliveries,
     claims: invariants.claims,
   };
+}
+
+/**
+ * One file of a golden log, or a refusal naming it: a bare ENOENT named neither the fixture nor
+ * its other file, and a name given with its extension looked for "walk-mine.jsonl.json".
+ */
+function readFixtureFile(path: string, name: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const bare = name.replace(/\.jsonl?$/, '');
+    const hint =
+      bare !== name
+        ? `name the fixture without its extension: checkFixture(dir, ${JSON.stringify(bare)})`
+        : `a golden log is ${name}.jsonl with ${name}.json beside it, as walk.saveFixture(${JSON.stringify(name)}) or \`twinworld walk --save\` writes them`;
+    throw new TwinError(
+      'LOG_FILE_UNREADABLE',
+      `${path}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? String(error)})`}; ${hint}`,
+      {
+        path: 'name',
+        details: { file: path, ...(code === undefined ? {} : { reason: code }) },
+        cause: error,
+      },
+    );
+  }
+}
+
+/** The hashes a golden log must replay to; a file that holds none is refused, not compared as {}. */
+function readMeta(path: string, name: string): FixtureMeta {
+  const text = readFixtureFile(path, name);
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text);
+  } catch (error) {
+    meta = error;
+  }
+  const hashes = (meta as { hashes?: unknown } | null)?.hashes;
+  if (meta instanceof Error || hashes === null || typeof hashes !== 'object')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${path} is not a golden log's hashes: it must be JSON with {"hashes": {twin: "sha256:…"}, "entries": N}, as walk.saveFixture writes it`,
+      { path: 'name', details: { file: path } },
+    );
+  return meta as FixtureMeta;
 }
 
 function sortKeys(o: Readonly<Record<string, string>>): Record<string, string> {
