@@ -28,7 +28,10 @@ export const DEFAULT_WALK_START = '2026-01-01T00:00:00.000Z';
 export interface WalkOptions {
   /** Seeds the world's ids and every receiver's draws: the same seed, the same log. */
   readonly seed: string | number;
-  /** Where the virtual clock starts (ISO or epoch ms); default 2026-01-01T00:00:00Z. */
+  /**
+   * Where the virtual clock starts: an ISO time with its zone, a date YYYY-MM-DD (midnight UTC),
+   * or epoch ms; default 2026-01-01T00:00:00Z. A time without a zone, or off the calendar, is refused.
+   */
   readonly start?: string | number;
   /** A folder to keep the world in, or ':memory:' (default). */
   readonly root?: string;
