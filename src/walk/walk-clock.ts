@@ -2,7 +2,7 @@
 // or a ticker (a calendar) — and lets the walk settle in-flight deliveries after each, so work a
 // task causes never races the next task. Same seed, same order, same log.
 import { TwinError } from '../errors.js';
-import { isoAt, LAST_MS, VirtualClock, type ScheduledTask } from '../world/clock.js';
+import { isoAt, VirtualClock, type ScheduledTask } from '../world/clock.js';
 
 /** Something that falls due on the clock without scheduling a task: a calendar source's ticks. */
 export interface Ticker {
@@ -44,25 +44,7 @@ export class WalkClock extends VirtualClock {
    * scheduling order, tasks before tickers, tickers in registration order), then the walk settles.
    */
   override async set(to: number | string): Promise<void> {
-    const target = typeof to === 'number' ? to : Date.parse(to);
-    if (!Number.isFinite(target))
-      throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, {
-        path: 'to',
-      });
-    // VirtualClock.set holds this line too; this override replaces it, so it must say it again:
-    // past it every timestamp a write takes would be "Invalid time value".
-    if (target > LAST_MS || target < -LAST_MS)
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `clock.set: ${target} ms is outside the times a date can hold (${isoAt(-LAST_MS)} to ${isoAt(LAST_MS)}); from ${isoAt(this.now())} the walk may move up to ${LAST_MS - this.now()} ms more`,
-        { path: 'to' },
-      );
-    if (target < this.now())
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.now())}; a world clock never goes back`,
-        { path: 'to' },
-      );
+    const target = this.target(to);
     if (this.moving)
       throw new TwinError(
         'INVALID_ARGUMENT',

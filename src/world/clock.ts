@@ -167,13 +167,17 @@ export class VirtualClock implements Clock {
     if (at > this.current) this.current = at;
   }
 
-  /** Moves forward to `to`, running each due task at its own instant, earliest first, ties in scheduling order. */
-  async set(to: number | string): Promise<void> {
+  /**
+   * `to` in epoch ms, checked as every move of a clock is (walks' too): a time, one a date can
+   * hold, and not before now.
+   */
+  protected target(to: number | string): number {
     const target = typeof to === 'number' ? to : Date.parse(to);
     if (!Number.isFinite(target))
       throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, {
         path: 'to',
       });
+    // Past it every timestamp a write takes would be "Invalid time value".
     if (outOfRange(target))
       throw new TwinError(
         'INVALID_ARGUMENT',
@@ -186,6 +190,12 @@ export class VirtualClock implements Clock {
         `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.current)}; a world clock never goes back`,
         { path: 'to' },
       );
+    return target;
+  }
+
+  /** Moves forward to `to`, running each due task at its own instant, earliest first, ties in scheduling order. */
+  async set(to: number | string): Promise<void> {
+    const target = this.target(to);
     if (this.advancing)
       throw new TwinError(
         'INVALID_ARGUMENT',
