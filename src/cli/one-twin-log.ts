@@ -1,7 +1,7 @@
 // `import` takes one twin's log. A file holding several twins' logs (a walk's saved log, which
-// `replay` reads whole) was imported as if it were one: the first twin's lines went in under the
-// target's name, then the next twin's seq 1 stopped it as a "changed" line. Here the lines are
-// watched for the first that names another twin, so the import can be refused as what it is.
+// `replay` reads whole) is refused before the world opens, so nothing is imported and no root is
+// made; from stdin, which cannot be read twice, the import itself stops at the first line of
+// another twin (world/import-log.ts).
 import { TwinError } from '../errors.js';
 
 /** Where the lines stopped being one twin's: the line, its twin, and the twin of those before it. */
@@ -21,56 +21,34 @@ function twinOf(text: string): string | undefined {
   }
 }
 
-export interface OneTwinLines {
-  /** The lines, ending before the first that names another twin. */
-  readonly lines: AsyncIterable<string>;
-  /** Where they stopped being one twin's, once iterated that far. */
-  mixed(): TwinMix | undefined;
-}
-
-export function oneTwinLines(source: AsyncIterable<string>): OneTwinLines {
-  let mix: TwinMix | undefined;
-  async function* lines(): AsyncGenerator<string> {
-    let first: string | undefined;
-    let no = 0;
-    for await (const text of source) {
-      no++;
-      const twin = text.trim() === '' ? undefined : twinOf(text);
-      if (twin !== undefined) {
-        first ??= twin;
-        if (twin !== first) {
-          mix = { line: no, twin, first };
-          return;
-        }
-      }
-      yield text;
-    }
+/** The first line that names another twin than the lines before it, if any. */
+async function twinMix(lines: AsyncIterable<string>): Promise<TwinMix | undefined> {
+  let first: string | undefined;
+  let no = 0;
+  for await (const text of lines) {
+    no++;
+    const twin = text.trim() === '' ? undefined : twinOf(text);
+    if (twin === undefined) continue;
+    first ??= twin;
+    if (twin !== first) return { line: no, twin, first };
   }
-  return { lines: lines(), mixed: () => mix };
+  return undefined;
 }
 
-/** The refusal for a file of several twins' logs; `appended` when lines before it went in. */
-export function severalTwins(
+/** Refuses a file of several twins' logs, naming the line, both twins and what to do instead. */
+export async function checkOneTwin(
   file: string,
   target: string,
-  mix: TwinMix,
-  appended?: number,
-): TwinError {
-  const kept =
-    appended === undefined
-      ? 'nothing was imported'
-      : `lines before it were kept (${appended} appended)`;
-  return new TwinError(
+  lines: AsyncIterable<string>,
+): Promise<void> {
+  const mix = await twinMix(lines);
+  if (mix === undefined) return;
+  throw new TwinError(
     'IMPORT_MALFORMED_LINE',
-    `import into twin "${target}" stopped at line ${mix.line}: it is an entry of twin "${mix.twin}", but the lines before it are of twin "${mix.first}" — ${file === '-' ? 'the input' : file} holds the logs of several twins (as a walk's saved log does), and import takes one twin's log; ${kept}. Export one twin at the source (twinworld export ${mix.first} --out ${mix.first}.jsonl), or check the whole file with \`twinworld replay\``,
+    `import into twin "${target}" stopped at line ${mix.line}: it is an entry of twin "${mix.twin}", but the lines before it are of twin "${mix.first}" — ${file} holds the logs of several twins (as a walk's saved log does), and import takes one twin's log; nothing was imported. Export one twin at the source (twinworld export ${mix.first} --out ${mix.first}.jsonl), or check the whole file with \`twinworld replay\``,
     {
       path: `line ${mix.line}.twin`,
-      details: {
-        line: mix.line,
-        twin: mix.twin,
-        before: mix.first,
-        ...(appended === undefined ? {} : { appended }),
-      },
+      details: { line: mix.line, twin: mix.twin, before: mix.first },
     },
   );
 }

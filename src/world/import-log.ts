@@ -74,6 +74,8 @@ export async function importLog(
   /** The line read before, waiting for this one to confirm its hash. */
   let held: Line | undefined;
   let chained = false;
+  /** The twin the file's first line names: a line of another is refused (several twins' logs). */
+  let from: string | undefined;
   /** The line of the newest entry committed or skipped, for progress. */
   let done = 0;
 
@@ -159,6 +161,19 @@ export async function importLog(
   try {
     for (let raw = await next(); raw !== undefined; raw = await next()) {
       const entry = await parse(raw.no, raw.text);
+      from ??= entry.twin;
+      if (entry.twin !== from) {
+        // A walk's saved log holds several twins' logs one after the other: the next twin's seq 1
+        // would otherwise be blamed as a changed line.
+        if (held !== undefined) await commit(held);
+        await stop(
+          'IMPORT_MALFORMED_LINE',
+          raw.no,
+          `it is an entry of twin "${entry.twin}", but the lines before it are of twin "${from}": the input holds the logs of several twins (as a walk's saved log does), and an import takes one twin's log — export one twin at the source, or check the whole file with \`twinworld replay\``,
+          `line ${raw.no}.twin`,
+          { twin: entry.twin, before: from },
+        );
+      }
       const canonical = canonicalJson(entry);
       const line: Line = {
         no: raw.no,

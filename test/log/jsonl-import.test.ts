@@ -96,4 +96,26 @@ describe('JSONL export and import', () => {
       path: 'file',
     });
   });
+  it("refuses a line of another twin (several twins' logs), keeping the lines before it", async () => {
+    const first = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'a' });
+    const second = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'b' });
+    const put = { operation: 'item.put', subjectType: 'item', subjectId: 'i', fields: {} };
+    for (let i = 0; i < 3; i++) await first.twin('a').applyWrite(put);
+    await second.twin('b').applyWrite(put);
+    const lines = [
+      ...(await collect(first.twin('a').exportLines())),
+      ...(await collect(second.twin('b').exportLines())),
+    ];
+    const world = openWorld({ root: join(dir, 'w-mixed') });
+    // Was: line 4 (b's seq 1) blamed line 3 as "changed after it was written".
+    await expect(world.twin('t').importLines(lines)).rejects.toMatchObject({
+      code: 'IMPORT_MALFORMED_LINE',
+      path: 'line 4.twin',
+      details: { line: 4, appended: 3, twin: 'b', before: 'a' },
+      message: expect.stringContaining('holds the logs of several twins'),
+    });
+    expect(await world.twin('t').head()).toBe(3);
+    expect(await world.twin('t').hash()).toBe(await first.twin('a').hash());
+    await Promise.all([first.close(), second.close(), world.close()]);
+  });
 });

@@ -7,7 +7,7 @@ import { logFileLines } from '../../log/first-line.js';
 import { checkLogFile, readLines } from '../../log/jsonl.js';
 import type { ImportProgress } from '../../world/twin.js';
 import { withTwin, type CliIO, type Command } from '../command.js';
-import { oneTwinLines, severalTwins } from '../one-twin-log.js';
+import { checkOneTwin } from '../one-twin-log.js';
 import { printJson, progressLine, write } from '../output.js';
 
 /** Lines of a log file, or of stdin for "-". */
@@ -62,21 +62,18 @@ export const importCommand: Command = {
   async run(args, io) {
     const [name, file] = args.positionals as [string, string];
     // Before the world opens: a missing file, a folder or a file of several twins' logs leaves no
-    // root or twin behind (stdin cannot be read twice: it is watched as it is imported).
+    // root or twin behind (stdin cannot be read twice: there the import stops at the first line
+    // of another twin, keeping the lines before it).
     if (file !== '-') {
       await checkLogFile(file);
-      const scan = oneTwinLines(readLines(file));
-      for await (const _ of scan.lines);
-      const mix = scan.mixed();
-      if (mix !== undefined) throw severalTwins(file, name, mix);
+      await checkOneTwin(file, name, readLines(file));
     }
     return withTwin(args, name, { mustExist: false }, async (twin) => {
-      const input = oneTwinLines(inputLines(file, io));
       const progress = progressLine(io, 'importing', args.json);
       let last: ImportProgress = { line: 0, appended: 0, skipped: 0 };
       let result;
       try {
-        result = await twin.importLines(input.lines, (p) => {
+        result = await twin.importLines(inputLines(file, io), (p) => {
           last = p;
           progress.onProgress?.(p);
         });
@@ -85,8 +82,6 @@ export const importCommand: Command = {
       } finally {
         progress.done();
       }
-      const mix = input.mixed();
-      if (mix !== undefined) throw severalTwins(file, name, mix, result.appended);
       const summary = {
         twin: name,
         lines: result.line,
