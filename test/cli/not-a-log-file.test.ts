@@ -88,4 +88,19 @@ describe('a file that is no UTF-8 JSONL log', () => {
     );
     expect(JSON.parse(piped.stdout).hash).toBe(hash);
   });
+  it('an empty log is taken (the empty state), with a note that it may be a failed export', () => {
+    const file = join(dir, 'empty.jsonl');
+    writeFileSync(file, '\n');
+    const note = `note: ${file} holds no entries; if it was written by \`twinworld export <twin> > FILE\``;
+    // Was: the empty state's hash, or an empty twin, without a word.
+    const replayed = tw(['replay', file]);
+    expect(replayed.status).toBe(0);
+    expect(replayed.stderr).toContain(note);
+    const imported = tw(['import', 'crm', file, '--root', join(dir, 'empty-root'), '--json']);
+    expect(imported.status).toBe(0);
+    expect(imported.stderr).toContain(note);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ appended: 0, head: 0 });
+    expect(tw(['replay', '-'], '').stderr).toContain('note: stdin holds no entries');
+    expect(tw(['replay', LOG]).stderr).toBe('');
+  });
 });

@@ -10,6 +10,14 @@ import { withTwin, type CliIO, type Command } from '../command.js';
 import { checkOneTwin } from '../one-twin-log.js';
 import { printJson, progressLine, write } from '../output.js';
 
+/**
+ * Said on stderr when a log holds no entry: valid (the empty state), but most often an export
+ * that failed into a file the shell had already made.
+ */
+export function emptyLogNote(file: string): string {
+  return `note: ${file === '-' ? 'stdin' : file} holds no entries; if it was written by \`twinworld export <twin> > FILE\`, check that the export succeeded (or write it with --out FILE, which leaves no file when it fails)\n`;
+}
+
 /** Lines of a log file, or of stdin for "-". */
 export function inputLines(file: string, io: CliIO): AsyncIterable<string> {
   return file === '-'
@@ -92,6 +100,7 @@ export const importCommand: Command = {
         // The newest entry's chain hash: what `twinworld verify` at the source prints for it.
         chain: (await twin.chainHead())?.hash ?? null,
       };
+      if (result.appended + result.skipped === 0) await write(io.stderr, emptyLogNote(file));
       if (args.json) await printJson(io, summary);
       else {
         const skipped = summary.skipped > 0 ? ` (${summary.skipped} already present, skipped)` : '';

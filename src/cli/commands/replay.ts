@@ -4,7 +4,7 @@ import { replayLines, type ReplayResult } from '../../world/replay.js';
 import { TwinError } from '../../errors.js';
 import { UsageError, type Command } from '../command.js';
 import { printJson, progressLine, Table, write } from '../output.js';
-import { inputLines } from './import.js';
+import { emptyLogNote, inputLines } from './import.js';
 
 interface Expectation {
   readonly twin: string | undefined;
@@ -116,6 +116,7 @@ export const replayCommand: Command = {
         `${table.render(twins.map((t) => [t, result.hashes[t]!]))}${result.entries} entries in ${twins.length} twins\n`,
       );
     }
+    if (result.entries === 0) await write(io.stderr, emptyLogNote(file));
     for (const [twin, count] of Object.entries(result.unchained))
       await write(
         io.stderr,
