@@ -11,6 +11,7 @@ import { countOption, stringOption, UsageError, type Command } from '../command.
 import { write } from '../output.js';
 import { untilSignal } from '../signals.js';
 import { openStoreWorld } from '../store.js';
+import { checkStoreAnswers } from '../store-check.js';
 
 function clockOption(raw: string | undefined): Clock {
   if (raw === undefined) return new RealClock();
@@ -68,6 +69,7 @@ export const consoleCommand: Command = {
     const stopped = untilSignal();
     const world = await openStoreWorld(args.store, { clock, create: false });
     try {
+      await checkStoreAnswers(world);
       for (const pack of builtInPacks) registerPack(world, pack);
       const dispatcher = new Dispatcher(world, { autoDispatch: false });
       const token = newConsoleToken();

@@ -22,6 +22,7 @@ import { countOption, stringOption, UsageError, type Command } from '../command.
 import { write } from '../output.js';
 import { untilSignal } from '../signals.js';
 import { openStoreWorld } from '../store.js';
+import { checkStoreAnswers } from '../store-check.js';
 import { deliveryWorkKinds } from '../work-kinds.js';
 
 const DEFAULT_KEY = 'sk_test_twinworld';
@@ -88,6 +89,12 @@ export const upCommand: Command = {
     const world = await openStoreWorld(args.store, {
       clock: clockKind === 'real' ? new RealClock() : new VirtualClock(new RealClock().now()),
     });
+    try {
+      await checkStoreAnswers(world);
+    } catch (error) {
+      await world.close().catch(() => {});
+      throw error;
+    }
     for (const pack of builtInPacks) registerPack(world, pack);
     const host = createHost({ world });
     host.serve(
@@ -117,9 +124,19 @@ export const upCommand: Command = {
     }
     // Octokit's baseUrl, recorded so webhook payloads carry it too; a token for the sample user.
     const githubBase = `${listening.url}/github`;
-    await setGitHubOrigin(github, githubBase);
-    await ensureSampleUser(github);
-    const githubLine = `new Octokit({ auth: '${await mintUserToken(github, SAMPLE_USER)}', baseUrl: '${githubBase}' })`;
+    let githubLine: string;
+    try {
+      await setGitHubOrigin(github, githubBase);
+      await ensureSampleUser(github);
+      githubLine = `new Octokit({ auth: '${await mintUserToken(github, SAMPLE_USER)}', baseUrl: '${githubBase}' })`;
+    } catch (error) {
+      // The listener would otherwise keep the process alive after the refusal is printed.
+      await console_.close().catch(() => {});
+      await listening.close().catch(() => {});
+      await host.close().catch(() => {});
+      await world.close().catch(() => {});
+      throw error;
+    }
     const worker =
       args.values.worker === true
         ? new Worker(world, deliveryWorkKinds(host.dispatcher))

@@ -10,6 +10,7 @@ import { secondsFlag } from '../flags.js';
 import { write } from '../output.js';
 import { withPackWorld } from '../pack-world.js';
 import { untilSignal } from '../signals.js';
+import { checkStoreAnswers } from '../store-check.js';
 
 class StatusLine {
   private last = '';
@@ -83,6 +84,7 @@ export const workCommand: Command = {
     return withPackWorld(
       args.store,
       async (world, dispatcher) => {
+        await checkStoreAnswers(world);
         const status = io.isTTY.stdout && !args.json ? new StatusLine(io) : undefined;
         const counts = { claimed: 0, sent: 0, failed: 0, retrying: 0, unknown: 0 };
         const shown = (): string =>
