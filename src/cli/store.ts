@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { StorageBackend } from '../storage/port.js';
 import type { Clock } from '../world/clock.js';
 import { openWorld, type World } from '../world/world.js';
+import { checkStoreParams } from './store-url-params.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_ROOT = './.twinworld';
@@ -50,6 +51,7 @@ function postgres(spec: string, from: StoreSource): StoreTarget {
       `${from} is not a valid URL; give one like postgres://user:password@host:5432/database`,
     );
   }
+  checkStoreParams(url.searchParams, from);
   const world = url.searchParams.get('world') ?? DEFAULT_PG_WORLD;
   if (!WORLD_NAME.test(world)) {
     throw new UsageError(

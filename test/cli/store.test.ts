@@ -158,6 +158,40 @@ describe('choosing the store', () => {
     expect(world.stderr).toMatch(/\?world=no spaces is not a world name/);
   });
 
+  it('refuses a query parameter nothing reads (it wrote to the world "default"), and ?world= twice', async () => {
+    const world = uniqueName('typo');
+    const typo = await tw([
+      'write',
+      'stripe',
+      '--store',
+      `${db.url}?wrld=${world}`,
+      '-d',
+      customer('t'),
+    ]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(
+      /^error USAGE: --store: \?wrld= is not a parameter a store URL takes \(did you mean "world"\?\); \?world=NAME picks the world, and the PostgreSQL driver reads host, port, /,
+    );
+    const fromEnv = await tw(['log', 'stripe'], {
+      env: { TWINWORLD_STORE: `${db.url}?wrold=${world}&pasword=hunter2` },
+    });
+    expect(fromEnv.status).toBe(2);
+    expect(fromEnv.stderr).toMatch(/TWINWORLD_STORE: \?wrold= is not a parameter/);
+    expect(fromEnv.stderr).not.toContain('hunter2');
+    const twice = await tw(['log', 'stripe', '--store', `${db.url}?world=a&world=b`]);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toMatch(/--store: \?world= is given more than once/);
+    const written = await asSuperuser(db.name, (c) =>
+      c.query("SELECT count(*)::int AS n FROM twinworld.entries WHERE world = 'default'"),
+    );
+    expect(written.rows).toEqual([{ n: 0 }]);
+    // a parameter the driver reads still passes through
+    const named = `${inWorld(db.url, world)}&application_name=twinworld-test`;
+    const w = await tw(['write', 'stripe', '--store', named, '-d', customer('t')]);
+    expect(w.stderr).toBe('');
+    expect(w.status).toBe(0);
+  });
+
   it('every command lists --store in its help, and the main help names TWINWORLD_STORE', async () => {
     const main = await tw(['help']);
     expect(main.stdout).toContain('--store URL');
