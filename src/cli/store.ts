@@ -42,13 +42,22 @@ function sqlite(root: string, from: StoreSource): StoreTarget {
   return { kind: 'sqlite', root, label: root, from };
 }
 
+// A password is where a character with a meaning in URLs most often ends up unescaped.
+const ENCODE_HINT =
+  'in the user and password, write # as %23, / as %2F, ? as %3F, @ as %40, : as %3A and % as %25';
+
 function postgres(spec: string, from: StoreSource): StoreTarget {
+  // "postgres://app:12#34@db/x" parses as the host "app", port 12: the # cuts the rest away.
+  if (spec.includes('#'))
+    throw new UsageError(
+      `${from} holds a "#", which ends a URL, so what follows it would not be read; ${ENCODE_HINT}`,
+    );
   let url: URL;
   try {
     url = new URL(spec);
   } catch {
     throw new UsageError(
-      `${from} is not a valid URL; give one like postgres://user:password@host:5432/database`,
+      `${from} is not a valid URL; give one like postgres://user:password@host:5432/database (${ENCODE_HINT})`,
     );
   }
   checkStoreParams(url.searchParams, from);

@@ -192,6 +192,39 @@ describe('choosing the store', () => {
     expect(w.status).toBe(0);
   });
 
+  it('a password with an unescaped # or / is refused with how to write it, never printed', async () => {
+    const hash = await tw([
+      'log',
+      'stripe',
+      '--store',
+      'postgres://app:s3cr#t99@127.0.0.1:5432/twins',
+    ]);
+    expect(hash.status).toBe(2);
+    expect(hash.stderr).toMatch(
+      /^error USAGE: --store holds a "#", which ends a URL, so what follows it would not be read; in the user and password, write # as %23, \//,
+    );
+    expect(hash.stderr).not.toContain('s3cr');
+    // a # that still leaves a URL (here after the database) is refused too, before any connection
+    const port = await closedPort();
+    const cut = await tw([
+      'log',
+      'stripe',
+      '--store',
+      `postgres://app:pw@127.0.0.1:${port}/twins#x`,
+    ]);
+    expect(cut.status).toBe(2);
+    expect(cut.stderr).toMatch(/--store holds a "#"/);
+    const slash = await tw([
+      'log',
+      'stripe',
+      '--store',
+      'postgres://app:pa/ss99@127.0.0.1:5432/twins',
+    ]);
+    expect(slash.status).toBe(2);
+    expect(slash.stderr).toMatch(/--store is not a valid URL; .* write # as %23, \/ as %2F, /);
+    expect(slash.stderr).not.toContain('ss99');
+  });
+
   it('every command lists --store in its help, and the main help names TWINWORLD_STORE', async () => {
     const main = await tw(['help']);
     expect(main.stdout).toContain('--store URL');
