@@ -181,6 +181,44 @@ describe('serve configuration', () => {
     );
   });
 
+  it.each([
+    ['stripe', 'whsec_W8hJd3GuETEkIBbXe864rkcqltcHSGO3'],
+    ['standard-webhooks', 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ='],
+    ['github', 'cb38c0227557d33aefd8bc4e5e6b370a126e4dd3'],
+    ['slack', 'd41d8cd98f00b204e9800998ecf8427e'],
+  ])(
+    'an --endpoint given the %s secret itself, not a variable name, is told so without echoing it',
+    async (provider, secret) => {
+      const e = await expectRefusal(
+        () => configFromFlags([`${provider}=${secret}`], ENV),
+        'INVALID_CONFIG',
+        'endpoint[0]',
+      );
+      expect(e.message).toMatch(
+        /^endpoint\[0\]\.secretEnv takes the name of an environment variable holding the secret, and this looks like the secret itself \(not shown\): export it, e\.g\. STRIPE_WEBHOOK_SECRET=…, and name the variable \(--endpoint stripe=STRIPE_WEBHOOK_SECRET, /,
+      );
+      expect(e.message).not.toContain(secret);
+      expect(e.message).not.toContain(secret.slice(6, 20));
+    },
+  );
+
+  it('a secret given as "secretEnv" in a file is told so too; a variable that is set is used whatever its name', async () => {
+    const secret = 'whsec_W8hJd3GuETEkIBbXe864rkcqltcHSGO3';
+    const config = JSON.parse(JSON.stringify(FILE_CONFIG)) as typeof FILE_CONFIG;
+    config.tenants[0]!.endpoints[0]!.secretEnv = [secret];
+    const e = await expectRefusal(
+      () => validateServeConfig(config, ENV),
+      'INVALID_CONFIG',
+      'tenants[0].endpoints[0].secretEnv[0]',
+    );
+    expect(e.message).toContain('looks like the secret itself');
+    expect(e.message).not.toContain(secret);
+    const named = 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5';
+    expect(configFromFlags([`stripe=${named}`], { [named]: SECRETS.stripe }).tenants).toHaveLength(
+      1,
+    );
+  });
+
   it('names the missing environment variable, not its value', async () => {
     const e = await expectRefusal(() => configFromFlags(['stripe=NOT_SET'], ENV), 'INVALID_CONFIG');
     expect(e.message).toContain('NOT_SET');

@@ -24,6 +24,7 @@ import {
 } from '../../triggers/envelope.js';
 import { RECORD_ROUTINE } from '../../triggers/routines/record-routine.js';
 import { endpointScheme } from '../../triggers/webhook/scheme-key.js';
+import { isSecretShaped } from './secret-shaped.js';
 import {
   checkDispatchOptions,
   type DispatchOptions,
@@ -141,6 +142,11 @@ function envNames(
     );
   return names.map((name: unknown, i) => {
     const at = Array.isArray(value) ? `${path}[${i}]` : path;
+    if (typeof name === 'string' && isSecretShaped(name) && (env?.[name] ?? '').trim() === '')
+      refuse(
+        at,
+        `${at} takes the name of an environment variable holding the secret, and this looks like the secret itself (not shown): export it, e.g. STRIPE_WEBHOOK_SECRET=…, and name the variable (--endpoint stripe=STRIPE_WEBHOOK_SECRET, or "secretEnv": "STRIPE_WEBHOOK_SECRET" in a configuration file)`,
+      );
     if (typeof name !== 'string' || !ENV_NAME.test(name))
       refuse(at, `${at} must be an environment variable name such as "STRIPE_WEBHOOK_SECRET"`);
     // Checked now so a typo fails at startup, not at the first packet; the value is never kept.
