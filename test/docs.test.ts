@@ -1,10 +1,11 @@
 // The documentation in the repository stays true: docs/errors.md is what src/error-catalog.ts
-// renders and lists every code TwinErrorCode has, the serve configuration example in
-// docs/deferred.md is accepted as written, every relative link resolves, no code cites a document
-// outside the repository, and README.md stays short.
+// renders and lists every code TwinErrorCode has, docs/cli.md's table has a row for every command,
+// the serve configuration example in docs/deferred.md is accepted as written, every relative link
+// resolves, no code cites a document outside the repository, and README.md stays short.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMMAND_NAMES } from '../src/cli/command-table.js';
 import { ERROR_CATALOG } from '../src/error-catalog.js';
 import { validateServeConfig } from '../src/host/serve/config.js';
 import { renderErrorsDoc } from './support/errors-doc.js';
@@ -52,6 +53,16 @@ it('the serve configuration with a dispatch route in docs/deferred.md is accepte
     concurrency: { limit: 2, key: 'payload.body.data.object.id' },
     ttl: 3_600_000,
   });
+});
+
+it('docs/cli.md has a row for every command `twinworld --help` lists', () => {
+  const rows = read('docs/cli.md')
+    .split('\n')
+    .filter((line) => line.startsWith('| `twinworld '));
+  const missing = COMMAND_NAMES.filter(
+    (name) => !rows.some((row) => row.startsWith(`| \`twinworld ${name}`)),
+  );
+  expect(missing).toEqual([]);
 });
 
 it('every relative link in README.md, CONTRIBUTING.md and the docs resolves', () => {
