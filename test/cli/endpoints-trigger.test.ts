@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openWorld } from '../../src/index.js';
 import { tempDir } from '../support/backends.js';
+import { tw } from '../support/cli-process.js';
 import { cli } from './in-process.js';
 
 const dir = tempDir('twinworld-endpoints-');
@@ -180,6 +181,18 @@ describe('refusals: the input alone is wrong, so no world is opened or created',
     expect(action.stderr).toMatch(
       /^error USAGE: unknown action "create"; use one of add, list, disable, enable, remove; see `twinworld endpoints --help`\n$/,
     );
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('the pack given as --pack to add or list is told it is the <pack> argument (the binary)', async () => {
+    const root = fresh();
+    for (const [action, ...rest] of [['add', '--url', URL_], ['list']]) {
+      const r = await tw(['endpoints', action!, '--pack', 'stripe', ...rest, '--root', root]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(
+        `error USAGE: endpoints ${action} takes the pack as <pack>, not --pack; see \`twinworld endpoints --help\`\n`,
+      );
+    }
     expect(existsSync(root)).toBe(false);
   });
 });

@@ -130,9 +130,10 @@ export const endpointsCommand: Command = {
     if (action !== 'list' && given('all')) throw new UsageError('--all is only for endpoints list');
     switch (action as Action) {
       case 'add': {
-        if (target === undefined) throw new UsageError('endpoints add needs <pack>');
+        // First: `add --pack stripe` has no <pack> either, and "needs <pack>" alone reads as a riddle.
         if (given('pack'))
           throw new UsageError('endpoints add takes the pack as <pack>, not --pack');
+        if (target === undefined) throw new UsageError('endpoints add needs <pack>');
         const pack = cliPack(target);
         const options = endpointOptionsFor(pack, args);
         const rawUrl = stringOption(args, 'url');
