@@ -300,6 +300,17 @@ describe('PostgreSQL: refusals when connecting', () => {
     expect(JSON.stringify(error.toJSON())).not.toContain('secret-pw');
   });
 
+  it('names the host and port given as ?host= and ?port=, where the driver connects', async () => {
+    const port = await closedPort();
+    // Was: "localhost:5432", the URL's empty host part, though the driver tried 127.0.0.1:port.
+    const error = await refusal(
+      PostgresBackend.open(`postgres:///db?host=127.0.0.1&port=${port}&user=someone`, 'w'),
+    );
+    expect(error.code).toBe('STORE_UNREACHABLE');
+    expect(error.message).toContain(`127.0.0.1:${port}`);
+    expect(error.details).toMatchObject({ host: '127.0.0.1', port });
+  });
+
   it('says authentication failed for a wrong password, without the password', async () => {
     const url = new URL(db.url);
     url.password = 'not-the-password';

@@ -56,10 +56,15 @@ export function parseEndpoint(url: string): Endpoint {
       { path: 'store' },
     );
   }
-  const user = decodeURIComponent(parsed.username) || process.env.PGUSER || 'postgres';
+  // The driver lets ?host=, ?port= and ?user= stand for the URL's own parts (postgres:///db?host=…
+  // is how a URL names a socket folder), so an error names where it really connected.
+  const query = (name: string): string | undefined => parsed.searchParams.get(name) || undefined;
+  const user =
+    query('user') ?? (decodeURIComponent(parsed.username) || process.env.PGUSER || 'postgres');
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
-  const port = parsed.port === '' ? 5432 : Number(parsed.port);
-  return { host: parsed.hostname.replace(/^\[|\]$/g, '') || 'localhost', port, database, user };
+  const port = Number(query('port') ?? (parsed.port || 5432));
+  const host = query('host') ?? (parsed.hostname.replace(/^\[|\]$/g, '') || 'localhost');
+  return { host, port, database, user };
 }
 
 /**
