@@ -149,8 +149,8 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     area: 'world and store',
     status: 500,
     means:
-      'The store could not complete an operation it should always be able to (a transaction that did not start, an entry that cannot be read).',
-    fix: 'Run `twinworld verify <twin>`; the message says which entry or step failed.',
+      "The store could not complete an operation it should always be able to (a transaction that did not start, an entry that cannot be read), or a SQLite root's file is no database, a damaged one, or a folder.",
+    fix: 'Run `twinworld verify <twin>`; the message says which entry, step or file failed (a damaged file: restore it from a backup, or move it out of the root).',
   },
   TENANT_MISMATCH: {
     area: 'world and store',

@@ -24,6 +24,7 @@ import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../s
 import { touchedOf } from '../touched.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
+import { damagedFile } from './open-refusal.js';
 
 export interface SqliteOptions {
   /** `NORMAL` (default) survives a process crash at any point; `FULL` also survives power loss. */
@@ -127,13 +128,20 @@ class SqliteTwin implements SyncEngine, SyncTx {
     // The busy timeout is the driver's option, not a pragma after the others: opening a database
     // another process is checkpointing or recovering (after a SIGKILL) must wait like any write,
     // and `journal_mode = WAL` is the first statement that can meet that lock.
-    this.db = new Driver(file, { timeout: options.busyTimeoutMs ?? 30_000 });
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-    if (options.walAutocheckpoint !== undefined)
-      this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpoint}`);
-    this.db.exec(SCHEMA);
-    const db = this.db;
+    let db: Database.Database | undefined;
+    try {
+      db = new Driver(file, { timeout: options.busyTimeoutMs ?? 30_000 });
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      if (options.walAutocheckpoint !== undefined)
+        db.pragma(`wal_autocheckpoint = ${options.walAutocheckpoint}`);
+      db.exec(SCHEMA);
+    } catch (error) {
+      db?.close();
+      // A busy lock or a full disk stays as it was: the section's own handling knows those.
+      throw damagedFile(error, file, `twin "${name}"'s log`) ?? error;
+    }
+    this.db = db;
     this.stmt = {
       beginWrite: db.prepare('BEGIN IMMEDIATE'),
       beginRead: db.prepare('BEGIN DEFERRED'),

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { TwinError } from '../../errors.js';
+import { openRefusal } from './open-refusal.js';
 import {
   checkAnswer,
   checkIdempotencyArgs,
@@ -79,12 +79,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     } catch (error) {
       this.db?.close();
       this.db = undefined;
-      const code = (error as { code?: unknown }).code;
-      throw new TwinError(
-        'ROOT_READ_ONLY',
-        `cannot open the idempotency store ${this.file} (${typeof code === 'string' ? code : 'error'}); the world root must be a writable folder`,
-        { path: 'root', cause: error },
-      );
+      throw openRefusal(error, this.file, "the vendor APIs' idempotency keys");
     }
     return this.stmt;
   }

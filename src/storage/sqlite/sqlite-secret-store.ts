@@ -11,6 +11,7 @@ import { loadDriver } from './sqlite-backend.js';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TwinError } from '../../errors.js';
+import { openRefusal } from './open-refusal.js';
 import {
   checkRef,
   checkRotation,
@@ -94,15 +95,7 @@ export class SqliteSecretStore implements SecretStore {
     } catch (error) {
       this.db?.close();
       this.db = undefined;
-      const code = (error as { code?: unknown }).code;
-      throw new TwinError(
-        'ROOT_READ_ONLY',
-        `cannot open the secret store ${this.file} (${typeof code === 'string' ? code : 'error'}); the world root must be a writable folder`,
-        {
-          path: 'root',
-          cause: error,
-        },
-      );
+      throw openRefusal(error, this.file, "the world's secrets");
     }
     this.importLegacy();
     return this.stmt;
