@@ -102,6 +102,46 @@ describe('refusals: the input alone is wrong, so no world is opened or created',
     expect(existsSync(root)).toBe(false);
   });
 
+  it('a --secret with a line break: a usage error that does not show it', async () => {
+    const root = fresh();
+    const secret = 'whsec_pasted\nwith its line break';
+    const r = await cli([
+      'endpoints',
+      'add',
+      'stripe',
+      '--url',
+      URL_,
+      '--secret',
+      secret,
+      '--root',
+      root,
+    ]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error USAGE: --secret holds a line break \(the value is not shown\)/,
+    );
+    expect(r.stderr).not.toContain('pasted');
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('--events naming a type twice keeps it once', async () => {
+    const root = fresh();
+    const r = await cli([
+      'endpoints',
+      'add',
+      'stripe',
+      '--url',
+      URL_,
+      '--events',
+      'customer.created,customer.created',
+      '--root',
+      root,
+      '--json',
+    ]);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).events).toEqual(['customer.created']);
+  });
+
   it('a --count that is not a positive integer', async () => {
     const root = fresh();
     for (const count of ['0', 'abc', '1.5', '-1', '']) {

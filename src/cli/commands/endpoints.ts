@@ -25,7 +25,8 @@ function parseEvents(raw: string | undefined): string[] | undefined {
     .split(',')
     .map((e) => e.trim())
     .filter((e) => e !== '');
-  return events.length === 0 ? undefined : events;
+  // A type given twice would be stored twice, and listed so.
+  return events.length === 0 ? undefined : [...new Set(events)];
 }
 
 function row(e: LocatedEndpoint): string[] {
@@ -140,6 +141,11 @@ export const endpointsCommand: Command = {
         if (rawUrl === undefined) throw new UsageError('endpoints add needs --url URL');
         const url = rawUrl;
         const secret = stringOption(args, 'secret');
+        // A secret pasted with its line break would sign with it, and no receiver's copy has one.
+        if (secret !== undefined && /[\r\n]/.test(secret))
+          throw new UsageError(
+            '--secret holds a line break (the value is not shown); no vendor secret has one: give it on one line',
+          );
         const events = parseEvents(stringOption(args, 'events'));
         // Before the root is opened (or created): a refused add leaves nothing behind.
         pack.cli.checkEndpoint?.({
