@@ -13,6 +13,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Twin, type TwinHost } from './twin.js';
 import { prepareRoot, storageRefusal } from './root.js';
 import { HeadMarks } from './head-marks.js';
+import { checkWorldOptions } from './world-options.js';
 import {
   FileSecretStore,
   MemorySecretStore,
@@ -93,6 +94,7 @@ export class World implements TwinHost {
         { path: 'root' },
       );
     }
+    checkWorldOptions(options);
     // A URL names where a plugged-in backend keeps the world (for messages); only folders resolve.
     this.root =
       options.root === ':memory:' || (options.backend !== undefined && STORE_URL.test(options.root))

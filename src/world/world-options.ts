@@ -1,0 +1,109 @@
+// openWorld's options, checked before anything opens: a clock, seed, backend or store of the wrong
+// shape was otherwise taken as given and failed later as a bare TypeError ("this.clock.now is not a
+// function") far from the call, or never (a misspelt key, a seed of NaN, synchronous: 'OFF').
+import { TwinError } from '../errors.js';
+
+const KEYS = [
+  'root',
+  'create',
+  'clock',
+  'seed',
+  'backend',
+  'sqlite',
+  'secrets',
+  'resolveSecret',
+  'onError',
+] as const;
+
+const SQLITE_KEYS = ['synchronous', 'busyTimeoutMs', 'walAutocheckpoint'] as const;
+
+const SECRET_STORE_METHODS = ['set', 'rotate', 'resolve', 'delete'] as const;
+
+function refuse(path: string, message: string): never {
+  throw new TwinError('INVALID_ARGUMENT', `openWorld: ${message}`, { path });
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || value === undefined) return String(value);
+  return Array.isArray(value)
+    ? 'an array'
+    : `an object (${value.constructor?.name ?? 'no prototype'})`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return isObject(value) && methods.every((m) => typeof value[m] === 'function');
+}
+
+/** Refuses what openWorld could not use; undefined stands for an option not given. */
+export function checkWorldOptions(given: object): void {
+  const options = given as Record<string, unknown>;
+  for (const key of Object.keys(options))
+    if (!(KEYS as readonly string[]).includes(key))
+      refuse(key, `unknown option "${key}"; openWorld takes ${KEYS.join(', ')}`);
+  const { create, clock, seed, backend, sqlite, secrets, onError } = options;
+  if (create !== undefined && typeof create !== 'boolean')
+    refuse('create', `create must be true or false, got ${shown(create)}`);
+  if (clock !== undefined && !hasMethods(clock, ['now', 'schedule']))
+    refuse(
+      'clock',
+      `clock must be a Clock (new VirtualClock('2026-01-01T00:00:00Z') or new RealClock()), got ${shown(clock)}`,
+    );
+  if (
+    seed !== undefined &&
+    !(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed)))
+  )
+    refuse('seed', `seed must be a string or a finite number, got ${shown(seed)}`);
+  if (backend !== undefined && !hasMethods(backend, ['openTwin', 'listTwins', 'close']))
+    refuse(
+      'backend',
+      `backend must be a StorageBackend (openTwin, listTwins, close), got ${shown(backend)}`,
+    );
+  if (secrets !== undefined && !hasMethods(secrets, SECRET_STORE_METHODS))
+    refuse(
+      'secrets',
+      `secrets must be a SecretStore (${SECRET_STORE_METHODS.join(', ')}), got ${shown(secrets)}`,
+    );
+  if (onError !== undefined && typeof onError !== 'function')
+    refuse('onError', `onError must be a function (error, where) => void, got ${shown(onError)}`);
+  if (sqlite !== undefined) checkSqlite(sqlite);
+}
+
+function checkSqlite(sqlite: unknown): void {
+  if (!isObject(sqlite))
+    refuse(
+      'sqlite',
+      `sqlite must be an object such as {synchronous: 'FULL'}, got ${shown(sqlite)}`,
+    );
+  for (const key of Object.keys(sqlite))
+    if (!(SQLITE_KEYS as readonly string[]).includes(key))
+      refuse(
+        `sqlite.${key}`,
+        `unknown option "sqlite.${key}"; sqlite takes ${SQLITE_KEYS.join(', ')}`,
+      );
+  const { synchronous, busyTimeoutMs } = sqlite;
+  // Any other value would reach SQLite's pragma as given: 'OFF' would quietly give up durability.
+  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL')
+    refuse(
+      'sqlite.synchronous',
+      `sqlite.synchronous must be 'NORMAL' or 'FULL', got ${shown(synchronous)}`,
+    );
+  if (
+    busyTimeoutMs !== undefined &&
+    !(
+      typeof busyTimeoutMs === 'number' &&
+      Number.isSafeInteger(busyTimeoutMs) &&
+      busyTimeoutMs >= 0
+    )
+  )
+    refuse(
+      'sqlite.busyTimeoutMs',
+      `sqlite.busyTimeoutMs must be a whole number of milliseconds, 0 or more, got ${shown(busyTimeoutMs)}`,
+    );
+}
