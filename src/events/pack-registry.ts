@@ -82,6 +82,52 @@ export interface PackCli {
 
 const registries = new WeakMap<TwinHost, Map<string, Pack>>();
 
+// A pack's module (`import { stripe } from 'twinworld/packs'`) or its name are the likely slips: both
+// failed as "a pack needs a non-empty name", and a world that is not one as a WeakMap TypeError.
+function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is Pack {
+  if (typeof (world as Partial<TwinHost> | null)?.twin !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `registerPack(world, pack): world must be a world from openWorld(...) (or a walk's world), got ${describe(world)}`,
+      { path: 'world' },
+    );
+  if (typeof pack === 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `registerPack(world, pack): pack must be a Pack object, not its name ${JSON.stringify(pack)}; import the pack (e.g. import { stripe } from 'twinworld/packs') and pass stripe.pack`,
+      { path: 'pack' },
+    );
+  if (pack === null || typeof pack !== 'object')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `registerPack(world, pack): pack must be a Pack object {name, events?, indexes?}, got ${describe(pack)}`,
+      { path: 'pack' },
+    );
+  const fields = pack as Partial<Record<keyof Pack | 'pack', unknown>>;
+  const inner = fields.pack as Partial<Pack> | null | undefined;
+  if (fields.name === undefined && typeof inner?.name === 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `registerPack(world, pack): this is the module of the pack "${inner.name}", not the pack; pass its .pack (e.g. stripe.pack)`,
+      { path: 'pack' },
+    );
+  if (typeof fields.name !== 'string' || fields.name === '')
+    throw new TwinError('INVALID_CONFIG', 'a pack needs a non-empty name', { path: 'pack.name' });
+  if (fields.indexes !== undefined && !Array.isArray(fields.indexes))
+    throw new TwinError(
+      'INVALID_CONFIG',
+      `packs.${fields.name}.indexes must be an array of {type, name, field}, got ${describe(fields.indexes)}`,
+      { path: `packs.${fields.name}.indexes` },
+    );
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no prototype'})`;
+  return `a ${typeof value}`;
+}
+
 /** The packs registered in a world, by name, in registration order. */
 export function registeredPacks(world: TwinHost): ReadonlyMap<string, Pack> {
   return registries.get(world) ?? new Map();
@@ -92,14 +138,7 @@ export function packTwinName(pack: Pack): string {
 }
 
 export function registerPack(world: TwinHost, pack: Pack): Twin {
-  if (
-    pack === null ||
-    typeof pack !== 'object' ||
-    typeof pack.name !== 'string' ||
-    pack.name === ''
-  ) {
-    throw new TwinError('INVALID_CONFIG', 'a pack needs a non-empty name', { path: 'pack.name' });
-  }
+  checkRegisterArguments(world, pack);
   let packs = registries.get(world);
   if (packs === undefined) registries.set(world, (packs = new Map()));
   const existing = packs.get(pack.name);
