@@ -4,6 +4,7 @@
 // This file is the façade: the claims are in dispatch/claim.ts, and one claimed attempt (one value,
 // dispatch/attempt.ts) goes through dispatch/sign.ts → send.ts → finish.ts (dispatch/run-attempt.ts).
 import { TwinError } from '../errors.js';
+import { checkDispatcherArguments } from './dispatcher-options.js';
 import { getPack, packTwinName, registeredPacks, type Pack } from './pack-registry.js';
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
@@ -83,6 +84,7 @@ export class Dispatcher implements DispatchContext {
     readonly world: World,
     options: DispatcherOptions = {},
   ) {
+    checkDispatcherArguments(world, options);
     if (
       options.concurrency !== undefined &&
       (!Number.isInteger(options.concurrency) || options.concurrency < 1)

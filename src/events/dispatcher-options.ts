@@ -1,0 +1,90 @@
+// new Dispatcher(world, options), checked before it attaches to anything: a missing world was a
+// TypeError on world.ids, routes that are no array one on iterating them, and a misspelt key or a
+// wrong value (autoDispatch: 'onFlush', owner: '', a route without prefix) was taken silently and
+// changed how deliveries went out, or never sent them where meant.
+import { TwinError } from '../errors.js';
+
+const KEYS = [
+  'routes',
+  'defaultTransport',
+  'concurrency',
+  'autoDispatch',
+  'owner',
+  'leaseMs',
+] as const;
+
+function refuse(path: string, message: string): never {
+  throw new TwinError('INVALID_ARGUMENT', `new Dispatcher(world, options): ${message}`, { path });
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'object')
+    return Array.isArray(value)
+      ? 'an array'
+      : `an object (${value.constructor?.name ?? 'no prototype'})`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function isTransport(value: unknown): boolean {
+  const t = value as { send?: unknown; now?: unknown } | null;
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t.send === 'function' &&
+    typeof t.now === 'function'
+  );
+}
+
+export function checkDispatcherArguments(world: unknown, options: unknown): void {
+  const w = world as { twin?: unknown; ids?: unknown } | null | undefined;
+  if (typeof w?.twin !== 'function' || typeof w.ids !== 'object')
+    refuse('world', `world must be a world from openWorld(...), got ${shown(world)}`);
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuse(
+      'options',
+      `options must be an object such as {autoDispatch: 'on-flush'}, got ${shown(options)}`,
+    );
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!(KEYS as readonly string[]).includes(key))
+      refuse(key, `unknown option "${key}"; a dispatcher takes ${KEYS.join(', ')}`);
+  const { autoDispatch, owner, routes, defaultTransport } = given;
+  if (
+    autoDispatch !== undefined &&
+    autoDispatch !== true &&
+    autoDispatch !== false &&
+    autoDispatch !== 'on-flush'
+  )
+    refuse(
+      'autoDispatch',
+      `autoDispatch must be true, false or 'on-flush', got ${shown(autoDispatch)}`,
+    );
+  if (owner !== undefined && (typeof owner !== 'string' || owner === ''))
+    refuse(
+      'owner',
+      `owner must be a non-empty string (or omit it for a fresh id), got ${shown(owner)}`,
+    );
+  if (defaultTransport !== undefined && !isTransport(defaultTransport))
+    refuse(
+      'defaultTransport',
+      `defaultTransport must be a Transport {name, now(), send(request)}, got ${shown(defaultTransport)}`,
+    );
+  if (routes === undefined) return;
+  if (!Array.isArray(routes))
+    refuse('routes', `routes must be an array of {prefix, transport}, got ${shown(routes)}`);
+  routes.forEach((route: unknown, i) => {
+    const r = route as { prefix?: unknown; transport?: unknown } | null;
+    if (typeof r?.prefix !== 'string' || r.prefix === '')
+      refuse(
+        `routes[${i}].prefix`,
+        `routes[${i}].prefix must be the start of the URLs it takes, such as "http://127.0.0.1:4242/", got ${shown(r?.prefix)}`,
+      );
+    if (!isTransport(r.transport))
+      refuse(
+        `routes[${i}].transport`,
+        `routes[${i}].transport must be a Transport {name, now(), send(request)}, got ${shown(r.transport)}`,
+      );
+  });
+}
