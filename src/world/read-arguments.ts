@@ -2,6 +2,29 @@
 // every backend says the same thing (PostgreSQL would otherwise answer with its own words).
 import { TwinError } from '../errors.js';
 
+/**
+ * A resource's type and id are non-empty text. A store answers anything else with nothing found
+ * (get() → undefined, list() → []), which reads as "no such resource" rather than a wrong call.
+ */
+export function checkResourceRef(call: 'get' | 'list', type: unknown, id?: unknown): void {
+  const usage =
+    call === 'get'
+      ? 'get(type, id), e.g. get("customer", "cus_1")'
+      : 'list(type), e.g. list("customer")';
+  if (typeof type !== 'string' || type === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: type must be a non-empty string, got ${JSON.stringify(type) ?? String(type)}`,
+      { path: 'type' },
+    );
+  if (call === 'get' && (typeof id !== 'string' || id === ''))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: id must be a non-empty string, got ${JSON.stringify(id) ?? String(id)}`,
+      { path: 'id' },
+    );
+}
+
 /** Index keys are text: a number field's key is its decimal string. */
 export function checkLookupKey(type: string, index: string, key: unknown): void {
   if (typeof key === 'string') return;

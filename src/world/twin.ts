@@ -46,7 +46,7 @@ import type { RunContext, Section, SectionDraws } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
 import { buildIndexIn } from './build-index.js';
-import { checkLogCount, checkLookupKey } from './read-arguments.js';
+import { checkLogCount, checkLookupKey, checkResourceRef } from './read-arguments.js';
 import { checkedMark } from './twin-mark.js';
 import { sectionView } from './twin-view.js';
 
@@ -190,10 +190,12 @@ export class Twin {
   }
 
   get(type: string, id: string): Promise<Resource | undefined> {
+    checkResourceRef('get', type, id);
     return this.read((view) => view.get(type, id));
   }
 
   list(type: string): Promise<Resource[]> {
+    checkResourceRef('list', type);
     return this.read((view) => view.list(type));
   }
 

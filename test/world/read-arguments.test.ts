@@ -55,3 +55,39 @@ describe.each(backends)('read arguments on $name', (b) => {
     expect(await collect(t.exportLines(1))).toEqual([]);
   });
 });
+
+describe('get and list arguments', () => {
+  // A missing or non-text type or id read as "nothing there" (undefined, []), not as a wrong call.
+  it('refuse a type or id that is not non-empty text, naming which', async () => {
+    const world = openWorld({ root: ':memory:' });
+    cleanups.push(() => world.close());
+    const t = world.twin('reads');
+    await t.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: {},
+    });
+    const loose = t as unknown as {
+      get(...args: unknown[]): Promise<unknown>;
+      list(...args: unknown[]): Promise<unknown>;
+    };
+    for (const [call, path] of [
+      [() => loose.get(), 'type'],
+      [() => loose.get('customer'), 'id'],
+      [() => loose.get('customer', ''), 'id'],
+      [() => loose.get(1, 2), 'type'],
+      [() => loose.list(), 'type'],
+      [() => loose.list(''), 'type'],
+    ] as const)
+      expect(call).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          path,
+          message: expect.stringMatching(/^(get\(type, id\)|list\(type\)), e\.g\. /),
+        }),
+      );
+    expect((await t.get('customer', 'cus_1'))?.id).toBe('cus_1');
+    expect((await t.list('customer')).map((r) => r.id)).toEqual(['cus_1']);
+  });
+});
