@@ -3,7 +3,7 @@
 import { TwinError } from '../errors.js';
 
 /**
- * A resource's type and id are non-empty text. A store answers anything else with nothing found
+ * A resource's type is non-empty text and its id text. A store answers anything else with nothing found
  * (get() → undefined, list() → []), which reads as "no such resource" rather than a wrong call.
  */
 export function checkResourceRef(call: 'get' | 'list', type: unknown, id?: unknown): void {
@@ -17,10 +17,11 @@ export function checkResourceRef(call: 'get' | 'list', type: unknown, id?: unkno
       `${usage}: type must be a non-empty string, got ${JSON.stringify(type) ?? String(type)}`,
       { path: 'type' },
     );
-  if (call === 'get' && (typeof id !== 'string' || id === ''))
+  // An empty id is a question with an answer (no such resource): a route's path segment may be one.
+  if (call === 'get' && typeof id !== 'string')
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `${usage}: id must be a non-empty string, got ${JSON.stringify(id) ?? String(id)}`,
+      `${usage}: id must be a string, got ${JSON.stringify(id) ?? String(id)}`,
       { path: 'id' },
     );
 }
