@@ -89,7 +89,9 @@ function checkSqlite(sqlite: unknown): void {
       );
   const { synchronous, busyTimeoutMs } = sqlite;
   // Any other value would reach SQLite's pragma as given: 'OFF' would quietly give up durability.
-  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL')
+  // SQLite reads the pragma in any case, so 'full' keeps working as it always did.
+  const level = typeof synchronous === 'string' ? synchronous.toUpperCase() : synchronous;
+  if (synchronous !== undefined && level !== 'NORMAL' && level !== 'FULL')
     refuse(
       'sqlite.synchronous',
       `sqlite.synchronous must be 'NORMAL' or 'FULL', got ${shown(synchronous)}`,

@@ -70,5 +70,12 @@ describe('openWorld options', () => {
       fields: {},
     });
     await world.close();
+    // SQLite reads the level in any case; lower case worked before the check and still does.
+    const lower = openWorld({
+      root: join(root, 'w'),
+      sqlite: { synchronous: 'full' as 'FULL' },
+    });
+    expect(await lower.twin('a').head()).toBe(1);
+    await lower.close();
   });
 });
