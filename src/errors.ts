@@ -93,3 +93,20 @@ export class TwinError extends Error {
 export function isTwinError(value: unknown, code?: TwinErrorCode): value is TwinError {
   return value instanceof TwinError && (code === undefined || value.code === code);
 }
+
+/**
+ * A value a caller passed, as a refusal names it ("got …"): text quoted (and cut at 60
+ * characters), numbers as written (NaN and Infinity too, which JSON would hide as null), objects
+ * by their class, so a Date passed as a clock says "an object (Date)".
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return 'a symbol';
+  if (typeof value === 'object' && value !== null)
+    return Array.isArray(value)
+      ? 'an array'
+      : `an object (${(value.constructor as { name?: string } | undefined)?.name ?? 'no prototype'})`;
+  return String(value);
+}

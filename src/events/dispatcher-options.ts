@@ -2,7 +2,7 @@
 // TypeError on world.ids, routes that are no array one on iterating them, and a misspelt key or a
 // wrong value (autoDispatch: 'onFlush', owner: '', a route without prefix) was taken silently and
 // changed how deliveries went out, or never sent them where meant.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 
 const KEYS = [
   'routes',
@@ -15,16 +15,6 @@ const KEYS = [
 
 function refuse(path: string, message: string): never {
   throw new TwinError('INVALID_ARGUMENT', `new Dispatcher(world, options): ${message}`, { path });
-}
-
-function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === 'object')
-    return Array.isArray(value)
-      ? 'an array'
-      : `an object (${value.constructor?.name ?? 'no prototype'})`;
-  return `${typeof value} ${String(value)}`;
 }
 
 function isTransport(value: unknown): boolean {
@@ -40,11 +30,11 @@ function isTransport(value: unknown): boolean {
 export function checkDispatcherArguments(world: unknown, options: unknown): void {
   const w = world as { twin?: unknown; ids?: unknown } | null | undefined;
   if (typeof w?.twin !== 'function' || typeof w.ids !== 'object')
-    refuse('world', `world must be a world from openWorld(...), got ${shown(world)}`);
+    refuse('world', `world must be a world from openWorld(...), got ${describeValue(world)}`);
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     refuse(
       'options',
-      `options must be an object such as {autoDispatch: 'on-flush'}, got ${shown(options)}`,
+      `options must be an object such as {autoDispatch: 'on-flush'}, got ${describeValue(options)}`,
     );
   const given = options as Record<string, unknown>;
   for (const key of Object.keys(given))
@@ -59,32 +49,35 @@ export function checkDispatcherArguments(world: unknown, options: unknown): void
   )
     refuse(
       'autoDispatch',
-      `autoDispatch must be true, false or 'on-flush', got ${shown(autoDispatch)}`,
+      `autoDispatch must be true, false or 'on-flush', got ${describeValue(autoDispatch)}`,
     );
   if (owner !== undefined && (typeof owner !== 'string' || owner === ''))
     refuse(
       'owner',
-      `owner must be a non-empty string (or omit it for a fresh id), got ${shown(owner)}`,
+      `owner must be a non-empty string (or omit it for a fresh id), got ${describeValue(owner)}`,
     );
   if (defaultTransport !== undefined && !isTransport(defaultTransport))
     refuse(
       'defaultTransport',
-      `defaultTransport must be a Transport {name, now(), send(request)}, got ${shown(defaultTransport)}`,
+      `defaultTransport must be a Transport {name, now(), send(request)}, got ${describeValue(defaultTransport)}`,
     );
   if (routes === undefined) return;
   if (!Array.isArray(routes))
-    refuse('routes', `routes must be an array of {prefix, transport}, got ${shown(routes)}`);
+    refuse(
+      'routes',
+      `routes must be an array of {prefix, transport}, got ${describeValue(routes)}`,
+    );
   routes.forEach((route: unknown, i) => {
     const r = route as { prefix?: unknown; transport?: unknown } | null;
     if (typeof r?.prefix !== 'string' || r.prefix === '')
       refuse(
         `routes[${i}].prefix`,
-        `routes[${i}].prefix must be the start of the URLs it takes, such as "http://127.0.0.1:4242/", got ${shown(r?.prefix)}`,
+        `routes[${i}].prefix must be the start of the URLs it takes, such as "http://127.0.0.1:4242/", got ${describeValue(r?.prefix)}`,
       );
     if (!isTransport(r.transport))
       refuse(
         `routes[${i}].transport`,
-        `routes[${i}].transport must be a Transport {name, now(), send(request)}, got ${shown(r.transport)}`,
+        `routes[${i}].transport must be a Transport {name, now(), send(request)}, got ${describeValue(r.transport)}`,
       );
   });
 }

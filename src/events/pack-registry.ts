@@ -1,6 +1,6 @@
 // A pack: one vendor's twin, declared as data — its indexes, its events, and the operations a
 // user can ask of it. registerPack wires it into a world: indexes declared, fan-out installed.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 import type { IndexDeclaration } from '../state/indexes.js';
 import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
@@ -88,7 +88,7 @@ function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is 
   if (typeof (world as Partial<TwinHost> | null)?.twin !== 'function')
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `registerPack(world, pack): world must be a world from openWorld(...) (or a walk's world), got ${describe(world)}`,
+      `registerPack(world, pack): world must be a world from openWorld(...) (or a walk's world), got ${describeValue(world)}`,
       { path: 'world' },
     );
   if (typeof pack === 'string')
@@ -100,7 +100,7 @@ function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is 
   if (pack === null || typeof pack !== 'object')
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `registerPack(world, pack): pack must be a Pack object {name, events?, indexes?}, got ${describe(pack)}`,
+      `registerPack(world, pack): pack must be a Pack object {name, events?, indexes?}, got ${describeValue(pack)}`,
       { path: 'pack' },
     );
   const fields = pack as Partial<Record<keyof Pack | 'pack', unknown>>;
@@ -116,16 +116,9 @@ function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is 
   if (fields.indexes !== undefined && !Array.isArray(fields.indexes))
     throw new TwinError(
       'INVALID_CONFIG',
-      `packs.${fields.name}.indexes must be an array of {type, name, field}, got ${describe(fields.indexes)}`,
+      `packs.${fields.name}.indexes must be an array of {type, name, field}, got ${describeValue(fields.indexes)}`,
       { path: `packs.${fields.name}.indexes` },
     );
-}
-
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no prototype'})`;
-  return `a ${typeof value}`;
 }
 
 /** The packs registered in a world, by name, in registration order. */

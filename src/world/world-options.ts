@@ -1,7 +1,7 @@
 // openWorld's options, checked before anything opens: a clock, seed, backend or store of the wrong
 // shape was otherwise taken as given and failed later as a bare TypeError ("this.clock.now is not a
 // function") far from the call, or never (a misspelt key, a seed of NaN, synchronous: 'OFF').
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 
 const KEYS = [
   'root',
@@ -23,16 +23,6 @@ function refuse(path: string, message: string): never {
   throw new TwinError('INVALID_ARGUMENT', `openWorld: ${message}`, { path });
 }
 
-function shown(value: unknown): string {
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || value === undefined) return String(value);
-  return Array.isArray(value)
-    ? 'an array'
-    : `an object (${value.constructor?.name ?? 'no prototype'})`;
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -49,29 +39,32 @@ export function checkWorldOptions(given: object): void {
       refuse(key, `unknown option "${key}"; openWorld takes ${KEYS.join(', ')}`);
   const { create, clock, seed, backend, sqlite, secrets, onError } = options;
   if (create !== undefined && typeof create !== 'boolean')
-    refuse('create', `create must be true or false, got ${shown(create)}`);
+    refuse('create', `create must be true or false, got ${describeValue(create)}`);
   if (clock !== undefined && !hasMethods(clock, ['now', 'schedule']))
     refuse(
       'clock',
-      `clock must be a Clock (new VirtualClock('2026-01-01T00:00:00Z') or new RealClock()), got ${shown(clock)}`,
+      `clock must be a Clock (new VirtualClock('2026-01-01T00:00:00Z') or new RealClock()), got ${describeValue(clock)}`,
     );
   if (
     seed !== undefined &&
     !(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed)))
   )
-    refuse('seed', `seed must be a string or a finite number, got ${shown(seed)}`);
+    refuse('seed', `seed must be a string or a finite number, got ${describeValue(seed)}`);
   if (backend !== undefined && !hasMethods(backend, ['openTwin', 'listTwins', 'close']))
     refuse(
       'backend',
-      `backend must be a StorageBackend (openTwin, listTwins, close), got ${shown(backend)}`,
+      `backend must be a StorageBackend (openTwin, listTwins, close), got ${describeValue(backend)}`,
     );
   if (secrets !== undefined && !hasMethods(secrets, SECRET_STORE_METHODS))
     refuse(
       'secrets',
-      `secrets must be a SecretStore (${SECRET_STORE_METHODS.join(', ')}), got ${shown(secrets)}`,
+      `secrets must be a SecretStore (${SECRET_STORE_METHODS.join(', ')}), got ${describeValue(secrets)}`,
     );
   if (onError !== undefined && typeof onError !== 'function')
-    refuse('onError', `onError must be a function (error, where) => void, got ${shown(onError)}`);
+    refuse(
+      'onError',
+      `onError must be a function (error, where) => void, got ${describeValue(onError)}`,
+    );
   if (sqlite !== undefined) checkSqlite(sqlite);
 }
 
@@ -79,7 +72,7 @@ function checkSqlite(sqlite: unknown): void {
   if (!isObject(sqlite))
     refuse(
       'sqlite',
-      `sqlite must be an object such as {synchronous: 'FULL'}, got ${shown(sqlite)}`,
+      `sqlite must be an object such as {synchronous: 'FULL'}, got ${describeValue(sqlite)}`,
     );
   for (const key of Object.keys(sqlite))
     if (!(SQLITE_KEYS as readonly string[]).includes(key))
@@ -94,7 +87,7 @@ function checkSqlite(sqlite: unknown): void {
   if (synchronous !== undefined && level !== 'NORMAL' && level !== 'FULL')
     refuse(
       'sqlite.synchronous',
-      `sqlite.synchronous must be 'NORMAL' or 'FULL', got ${shown(synchronous)}`,
+      `sqlite.synchronous must be 'NORMAL' or 'FULL', got ${describeValue(synchronous)}`,
     );
   if (
     busyTimeoutMs !== undefined &&
@@ -106,6 +99,6 @@ function checkSqlite(sqlite: unknown): void {
   )
     refuse(
       'sqlite.busyTimeoutMs',
-      `sqlite.busyTimeoutMs must be a whole number of milliseconds, 0 or more, got ${shown(busyTimeoutMs)}`,
+      `sqlite.busyTimeoutMs must be a whole number of milliseconds, 0 or more, got ${describeValue(busyTimeoutMs)}`,
     );
 }
