@@ -19,27 +19,41 @@ function notALog(first: string): string | undefined {
   return undefined;
 }
 
+/** The first line as an entry's text, or the refusal of a file it shows is no log. */
+function firstLine(line: string, file: string): string {
+  const why = notALog(line);
+  if (why !== undefined)
+    throw new TwinError('LOG_FILE_UNREADABLE', `${file === '-' ? 'stdin' : file}: ${why}`, {
+      path: 'file',
+      details: { file },
+    });
+  return line.charCodeAt(0) === BOM ? line.slice(1) : line;
+}
+
 /**
  * The lines of a log file with a leading byte order mark dropped; a file whose first line shows
  * it is no log is refused with LOG_FILE_UNREADABLE naming `file` before any line is handed on.
+ * Only the first line is looked at: every later one is the source's own step, with no generator
+ * between (an async generator per line cost about 0.3 s a million lines of a replay).
  */
-export async function* logFileLines(
-  lines: AsyncIterable<string>,
-  file: string,
-): AsyncGenerator<string> {
-  let first = true;
-  for await (const line of lines) {
-    if (!first) {
-      yield line;
-      continue;
-    }
-    first = false;
-    const why = notALog(line);
-    if (why !== undefined)
-      throw new TwinError('LOG_FILE_UNREADABLE', `${file === '-' ? 'stdin' : file}: ${why}`, {
-        path: 'file',
-        details: { file },
-      });
-    yield line.charCodeAt(0) === BOM ? line.slice(1) : line;
-  }
+export function logFileLines(lines: AsyncIterable<string>, file: string): AsyncIterable<string> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<string> {
+      const source = lines[Symbol.asyncIterator]();
+      let first = true;
+      return {
+        next() {
+          if (!first) return source.next();
+          first = false;
+          return source
+            .next()
+            .then((step) =>
+              step.done === true ? step : { done: false, value: firstLine(step.value, file) },
+            );
+        },
+        return: (value?: unknown) =>
+          source.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+      };
+    },
+  };
 }
