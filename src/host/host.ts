@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue } from '../log/json-value.js';
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
 import { clockControl } from './control/clock.js';
+import { checkHealthTimeout, healthControl } from './control/health.js';
 import { jsonResponse, type ControlHandler } from './control/respond.js';
 import type {
   ClockParticipant,
@@ -32,6 +33,11 @@ export interface HostOptions {
    * (after each answer) and closes it with the host.
    */
   readonly dispatcher?: Dispatcher;
+  /**
+   * How long `GET /_twinworld/health` waits for the store's answer before it answers 503
+   * (default 2000 ms).
+   */
+  readonly healthTimeoutMs?: number;
 }
 
 interface Served {
@@ -67,11 +73,12 @@ export class SurfaceHost {
         },
       );
     this.world = options.world;
+    const healthTimeoutMs = checkHealthTimeout(options.healthTimeoutMs);
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ?? new Dispatcher(this.world, { autoDispatch: 'on-flush' });
     for (const surface of options.surfaces ?? []) this.serve(surface);
-    this.mount('health', () => jsonResponse(200, { ok: true }));
+    this.mount('health', healthControl(this.world, healthTimeoutMs));
     this.mount('surfaces', () =>
       jsonResponse(200, {
         surfaces: this.served.map(({ surface, table }) => ({

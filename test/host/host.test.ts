@@ -231,7 +231,7 @@ describe('host', () => {
     expect(listening.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(s.host.origin).toBe(listening.url);
     const res = await fetch(`${listening.url}/_twinworld/health`);
-    expect(await res.json()).toEqual({ ok: true });
+    expect(await res.json()).toEqual({ ok: true, store: 'memory', twins: 0 });
   });
 
   it('refuses a bad surface table at declaration', () => {
