@@ -4,6 +4,7 @@
 // deliveries and attempts stay in the log). See docs/console.md.
 import { builtInPacks } from '../../../packs/built-in.js';
 import { attemptType, deliveryOf } from '../../events/delivery-records.js';
+import { DEFAULT_TIMEOUT_MS } from '../../events/dispatch/send.js';
 import { Dispatcher } from '../../events/dispatcher.js';
 import { findEndpoint, setEndpointEnabled } from '../../events/endpoint-lookup.js';
 import { registerPack } from '../../events/pack-registry.js';
@@ -14,6 +15,7 @@ import { RealClock } from '../../world/clock.js';
 import { stringOption, UsageError, type Command } from '../command.js';
 import { colourOn, painter, stateColour } from '../colour.js';
 import { endpointOptionsFor, packEndpointOptions } from '../endpoint-options.js';
+import { AttemptsInFlight } from '../in-flight.js';
 import { write } from '../output.js';
 import { cliPack, cliPacks } from '../pack-cli.js';
 import { untilOutputClosed, untilSignal } from '../signals.js';
@@ -117,6 +119,7 @@ export const listenCommand: Command = {
       try {
         const ours = new Map<string, { eventType: string; eventId: string }>();
         const sends = new Set<Promise<unknown>>();
+        const inFlight = new AttemptsInFlight();
         const out = (value: Record<string, unknown>, text: string): Promise<void> =>
           write(io.stdout, args.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
         const follower = await followEntries(world, {
@@ -137,6 +140,7 @@ export const listenCommand: Command = {
               void send.finally(() => sends.delete(send));
               return;
             }
+            if (ours.has(e.subjectId)) inFlight.note(e, decl.recordType);
             const finished = finishedAttempt(e, decl.recordType);
             if (finished === undefined) return;
             const attempt = await twin.get(attemptType(decl.recordType), finished.id);
@@ -203,6 +207,13 @@ export const listenCommand: Command = {
         await Promise.all([...sends]);
         await dispatcher.close();
         await follower.catchUp();
+        // Attempts another sender (up, work) is making to it end too, and are printed: an attempt
+        // started before the stop ends within its timeout, and its sender records it soon after.
+        await inFlight.settle(
+          () => follower.catchUp(),
+          (decl.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 5_000,
+          Math.min(pollMs, 50),
+        );
         await follower.stop();
         await out({ retired: true, endpoint: added.id }, `endpoint ${added.id} disabled`);
       } finally {

@@ -8,7 +8,8 @@ import type { DispatchContext } from './context.js';
 import type { Signed } from './sign.js';
 import type { AttemptOutcome } from '../retry.js';
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+/** How long an attempt waits for the receiver's answer when its pack does not say. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** 2xx accepted, other real statuses refused; a number outside 100–599 means nothing was understood. */
 function classifyStatus(status: number): { outcome: AttemptOutcome; reason: string } {
