@@ -2,7 +2,7 @@
 // or a ticker (a calendar) — and lets the walk settle in-flight deliveries after each, so work a
 // task causes never races the next task. Same seed, same order, same log.
 import { TwinError } from '../errors.js';
-import { isoAt, VirtualClock, type ScheduledTask } from '../world/clock.js';
+import { isoAt, VirtualClock, type ClockTime, type ScheduledTask } from '../world/clock.js';
 
 /** Something that falls due on the clock without scheduling a task: a calendar source's ticks. */
 export interface Ticker {
@@ -43,7 +43,7 @@ export class WalkClock extends VirtualClock {
    * Moves to `to`, one step at a time: at each step the earliest due task runs (ties in
    * scheduling order, tasks before tickers, tickers in registration order), then the walk settles.
    */
-  override async set(to: number | string): Promise<void> {
+  override async set(to: ClockTime): Promise<void> {
     const target = this.target(to);
     if (this.moving)
       throw new TwinError(

@@ -2,16 +2,17 @@
 // and so writes the same log, on every machine.
 import { TwinError } from '../errors.js';
 import { readTimeText } from '../log/iso-time.js';
+import type { ClockTime } from '../world/clock.js';
 
 const EXAMPLE = "e.g. start: '2026-03-02T09:00:00Z'";
 
 /**
  * The start as the virtual clock takes it. A string goes through the kernel's own reading:
  * Date.parse would take "2026-03-02T09:00" in this machine's zone (another log on a host in
- * another zone) and roll "2026-02-30" over into March without a word. Epoch ms pass as they are;
- * the clock checks they name a date.
+ * another zone) and roll "2026-02-30" over into March without a word. Epoch ms and a Date pass as
+ * they are; the clock checks they name a time.
  */
-export function walkStart(start: string | number): string | number {
+export function walkStart(start: ClockTime): ClockTime {
   if (typeof start !== 'string') return start;
   const read = readTimeText(start);
   if ('iso' in read) return read.iso;

@@ -8,7 +8,7 @@ import type { StorageBackend } from '../storage/port.js';
 import { Dispatcher, type SignedPacket } from '../events/dispatcher.js';
 import { withTraceContext } from '../events/trace.js';
 import type { OutgoingRequest, Transport } from '../events/transports/transport.js';
-import { isoAt } from '../world/clock.js';
+import { isoAt, type ClockTime } from '../world/clock.js';
 import { packTwinName, registerPack, registeredPacks, type Pack } from '../events/pack-registry.js';
 import type { Twin } from '../world/twin.js';
 import { openWorld, type World } from '../world/world.js';
@@ -30,9 +30,10 @@ export interface WalkOptions {
   readonly seed: string | number;
   /**
    * Where the virtual clock starts: an ISO time with its zone, a date YYYY-MM-DD (midnight UTC),
-   * or epoch ms; default 2026-01-01T00:00:00Z. A time without a zone, or off the calendar, is refused.
+   * whole epoch ms or a Date; default 2026-01-01T00:00:00Z. A time without a zone, or off the
+   * calendar, is refused.
    */
-  readonly start?: string | number;
+  readonly start?: ClockTime;
   /** A folder to keep the world in, or ':memory:' (default). */
   readonly root?: string;
   /** Another storage backend (PostgreSQL, say): the same walk writes the same log on every one. */
@@ -243,7 +244,7 @@ export class Walk {
     await this.clock.advance(ms);
   }
 
-  async advanceTo(time: string | number): Promise<void> {
+  async advanceTo(time: ClockTime): Promise<void> {
     await this.clock.set(time);
   }
 

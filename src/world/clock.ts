@@ -1,6 +1,6 @@
 // The world clock. Every timestamp a twin writes comes from here. A real clock follows wall
 // time; a virtual clock moves only when told to and runs what fell due in a fixed order.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 
 export type Task = () => void | Promise<void>;
 
@@ -40,6 +40,7 @@ export class RealClock implements Clock {
   }
 
   schedule(at: number, task: Task): () => void {
+    checkSchedule(at, task);
     const item: ScheduledTask = { at, order: this.order++, task };
     let i = this.queue.length;
     while (i > 0 && this.queue[i - 1]!.at > at) i--;
@@ -103,20 +104,72 @@ function outOfRange(ms: number): boolean {
   return ms > LAST_MS || ms < -LAST_MS;
 }
 
+/** A time a virtual clock is given: whole epoch milliseconds, an ISO 8601 time, or a Date. */
+export type ClockTime = number | string | Date;
+
+function refuse(call: string, path: string, message: string): never {
+  throw new TwinError('INVALID_ARGUMENT', `${call}: ${message}`, { path });
+}
+
+/**
+ * `time` in epoch ms, or a refusal naming `path`. A world clock counts whole milliseconds (the
+ * clock port promises now() is one, and a timestamp keeps no more), so a fraction is refused rather
+ * than cut; a Date keeps its milliseconds.
+ */
+function epochMs(time: unknown, call: string, path: string): number {
+  let ms: number;
+  if (typeof time === 'number') ms = time;
+  else if (time instanceof Date) ms = time.getTime();
+  else if (typeof time === 'string') {
+    ms = Date.parse(time);
+    if (Number.isNaN(ms))
+      refuse(
+        call,
+        path,
+        `${path} ${describeValue(time)} is not a time; give an ISO 8601 time such as '2026-01-01T00:00:00Z', epoch milliseconds or a Date`,
+      );
+  } else
+    refuse(
+      call,
+      path,
+      `${path} must be epoch milliseconds, an ISO 8601 time or a Date, got ${describeValue(time)}`,
+    );
+  if (!Number.isFinite(ms))
+    refuse(
+      call,
+      path,
+      time instanceof Date
+        ? `${path} is an invalid Date`
+        : `${path} must be a finite number of epoch milliseconds, got ${describeValue(ms)}`,
+    );
+  if (!Number.isInteger(ms))
+    refuse(
+      call,
+      path,
+      `${path} must be a whole number of milliseconds, got ${ms}; a world clock counts whole milliseconds (round it with Math.round)`,
+    );
+  return ms;
+}
+
+/** The range refusal: past it every timestamp a write takes would be "Invalid time value". */
+function outsideDates(call: string, path: string, ms: number, from: number | undefined): never {
+  return refuse(
+    call,
+    path,
+    `${ms} ms is outside the times a date can hold (${isoAt(-LAST_MS)} to ${isoAt(LAST_MS)})${from === undefined ? '' : `; from ${isoAt(from)} the clock may move up to ${LAST_MS - from} ms more`}`,
+  );
+}
+
 export class VirtualClock implements Clock {
   private current: number;
   private order = 0;
   private queue: ScheduledTask[] = [];
   private advancing = false;
 
-  constructor(start: number | string = '2026-01-01T00:00:00.000Z') {
-    this.current = typeof start === 'number' ? start : Date.parse(start);
-    if (!Number.isFinite(this.current) || outOfRange(this.current))
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `virtual clock start "${String(start)}" is not a valid time; give epoch ms or an ISO 8601 string`,
-        { path: 'start' },
-      );
+  constructor(start: ClockTime = '2026-01-01T00:00:00.000Z') {
+    const ms = epochMs(start, 'new VirtualClock(start)', 'start');
+    if (outOfRange(ms)) outsideDates('new VirtualClock(start)', 'start', ms, undefined);
+    this.current = ms;
   }
 
   now(): number {
@@ -124,7 +177,9 @@ export class VirtualClock implements Clock {
   }
 
   schedule(at: number, task: Task): () => void {
-    const item: ScheduledTask = { at, order: this.order++, task };
+    checkSchedule(at, task);
+    // Run at the first whole millisecond at or after `at`: never early, and now() stays whole.
+    const item: ScheduledTask = { at: Math.ceil(at), order: this.order++, task };
     this.queue.push(item);
     return () => {
       this.queue = this.queue.filter((q) => q !== item);
@@ -169,32 +224,22 @@ export class VirtualClock implements Clock {
 
   /**
    * `to` in epoch ms, checked as every move of a clock is (walks' too): a time, one a date can
-   * hold, and not before now.
+   * hold, and not before now. `call` and `path` name the entry point and argument a refusal blames.
    */
-  protected target(to: number | string): number {
-    const target = typeof to === 'number' ? to : Date.parse(to);
-    if (!Number.isFinite(target))
-      throw new TwinError('INVALID_ARGUMENT', `clock.set: "${String(to)}" is not a valid time`, {
-        path: 'to',
-      });
-    // Past it every timestamp a write takes would be "Invalid time value".
-    if (outOfRange(target))
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `clock.set: ${target} ms is outside the times a date can hold (${isoAt(-LAST_MS)} to ${isoAt(LAST_MS)}); from ${isoAt(this.current)} the clock may move up to ${LAST_MS - this.current} ms more`,
-        { path: 'to' },
-      );
+  protected target(to: ClockTime, call = 'clock.set(to)', path = 'to'): number {
+    const target = epochMs(to, call, path);
+    if (outOfRange(target)) outsideDates(call, path, target, this.current);
     if (target < this.current)
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `clock.set: ${isoAt(target)} is before the current time ${isoAt(this.current)}; a world clock never goes back`,
-        { path: 'to' },
+      refuse(
+        call,
+        path,
+        `${isoAt(target)} is before the current time ${isoAt(this.current)}; a world clock never goes back`,
       );
     return target;
   }
 
   /** Moves forward to `to`, running each due task at its own instant, earliest first, ties in scheduling order. */
-  async set(to: number | string): Promise<void> {
+  async set(to: ClockTime): Promise<void> {
     const target = this.target(to);
     if (this.advancing)
       throw new TwinError(
@@ -213,13 +258,43 @@ export class VirtualClock implements Clock {
     }
   }
 
-  advance(ms: number): Promise<void> {
-    if (!Number.isFinite(ms) || ms < 0)
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `clock.advance: ${ms} is not a non-negative number of milliseconds`,
-        { path: 'ms' },
+  /**
+   * Moves forward by `ms`, a whole number of milliseconds, 0 or more. Misuse is a rejected promise,
+   * as set's is: a caller awaiting either sees every refusal the same way.
+   */
+  async advance(ms: number): Promise<void> {
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0)
+      refuse(
+        'clock.advance(ms)',
+        'ms',
+        `ms must be a whole number of milliseconds, 0 or more, got ${describeValue(ms)}${typeof ms === 'object' || typeof ms === 'string' ? '; to move to a time, use set(time)' : ''}`,
+      );
+    // set's own range check would blame `to`, a time this caller never gave.
+    if (outOfRange(this.current + ms))
+      refuse(
+        'clock.advance(ms)',
+        'ms',
+        `${ms} ms from ${isoAt(this.current)} is past ${isoAt(LAST_MS)}, the last time a date can hold; the clock may move up to ${LAST_MS - this.current} ms more`,
       );
     return this.set(this.current + ms);
   }
+}
+
+/**
+ * A task at a time no clock reaches (NaN, text) would never run and never say so; a task that is
+ * no function would fail only when due, far from the call.
+ */
+function checkSchedule(at: unknown, task: unknown): void {
+  if (typeof at !== 'number' || Number.isNaN(at))
+    refuse(
+      'clock.schedule(at, task)',
+      'at',
+      `at must be epoch milliseconds, got ${describeValue(at)}`,
+    );
+  if (typeof task !== 'function')
+    refuse(
+      'clock.schedule(at, task)',
+      'task',
+      `task must be a function, got ${describeValue(task)}`,
+    );
 }
