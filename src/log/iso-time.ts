@@ -68,3 +68,18 @@ export function readTimeText(raw: string): TimeText {
   if (isoProblem(text) !== undefined) return { problem: 'calendar' };
   return { iso: new Date(Date.parse(text)).toISOString() };
 }
+
+/**
+ * Why a time someone typed names no instant, as a refusal says it after quoting the text;
+ * `example` shows the shape wanted.
+ */
+export function timeTextProblem(
+  read: Extract<TimeText, { readonly problem: unknown }>,
+  example: string,
+): string {
+  if (read.problem === 'zone')
+    return `has no time zone, so it would be read in this machine's zone and name another instant on another host; add Z for UTC (${read.withZ}) or an offset such as +01:00`;
+  if (read.problem === 'calendar')
+    return 'is not a time on the calendar (a month 01–12, a day the month has, hours 00–23, minutes and seconds 00–59)';
+  return `is not an ISO 8601 time; give one with its zone, or a date YYYY-MM-DD for midnight UTC (${example})`;
+}

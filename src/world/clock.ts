@@ -1,6 +1,7 @@
 // The world clock. Every timestamp a twin writes comes from here. A real clock follows wall
 // time; a virtual clock moves only when told to and runs what fell due in a fixed order.
 import { describeValue, TwinError } from '../errors.js';
+import { readTimeText, timeTextProblem } from '../log/iso-time.js';
 
 export type Task = () => void | Promise<void>;
 
@@ -107,6 +108,8 @@ function outOfRange(ms: number): boolean {
 /** A time a virtual clock is given: whole epoch milliseconds, an ISO 8601 time, or a Date. */
 export type ClockTime = number | string | Date;
 
+const TIME_EXAMPLE = "e.g. '2026-01-01T00:00:00Z'";
+
 function refuse(call: string, path: string, message: string): never {
   throw new TwinError('INVALID_ARGUMENT', `${call}: ${message}`, { path });
 }
@@ -114,20 +117,19 @@ function refuse(call: string, path: string, message: string): never {
 /**
  * `time` in epoch ms, or a refusal naming `path`. A world clock counts whole milliseconds (the
  * clock port promises now() is one, and a timestamp keeps no more), so a fraction is refused rather
- * than cut; a Date keeps its milliseconds.
+ * than cut; a Date keeps its milliseconds. Text is read as the CLI reads a time: Date.parse would
+ * take one without a zone in this machine's zone (another instant on another host) and roll
+ * "2026-02-30" over into March.
  */
 function epochMs(time: unknown, call: string, path: string): number {
   let ms: number;
   if (typeof time === 'number') ms = time;
   else if (time instanceof Date) ms = time.getTime();
   else if (typeof time === 'string') {
-    ms = Date.parse(time);
-    if (Number.isNaN(ms))
-      refuse(
-        call,
-        path,
-        `${path} ${describeValue(time)} is not a time; give an ISO 8601 time such as '2026-01-01T00:00:00Z', epoch milliseconds or a Date`,
-      );
+    const read = readTimeText(time);
+    if (!('iso' in read))
+      refuse(call, path, `${path} ${describeValue(time)} ${timeTextProblem(read, TIME_EXAMPLE)}`);
+    ms = Date.parse(read.iso);
   } else
     refuse(
       call,

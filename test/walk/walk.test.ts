@@ -185,6 +185,8 @@ describe('walks', () => {
     await expectCode(() => walk.mount('ok', 'nope'), 'INVALID_ARGUMENT', 'target');
     await expectCode(() => walk.saveFixture('../escape'), 'INVALID_ARGUMENT', 'name');
     await expectCode(() => walk.advanceTo('2025-01-01T00:00:00Z'), 'INVALID_ARGUMENT', 'to');
+    // The start refused a time without a zone; advanceTo read it in this machine's zone.
+    await expectCode(() => walk.advanceTo('2026-06-01T09:00'), 'INVALID_ARGUMENT', 'to');
     // Past the last instant a Date holds: refused, and the world still writes at its own time.
     await expectCode(() => walk.advance(1e20), 'INVALID_ARGUMENT', 'ms');
     await expectCode(() => walk.advanceTo(1e20), 'INVALID_ARGUMENT', 'to');

@@ -19,7 +19,7 @@ const sha = (line: string): string => createHash('sha256').update(line).digest('
 const unchain = (line: string): string => line.replace(/,"prev":"[0-9a-f]{64}"/, '');
 
 function world(): World {
-  return openWorld({ root: ':memory:', seed: 'import', clock: new VirtualClock('2026-05-01Z') });
+  return openWorld({ root: ':memory:', seed: 'import', clock: new VirtualClock('2026-05-01') });
 }
 
 async function refusal(run: () => Promise<unknown>): Promise<TwinError> {

@@ -1,7 +1,9 @@
 // A virtual clock takes a time the same way at every entry point (the constructor, set, advance;
-// the walk's clock too): whole milliseconds kept exactly, a Date with its milliseconds; a
-// fraction, NaN, Infinity or a negative step refused as INVALID_ARGUMENT naming the argument. Before, a Date lost its milliseconds (Date.parse of its
-// text), a fraction made now() fractional, and advance(-1) threw where set refused by rejecting.
+// the walk's clock too): whole milliseconds kept exactly, a Date with its milliseconds, text read
+// as the CLI reads a time; a fraction, NaN, Infinity, a negative step, text without a zone or off
+// the calendar refused as INVALID_ARGUMENT naming the argument. Before, a Date lost its
+// milliseconds (Date.parse of its text), a fraction made now() fractional, advance(-1) threw where
+// set refused by rejecting, and "2026-03-01T09:00" was read in this machine's zone.
 import { describe, expect, it } from 'vitest';
 import { isTwinError } from '../../src/errors.js';
 import { WalkClock } from '../../src/walk/walk-clock.js';
@@ -47,7 +49,9 @@ describe.each([
       [new Date('nope'), 'invalid Date'],
       [null, 'got null'],
       [{}, 'got an object (Object)'],
-      ['tomorrow', 'is not a time'],
+      ['2026-03-01T09:00', 'has no time zone'],
+      ['tomorrow', 'is not an ISO 8601 time'],
+      ['2026-02-30', 'not a time on the calendar'],
     ] as const) {
       expect(() => make(bad)).toThrow(
         expect.objectContaining({
