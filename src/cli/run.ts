@@ -16,7 +16,7 @@ import { printError, printUsageError, write } from './output.js';
 import { chooseStore, STORE_ENV, storeSpec } from './store.js';
 import { completionScript, SHELLS } from './completion.js';
 import { packageVersion } from './version.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 import { COMMAND_NAMES, loadCommand, loadCommands } from './command-table.js';
 
 const EXIT_STATUS =

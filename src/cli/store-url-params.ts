@@ -1,7 +1,7 @@
 // The query parameters a postgres:// store URL may carry: `world` (ours) and the connection
 // parameters the pg driver reads from a URL. Anything else is refused, because the driver ignores
 // what it does not know: `?wrld=staging` would otherwise open the world "default" and write there.
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 import { UsageError } from './usage-error.js';
 
 /** What pg-connection-string and pg's ConnectionParameters take from the URL's query. */

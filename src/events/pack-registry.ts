@@ -1,5 +1,6 @@
 // A pack: one vendor's twin, declared as data — its indexes, its events, and the operations a
 // user can ask of it. registerPack wires it into a world: indexes declared, fan-out installed.
+import { nearestName } from '../did-you-mean.js';
 import { describeValue, TwinError } from '../errors.js';
 import type { IndexDeclaration } from '../state/indexes.js';
 import type { EventsDeclaration } from './declaration.js';
@@ -11,6 +12,11 @@ import { DUE_FIELD, DUE_INDEX } from '../work/lease.js';
 import type { JsonObject } from '../log/json-value.js';
 import type { Twin, TwinHost } from '../world/twin.js';
 
+/**
+ * A pack's declaration. registerPack reads these keys; others are the pack's own and pass (a
+ * VendorPack adds scenarios, idShapes, …), except a key a slip away from one of these ("evnets"),
+ * refused as INVALID_CONFIG with the key it was likely meant to be.
+ */
 export interface Pack {
   /** The vendor, e.g. "stripe"; also the default twin name. */
   readonly name: string;
@@ -113,12 +119,36 @@ function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is 
     );
   if (typeof fields.name !== 'string' || fields.name === '')
     throw new TwinError('INVALID_CONFIG', 'a pack needs a non-empty name', { path: 'pack.name' });
+  checkPackKeys(fields.name, pack);
   if (fields.indexes !== undefined && !Array.isArray(fields.indexes))
     throw new TwinError(
       'INVALID_CONFIG',
       `packs.${fields.name}.indexes must be an array of {type, name, field}, got ${describeValue(fields.indexes)}`,
       { path: `packs.${fields.name}.indexes` },
     );
+}
+
+const PACK_KEYS = ['name', 'twin', 'description', 'indexes', 'events', 'cli'];
+// Two edits from a short key take in too many others ("api" is two from "cli"): one for those.
+const LONG_KEYS = PACK_KEYS.filter((k) => k.length > 4);
+const SHORT_KEYS = PACK_KEYS.filter((k) => k.length <= 4);
+
+/**
+ * Keys beyond a Pack's are the pack's own and pass (a VendorPack adds scenarios, idShapes and
+ * retireEndpoint; a third party's may add others). A key a slip away from a Pack key ("evnets",
+ * "Indexes", "twinn") would leave the pack silently without what it meant to declare: refused.
+ */
+function checkPackKeys(name: string, pack: object): void {
+  for (const key of Object.keys(pack)) {
+    if (PACK_KEYS.includes(key)) continue;
+    const near = nearestName(key, LONG_KEYS, 2) ?? nearestName(key, SHORT_KEYS, 1);
+    if (near !== undefined)
+      throw new TwinError(
+        'INVALID_CONFIG',
+        `packs.${name}: unknown key "${key}" (did you mean "${near}"?); a pack declares ${PACK_KEYS.join(', ')}, and may carry keys of its own that are not a slip of one of these`,
+        { path: `packs.${name}.${key}` },
+      );
+  }
 }
 
 /** The packs registered in a world, by name, in registration order. */

@@ -1,6 +1,7 @@
 // registerPack refuses the arguments a new user plausibly passes — the pack's name, its module
 // instead of its .pack, something that is not a world — naming which argument and what to pass,
-// where they failed as "a pack needs a non-empty name" or a WeakMap TypeError.
+// where they failed as "a pack needs a non-empty name" or a WeakMap TypeError; and a misspelt pack
+// key, which left the pack silently without what it declared.
 import { afterAll, describe, expect, it } from 'vitest';
 import { registerPack, type Pack } from '../../src/events/pack-registry.js';
 import { openWorld, type World } from '../../src/world/world.js';
@@ -52,6 +53,37 @@ describe('registerPack arguments', () => {
       code: 'INVALID_CONFIG',
       path: 'packs.shop.indexes',
     });
+  });
+
+  it('refuses a key a slip away from a pack key, naming the one it likely meant', () => {
+    // Taken before: the pack registered with no events, and no delivery was ever recorded.
+    for (const [key, meant] of [
+      ['evnets', 'events'],
+      ['Events', 'events'],
+      ['index', 'indexes'],
+      ['twinn', 'twin'],
+      ['descripton', 'description'],
+    ] as const)
+      expect(refusal(world, { name: `typo-${key.toLowerCase()}`, [key]: {} })).toMatchObject({
+        code: 'INVALID_CONFIG',
+        path: `packs.typo-${key.toLowerCase()}.${key}`,
+        message: expect.stringContaining(`unknown key "${key}" (did you mean "${meant}"?)`),
+      });
+  });
+
+  it("takes keys of the pack's own that are no slip of a pack key: every built-in pack's, and short ones", () => {
+    for (const key of [
+      'scenarios',
+      'scenarioKeys',
+      'idShapes',
+      'retireEndpoint',
+      'vendor',
+      'api',
+      'id',
+    ])
+      expect(
+        registerPack(world, { name: `own-${key.toLowerCase()}`, [key]: {} } as Pack).name,
+      ).toBe(`own-${key.toLowerCase()}`);
   });
 
   it('still takes the pack itself, and a pack with no name is still INVALID_CONFIG', () => {

@@ -1,6 +1,7 @@
-// The near-miss suggestion of a usage error: one name within two edits, never a guess between two.
+// The near-miss suggestion of a usage error or a refused key: one name within two edits (or the
+// limit given), never a guess between two.
 import { describe, expect, it } from 'vitest';
-import { didYouMean, nearestName } from '../../src/cli/did-you-mean.js';
+import { didYouMean, nearestName } from '../src/did-you-mean.js';
 
 describe('nearestName', () => {
   const names = ['deliveries', 'log', 'listen', 'verify', 'replay'];
@@ -16,5 +17,10 @@ describe('nearestName', () => {
     expect(nearestName('lug', ['log', 'lag'])).toBeUndefined();
     expect(didYouMean('frobnicate', names)).toBe('');
     expect(didYouMean('delivries', names)).toBe(' (did you mean "deliveries"?)');
+  });
+  it('takes a tighter limit where two edits reach too far', () => {
+    expect(nearestName('api', ['cli'])).toBe('cli');
+    expect(nearestName('api', ['cli'], 1)).toBeUndefined();
+    expect(nearestName('clii', ['cli'], 1)).toBe('cli');
   });
 });

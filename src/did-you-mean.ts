@@ -1,6 +1,7 @@
-// A near miss of a name the CLI knows ("delivries" for "deliveries"): what a usage error suggests.
-// Close means at most two edits (a letter added, dropped, changed, or two neighbours swapped), and
-// only a single closest name is suggested: two equally near would be a guess.
+// A near miss of a name the caller knows ("delivries" for "deliveries"): what a usage error or a
+// refused key suggests. Close means at most two edits (a letter added, dropped, changed, or two
+// neighbours swapped), and only a single closest name is suggested: two equally near would be a
+// guess. Shared by the CLI and the library, so it sits under every layer.
 
 /** Edits between `a` and `b` (insertions, deletions, substitutions, adjacent transpositions). */
 function distance(a: string, b: string): number {
@@ -20,10 +21,17 @@ function distance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/** The one name within two edits of `given`, or undefined when none is (or several are, equally). */
-export function nearestName(given: string, names: readonly string[]): string | undefined {
+/**
+ * The one name within `maxEdits` (two unless given) of `given`, or undefined when none is (or
+ * several are, equally).
+ */
+export function nearestName(
+  given: string,
+  names: readonly string[],
+  maxEdits = 2,
+): string | undefined {
   let best: string | undefined;
-  let bestDistance = 3;
+  let bestDistance = maxEdits + 1;
   let tied = false;
   for (const name of names) {
     const d = distance(given.toLowerCase(), name);
