@@ -65,10 +65,38 @@ export function checkWorldOptions(given: object): void {
       'onError',
       `onError must be a function (error, where) => void, got ${describeValue(onError)}`,
     );
-  if (sqlite !== undefined) checkSqlite(sqlite);
+  if (sqlite !== undefined) {
+    checkSqlite(sqlite);
+    checkSqliteApplies(options.root, backend, sqlite);
+  }
 }
 
-function checkSqlite(sqlite: unknown): void {
+/**
+ * Only a SQLite root openWorld opens itself reads `sqlite`. Elsewhere the options were dropped
+ * without a word, and a world on memory or a backend of the caller's ran as if synchronous: 'FULL'
+ * held when it did not. An object with nothing set asks for nothing, so it passes.
+ */
+function checkSqliteApplies(
+  root: unknown,
+  backend: unknown,
+  sqlite: Record<string, unknown>,
+): void {
+  const given = Object.keys(sqlite).filter((k) => sqlite[k] !== undefined);
+  if (given.length === 0) return;
+  const options = given.map((k) => `sqlite.${k}`).join(', ');
+  if (backend !== undefined)
+    refuse(
+      'sqlite',
+      `${options} apply only to a SQLite root openWorld opens itself (a folder, no backend); a backend you give keeps its own settings (a SqliteBackend from twinworld/sqlite takes them as new SqliteBackend(root, {${given.join(', ')}})), so drop them here`,
+    );
+  if (root === ':memory:')
+    refuse(
+      'sqlite',
+      `${options} apply only to a SQLite root (a folder), and root ':memory:' keeps the world in memory; give a folder as root, or drop them`,
+    );
+}
+
+function checkSqlite(sqlite: unknown): asserts sqlite is Record<string, unknown> {
   if (!isObject(sqlite))
     refuse(
       'sqlite',

@@ -42,6 +42,10 @@ export interface WorldOptions {
    * that keeps secrets itself (`secretStore()`) keeps the world's, unless `secrets` is given.
    */
   readonly backend?: StorageBackend;
+  /**
+   * How the SQLite root openWorld opens keeps its files. Only for a folder root without `backend`:
+   * with ':memory:' or a backend of your own it would change nothing, and is refused.
+   */
   readonly sqlite?: SqliteOptions;
   readonly secrets?: SecretStore;
   /** A vault of the caller's own, asked first for every secret the world resolves (see SecretResolver). */

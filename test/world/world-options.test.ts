@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryBackend } from '../../src/storage/memory/memory-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type WorldOptions } from '../../src/world/world.js';
 
@@ -47,6 +48,35 @@ describe('openWorld options', () => {
       message: expect.stringContaining(words),
     });
     expect((error as Error).message).toMatch(/^openWorld: /);
+  });
+
+  it('refuses sqlite options where no SQLite root reads them, naming which', () => {
+    // They were dropped without a word: synchronous: 'FULL' on memory or another backend did nothing.
+    const memory = attempt({ root: ':memory:', sqlite: { synchronous: 'FULL' } });
+    expect(memory).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      path: 'sqlite',
+      message: expect.stringContaining(
+        "sqlite.synchronous apply only to a SQLite root (a folder), and root ':memory:'",
+      ),
+    });
+    const backend = attempt({
+      root: ':memory:',
+      backend: new MemoryBackend(),
+      sqlite: { busyTimeoutMs: 100, walAutocheckpoint: 0 },
+    });
+    expect(backend).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      path: 'sqlite',
+      message: expect.stringContaining(
+        'new SqliteBackend(root, {busyTimeoutMs, walAutocheckpoint})',
+      ),
+    });
+    // Nothing set asks for nothing.
+    for (const sqlite of [{}, { synchronous: undefined }]) {
+      const world = openWorld({ root: ':memory:', sqlite } as WorldOptions);
+      void world.close();
+    }
   });
 
   it('takes every documented option, and undefined as not given', async () => {
