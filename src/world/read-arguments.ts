@@ -1,6 +1,7 @@
 // Arguments of a twin's reads that no store could answer, refused before any store sees them, so
-// every backend says the same thing (PostgreSQL would otherwise answer with its own words).
-import { TwinError } from '../errors.js';
+// every backend says the same thing (PostgreSQL would otherwise answer with its own words): the
+// twin's own reads and the view a decide or read() sees check them alike.
+import { describeValue, TwinError } from '../errors.js';
 
 /**
  * A resource's type is non-empty text and its id text. A store answers anything else with nothing found
@@ -14,26 +15,91 @@ export function checkResourceRef(call: 'get' | 'list', type: unknown, id?: unkno
   if (typeof type !== 'string' || type === '')
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `${usage}: type must be a non-empty string, got ${JSON.stringify(type) ?? String(type)}`,
+      `${usage}: type must be a non-empty string, got ${describeValue(type)}`,
       { path: 'type' },
     );
   // An empty id is a question with an answer (no such resource): a route's path segment may be one.
   if (call === 'get' && typeof id !== 'string')
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `${usage}: id must be a string, got ${JSON.stringify(id) ?? String(id)}`,
+      `${usage}: id must be a string, got ${describeValue(id)}`,
       { path: 'id' },
     );
 }
 
-/** Index keys are text: a number field's key is its decimal string. */
-export function checkLookupKey(type: string, index: string, key: unknown): void {
+function checkName(usage: string, path: 'type' | 'index', value: unknown): void {
+  if (typeof value !== 'string' || value === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: ${path} must be a non-empty string, got ${describeValue(value)}`,
+      { path },
+    );
+}
+
+/**
+ * A lookup's type and index name non-empty text, and its key is text: a number field's key is its
+ * decimal string. Asked in the order given, so lookup("customer") blames the index, not the key.
+ */
+export function checkLookup(type: unknown, index: unknown, key: unknown): void {
+  const usage = 'lookup(type, index, key), e.g. lookup("customer", "byPlan", "pro")';
+  checkName(usage, 'type', type);
+  checkName(usage, 'index', index);
   if (typeof key === 'string') return;
   throw new TwinError(
     'INVALID_ARGUMENT',
-    `lookup(${JSON.stringify(type)}, ${JSON.stringify(index)}, key): key must be a string, got ${typeof key}; index keys are text (a number field's key is String(value))`,
+    `lookup(${JSON.stringify(type)}, ${JSON.stringify(index)}, key): key must be a string, got ${describeValue(key)}; index keys are text (a number field's key is String(value))`,
     { path: 'key' },
   );
+}
+
+/** getMany's ids: an array of text, each checked as get's id is. */
+export function checkGetMany(type: unknown, ids: unknown): void {
+  const usage = 'getMany(type, ids), e.g. getMany("customer", ["cus_1", "cus_2"])';
+  checkName(usage, 'type', type);
+  if (!Array.isArray(ids))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: ids must be an array, got ${describeValue(ids)}`,
+      {
+        path: 'ids',
+      },
+    );
+  ids.forEach((id: unknown, i) => {
+    if (typeof id !== 'string')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `${usage}: ids[${i}] must be a string, got ${describeValue(id)}`,
+        { path: `ids[${i}]` },
+      );
+  });
+}
+
+/**
+ * lookupUpTo's bound is text (keys compare as text) and its limit a whole number: a NaN limit made
+ * every comparison with it false, so the memory store answered the whole index.
+ */
+export function checkUpTo(
+  call: string,
+  type: unknown,
+  index: unknown,
+  maxKey: unknown,
+  limit: unknown,
+): void {
+  const usage = `${call}(type, index, maxKey, limit)`;
+  checkName(usage, 'type', type);
+  checkName(usage, 'index', index);
+  if (typeof maxKey !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: maxKey must be a string (keys compare as text; an ISO time for a due index), got ${describeValue(maxKey)}`,
+      { path: 'maxKey' },
+    );
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: limit must be a whole number, 0 or more, got ${describeValue(limit)}`,
+      { path: 'limit' },
+    );
 }
 
 /** A position in the log, or a count of entries: a whole number, `least` or more. */

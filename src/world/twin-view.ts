@@ -1,30 +1,50 @@
 // The view a decide (or a read) sees inside a section: resources and lookups through the twin's
 // caches and the section's reads, with what the section staged so far laid over the store's answers.
+import { describeValue, TwinError } from '../errors.js';
 import { foldedKey, indexKeys, type IndexDeclaration } from '../state/indexes.js';
 import type { ReadView } from '../state/read-view.js';
 import { freezeResource, resourceKey, type Resource } from '../state/resource.js';
 import { compareKeys } from '../state/state-hash.js';
 import { rangeIn } from './range-view.js';
+import { checkGetMany, checkLookup, checkResourceRef, checkUpTo } from './read-arguments.js';
 import type { Section } from './section.js';
 import type { TwinState } from './twin-state.js';
 
+// Its arguments are checked as the twin's own reads check theirs: a wrong one inside a decide read
+// as "nothing there" (get(42, id) → undefined, list() → []), and the decide went on to decide on it.
 export function sectionView(state: TwinState, s: Section, head: number): ReadView {
   return {
     head,
-    get: (type, id) => state.resource(s, type, id),
+    get: (type, id) => {
+      checkResourceRef('get', type, id);
+      return state.resource(s, type, id);
+    },
     getMany: (type, ids) => {
+      checkGetMany(type, ids);
       for (const id of ids) state.prefetchResource(s, type, id);
       return ids.map((id) => state.resource(s, type, id));
     },
-    list: (type) =>
-      withStaged(
+    list: (type) => {
+      checkResourceRef('list', type);
+      return withStaged(
         s,
         type,
         s.read(`list:${type}`, () => s.tx.listResources(type)),
         () => true,
-      ),
-    lookup: (type, index, asked) => lookupIn(state, s, type, index, asked),
+      );
+    },
+    lookup: (type, index, asked) => {
+      checkLookup(type, index, asked);
+      return lookupIn(state, s, type, index, asked);
+    },
     lookupMany: (asks) => {
+      if (!Array.isArray(asks))
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `lookupMany(asks): asks must be an array of {type, index, key}, got ${describeValue(asks)}`,
+          { path: 'asks' },
+        );
+      for (const a of asks) checkLookup(a?.type, a?.index, a?.key);
       for (const a of asks)
         state.prefetchLookup(
           s,
@@ -35,6 +55,7 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
       return asks.map((a) => lookupIn(state, s, a.type, a.index, a.key));
     },
     lookupUpTo: (type, index, maxKey, limit) => {
+      checkUpTo('lookupUpTo', type, index, maxKey, limit);
       const decls = state.declared(type, index);
       const rows = s.read(`upTo:${type}\u0000${index}\u0000${maxKey}\u0000${limit}`, () =>
         s.tx.lookupUpTo(type, index, maxKey, limit),
@@ -43,6 +64,7 @@ export function sectionView(state: TwinState, s: Section, head: number): ReadVie
     },
     range: (type, index, page) => rangeIn(state, s, type, index, page),
     pickUpTo: (type, index, maxKey, limit) => {
+      checkUpTo('pickUpTo', type, index, maxKey, limit);
       const decls = state.declared(type, index);
       state.hints.noted(type, index, limit);
       // A section that commits only if the head is still `head` may take the rows this process's

@@ -46,7 +46,7 @@ import type { RunContext, Section, SectionDraws } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
 import { buildIndexIn } from './build-index.js';
-import { checkLogCount, checkLookupKey, checkResourceRef } from './read-arguments.js';
+import { checkLogCount, checkLookup, checkResourceRef } from './read-arguments.js';
 import { checkedMark } from './twin-mark.js';
 import { sectionView } from './twin-view.js';
 
@@ -200,7 +200,7 @@ export class Twin {
   }
 
   lookup(type: string, index: string, key: string): Promise<Resource[]> {
-    checkLookupKey(type, index, key);
+    checkLookup(type, index, key);
     return this.read((view) => view.lookup(type, index, key));
   }
 

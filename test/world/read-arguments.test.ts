@@ -91,3 +91,63 @@ describe('get and list arguments', () => {
     expect((await t.list('customer')).map((r) => r.id)).toEqual(['cus_1']);
   });
 });
+
+describe.each(backends)('the view a decide reads, on $name', (b) => {
+  // Inside a decide (and read()), a wrong argument read as "nothing there": get(42, id) answered
+  // undefined, list() [], lookup(type, index, 5) [] — and the decide decided on it. It is refused
+  // as the twin's own get, list and lookup refuse it, and nothing is appended.
+  it('refuses what twin.get, list and lookup refuse, naming the argument', async () => {
+    const home = b.create();
+    const world = openWorld({ root: ':memory:', backend: home.backend });
+    cleanups.push(home.cleanup, () => world.close());
+    const t = world.twin('view');
+    t.declareIndex({ type: 'customer', name: 'byPlan', field: 'plan' });
+    await t.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: { plan: 'pro' },
+    });
+    type Loose = Record<string, (...args: unknown[]) => unknown>;
+    const cases: [(v: Loose) => unknown, string][] = [
+      [(v) => v.get!(42, 'cus_1'), 'type'],
+      [(v) => v.get!('customer'), 'id'],
+      [(v) => v.get!(undefined, undefined), 'type'],
+      [(v) => v.list!(), 'type'],
+      [(v) => v.getMany!('customer', 'cus_1'), 'ids'],
+      [(v) => v.getMany!('customer', ['cus_1', 7]), 'ids[1]'],
+      [(v) => v.lookup!('customer', 'byPlan', 5), 'key'],
+      [(v) => v.lookup!('customer'), 'index'],
+      [(v) => v.lookup!(undefined, 'byPlan', 'pro'), 'type'],
+      [(v) => v.lookupMany!([{ type: 'customer', index: 'byPlan' }]), 'key'],
+      [(v) => v.lookupUpTo!('customer', 'byPlan', 'zzz', Number.NaN), 'limit'],
+      [(v) => v.lookupUpTo!('customer', 'byPlan', 9, 10), 'maxKey'],
+    ];
+    for (const [read, path] of cases) {
+      await expect(
+        t.applyAtomic((view) => {
+          read(view as unknown as Loose);
+          return [{ operation: 'x.touch', subjectType: 'x', subjectId: 'x', fields: {} }];
+        }),
+      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', path });
+      await expect(t.read((view) => read(view as unknown as Loose))).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path,
+      });
+    }
+    expect(await t.head()).toBe(1);
+    const answers = await t.read((view) => [
+      view.get('customer', 'cus_1')?.id,
+      view.get('customer', ''),
+      view.get('never-written', 'x'),
+      view.list('customer').length,
+      view.lookup('customer', 'byPlan', 'pro').length,
+      view.lookupUpTo('customer', 'byPlan', 'zzz', 0).length,
+    ]);
+    expect(answers).toEqual(['cus_1', undefined, undefined, 1, 1, 0]);
+    // The twin's lookup names a missing index as the index, not as a key that is not text.
+    expect(() => (t as unknown as Loose).lookup!('customer')).toThrow(
+      expect.objectContaining({ path: 'index' }),
+    );
+  });
+});
