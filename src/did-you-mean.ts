@@ -23,7 +23,7 @@ function distance(a: string, b: string): number {
 
 /**
  * The one name within `maxEdits` (two unless given) of `given`, or undefined when none is (or
- * several are, equally).
+ * several are, equally). Case is no edit: "orderby" is "orderBy" misspelt in no letter.
  */
 export function nearestName(
   given: string,
@@ -34,7 +34,7 @@ export function nearestName(
   let bestDistance = maxEdits + 1;
   let tied = false;
   for (const name of names) {
-    const d = distance(given.toLowerCase(), name);
+    const d = distance(given.toLowerCase(), name.toLowerCase());
     if (d < bestDistance) [best, bestDistance, tied] = [name, d, false];
     else if (d === bestDistance) tied = true;
   }

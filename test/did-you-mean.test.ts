@@ -23,4 +23,8 @@ describe('nearestName', () => {
     expect(nearestName('api', ['cli'], 1)).toBeUndefined();
     expect(nearestName('clii', ['cli'], 1)).toBe('cli');
   });
+  it('counts no case as an edit, on either side', () => {
+    expect(nearestName('orderby', ['orderBy', 'field'])).toBe('orderBy');
+    expect(nearestName('emptyKye', ['emptyKey'])).toBe('emptyKey');
+  });
 });

@@ -1,6 +1,7 @@
 // Indexed lookups declared per resource type, as data: the keys of a resource are the values
 // found at a field path (one key per array element), so "endpoints by event type" never scans.
 import { TwinError } from '../errors.js';
+import { didYouMean } from '../did-you-mean.js';
 import type { Resource } from './resource.js';
 
 /**
@@ -35,7 +36,18 @@ export interface IndexKey {
   readonly key: string;
 }
 
+const DECLARATION_KEYS = ['type', 'name', 'field', 'emptyKey', 'orderBy', 'fold'];
+
 export function validateIndex(decl: IndexDeclaration): IndexDeclaration {
+  // A misspelt option (emptyKye, orderby) was dropped: the index was built, without it.
+  if (decl !== null && typeof decl === 'object')
+    for (const key of Object.keys(decl))
+      if (!DECLARATION_KEYS.includes(key))
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `index.${key} is not an index option${didYouMean(key, DECLARATION_KEYS)}; a declaration takes ${DECLARATION_KEYS.join(', ')}`,
+          { path: `index.${key}` },
+        );
   for (const key of ['type', 'name', 'field'] as const) {
     if (typeof decl?.[key] !== 'string' || decl[key].length === 0) {
       throw new TwinError(

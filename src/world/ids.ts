@@ -2,6 +2,7 @@
 // same ids for the same seed and clock, so a walk writes the same log every time.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock.js';
+import { describeValue, TwinError } from '../errors.js';
 
 const KSUID_EPOCH_SEC = 1_400_000_000;
 
@@ -102,6 +103,25 @@ interface Tape {
   mintedLengths?: Set<number>;
 }
 
+/**
+ * vendorId() wrote "undefined_…", a length of 1.5 "cus_3undefined" and -1 a bare "cus_": ids that
+ * went into the log as given.
+ */
+function checkVendorId(prefix: unknown, length: unknown): void {
+  if (typeof prefix !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `vendorId(prefix, length?): prefix must be a string such as "cus" (or "" for none), got ${describeValue(prefix)}`,
+      { path: 'prefix' },
+    );
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 1)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `vendorId(prefix, length?): length must be a whole number of characters, 1 or more (24 if omitted), got ${describeValue(length)}`,
+      { path: 'length' },
+    );
+}
+
 /** A shorter tail of a longer id is not taken as minted: too few characters to be unique. */
 const MINTED_TAIL = 12;
 
@@ -177,6 +197,7 @@ abstract class BaseIds implements IdSource {
   }
 
   vendorId(prefix: string, length = 24): string {
+    checkVendorId(prefix, length);
     const raw = this.bytes(length);
     let out = '';
     for (let i = 0; i < length; i++) out += BASE62[raw[i]! % 62];
