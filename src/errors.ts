@@ -110,3 +110,18 @@ export function describeValue(value: unknown): string {
       : `an object (${(value.constructor as { name?: string } | undefined)?.name ?? 'no prototype'})`;
   return String(value);
 }
+
+/**
+ * Refuses a callback that is no function, naming the call (`world.run(fn)`): passed on as given,
+ * it failed later as a TypeError from deep inside (AsyncLocalStorage's "apply was called on …").
+ */
+export function checkCallback(call: string, fn: unknown): void {
+  if (typeof fn !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: fn must be a function, got ${describeValue(fn)}`,
+      {
+        path: 'fn',
+      },
+    );
+}

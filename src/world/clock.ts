@@ -18,6 +18,13 @@ let lastIso = '';
 /** Many stamps fall in one millisecond (a section's entries, a group's decides): built once. */
 export function isoAt(ms: number): string {
   if (ms !== lastMs) {
+    // Date's own refusal is a bare RangeError, "Invalid time value", naming neither value nor call.
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || outOfRange(ms))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `isoAt(ms): ms must be epoch milliseconds a date can hold (±${LAST_MS}), got ${describeValue(ms)}`,
+        { path: 'ms' },
+      );
     lastIso = new Date(ms).toISOString();
     lastMs = ms;
   }

@@ -1,17 +1,22 @@
 // Arguments of a twin's reads that no store could answer, refused before any store sees them, so
 // every backend says the same thing (PostgreSQL would otherwise answer with its own words): the
 // twin's own reads and the view a decide or read() sees check them alike.
+import { didYouMean } from '../did-you-mean.js';
 import { describeValue, TwinError } from '../errors.js';
 
 /**
  * A resource's type is non-empty text and its id text. A store answers anything else with nothing found
  * (get() → undefined, list() → []), which reads as "no such resource" rather than a wrong call.
  */
-export function checkResourceRef(call: 'get' | 'list', type: unknown, id?: unknown): void {
+export function checkResourceRef(
+  call: 'get' | 'list' | 'entriesFor',
+  type: unknown,
+  id?: unknown,
+): void {
   const usage =
-    call === 'get'
-      ? 'get(type, id), e.g. get("customer", "cus_1")'
-      : 'list(type), e.g. list("customer")';
+    call === 'list'
+      ? 'list(type), e.g. list("customer")'
+      : `${call}(type, id), e.g. ${call}("customer", "cus_1")`;
   if (typeof type !== 'string' || type === '')
     throw new TwinError(
       'INVALID_ARGUMENT',
@@ -19,7 +24,7 @@ export function checkResourceRef(call: 'get' | 'list', type: unknown, id?: unkno
       { path: 'type' },
     );
   // An empty id is a question with an answer (no such resource): a route's path segment may be one.
-  if (call === 'get' && typeof id !== 'string')
+  if (call !== 'list' && typeof id !== 'string')
     throw new TwinError(
       'INVALID_ARGUMENT',
       `${usage}: id must be a string, got ${describeValue(id)}`,
@@ -100,6 +105,28 @@ export function checkUpTo(
       `${usage}: limit must be a whole number, 0 or more, got ${describeValue(limit)}`,
       { path: 'limit' },
     );
+}
+
+const ENTRIES_OPTIONS = ['after', 'limit'];
+
+/** entries' options: {after?, limit?}. A misspelt one ({lmit: 5}) read the whole log. */
+export function checkEntriesOptions(options: unknown): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `entries(options): options must be an object such as {after: 0, limit: 100}, got ${describeValue(options)}`,
+      { path: 'options' },
+    );
+  for (const key of Object.keys(options))
+    if (!ENTRIES_OPTIONS.includes(key))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `entries(options): unknown option "${key}"${didYouMean(key, ENTRIES_OPTIONS)}; entries takes after, limit`,
+        { path: key },
+      );
+  const { after, limit } = options as { after?: number; limit?: number };
+  checkLogCount(after, 'after', 0);
+  checkLogCount(limit, 'limit', 1);
 }
 
 /** A position in the log, or a count of entries: a whole number, `least` or more. */

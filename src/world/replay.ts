@@ -4,7 +4,7 @@
 // Like import it checks each twin's hash chain (src/log/chain.ts): a changed, removed or reordered
 // line stops the replay with IMPORT_CHAIN_BROKEN naming it; a log written before the chain is
 // replayed and reported as unchecked (docs/cli.md, "replay").
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 import { canonicalJson } from '../log/canonical-json.js';
 import { GENESIS, lineHash } from '../log/chain.js';
 import { validateEntry, type Entry } from '../log/write.js';
@@ -84,6 +84,29 @@ function malformed(lineNo: number, message: string, path: string, entries: numbe
 }
 
 /**
+ * A file's whole text is the likely slip (a string is no iterable of lines here: `in` on it was a
+ * TypeError), and a progress callback that is no function failed only at the 10,000th line.
+ */
+function checkReplayArguments(lines: unknown, onProgress: unknown): void {
+  const iterable =
+    typeof lines === 'object' &&
+    lines !== null &&
+    (Symbol.iterator in lines || Symbol.asyncIterator in lines);
+  if (!iterable)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `replayLines(lines): lines must be an iterable or async iterable of JSONL lines (an array of strings, a readline interface), got ${describeValue(lines)}${typeof lines === 'string' ? "; split a file's text into lines first (text.split('\\n'))" : ''}`,
+      { path: 'lines' },
+    );
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `replayLines(lines, onProgress): onProgress must be a function when given, got ${describeValue(onProgress)}`,
+      { path: 'onProgress' },
+    );
+}
+
+/**
  * Replays JSONL lines. Each line goes to the twin its entry names, so one file may hold a whole
  * world's logs (a walk's golden log); each twin's entries must be dense and in order.
  */
@@ -91,6 +114,7 @@ export async function replayLines(
   lines: Iterable<string> | AsyncIterable<string>,
   onProgress?: (p: ImportProgress) => void,
 ): Promise<ReplayResult> {
+  checkReplayArguments(lines, onProgress);
   const twins = new Map<
     string,
     {
@@ -130,6 +154,13 @@ export async function replayLines(
   };
   const fold = (raw: string): void => {
     lineNo++;
+    if (typeof raw !== 'string')
+      throw malformed(
+        lineNo,
+        `it is ${describeValue(raw)}, not text; give the log's lines as strings`,
+        `line ${lineNo}`,
+        entries,
+      );
     // a line starting with "{" is not blank: skip the trim, which would copy every line
     if (raw.length === 0 || (raw.charCodeAt(0) !== 0x7b && raw.trim() === '')) return;
     let entry: Entry;

@@ -7,7 +7,7 @@
 // This file is the façade; a section's run and restart are in section.ts, the caches and catch-up
 // in twin-state.ts, the decide's view in twin-view.ts, a group's decides in group-run.ts, and
 // staging an entry in stage-entry.ts.
-import { TwinError } from '../errors.js';
+import { checkCallback, TwinError } from '../errors.js';
 import { CHAIN_META_KEY, decodeChainHead, type ChainHead } from '../log/chain.js';
 import type { Entry, Write } from '../log/write.js';
 import type { IndexDeclaration } from '../state/indexes.js';
@@ -46,9 +46,15 @@ import type { RunContext, Section, SectionDraws } from './section.js';
 import { stageEntry, type StageContext } from './stage-entry.js';
 import { INDEXES_READ, TwinState } from './twin-state.js';
 import { buildIndexIn } from './build-index.js';
-import { checkLogCount, checkLookup, checkResourceRef } from './read-arguments.js';
+import {
+  checkEntriesOptions,
+  checkLogCount,
+  checkLookup,
+  checkResourceRef,
+} from './read-arguments.js';
 import { checkedMark } from './twin-mark.js';
 import { sectionView } from './twin-view.js';
+import { addCommitHooks } from './commit-hooks.js';
 
 /** What a twin needs of the world that opened it (World implements it). */
 export interface TwinHost {
@@ -179,6 +185,7 @@ export class Twin {
    * every process's appends), without taking the write lock.
    */
   async read<T>(fn: (view: ReadView) => T, scope: StoreScope = {}): Promise<T> {
+    checkCallback('read(fn)', fn);
     const store = await this.opened();
     return store.transact(
       (tx) => this.run(tx, (s) => fn(sectionView(this.state, s, this.state.catchUp(s))), scope),
@@ -209,8 +216,7 @@ export class Twin {
   }
 
   async entries(options: { after?: number; limit?: number } = {}): Promise<Entry[]> {
-    checkLogCount(options.after, 'after', 0);
-    checkLogCount(options.limit, 'limit', 1);
+    checkEntriesOptions(options);
     const store = await this.opened();
     return store.transact(
       (tx) => tx.readEntries(options.after ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER),
@@ -219,6 +225,7 @@ export class Twin {
   }
 
   async entriesFor(type: string, id: string): Promise<Entry[]> {
+    checkResourceRef('entriesFor', type, id);
     return (await this.opened()).entriesBySubject(type, id);
   }
 
@@ -288,18 +295,7 @@ export class Twin {
   }
 
   use(hooks: CommitHooks): () => void {
-    if (this.hooks.some((h) => h.name === hooks.name)) {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `twin "${this.name}" already has commit hooks named "${hooks.name}"`,
-        { path: 'hooks.name' },
-      );
-    }
-    this.hooks.push(hooks);
-    return () => {
-      const i = this.hooks.indexOf(hooks);
-      if (i >= 0) this.hooks.splice(i, 1);
-    };
+    return addCommitHooks(this.hooks, hooks, this.name);
   }
 
   // ---- writes --------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import { MemoryIdempotencyStore, type IdempotencyStore } from '../storage/idempotency-store.js';
 import { SqliteIdempotencyStore } from '../storage/sqlite/sqlite-idempotency-store.js';
 import { resolve } from 'node:path';
-import { TwinError } from '../errors.js';
+import { checkCallback, TwinError } from '../errors.js';
 import { MemoryBackend } from '../storage/memory/memory-backend.js';
 import { SqliteBackend, type SqliteOptions } from '../storage/sqlite/sqlite-backend.js';
 import type { StorageBackend } from '../storage/port.js';
@@ -172,6 +172,7 @@ export class World implements TwinHost {
 
   /** Runs `fn` with this world as the current one, for it and all work it schedules. */
   run<T>(fn: () => T): T {
+    checkCallback('world.run(fn)', fn);
     return runInWorld(this, fn);
   }
 

@@ -1,8 +1,10 @@
 // The world layer's public calls refuse an argument they cannot use up front, as INVALID_ARGUMENT
-// naming it, where they took it and wrote something else: vendorId(prefix, 1.5) gave
-// "cus_3undefined", and a misspelt index option was dropped.
+// naming it, where they answered a TypeError from deep inside, failed a later commit, or took it
+// and wrote something else: vendorId(prefix, 1.5) gave "cus_3undefined", a misspelt index option
+// or entries option was dropped, use(undefined) broke every later commit of the twin.
 import { afterEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/world/clock.js';
+import { isoAt, VirtualClock } from '../../src/world/clock.js';
+import { replayLines } from '../../src/world/replay.js';
 import { openWorld, type World } from '../../src/world/world.js';
 
 const worlds: World[] = [];
@@ -66,5 +68,62 @@ describe('public arguments of the world layer', () => {
       });
     twin.declareIndex({ type: 'customer', name: 'byPlan', field: 'plan', emptyKey: '*' });
     expect(await twin.lookup('customer', 'byPlan', '*')).toEqual([]);
+  });
+
+  it("a twin's read, entries, entriesFor and use refuse what they cannot use", async () => {
+    const twin = world().twin('shop');
+    await twin.applyWrite({
+      operation: 'customer.create',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: {},
+    });
+    const t = loose(twin);
+    for (const [call, path] of [
+      [() => t.read!(), 'fn'],
+      [() => t.entries!({ lmit: 1 }), 'lmit'],
+      [() => t.entries!('1'), 'options'],
+      [() => t.entriesFor!('customer'), 'id'],
+      [() => t.use!(undefined), 'hooks.name'],
+      [() => t.use!({ name: 'audit', afterCommit: 'log' }), 'hooks.afterCommit'],
+    ] as const)
+      expect(await refusal(call)).toMatchObject({ code: 'INVALID_ARGUMENT', path });
+    // The refused hooks were not kept: the next commit goes through.
+    await twin.applyWrite({
+      operation: 'customer.update',
+      subjectType: 'customer',
+      subjectId: 'cus_1',
+      fields: { n: 1 },
+    });
+    expect((await twin.entries({ limit: 1 })).map((e) => e.seq)).toEqual([1]);
+    expect(await refusal(() => t.entries!({ lmit: 1 }))).toMatchObject({
+      message: expect.stringContaining('(did you mean "limit"?)'),
+    });
+  });
+
+  it('world.run, replayLines and isoAt refuse what is no function, no lines or no time', async () => {
+    const w = loose(world());
+    expect(await refusal(() => w.run!())).toMatchObject({ code: 'INVALID_ARGUMENT', path: 'fn' });
+    const text = '{"twin":"a"}\n';
+    expect(await refusal(() => replayLines(text as never))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      path: 'lines',
+      message: expect.stringContaining("split a file's text into lines first"),
+    });
+    expect(await refusal(() => replayLines(undefined as never))).toMatchObject({ path: 'lines' });
+    expect(await refusal(() => replayLines([], 'log' as never))).toMatchObject({
+      path: 'onProgress',
+    });
+    expect(await refusal(() => replayLines([5] as never))).toMatchObject({
+      code: 'IMPORT_MALFORMED_LINE',
+      path: 'line 1',
+      message: expect.stringContaining('it is 5, not text'),
+    });
+    expect(await replayLines([])).toMatchObject({ entries: 0 });
+    expect(await refusal(() => isoAt(Number.NaN))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      path: 'ms',
+    });
+    expect(isoAt(0)).toBe('1970-01-01T00:00:00.000Z');
   });
 });
