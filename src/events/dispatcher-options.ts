@@ -3,6 +3,8 @@
 // wrong value (autoDispatch: 'onFlush', owner: '', a route without prefix) was taken silently and
 // changed how deliveries went out, or never sent them where meant.
 import { describeValue, TwinError } from '../errors.js';
+import type { TwinHost } from '../world/twin.js';
+import { registeredPacks, type Pack } from './pack-registry.js';
 
 const KEYS = [
   'routes',
@@ -80,4 +82,33 @@ export function checkDispatcherArguments(world: unknown, options: unknown): void
         `routes[${i}].transport must be a Transport {name, now(), send(request)}, got ${describeValue(r.transport)}`,
       );
   });
+}
+
+/**
+ * The pack a dispatcher call names must be the one registered in its world under that name: a
+ * pack's name or module was a TypeError (attach(undefined), takeOver('stripe', id)) or, for
+ * attach('stripe'), nothing at all — no hook, and the pack's deliveries never went out.
+ */
+export function checkRegisteredPack(
+  world: TwinHost,
+  pack: unknown,
+  call: string,
+): asserts pack is Pack {
+  const name = (pack as { name?: unknown } | null)?.name;
+  if (
+    typeof pack === 'object' &&
+    pack !== null &&
+    typeof name === 'string' &&
+    registeredPacks(world).get(name) === pack
+  )
+    return;
+  const hint =
+    typeof pack === 'string'
+      ? `pass the pack object, not its name (e.g. stripe.pack, or getPack(world, ${JSON.stringify(pack)}))`
+      : 'register it first with registerPack(world, pack), then pass that same object';
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    `${call}: pack must be a pack registered in this world, got ${describeValue(pack)}${typeof name === 'string' ? ` named "${name}"` : ''}; ${hint}`,
+    { path: 'pack' },
+  );
 }

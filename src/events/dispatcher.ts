@@ -4,7 +4,7 @@
 // This file is the façade: the claims are in dispatch/claim.ts, and one claimed attempt (one value,
 // dispatch/attempt.ts) goes through dispatch/sign.ts → send.ts → finish.ts (dispatch/run-attempt.ts).
 import { TwinError } from '../errors.js';
-import { checkDispatcherArguments } from './dispatcher-options.js';
+import { checkDispatcherArguments, checkRegisteredPack } from './dispatcher-options.js';
 import { getPack, packTwinName, registeredPacks, type Pack } from './pack-registry.js';
 import type { Twin } from '../world/twin.js';
 import type { World } from '../world/world.js';
@@ -106,6 +106,7 @@ export class Dispatcher implements DispatchContext {
 
   /** Starts dispatching a pack's new records after each commit; packs registered before construction are attached already. */
   attach(pack: Pack): void {
+    checkRegisteredPack(this.world, pack, 'dispatcher.attach(pack)');
     if (pack.events === undefined || this.attached.has(pack.name)) return;
     this.attached.add(pack.name);
     const recordCreate = `${pack.events.recordType}.create`;
@@ -340,8 +341,11 @@ export class Dispatcher implements DispatchContext {
    * `unknown` (`lease_expired`). A record claimed before leases existed counts as lapsed once its
    * attempt started `staleAfterMs` ago. False when its claim is live (or it is not sending).
    */
-  takeOver(pack: Pack, deliveryId: string, staleAfterMs = this.leaseMs): Promise<boolean> {
-    const decl = pack.events!;
+  async takeOver(pack: Pack, deliveryId: string, staleAfterMs = this.leaseMs): Promise<boolean> {
+    checkRegisteredPack(this.world, pack, 'dispatcher.takeOver(pack, deliveryId)');
+    // A pack without events has no deliveries to take over.
+    if (pack.events === undefined) return false;
+    const decl = pack.events;
     const twin = this.world.twin(packTwinName(pack));
     const now = this.world.clock.now();
     return this.decide(twin, (view) => decideTakeOver(view, decl, deliveryId, now, staleAfterMs));

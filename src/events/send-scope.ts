@@ -5,6 +5,7 @@
 // causing write, after it, before the endpoint is retired — no later event, from this process or
 // any other, ever goes to that endpoint: the claim outlives the process, the permission does not.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { checkCallback } from '../errors.js';
 import type { Entry, ProjectedResource, Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import type { Resource } from '../state/resource.js';
@@ -21,6 +22,7 @@ function sendClaimId(kind: string, endpointId: string): string {
 
 /** Runs `fn` as one send: endpoints its commits create are claimed for it alone. */
 export function runSending<T>(fn: () => T): T {
+  checkCallback('runSending(fn)', fn);
   return sending.run(new Set(), fn);
 }
 

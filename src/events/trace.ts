@@ -2,6 +2,7 @@
 // delivery records and continued, as a child hop, on every attempt's request — with or without
 // an OpenTelemetry SDK registered.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { checkCallback, describeValue, TwinError } from '../errors.js';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -45,6 +46,19 @@ function formatTraceparent(span: SpanContext): string {
  * caused a write). Needed when no SDK is registered, since then nothing is ever "active".
  */
 export function withTraceContext<T>(carrier: TraceCarrier, fn: () => T): T {
+  // A carrier without a text traceparent failed later, inside the write that captured it. A text
+  // one that is not a valid traceparent is ignored when read, as the W3C specification says.
+  const c = carrier as Partial<Record<keyof TraceCarrier, unknown>> | null;
+  if (
+    typeof c?.traceparent !== 'string' ||
+    (c.tracestate !== undefined && typeof c.tracestate !== 'string')
+  )
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `withTraceContext(carrier, fn): carrier must be {traceparent, tracestate?} with text values, such as the incoming request's headers, got ${describeValue(carrier)}`,
+      { path: 'carrier' },
+    );
+  checkCallback('withTraceContext(carrier, fn)', fn);
   return explicit.run(carrier, fn);
 }
 

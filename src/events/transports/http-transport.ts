@@ -13,6 +13,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../world/clock.js';
+import { didYouMean } from '../../did-you-mean.js';
+import { describeValue, TwinError } from '../../errors.js';
 import {
   parseRetryAfter,
   TransportFailure,
@@ -25,6 +27,41 @@ export interface HttpTransportOptions {
   /** The clock receivers verify against; omit for wall time (a user's app checks its own clock). */
   readonly clock?: Clock;
   readonly maxSockets?: number;
+}
+
+const OPTION_KEYS = ['clock', 'maxSockets'];
+
+/**
+ * A misspelt key (timeoutMs is each request's, not the transport's) was dropped, and maxSockets: 0
+ * or NaN reached node's Agent, which then never sent a request.
+ */
+function checkHttpOptions(options: unknown): void {
+  const refuse = (path: string, message: string): never => {
+    throw new TwinError('INVALID_ARGUMENT', `new HttpTransport(options): ${message}`, { path });
+  };
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    refuse(
+      'options',
+      `options must be an object such as {maxSockets: 64}, got ${describeValue(options)}`,
+    );
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!OPTION_KEYS.includes(key))
+      refuse(
+        key,
+        `unknown option "${key}"${didYouMean(key, OPTION_KEYS)}; HttpTransport takes clock, maxSockets (a request's timeout is the pack's timeoutMs)`,
+      );
+  const { clock, maxSockets } = given;
+  if (clock !== undefined && typeof (clock as { now?: unknown } | null)?.now !== 'function')
+    refuse('clock', `clock must be a Clock with now(), got ${describeValue(clock)}`);
+  if (
+    maxSockets !== undefined &&
+    !(typeof maxSockets === 'number' && Number.isSafeInteger(maxSockets) && maxSockets >= 1)
+  )
+    refuse(
+      'maxSockets',
+      `maxSockets must be a whole number, 1 or more, got ${describeValue(maxSockets)}`,
+    );
 }
 
 /** Errors raised before a connection exists: not one byte of the request left. */
@@ -43,6 +80,7 @@ export class HttpTransport implements Transport {
   private readonly clock: Clock | undefined;
 
   constructor(options: HttpTransportOptions = {}) {
+    checkHttpOptions(options);
     this.clock = options.clock;
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
