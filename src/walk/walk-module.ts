@@ -7,7 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { TwinError } from '../errors.js';
 import type { Pack } from '../events/pack-registry.js';
 import type { StorageBackend } from '../storage/port.js';
+import type { ClockTime } from '../world/clock.js';
 import { openWalk, type Walk } from './walk.js';
+import { walkSeed, walkStart } from './walk-start.js';
 
 /** The function a walk module exports. `packs` is the `twinworld/packs` module (stripe, github, slack, …). */
 export type WalkFunction = (walk: Walk, packs: Readonly<Record<string, unknown>>) => unknown;
@@ -66,12 +68,46 @@ export async function loadWalkModule(file: string): Promise<LoadedWalk> {
       `${file}: \`options\` must be an object such as { seed: 7, start: '2026-01-01T00:00:00Z' }`,
       { path: 'options' },
     );
+  // A misspelt key ({ sede: 7 }) would otherwise leave the walk on the default seed, unnoticed.
+  for (const key of Object.keys(options))
+    if (key !== 'seed' && key !== 'start')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `${file}: options.${key} is not a walk option; \`options\` takes seed and start, e.g. { seed: 7, start: '2026-01-01T00:00:00Z' }`,
+        { path: `options.${key}` },
+      );
   return { file: path, fn: fn as WalkFunction, options };
+}
+
+/**
+ * The seed and start a walk module runs with: the caller's (flags), else the module's own, each
+ * checked as the flags are and refused naming `options.seed` or `options.start` of the file. A
+ * module value the caller overrides is not looked at, so a flag can still run a module whose own
+ * is wrong.
+ */
+export function walkModuleSettings(
+  loaded: LoadedWalk,
+  given: { readonly seed?: string | number; readonly start?: ClockTime } = {},
+): { seed: string; start?: ClockTime } {
+  const shown = relative(process.cwd(), loaded.file) || loaded.file;
+  const seed =
+    given.seed === undefined
+      ? loaded.options.seed === undefined
+        ? '1'
+        : walkSeed(loaded.options.seed, 'options.seed', `${shown}: options.seed`)
+      : walkSeed(given.seed);
+  const start =
+    given.start === undefined
+      ? loaded.options.start === undefined
+        ? undefined
+        : walkStart(loaded.options.start, 'options.start', `${shown}: options.start`)
+      : given.start;
+  return { seed, ...(start === undefined ? {} : { start }) };
 }
 
 export interface RunWalkOptions {
   readonly seed?: string | number;
-  readonly start?: string | number;
+  readonly start?: ClockTime;
   readonly root?: string;
   /** Another storage backend (PostgreSQL): the walk's world is kept there. */
   readonly backend?: StorageBackend;
@@ -112,9 +148,9 @@ function throwSite(error: unknown, file: string): { line: number; column: number
 
 /** Opens a walk for the module, runs it and settles; the caller reports and closes. */
 export async function runWalkModule(loaded: LoadedWalk, options: RunWalkOptions): Promise<Walk> {
-  const start = options.start ?? loaded.options.start;
+  const { seed, start } = walkModuleSettings(loaded, options);
   const walk = await openWalk({
-    seed: options.seed ?? loaded.options.seed ?? 1,
+    seed,
     ...(start === undefined ? {} : { start }),
     ...(options.root === undefined ? {} : { root: options.root }),
     ...(options.backend === undefined ? {} : { backend: options.backend }),

@@ -20,7 +20,7 @@ import { receiverUrl } from './receiver-transport.js';
 import { deliveryReports, receiverReports, type WalkReport } from './report.js';
 import { triggerReport } from './trigger-report.js';
 import { WalkClock, type Ticker } from './walk-clock.js';
-import { walkStart } from './walk-start.js';
+import { walkSeed, walkStart } from './walk-start.js';
 import { WalkRouter } from './walk-router.js';
 
 export const DEFAULT_WALK_START = '2026-01-01T00:00:00.000Z';
@@ -75,23 +75,13 @@ export class Walk {
         'openWalk({seed, start?, root?, packs?}) needs an options object',
         { path: 'options' },
       );
-    if (
-      (typeof options.seed !== 'string' && typeof options.seed !== 'number') ||
-      options.seed === ''
-    ) {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        'a walk needs a seed (a string or a number): the same seed gives the same log',
-        { path: 'seed' },
-      );
-    }
+    this.seed = walkSeed(options.seed);
     if (options.packs !== undefined && !Array.isArray(options.packs))
       throw new TwinError(
         'INVALID_ARGUMENT',
         'packs must be an array of packs, e.g. [stripe.pack]',
         { path: 'packs' },
       );
-    this.seed = String(options.seed);
     this.clock = new WalkClock(walkStart(options.start ?? DEFAULT_WALK_START));
     this.start = isoAt(this.clock.now());
     const onError =

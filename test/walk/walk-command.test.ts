@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkFixture } from '../../src/walk/index.js';
+import { cli } from '../cli/in-process.js';
 
 const BIN = resolve('dist/src/cli/main.js');
 let dir: string;
@@ -189,8 +190,10 @@ describe('twinworld walk', () => {
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stderr)).toMatchObject({
       error: 'INVALID_ARGUMENT',
-      path: 'start',
-      message: expect.stringContaining('"2026-02-30T09:00:00Z" is not a time on the calendar'),
+      path: 'options.start',
+      message: expect.stringContaining(
+        'leap.mjs: options.start "2026-02-30T09:00:00Z" is not a time on the calendar',
+      ),
     });
     // --start wins over the module's, in any form the flag takes: an offset names its instant.
     const fixed = tw([
@@ -202,5 +205,66 @@ describe('twinworld walk', () => {
     ]);
     expect(fixed.stderr).toBe('');
     expect(JSON.parse(fixed.stdout).clock.start).toBe('2026-03-02T09:00:00.000Z');
+  });
+
+  it("checks a module's options.seed and options.start as --seed and --start, before anything runs", async () => {
+    const marker = join(dir, 'options-ran.txt');
+    let modules = 0;
+    // A file each: in this process, import() answers a path it has seen from its cache.
+    const module = (options: string) => {
+      const file = join(dir, `options-${++modules}.mjs`);
+      writeFileSync(
+        file,
+        `import { appendFileSync } from 'node:fs';\nexport const options = ${options};\nexport default async () => { appendFileSync(${JSON.stringify(marker)}, 'ran\\n'); };\n`,
+      );
+      return file;
+    };
+    // Each was taken, and the walk ran seeded "NaN", "1.5", "-1" or on a clock at 1.5 ms.
+    const refusals: [string, string, RegExp][] = [
+      [
+        '{ seed: NaN }',
+        'options.seed',
+        /options\.seed must be a whole number 0–9007199254740991 or non-empty text, got NaN/,
+      ],
+      ['{ seed: 1.5 }', 'options.seed', /got 1\.5 .*the walk of the text "1\.5"/],
+      ['{ seed: -1 }', 'options.seed', /got -1/],
+      ['{ seed: 2 ** 53 }', 'options.seed', /got 9007199254740992/],
+      ["{ seed: '' }", 'options.seed', /got ""/],
+      ['{ start: 1.5 }', 'options.start', /options\.start 1\.5 is no whole number of epoch ms/],
+      ['{ start: true }', 'options.start', /options\.start must be an ISO time .*got true/],
+      [
+        '{ sede: 7 }',
+        'options.sede',
+        /options\.sede is not a walk option; `options` takes seed and start/,
+      ],
+    ];
+    const root = join(dir, 'options-root');
+    for (const [options, path, message] of refusals) {
+      const r = await cli(['walk', module(options), '--root', root]);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error INVALID_ARGUMENT: .*options-\d+\.mjs: /);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain(`(at ${path})\n`);
+      expect(r.status).toBe(1);
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(root)).toBe(false);
+    // Text is a seed as it always was, and a flag still overrides what it replaces.
+    const text = await cli(['walk', module("{ seed: 'nightly' }"), '--json']);
+    expect(text.json()).toMatchObject({ seed: 'nightly' });
+    const flagged = await cli([
+      'walk',
+      module('{ seed: NaN, start: 1.5 }'),
+      '--seed',
+      '3',
+      '--start',
+      '2026-01-02',
+      '--json',
+    ]);
+    expect(flagged.stderr).toBe('');
+    expect(flagged.json()).toMatchObject({
+      seed: '3',
+      clock: { start: '2026-01-02T00:00:00.000Z' },
+    });
   });
 });

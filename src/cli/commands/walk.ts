@@ -8,7 +8,7 @@ import { builtInPacks } from '../../../packs/built-in.js';
 import * as packs from '../../../packs/index.js';
 import { TwinError } from '../../errors.js';
 import { formatReport, type FormatOptions } from '../../walk/format-report.js';
-import { loadWalkModule, runWalkModule } from '../../walk/walk-module.js';
+import { loadWalkModule, runWalkModule, walkModuleSettings } from '../../walk/walk-module.js';
 import type { Walk } from '../../walk/walk.js';
 import type { StorageBackend } from '../../storage/port.js';
 import { prepareRoot } from '../../world/root.js';
@@ -162,11 +162,15 @@ export const walkCommand: Command = {
     const save = saveFlag === undefined ? undefined : checkSaveTarget(saveFlag);
     const seed = walkSeed(args, undefined);
     const start = timeFlag(args.values, 'start');
+    // The module's own seed and start are checked before --root is made, as the flags are.
+    const settings = walkModuleSettings(loaded, {
+      ...(seed === undefined ? {} : { seed }),
+      ...(start === undefined ? {} : { start }),
+    });
     return withWalkRoot(args, async (place, kept) => {
       const root = place.root;
       const walk = await runWalkModule(loaded, {
-        ...(seed === undefined ? {} : { seed }),
-        ...(start === undefined ? {} : { start }),
+        ...settings,
         root,
         ...(place.backend === undefined ? {} : { backend: place.backend }),
         packs: builtInPacks,
