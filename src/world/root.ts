@@ -2,9 +2,10 @@
 // or wrong kind of path is a typed refusal that says what to do — never an errno (EEXIST,
 // ENOTDIR) or a driver code (SQLITE_CANTOPEN, SQLITE_READONLY_DIRECTORY) — and so that opening a
 // world only to read it never creates its folder.
-import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TwinError } from '../errors.js';
+import { fileSystemReason, makeFolders } from '../log/file-system.js';
 
 function errno(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -92,16 +93,19 @@ export function prepareRoot(root: string, create: boolean): void {
       );
     }
     try {
-      mkdirSync(root, { recursive: true });
+      makeFolders(root);
     } catch (error) {
       const near = nearestExisting(root);
       if (near !== undefined && !near.isDirectory) throw notAFolder(root, near.path);
-      throw readOnly(
-        root,
-        (near === undefined ? undefined : writable(near.path)) ??
-          errno(error) ??
-          'cannot create it',
-        error,
+      const denied = near === undefined ? undefined : writable(near.path);
+      if (denied !== undefined || near === undefined)
+        throw readOnly(root, denied ?? errno(error) ?? 'cannot create it', error);
+      // The folder above is writable and still refused it: a file system that holds no folders
+      // of ours (/proc, /sys), which "make it writable" would not fix.
+      throw new TwinError(
+        'ROOT_READ_ONLY',
+        `cannot create the world root ${root} in ${near.path}: ${fileSystemReason(error, 'writing')}; pass a --root on a disk, e.g. ./.twinworld`,
+        { path: 'root', details: { cause: errno(error) ?? 'cannot create it' }, cause: error },
       );
     }
   }

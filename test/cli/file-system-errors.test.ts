@@ -144,6 +144,25 @@ describe('world roots', () => {
     expect(existsSync(root)).toBe(false);
   });
 
+  // Node's recursive mkdir spun forever at full CPU there: /proc answers ENOENT for a new folder.
+  it.skipIf(!existsSync('/proc/self'))(
+    'a root where no folder can be made (/proc) is refused, not spun on',
+    () => {
+      const r = tw([
+        'write',
+        'stripe',
+        '--root',
+        '/proc/twinworld-no-root/world',
+        '--data',
+        write('cus_1'),
+      ]);
+      refused(r, 'ROOT_READ_ONLY');
+      expect(r.stderr).toContain(
+        'cannot create the world root /proc/twinworld-no-root/world in /proc: the folder does not exist or takes no new files (ENOENT); pass a --root on a disk',
+      );
+    },
+  );
+
   it('a root that is a file, or below one, is ROOT_NOT_A_FOLDER', () => {
     const d = dir();
     const file = join(d, 'notes.txt');

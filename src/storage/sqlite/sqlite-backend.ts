@@ -9,7 +9,7 @@
 // cost of one write in a 1M-resource twin still within 1.5x of a 1k one).
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Resource } from '../../state/resource.js';
 import type {
@@ -24,6 +24,7 @@ import { readOnlyError, SyncTwinStore, type SyncEngine, type SyncTx } from '../s
 import { touchedOf } from '../touched.js';
 import type { Entry } from '../../log/write.js';
 import { TwinError } from '../../errors.js';
+import { makeFolders } from '../../log/file-system.js';
 import { damagedFile } from './open-refusal.js';
 
 export interface SqliteOptions {
@@ -377,7 +378,7 @@ export class SqliteBackend implements StorageBackend {
         { path: 'sqlite.walAutocheckpoint' },
       );
     this.dir = join(root, 'twins');
-    mkdirSync(this.dir, { recursive: true });
+    makeFolders(this.dir);
   }
 
   async openTwin(name: string): Promise<TwinStore> {
