@@ -364,7 +364,7 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     area: 'writes and logs',
     status: 500,
     means:
-      '`twinworld export --out FILE` could not write or rename its file; nothing was left behind.',
+      '`twinworld export --out FILE` (or `walk --save PATH`, `walk.saveFixture`) could not write or rename its file; nothing was left behind.',
     fix: 'Check that the target folder exists and is writable, and that there is space.',
   },
   CLOCK_NOT_VIRTUAL: {

@@ -1,9 +1,10 @@
 // Golden logs: a walk saved as fixtures/<name>.jsonl plus <name>.json (its state hashes and entry
 // count), and the check every fixture must pass — it replays to those hashes, and its delivery
 // records keep the send-once invariants.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TwinError } from '../errors.js';
+import { fileSystemReason, makeFolders } from '../log/file-system.js';
 import { replayLines } from '../world/replay.js';
 import { checkDeliveryInvariants, type InvariantViolation } from './invariants.js';
 
@@ -38,7 +39,12 @@ export function checkFixtureName(name: unknown): string {
   return name;
 }
 
-/** Writes `<dir>/<name>.jsonl` and `<dir>/<name>.json`; answers the two paths. */
+/**
+ * Writes `<dir>/<name>.jsonl` and `<dir>/<name>.json`; answers the two paths. Both are written
+ * beside their place and renamed in only once both are whole, so a failure (a folder that cannot
+ * be made, a full disk) leaves neither a log without its hashes nor a shorter log; it is
+ * EXPORT_FAILED naming the file and why, where a bare errno named neither.
+ */
 export function writeFixture(
   dir: string,
   name: string,
@@ -46,12 +52,44 @@ export function writeFixture(
   meta: FixtureMeta,
 ): { jsonl: string; json: string } {
   checkFixtureName(name);
-  mkdirSync(dir, { recursive: true });
   const jsonl = join(dir, `${name}.jsonl`);
   const json = join(dir, `${name}.json`);
-  writeFileSync(jsonl, lines.length === 0 ? '' : `${lines.join('\n')}\n`);
-  writeFileSync(json, `${JSON.stringify(meta, null, 2)}\n`);
+  const files: [string, string][] = [
+    [jsonl, lines.length === 0 ? '' : `${lines.join('\n')}\n`],
+    [json, `${JSON.stringify(meta, null, 2)}\n`],
+  ];
+  const partial = (file: string): string => `${file}.${process.pid}.partial`;
+  let at = dir;
+  try {
+    makeFolders(dir);
+    for (const [file, text] of files) {
+      at = file;
+      writeFileSync(partial(file), text);
+    }
+    for (const [file] of files) {
+      at = file;
+      renameSync(partial(file), file);
+    }
+  } catch (error) {
+    for (const [file] of files) {
+      try {
+        rmSync(partial(file), { force: true });
+      } catch {
+        // Never made: the path to it is what failed (force forgives ENOENT, not ENOTDIR).
+      }
+    }
+    throw new TwinError(
+      'EXPORT_FAILED',
+      `the golden log ${name} could not be saved: ${at === dir ? 'making the folder' : 'writing'} ${at} failed, ${fileSystemReason(error, 'writing')}; save it in a folder this user can write, on a disk with space`,
+      { path: 'dir', details: { file: at, reason: errnoOf(error) }, cause: error },
+    );
+  }
   return { jsonl, json };
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** Replays `<dir>/<name>.jsonl`, compares its hashes with `<name>.json`, and scans it for invariant breaches. */

@@ -267,4 +267,44 @@ describe('twinworld walk', () => {
       clock: { start: '2026-01-02T00:00:00.000Z' },
     });
   });
+
+  // /proc takes no new files and answers ENOENT, as a folder that is not there would.
+  it.skipIf(!existsSync('/proc/self'))(
+    '--save where no file can be made is refused before the walk runs; a save that fails after it is EXPORT_FAILED at save',
+    async () => {
+      const marker = join(dir, 'save-ran.txt');
+      const walkFile = join(dir, 'save-marks.mjs');
+      const later = join(dir, 'later');
+      mkdirSync(later);
+      // The walk turns the folder it will be saved in into a file, as another process might.
+      writeFileSync(
+        walkFile,
+        `import { appendFileSync, rmSync, writeFileSync } from 'node:fs';\nexport default async () => { appendFileSync(${JSON.stringify(marker)}, 'ran\\n'); rmSync(${JSON.stringify(later)}, { recursive: true }); writeFileSync(${JSON.stringify(later)}, 'a file now'); };\n`,
+      );
+      // Was: the walk ran, then "error ENOENT: ENOENT: no such file or directory, open '/proc/foo.jsonl'".
+      const proc = await cli(['walk', walkFile, '--save', '/proc/twinworld-walk-save']);
+      expect(proc.stderr).toBe(
+        'error INVALID_ARGUMENT: --save /proc/twinworld-walk-save: cannot write in /proc (the folder does not exist or takes no new files (ENOENT)); pick a path in a folder this user can write, e.g. --save ./fixtures/twinworld-walk-save (at save)\n',
+      );
+      expect(proc.status).toBe(1);
+      expect(existsSync(marker)).toBe(false);
+      // Was: "error ENOTDIR: ENOTDIR: not a directory, open '…/later/sub/walk-mine.jsonl'".
+      const failed = await cli([
+        'walk',
+        walkFile,
+        '--save',
+        join(later, 'sub', 'walk-mine'),
+        '--json',
+      ]);
+      expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+      expect(failed.stdout).toBe('');
+      expect(failed.status).toBe(1);
+      expect(JSON.parse(failed.stderr)).toMatchObject({
+        error: 'EXPORT_FAILED',
+        path: 'save',
+        message: `--save: the golden log walk-mine could not be saved: making the folder ${join(later, 'sub')} failed, a part of the path is a file, not a folder (ENOTDIR); save it in a folder this user can write, on a disk with space`,
+        details: { file: join(later, 'sub'), reason: 'ENOTDIR' },
+      });
+    },
+  );
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { builtInPacks } from '../../../packs/built-in.js';
 import * as packs from '../../../packs/index.js';
-import { TwinError } from '../../errors.js';
+import { isTwinError, TwinError } from '../../errors.js';
 import { formatReport, type FormatOptions } from '../../walk/format-report.js';
 import { loadWalkModule, runWalkModule, walkModuleSettings } from '../../walk/walk-module.js';
 import type { Walk } from '../../walk/walk.js';
@@ -115,6 +115,16 @@ export function walkSeed(args: ParsedArgs, fallback: number | undefined): number
   return countOption(args, 'seed') ?? fallback;
 }
 
+/** A failed save, placed at the flag the user typed rather than at saveFixture's `dir`. */
+function atSaveFlag(error: unknown): never {
+  if (!isTwinError(error, 'EXPORT_FAILED')) throw error;
+  throw new TwinError(error.code, `--save: ${error.message}`, {
+    path: 'save',
+    ...(error.details === undefined ? {} : { details: { ...error.details } }),
+    cause: error.cause,
+  });
+}
+
 /** Prints the walk's report as text, or as one JSON object with `extra` merged in. */
 export async function printWalkReport(
   io: CliIO,
@@ -179,7 +189,7 @@ export const walkCommand: Command = {
       try {
         let saved: string | null = null;
         if (save !== undefined)
-          saved = (await walk.saveFixture(save.name, { dir: save.dir })).jsonl;
+          saved = (await walk.saveFixture(save.name, { dir: save.dir }).catch(atSaveFlag)).jsonl;
         const notes = [
           ...(kept ? [`world kept at ${root}`] : []),
           ...(saved === null ? [] : [`log saved to ${saved}`]),
