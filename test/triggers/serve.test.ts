@@ -299,11 +299,17 @@ describe('serve configuration', () => {
   });
 
   it('refuses an unreadable or malformed file', async () => {
-    await expectRefusal(
+    const missing = await expectRefusal(
       () => loadServeConfig(join(dir(), 'missing.json'), ENV),
       'INVALID_CONFIG',
       'file',
     );
+    // Was "(ENOENT)" alone: the OS's code, not what it means.
+    expect(missing.message).toMatch(
+      /missing\.json: there is no such file \(ENOENT\); check the path$/,
+    );
+    const folder = await expectRefusal(() => loadServeConfig(dir(), ENV), 'INVALID_CONFIG', 'file');
+    expect(folder.message).toContain('it is a folder, not a file (EISDIR)');
     const file = join(dir(), 'bad.json');
     writeFileSync(file, '{ "tenants": [ ');
     await expectRefusal(() => loadServeConfig(file, ENV), 'INVALID_CONFIG', 'file');

@@ -5,6 +5,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TwinError } from '../../errors.js';
+import { fileSystemReason } from '../../log/file-system.js';
 import { stringOption, withTwin, type Command } from '../command.js';
 import { printJson, write, writeLines } from '../output.js';
 
@@ -45,8 +46,8 @@ async function exportToFile(
   } catch (error) {
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `cannot write ${file} (${code(error)}); check that its folder exists and is writable`,
-      { path: 'out' },
+      `cannot write ${file}: ${fileSystemReason(error, 'writing')}; check that its folder exists and this user can write in it, or pick another --out`,
+      { path: 'out', details: { file, reason: code(error) }, cause: error },
     );
   }
   let count = 0;

@@ -4,6 +4,7 @@
 // naming the field.
 import { readFileSync } from 'node:fs';
 import { TwinError } from '../../errors.js';
+import { fileSystemReason } from '../../log/file-system.js';
 import {
   getScheme,
   isSchemeName,
@@ -401,8 +402,8 @@ export function loadServeConfig(
   } catch (error) {
     throw new TwinError(
       'INVALID_CONFIG',
-      `cannot read configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      { path: 'file' },
+      `cannot read configuration file ${file}: ${fileSystemReason(error, 'reading')}; check the path`,
+      { path: 'file', cause: error },
     );
   }
   let parsed: unknown;
