@@ -65,8 +65,8 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
     area: 'writes and logs',
     status: 422,
     means:
-      "An imported line's `prev` is not the hash of the line before it (or of genesis, or of the twin's newest entry).",
-    fix: 'The file was changed or does not continue this twin: take a fresh export from the source, or import into a new twin.',
+      "An imported or replayed line's `prev` is not the hash of the line before it (or of genesis, or of the twin's newest entry); or `twinworld export` found the stored log so (or an entry missing, or the newest unlike the hash recorded for it).",
+    fix: 'The file was changed or does not continue this twin: take a fresh export from the source, or import into a new twin. For a stored log, `twinworld verify` names the entry; `export --allow-broken` writes it out as stored.',
   },
   TWIN_LOG_MISSING: {
     area: 'world and store',

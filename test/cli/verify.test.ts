@@ -1,12 +1,15 @@
 // `twinworld verify` and the chain through the binary: ok (exit 0) on a clean twin, the first entry
 // that does not match (exit 1) on a changed one, TWIN_LOG_MISSING on an emptied database, and
-// export → import refusing a tampered file with IMPORT_CHAIN_BROKEN naming its line.
+// export → import refusing a tampered file with IMPORT_CHAIN_BROKEN naming its line, and export
+// refusing a stored log whose chain is broken, naming the entry.
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openWorld } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
+import { cli } from './in-process.js';
 
 const BIN = resolve('dist/src/cli/main.js');
 const dir = tempDir('twinworld-verify-');
@@ -135,5 +138,84 @@ describe('export → import through the binary', () => {
       details: { line: 2, seq: 2, appended: 1 },
     });
     expect(tw(['hash', 'copy', ...target, '--json']).stdout).toContain('"entries":1');
+  });
+});
+
+describe('export of a stored log whose chain is broken', () => {
+  /** A root whose twin "shop" holds four entries (written in this process: setup only). */
+  async function four(): Promise<string> {
+    const root = join(dir, `broken-${++n}`);
+    const world = openWorld({ root });
+    for (let i = 1; i <= 4; i++)
+      await world.twin('shop').applyWrite({
+        operation: 'customer.create',
+        subjectType: 'customer',
+        subjectId: `cus_${i}`,
+        fields: { plan: 'free' },
+      });
+    await world.close();
+    return root;
+  }
+
+  function tamper(root: string, sql: string): void {
+    const db = new Database(join(root, 'twins', 'shop.db'));
+    db.prepare(sql).run();
+    db.close();
+  }
+
+  const edit = (seq: number) =>
+    `UPDATE entries SET body = replace(body, '"free"', '"pro"') WHERE seq = ${seq}`;
+
+  it('is refused with IMPORT_CHAIN_BROKEN naming the entry; --out leaves nothing; --allow-broken exports it as stored', async () => {
+    const root = await four();
+    const clean = (await cli(['export', 'shop', '--root', root])).stdout.split('\n');
+    tamper(root, edit(2));
+    // Was: the broken log on stdout, exit 0, for import and replay to refuse later.
+    const out = await cli(['export', 'shop', '--root', root]);
+    expect(out.stderr).toMatch(
+      /^error IMPORT_CHAIN_BROKEN: twin "shop"'s log is broken at entry 2: entry 2 was changed after it was written: .*--allow-broken exports the log as it is stored; entry 1 was written to stdout \(at twin\)\n$/,
+    );
+    expect(out.status).toBe(1);
+    expect(out.stdout).toBe(`${clean[0]}\n`);
+    const file = join(dir, `broken-${n}.jsonl`);
+    const json = await cli(['export', 'shop', '--root', root, '--out', file, '--json']);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error: 'IMPORT_CHAIN_BROKEN',
+      path: 'twin',
+      details: { seq: 2 },
+      message: expect.stringMatching(/; nothing was left at .*broken-\d+\.jsonl$/),
+    });
+    expect(existsSync(file)).toBe(false);
+    const as = await cli(['export', 'shop', '--root', root, '--allow-broken']);
+    expect(as.stderr).toBe('');
+    expect(as.status).toBe(0);
+    expect(as.stdout.split('\n')).toHaveLength(5);
+    expect(as.stdout).toContain('"pro"');
+  });
+
+  it('names the entry the log vouches against: the one before the last, the newest (by the root), a removed one', async () => {
+    const cases: [string, RegExp][] = [
+      // The newest entry still links to entry 3's first bytes: entry 3 changed, not 4.
+      [edit(3), /broken at entry 3: entry 3 was changed after it was written/],
+      // Nothing links to the newest; the root's mark of it does.
+      [
+        edit(4),
+        /broken at entry 4: entry 4 was changed after it was written: its line hashes to [0-9a-f]{12}…, but the root \(.*shop\.head\) recorded/,
+      ],
+      [
+        'DELETE FROM entries WHERE seq = 2',
+        /broken at entry 2: entry 2 is missing: after entry 1 the log holds entry 3/,
+      ],
+    ];
+    for (const [sql, message] of cases) {
+      const root = await four();
+      tamper(root, sql);
+      const r = await cli(['export', 'shop', '--root', root]);
+      expect(r.stderr).toMatch(message);
+      expect(r.status).toBe(1);
+      // verify finds the same log broken.
+      expect((await cli(['verify', 'shop', '--root', root])).status).toBe(1);
+    }
   });
 });

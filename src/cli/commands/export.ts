@@ -4,8 +4,10 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TwinError } from '../../errors.js';
+import { isTwinError, TwinError } from '../../errors.js';
 import { fileSystemReason } from '../../log/file-system.js';
+import { chainCheckedLines } from '../../world/chain-guard.js';
+import type { Twin } from '../../world/twin.js';
 import { stringOption, withTwin, type Command } from '../command.js';
 import { printJson, write, writeLines } from '../output.js';
 
@@ -70,6 +72,11 @@ async function exportToFile(
   } catch (error) {
     out.destroy();
     await rm(temp, { force: true });
+    if (isTwinError(error, 'IMPORT_CHAIN_BROKEN'))
+      throw new TwinError(error.code, `${error.message}; nothing was left at ${file}`, {
+        ...(error.path === undefined ? {} : { path: error.path }),
+        ...(error.details === undefined ? {} : { details: { ...error.details } }),
+      });
     const what = reading
       ? `reading the twin's log failed (${code(error)}; the database may be damaged)`
       : `writing ${file} failed (${code(error)}; is the disk full, or the file too large for this process?)`;
@@ -82,6 +89,11 @@ async function exportToFile(
       },
     );
   }
+}
+
+function written(entries: number): string {
+  if (entries === 0) return 'nothing was written to stdout';
+  return `${entries === 1 ? 'entry 1 was' : `entries 1–${entries} were`} written to stdout`;
 }
 
 /**
@@ -104,7 +116,7 @@ async function checkOutFile(file: string, twin: string): Promise<void> {
 export const exportCommand: Command = {
   name: 'export',
   summary: "Write a twin's log as JSONL (stdout or --out FILE)",
-  usage: 'export <twin> [--out FILE] [--root DIR | --store URL] [--json]',
+  usage: 'export <twin> [--out FILE] [--allow-broken] [--root DIR | --store URL] [--json]',
   description: [
     "Writes every entry of <twin>'s log as canonical JSONL, one entry per line, oldest first:",
     '  twinworld export stripe > stripe.jsonl      (stdout, the default)',
@@ -112,7 +124,9 @@ export const exportCommand: Command = {
     'Each line carries prev, the SHA-256 of the line before it, so `twinworld import` notices a',
     'changed, removed or reordered line. The file can be loaded with `twinworld import` or',
     'checked with `twinworld replay`.',
-    'Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist.',
+    'Refused (exit 1, UNKNOWN_TWIN) when the twin does not exist; stopped (exit 1,',
+    'IMPORT_CHAIN_BROKEN naming the entry) where the stored chain is broken — the entries before',
+    'it are on stdout already, and --out leaves no file — unless --allow-broken is given.',
   ].join('\n'),
   arguments: [['<twin>', 'twin name, e.g. stripe']],
   positionals: { min: 1, max: 1 },
@@ -124,6 +138,11 @@ export const exportCommand: Command = {
       arg: 'FILE',
       description: 'write to FILE instead of stdout (- is stdout)',
     },
+    'allow-broken': {
+      type: 'boolean',
+      description:
+        'export a log whose hash chain is broken as it is stored, to look at it\n(import and replay refuse the file at the same entry; `twinworld verify` names it)',
+    },
   },
   jsonHelp:
     'with --out, print {"twin", "entries", "file"}; without --out the lines are JSON already',
@@ -133,12 +152,26 @@ export const exportCommand: Command = {
     // "-" is stdout, as it is stdin for import and replay, not a file named "-".
     const file = out === '-' ? undefined : out;
     if (file !== undefined) await checkOutFile(file, name);
+    const lines =
+      args.values['allow-broken'] === true
+        ? (twin: Twin) => twin.exportLines()
+        : (twin: Twin) => chainCheckedLines(twin);
     return withTwin(args, name, { mustExist: true }, async (twin) => {
       if (file === undefined) {
-        await writeLines(io.stdout, twin.exportLines());
+        await writeLines(io.stdout, lines(twin)).catch((error: unknown) => {
+          if (!isTwinError(error, 'IMPORT_CHAIN_BROKEN')) throw error;
+          throw new TwinError(
+            error.code,
+            `${error.message}; ${written(Number(error.details?.entries))}`,
+            {
+              path: 'twin',
+              ...(error.details === undefined ? {} : { details: { ...error.details } }),
+            },
+          );
+        });
         return 0;
       }
-      const entries = await exportToFile(name, file, () => twin.exportLines());
+      const entries = await exportToFile(name, file, () => lines(twin));
       if (args.json) await printJson(io, { twin: name, entries, file });
       else await write(io.stdout, `exported ${entries} entries of twin "${name}" to ${file}\n`);
       return 0;
