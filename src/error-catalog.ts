@@ -350,8 +350,8 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
   ROOT_NOT_A_FOLDER: {
     area: 'world and store',
     status: 500,
-    means: "The world's root is a file, not a folder.",
-    fix: 'Point `--root` at a folder.',
+    means: "The world's root, or the `twins` folder inside it, is a file, not a folder.",
+    fix: 'Point `--root` at a folder; move a file named `twins` out of the root.',
   },
   ROOT_READ_ONLY: {
     area: 'world and store',

@@ -1,8 +1,8 @@
 // A walk written by a user, as a module: `export default async (walk, packs) => { … }` (or a
 // named `walk` export), with an optional `export const options = { seed, start }`. Loading checks
 // the shape and says how to fix it; running opens the walk, calls the function, settles, reports.
-import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TwinError } from '../errors.js';
 import type { Pack } from '../events/pack-registry.js';
@@ -35,6 +35,13 @@ export async function loadWalkModule(file: string): Promise<LoadedWalk> {
   const path = resolve(file);
   if (!existsSync(path))
     throw new TwinError('INVALID_ARGUMENT', `no walk module at ${path}`, { path: 'file' });
+  // import() says only "Directory import … is not supported resolving ES modules".
+  if (statSync(path).isDirectory())
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${file} is a folder; give the walk module in it, e.g. twinworld walk ${join(file, 'my-walk.mjs')}`,
+      { path: 'file' },
+    );
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

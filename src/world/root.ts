@@ -46,6 +46,14 @@ function danglingLink(path: string): string | undefined {
   }
 }
 
+function isFile(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The nearest existing folder at or above `path` (for messages about why it cannot be made). */
 function nearestExisting(path: string): { path: string; isDirectory: boolean } | undefined {
   for (let at = path; ; at = dirname(at)) {
@@ -109,10 +117,17 @@ export function prepareRoot(root: string, create: boolean): void {
       );
     }
   }
+  const twins = join(root, 'twins');
+  // Said of the root as a whole, "a part of its path is a file" pointed at the folder given.
+  if (isFile(twins))
+    throw new TwinError(
+      'ROOT_NOT_A_FOLDER',
+      `the world root ${root} cannot be used: ${twins} is a file, but the root keeps its twins' logs in that folder; move the file out of the root, or pass another --root`,
+      { path: 'root' },
+    );
   if (create) {
     const problem = writable(root);
     if (problem !== undefined) throw readOnly(root, problem);
-    const twins = join(root, 'twins');
     try {
       if (statSync(twins).isDirectory() && writable(twins) !== undefined)
         throw readOnly(twins, writable(twins)!);

@@ -156,7 +156,7 @@ describe('flag values', () => {
     const json = await cli(['log', 'stripe', '--limit=x', '--json']);
     expect(JSON.parse(json.stderr)).toEqual({
       error: 'USAGE',
-      message: '--limit must be an integer 0 or more, got "x"',
+      message: '--limit must be an integer 1 or more, got "x"',
       help: 'see `twinworld log --help`',
     });
   });

@@ -1,6 +1,6 @@
 // What a new user types wrong, answered in-process as the CLI answers it: a typed refusal that
 // names what was wrong and where, exit 1 (or 2 for usage), and nothing left behind.
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/backends.js';
@@ -221,5 +221,62 @@ describe('send --list', () => {
     expect(unknown.stderr).toMatch(/^error UNKNOWN_PACK: unknown pack "slak"; valid packs: /);
     expect(unknown.status).toBe(1);
     expect((await cli(['send', '--list', 'slack', 'message'])).status).toBe(2);
+  });
+});
+
+describe('what a first session trips over', () => {
+  const write = JSON.stringify({
+    operation: 'customer.create',
+    subjectType: 'customer',
+    subjectId: 'cus_1',
+    fields: {},
+  });
+
+  it('write with nothing on stdin is a usage error saying so, not "Unexpected end of JSON input"', async () => {
+    const root = freshRoot();
+    const r = await cli(['write', 'stripe', '--root', root]);
+    expect(r.stderr).toBe(
+      "error USAGE: stdin was empty: give the write with --data '<json>' or pipe it on stdin; see `twinworld write --help`\n",
+    );
+    expect(r.status).toBe(2);
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('log --limit 0 is a usage error, as every other --limit, not "no entries" of a twin that has them', async () => {
+    const root = freshRoot();
+    expect((await cli(['write', 'stripe', '--root', root, '--data', write])).status).toBe(0);
+    const r = await cli(['log', 'stripe', '--root', root, '--limit', '0']);
+    expect(r.stderr).toMatch(/^error USAGE: --limit must be an integer 1 or more, got "0"/);
+    expect(r.status).toBe(2);
+    expect((await cli(['log', 'stripe', '--root', root, '--limit', '1'])).stdout).toContain(
+      'customer/cus_1',
+    );
+  });
+
+  it('a root whose twins folder is a file names that file, for a write and a read', async () => {
+    const root = freshRoot();
+    mkdirSync(root);
+    writeFileSync(join(root, 'twins'), 'not a folder');
+    for (const args of [
+      ['write', 'stripe', '--data', write],
+      ['log', 'stripe'],
+    ]) {
+      const r = await cli([...args, '--root', root]);
+      // Was: "a part of its path is a file … pass a folder with --root", of a root that is one.
+      expect(r.stderr).toBe(
+        `error ROOT_NOT_A_FOLDER: the world root ${root} cannot be used: ${join(root, 'twins')} is a file, but the root keeps its twins' logs in that folder; move the file out of the root, or pass another --root (at root)\n`,
+      );
+      expect(r.status).toBe(1);
+    }
+  });
+
+  it('walk given a folder says so, not "Directory import … is not supported"', async () => {
+    const folder = join(dir, 'walks');
+    mkdirSync(folder);
+    const r = await cli(['walk', folder]);
+    expect(r.stderr).toBe(
+      `error INVALID_ARGUMENT: ${folder} is a folder; give the walk module in it, e.g. twinworld walk ${join(folder, 'my-walk.mjs')} (at file)\n`,
+    );
+    expect(r.status).toBe(1);
   });
 });

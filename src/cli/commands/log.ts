@@ -47,7 +47,8 @@ export const logCommand: Command = {
     },
     limit: {
       type: 'string',
-      value: { kind: 'count' },
+      // 0 printed 'no entries in twin "x"' about a twin that has them; other --limit flags start at 1.
+      value: { kind: 'count', min: 1 },
       arg: 'N',
       description: 'at most N entries (default: all)',
     },

@@ -47,6 +47,11 @@ export const writeCommand: Command = {
       if (io.isTTY.stdin)
         throw new UsageError("give the write with --data '<json>' or pipe it on stdin");
       const text = await readAll(io.stdin);
+      // Nothing given is a usage slip (as on a terminal), not a write that is bad JSON.
+      if (text.trim() === '')
+        throw new UsageError(
+          "stdin was empty: give the write with --data '<json>' or pipe it on stdin",
+        );
       try {
         parsed = JSON.parse(text);
       } catch (error) {
