@@ -7,13 +7,18 @@ import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
+  constants,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
+  readSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -22,6 +27,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Write } from '../../src/log/write.js';
 import { openWorld } from '../../src/world/world.js';
+import { cli } from './in-process.js';
 
 const BIN = resolve('dist/src/cli/main.js');
 const dirs: string[] = [];
@@ -259,6 +265,38 @@ describe('export --out naming no file', () => {
         .map((l) => JSON.parse(l).seq),
     ).toEqual([1, 2, 3]);
     expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
+describe('export --out naming what is not a plain file', () => {
+  it('a link is written through, a pipe in place: neither is replaced by a file of its own', async () => {
+    const root = await twinOf(3);
+    const whole = (await cli(['export', 'stripe', '--root', root])).stdout;
+    const d = dir();
+    // Was: the link itself replaced by a file, its target left as it was.
+    const real = join(d, 'real.jsonl');
+    writeFileSync(real, 'old\n');
+    symlinkSync(real, join(d, 'link.jsonl'));
+    const linked = await cli(['export', 'stripe', '--root', root, '--out', join(d, 'link.jsonl')]);
+    expect(linked.stderr).toBe('');
+    expect(lstatSync(join(d, 'link.jsonl')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toBe(whole);
+    // Was: the pipe renamed over (for /dev/full or /dev/stdout, the device), its reader left
+    // with nothing. The reader opens without waiting; the export's few lines fit the pipe.
+    const pipe = join(d, 'pipe');
+    expect(spawnSync('mkfifo', [pipe]).status).toBe(0);
+    const reader = openSync(pipe, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const piped = await cli(['export', 'stripe', '--root', root, '--out', pipe]);
+      expect(piped.stderr).toBe('');
+      expect(piped.status).toBe(0);
+      const buffer = Buffer.alloc(64 * 1024);
+      const n = readSync(reader, buffer);
+      expect(buffer.subarray(0, n).toString('utf8')).toBe(whole);
+      expect(lstatSync(pipe).isFIFO()).toBe(true);
+    } finally {
+      closeSync(reader);
+    }
   });
 });
 

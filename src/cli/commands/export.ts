@@ -2,7 +2,7 @@
 // stdout (`twinworld export stripe > stripe.jsonl`) or to a file with --out.
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { realpath, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTwinError, TwinError } from '../../errors.js';
 import { fileSystemReason } from '../../log/file-system.js';
@@ -31,14 +31,18 @@ function put(
 /**
  * Writes beside the target and renames at the end, so an interrupted export never leaves a
  * file that looks like a complete (shorter) log. A read or write that fails midway is an
- * EXPORT_FAILED refusal that names where it stopped, and the temporary file is removed.
+ * EXPORT_FAILED refusal that names where it stopped, and the temporary file is removed. A target
+ * that is no regular file (a pipe, /dev/stdout) is written in place: renaming over it would
+ * replace the device or pipe with a file.
  */
 async function exportToFile(
   twin: string,
   file: string,
+  target: OutTarget,
   lines: () => AsyncIterable<string>,
 ): Promise<number> {
-  const temp = `${file}.${process.pid}.partial`;
+  const temp = target.inPlace ? target.path : `${target.path}.${process.pid}.partial`;
+  const left = target.inPlace ? '' : `; nothing was left at ${file}`;
   const out = createWriteStream(temp, { encoding: 'utf8' });
   let streamError: Error | undefined;
   // Listened for from the start: an 'error' nobody listens to would crash the process.
@@ -67,13 +71,13 @@ async function exportToFile(
     if (streamError !== undefined) throw streamError;
     out.end();
     await once(out, 'finish');
-    await rename(temp, file);
+    if (!target.inPlace) await rename(temp, target.path);
     return count;
   } catch (error) {
     out.destroy();
-    await rm(temp, { force: true });
+    if (!target.inPlace) await rm(temp, { force: true });
     if (isTwinError(error, 'IMPORT_CHAIN_BROKEN'))
-      throw new TwinError(error.code, `${error.message}; nothing was left at ${file}`, {
+      throw new TwinError(error.code, `${error.message}${left}`, {
         ...(error.path === undefined ? {} : { path: error.path }),
         ...(error.details === undefined ? {} : { details: { ...error.details } }),
       });
@@ -82,7 +86,7 @@ async function exportToFile(
       : `writing ${file} failed (${code(error)}; is the disk full, or the file too large for this process?)`;
     throw new TwinError(
       'EXPORT_FAILED',
-      `export of twin "${twin}" stopped after ${count} entries: ${what}; nothing was left at ${file}`,
+      `export of twin "${twin}" stopped after ${count} entries: ${what}${left}`,
       {
         path: reading ? 'twin' : 'out',
         details: { entries: count, cause: code(error) },
@@ -96,21 +100,27 @@ function written(entries: number): string {
   return `${entries === 1 ? 'entry 1 was' : `entries 1–${entries} were`} written to stdout`;
 }
 
+interface OutTarget {
+  /** Where the bytes go: a link to a file is followed, so the link stays and its file is written. */
+  readonly path: string;
+  readonly inPlace: boolean;
+}
+
 /**
  * A folder given as --out is refused before the world opens: the export would be written beside
  * it and its rename refused (EISDIR), reported as a disk that might be full.
  */
-async function checkOutFile(file: string, twin: string): Promise<void> {
-  const folder = await stat(file).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (folder)
+async function checkOutFile(file: string, twin: string): Promise<OutTarget> {
+  const found = await stat(file).catch(() => undefined);
+  if (found?.isDirectory() === true)
     throw new TwinError(
       'INVALID_ARGUMENT',
       `--out ${file} is a folder; give the file to write, e.g. --out ${join(file, `${twin}.jsonl`)}`,
       { path: 'out' },
     );
+  if (found === undefined) return { path: file, inPlace: false };
+  if (!found.isFile()) return { path: file, inPlace: true };
+  return { path: await realpath(file), inPlace: false };
 }
 
 export const exportCommand: Command = {
@@ -151,13 +161,13 @@ export const exportCommand: Command = {
     const out = stringOption(args, 'out');
     // "-" is stdout, as it is stdin for import and replay, not a file named "-".
     const file = out === '-' ? undefined : out;
-    if (file !== undefined) await checkOutFile(file, name);
+    const target = file === undefined ? undefined : await checkOutFile(file, name);
     const lines =
       args.values['allow-broken'] === true
         ? (twin: Twin) => twin.exportLines()
         : (twin: Twin) => chainCheckedLines(twin);
     return withTwin(args, name, { mustExist: true }, async (twin) => {
-      if (file === undefined) {
+      if (file === undefined || target === undefined) {
         await writeLines(io.stdout, lines(twin)).catch((error: unknown) => {
           if (!isTwinError(error, 'IMPORT_CHAIN_BROKEN')) throw error;
           throw new TwinError(
@@ -171,7 +181,7 @@ export const exportCommand: Command = {
         });
         return 0;
       }
-      const entries = await exportToFile(name, file, () => lines(twin));
+      const entries = await exportToFile(name, file, target, () => lines(twin));
       if (args.json) await printJson(io, { twin: name, entries, file });
       else await write(io.stdout, `exported ${entries} entries of twin "${name}" to ${file}\n`);
       return 0;
