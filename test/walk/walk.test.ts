@@ -164,7 +164,7 @@ describe('walks', () => {
       await expectCode(() => openWalk({ seed } as never), 'INVALID_ARGUMENT', 'seed');
     await expect(openWalk({ seed: 1.5 })).rejects.toThrow(/the walk of the text "1\.5"/);
     // Epoch ms the log cannot name (a fraction), and a start of no type a time has.
-    for (const start of [1.5, NaN, true, new Date(0)])
+    for (const start of [1.5, NaN, true, new Date(Number.NaN)])
       await expectCode(() => openWalk({ seed: 1, start } as never), 'INVALID_ARGUMENT', 'start');
     await expectCode(() => openWalk({ seed: 1, start: 'not a date' }), 'INVALID_ARGUMENT', 'start');
     // Date.parse would roll the 30th of February into March, and read a time without a zone in
@@ -179,6 +179,9 @@ describe('walks', () => {
     const offset = await openWalk({ seed: 1, start: '2026-03-02T10:00+01:00' });
     expect(offset.start).toBe('2026-03-02T09:00:00.000Z');
     await offset.close();
+    const fromDate = await openWalk({ seed: 1, start: new Date('2026-03-02T09:00:00.250Z') });
+    expect(fromDate.start).toBe('2026-03-02T09:00:00.250Z');
+    await fromDate.close();
     const text = await openWalk({ seed: '1.5', start: 0 });
     expect([text.seed, text.start]).toEqual(['1.5', '1970-01-01T00:00:00.000Z']);
     await text.close();
