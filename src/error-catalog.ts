@@ -422,6 +422,13 @@ export const ERROR_CATALOG: { readonly [C in TwinErrorCode]: ErrorEntry } = {
       'A walk module (`twinworld walk FILE`) threw while it ran; the message is what it threw, with the line of the throw when its stack names one.',
     fix: 'Fix the walk at the line named; a refusal of the kernel inside the walk keeps its own code instead.',
   },
+  FILE_ACCESS_FAILED: {
+    area: 'configuration and CLI',
+    status: 500,
+    means:
+      'A command met a file-system error that no more specific check turned into its own refusal: a file or folder missing, not permitted, read-only, full, or too many files open. The message names the path, what was being done and what the OS said.',
+    fix: 'Fix what the message names at that path (create the folder, give this user access, free space), then run the command again; a more specific refusal belongs there, so the command is worth reporting.',
+  },
 };
 
 /** The HTTP status a host answers an error code with (see ERROR_CATALOG). */

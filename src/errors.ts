@@ -61,7 +61,8 @@ export type TwinErrorCode =
   | 'PORT_IN_USE'
   | 'PORT_NOT_PERMITTED'
   | 'LOG_FILE_UNREADABLE'
-  | 'WALK_FAILED';
+  | 'WALK_FAILED'
+  | 'FILE_ACCESS_FAILED';
 
 export class TwinError extends Error {
   readonly code: TwinErrorCode;

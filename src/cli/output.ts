@@ -2,6 +2,8 @@
 // the one format every error is reported in (`error CODE: message (at path)`, or toJSON()).
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { TwinError } from '../errors.js';
+import { fileSystemReason, isFileSystemCode } from '../log/file-system.js';
 import type { ImportProgress } from '../world/twin.js';
 import type { CliIO } from './command.js';
 
@@ -90,9 +92,52 @@ function asErrorLike(error: unknown): ErrorLike {
   return { code: 'INTERNAL', message: String(error) };
 }
 
+// Calls that only look or read; any other (open for writing, mkdir, rename, unlink…) changes something.
+const READING_CALLS = new Set([
+  'stat',
+  'lstat',
+  'fstat',
+  'read',
+  'scandir',
+  'opendir',
+  'access',
+  'readlink',
+  'realpath',
+]);
+
+/**
+ * A Node file-system error (ENOENT, EACCES, EISDIR, ENOSPC, EMFILE…) that reached the CLI's edge because
+ * no check on its way turned it into a refusal of its own: said as a typed refusal naming the path
+ * and the reason in words, never Node's `ENOENT: no such file or directory, open '…'`.
+ */
+function systemErrorRefusal(error: unknown): TwinError | undefined {
+  if (!(error instanceof Error) || error instanceof TwinError) return undefined;
+  const e = error as NodeJS.ErrnoException & { dest?: unknown };
+  if (typeof e.code !== 'string' || !isFileSystemCode(e.code) || typeof e.syscall !== 'string')
+    return undefined;
+  const call = e.syscall;
+  // open() says nothing of its mode; Node's message for a missing file to read is the common case.
+  const doing = READING_CALLS.has(call) || call === 'open' ? 'reading' : 'writing';
+  const path = typeof e.path === 'string' ? e.path : undefined;
+  const dest = typeof e.dest === 'string' ? ` to ${e.dest}` : '';
+  const what =
+    path === undefined
+      ? `${call} of a file (Node did not say which) failed`
+      : `${call} ${path}${dest} failed`;
+  return new TwinError(
+    'FILE_ACCESS_FAILED',
+    `${what}: ${fileSystemReason(e, doing)}; fix that at the path named (create the folder, give this user access, free space) and run the command again`,
+    {
+      // The message names the file; `path` is for a field of the input, which this is not.
+      details: { code: e.code, syscall: call, ...(path === undefined ? {} : { file: path }) },
+      cause: error,
+    },
+  );
+}
+
 /** Reports a refused or failed operation on stderr; returns exit code 1. */
 export async function printError(io: CliIO, error: unknown, json: boolean): Promise<number> {
-  const e = asErrorLike(error);
+  const e = asErrorLike(systemErrorRefusal(error) ?? error);
   if (json) {
     const body = e.toJSON?.() ?? {
       error: e.code,

@@ -29,6 +29,11 @@ const WRITING: Readonly<Record<string, string>> = {
   EACCES: 'this user may not write there',
 };
 
+/** Whether `code` is one of the file system's errno codes these words cover (a socket's is not). */
+export function isFileSystemCode(code: string): boolean {
+  return Object.hasOwn(REASONS, code) || Object.hasOwn(READING, code);
+}
+
 /** What an errno code means, said for a person: "the file system is read-only (EROFS)". */
 export function fileSystemReason(error: unknown, doing: 'reading' | 'writing'): string {
   const code = (error as { code?: unknown } | null)?.code;
