@@ -4,7 +4,7 @@
 // after it (or, for the newest, the root's mark or the recorded chain head) vouches for it, so a
 // changed line is never written; the line after a broken link says which of the two was changed.
 import { TwinError } from '../errors.js';
-import { GENESIS, lineHash } from '../log/chain.js';
+import { GENESIS, lineHash, type ChainHead } from '../log/chain.js';
 import type { Twin } from './twin.js';
 
 interface Held {
@@ -15,6 +15,46 @@ interface Held {
 }
 
 const short = (hash: string): string => `${hash.slice(0, 12)}…`;
+
+/** A hash recorded for an entry when it was written, and who recorded it. */
+export interface ChainWitness {
+  readonly hash: string;
+  readonly by: string;
+}
+
+/**
+ * The hashes recorded when entries were written — the root's mark, and the chain head the store
+ * recorded at its last commit — by seq: the only witnesses for the newest line, which no line
+ * after it vouches for.
+ */
+export function chainWitnesses(
+  twin: Twin,
+  mark: ChainHead | undefined,
+  recorded: ChainHead | undefined,
+): Map<number, ChainWitness> {
+  const witnesses = new Map<number, ChainWitness>();
+  if (mark !== undefined)
+    witnesses.set(mark.seq, {
+      hash: mark.hash,
+      by: `the root (${twin.world.marks!.file(twin.name)})`,
+    });
+  if (recorded !== undefined)
+    witnesses.set(recorded.seq, { hash: recorded.hash, by: 'its commit' });
+  return witnesses;
+}
+
+/**
+ * Of a link that does not hold (entry `at`'s prev is not the hash of the entry before it), whether
+ * `at` itself is vouched for — by the entry after it, or for the newest by a witness — so the entry
+ * before it is the one that was changed; otherwise `at` is.
+ */
+export function linkVouched(
+  at: { readonly seq: number; readonly hash: string },
+  next: { readonly prev: string | undefined } | undefined,
+  witnesses: ReadonlyMap<number, ChainWitness>,
+): boolean {
+  return next === undefined ? witnesses.get(at.seq)?.hash === at.hash : next.prev === at.hash;
+}
 
 function read(line: string): Held {
   // Only seq and prev are looked at; a line that is no entry at all fails its link.
@@ -40,13 +80,11 @@ function read(line: string): Held {
  */
 export async function* chainCheckedLines(twin: Twin): AsyncIterable<string> {
   const name = twin.name;
-  // Hashes recorded when entries were written: the only witness for the newest line.
-  const vouched = new Map<number, { hash: string; by: string }>();
-  const mark = twin.world.marks?.read(name);
-  if (mark !== undefined)
-    vouched.set(mark.seq, { hash: mark.hash, by: `the root (${twin.world.marks!.file(name)})` });
-  const recorded = await twin.recordedChainHead();
-  if (recorded !== undefined) vouched.set(recorded.seq, { hash: recorded.hash, by: 'its commit' });
+  const vouched = chainWitnesses(
+    twin,
+    twin.world.marks?.read(name),
+    await twin.recordedChainHead(),
+  );
 
   let last: Held | undefined;
   let chained = false;
@@ -63,9 +101,7 @@ export async function* chainCheckedLines(twin: Twin): AsyncIterable<string> {
   const blame = (at: Held, before: Held, next: Held | undefined): TwinError => {
     if (at.prev === undefined)
       return changed(at.seq, 'it has no prev though the entries before it are chained');
-    const vouchedAt =
-      next === undefined ? vouched.get(at.seq)?.hash === at.hash : next.prev === at.hash;
-    if (vouchedAt)
+    if (linkVouched(at, next, vouched))
       return changed(
         before.seq,
         `its line hashes to ${short(before.hash)}, but entry ${at.seq}, which the log vouches for, records ${short(at.prev)}`,

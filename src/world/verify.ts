@@ -10,6 +10,7 @@ import { validateEntry, type Entry } from '../log/write.js';
 import { foldEntry, plainProducer, type Resource } from '../state/resource.js';
 import { compareResources, stateHash } from '../state/state-hash.js';
 import { TwinError } from '../errors.js';
+import { chainWitnesses, linkVouched } from './chain-guard.js';
 import type { Twin } from './twin.js';
 
 type VerifyCheck = 'entry' | 'sequence' | 'chain' | 'head' | 'mark' | 'state';
@@ -80,6 +81,8 @@ export async function verifyTwin(twin: Twin): Promise<VerifyReport> {
   const name = twin.name;
   const mark = twin.world.marks?.read(name);
   const recorded = await twin.recordedChainHead();
+  // Shared with export's guard, so both blame the same entry for the same broken link.
+  const witnesses = chainWitnesses(twin, mark, recorded);
   const types = new Map<string, Map<string, Resource>>();
   const get = (type: string, id: string): Resource | undefined => types.get(type)?.get(id);
   let problem: VerifyProblem | undefined;
@@ -149,7 +152,12 @@ export async function verifyTwin(twin: Twin): Promise<VerifyReport> {
     }
     const read: Read = { seq: entry.seq, hash, entry };
     if (pending !== undefined) {
-      problem = breakAt(pending.at, pending.before, pending.want, entry.prev === pending.at.hash);
+      problem = breakAt(
+        pending.at,
+        pending.before,
+        pending.want,
+        linkVouched(pending.at, { prev: entry.prev }, witnesses),
+      );
       break;
     }
     if (entry.seq !== seq) {
@@ -203,9 +211,14 @@ export async function verifyTwin(twin: Twin): Promise<VerifyReport> {
   }
   await lines.return?.();
   if (problem === undefined && pending !== undefined) {
-    // The newest entry: the chain head recorded at its commit vouches for it.
-    const vouched = recorded?.seq === pending.at.seq && recorded.hash === pending.at.hash;
-    problem = breakAt(pending.at, pending.before, pending.want, vouched);
+    // The newest entry: only what was recorded when it was written (the root's mark, the chain
+    // head of its commit) can vouch for it.
+    problem = breakAt(
+      pending.at,
+      pending.before,
+      pending.want,
+      linkVouched(pending.at, undefined, witnesses),
+    );
   }
   const entries = last?.seq ?? 0;
   const head = await twin.head();
