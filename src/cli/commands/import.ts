@@ -3,10 +3,15 @@
 // the import at that line and keeps everything before it.
 import { createInterface } from 'node:readline';
 import { TwinError } from '../../errors.js';
+import { GENESIS } from '../../log/chain.js';
 import { logFileLines } from '../../log/first-line.js';
 import { checkLogFile, readLines } from '../../log/jsonl.js';
+import { stateHash } from '../../state/state-hash.js';
+import { importLog } from '../../world/import-log.js';
 import type { ImportProgress } from '../../world/twin.js';
-import { withTwin, type CliIO, type Command } from '../command.js';
+import { validateTwinName } from '../../world/world.js';
+import { withTwin, withWorld, type CliIO, type Command, type ParsedArgs } from '../command.js';
+import { storeMayHoldWorld } from '../store.js';
 import { checkOneTwin } from '../one-twin-log.js';
 import { printJson, progressLine, write } from '../output.js';
 
@@ -23,6 +28,71 @@ export function inputLines(file: string, io: CliIO): AsyncIterable<string> {
   return file === '-'
     ? logFileLines(createInterface({ input: io.stdin, crlfDelay: Infinity }), file)
     : readLines(file);
+}
+
+/** The lines read so far are kept, so that what a trial run read is read again by the import. */
+function replayable(lines: AsyncIterable<string>): {
+  trial: AsyncIterable<string>;
+  rest: () => AsyncIterable<string>;
+} {
+  const source = lines[Symbol.asyncIterator]();
+  const seen: string[] = [];
+  return {
+    trial: {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          const step = await source.next();
+          if (step.done === true) return;
+          seen.push(step.value);
+          yield step.value;
+        }
+      },
+    },
+    async *rest() {
+      yield* seen;
+      for (;;) {
+        const step = await source.next();
+        if (step.done === true) return;
+        yield step.value;
+      }
+    },
+  };
+}
+
+const WOULD_APPEND = Symbol('would append');
+
+/**
+ * Runs the import's own checks against an empty twin until the first entry it would append: true
+ * when it would append one, false when the log holds no entry; a refusal of the first lines is
+ * thrown as the import would throw it. So an import into a new twin that would append nothing
+ * opens no world: a refused import leaves no empty twin (nor a root) behind.
+ */
+async function wouldAppend(name: string, lines: AsyncIterable<string>): Promise<boolean> {
+  try {
+    await importLog(
+      {
+        name,
+        head: async () => 0,
+        hashAt: async () => GENESIS,
+        entryAt: async () => undefined,
+        append: async () => {
+          throw WOULD_APPEND;
+        },
+      },
+      lines,
+    );
+    return false;
+  } catch (error) {
+    if (error === WOULD_APPEND) return true;
+    throw error;
+  }
+}
+
+async function twinExists(args: ParsedArgs, name: string): Promise<boolean> {
+  if (!storeMayHoldWorld(args.store)) return false;
+  return (await withWorld(args.store, (world) => world.twinNames(), { create: false })).includes(
+    name,
+  );
 }
 
 /**
@@ -76,12 +146,26 @@ export const importCommand: Command = {
       await checkLogFile(file);
       await checkOneTwin(file, name, readLines(file));
     }
+    validateTwinName(name);
+    const input = replayable(inputLines(file, io));
+    if (!(await twinExists(args, name)) && !(await wouldAppend(name, input.trial))) {
+      const empty = { twin: name, lines: 0, appended: 0, skipped: 0, head: 0 };
+      await write(io.stderr, emptyLogNote(file));
+      const hash = stateHash([]);
+      if (args.json) await printJson(io, { ...empty, hash, chain: null });
+      else
+        await write(
+          io.stdout,
+          `imported 0 entries: twin "${name}" was not made, as the log holds none; ${hash}\n`,
+        );
+      return 0;
+    }
     return withTwin(args, name, { mustExist: false }, async (twin) => {
       const progress = progressLine(io, 'importing', args.json);
       let last: ImportProgress = { line: 0, appended: 0, skipped: 0 };
       let result;
       try {
-        result = await twin.importLines(inputLines(file, io), (p) => {
+        result = await twin.importLines(input.rest(), (p) => {
           last = p;
           progress.onProgress?.(p);
         });
