@@ -4,8 +4,10 @@
 // worlds; `?world=NAME` in the URL picks one (default "default"). The URL may carry a password, so
 // messages only ever show the store's label, which leaves it out.
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { StorageBackend } from '../storage/port.js';
 import type { Clock } from '../world/clock.js';
+import { prepareRoot, type RootNaming } from '../world/root.js';
 import { openWorld, type World } from '../world/world.js';
 import { checkStoreParams } from './store-url-params.js';
 import { UsageError } from './usage-error.js';
@@ -24,6 +26,8 @@ export type StoreTarget =
       readonly root: string;
       readonly label: string;
       readonly from: StoreSource;
+      /** The text that named it (`sqlite:/w` for `--store sqlite:/w`), for refusals to quote. */
+      readonly given: string;
     }
   | {
       readonly kind: 'postgres';
@@ -38,8 +42,8 @@ export type StoreTarget =
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 const WORLD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 
-function sqlite(root: string, from: StoreSource): StoreTarget {
-  return { kind: 'sqlite', root, label: root, from };
+function sqlite(root: string, from: StoreSource, given: string = root): StoreTarget {
+  return { kind: 'sqlite', root, label: root, from, given };
 }
 
 // A password is where a character with a meaning in URLs most often ends up unescaped.
@@ -81,20 +85,20 @@ export function parseStore(spec: string, from: StoreSource = '--store'): StoreTa
   if (scheme === undefined && /^sqlite:/i.test(spec)) {
     const root = spec.slice('sqlite:'.length);
     if (root === '') throw new UsageError(`${from}: sqlite: needs a folder, e.g. sqlite:./world`);
-    return sqlite(root, from);
+    return sqlite(root, from, spec);
   }
   if (scheme === 'sqlite') {
     // sqlite:///abs/path or sqlite://./rel: what follows the slashes is the folder.
     const root = spec.slice('sqlite://'.length);
     if (root === '') throw new UsageError(`${from}: sqlite:// needs a folder, e.g. sqlite:./world`);
-    return sqlite(root, from);
+    return sqlite(root, from, spec);
   }
   if (scheme !== undefined) {
     throw new UsageError(
       `${from} must be a postgres://… URL, sqlite:DIR or a folder path, not a ${scheme}:// URL`,
     );
   }
-  return sqlite(spec, from);
+  return sqlite(spec, from, spec);
 }
 
 /**
@@ -151,6 +155,23 @@ export async function pgBackend(
   return new PostgresBackend(target.url, target.world);
 }
 
+/** How a refusal of a SQLite root tells the user to change it: the way they named it. */
+function rootNaming(target: Extract<StoreTarget, { kind: 'sqlite' }>): RootNaming {
+  if (target.from === '--store')
+    return {
+      option: '--store',
+      given: `--store ${target.given}`,
+      onDisk: 'pass a --store on a disk, e.g. --store sqlite:./.twinworld',
+    };
+  if (target.from === STORE_ENV)
+    return {
+      option: STORE_ENV,
+      given: `${STORE_ENV}=${target.given}`,
+      onDisk: `set ${STORE_ENV} to a folder on a disk, e.g. ${STORE_ENV}=sqlite:./.twinworld, or pass --root`,
+    };
+  return { option: '--root', onDisk: 'pass a --root on a disk, e.g. ./.twinworld' };
+}
+
 /**
  * Opens the world a store holds. `create: false` (commands that only read) refuses a missing SQLite
  * root; on PostgreSQL the backend connects (and migrates) on first use, so connection refusals come
@@ -160,7 +181,12 @@ export async function openStoreWorld(
   target: StoreTarget,
   options: { clock: Clock; create?: boolean },
 ): Promise<World> {
-  if (target.kind === 'sqlite')
+  if (target.kind === 'sqlite') {
+    // openWorld checks the root again, but could only say "pass a --root": the user may have
+    // named it with --store or TWINWORLD_STORE, and that is what they must change.
+    if (target.root !== ':memory:')
+      prepareRoot(resolve(target.root), options.create ?? true, rootNaming(target));
     return openWorld({ root: target.root, clock: options.clock, create: options.create ?? true });
+  }
   return openWorld({ root: target.label, clock: options.clock, backend: await pgBackend(target) });
 }

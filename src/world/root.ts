@@ -12,10 +12,32 @@ function errno(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-function notAFolder(root: string, what: string): TwinError {
+/**
+ * How the caller named the root, so that a refusal says what to change: the CLI's `--store URL`
+ * or TWINWORLD_STORE is not fixed by passing a --root.
+ */
+export interface RootNaming {
+  /** What names the root: "--root", "--store", "TWINWORLD_STORE". */
+  readonly option: string;
+  /** What the user gave, when it is not the folder itself: "--store sqlite:/proc/x". */
+  readonly given?: string;
+  /** How to name a root that can be made: "pass a --root on a disk, e.g. ./.twinworld". */
+  readonly onDisk: string;
+}
+
+const BY_ROOT: RootNaming = {
+  option: '--root',
+  onDisk: 'pass a --root on a disk, e.g. ./.twinworld',
+};
+
+function named(root: string, naming: RootNaming): string {
+  return naming.given === undefined ? root : `${root} (${naming.given})`;
+}
+
+function notAFolder(root: string, what: string, naming: RootNaming = BY_ROOT): TwinError {
   return new TwinError(
     'ROOT_NOT_A_FOLDER',
-    `the world root ${root} cannot be used: ${what} is a file, not a folder; pass a folder with --root (it is created if missing)`,
+    `the world root ${named(root, naming)} cannot be used: ${what} is a file, not a folder; pass a folder with ${naming.option} (it is created if missing)`,
     { path: 'root' },
   );
 }
@@ -70,25 +92,25 @@ function nearestExisting(path: string): { path: string; isDirectory: boolean } |
  * refuses a missing root with ROOT_NOT_FOUND instead of creating it; `create: true` creates it
  * and checks that it is writable.
  */
-export function prepareRoot(root: string, create: boolean): void {
+export function prepareRoot(root: string, create: boolean, naming: RootNaming = BY_ROOT): void {
   let exists = false;
   try {
     const stat = statSync(root);
-    if (!stat.isDirectory()) throw notAFolder(root, 'it');
+    if (!stat.isDirectory()) throw notAFolder(root, 'it', naming);
     exists = true;
   } catch (error) {
     if (error instanceof TwinError) throw error;
     const code = errno(error);
     if (code === 'ENOTDIR') {
       const near = nearestExisting(root);
-      throw notAFolder(root, near === undefined ? 'a part of its path' : near.path);
+      throw notAFolder(root, near === undefined ? 'a part of its path' : near.path, naming);
     }
     if (code !== 'ENOENT') throw readOnly(root, code ?? 'cannot access', error);
     const target = danglingLink(root);
     if (target !== undefined)
       throw new TwinError(
         'ROOT_NOT_FOUND',
-        `the world root ${root} is a symbolic link to ${target}, which does not exist: the link points at nothing; create ${target}, or point --root at a folder`,
+        `the world root ${named(root, naming)} is a symbolic link to ${target}, which does not exist: the link points at nothing; create ${target}, or point ${naming.option} at a folder`,
         { path: 'root', details: { link: root, target } },
       );
   }
@@ -96,7 +118,7 @@ export function prepareRoot(root: string, create: boolean): void {
     if (!create) {
       throw new TwinError(
         'ROOT_NOT_FOUND',
-        `there is no world at ${root}: the folder does not exist; check --root (commands that write create it)`,
+        `there is no world at ${named(root, naming)}: the folder does not exist; check ${naming.option} (commands that write create it)`,
         { path: 'root' },
       );
     }
@@ -104,7 +126,7 @@ export function prepareRoot(root: string, create: boolean): void {
       makeFolders(root);
     } catch (error) {
       const near = nearestExisting(root);
-      if (near !== undefined && !near.isDirectory) throw notAFolder(root, near.path);
+      if (near !== undefined && !near.isDirectory) throw notAFolder(root, near.path, naming);
       const denied = near === undefined ? undefined : writable(near.path);
       if (denied !== undefined || near === undefined)
         throw readOnly(root, denied ?? errno(error) ?? 'cannot create it', error);
@@ -112,7 +134,7 @@ export function prepareRoot(root: string, create: boolean): void {
       // of ours (/proc, /sys), which "make it writable" would not fix.
       throw new TwinError(
         'ROOT_READ_ONLY',
-        `cannot create the world root ${root} in ${near.path}: ${fileSystemReason(error, 'writing')}; pass a --root on a disk, e.g. ./.twinworld`,
+        `cannot create the world root ${named(root, naming)} in ${near.path}: ${fileSystemReason(error, 'writing')}; ${naming.onDisk}`,
         { path: 'root', details: { cause: errno(error) ?? 'cannot create it' }, cause: error },
       );
     }
@@ -122,7 +144,7 @@ export function prepareRoot(root: string, create: boolean): void {
   if (isFile(twins))
     throw new TwinError(
       'ROOT_NOT_A_FOLDER',
-      `the world root ${root} cannot be used: ${twins} is a file, but the root keeps its twins' logs in that folder; move the file out of the root, or pass another --root`,
+      `the world root ${named(root, naming)} cannot be used: ${twins} is a file, but the root keeps its twins' logs in that folder; move the file out of the root, or pass another ${naming.option}`,
       { path: 'root' },
     );
   if (create) {
