@@ -108,7 +108,7 @@ function checkSqlite(sqlite: unknown): asserts sqlite is Record<string, unknown>
         `sqlite.${key}`,
         `unknown option "sqlite.${key}"; sqlite takes ${SQLITE_KEYS.join(', ')}`,
       );
-  const { synchronous, busyTimeoutMs } = sqlite;
+  const { synchronous, busyTimeoutMs, walAutocheckpoint } = sqlite;
   // Any other value would reach SQLite's pragma as given: 'OFF' would quietly give up durability.
   // SQLite reads the pragma in any case, so 'full' keeps working as it always did.
   const level = typeof synchronous === 'string' ? synchronous.toUpperCase() : synchronous;
@@ -128,5 +128,19 @@ function checkSqlite(sqlite: unknown): asserts sqlite is Record<string, unknown>
     refuse(
       'sqlite.busyTimeoutMs',
       `sqlite.busyTimeoutMs must be a whole number of milliseconds, 0 or more, got ${describeValue(busyTimeoutMs)}`,
+    );
+  // SqliteBackend refuses it too, but only after the root folder was made: an empty root left
+  // behind by a refused call.
+  if (
+    walAutocheckpoint !== undefined &&
+    !(
+      typeof walAutocheckpoint === 'number' &&
+      Number.isSafeInteger(walAutocheckpoint) &&
+      walAutocheckpoint >= 0
+    )
+  )
+    refuse(
+      'sqlite.walAutocheckpoint',
+      `sqlite.walAutocheckpoint must be a whole number of pages, 0 or more, got ${describeValue(walAutocheckpoint)}`,
     );
 }

@@ -1,7 +1,7 @@
 // openWorld refuses options it could not use before anything opens, naming the option: a clock,
 // seed or store of the wrong shape otherwise failed later as a bare TypeError far from the call,
 // and a misspelt key or an unsupported SQLite setting was silently ignored or applied.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -48,6 +48,20 @@ describe('openWorld options', () => {
       message: expect.stringContaining(words),
     });
     expect((error as Error).message).toMatch(/^openWorld: /);
+  });
+
+  it('refuses a bad sqlite.walAutocheckpoint before the root folder is made', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tw-options-'));
+    dirs.push(root);
+    for (const pages of [-1, 1.5, Number.NaN, '1000'])
+      expect(
+        attempt({ root: join(root, 'w'), create: true, sqlite: { walAutocheckpoint: pages } }),
+      ).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path: 'sqlite.walAutocheckpoint',
+        message: expect.stringMatching(/^openWorld: .*whole number of pages/),
+      });
+    expect(existsSync(join(root, 'w'))).toBe(false);
   });
 
   it('refuses sqlite options where no SQLite root reads them, naming which', () => {
