@@ -3,7 +3,7 @@
 // grace period). A deleted reference is retired for good: setting it again is refused, so a stale
 // record that still names it can never pick up someone else's secret. Every backend (memory,
 // the SQLite file, a database later) passes one conformance suite in test/storage/.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 
 /** A plain value or a promise of one: built-in backends answer synchronously, a vault may not. */
 export type Awaitable<T> = T | Promise<T>;
@@ -61,6 +61,26 @@ export function checkSecret(secret: unknown): string {
   return secret;
 }
 
+/**
+ * resolve's arguments, checked with typeof alone (it runs for every signed delivery): a ref that
+ * is no text answered [] as an unknown ref would, and a missing now dropped every secret still in
+ * its grace period (no expiry compares greater than undefined).
+ */
+export function checkResolve(ref: unknown, now: unknown): void {
+  if (typeof ref !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `resolve(ref, now): ref must be a secret reference (a string such as the endpoint id), got ${describeValue(ref)}`,
+      { path: 'ref' },
+    );
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `resolve(ref, now): now must be epoch milliseconds (world.clock.now()), got ${describeValue(now)}`,
+      { path: 'now' },
+    );
+}
+
 export function checkRotation(now: unknown, graceMs: unknown): void {
   if (typeof now !== 'number' || !Number.isFinite(now))
     throw new TwinError('INVALID_ARGUMENT', 'rotate: now must be epoch milliseconds', {
@@ -116,6 +136,7 @@ export class MemorySecretStore implements SecretStore {
   }
 
   resolve(ref: string, now: number): string[] {
+    checkResolve(ref, now);
     return (this.secrets.get(ref) ?? [])
       .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
       .map((s) => s.secret);
@@ -151,6 +172,7 @@ export class ResolvingSecretStore implements SecretStore {
   }
 
   resolve(ref: string, now: number, stamp?: string): Awaitable<string[]> {
+    checkResolve(ref, now);
     const answer = this.resolver(ref, now);
     const settle = (found: readonly string[] | undefined): Awaitable<string[]> => {
       if (found === undefined) return this.store.resolve(ref, now, stamp);

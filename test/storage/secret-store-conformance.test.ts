@@ -129,6 +129,31 @@ for (const { name, create } of stores) {
       await store.close?.();
     });
 
+    it('resolve refuses a ref that is no text and a now that is no time, naming which', async () => {
+      const store = create();
+      await store.rotate('ep', A, 0, 0);
+      await store.rotate('ep', B, 0, 1_000);
+      const loose = store as unknown as { resolve: (...args: unknown[]) => unknown };
+      for (const [args, path] of [
+        [[undefined, 0], 'ref'],
+        [[null, 0], 'ref'],
+        [[7, 0], 'ref'],
+        [['ep'], 'now'],
+        [['ep', Number.NaN], 'now'],
+        [['ep', '0'], 'now'],
+      ] as const) {
+        let error: unknown;
+        try {
+          await loose.resolve(...args);
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', path });
+      }
+      expect(await store.resolve('ep', 0)).toEqual([B, A]);
+      await store.close?.();
+    });
+
     it('keeps refs apart, with any characters in them', async () => {
       const store = create();
       const refs = ['stripe/we_1', 'github/repository_hook/1', 'quote\'and"slash\\', 'ünï/😀'];

@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import {
   checkRef,
+  checkResolve,
   checkRotation,
   checkSecret,
   retired,
@@ -80,7 +81,8 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   resolve(ref: string, now: number, stamp?: string): string[] | Promise<string[]> {
-    if (typeof ref !== 'string' || ref.includes('\u0000')) return [];
+    checkResolve(ref, now);
+    if (ref.includes('\u0000')) return [];
     if (stamp === undefined) return this.load(ref, undefined).then((rows) => activeAt(rows, now));
     const cached = this.cache.get(ref);
     if (cached !== undefined && cached.stamp === stamp) return activeAt(cached.rows, now);

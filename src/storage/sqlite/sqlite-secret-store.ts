@@ -14,6 +14,7 @@ import { TwinError } from '../../errors.js';
 import { openRefusal } from './open-refusal.js';
 import {
   checkRef,
+  checkResolve,
   checkRotation,
   checkSecret,
   retired,
@@ -179,7 +180,7 @@ export class SqliteSecretStore implements SecretStore {
   }
 
   resolve(ref: string, now: number): string[] {
-    if (typeof ref !== 'string') return [];
+    checkResolve(ref, now);
     return this.open().resolve.all(ref, now) as string[];
   }
 
