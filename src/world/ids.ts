@@ -267,6 +267,20 @@ export class SeededIds extends BaseIds {
   private readonly streams = new Map<string, SeededIds>();
 
   constructor(clock: Clock, seed: string | number) {
+    // String(seed) takes anything: no seed seeded every such source with the text "undefined",
+    // so two tests that forgot it drew the same ids without a word.
+    if (typeof (clock as Partial<Clock> | null | undefined)?.now !== 'function')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `new SeededIds(clock, seed): clock must be a Clock (new VirtualClock(0)), got ${describeValue(clock)}`,
+        { path: 'clock' },
+      );
+    if (!(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed))))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `new SeededIds(clock, seed): seed must be a string or a finite number, got ${describeValue(seed)}`,
+        { path: 'seed' },
+      );
     super(clock);
     this.seed = String(seed);
   }
