@@ -1,6 +1,6 @@
 // What `decide` answers inside an atomic action: commit these writes (with a result for the
 // caller), or skip and append nothing.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 import type { Write } from '../log/write.js';
 
 export interface Commit<T> {
@@ -17,6 +17,14 @@ export interface Skip<T> {
 export type Decision<T> = Commit<T> | Skip<T> | Write | readonly Write[];
 
 export function commit<T = undefined>(writes: Write | readonly Write[], result?: T): Commit<T> {
+  // commit() wrapped nothing as [undefined], refused later as a write that is no object with no
+  // word of the call that made it; skip() is the decision that appends nothing.
+  if (typeof writes !== 'object' || writes === null)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `commit(writes, result): writes must be a write or an array of writes, got ${describeValue(writes)}; to append nothing, return skip(result)`,
+      { path: 'writes' },
+    );
   return {
     kind: 'commit',
     writes: Array.isArray(writes) ? writes : [writes as Write],
