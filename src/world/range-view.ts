@@ -4,6 +4,7 @@ import { TwinError } from '../errors.js';
 import { orderedPrefix, orderedSlice } from '../state/ordered-index.js';
 import type { RangePage } from '../state/read-view.js';
 import { freezeResource, type Resource } from '../state/resource.js';
+import { checkRange } from './read-arguments.js';
 import type { Section } from './section.js';
 import type { TwinState } from './twin-state.js';
 
@@ -14,6 +15,7 @@ export function rangeIn(
   index: string,
   page: RangePage,
 ): Resource[] {
+  checkRange(type, index, page);
   const [decl] = state.declared(type, index);
   if (decl?.orderBy === undefined)
     throw new TwinError(

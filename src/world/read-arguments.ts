@@ -107,6 +107,38 @@ export function checkUpTo(
     );
 }
 
+/**
+ * A range's page, with typeof checks alone (it is read on every page a host serves): a NaN limit
+ * went to the store as given, and a key or cursor that is no text matched nothing.
+ */
+export function checkRange(type: unknown, index: unknown, page: unknown): void {
+  const usage =
+    'range(type, index, page), e.g. range("customer", "byCreated", {key: "", limit: 10})';
+  checkName(usage, 'type', type);
+  checkName(usage, 'index', index);
+  if (typeof page !== 'object' || page === null)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: page must be an object {key, after?, limit, descending?}, got ${describeValue(page)}`,
+      { path: 'page' },
+    );
+  const { key, after, limit, descending } = page as Record<string, unknown>;
+  const refuse = (path: string, what: string, value: unknown): never => {
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${usage}: page.${path} must be ${what}, got ${describeValue(value)}`,
+      { path: `page.${path}` },
+    );
+  };
+  if (typeof key !== 'string') refuse('key', 'a string (the index key; "" for all)', key);
+  if (after !== undefined && typeof after !== 'string')
+    refuse('after', 'a resource id (the last one of the page before)', after);
+  if (typeof limit !== 'number' || Number.isNaN(limit))
+    refuse('limit', 'a number of resources, 0 or more', limit);
+  if (descending !== undefined && typeof descending !== 'boolean')
+    refuse('descending', 'true or false', descending);
+}
+
 const ENTRIES_OPTIONS = ['after', 'limit'];
 
 /** entries' options: {after?, limit?}. A misspelt one ({lmit: 5}) read the whole log. */

@@ -4,6 +4,8 @@
 // or entries option was dropped, use(undefined) broke every later commit of the twin.
 import { afterEach, describe, expect, it } from 'vitest';
 import { isoAt, VirtualClock } from '../../src/world/clock.js';
+import { commit } from '../../src/world/decision.js';
+import { SeededIds } from '../../src/world/ids.js';
 import { replayLines } from '../../src/world/replay.js';
 import { openWorld, type World } from '../../src/world/world.js';
 
@@ -125,5 +127,64 @@ describe('public arguments of the world layer', () => {
       path: 'ms',
     });
     expect(isoAt(0)).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('new SeededIds refuses a missing seed and a clock that is no clock', async () => {
+    const Ids = SeededIds as unknown as new (...args: unknown[]) => SeededIds;
+    const clock = new VirtualClock(0);
+    for (const [args, path] of [
+      [[clock], 'seed'],
+      [[clock, null], 'seed'],
+      [[clock, Number.NaN], 'seed'],
+      [[clock, { seed: 1 }], 'seed'],
+      [[undefined, 'a'], 'clock'],
+      [[0, 'a'], 'clock'],
+    ] as const)
+      expect(await refusal(() => new Ids(...args))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path,
+      });
+    expect(new SeededIds(clock, 1).vendorId('cus')).toBe(new SeededIds(clock, '1').vendorId('cus'));
+  });
+
+  it('commit refuses no writes, pointing at skip; an empty array still commits nothing', async () => {
+    const loose = commit as unknown as (...args: unknown[]) => unknown;
+    for (const writes of [undefined, null, 'customer.create'])
+      expect(await refusal(() => loose(writes))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path: 'writes',
+        message: expect.stringContaining('return skip(result)'),
+      });
+    const twin = world().twin('shop');
+    expect(await refusal(() => twin.applyAtomic(() => loose() as never))).toMatchObject({
+      path: 'writes',
+    });
+    expect((await twin.applyAtomic(() => commit([], 'done'))).result).toBe('done');
+  });
+
+  it("a view's range refuses a page it cannot read: a NaN limit, a key or cursor that is no text", async () => {
+    const twin = world().twin('cards');
+    twin.declareIndex({ type: 'card', name: 'byOwner', field: 'owner', orderBy: 'created' });
+    await twin.applyWrite({
+      operation: 'card.create',
+      subjectType: 'card',
+      subjectId: 'c1',
+      fields: { owner: 'ada', created: 1 },
+    });
+    const range = (...args: unknown[]) =>
+      twin.read((view) => (view.range as unknown as (...a: unknown[]) => unknown)(...args));
+    for (const [args, path] of [
+      [['card', 'byOwner', { key: 'ada', limit: Number.NaN }], 'page.limit'],
+      [['card', 'byOwner', { key: 'ada', limit: '10' }], 'page.limit'],
+      [['card', 'byOwner', { key: 'ada' }], 'page.limit'],
+      [['card', 'byOwner', { limit: 10 }], 'page.key'],
+      [['card', 'byOwner', { key: 'ada', after: 1, limit: 10 }], 'page.after'],
+      [['card', 'byOwner', { key: 'ada', limit: 10, descending: 'yes' }], 'page.descending'],
+      [['card', 'byOwner'], 'page'],
+      [['card'], 'index'],
+      [[], 'type'],
+    ] as const)
+      expect(await refusal(() => range(...args))).toMatchObject({ code: 'INVALID_ARGUMENT', path });
+    expect(await range('card', 'byOwner', { key: 'ada', limit: 10 })).toHaveLength(1);
   });
 });
