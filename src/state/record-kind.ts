@@ -3,6 +3,8 @@
 // one cast between stored JSON and a record's typed fields lives here, and nowhere else: a
 // record's fields are written only through its kind (or by a pack's operations, validated there),
 // so reading them back as that type is what was written.
+import { didYouMean } from '../did-you-mean.js';
+import { describeValue, TwinError } from '../errors.js';
 import type { JsonObject } from '../log/json-value.js';
 import type { Write } from '../log/write.js';
 import type { IndexDeclaration } from './indexes.js';
@@ -59,9 +61,48 @@ export interface RecordKindSpec<A extends readonly unknown[]> {
 }
 
 /** Declares a record kind. `F` is the type of its fields; `A` the parts its id is built from. */
+const SPEC_KEYS = ['type', 'id', 'indexes'];
+
+/**
+ * A kind is declared once, at import: what it cannot use is refused there, where recordKind()
+ * failed as a destructuring TypeError and a misspelt "indexs" left the kind with no indexes.
+ */
+function checkSpec(spec: unknown): void {
+  const refuse = (path: string, message: string): never => {
+    throw new TwinError('INVALID_ARGUMENT', `recordKind(spec): ${message}`, { path });
+  };
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+    refuse('spec', `spec must be an object {type, id?, indexes?}, got ${describeValue(spec)}`);
+  const given = spec as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!SPEC_KEYS.includes(key))
+      refuse(
+        `spec.${key}`,
+        `unknown key "${key}"${didYouMean(key, SPEC_KEYS)}; a kind takes ${SPEC_KEYS.join(', ')}`,
+      );
+  if (typeof given.type !== 'string' || given.type === '')
+    refuse('spec.type', `type must be a non-empty string, got ${describeValue(given.type)}`);
+  if (given.id !== undefined && typeof given.id !== 'function')
+    refuse('spec.id', `id must be a function (...parts) => string, got ${describeValue(given.id)}`);
+  const { indexes } = given;
+  if (indexes === undefined) return;
+  if (typeof indexes !== 'object' || indexes === null || Array.isArray(indexes))
+    refuse(
+      'spec.indexes',
+      `indexes must be an object {name: field} (or {name: {field, emptyKey?}}), got ${describeValue(indexes)}`,
+    );
+  for (const [name, at] of Object.entries(indexes as Record<string, unknown>))
+    if (typeof at !== 'string' && typeof (at as { field?: unknown } | null)?.field !== 'string')
+      refuse(
+        `spec.indexes.${name}`,
+        `index "${name}" must name a field path (or {field, emptyKey?}), got ${describeValue(at)}`,
+      );
+}
+
 export function recordKind<F extends RecordFields, A extends readonly unknown[] = [string]>(
   spec: RecordKindSpec<A>,
 ): RecordKind<F, A> {
+  checkSpec(spec);
   const { type } = spec;
   const indexes: IndexDeclaration[] = Object.entries(spec.indexes ?? {}).map(([name, at]) =>
     typeof at === 'string'
