@@ -90,13 +90,17 @@ const registries = new WeakMap<TwinHost, Map<string, Pack>>();
 
 // A pack's module (`import { stripe } from 'twinworld/packs'`) or its name are the likely slips: both
 // failed as "a pack needs a non-empty name", and a world that is not one as a WeakMap TypeError.
-function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is Pack {
+function checkWorld(call: string, world: unknown): void {
   if (typeof (world as Partial<TwinHost> | null)?.twin !== 'function')
     throw new TwinError(
       'INVALID_ARGUMENT',
-      `registerPack(world, pack): world must be a world from openWorld(...) (or a walk's world), got ${describeValue(world)}`,
+      `${call}: world must be a world from openWorld(...) (or a walk's world), got ${describeValue(world)}`,
       { path: 'world' },
     );
+}
+
+function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is Pack {
+  checkWorld('registerPack(world, pack)', world);
   if (typeof pack === 'string')
     throw new TwinError(
       'INVALID_ARGUMENT',
@@ -153,10 +157,18 @@ function checkPackKeys(name: string, pack: object): void {
 
 /** The packs registered in a world, by name, in registration order. */
 export function registeredPacks(world: TwinHost): ReadonlyMap<string, Pack> {
+  // A WeakMap answers nothing for what is no world: "no packs" would hide the wrong argument.
+  checkWorld('registeredPacks(world)', world);
   return registries.get(world) ?? new Map();
 }
 
 export function packTwinName(pack: Pack): string {
+  if (typeof (pack as Partial<Pack> | null)?.name !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `packTwinName(pack): pack must be a Pack object {name, twin?} (e.g. stripe.pack), got ${describeValue(pack)}`,
+      { path: 'pack' },
+    );
   return pack.twin ?? pack.name;
 }
 
@@ -195,6 +207,13 @@ export function registerPack(world: TwinHost, pack: Pack): Twin {
 }
 
 export function getPack(world: TwinHost, name: string): Pack {
+  checkWorld('getPack(world, name)', world);
+  if (typeof name !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `getPack(world, name): name must be the pack's name (e.g. "stripe"), got ${describeValue(name)}`,
+      { path: 'name' },
+    );
   const pack = registeredPacks(world).get(name);
   if (pack === undefined) {
     throw new TwinError(

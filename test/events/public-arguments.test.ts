@@ -4,7 +4,13 @@
 // transport option misspelt were TypeErrors from deep inside, or silence.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/events/dispatcher.js';
-import { registerPack, type Pack } from '../../src/events/pack-registry.js';
+import {
+  getPack,
+  packTwinName,
+  registeredPacks,
+  registerPack,
+  type Pack,
+} from '../../src/events/pack-registry.js';
 import { runSending } from '../../src/events/send-scope.js';
 import { withTraceContext } from '../../src/events/trace.js';
 import { HttpTransport } from '../../src/events/transports/http-transport.js';
@@ -82,5 +88,29 @@ describe('public arguments of the events layer', () => {
       expect(make(options)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path }));
     expect(make({ maxSocket: 4 })).toThrow(/did you mean "maxSockets"/);
     expect(new HttpTransport({ maxSockets: 4, clock: new VirtualClock(0) }).now()).toBe(0);
+  });
+
+  it('getPack, registeredPacks and packTwinName refuse what is no world, no name or no pack', async () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'packs' });
+    worlds.push(world);
+    registerPack(world, stripe.pack);
+    const call = (fn: unknown, ...args: unknown[]) =>
+      refusal(() => (fn as (...a: unknown[]) => unknown)(...args));
+    for (const [result, path, words] of [
+      [call(getPack, world), 'name', "name must be the pack's name"],
+      [call(getPack, world, stripe.pack), 'name', 'got an object (Object)'],
+      [call(getPack, 'stripe'), 'world', 'world must be a world'],
+      [call(registeredPacks), 'world', 'registeredPacks(world)'],
+      [call(packTwinName), 'pack', 'got undefined'],
+      [call(packTwinName, 'stripe'), 'pack', 'got "stripe"'],
+    ] as const)
+      expect(await result).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path,
+        message: expect.stringContaining(words),
+      });
+    expect(getPack(world, 'stripe')).toBe(stripe.pack);
+    expect(await call(getPack, world, 'slack')).toMatchObject({ code: 'UNKNOWN_PACK' });
+    expect(packTwinName(stripe.pack)).toBe('stripe');
   });
 });
