@@ -139,12 +139,50 @@ async function settled(
   }
 }
 
+const SEND_KEYS = ['pack', 'eventType', 'to', 'secret', 'data', 'dispatcher'];
+
+function refuse(path: string, message: string): never {
+  throw new TwinError('INVALID_ARGUMENT', `sendEvent(world, options): ${message}`, { path });
+}
+
+/**
+ * The options' shape, before what each holds: no options, a pack without scenarios (a pack's
+ * module, or a kernel Pack) and a dispatcher that is none were TypeErrors from deep inside, an
+ * event type that is no text was "cannot send "undefined"", and a misspelt `dispatcher` was
+ * dropped, so the send went through the world's own dispatcher instead.
+ */
+function checkSendShape(options: unknown): asserts options is SendOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuse('options', `options must be an object {${SEND_KEYS.join(', ')}}`);
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!SEND_KEYS.includes(key))
+      refuse(key, `unknown option "${key}"; sendEvent takes ${SEND_KEYS.join(', ')}`);
+  const { pack, eventType, dispatcher } = given;
+  if (typeof pack === 'object' && pack !== null) {
+    const inner = (pack as { pack?: { name?: unknown } }).pack;
+    if (typeof inner?.name === 'string' && !('name' in pack))
+      refuse('pack', `this is the module of the pack "${inner.name}"; pass its name or its .pack`);
+    if (typeof (pack as { scenarios?: unknown }).scenarios !== 'object')
+      refuse('pack', "pack must be a built-in pack's name or a VendorPack (one with scenarios)");
+  } else if (typeof pack !== 'string')
+    refuse('pack', `pack must be a built-in pack's name (e.g. "stripe") or a VendorPack`);
+  if (typeof eventType !== 'string')
+    refuse('eventType', 'eventType must be a string such as "customer.created"');
+  if (
+    dispatcher !== undefined &&
+    typeof (dispatcher as { dispatch?: unknown } | null)?.dispatch !== 'function'
+  )
+    refuse('dispatcher', 'dispatcher must be a Dispatcher when given');
+}
+
 /**
  * What `sendEvent` checks before it touches a world: the pack, the event type, the URL, the
  * secret and the `--data` keys. A command calls it before opening (or creating) its world, so a
  * refused send leaves nothing behind.
  */
 export function checkSend(options: SendOptions) {
+  checkSendShape(options);
   const pack = resolvePack(options.pack);
   const scenario = Object.hasOwn(pack.scenarios, options.eventType)
     ? pack.scenarios[options.eventType]
@@ -173,6 +211,8 @@ export function checkSend(options: SendOptions) {
 }
 
 export async function sendEvent(world: World, options: SendOptions): Promise<SendResult> {
+  if (typeof (world as Partial<World> | null | undefined)?.run !== 'function')
+    refuse('world', "world must be a world from openWorld(...) (or a walk's world)");
   const { pack, scenario, to, secret, data } = checkSend(options);
 
   return world.run(async () => {
