@@ -1,5 +1,6 @@
 // Typed refusals: every error the kernel raises carries a stable code, the path of the
 // offending value where there is one, and a message that says how to fix it.
+import { didYouMean } from './did-you-mean.js';
 
 export type TwinErrorCode =
   | 'INVALID_WRITE'
@@ -124,5 +125,46 @@ export function checkCallback(call: string, fn: unknown): void {
       {
         path: 'fn',
       },
+    );
+}
+
+/**
+ * Refuses an options object that is none, or a key of it `call` does not take, suggesting the key
+ * meant: a misspelt option was dropped and its default used without a word (`{twn: 'jobs'}` ran
+ * on the default twin). Undefined stands for no options.
+ */
+export function checkOptionKeys(
+  call: string,
+  options: unknown,
+  keys: readonly string[],
+  path = 'options',
+): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: ${path} must be an object {${keys.join(', ')}}, got ${describeValue(options)}`,
+      { path },
+    );
+  for (const key of Object.keys(options))
+    if (!keys.includes(key))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `${call}: unknown option "${key}"${didYouMean(key, keys)}; it takes ${keys.join(', ')}`,
+        { path: `${path}.${key}` },
+      );
+}
+
+/**
+ * Refuses what is no world where a call takes one (checked by its twin method, as every world and
+ * a walk's have it): passed on, it failed as a TypeError from deep inside ("world.twinNames is
+ * not a function"), or, as a WeakMap key, answered nothing.
+ */
+export function checkWorld(call: string, world: unknown): void {
+  if (typeof (world as { twin?: unknown } | null | undefined)?.twin !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: world must be a world from openWorld(...) (or a walk's world), got ${describeValue(world)}`,
+      { path: 'world' },
     );
 }

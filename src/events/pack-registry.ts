@@ -1,7 +1,7 @@
 // A pack: one vendor's twin, declared as data — its indexes, its events, and the operations a
 // user can ask of it. registerPack wires it into a world: indexes declared, fan-out installed.
 import { nearestName } from '../did-you-mean.js';
-import { describeValue, TwinError } from '../errors.js';
+import { checkWorld, describeValue, TwinError } from '../errors.js';
 import type { IndexDeclaration } from '../state/indexes.js';
 import type { EventsDeclaration } from './declaration.js';
 import { validateEventsDeclaration } from './declaration.js';
@@ -90,15 +90,6 @@ const registries = new WeakMap<TwinHost, Map<string, Pack>>();
 
 // A pack's module (`import { stripe } from 'twinworld/packs'`) or its name are the likely slips: both
 // failed as "a pack needs a non-empty name", and a world that is not one as a WeakMap TypeError.
-function checkWorld(call: string, world: unknown): void {
-  if (typeof (world as Partial<TwinHost> | null)?.twin !== 'function')
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `${call}: world must be a world from openWorld(...) (or a walk's world), got ${describeValue(world)}`,
-      { path: 'world' },
-    );
-}
-
 function checkRegisterArguments(world: unknown, pack: unknown): asserts pack is Pack {
   checkWorld('registerPack(world, pack)', world);
   if (typeof pack === 'string')
