@@ -2,7 +2,7 @@
 // (its own registry unless the host passes one). Each run is a `routine_run` resource whose start
 // and result ride on the engine's own start and finish writes. No run lock: a routine here dies
 // with the process that holds the engine's claim, so the claim alone keeps runs apart.
-import { TwinError } from '../errors.js';
+import { checkOptionKeys, TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
 import type { World } from '../world/world.js';
 import type { TriggerEnvelope } from './envelope.js';
@@ -54,6 +54,8 @@ export class InProcessRunner implements RoutineRunner {
         { path: 'world' },
       );
     }
+    // {name: fn} given here (for routines) was dropped: every run then found no routine.
+    checkOptionKeys('new InProcessRunner(world, options)', options, ['routines']);
     const store = options.routines;
     if (store !== undefined && (typeof store.get !== 'function' || typeof store.ids !== 'function'))
       throw new TwinError(

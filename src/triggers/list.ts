@@ -2,7 +2,7 @@
 // dedupe key, with the repeats counted on it), receipt (conflicts; duplicates and in-progress
 // answers of older versions) and refusal window (refused packets counted per source and minute),
 // newest first, with the answer each got and the provider it came from.
-import { TwinError } from '../errors.js';
+import { checkOptionKeys, checkWorld, TwinError } from '../errors.js';
 import type { Resource } from '../state/resource.js';
 import type { World } from '../world/world.js';
 import { DEFAULT_TRIGGER_TWIN } from './defaults.js';
@@ -211,6 +211,15 @@ export async function listTriggerRecords(
   world: World,
   options: ListOptions = {},
 ): Promise<TriggerListing[]> {
+  // A misspelt key ({limt: 5}, {tenat: 'acme'}) was dropped: the listing ran unbounded or unscoped.
+  checkWorld('listTriggerRecords(world, options)', world);
+  checkOptionKeys('listTriggerRecords(world, options)', options, [
+    'tenant',
+    'context',
+    'limit',
+    'twin',
+    'onUndecodable',
+  ]);
   const limit = options.limit ?? 100;
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new TwinError('INVALID_ARGUMENT', 'limit must be a positive integer', { path: 'limit' });

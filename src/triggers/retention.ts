@@ -6,7 +6,7 @@
 // from a stored cursor — each entry is looked at once over the twin's life, nothing is scanned —
 // and an unexpired replay guard stops the cursor, so a guard's window always outlives the cutoff.
 // A pruned resource keeps only a tombstone: its fields are emptied in the same write.
-import { TwinError } from '../errors.js';
+import { checkOptionKeys, checkWorld, TwinError } from '../errors.js';
 import type { Entry, ResourceRef, Write } from '../log/write.js';
 import type { ReadView } from '../state/read-view.js';
 import { isoAt } from '../world/clock.js';
@@ -108,6 +108,8 @@ function verdict(
 function checkOptions(options: PruneOptions): { olderThanMs: number; twin: string; batch: number } {
   if (options === null || typeof options !== 'object')
     throw new TwinError('INVALID_ARGUMENT', 'prune needs {olderThanMs}', { path: 'options' });
+  // A misspelt batch or twin was dropped: the default twin pruned, not the one meant.
+  checkOptionKeys('pruneTriggerHistory(world, options)', options, ['olderThanMs', 'twin', 'batch']);
   const { olderThanMs, batch = DEFAULT_BATCH, twin = 'triggers' } = options;
   if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
     throw new TwinError(
@@ -132,6 +134,7 @@ export async function pruneTriggerHistory(
   world: World,
   options: PruneOptions,
 ): Promise<PruneReport> {
+  checkWorld('pruneTriggerHistory(world, options)', world);
   const { olderThanMs, twin: name, batch } = checkOptions(options);
   const counts: Record<Kind, number> = { records: 0, receipts: 0, refusals: 0, guards: 0 };
   let examined = 0;

@@ -2,7 +2,7 @@
 // tick(). Each due occurrence is numbered, identified by trigger + nominal instant and recorded
 // (fired or missed) in the same commit that moves the cursor, so a repeated or concurrent tick
 // never fires one twice and a catch-up after downtime never drops one silently.
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
 import type { JsonValue } from '../../log/json-value.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
@@ -44,6 +44,13 @@ export class CalendarSource implements TriggerSource {
   private engine: SourceHost | undefined;
 
   constructor(options: { name?: string; pendingLeaseMs?: number } = {}) {
+    checkOptionKeys('new CalendarSource(options)', options, ['name', 'pendingLeaseMs']);
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `new CalendarSource(options): name must be a non-empty string, got ${describeValue(options.name)}`,
+        { path: 'options.name' },
+      );
     this.name = options.name ?? 'calendar';
     const lease = options.pendingLeaseMs ?? DEFAULT_PENDING_LEASE_MS;
     if (!Number.isSafeInteger(lease) || lease < 0)

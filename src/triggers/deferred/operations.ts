@@ -3,7 +3,7 @@
 // list by state, inspect one, cancel one still waiting. A tenant context reads and cancels only
 // its own tenant's dispatches, and on PostgreSQL its reads run scoped to that tenant (row-level
 // security).
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, checkWorld, describeValue, TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
@@ -60,17 +60,28 @@ function checkState(state: unknown): DispatchState | undefined {
   return state as DispatchState;
 }
 
-function checkId(id: unknown): string {
-  if (typeof id !== 'string' || !/^dsp_[0-9a-f]{32}$/.test(id))
-    throw unknownDispatch(typeof id === 'string' ? id : String(id));
+function checkId(call: string, id: unknown): string {
+  // An id that is no text was "no deferred dispatch "undefined"", as if one had been looked for.
+  if (typeof id !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: id must be a dispatch id (dsp_…), got ${describeValue(id)}`,
+      { path: 'id' },
+    );
+  if (!/^dsp_[0-9a-f]{32}$/.test(id)) throw unknownDispatch(id);
   return id;
 }
+
+const QUERY_KEYS = ['state', 'tenant', 'limit', 'twin', 'context'];
+const TARGET_KEYS = ['twin', 'context'];
 
 /** Dispatches newest first, by state (default: every state), for one tenant or all. */
 export async function listDispatches(
   world: World,
   query: DispatchQuery = {},
 ): Promise<DispatchStatus[]> {
+  checkWorld('listDispatches(world, query)', world);
+  checkOptionKeys('listDispatches(world, query)', query, QUERY_KEYS, 'query');
   const context = contextArgument(query.context);
   const state = checkState(query.state);
   const tenant =
@@ -106,8 +117,10 @@ export async function inspectDispatch(
   id: string,
   target: DispatchTarget = {},
 ): Promise<DispatchDetail> {
+  checkWorld('inspectDispatch(world, id, target)', world);
+  const checked = checkId('inspectDispatch(world, id, target)', id);
+  checkOptionKeys('inspectDispatch(world, id, target)', target, TARGET_KEYS, 'target');
   const context = contextArgument(target.context);
-  const checked = checkId(id);
   const tenant = tenantOf(context) ?? undefined;
   const twin = twinOf(world, target.twin);
   const detail = await twin.read(
@@ -136,8 +149,10 @@ export async function cancelDispatch(
   id: string,
   target: DispatchTarget = {},
 ): Promise<CancelAnswer> {
+  checkWorld('cancelDispatch(world, id, target)', world);
+  const checked = checkId('cancelDispatch(world, id, target)', id);
+  checkOptionKeys('cancelDispatch(world, id, target)', target, TARGET_KEYS, 'target');
   const context = contextArgument(target.context);
-  const checked = checkId(id);
   const tenant = tenantOf(context) ?? undefined;
   if (tenant !== undefined) authorize(context, tenant, 'configure', 'cancel the dispatches');
   const twin = twinOf(world, target.twin);

@@ -32,6 +32,15 @@ export interface TriggerEngineOptions {
   readonly leaseMs?: number;
 }
 
+export const ENGINE_OPTION_KEYS: readonly (keyof TriggerEngineOptions)[] = [
+  'world',
+  'twin',
+  'runner',
+  'refusalWindowMs',
+  'owner',
+  'leaseMs',
+];
+
 export interface IngestOptions {
   /**
    * For sources whose delivery id is not signed: a key for what the signature does cover. A new

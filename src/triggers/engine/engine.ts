@@ -4,7 +4,7 @@
 // dedupeKey) or by a declared index, never by scanning. The class is a façade: configuration and
 // lifecycle live here, the operations beside it (ingest.ts, run-claimed.ts, recover.ts) behind the
 // narrow EngineCore.
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
@@ -48,6 +48,7 @@ import {
 import type { EngineCore } from './engine-core.js';
 import {
   checkOptions,
+  ENGINE_OPTION_KEYS,
   type IngestOptions,
   type RecoveredRun,
   type RecoveryOptions,
@@ -100,6 +101,7 @@ export class TriggerEngine {
         { path: 'options' },
       );
     }
+    checkOptionKeys('new TriggerEngine(options)', options, ENGINE_OPTION_KEYS);
     const { world, runner } = options;
     if (
       world === null ||

@@ -5,7 +5,7 @@
 // façade: each operation lives in its own module beside it (declare.ts, claim-occurrences.ts,
 // reservations.ts, record-result.ts, run-reservation.ts, backfill.ts, read-history.ts,
 // prune-ledger.ts, inspect.ts), over the pure decisions in claim.ts, reservation.ts, result.ts…
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, TwinError } from '../../errors.js';
 import type { ReadView } from '../../state/read-view.js';
 import type { Decision } from '../../world/decision.js';
 import type { Twin } from '../../world/twin.js';
@@ -56,6 +56,17 @@ export const DEFAULT_RESERVATION_LEASE_MS = 5 * 60_000;
 /** Occurrences this close to now are on time; older ones follow the catch-up policy. */
 export const DEFAULT_GRACE_MS = 60_000;
 
+const SCHEDULES_OPTION_KEYS: readonly (keyof SchedulesOptions)[] = [
+  'world',
+  'twin',
+  'runner',
+  'owner',
+  'leaseMs',
+  'graceMs',
+  'hostBeatMs',
+  'hostLabel',
+];
+
 export interface SchedulesOptions {
   readonly world: World;
   /** The twin every decision is written to; default "triggers". */
@@ -95,6 +106,7 @@ export class Schedules implements ScheduleService {
         'new Schedules({world, runner?}) needs the world from openWorld()',
         { path: 'world' },
       );
+    checkOptionKeys('new Schedules(options)', options, SCHEDULES_OPTION_KEYS);
     this.world = options.world;
     this.twin = this.world.twin(options.twin ?? DEFAULT_TRIGGER_TWIN);
     this.owner = options.owner ?? `sch_${this.world.ids.ksuid()}`;

@@ -2,7 +2,7 @@
 // window on the world clock, then ingests it with the vendor's delivery id as dedupe key.
 // Refused packets are recorded without their body; secrets are resolved per call, never stored.
 import { withTraceContext } from '../../events/trace.js';
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
 import {
   getScheme,
   DEFAULT_TOLERANCE_SEC,
@@ -98,6 +98,13 @@ export class WebhookIngress implements TriggerSource {
   private engine: SourceHost | undefined;
 
   constructor(options: WebhookIngressOptions = {}) {
+    checkOptionKeys('new WebhookIngress(options)', options, ['endpoints', 'maxBodyBytes', 'name']);
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `new WebhookIngress(options): name must be a non-empty string, got ${describeValue(options.name)}`,
+        { path: 'options.name' },
+      );
     this.name = options.name ?? 'webhook';
     const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     if (!Number.isSafeInteger(max) || max < 1)
