@@ -4,7 +4,7 @@
 // appends. The webhooks a request causes are handed to the dispatcher only after its answer is
 // out (see docs/host.md).
 import { randomBytes } from 'node:crypto';
-import { isTwinError, TwinError } from '../errors.js';
+import { checkOptionKeys, checkWorld, describeValue, isTwinError, TwinError } from '../errors.js';
 import { Dispatcher } from '../events/dispatcher.js';
 import { registerPack, type Pack } from '../events/pack-registry.js';
 import { canonicalJson, sha256Hex } from '../log/canonical-json.js';
@@ -24,6 +24,13 @@ import type {
 import { RouteTable } from './surface/route-table.js';
 
 export const CONTROL_PREFIX = '/_twinworld/';
+
+const HOST_OPTION_KEYS: readonly (keyof HostOptions)[] = [
+  'world',
+  'surfaces',
+  'dispatcher',
+  'healthTimeoutMs',
+];
 
 export interface HostOptions {
   readonly world: World;
@@ -71,6 +78,15 @@ export class SurfaceHost {
         {
           path: 'world',
         },
+      );
+    // {surface: [...]} was dropped: a host serving nothing, answering every route 404.
+    checkOptionKeys('createHost(options)', options, HOST_OPTION_KEYS);
+    checkWorld('createHost(options)', options.world);
+    if (options.surfaces !== undefined && !Array.isArray(options.surfaces))
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `createHost(options): surfaces must be an array of surfaces (defineSurface(...)), got ${describeValue(options.surfaces)}`,
+        { path: 'options.surfaces' },
       );
     this.world = options.world;
     const healthTimeoutMs = checkHealthTimeout(options.healthTimeoutMs);

@@ -3,7 +3,7 @@
 // the host's origin is set to the address it listens on, so answers carry URLs on it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TwinError } from '../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../errors.js';
 import type { SurfaceHost } from './host.js';
 import { listenOn } from './listen-port.js';
 import { MAX_BODY_BYTES, readCappedBody } from './request-body.js';
@@ -47,6 +47,13 @@ async function handle(host: SurfaceHost, req: IncomingMessage, res: ServerRespon
 
 /** Listens on 127.0.0.1; resolves once the port is open. */
 export async function listen(host: SurfaceHost, options: ListenOptions = {}): Promise<Listening> {
+  if (typeof (host as Partial<SurfaceHost> | null | undefined)?.fetch !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `listen(host, options): host must be a host from createHost(...), got ${describeValue(host)}`,
+      { path: 'host' },
+    );
+  checkOptionKeys('listen(host, options)', options, ['port']);
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new TwinError(

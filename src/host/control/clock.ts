@@ -2,7 +2,7 @@
 // each instant a surface's clock participant has work due (Stripe's renewals and invoices), runs
 // that work there, and lets scheduled tasks (webhook retries, calendars) run at their own
 // instants in between, earliest first — then sends what was queued.
-import { TwinError } from '../../errors.js';
+import { describeValue, TwinError } from '../../errors.js';
 import { isoAt, VirtualClock } from '../../world/clock.js';
 import type { ClockParticipant } from '../surface/declaration.js';
 import type { World } from '../../world/world.js';
@@ -74,6 +74,20 @@ function target(input: Record<string, unknown>, now: number): number {
 
 /** Moves the world clock to `to`, stopping wherever a participant has work due. */
 export async function advanceWorld(host: ClockHost, to: number): Promise<void> {
+  if (typeof (host as Partial<ClockHost> | null | undefined)?.clockParticipants !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `advanceWorld(host, to): host must be a host from createHost(...), got ${describeValue(host)}`,
+      { path: 'host' },
+    );
+  // A NaN or text bound compares false with every due time: all work ever scheduled ran, and
+  // the clock went to the last of it.
+  if (typeof to !== 'number' || !Number.isFinite(to))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `advanceWorld(host, to): to must be epoch milliseconds (e.g. world.clock.now() + 60_000), got ${describeValue(to)}`,
+      { path: 'to' },
+    );
   const clock = host.world.clock;
   if (!(clock instanceof VirtualClock))
     throw new TwinError(

@@ -2,6 +2,7 @@
 // engine with its routes, the webhook ingress and the calendar source registered, the engine
 // started, the subscriptions stored, and — when the host is ready for intake — the ingress host
 // serving them. `twinworld serve`, the walks' trigger ingress and the tests all build it here.
+import { checkOptionKeys, checkWorld } from '../../errors.js';
 import { canonicalJson } from '../../log/canonical-json.js';
 import type { World } from '../../world/world.js';
 import { CalendarSource } from '../../triggers/calendar/calendar-source.js';
@@ -39,6 +40,20 @@ export interface TriggerRuntimeOptions {
   readonly start?: boolean;
 }
 
+const RUNTIME_OPTION_KEYS: readonly (keyof TriggerRuntimeOptions)[] = [
+  'world',
+  'twin',
+  'owner',
+  'leaseMs',
+  'routines',
+  'routes',
+  'webhooks',
+  'maxBodyBytes',
+  'calendars',
+  'configure',
+  'start',
+];
+
 /** What the ingress host takes beyond the runtime's own parts. */
 export type ListenOptions = Omit<IngressHostOptions, 'world' | 'engine' | 'ingress'>;
 
@@ -75,6 +90,9 @@ function unchanged(
 export async function createTriggerRuntime(
   options: TriggerRuntimeOptions,
 ): Promise<TriggerRuntime> {
+  // A misspelt key ({rotines}, {webhook}) was dropped: a runtime with no routines or endpoints.
+  checkOptionKeys('createTriggerRuntime(options)', options, RUNTIME_OPTION_KEYS);
+  checkWorld('createTriggerRuntime(options)', options?.world);
   const { world } = options;
   const runner = new InProcessRunner(world);
   for (const [id, fn] of Object.entries(options.routines ?? {})) runner.register(id, fn);

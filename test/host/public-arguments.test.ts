@@ -1,0 +1,67 @@
+// The host entry's public calls refuse what they cannot use up front, naming it: a misspelt
+// createHost or createTriggerRuntime option was dropped (a host serving nothing, a runtime with no
+// routines), advanceWorld(host, NaN) ran every task ever scheduled and moved the clock past them
+// all, and listen() or advanceWorld() without a host were TypeErrors from deep inside.
+import { afterEach, describe, expect, it } from 'vitest';
+import { advanceWorld } from '../../src/host/control/clock.js';
+import { createHost } from '../../src/host/host.js';
+import { listen } from '../../src/host/node-server.js';
+import { createTriggerRuntime } from '../../src/host/runtime/runtime.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import { openWorld, type World } from '../../src/world/world.js';
+
+const worlds: World[] = [];
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.close();
+});
+
+async function refusal(call: () => unknown): Promise<unknown> {
+  try {
+    await call();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+type Loose = (...args: unknown[]) => unknown;
+const loose = (fn: unknown): Loose => fn as Loose;
+
+describe('public arguments of the host entry', () => {
+  it('createHost, listen, advanceWorld and createTriggerRuntime refuse what they cannot use', async () => {
+    const clock = new VirtualClock(0);
+    const world = openWorld({ root: ':memory:', clock, seed: 'host-args' });
+    worlds.push(world);
+    const host = createHost({ world });
+    let ran = 0;
+    clock.schedule(60_000, () => void ran++);
+    for (const [call, path, words] of [
+      [
+        () => loose(createHost)({ world, surface: [] }),
+        'options.surface',
+        '(did you mean "surfaces"?)',
+      ],
+      [() => loose(createHost)({ world: {} }), 'world', 'got an object (Object)'],
+      [() => loose(createHost)({ world, surfaces: {} }), 'options.surfaces', 'must be an array'],
+      [() => loose(listen)(undefined), 'host', 'createHost'],
+      [() => loose(listen)(host, { prot: 0 }), 'options.prot', '(did you mean "port"?)'],
+      [() => loose(advanceWorld)(undefined, 0), 'host', 'createHost'],
+      [() => loose(advanceWorld)(host, Number.NaN), 'to', 'got NaN'],
+      [() => loose(advanceWorld)(host, '2026-01-01T00:00:00Z'), 'to', 'epoch milliseconds'],
+      [
+        () => loose(createTriggerRuntime)({ world, rotines: {} }),
+        'options.rotines',
+        '(did you mean "routines"?)',
+      ],
+      [() => loose(createTriggerRuntime)(), 'world', 'got undefined'],
+    ] as const)
+      expect(await refusal(call)).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        path,
+        message: expect.stringContaining(words),
+      });
+    expect(ran).toBe(0);
+    expect(clock.now()).toBe(0);
+    await host.close();
+  });
+});
