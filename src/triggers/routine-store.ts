@@ -1,7 +1,7 @@
 // Where a runner finds its routines: the port (look a routine up by id, list the ids) and the
 // registry the built-in runners use by default. A host plugs in its own store (routines loaded
 // from a plugin folder, a database of definitions) by implementing the two methods.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 
 export interface RoutineStore<R> {
   /** The routine named `routineId`, or undefined when the store has none by that name. */
@@ -33,6 +33,17 @@ export function unknownRoutine(routineId: string, howToRegister: string): TwinEr
 /** An in-memory store filled by `register`: each id once, each routine a function. */
 export class RoutineRegistry<R> implements RoutineStore<R> {
   private readonly routines = new Map<string, R>();
+
+  constructor(...given: []) {
+    // The constructor takes nothing: routines handed to it ({fulfil: fn}) were dropped unread.
+    const args: readonly unknown[] = given;
+    if (args.length > 0)
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `new RoutineRegistry() takes no arguments, got ${describeValue(args[0])}; add routines with .register(routineId, fn)`,
+        { path: 'routines' },
+      );
+  }
 
   register(routineId: string, routine: R): this {
     checkRoutineId(routineId);

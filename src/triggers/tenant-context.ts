@@ -5,7 +5,7 @@
 // one — so holding a context means a host decided, once, to act for that tenant. A network
 // backend sets each transaction's tenant from `tenantOf(context)` (row-level security), so the
 // database refuses what a bug in our code would let through.
-import { TwinError } from '../errors.js';
+import { describeValue, TwinError } from '../errors.js';
 import { checkTenantId } from './envelope.js';
 
 export type TenantPermission = 'ingest' | 'recover' | 'read' | 'configure';
@@ -84,6 +84,14 @@ export function isTriggerContext(value: unknown): value is TriggerContext {
 
 /** The tenant a transaction acting under this context is bound to; null for the system context. */
 export function tenantOf(context: TriggerContext): string | null {
+  // A look-alike ({kind: 'tenant', tenantId}) would be read as a context it was never issued as,
+  // and no context at all was a TypeError.
+  if (!isTriggerContext(context))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `tenantOf(context): context must be made by tenantContext({tenantId, may}) or be SYSTEM_CONTEXT, got ${describeValue(context)}`,
+      { path: 'context' },
+    );
   return context.kind === 'tenant' ? context.tenantId : null;
 }
 

@@ -5,6 +5,14 @@
 // "undefined"".
 import { afterEach, describe, expect, it } from 'vitest';
 import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
+import { ChildProcessRunner } from '../../src/triggers/child-runner/child-process-runner.js';
+import { FileRunLock } from '../../src/triggers/child-runner/file-run-lock.js';
+import { checkDispatchOptions } from '../../src/triggers/deferred/dispatch-options.js';
+import { deferredDispatchWork } from '../../src/triggers/deferred/dispatch-work.js';
+import { RoutineRegistry } from '../../src/triggers/routine-store.js';
+import { listEnabledSchedules } from '../../src/triggers/schedules/list-enabled.js';
+import { scheduleWork } from '../../src/triggers/schedules/schedule-work.js';
+import { SYSTEM_CONTEXT, tenantContext, tenantOf } from '../../src/triggers/tenant-context.js';
 import {
   cancelDispatch,
   inspectDispatch,
@@ -94,5 +102,24 @@ describe('public arguments of the trigger entries', () => {
     expect(await refusal(() => inspectDispatch(w, 'dsp_nope'))).toMatchObject({
       code: 'UNKNOWN_DISPATCH',
     });
+  });
+
+  it('the child runner, the work kinds, tenantOf and checkDispatchOptions refuse what they cannot use', async () => {
+    for (const [call, path] of [
+      [() => make(ChildProcessRunner)({ module: 'routines.mjs', timout: 1000 }), 'options.timout'],
+      [() => make(RoutineRegistry)({ fulfil: () => 1 }), 'routines'],
+      [() => make(FileRunLock)(), 'dir'],
+      [() => make(FileRunLock)(5), 'dir'],
+      [() => loose(scheduleWork)(), 'schedules'],
+      [() => loose(listEnabledSchedules)(undefined, 'acme'), 'schedules'],
+      [() => loose(deferredDispatchWork)(), 'engine'],
+      [() => loose(tenantOf)(), 'context'],
+      [() => loose(tenantOf)({ kind: 'tenant', tenantId: 'acme' }), 'context'],
+      [() => loose(checkDispatchOptions)({ dely: 5 }), 'dispatch.dely'],
+    ] as const)
+      expect(await refusal(call)).toMatchObject({ code: 'INVALID_ARGUMENT', path });
+    expect(tenantOf(SYSTEM_CONTEXT)).toBeNull();
+    expect(tenantOf(tenantContext({ tenantId: 'acme', may: ['read'] }))).toBe('acme');
+    expect(new RoutineRegistry().ids()).toEqual([]);
   });
 });

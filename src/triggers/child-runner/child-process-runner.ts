@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, TwinError } from '../../errors.js';
 import type { JsonValue } from '../../log/json-value.js';
 import { unknownRoutine } from '../routine-store.js';
 import { routineRunRecorder } from '../run-recorder.js';
@@ -39,6 +39,8 @@ function checkOptions(options: ChildProcessRunnerOptions): void {
       'new ChildProcessRunner({ module }): name the routine module file',
       { path: 'module' },
     );
+  // {timout: 1000} was dropped: runs had five minutes, not the second meant.
+  checkOptionKeys('new ChildProcessRunner(options)', options, ['module', 'timeoutMs', 'lockDir']);
   const t = options.timeoutMs;
   if (t !== undefined && (!Number.isSafeInteger(t) || t < 1))
     throw new TwinError(

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeValue, TwinError } from '../../errors.js';
 import type { RunLock, RunLockHold } from '../run-lock.js';
 
 function errno(error: unknown): string | undefined {
@@ -47,7 +48,15 @@ async function holderOf(file: string): Promise<number | undefined> {
 }
 
 export class FileRunLock implements RunLock {
-  constructor(private readonly dir: string) {}
+  constructor(private readonly dir: string) {
+    // Anything else reached mkdir at the first run, far from here: a lock never taken.
+    if (typeof dir !== 'string' || dir === '')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `new FileRunLock(dir): dir must be a folder path, got ${describeValue(dir)}`,
+        { path: 'dir' },
+      );
+  }
 
   async acquire(key: string): Promise<RunLockHold | undefined> {
     await mkdir(this.dir, { recursive: true });

@@ -241,7 +241,8 @@ function checkTogether(d: CheckedDispatch, path: string, code: TwinErrorCode): C
  */
 export function checkDispatchOptions(
   value: unknown,
-  path: string,
+  // Called bare, every refusal named "undefined" as the place of the options.
+  path = 'dispatch',
   code: TwinErrorCode = 'INVALID_ARGUMENT',
 ): CheckedDispatch {
   const o = object(

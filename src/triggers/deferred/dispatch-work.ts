@@ -3,7 +3,7 @@
 // claim that starts its run under a lease), the claimed run is run by the engine, and the dispatch
 // is settled. Because everything a step decides is in the store, a restart loses nothing, two
 // workers never dispatch one twice, and a dispatch runs in its own world whichever is active.
-import { TwinError } from '../../errors.js';
+import { describeValue, TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { runInWorld } from '../../world/world.js';
 import { dueIndexWork } from '../../work/due-index-work.js';
@@ -29,6 +29,12 @@ export interface DispatchWork extends WorkKind {
 }
 
 export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
+  if (typeof (engine as Partial<DispatchHost> | null | undefined)?.world?.twin !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `deferredDispatchWork(engine): engine must be a TriggerEngine, got ${describeValue(engine)}`,
+      { path: 'engine' },
+    );
   const { world, twin } = engine;
   const now = (): string => isoAt(world.clock.now());
 

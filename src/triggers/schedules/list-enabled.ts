@@ -2,6 +2,7 @@
 // only what will fire can load — a host warming its view, a dashboard — without the paused ones.
 // A worker's tick does not read this: a paused schedule can still hold a running occurrence that
 // must finish or recover, so the claims read every declaration.
+import { describeValue, TwinError } from '../../errors.js';
 import type { TriggerContext } from '../tenant-context.js';
 import type { UndecodableRow } from './ledger.js';
 import type { Schedules, ScheduleView } from './schedules.js';
@@ -19,6 +20,12 @@ export async function listEnabledSchedules(
   tenantId: string,
   context?: TriggerContext,
 ): Promise<EnabledSchedules> {
+  if (typeof (schedules as Partial<Schedules> | null | undefined)?.list !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `listEnabledSchedules(schedules, tenantId): schedules must be a Schedules (new Schedules({world})), got ${describeValue(schedules)}`,
+      { path: 'schedules' },
+    );
   const { items, undecodable } = await schedules.list(tenantId, context);
   return { items: items.filter((s) => s.enabled), undecodable };
 }

@@ -4,7 +4,7 @@
 // needs a worker — ready (a backfill's, or promoted from the buffer) or held by an owner whose
 // lease lapsed (it died), which is reclaimed and launched again. Several workers share this: the
 // claims and reservations are atomic, so no occurrence fires twice.
-import { TwinError } from '../../errors.js';
+import { describeValue, TwinError } from '../../errors.js';
 import { dueIndexWork } from '../../work/due-index-work.js';
 import type { DueItem, WorkContext, WorkKind, WorkReport } from '../../work/work-kind.js';
 import type { Reservation } from './claim.js';
@@ -17,6 +17,12 @@ const SCHEDULE_ITEM = 'schedule:';
 const FIRE_ITEM = 'fire:';
 
 export function scheduleWork(schedules: Schedules): WorkKind {
+  if (typeof (schedules as Partial<Schedules> | null | undefined)?.list !== 'function')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `scheduleWork(schedules): schedules must be a Schedules (new Schedules({world, runner})), got ${describeValue(schedules)}`,
+      { path: 'schedules' },
+    );
   const base = dueIndexWork({
     name: SCHEDULE_WORK,
     twin: schedules.twin,
