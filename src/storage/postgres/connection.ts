@@ -4,7 +4,7 @@
 // section overrides for its transaction, and the statements sections execute (prepare-writes.ts,
 // reads.ts, head-guard.ts).
 import pg from 'pg';
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, TwinError } from '../../errors.js';
 import { ALL_TENANTS } from './tenant.js';
 import { PREPARE_WRITES } from './prepare-writes.js';
 import { PREPARE_ABSENT, PREPARE_GUARD } from './head-guard.js';
@@ -228,6 +228,13 @@ const MAX_MS = 2 ** 31 - 1;
 
 /** Refuses an option that would fail every session's setup or every timer later, far from its cause. */
 function checkOptions(options: ConnectionOptions): void {
+  // {poolsize: 2} was dropped: the pool kept its ten connections.
+  checkOptionKeys('new PostgresBackend(url, world, options)', options, [
+    'poolSize',
+    'lockTimeoutMs',
+    'connectTimeoutMs',
+    'slowSectionMs',
+  ]);
   const rules: [keyof ConnectionOptions, number, string][] = [
     ['poolSize', 1, 'a whole number of connections, 1 or more'],
     ['lockTimeoutMs', 0, 'a whole number of milliseconds, 0 (no timeout) or more'],
