@@ -131,15 +131,16 @@ export function checkCallback(call: string, fn: unknown): void {
 /**
  * Refuses an options object that is none, or a key of it `call` does not take, suggesting the key
  * meant: a misspelt option was dropped and its default used without a word (`{twn: 'jobs'}` ran
- * on the default twin). Undefined stands for no options.
+ * on the default twin). Undefined stands for no options unless they are `required`.
  */
 export function checkOptionKeys(
   call: string,
   options: unknown,
   keys: readonly string[],
   path = 'options',
+  required = false,
 ): void {
-  if (options === undefined) return;
+  if (options === undefined && !required) return;
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw new TwinError(
       'INVALID_ARGUMENT',

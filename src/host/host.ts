@@ -393,5 +393,11 @@ export function createHost(options: HostOptions): SurfaceHost {
 
 /** A request id for answers' headers: random, never logged, never part of state. */
 export function requestId(prefix = 'req_'): string {
+  if (typeof prefix !== 'string')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `requestId(prefix): prefix must be text such as "req_", got ${describeValue(prefix)}`,
+      { path: 'prefix' },
+    );
   return `${prefix}${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x')}`;
 }

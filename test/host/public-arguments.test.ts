@@ -4,7 +4,11 @@
 // all, and listen() or advanceWorld() without a host were TypeErrors from deep inside.
 import { afterEach, describe, expect, it } from 'vitest';
 import { advanceWorld } from '../../src/host/control/clock.js';
-import { createHost } from '../../src/host/host.js';
+import { createHost, requestId } from '../../src/host/host.js';
+import { DispatchCapabilities } from '../../src/host/ingress/dispatch-capability.js';
+import { scheduleHostWork } from '../../src/host/runtime/schedule-host.js';
+import { startServe } from '../../src/host/serve/serve.js';
+import { defineSurface } from '../../src/host/surface/declaration.js';
 import { listen } from '../../src/host/node-server.js';
 import { createTriggerRuntime } from '../../src/host/runtime/runtime.js';
 import { VirtualClock } from '../../src/world/clock.js';
@@ -63,5 +67,25 @@ describe('public arguments of the host entry', () => {
     expect(ran).toBe(0);
     expect(clock.now()).toBe(0);
     await host.close();
+  });
+
+  it('startServe, scheduleHostWork, DispatchCapabilities, defineSurface and requestId refuse what they cannot use', async () => {
+    const world = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'host-args-2' });
+    worlds.push(world);
+    for (const [call, path] of [
+      [() => loose(startServe)(), 'world'],
+      [() => loose(startServe)({ world, config: {}, prot: 8080 }), 'options.prot'],
+      [() => loose(scheduleHostWork)(world), 'options'],
+      [() => loose(scheduleHostWork)(world, { owner: 'a', hostlabel: 'h' }), 'options.hostlabel'],
+      [() => loose(scheduleHostWork)(undefined, { owner: 'a' }), 'world'],
+      [() => new (DispatchCapabilities as unknown as new (w?: unknown) => unknown)(), 'world'],
+      [() => loose(defineSurface)(), 'surface'],
+      [() => loose(defineSurface)({ name: 'x' }), 'surface.routes'],
+      [() => loose(defineSurface)({ routes: [] }), 'surface.name'],
+      [() => loose(requestId)(null), 'prefix'],
+    ] as const)
+      expect(await refusal(call)).toMatchObject({ code: 'INVALID_ARGUMENT', path });
+    expect(requestId()).toMatch(/^req_/);
+    expect(scheduleHostWork(world, { owner: 'a' }).name).toBe('schedule');
   });
 });

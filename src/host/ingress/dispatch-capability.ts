@@ -5,6 +5,7 @@
 // time a host needs it — outside the log, so walks stay byte-identical — and added by rotation, so two
 // hosts drawing one at the same moment both keep theirs valid (and both sign with the first).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { checkWorld } from '../../errors.js';
 import type { World } from '../../world/world.js';
 import { dispatchLocation } from '../../triggers/deferred/dispatch-status.js';
 
@@ -22,7 +23,9 @@ function mac(key: string, id: string): Buffer {
 export class DispatchCapabilities {
   private keys: readonly string[] | undefined;
 
-  constructor(private readonly world: World) {}
+  constructor(private readonly world: World) {
+    checkWorld('new DispatchCapabilities(world)', world);
+  }
 
   private async load(): Promise<readonly string[]> {
     const now = this.world.clock.now();

@@ -1,6 +1,7 @@
 // The schedules a worker process serves: a Schedules service with the built-in routines (`record`
 // and `wait`) and its work kind, as `twinworld work` and `serve` assemble it. The process's
 // worker id is the owner of its claims and its host heartbeats.
+import { checkOptionKeys, checkWorld } from '../../errors.js';
 import type { World } from '../../world/world.js';
 import type { WorkKind } from '../../work/work-kind.js';
 import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
@@ -31,6 +32,14 @@ export function builtInRunner(world: World, twin = DEFAULT_TRIGGER_TWIN): InProc
 }
 
 export function scheduleHostWork(world: World, options: ScheduleHostOptions): WorkKind {
+  checkWorld('scheduleHostWork(world, options)', world);
+  checkOptionKeys(
+    'scheduleHostWork(world, options)',
+    options,
+    ['owner', 'leaseMs', 'twin', 'hostLabel'],
+    'options',
+    true,
+  );
   const twin = options.twin ?? DEFAULT_TRIGGER_TWIN;
   return scheduleWork(
     new Schedules({

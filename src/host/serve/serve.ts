@@ -2,7 +2,7 @@
 // a ServeConfig — the built-in record routine, its routes, webhooks and calendars — and the serve
 // host that recovers unfinished work at startup, ticks calendars on an interval it owns, and
 // stops in the design's order.
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, checkWorld, TwinError } from '../../errors.js';
 import type { World } from '../../world/world.js';
 import type { TickAnswer } from '../../triggers/calendar/occurrence-record.js';
 import { DEFAULT_TRIGGER_TWIN } from '../../triggers/defaults.js';
@@ -97,7 +97,23 @@ export interface ServeHandle extends TriggerRuntime {
   close(): Promise<void>;
 }
 
+const SERVE_OPTION_KEYS: readonly (keyof ServeOptions)[] = [
+  'world',
+  'config',
+  'port',
+  'host',
+  'env',
+  'twin',
+  'tickEveryMs',
+  'onError',
+  'pruneEveryMs',
+  'leaseMs',
+];
+
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
+  // {prot: 8080} was dropped and a free port taken; no options were a destructuring TypeError.
+  checkOptionKeys('startServe(options)', options, SERVE_OPTION_KEYS);
+  checkWorld('startServe(options)', options?.world);
   const { world, config } = options;
   const every = options.tickEveryMs ?? 0;
   if (!Number.isSafeInteger(every) || every < 0)

@@ -3,6 +3,7 @@
 // credential is, how refusals render in the vendor's envelope, and the idempotency rule. The host
 // (../host.ts) serves any number of surfaces; packs declare theirs beside the pack. See
 // docs/host.md.
+import { describeValue, TwinError } from '../../errors.js';
 import type { JsonObject, JsonValue } from '../../log/json-value.js';
 import type { World } from '../../world/world.js';
 
@@ -119,5 +120,26 @@ export interface Surface<P = unknown> {
 
 /** Declares a surface, checking its routes up front: a bad table fails at startup, not per request. */
 export function defineSurface<P>(surface: Surface<P>): Surface<P> {
+  // An identity for the types, checked once here: a surface with no name or routes failed at the
+  // first request it was asked to match.
+  const given = surface as Partial<Surface<P>> | null | undefined;
+  if (typeof given !== 'object' || given === null)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `defineSurface(surface): surface must be an object {name, routes, decode, auth, renderError, unknownRoute, ...}, got ${describeValue(surface)}`,
+      { path: 'surface' },
+    );
+  if (typeof given.name !== 'string' || given.name === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `defineSurface(surface): name must be a non-empty string, got ${describeValue(given.name)}`,
+      { path: 'surface.name' },
+    );
+  if (!Array.isArray(given.routes))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `defineSurface(surface): routes must be an array of routes, got ${describeValue(given.routes)}`,
+      { path: 'surface.routes' },
+    );
   return surface;
 }
