@@ -64,6 +64,16 @@ export interface Sendable {
 
 /** Every (pack, event type) `sendEvent` can send, sorted. */
 export function listSendable(packs: readonly VendorPack[] = BUILT_IN): Sendable[] {
+  // One pack (listSendable(stripe.pack)) was a "packs.flatMap is not a function" TypeError, and a
+  // pack's module ([stripe]) was listed under pack undefined.
+  const isPack = (p: Partial<VendorPack> | null): boolean =>
+    typeof p?.name === 'string' && typeof p.scenarios === 'object';
+  if (!Array.isArray(packs) || !packs.every(isPack))
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      'listSendable(packs): packs must be an array of VendorPacks (each with scenarios), e.g. [stripe.pack]',
+      { path: 'packs' },
+    );
   return packs
     .flatMap((p) =>
       Object.keys(p.scenarios).map((eventType) => ({

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { registeredPacks } from '../../src/events/pack-registry.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import { openWorld, type World } from '../../src/world/world.js';
-import { sendEvent, stripe } from '../../packs/index.js';
+import { listSendable, sendEvent, stripe } from '../../packs/index.js';
 
 const worlds: World[] = [];
 afterEach(async () => {
@@ -41,5 +41,14 @@ describe('public arguments of sendEvent', () => {
         message: expect.stringContaining(words),
       });
     expect(registeredPacks(world).size).toBe(0);
+  });
+
+  it('listSendable refuses what is no array of packs', () => {
+    const list = listSendable as unknown as (packs?: unknown) => unknown;
+    for (const packs of [stripe.pack, null, [stripe]])
+      expect(() => list(packs)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', path: 'packs' }),
+      );
+    expect(listSendable([stripe.pack]).every((s) => s.pack === 'stripe')).toBe(true);
   });
 });
