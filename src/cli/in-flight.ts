@@ -21,10 +21,17 @@ export class AttemptsInFlight {
    * attempt ends within its timeout, and one whose sender died is left to its lease, not waited on.
    */
   async settle(catchUp: () => Promise<void>, withinMs: number, everyMs: number): Promise<void> {
-    const until = Date.now() + withinMs;
-    while (this.sending.size > 0 && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
-      await catchUp();
+    // A timer bounds the wait, not a reading of the wall clock: the bound is on this process's
+    // own patience, and nothing it decides is written to the log.
+    let expired = false;
+    const bound = setTimeout(() => (expired = true), withinMs);
+    try {
+      while (this.sending.size > 0 && !expired) {
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
+        await catchUp();
+      }
+    } finally {
+      clearTimeout(bound);
     }
   }
 }
