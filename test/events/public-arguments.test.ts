@@ -2,7 +2,7 @@
 // name given to dispatcher.attach was taken and did nothing (its deliveries never went out), and
 // attach(undefined), takeOver('stripe', id), withTraceContext('x', fn), runSending() and a
 // transport option misspelt were TypeErrors from deep inside, or silence.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/events/dispatcher.js';
 import {
   getPack,
@@ -15,27 +15,14 @@ import { runSending } from '../../src/events/send-scope.js';
 import { withTraceContext } from '../../src/events/trace.js';
 import { HttpTransport } from '../../src/events/transports/http-transport.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { openWorld, type World } from '../../src/world/world.js';
 import { stripe } from '../../packs/index.js';
+import { memoryWorlds, refusal } from '../support/public-arguments.js';
 
-const worlds: World[] = [];
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.close();
-});
-
-async function refusal(call: () => unknown): Promise<unknown> {
-  try {
-    await call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
+const memoryWorld = memoryWorlds();
 
 describe('public arguments of the events layer', () => {
   it('attach and takeOver take only a pack registered in the world', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'attach' });
-    worlds.push(world);
+    const world = memoryWorld('attach');
     const dispatcher = new Dispatcher(world, { autoDispatch: false });
     const d = dispatcher as unknown as Record<string, (...args: unknown[]) => unknown>;
     for (const [call, words] of [
@@ -91,8 +78,7 @@ describe('public arguments of the events layer', () => {
   });
 
   it('getPack, registeredPacks and packTwinName refuse what is no world, no name or no pack', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'packs' });
-    worlds.push(world);
+    const world = memoryWorld('packs');
     registerPack(world, stripe.pack);
     const call = (fn: unknown, ...args: unknown[]) =>
       refusal(() => (fn as (...a: unknown[]) => unknown)(...args));

@@ -2,7 +2,7 @@
 // createHost or createTriggerRuntime option was dropped (a host serving nothing, a runtime with no
 // routines), advanceWorld(host, NaN) ran every task ever scheduled and moved the clock past them
 // all, and listen() or advanceWorld() without a host were TypeErrors from deep inside.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { advanceWorld } from '../../src/host/control/clock.js';
 import { createHost, requestId } from '../../src/host/host.js';
 import { DispatchCapabilities } from '../../src/host/ingress/dispatch-capability.js';
@@ -12,21 +12,9 @@ import { defineSurface } from '../../src/host/surface/declaration.js';
 import { listen } from '../../src/host/node-server.js';
 import { createTriggerRuntime } from '../../src/host/runtime/runtime.js';
 import { VirtualClock } from '../../src/world/clock.js';
-import { openWorld, type World } from '../../src/world/world.js';
+import { memoryWorlds, refusal } from '../support/public-arguments.js';
 
-const worlds: World[] = [];
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.close();
-});
-
-async function refusal(call: () => unknown): Promise<unknown> {
-  try {
-    await call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
+const memoryWorld = memoryWorlds();
 
 type Loose = (...args: unknown[]) => unknown;
 const loose = (fn: unknown): Loose => fn as Loose;
@@ -34,8 +22,7 @@ const loose = (fn: unknown): Loose => fn as Loose;
 describe('public arguments of the host entry', () => {
   it('createHost, listen, advanceWorld and createTriggerRuntime refuse what they cannot use', async () => {
     const clock = new VirtualClock(0);
-    const world = openWorld({ root: ':memory:', clock, seed: 'host-args' });
-    worlds.push(world);
+    const world = memoryWorld('host-args', clock);
     const host = createHost({ world });
     let ran = 0;
     clock.schedule(60_000, () => void ran++);
@@ -70,8 +57,7 @@ describe('public arguments of the host entry', () => {
   });
 
   it('startServe, scheduleHostWork, DispatchCapabilities, defineSurface and requestId refuse what they cannot use', async () => {
-    const world = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'host-args-2' });
-    worlds.push(world);
+    const world = memoryWorld('host-args-2');
     for (const [call, path] of [
       [() => loose(startServe)(), 'world'],
       [() => loose(startServe)({ world, config: {}, prot: 8080 }), 'options.prot'],

@@ -3,7 +3,7 @@
 // everything, {r: fn} given to InProcessRunner left it with no routine), a world that is none was
 // a TypeError from deep inside, and a dispatch id that is no text was "no deferred dispatch
 // "undefined"".
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CalendarSource } from '../../src/triggers/calendar/calendar-source.js';
 import { ChildProcessRunner } from '../../src/triggers/child-runner/child-process-runner.js';
 import { FileRunLock } from '../../src/triggers/child-runner/file-run-lock.js';
@@ -24,28 +24,12 @@ import { listTriggerRecords } from '../../src/triggers/list.js';
 import { pruneTriggerHistory } from '../../src/triggers/retention.js';
 import { Schedules } from '../../src/triggers/schedules/schedules.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
-import { VirtualClock } from '../../src/world/clock.js';
-import { openWorld, type World } from '../../src/world/world.js';
+import type { World } from '../../src/world/world.js';
+import { memoryWorlds, refusal } from '../support/public-arguments.js';
 
-const worlds: World[] = [];
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.close();
-});
+const memoryWorld = memoryWorlds();
 
-function world(): World {
-  const w = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'trigger-args' });
-  worlds.push(w);
-  return w;
-}
-
-async function refusal(call: () => unknown): Promise<unknown> {
-  try {
-    await call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
+const world = (): World => memoryWorld('trigger-args');
 
 type Loose = (...args: unknown[]) => unknown;
 const loose = (fn: unknown): Loose => fn as Loose;

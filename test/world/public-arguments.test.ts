@@ -2,36 +2,20 @@
 // naming it, where they answered a TypeError from deep inside, failed a later commit, or took it
 // and wrote something else: vendorId(prefix, 1.5) gave "cus_3undefined", a misspelt index option
 // or entries option was dropped, use(undefined) broke every later commit of the twin.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isoAt, VirtualClock } from '../../src/world/clock.js';
 import { commit } from '../../src/world/decision.js';
 import { SeededIds } from '../../src/world/ids.js';
 import { replayLines } from '../../src/world/replay.js';
-import { openWorld, type World } from '../../src/world/world.js';
+import type { World } from '../../src/world/world.js';
+import { memoryWorlds, refusal } from '../support/public-arguments.js';
 
-const worlds: World[] = [];
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.close();
-});
+const memoryWorld = memoryWorlds();
 
-function world(): World {
-  const w = openWorld({ root: ':memory:', clock: new VirtualClock(0), seed: 'args' });
-  worlds.push(w);
-  return w;
-}
+const world = (): World => memoryWorld('args');
 
 type Loose = Record<string, (...args: unknown[]) => unknown>;
 const loose = (o: object): Loose => o as unknown as Loose;
-
-/** The refusal of a call, thrown or rejected. */
-async function refusal(call: () => unknown): Promise<unknown> {
-  try {
-    await call();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe('public arguments of the world layer', () => {
   it('vendorId refuses a prefix that is no text and a length that is no whole number, 1 or more', async () => {
