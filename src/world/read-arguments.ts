@@ -1,8 +1,7 @@
 // Arguments of a twin's reads that no store could answer, refused before any store sees them, so
 // every backend says the same thing (PostgreSQL would otherwise answer with its own words): the
 // twin's own reads and the view a decide or read() sees check them alike.
-import { didYouMean } from '../did-you-mean.js';
-import { describeValue, TwinError } from '../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../errors.js';
 
 /**
  * A resource's type is non-empty text and its id text. A store answers anything else with nothing found
@@ -143,19 +142,7 @@ const ENTRIES_OPTIONS = ['after', 'limit'];
 
 /** entries' options: {after?, limit?}. A misspelt one ({lmit: 5}) read the whole log. */
 export function checkEntriesOptions(options: unknown): void {
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `entries(options): options must be an object such as {after: 0, limit: 100}, got ${describeValue(options)}`,
-      { path: 'options' },
-    );
-  for (const key of Object.keys(options))
-    if (!ENTRIES_OPTIONS.includes(key))
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `entries(options): unknown option "${key}"${didYouMean(key, ENTRIES_OPTIONS)}; entries takes after, limit`,
-        { path: key },
-      );
+  checkOptionKeys('entries(options)', options, ENTRIES_OPTIONS, 'options', true);
   const { after, limit } = options as { after?: number; limit?: number };
   checkLogCount(after, 'after', 0);
   checkLogCount(limit, 'limit', 1);

@@ -65,8 +65,8 @@ describe('public arguments of the events layer', () => {
     const make = (options: unknown) => () =>
       new HttpTransport(options as ConstructorParameters<typeof HttpTransport>[0]);
     for (const [options, path] of [
-      [{ timeoutMs: 100 }, 'timeoutMs'],
-      [{ maxSocket: 4 }, 'maxSocket'],
+      [{ timeoutMs: 100 }, 'options.timeoutMs'],
+      [{ maxSocket: 4 }, 'options.maxSocket'],
       [{ maxSockets: 0 }, 'maxSockets'],
       [{ maxSockets: Number.NaN }, 'maxSockets'],
       [{ clock: 'real' }, 'clock'],

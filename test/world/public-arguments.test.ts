@@ -67,7 +67,7 @@ describe('public arguments of the world layer', () => {
     const t = loose(twin);
     for (const [call, path] of [
       [() => t.read!(), 'fn'],
-      [() => t.entries!({ lmit: 1 }), 'lmit'],
+      [() => t.entries!({ lmit: 1 }), 'options.lmit'],
       [() => t.entries!('1'), 'options'],
       [() => t.entriesFor!('customer'), 'id'],
       [() => t.use!(undefined), 'hooks.name'],

@@ -13,8 +13,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../world/clock.js';
-import { didYouMean } from '../../did-you-mean.js';
-import { describeValue, TwinError } from '../../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
 import {
   parseRetryAfter,
   TransportFailure,
@@ -39,18 +38,8 @@ function checkHttpOptions(options: unknown): void {
   const refuse = (path: string, message: string): never => {
     throw new TwinError('INVALID_ARGUMENT', `new HttpTransport(options): ${message}`, { path });
   };
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    refuse(
-      'options',
-      `options must be an object such as {maxSockets: 64}, got ${describeValue(options)}`,
-    );
+  checkOptionKeys('new HttpTransport(options)', options, OPTION_KEYS, 'options', true);
   const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given))
-    if (!OPTION_KEYS.includes(key))
-      refuse(
-        key,
-        `unknown option "${key}"${didYouMean(key, OPTION_KEYS)}; HttpTransport takes clock, maxSockets (a request's timeout is the pack's timeoutMs)`,
-      );
   const { clock, maxSockets } = given;
   if (clock !== undefined && typeof (clock as { now?: unknown } | null)?.now !== 'function')
     refuse('clock', `clock must be a Clock with now(), got ${describeValue(clock)}`);
