@@ -270,7 +270,8 @@ async function compare(
       pick(o, 'pages'),
       'pages',
       `plainjob ${pick(p, 'pages').toFixed(1)}`,
-      { op: '<=', target: 5 },
+      // Issue 29's goal (issue 16 asked for 5 and ended with it unmet; 29 restated it as 6).
+      { op: '<=', target: 6 },
     );
     figure(`plainjob ${label} commits per job`, pick(p, 'commits'), 'commits');
     figure(`delivery ${label} commits per delivery`, pick(o, 'commits'), 'commits');

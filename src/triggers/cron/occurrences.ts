@@ -80,8 +80,6 @@ import {
   zoneOffsetMs,
 } from './zone.js';
 
-export { wallTime, zoneOffsetMinutes } from './zone.js';
-
 export type DstGapRule = 'shift-forward';
 export type DstFoldRule = 'first';
 /** The DST rules every occurrence follows (see the module header). */
@@ -240,22 +238,45 @@ export function validateCalendarSpec(spec: unknown): CalendarSpec {
     );
   }
   if (!matchers.has(cron)) compileCron(cron);
-  if (typeof timezone !== 'string' || timezone.length === 0) {
-    throw new TwinError(
-      'INVALID_CONFIG',
-      "timezone must be an IANA zone name such as 'America/New_York', 'Europe/London' or 'UTC'",
-      { path: 'timezone' },
-    );
-  }
-  if (!isKnownTimeZone(timezone)) {
-    throw new TwinError(
-      'INVALID_CONFIG',
-      `unknown time zone '${timezone}'; use an IANA zone name such as 'America/New_York', ` +
-        "'Europe/London' or 'UTC'",
-      { path: 'timezone' },
-    );
-  }
+  checkZone(timezone, 'INVALID_CONFIG', 'timezone');
   return { cron, timezone };
+}
+
+function checkZone(
+  zone: unknown,
+  code: 'INVALID_CONFIG' | 'INVALID_ARGUMENT',
+  path: string,
+): asserts zone is string {
+  if (typeof zone !== 'string' || zone.length === 0) {
+    throw new TwinError(
+      code,
+      `${path} must be an IANA zone name such as 'America/New_York', 'Europe/London' or 'UTC'`,
+      { path },
+    );
+  }
+  if (!isKnownTimeZone(zone)) {
+    throw new TwinError(
+      code,
+      `unknown time zone '${zone}'; use an IANA zone name such as 'America/New_York', ` +
+        "'Europe/London' or 'UTC'",
+      { path },
+    );
+  }
+}
+
+/**
+ * The zone's clock reading at an instant, as 'YYYY-MM-DDTHH:mm'. Checked here because it is
+ * public: an unknown zone or a NaN instant reached Intl and came back as its RangeError.
+ */
+export function wallTime(zone: string, ms: number): string {
+  checkZone(zone, 'INVALID_ARGUMENT', 'zone');
+  return formatWall(wallAt(zone, checkInstant(ms, 'ms')));
+}
+
+/** The zone's UTC offset at an instant, in minutes (-240 for EDT, 630 for Lord Howe standard). */
+export function zoneOffsetMinutes(zone: string, ms: number): number {
+  checkZone(zone, 'INVALID_ARGUMENT', 'zone');
+  return zoneOffsetMs(zone, checkInstant(ms, 'ms')) / 60_000;
 }
 
 function checkInstant(value: unknown, path: string): number {

@@ -100,11 +100,6 @@ export function zoneOffsetMs(zone: string, ms: number): number {
   return utcFromFields(fieldsAt(zone, whole)) - whole;
 }
 
-/** The zone's UTC offset at an instant, in minutes (e.g. -240 for EDT, 630 for Lord Howe standard). */
-export function zoneOffsetMinutes(zone: string, ms: number): number {
-  return zoneOffsetMs(zone, ms) / 60_000;
-}
-
 /** The wall time at an instant, on the wall axis (see the header). */
 export function wallAt(zone: string, ms: number): number {
   return ms + zoneOffsetMs(zone, ms);
@@ -121,11 +116,6 @@ export function formatWall(wall: number): string {
     `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}` +
     `T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}`
   );
-}
-
-/** The local wall-clock reading at an instant, as 'YYYY-MM-DDTHH:mm'. */
-export function wallTime(zone: string, ms: number): string {
-  return formatWall(wallAt(zone, ms));
 }
 
 interface OffsetWindow {

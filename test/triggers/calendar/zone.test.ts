@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isKnownTimeZone,
-  resolveWall,
-  wallHighWater,
-  wallTime,
-  zoneOffsetMinutes,
-} from '../../../src/triggers/cron/zone.js';
-import * as api from '../../../src/triggers/cron/occurrences.js';
+import { isKnownTimeZone, resolveWall, wallHighWater } from '../../../src/triggers/cron/zone.js';
+import { wallTime, zoneOffsetMinutes } from '../../../src/triggers/cron/occurrences.js';
+import * as triggers from '../../../src/triggers/index.js';
 
 const at = (iso: string): number => Date.parse(iso);
 const wall = (local: string): number => Date.parse(`${local}Z`);
@@ -35,9 +30,41 @@ describe('zoneOffsetMinutes and wallTime', () => {
     }
   });
 
-  it('are re-exported by the occurrences module', () => {
-    expect(api.zoneOffsetMinutes).toBe(zoneOffsetMinutes);
-    expect(api.wallTime).toBe(wallTime);
+  it('are what twinworld/triggers exports', () => {
+    expect(triggers.zoneOffsetMinutes).toBe(zoneOffsetMinutes);
+    expect(triggers.wallTime).toBe(wallTime);
+  });
+
+  it('refuse an unknown zone or an instant that is no integer, naming the argument', () => {
+    const refusal = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (e) {
+        const err = e as { name: string; code: string; path: string; message: string };
+        return { name: err.name, code: err.code, path: err.path, message: err.message };
+      }
+      throw new Error('not refused');
+    };
+    const noon = at('2026-01-15T12:00:00Z');
+    for (const fn of [wallTime, zoneOffsetMinutes]) {
+      expect(refusal(() => fn('Mars/Olympus', noon))).toMatchObject({
+        name: 'TwinError',
+        code: 'INVALID_ARGUMENT',
+        path: 'zone',
+        message: expect.stringContaining("unknown time zone 'Mars/Olympus'"),
+      });
+      expect(refusal(() => fn('', noon))).toMatchObject({ code: 'INVALID_ARGUMENT', path: 'zone' });
+      expect(refusal(() => fn(undefined as unknown as string, noon))).toMatchObject({
+        path: 'zone',
+      });
+      for (const ms of [Number.NaN, 1.5, Number.POSITIVE_INFINITY, '0' as unknown as number])
+        expect(refusal(() => fn('UTC', ms))).toMatchObject({
+          name: 'TwinError',
+          code: 'INVALID_ARGUMENT',
+          path: 'ms',
+          message: expect.stringContaining('integer epoch-milliseconds'),
+        });
+    }
   });
 
   it('knows IANA zones and nothing else', () => {
