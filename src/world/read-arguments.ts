@@ -106,21 +106,19 @@ export function checkUpTo(
     );
 }
 
+const RANGE_PAGE = ['key', 'after', 'limit', 'descending'];
+
 /**
- * A range's page, with typeof checks alone (it is read on every page a host serves): a NaN limit
- * went to the store as given, and a key or cursor that is no text matched nothing.
+ * A range's page: a NaN limit went to the store as given, a key or cursor that is no text matched
+ * nothing, and a misspelt key was dropped (`{afer: id}` served the first page again, so a caller
+ * paging on it never ended; `{decending: true}` answered in ascending order).
  */
 export function checkRange(type: unknown, index: unknown, page: unknown): void {
   const usage =
     'range(type, index, page), e.g. range("customer", "byCreated", {key: "", limit: 10})';
   checkName(usage, 'type', type);
   checkName(usage, 'index', index);
-  if (typeof page !== 'object' || page === null)
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `${usage}: page must be an object {key, after?, limit, descending?}, got ${describeValue(page)}`,
-      { path: 'page' },
-    );
+  checkOptionKeys(usage, page, RANGE_PAGE, 'page', true);
   const { key, after, limit, descending } = page as Record<string, unknown>;
   const refuse = (path: string, what: string, value: unknown): never => {
     throw new TwinError(

@@ -146,7 +146,7 @@ describe('public arguments of the world layer', () => {
     expect((await twin.applyAtomic(() => commit([], 'done'))).result).toBe('done');
   });
 
-  it("a view's range refuses a page it cannot read: a NaN limit, a key or cursor that is no text", async () => {
+  it("a view's range refuses a page it cannot read: a NaN limit, a key or cursor that is no text, a misspelt key", async () => {
     const twin = world().twin('cards');
     twin.declareIndex({ type: 'card', name: 'byOwner', field: 'owner', orderBy: 'created' });
     await twin.applyWrite({
@@ -164,11 +164,17 @@ describe('public arguments of the world layer', () => {
       [['card', 'byOwner', { limit: 10 }], 'page.key'],
       [['card', 'byOwner', { key: 'ada', after: 1, limit: 10 }], 'page.after'],
       [['card', 'byOwner', { key: 'ada', limit: 10, descending: 'yes' }], 'page.descending'],
+      [['card', 'byOwner', { key: 'ada', afer: 'c1', limit: 10 }], 'page.afer'],
+      [['card', 'byOwner', { key: 'ada', limit: 10, decending: true }], 'page.decending'],
+      [['card', 'byOwner', [] as unknown], 'page'],
       [['card', 'byOwner'], 'page'],
       [['card'], 'index'],
       [[], 'type'],
     ] as const)
       expect(await refusal(() => range(...args))).toMatchObject({ code: 'INVALID_ARGUMENT', path });
+    expect(
+      await refusal(() => range('card', 'byOwner', { key: 'ada', limit: 10, decending: true })),
+    ).toMatchObject({ message: expect.stringContaining('did you mean "descending"') });
     expect(await range('card', 'byOwner', { key: 'ada', limit: 10 })).toHaveLength(1);
   });
 });
