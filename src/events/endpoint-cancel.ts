@@ -32,6 +32,29 @@ export function endpointEnded(
   return undefined;
 }
 
+/** Why the endpoint a delivery goes to no longer takes deliveries; undefined while it does. */
+export function deliveryEndpointEnded(
+  view: ReadView,
+  decl: EventsDeclaration,
+  d: { readonly endpointKind: string; readonly endpointId: string },
+): EndpointEndReason | undefined {
+  const endpoint = view.get(d.endpointKind, d.endpointId);
+  const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
+  if (kind !== undefined) return endpointEnded(kind, endpoint);
+  return endpoint === undefined || endpoint.deleted ? 'endpoint_removed' : undefined;
+}
+
+/** The write that ends a waiting delivery with its endpoint: no retry, off the due index. */
+export function cancelWrite(recordType: string, id: string, reason: EndpointEndReason): Write {
+  return {
+    operation: `${recordType}.cancel`,
+    subjectType: recordType,
+    subjectId: id,
+    fields: { state: 'cancelled', reason, nextAttemptAt: null, [DUE_FIELD]: null },
+    actor: 'system',
+  };
+}
+
 /** The cancel writes for the waiting deliveries of the endpoints `entries` removed or disabled. */
 function cancelWaitingWrites(
   entries: readonly Entry[],
@@ -53,13 +76,7 @@ function cancelWaitingWrites(
     if (reason === undefined || d.currentAttempt !== null) continue;
     const waiting = d.state === 'retrying' || (d.state === 'queued' && d.attempts === 0);
     if (!waiting) continue;
-    writes.push({
-      operation: `${decl.recordType}.cancel`,
-      subjectType: decl.recordType,
-      subjectId: record.id,
-      fields: { state: 'cancelled', reason, nextAttemptAt: null, [DUE_FIELD]: null },
-      actor: 'system',
-    });
+    writes.push(cancelWrite(decl.recordType, record.id, reason));
   }
   return writes;
 }

@@ -604,6 +604,45 @@ describe('recover', () => {
     expect(s.received).toHaveLength(1);
   });
 
+  it('an attempt out when its endpoint is disabled, and failing, takes no retry: the record is cancelled in its finish', async () => {
+    const held = heldReceiver();
+    const s = await setup({ handler: held.handler, retry, dispatcher: { autoDispatch: false } });
+    const id = await s.create('cus_out');
+    const finished = s.dispatcher.dispatch('acme', id);
+    await until(() => s.received.length === 1);
+    await s.setEndpoint('disabled');
+    // in flight, so the disabling commit left it alone
+    expect(await s.record(id)).toMatchObject({ state: 'sending' });
+    held.releaseAll(500);
+    const result = await finished;
+    expect(result).toMatchObject({ outcome: 'failed', status: 500, state: 'cancelled' });
+    expect(result).not.toHaveProperty('retryAt');
+    expect(await s.record(id)).toMatchObject({
+      state: 'cancelled',
+      reason: 'endpoint_disabled',
+      lastStatus: 500,
+      nextAttemptAt: null,
+      attempts: 1,
+    });
+    expect(await s.attempt(id, 1)).toMatchObject({ state: 'failed', status: 500 });
+    await s.clock.advance(3_600_000);
+    await s.dispatcher.idle();
+    expect(s.received).toHaveLength(1);
+    expect(s.errors).toEqual([]);
+  });
+
+  it('an attempt out when its endpoint is disabled still records its success', async () => {
+    const held = heldReceiver();
+    const s = await setup({ handler: held.handler, retry, dispatcher: { autoDispatch: false } });
+    const id = await s.create('cus_ok');
+    const finished = s.dispatcher.dispatch('acme', id);
+    await until(() => s.received.length === 1);
+    await s.setEndpoint('disabled');
+    held.releaseAll(200);
+    expect(await finished).toMatchObject({ outcome: 'succeeded', state: 'succeeded' });
+    expect(await s.record(id)).toMatchObject({ state: 'succeeded', attempts: 1 });
+  });
+
   it('a retrying record with no retry time is neither run nor reported as scheduled', async () => {
     const s = await setup({ dispatcher: { autoDispatch: false } });
     const id = await s.create();

@@ -1,7 +1,6 @@
 // Claims, as pure decisions: one record's claim (dispatch, redeliver, a scheduled retry), the
 // takeover of a claim whose lease lapsed, and the worker's batch — up to K due records picked and
 // claimed in one section, each against the view the ones before it left.
-import { canonicalJson } from '../../log/canonical-json.js';
 import type { Write } from '../../log/write.js';
 import type { ReadView } from '../../state/read-view.js';
 import type { Resource } from '../../state/resource.js';
@@ -10,6 +9,7 @@ import { commit, normalizeDecision, skip, type Decision } from '../../world/deci
 import { Overlay } from '../../world/overlay.js';
 import { DUE_INDEX } from '../../work/lease.js';
 import type { EventsDeclaration } from '../declaration.js';
+import { deliveryEndpointEnded } from '../endpoint-cancel.js';
 import {
   attemptType,
   decideAttemptFinish,
@@ -48,18 +48,6 @@ export interface Claimed {
   readonly slot?: number;
 }
 
-/** Whether the record's endpoint still exists and is enabled. */
-function endpointTakes(view: ReadView, decl: EventsDeclaration, d: DeliveryFields): boolean {
-  const endpoint = view.get(d.endpointKind, d.endpointId);
-  if (endpoint === undefined || endpoint.deleted) return false;
-  const kind = decl.endpoints.find((k) => k.type === d.endpointKind);
-  if (kind?.enabledWhen === undefined) return true;
-  return (
-    canonicalJson(endpoint.fields[kind.enabledWhen.field] ?? null) ===
-    canonicalJson(kind.enabledWhen.value)
-  );
-}
-
 /** The endpoint's version, which moves with every rotation of its secret. */
 function secretStamp(view: ReadView, d: DeliveryFields): string | undefined {
   const endpoint = view.get(d.endpointKind, d.endpointId);
@@ -84,7 +72,7 @@ export function decideOneClaim(
   const claimAt = (startedAt: number) =>
     normalizeDecision(
       decideClaim(view, decl.recordType, deliveryId, kind, isoAt(startedAt), nowMs, {
-        endpointTakes: (d) => endpointTakes(view, decl, d),
+        endpointTakes: (d) => deliveryEndpointEnded(view, decl, d) === undefined,
         owner: claimant.owner,
         leaseMs: claimant.leaseMs,
         ...(to === undefined ? {} : { url: to }),

@@ -5,6 +5,7 @@ import { TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { decideAttemptFinish, readDelivery, STALE, type Finish } from '../delivery-records.js';
 import { deliveryIds } from './delivery-ids.js';
+import { cancelWrite, deliveryEndpointEnded } from '../endpoint-cancel.js';
 import { finishHealthWrites } from '../health/finish-health.js';
 import { commit, normalizeDecision } from '../../world/decision.js';
 import { nextAttemptAt } from '../retry.js';
@@ -51,9 +52,13 @@ export async function finishAttempt(
       claim.kind === 'redeliver'
     )
       return commit(writes, result);
+    // The endpoint was removed or disabled while this attempt was out: the retry its policy granted
+    // is cancelled in the same commit, as the disable cancelled the deliveries waiting then.
+    const ended = result === 'retrying' ? deliveryEndpointEnded(view, decl, record) : undefined;
     return commit(
       [
         ...writes,
+        ...(ended === undefined ? [] : [cancelWrite(decl.recordType, deliveryId, ended)]),
         ...finishHealthWrites(
           view,
           decl,
@@ -63,7 +68,7 @@ export async function finishAttempt(
           now,
         ),
       ],
-      result,
+      ended === undefined ? result : 'cancelled',
     );
   });
   if (state === STALE) {
@@ -91,7 +96,7 @@ export async function finishAttempt(
     status,
     reason,
     state: state === STALE ? undefined : state,
-    ...(retryAt === undefined ? {} : { retryAt: isoAt(retryAt) }),
+    ...(retryAt === undefined || state === 'cancelled' ? {} : { retryAt: isoAt(retryAt) }),
     durationMs,
     ...(state === STALE ? { stale: true as const } : {}),
   };
