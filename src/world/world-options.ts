@@ -1,6 +1,7 @@
 // openWorld's options, checked before anything opens: a clock, seed, backend or store of the wrong
 // shape was otherwise taken as given and failed later as a bare TypeError ("this.clock.now is not a
 // function") far from the call, or never (a misspelt key, a seed of NaN, synchronous: 'OFF').
+import { didYouMean } from '../did-you-mean.js';
 import { describeValue, TwinError } from '../errors.js';
 
 const KEYS = [
@@ -36,7 +37,10 @@ export function checkWorldOptions(given: object): void {
   const options = given as Record<string, unknown>;
   for (const key of Object.keys(options))
     if (!(KEYS as readonly string[]).includes(key))
-      refuse(key, `unknown option "${key}"; openWorld takes ${KEYS.join(', ')}`);
+      refuse(
+        key,
+        `unknown option "${key}"${didYouMean(key, KEYS)}; openWorld takes ${KEYS.join(', ')}`,
+      );
   const { create, clock, seed, backend, sqlite, secrets, onError } = options;
   if (create !== undefined && typeof create !== 'boolean')
     refuse('create', `create must be true or false, got ${describeValue(create)}`);
@@ -106,7 +110,7 @@ function checkSqlite(sqlite: unknown): asserts sqlite is Record<string, unknown>
     if (!(SQLITE_KEYS as readonly string[]).includes(key))
       refuse(
         `sqlite.${key}`,
-        `unknown option "sqlite.${key}"; sqlite takes ${SQLITE_KEYS.join(', ')}`,
+        `unknown option "sqlite.${key}"${didYouMean(key, SQLITE_KEYS)}; sqlite takes ${SQLITE_KEYS.join(', ')}`,
       );
   const { synchronous, busyTimeoutMs, walAutocheckpoint } = sqlite;
   // Any other value would reach SQLite's pragma as given: 'OFF' would quietly give up durability.

@@ -33,11 +33,19 @@ describe('openWorld options', () => {
     [{ onError: 'log' }, 'onError', 'must be a function'],
     [{ secrets: {} }, 'secrets', 'SecretStore'],
     [{ backend: {} }, 'backend', 'StorageBackend'],
-    [{ roots: './x' }, 'roots', 'unknown option "roots"; openWorld takes root, create, clock'],
+    [
+      { roots: './x' },
+      'roots',
+      'unknown option "roots" (did you mean "root"?); openWorld takes root, create, clock',
+    ],
     [{ sqlite: 'FULL' }, 'sqlite', "such as {synchronous: 'FULL'}"],
     [{ sqlite: { synchronous: 'OFF' } }, 'sqlite.synchronous', "'NORMAL' or 'FULL'"],
     [{ sqlite: { busyTimeoutMs: -1 } }, 'sqlite.busyTimeoutMs', 'got -1'],
-    [{ sqlite: { busyTimeout: 5 } }, 'sqlite.busyTimeout', 'sqlite takes synchronous'],
+    [
+      { sqlite: { busyTimeout: 5 } },
+      'sqlite.busyTimeout',
+      '(did you mean "busyTimeoutMs"?); sqlite takes synchronous',
+    ],
   ])('refuses %j at %s', (bad, path, words) => {
     const root = mkdtempSync(join(tmpdir(), 'tw-options-'));
     dirs.push(root);
