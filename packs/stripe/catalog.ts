@@ -13,7 +13,7 @@ import {
 import { asJson, liveFields, unixNow } from './common.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import { mergeMetadata, type Metadata } from './metadata.js';
+import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { checkCurrency } from './payment-intents.js';
 import { recordKind } from '../../src/index.js';
 
@@ -149,7 +149,8 @@ const INTERVALS: readonly Interval[] = ['day', 'week', 'month', 'year'];
 export interface CreateProductInput {
   name: string;
   description?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
 }
 
 export async function createProduct(
@@ -163,10 +164,7 @@ export async function createProduct(
       throw unknownParameter(key, PRODUCT_KEYS);
   const name = check.string(input?.name, 'name');
   const description = check.optionalString(input.description, 'description');
-  const metadata = mergeMetadata(
-    {},
-    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
-  );
+  const metadata = mergeMetadata({}, metadataInput(input.metadata));
   const call: RequestCall = {
     method: 'POST',
     path: '/v1/products',
@@ -203,7 +201,8 @@ export interface CreatePriceInput {
   recurring?: { interval: Interval; interval_count?: number; trial_period_days?: number };
   nickname?: string;
   lookup_key?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
 }
 
 function recurring(value: unknown): PriceSpec['recurring'] {
@@ -261,10 +260,7 @@ export async function createPrice(
     recurring: recurring(input.recurring),
     nickname: check.optionalString(input.nickname, 'nickname'),
     lookup_key: check.optionalString(input.lookup_key, 'lookup_key'),
-    metadata: mergeMetadata(
-      {},
-      input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
-    ),
+    metadata: mergeMetadata({}, metadataInput(input.metadata)),
   };
   const call: RequestCall = {
     method: 'POST',

@@ -37,7 +37,7 @@ import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import { customerKind } from './customers.js';
 import { checkEmail, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import { mergeMetadata } from './metadata.js';
+import { mergeMetadata, metadataInput } from './metadata.js';
 import { DAYS } from './periods.js';
 
 export {
@@ -58,7 +58,8 @@ export interface CreateCheckoutSessionInput {
   client_reference_id?: string;
   /** Unix seconds, 30 minutes to 24 hours from now; default 24 hours. */
   expires_at?: number;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
 }
 
 const check = checker('stripe');
@@ -130,10 +131,7 @@ export async function createCheckoutSession(
       { path: 'customer_email' },
     );
   const clientReferenceId = check.optionalString(input.client_reference_id, 'client_reference_id');
-  const metadata = mergeMetadata(
-    {},
-    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
-  );
+  const metadata = mergeMetadata({}, metadataInput(input.metadata));
   const expiresParam =
     input.expires_at === undefined ? null : check.integer(input.expires_at, 'expires_at', 1);
   const params: JsonObject = {

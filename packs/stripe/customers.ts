@@ -15,7 +15,7 @@ import { requirePackTwin } from '../kit/twin-checks.js';
 import { priorRequest, requestProjection, type RequestOptions } from './api-requests.js';
 import { checkEmail, noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import { mergeMetadata, type Metadata } from './metadata.js';
+import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { recordKind } from '../../src/index.js';
 import { liveFields } from './common.js';
 
@@ -60,7 +60,8 @@ export interface CustomerInput {
   name?: string | null;
   description?: string | null;
   phone?: string | null;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
   invoice_settings?: { default_payment_method?: string | null; footer?: string | null };
 }
 
@@ -82,7 +83,7 @@ function params(input: CustomerInput): JsonObject {
         settings[k] = check.optionalString(v, `invoice_settings.${k}`);
       }
       out[key] = settings;
-    } else if (key === 'metadata') out[key] = check.object(value, key);
+    } else if (key === 'metadata') out[key] = metadataInput(value) ?? null;
     else if (key === 'email') out[key] = checkEmail(check.optionalString(value, key), key);
     else out[key] = check.optionalString(value, key);
   }
@@ -161,7 +162,7 @@ export async function createCustomer(
           p.invoice_settings as JsonObject | undefined,
         ),
         livemode: false,
-        metadata: mergeMetadata({}, p.metadata as JsonObject | undefined),
+        metadata: mergeMetadata({}, p.metadata as JsonObject | null | undefined),
         name: (p.name as string | null | undefined) ?? null,
         next_invoice_sequence: 1,
         phone: (p.phone as string | null | undefined) ?? null,
@@ -202,7 +203,7 @@ export async function updateCustomer(
       const current = live(view, id);
       const fields: JsonObject = { ...p };
       if (p.metadata !== undefined)
-        fields.metadata = mergeMetadata(current.metadata, p.metadata as JsonObject);
+        fields.metadata = mergeMetadata(current.metadata, p.metadata as JsonObject | null);
       if (p.invoice_settings !== undefined)
         fields.invoice_settings = invoiceSettings(
           view,

@@ -1,8 +1,10 @@
-// Stripe metadata: string values, merged key by key on update; an empty string removes a key.
+// Stripe metadata: string values, merged key by key on update; an empty string removes a key, and
+// `metadata=""` (null here, as the codec types every "") removes every key.
 // Stripe's limits hold on every object that takes it: at most 50 keys, keys of at most 40
 // characters, values of at most 500, each refused in Stripe's words with param `metadata`.
 import type { JsonObject } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
+import { checker } from '../kit/input.js';
 
 export type Metadata = Record<string, string>;
 
@@ -17,11 +19,23 @@ function invalid(message: string): VendorError {
   });
 }
 
+const check = checker('stripe');
+
+/**
+ * A metadata parameter as a call gives it: keys to set (or unset with ""), null to unset every key
+ * (Stripe: "All keys can be unset by posting an empty value to metadata"), or undefined for none.
+ */
+export function metadataInput(value: unknown): JsonObject | null | undefined {
+  if (value === undefined || value === null) return value;
+  return check.object(value, 'metadata');
+}
+
+/** `current` with `patch` applied; a null patch unsets every key. */
 export function mergeMetadata(
   current: Readonly<Metadata>,
-  patch: JsonObject | undefined,
+  patch: JsonObject | null | undefined,
 ): Metadata {
-  const out: Metadata = { ...current };
+  const out: Metadata = patch === null ? {} : { ...current };
   for (const [key, value] of Object.entries(patch ?? {})) {
     if (typeof value !== 'string') {
       throw new VendorError(

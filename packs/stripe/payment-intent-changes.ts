@@ -17,7 +17,7 @@ import { checkChargeAmount } from './currencies.js';
 import { liveFields, withRequest } from './common.js';
 import { customerKind } from './customers.js';
 import { unexpectedState, unknownParameter } from './errors.js';
-import { mergeMetadata } from './metadata.js';
+import { mergeMetadata, metadataInput } from './metadata.js';
 import {
   checkCurrency,
   paymentIntentKind,
@@ -39,8 +39,8 @@ export interface UpdatePaymentIntentInput {
   currency?: string;
   customer?: string;
   description?: string | null;
-  /** Merged key by key; a key set to "" is removed. */
-  metadata?: Record<string, string>;
+  /** Merged key by key; a key set to "" is removed, and null removes every key. */
+  metadata?: Record<string, string> | null;
 }
 
 /** POST /v1/payment_intents/{id}: changes what will be charged; sends no event (Stripe sends none). */
@@ -60,8 +60,7 @@ export async function updatePaymentIntent(
   if (input.customer !== undefined) patch.customer = check.string(input.customer, 'customer');
   if (input.description !== undefined)
     patch.description = check.optionalString(input.description, 'description');
-  const metadata =
-    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata');
+  const metadata = metadataInput(input.metadata);
   const call: RequestCall = {
     method: 'POST',
     path: `/v1/payment_intents/${id}`,

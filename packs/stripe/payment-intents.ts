@@ -27,7 +27,7 @@ import { attemptPayment } from './payment-attempt.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import { missingPaymentMethod, unexpectedState, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import { mergeMetadata, type Metadata } from './metadata.js';
+import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { customerKind } from './customers.js';
 import {
   paymentIntentKind,
@@ -53,7 +53,8 @@ export interface CreatePaymentIntentInput {
   currency: string;
   customer?: string;
   description?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
   /** `manual`: a successful confirmation only authorizes (requires_capture) until captured. */
   capture_method?: CaptureMethod;
   /** Kept on the intent as Stripe shows it; the twin takes cards either way. */
@@ -118,10 +119,7 @@ export async function createPaymentIntent(
   const amount = checkChargeAmount(input.amount, currency);
   const customer = check.optionalString(input.customer, 'customer');
   const description = check.optionalString(input.description, 'description');
-  const metadata = mergeMetadata(
-    {},
-    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
-  );
+  const metadata = mergeMetadata({}, metadataInput(input.metadata));
   const captureMethod =
     input.capture_method === undefined ? undefined : captureMethodOf(input.capture_method);
   const automatic =

@@ -19,7 +19,7 @@ import { liveFields, unixNow, withRequest } from './common.js';
 import { customerKind } from './customers.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import { mergeMetadata, type Metadata } from './metadata.js';
+import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { THREE_D_SECURE } from './payment-attempt.js';
 import type { NextAction } from './payment-intent-objects.js';
 import {
@@ -94,7 +94,8 @@ const setupIntentKind = recordKind<StripeSetupIntent>({ type: 'setup_intent' });
 export interface CreateSetupIntentInput {
   customer?: string;
   description?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
   usage?: 'off_session' | 'on_session';
   payment_method?: string;
   /** With payment_method: create and confirm in one call (two commits, two events, as Stripe). */
@@ -151,10 +152,7 @@ export async function createSetupIntent(
       'usage must be off_session or on_session',
       { path: 'usage' },
     );
-  const metadata = mergeMetadata(
-    {},
-    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
-  );
+  const metadata = mergeMetadata({}, metadataInput(input.metadata));
   const method =
     input.payment_method === undefined
       ? undefined

@@ -33,7 +33,7 @@ import {
   type StripeInvoice,
 } from './invoice-objects.js';
 import { settleInvoice } from './invoice-stages.js';
-import { mergeMetadata } from './metadata.js';
+import { mergeMetadata, metadataInput } from './metadata.js';
 import type { StripePaymentMethod } from './payment-methods.js';
 import { DAYS, nextBoundary } from './periods.js';
 import {
@@ -73,14 +73,16 @@ export interface CreateSubscriptionInput {
   default_payment_method?: string;
   trial_period_days?: number;
   description?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
 }
 
 export interface UpdateSubscriptionInput {
   cancel_at_period_end?: boolean;
   default_payment_method?: string | null;
   description?: string | null;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
 }
 
 function live(view: ReadView, id: string): StripeSubscription {
@@ -216,10 +218,7 @@ export async function createSubscription(
       ? null
       : check.integer(input.trial_period_days, 'trial_period_days', 1);
   const description = check.optionalString(input.description, 'description');
-  const metadata = mergeMetadata(
-    {},
-    input.metadata === undefined ? undefined : check.object(input.metadata, 'metadata'),
-  );
+  const metadata = mergeMetadata({}, metadataInput(input.metadata));
   const params: JsonObject = {
     customer: customerId,
     items: wanted,
@@ -378,7 +377,7 @@ export async function updateSubscription(
     );
   if (input.description !== undefined)
     params.description = check.optionalString(input.description, 'description');
-  if (input.metadata !== undefined) params.metadata = check.object(input.metadata, 'metadata');
+  if (input.metadata !== undefined) params.metadata = metadataInput(input.metadata) ?? null;
   const call: RequestCall = { method: 'POST', path: `/v1/subscriptions/${id}`, params };
   const done = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
@@ -423,7 +422,7 @@ export async function updateSubscription(
     if (params.description !== undefined && params.description !== sub.description)
       fields.description = params.description;
     if (params.metadata !== undefined) {
-      const merged = mergeMetadata(sub.metadata, params.metadata as JsonObject);
+      const merged = mergeMetadata(sub.metadata, params.metadata as JsonObject | null);
       if (JSON.stringify(merged) !== JSON.stringify(sub.metadata)) fields.metadata = merged;
     }
     // Stripe sends customer.subscription.updated only when something changed.

@@ -7,7 +7,7 @@ import { checker } from '../kit/input.js';
 import { requirePackTwin, secretRefFor, withStoredSecret } from '../kit/twin-checks.js';
 import { noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import { mergeMetadata, type Metadata } from './metadata.js';
+import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { STRIPE_EVENT_TYPES } from './event-types.js';
 import { recordKind } from '../../src/index.js';
 import { liveFields } from './common.js';
@@ -35,7 +35,8 @@ export interface CreateWebhookEndpointInput {
   url: string;
   enabled_events: string[];
   description?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
   api_version?: string;
   /** Defaults to a fresh whsec_ secret drawn from the world's id source. */
   secret?: string;
@@ -45,7 +46,8 @@ export interface UpdateWebhookEndpointInput {
   url?: string;
   enabled_events?: string[];
   description?: string;
-  metadata?: Record<string, string>;
+  /** Merged key by key ("" unsets a key); null unsets every key. */
+  metadata?: Record<string, string> | null;
   /** Stripe's way to pause an endpoint: disabled=true sets status "disabled". */
   disabled?: boolean;
 }
@@ -145,7 +147,7 @@ export async function updateWebhookEndpoint(
     await twin.applyAtomic((view) => {
       const current = live(view, id);
       if (input.metadata !== undefined)
-        fields.metadata = mergeMetadata(current.metadata, check.object(input.metadata, 'metadata'));
+        fields.metadata = mergeMetadata(current.metadata, metadataInput(input.metadata));
       return commit(
         {
           operation: 'webhook_endpoint.update',

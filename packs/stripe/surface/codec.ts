@@ -111,7 +111,8 @@ function isList(spec: ParamSpec): spec is { readonly list: ParamSpec } {
 /** Types one value by its spec; `""` unsets (null) any scalar. */
 function typed(value: JsonValue, spec: ParamSpec, path: string[]): JsonValue {
   const param = bracket(path);
-  if (value === '' && spec !== 'metadata') return null;
+  // `metadata=""` too: Stripe unsets every key then (mergeMetadata takes null so).
+  if (value === '') return null;
   if (spec === 'string') {
     if (typeof value !== 'string')
       throw invalid(param, `Invalid string: ${param} must be a string`);
@@ -129,7 +130,6 @@ function typed(value: JsonValue, spec: ParamSpec, path: string[]): JsonValue {
     throw invalid(param, `Invalid boolean: ${param} must be true or false`);
   }
   if (spec === 'metadata') {
-    if (value === '') return {};
     if (value === null || typeof value !== 'object' || Array.isArray(value))
       throw invalid(param, `Invalid object: ${param} must be a map of strings`);
     for (const [k, v] of Object.entries(value))

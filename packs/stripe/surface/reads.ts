@@ -25,11 +25,14 @@ export async function retrieve(
   return apiObject(r.fields);
 }
 
-/** The input without `expand` and without parameters unset by `""` (null). */
+/**
+ * The input without `expand` and without parameters unset by `""` (null) — but for `metadata`,
+ * whose null is an instruction: unset every key.
+ */
 export function definedOnly(input: JsonObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input))
-    if (k !== 'expand' && v !== null && v !== undefined) out[k] = v;
+    if (k !== 'expand' && v !== undefined && (v !== null || k === 'metadata')) out[k] = v;
   return out;
 }
 

@@ -15,9 +15,11 @@ import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { packInput } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
+/** The named parameters that were sent, unset ones (null) dropped but `metadata` (null: unset all). */
 function defined(input: JsonObject, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of keys) if (input[k] !== undefined && input[k] !== null) out[k] = input[k];
+  for (const k of keys)
+    if (input[k] !== undefined && (input[k] !== null || k === 'metadata')) out[k] = input[k];
   return out;
 }
 
