@@ -1,5 +1,5 @@
-// Changing a payment intent after it was made: update (amount, currency, customer, description,
-// metadata, while it still waits for a payment) and capture (a manual-capture intent that was
+// Changing a payment intent after it was made: update (description and metadata in any status;
+// amount, currency and customer only while it still waits for a payment) and capture (a manual-capture intent that was
 // authorized: the charge is captured — charge.captured — and the intent succeeds). Each is one
 // atomic action; a call in the wrong state is refused with payment_intent_unexpected_state.
 import { commit, skip, type JsonObject, type Twin, type Write } from '../../src/index.js';
@@ -33,6 +33,19 @@ const UPDATABLE: readonly PaymentIntentStatus[] = [
   'requires_action',
 ];
 const UPDATE_KEYS = ['amount', 'currency', 'customer', 'description', 'metadata'] as const;
+/** What the payment is for: fixed once the intent stops waiting for one (Stripe). */
+const PAYMENT_KEYS = ['amount', 'currency', 'customer'] as const;
+
+/** Stripe's refusal of a payment field on an intent that no longer waits for a payment. */
+function notUpdatable(id: string, field: string, status: PaymentIntentStatus): VendorError {
+  return new VendorError(
+    'stripe',
+    'invalid_state',
+    'payment_intent_unexpected_state',
+    `This PaymentIntent's ${field} could not be updated because it has a status of ${status}. You may only update the ${field} of a PaymentIntent with one of the following statuses: ${UPDATABLE.join(', ')}.`,
+    { path: field, details: { id, status, allowed: [...UPDATABLE] } },
+  );
+}
 
 export interface UpdatePaymentIntentInput {
   amount?: number;
@@ -43,7 +56,10 @@ export interface UpdatePaymentIntentInput {
   metadata?: Record<string, string> | null;
 }
 
-/** POST /v1/payment_intents/{id}: changes what will be charged; sends no event (Stripe sends none). */
+/**
+ * POST /v1/payment_intents/{id}: changes what will be charged (while it waits for a payment) or what
+ * the intent says about itself (description, metadata: any time); sends no event (Stripe sends none).
+ */
 export async function updatePaymentIntent(
   twin: Twin,
   id: string,
@@ -71,8 +87,11 @@ export async function updatePaymentIntent(
       const prior = priorRequest(view, call, options);
       if (prior !== undefined) return skip(liveFields(view, paymentIntentKind, prior.id));
       const intent = liveFields(view, paymentIntentKind, id);
+      // Description and metadata change in any status (an order id added once paid); what is
+      // charged only while nothing has been.
       if (!UPDATABLE.includes(intent.status))
-        throw unexpectedState(id, 'update', intent.status, UPDATABLE);
+        for (const field of PAYMENT_KEYS)
+          if (patch[field] !== undefined) throw notUpdatable(id, field, intent.status);
       if (patch.amount !== undefined || patch.currency !== undefined)
         checkChargeAmount(patch.amount ?? intent.amount, String(patch.currency ?? intent.currency));
       if (typeof patch.customer === 'string')

@@ -1,6 +1,7 @@
 // Updates a SaaS app makes after the fact, as the unmodified stripe package sends them to a real
-// host on loopback: clearing every metadata key with `metadata: ''`. Nothing here depends on how
-// the store keeps rows, so one durable backend (SQLite) is enough.
+// host on loopback: clearing every metadata key with `metadata: ''`, tagging a PaymentIntent that
+// has already been paid. Nothing here depends on how the store keeps rows, so one durable backend
+// (SQLite) is enough.
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -79,5 +80,57 @@ describe.each(sqlite)('stripe-node updates objects on the surface ($name)', (hom
 
     // on a create it is simply no metadata
     expect((await stripe.customers.create({ metadata: '' })).metadata).toEqual({});
+  });
+
+  it('a succeeded PaymentIntent takes metadata and description; its amount is refused in Stripe words', async () => {
+    const intent = await stripe.paymentIntents.create({
+      amount: 2500,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      confirm: true,
+      metadata: { cart: 'c_1' },
+    });
+    expect(intent.status).toBe('succeeded');
+    const tagged = await stripe.paymentIntents.update(intent.id, {
+      metadata: { order_id: 'ord_9' },
+      description: 'Order 9',
+    });
+    expect(tagged).toMatchObject({
+      status: 'succeeded',
+      metadata: { cart: 'c_1', order_id: 'ord_9' },
+      description: 'Order 9',
+      amount: 2500,
+    });
+    expect(await stripe.paymentIntents.retrieve(intent.id)).toMatchObject({
+      metadata: { cart: 'c_1', order_id: 'ord_9' },
+      description: 'Order 9',
+    });
+
+    await expect(stripe.paymentIntents.update(intent.id, { amount: 3000 })).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 400,
+      code: 'payment_intent_unexpected_state',
+      param: 'amount',
+      message:
+        "This PaymentIntent's amount could not be updated because it has a status of succeeded. You may only update the amount of a PaymentIntent with one of the following statuses: requires_payment_method, requires_confirmation, requires_action.",
+    });
+    // a refused update changes nothing, not even the metadata sent beside the amount
+    await expect(
+      stripe.paymentIntents.update(intent.id, { amount: 3000, metadata: { also: 'x' } }),
+    ).rejects.toMatchObject({ code: 'payment_intent_unexpected_state', param: 'amount' });
+    expect((await stripe.paymentIntents.retrieve(intent.id)).metadata).toEqual({
+      cart: 'c_1',
+      order_id: 'ord_9',
+    });
+
+    const canceled = await stripe.paymentIntents.create({ amount: 800, currency: 'usd' });
+    await stripe.paymentIntents.cancel(canceled.id);
+    expect(
+      (await stripe.paymentIntents.update(canceled.id, { metadata: { why: 'abandoned' } }))
+        .metadata,
+    ).toEqual({ why: 'abandoned' });
+    await expect(
+      stripe.paymentIntents.update(canceled.id, { currency: 'eur' }),
+    ).rejects.toMatchObject({ code: 'payment_intent_unexpected_state', param: 'currency' });
   });
 });
