@@ -383,7 +383,10 @@ export async function updateSubscription(
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(live(view, prior.id));
     const sub = live(view, id);
-    if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
+    // An ended subscription still takes metadata (Stripe's own refusal says so): a churn reason
+    // recorded after the cancel.
+    const ended = sub.status === 'canceled' || sub.status === 'incomplete_expired';
+    if (ended && Object.keys(params).some((k) => k !== 'metadata')) {
       throw new VendorError(
         'stripe',
         'invalid_state',

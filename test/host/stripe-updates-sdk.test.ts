@@ -1,7 +1,7 @@
 // Updates a SaaS app makes after the fact, as the unmodified stripe package sends them to a real
 // host on loopback: clearing every metadata key with `metadata: ''`, tagging a PaymentIntent that
-// has already been paid. Nothing here depends on how the store keeps rows, so one durable backend
-// (SQLite) is enough.
+// has already been paid, and tagging a subscription that has ended. Nothing here depends on how
+// the store keeps rows, so one durable backend (SQLite) is enough.
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -132,5 +132,30 @@ describe.each(sqlite)('stripe-node updates objects on the surface ($name)', (hom
     await expect(
       stripe.paymentIntents.update(canceled.id, { currency: 'eur' }),
     ).rejects.toMatchObject({ code: 'payment_intent_unexpected_state', param: 'currency' });
+  });
+
+  it('a canceled subscription takes a metadata update; other fields are refused', async () => {
+    const { subscription } = await subscribed();
+    await stripe.subscriptions.cancel(subscription.id);
+    const tagged = await stripe.subscriptions.update(subscription.id, {
+      metadata: { churn_reason: 'price', seats: '' },
+    });
+    expect(tagged).toMatchObject({
+      status: 'canceled',
+      metadata: { plan: 'pro', churn_reason: 'price' },
+    });
+    expect((await stripe.subscriptions.retrieve(subscription.id)).metadata).toEqual({
+      plan: 'pro',
+      churn_reason: 'price',
+    });
+    await expect(
+      stripe.subscriptions.update(subscription.id, { cancel_at_period_end: true }),
+    ).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 400,
+      message: expect.stringMatching(
+        /^A canceled subscription can only update its cancellation_details and metadata/,
+      ),
+    });
   });
 });
