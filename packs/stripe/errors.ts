@@ -2,8 +2,12 @@
 // email_invalid, payment_intent_unexpected_state, idempotency_key_in_use).
 import { VendorError } from '../kit/errors.js';
 
+/** How Stripe's resource_missing names a type where it is not the object's own name. */
+const MISSING_NAME: Readonly<Record<string, string>> = { payment_method: 'PaymentMethod' };
+
 export function noSuch(type: string, id: string, path = 'id'): VendorError {
-  return new VendorError('stripe', 'not_found', 'resource_missing', `No such ${type}: '${id}'`, {
+  const name = Object.hasOwn(MISSING_NAME, type) ? MISSING_NAME[type] : type;
+  return new VendorError('stripe', 'not_found', 'resource_missing', `No such ${name}: '${id}'`, {
     path,
     details: { type, id },
   });

@@ -203,7 +203,8 @@ export async function attachPaymentMethod(
         owner,
       );
     } else {
-      const existing = liveFields(view, paymentMethodKind, ref, 'payment_method');
+      // The payment method the URL names: missing, it is the route's 404.
+      const existing = liveFields(view, paymentMethodKind, ref);
       if (existing.customer !== null) {
         throw new VendorError(
           'stripe',
@@ -253,7 +254,7 @@ export async function detachPaymentMethod(
   const result = await twin.applyAtomic((view) => {
     const prior = priorRequest(view, call, options);
     if (prior !== undefined) return skip(liveFields(view, paymentMethodKind, prior.id));
-    const method = liveFields(view, paymentMethodKind, ref, 'payment_method');
+    const method = liveFields(view, paymentMethodKind, ref);
     if (method.customer === null)
       throw new VendorError(
         'stripe',

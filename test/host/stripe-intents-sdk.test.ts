@@ -157,7 +157,7 @@ describe.each(homes)('stripe-node intents and invoices against the surface ($nam
         confirm: true,
         payment_method: 'pm_nope',
       }),
-    ).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing' });
+    ).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'payment_method' });
     expect(await intents()).toBe(made);
   });
 

@@ -292,6 +292,60 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
     });
   });
 
+  it('an unknown id is 404 when the URL names it, 400 naming the parameter when a parameter does', async () => {
+    const missing = (statusCode: number, param: string, message: string) => ({
+      statusCode,
+      type: 'StripeInvalidRequestError',
+      code: 'resource_missing',
+      param,
+      message,
+    });
+    const customer = await stripe.customers.create({ email: 'missing@example.com' });
+    // the object the URL names
+    await expect(stripe.customers.retrieve('cus_missing')).rejects.toMatchObject(
+      missing(404, 'id', "No such customer: 'cus_missing'"),
+    );
+    await expect(stripe.customers.listPaymentMethods('cus_missing')).rejects.toMatchObject(
+      missing(404, 'id', "No such customer: 'cus_missing'"),
+    );
+    await expect(
+      stripe.paymentMethods.attach('pm_nope', { customer: customer.id }),
+    ).rejects.toMatchObject(missing(404, 'id', "No such PaymentMethod: 'pm_nope'"));
+    // an id a parameter names: Stripe's 400, as for `No such price` on line_items[0][price]
+    await expect(
+      stripe.paymentIntents.create({ amount: 900, currency: 'usd', customer: 'cus_missing' }),
+    ).rejects.toMatchObject(missing(400, 'customer', "No such customer: 'cus_missing'"));
+    await expect(
+      stripe.paymentIntents.create({
+        amount: 900,
+        currency: 'usd',
+        payment_method: 'pm_nope',
+        confirm: true,
+      }),
+    ).rejects.toMatchObject(missing(400, 'payment_method', "No such PaymentMethod: 'pm_nope'"));
+    await expect(
+      stripe.paymentMethods.attach('pm_card_visa', { customer: 'cus_missing' }),
+    ).rejects.toMatchObject(missing(400, 'customer', "No such customer: 'cus_missing'"));
+    await expect(
+      stripe.checkout.sessions.create({
+        mode: 'payment',
+        success_url: 'http://127.0.0.1:9/ok',
+        line_items: [{ price: 'price_missing', quantity: 1 }],
+      }),
+    ).rejects.toMatchObject(missing(400, 'line_items[0][price]', "No such price: 'price_missing'"));
+    await expect(
+      stripe.subscriptions.create({ customer: customer.id, items: [{ price: 'price_missing' }] }),
+    ).rejects.toMatchObject(missing(400, 'items[0][price]', "No such price: 'price_missing'"));
+    await expect(stripe.refunds.create({ payment_intent: 'pi_missing' })).rejects.toMatchObject(
+      missing(400, 'payment_intent', "No such payment_intent: 'pi_missing'"),
+    );
+    await expect(stripe.customers.list({ starting_after: 'cus_missing' })).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'resource_missing',
+      param: 'starting_after',
+    });
+  });
+
   it('a required parameter left out is parameter_missing naming it', async () => {
     const missingParam = (param: string) => ({
       statusCode: 400,

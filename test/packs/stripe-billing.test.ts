@@ -315,7 +315,7 @@ describe('stripe subscriptions', () => {
     ).rejects.toMatchObject({ vendorCode: 'card_declined' });
     await expect(
       stripe.attachPaymentMethod(twin, 'pm_nope', { customer: customer.id }),
-    ).rejects.toMatchObject({ kind: 'not_found', path: 'payment_method' });
+    ).rejects.toMatchObject({ kind: 'not_found', path: 'id' });
     await expect(
       (async () =>
         stripe.updateCustomer(twin, customer.id, {

@@ -1,5 +1,5 @@
 // Stripe's error envelope `{error: {type, code, message, param, …}}` with Stripe's statuses, from
-// the pack's typed refusals: not found → 404, bad input and bad state → 400 invalid_request_error,
+// the pack's typed refusals: the URL's object not found → 404 (an id a parameter names → 400), bad input and bad state → 400 invalid_request_error,
 // a declined card → 402 card_error, a reused idempotency key → 400 idempotency_error, a bad key
 // → 401, an account the key cannot reach (`Stripe-Account`) → 403. Anything else is a 500
 // api_error that names no internals (the host logs it).
@@ -53,10 +53,19 @@ function envelope(
   return { error: { ...error, ...extra } };
 }
 
+/**
+ * A missing object is 404 only when it is the one the URL names (param `id`, or none); an id a
+ * parameter names that does not exist is a bad request, 400 `resource_missing` naming that
+ * parameter, as Stripe answers `No such price: 'price_…'` for `line_items[0][price]`.
+ */
+function missingStatus(path: string | undefined): number {
+  return path === undefined || path === 'id' ? 404 : 400;
+}
+
 export function renderStripeError(error: unknown): RenderedError {
   if (error instanceof StripeApiError)
     return {
-      status: error.status,
+      status: error.status === 404 ? missingStatus(error.path) : error.status,
       body: envelope(
         error.type,
         plain(error.message),
@@ -78,7 +87,7 @@ export function renderStripeError(error: unknown): RenderedError {
         }),
       };
     }
-    const status = error.kind === 'not_found' ? 404 : 400;
+    const status = error.kind === 'not_found' ? missingStatus(error.path) : 400;
     // A refusal Stripe gives no code of its own names its type instead (metadata limits).
     return {
       status,

@@ -264,7 +264,8 @@ export const paymentRoutes = [
       let charge = input.charge as string | null | undefined;
       if (charge == null && typeof input.payment_intent === 'string') {
         const pi = await twin.get('payment_intent', input.payment_intent);
-        if (pi === undefined || pi.deleted) throw missing('payment_intent', input.payment_intent);
+        if (pi === undefined || pi.deleted)
+          throw missing('payment_intent', input.payment_intent, 'payment_intent');
         charge = pi.fields.latest_charge as string | null;
         // Never confirmed, or its last attempt declined: nothing was paid that could be refunded.
         const latest = charge === null ? undefined : await twin.get('charge', charge);
@@ -343,7 +344,15 @@ export const paymentRoutes = [
     sdk: 'customers.listPaymentMethods',
     kind: 'read',
     params: { ...LIST_PARAMS, type: 'string' },
-    handle: ({ twin, input, url, params }) =>
-      listOf(twin, { type: 'payment_method', index: BY_CUSTOMER, key: params.id! }, input, url),
+    async handle({ twin, input, url, params }) {
+      const customer = await twin.get('customer', params.id!);
+      if (customer === undefined || customer.deleted) throw missing('customer', params.id!);
+      return listOf(
+        twin,
+        { type: 'payment_method', index: BY_CUSTOMER, key: params.id! },
+        input,
+        url,
+      );
+    },
   }),
 ];

@@ -4,14 +4,15 @@ import type { JsonObject } from '../../../src/index.js';
 import { StripeApiError } from './errors.js';
 import { apiObject, type StripeContext } from './route.js';
 
-export function missing(kind: string, id: string): StripeApiError {
+/** Stripe's resource_missing: 404 for the URL's object (`id`), 400 for a parameter's (errors.ts). */
+export function missing(kind: string, id: string, param = 'id'): StripeApiError {
   return new StripeApiError(
     404,
     'invalid_request_error',
     'resource_missing',
     `No such ${kind}: '${id}'`,
     {},
-    'id',
+    param,
   );
 }
 
