@@ -73,10 +73,15 @@ describe.each(sqlite)('stripe-node updates objects on the surface ($name)', (hom
       url: 'http://127.0.0.1:9/hooks',
       enabled_events: ['customer.created'],
       metadata: { team: 'billing' },
+      description: 'Billing hooks',
     });
     expect((await stripe.webhookEndpoints.update(endpoint.id, { metadata: '' })).metadata).toEqual(
       {},
     );
+    // and description: '' unsets the description
+    expect(
+      (await stripe.webhookEndpoints.update(endpoint.id, { description: '' })).description,
+    ).toBe(null);
 
     // on a create it is simply no metadata
     expect((await stripe.customers.create({ metadata: '' })).metadata).toEqual({});
@@ -122,6 +127,11 @@ describe.each(sqlite)('stripe-node updates objects on the surface ($name)', (hom
       cart: 'c_1',
       order_id: 'ord_9',
     });
+
+    // description: '' unsets it
+    expect((await stripe.paymentIntents.update(intent.id, { description: '' })).description).toBe(
+      null,
+    );
 
     const canceled = await stripe.paymentIntents.create({ amount: 800, currency: 'usd' });
     await stripe.paymentIntents.cancel(canceled.id);

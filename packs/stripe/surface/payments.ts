@@ -178,7 +178,13 @@ export const paymentRoutes = [
       metadata: 'metadata',
     },
     handle: async ({ twin, params, input }) =>
-      apiObject(await updatePaymentIntent(twin, params.id!, definedOnly(input))),
+      apiObject(
+        await updatePaymentIntent(twin, params.id!, {
+          ...definedOnly(input),
+          // `description=""` unsets it, as on every other object
+          ...(input.description === null ? { description: null } : {}),
+        }),
+      ),
   }),
   stripeRoute({
     method: 'POST',

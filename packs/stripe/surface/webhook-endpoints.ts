@@ -15,11 +15,14 @@ import { LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { packInput } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
-/** The named parameters that were sent, unset ones (null) dropped but `metadata` (null: unset all). */
+/** Parameters whose `""` (null) is sent on: it unsets the description, or every metadata key. */
+const UNSETTABLE = ['description', 'metadata'];
+
+/** The named parameters that were sent, unset ones (null) dropped but those UNSETTABLE. */
 function defined(input: JsonObject, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of keys)
-    if (input[k] !== undefined && (input[k] !== null || k === 'metadata')) out[k] = input[k];
+    if (input[k] !== undefined && (input[k] !== null || UNSETTABLE.includes(k))) out[k] = input[k];
   return out;
 }
 
