@@ -369,6 +369,34 @@ describe.each(sqlite)('stripe-node meets Stripe refusals on the surface ($name)'
     await expect(
       stripe.prices.create({ product: product.id, unit_amount: 100 } as Stripe.PriceCreateParams),
     ).rejects.toMatchObject(missingParam('currency'));
+    const price = await stripe.prices.create({
+      product: product.id,
+      unit_amount: 100,
+      currency: 'usd',
+      recurring: { interval: 'month' },
+    });
+    const customer = await stripe.customers.create({ email: 'required@example.com' });
+    await expect(
+      stripe.subscriptions.create({
+        items: [{ price: price.id }],
+      } as Stripe.SubscriptionCreateParams),
+    ).rejects.toMatchObject(missingParam('customer'));
+    await expect(
+      stripe.subscriptions.create({ customer: customer.id } as Stripe.SubscriptionCreateParams),
+    ).rejects.toMatchObject(missingParam('items'));
+    await expect(
+      stripe.paymentMethods.attach('pm_card_visa', {} as Stripe.PaymentMethodAttachParams),
+    ).rejects.toMatchObject(missingParam('customer'));
+    await expect(
+      stripe.webhookEndpoints.create({
+        enabled_events: ['*'],
+      } as Stripe.WebhookEndpointCreateParams),
+    ).rejects.toMatchObject(missingParam('url'));
+    await expect(
+      stripe.webhookEndpoints.create({
+        url: 'http://127.0.0.1:9/hooks',
+      } as Stripe.WebhookEndpointCreateParams),
+    ).rejects.toMatchObject(missingParam('enabled_events'));
   });
 
   it('search routes the twin does not serve are unrecognized URLs, not a retrieve of id "search"', async () => {

@@ -76,6 +76,7 @@ export function billingRoutes(advance: AdvanceClock) {
         description: 'string',
         metadata: 'metadata',
       },
+      required: ['customer', 'items'],
       handle: async ({ twin, input }) =>
         apiObject(await createSubscription(twin, packInput<CreateSubscriptionInput>(input))),
     }),

@@ -315,6 +315,7 @@ export const paymentRoutes = [
     kind: 'write',
     events: ['payment_method.attached'],
     params: { customer: 'string' },
+    required: ['customer'],
     handle: async ({ twin, params, input }) =>
       apiObject(
         await attachPaymentMethod(twin, params.id!, { customer: input.customer as string }),

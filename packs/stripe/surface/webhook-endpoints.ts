@@ -40,6 +40,7 @@ export const webhookEndpointRoutes = [
       api_version: 'string',
       connect: 'boolean',
     },
+    required: ['url', 'enabled_events'],
     async handle({ twin, input }) {
       if (input.connect === true)
         throw new StripeApiError(
