@@ -28,6 +28,7 @@ import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import { missingPaymentMethod, unexpectedState, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
+import { chargeKind } from './charges.js';
 import { customerKind } from './customers.js';
 import {
   paymentIntentKind,
@@ -290,16 +291,27 @@ export async function cancelPaymentIntent(
         canceled_at: unixNow(twin),
         cancellation_reason: reason,
       };
+      const writes: Write[] = [];
+      // An authorization canceled is released: Stripe refunds the amount_capturable, so nothing is
+      // capturable and the charge shows it all refunded (as a partial capture shows the rest).
+      if (intent.status === 'requires_capture' && intent.latest_charge !== null) {
+        const charge = liveFields(view, chargeKind, intent.latest_charge, 'latest_charge');
+        fields.amount_capturable = 0;
+        writes.push(
+          chargeKind.write('charge.release', charge.id, {
+            amount_refunded: charge.amount,
+            refunded: true,
+          }),
+        );
+      }
+      writes.push({
+        operation: 'payment_intent.cancel',
+        subjectType: 'payment_intent',
+        subjectId: id,
+        fields,
+      });
       return commit(
-        {
-          operation: 'payment_intent.cancel',
-          subjectType: 'payment_intent',
-          subjectId: id,
-          fields,
-          projection: {
-            creates: [requestProjection(twin, call, options, { type: 'payment_intent', id })],
-          },
-        },
+        withRequest(writes, requestProjection(twin, call, options, { type: 'payment_intent', id })),
         { ...intent, ...fields } as StripePaymentIntent,
       );
     })

@@ -113,6 +113,41 @@ describe.each(homes)('stripe-node intents and invoices against the surface ($nam
     expect(body).toEqual(JSON.parse(delivered.body));
   });
 
+  it('canceling an authorized intent releases the hold: nothing capturable, the charge all refunded', async () => {
+    const pi = await stripe.paymentIntents.create({
+      amount: 1800,
+      currency: 'usd',
+      capture_method: 'manual',
+      payment_method: 'pm_card_visa',
+      confirm: true,
+    });
+    expect(pi).toMatchObject({ status: 'requires_capture', amount_capturable: 1800 });
+    const canceled = await stripe.paymentIntents.cancel(pi.id, {
+      cancellation_reason: 'abandoned',
+    });
+    expect(canceled).toMatchObject({
+      status: 'canceled',
+      cancellation_reason: 'abandoned',
+      amount_capturable: 0,
+      amount_received: 0,
+    });
+    expect(await stripe.paymentIntents.retrieve(pi.id)).toMatchObject({ amount_capturable: 0 });
+    expect(await stripe.charges.retrieve(pi.latest_charge as string)).toMatchObject({
+      captured: false,
+      amount_captured: 0,
+      amount_refunded: 1800,
+      refunded: true,
+    });
+    await expect(stripe.paymentIntents.capture(pi.id)).rejects.toMatchObject({
+      code: 'payment_intent_unexpected_state',
+    });
+    expect(await loggedTypes(pi.id)).toEqual([
+      'payment_intent.created',
+      'payment_intent.amount_capturable_updated',
+      'payment_intent.canceled',
+    ]);
+  });
+
   it('pm_card_authenticationRequired waits in requires_action; another card then succeeds', async () => {
     const pi = await stripe.paymentIntents.create({ amount: 800, currency: 'usd' });
     const waiting = await stripe.paymentIntents.confirm(pi.id, {
