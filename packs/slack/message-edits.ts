@@ -4,18 +4,10 @@
 // Slack for a bot's own messages.
 import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { recordKind } from '../../src/index.js';
-import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
-import {
-  checkBlocks,
-  checkMessageLength,
-  messageKey,
-  messageKind,
-  tsTaken,
-  type SlackMessage,
-} from './messages.js';
+import { messageContent, messageKey, messageKind, tsTaken, type SlackMessage } from './messages.js';
 import { checkSees, getChannel, getUser, isMember } from './workspace.js';
 
 export type EphemeralMessage = {
@@ -31,8 +23,6 @@ export type EphemeralMessage = {
 
 /** The ephemeral_message records of the twin, typed (src/state/record-kind.ts). */
 const ephemeralKind = recordKind<EphemeralMessage>({ type: 'ephemeral_message' });
-
-const check = checker('slack');
 
 function ownMessage(
   view: ReadView,
@@ -55,21 +45,13 @@ function ownMessage(
   return message;
 }
 
-function textOf(text: unknown, blocks: unknown): { text: string; blocks?: JsonObject[] } {
-  if (text === undefined && blocks === undefined)
-    throw slackError('no_text', 'text or blocks is required', 'text', 'invalid_input');
-  const t = text === undefined ? '' : check.string(text, 'text');
-  checkMessageLength(t);
-  return blocks === undefined ? { text: t } : { text: t, blocks: checkBlocks(blocks) };
-}
-
 /** The author changes a message's text (and blocks); it keeps its ts and gains `edited`. */
 export async function updateMessage(
   twin: Twin,
   input: { channel: string; ts: string; user: string; text?: string; blocks?: JsonObject[] },
 ): Promise<SlackMessage> {
   requirePackTwin(twin, 'slack');
-  const next = textOf(input?.text, input?.blocks);
+  const next = messageContent(input?.text, input?.blocks);
   const done = await twin.applyAtomic((view) => {
     const message = ownMessage(view, input.channel, input.ts, input.user, 'update');
     const edited = { user: input.user, ts: messageTs(twin.world.clock.now(), 0) };
@@ -115,7 +97,7 @@ export async function postEphemeral(
   input: { channel: string; user: string; author: string; text?: string; blocks?: JsonObject[] },
 ): Promise<EphemeralMessage> {
   requirePackTwin(twin, 'slack');
-  const shown = textOf(input?.text, input?.blocks);
+  const shown = messageContent(input?.text, input?.blocks);
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);

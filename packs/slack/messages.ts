@@ -69,11 +69,27 @@ export function checkMessageLength(text: string): void {
     );
 }
 
+/**
+ * A message's content as Slack takes it: text, Block Kit blocks, or both. With blocks the text is
+ * only the notifications' fallback and may be left out (or empty); without blocks, no text or
+ * blank text is `no_text`. Text that is not a string is `invalid_arguments`.
+ */
+export function messageContent(
+  text: unknown,
+  blocks: unknown,
+): { text: string; blocks?: JsonObject[] } {
+  if (text !== undefined && typeof text !== 'string')
+    throw slackError('invalid_arguments', 'text must be a string', 'text', 'invalid_input');
+  const t = text ?? '';
+  if (blocks === undefined && t.trim() === '')
+    throw slackError('no_text', 'text or blocks is required', 'text', 'invalid_input');
+  checkMessageLength(t);
+  return blocks === undefined ? { text: t } : { text: t, blocks: checkBlocks(blocks) };
+}
+
 export async function postMessage(twin: Twin, input: PostMessageInput): Promise<SlackMessage> {
   requirePackTwin(twin, 'slack');
-  const text = check.string(input?.text, 'text');
-  checkMessageLength(text);
-  const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
+  const { text, blocks } = messageContent(input?.text, input.blocks);
   const done = await twin.applyAtomic((view) => {
     const message = draftMessage(twin, view, { ...input, text }, blocks);
     return commit(

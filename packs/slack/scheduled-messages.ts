@@ -7,17 +7,10 @@
 import { commit, skip, type JsonObject, type Twin } from '../../src/index.js';
 import { recordKind } from '../../src/index.js';
 import { isVendorError } from '../kit/errors.js';
-import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { upperId } from '../kit/ids.js';
-import {
-  checkBlocks,
-  checkMessageLength,
-  draftMessage,
-  messageKey,
-  messageKind,
-} from './messages.js';
+import { draftMessage, messageContent, messageKey, messageKind } from './messages.js';
 import { checkSees, getChannel, getUser } from './workspace.js';
 
 export type ScheduledMessage = {
@@ -46,7 +39,6 @@ export const scheduledMessageKind = recordKind<ScheduledMessage>({
   indexes: { [SCHEDULED_STATE_INDEX]: 'state' },
 });
 
-const check = checker('slack');
 /** Slack takes post_at up to 120 days ahead. */
 const HORIZON_S = 120 * 86_400;
 
@@ -64,9 +56,7 @@ export async function scheduleMessage(
   input: ScheduleMessageInput,
 ): Promise<ScheduledMessage> {
   requirePackTwin(twin, 'slack');
-  const text = check.string(input?.text ?? '', 'text');
-  checkMessageLength(text);
-  const blocks = input.blocks === undefined ? undefined : checkBlocks(input.blocks);
+  const { text, blocks } = messageContent(input?.text, input.blocks);
   const postAt = input.post_at;
   if (!Number.isInteger(postAt))
     throw slackError(

@@ -1,7 +1,8 @@
 // Where the Slack surface once differed from Slack, through the unmodified @slack/web-api against a
 // real host on loopback (SQLite): channel names are unique and checked fault by fault, `channel`
 // takes a name or a user id where Slack takes one, history shows reactions and thread summaries,
-// unknown emoji are refused, a missing argument is an argument error, ephemeral ts are unique.
+// unknown emoji are refused, a missing argument is an argument error, ephemeral ts are unique, a
+// message may be blocks alone.
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, listen, type Listening, type SurfaceHost } from '../../src/host/index.js';
@@ -298,5 +299,39 @@ describe('the Slack surface answers as Slack does', () => {
     for (const ts of ephemeral) expect(all.map((m) => m.ts)).not.toContain(ts);
     // Ephemeral messages never enter the history.
     expect(all.slice(0, 2).map((m) => m.ts)).toEqual([after.ts, posted.ts]);
+  });
+  it('a message may be blocks alone (text is only their fallback); blank text alone is no_text', async () => {
+    const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: '*Deploy* done' } }];
+    const posted = await bot().chat.postMessage({ channel: w.general, blocks });
+    expect(posted.message).toMatchObject({ text: '', blocks });
+    const history = await ada().conversations.history({ channel: w.general, limit: 1 });
+    expect(history.messages![0]).toMatchObject({ ts: posted.ts, blocks });
+    // chat.update with blocks alone; with text alone the message keeps its blocks, as on Slack.
+    const next = [{ type: 'section', text: { type: 'mrkdwn', text: '*Deploy* rolled back' } }];
+    const updated = await bot().chat.update({ channel: w.general, ts: posted.ts!, blocks: next });
+    expect(updated.message).toMatchObject({ blocks: next });
+    const retitled = await bot().chat.update({ channel: w.general, ts: posted.ts!, text: 'fb' });
+    expect(retitled.message).toMatchObject({ text: 'fb', blocks: next });
+    const whisper = await bot().chat.postEphemeral({ channel: w.general, user: w.ada, blocks });
+    expect(whisper.message_ts).toMatch(/^\d+\.\d{6}$/);
+    const later = await bot().chat.scheduleMessage({
+      channel: w.general,
+      blocks,
+      post_at: Math.floor(Date.parse('2026-06-02T09:00:00Z') / 1000),
+    });
+    expect(later.message).toMatchObject({ text: '', blocks });
+    await bot().chat.deleteScheduledMessage({
+      channel: w.general,
+      scheduled_message_id: later.scheduled_message_id!,
+    });
+    // Neither blocks nor any text: no_text, on every method that posts or edits.
+    const at = { channel: w.general, text: '' };
+    expect(await refusal(bot().chat.postMessage(at))).toBe('no_text');
+    expect(await refusal(bot().chat.postMessage({ ...at, text: '  ' }))).toBe('no_text');
+    expect(await refusal(bot().chat.update({ ...at, ts: posted.ts! }))).toBe('no_text');
+    expect(await refusal(bot().chat.postEphemeral({ ...at, user: w.ada }))).toBe('no_text');
+    expect(await refusal(bot().chat.scheduleMessage({ ...at, post_at: later.post_at! }))).toBe(
+      'no_text',
+    );
   });
 });
