@@ -1,11 +1,13 @@
-// pulls.create as @octokit/rest meets it, on SQLite and PostgreSQL: a second open pull request for
-// the same head and base is GitHub's custom 422, and so is a base branch the repository lacks.
+// pulls.create and pulls.list as @octokit/rest meets them, on SQLite and PostgreSQL: a second open
+// pull request for the same head and base is GitHub's custom 422, and so is a base branch the
+// repository lacks; pulls.list filters by head (`owner:branch`) and base, and sorts as GitHub does.
 import { Octokit } from '@octokit/rest';
+import { VirtualClock } from '../../src/world/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
 import { closeGitHubTwin, startGitHubTwin, type GitHubTwin } from './github-support.js';
 
-describe.each(homes)('pulls.create through @octokit/rest ($name)', (home) => {
+describe.each(homes)('pulls.create and pulls.list through @octokit/rest ($name)', (home) => {
   let t: GitHubTwin;
   let cleanup: () => void;
   let octocat: Octokit;
@@ -77,5 +79,39 @@ describe.each(homes)('pulls.create through @octokit/rest ($name)', (home) => {
     await expect(
       octocat.rest.repos.getBranch({ ...repo, branch: 'no-such-branch' }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+  it('pulls.list filters by head (owner:branch; a bare branch is ignored, as GitHub ignores it) and base', async () => {
+    const at = { owner: 'octocat', repo: 'listed' };
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'listed' });
+    const open = async (head: string, base: string) =>
+      (await octocat.rest.pulls.create({ ...at, title: head, head, base })).data.number;
+    const alpha = await open('alpha', 'main');
+    const beta = await open('beta', 'main');
+    const gamma = await open('gamma', 'alpha'); // alpha exists once its pull request made it
+    const list = async (
+      q: Omit<NonNullable<Parameters<typeof octocat.rest.pulls.list>[0]>, 'owner' | 'repo'> = {},
+    ) => (await octocat.rest.pulls.list({ ...at, ...q })).data.map((p) => p.number);
+    expect(await list()).toEqual([gamma, beta, alpha]);
+    expect(await list({ head: 'octocat:beta' })).toEqual([beta]);
+    expect(await list({ head: 'OctoCat:beta' })).toEqual([beta]);
+    expect(await list({ head: 'hubot:beta' })).toEqual([]);
+    expect(await list({ head: 'octocat:nothing' })).toEqual([]);
+    expect(await list({ head: 'beta' })).toEqual([gamma, beta, alpha]);
+    expect(await list({ base: 'alpha' })).toEqual([gamma]);
+    expect(await list({ base: 'main', head: 'octocat:alpha' })).toEqual([alpha]);
+    // The app's "is there an open pull request for my branch?" after it closed one.
+    await octocat.rest.pulls.update({ ...at, pull_number: beta, state: 'closed' });
+    expect(await list({ head: 'octocat:beta' })).toEqual([]);
+    expect(await list({ head: 'octocat:beta', state: 'all' })).toEqual([beta]);
+    // sort=updated is ascending unless asked otherwise; created (the default) descending.
+    await (t.world.clock as VirtualClock).advance(60_000);
+    await octocat.rest.pulls.update({ ...at, pull_number: alpha, title: 'alpha, again' });
+    expect(await list({ sort: 'updated' })).toEqual([gamma, alpha]);
+    expect(await list({ sort: 'updated', direction: 'desc' })).toEqual([alpha, gamma]);
+    expect(await list({ direction: 'asc' })).toEqual([alpha, gamma]);
+    await expect(list({ sort: 'sideways' as never })).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ resource: 'PullRequest', field: 'sort', code: 'invalid' }] } },
+    });
   });
 });

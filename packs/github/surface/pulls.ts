@@ -46,6 +46,51 @@ function branchName(value: string, repo: GitHubRepository, field: string): strin
   return value.slice(at + 1);
 }
 
+/**
+ * `head` and `base` of GET /pulls, as GitHub reads them: `head` is `owner:branch` (the owner's
+ * case aside), and a bare branch name is no filter at all — GitHub ignores it and lists every pull
+ * request; `base` is a branch name.
+ */
+function pullFilter(input: JsonObject): (p: GitHubPullRequest) => boolean {
+  const head = input.head;
+  const base = input.base;
+  for (const [field, v] of [
+    ['head', head],
+    ['base', base],
+  ] as const)
+    if (v !== undefined && typeof v !== 'string')
+      throw invalidField('PullRequest', field, 'invalid', `${field} must be a string`);
+  const at = typeof head === 'string' ? head.indexOf(':') : -1;
+  const owner = at < 0 ? undefined : (head as string).slice(0, at).toLowerCase();
+  const branch = at < 0 ? undefined : (head as string).slice(at + 1);
+  return (p) =>
+    (owner === undefined || (p.head.user.login.toLowerCase() === owner && p.head.ref === branch)) &&
+    (typeof base !== 'string' || base === '' || p.base.ref === base);
+}
+
+/** `sort` of GET /pulls (created, the default, or updated) and `direction` (desc for created). */
+function pullOrder(input: JsonObject): { sort: 'created' | 'updated'; desc: boolean } {
+  const sort = input.sort ?? 'created';
+  if (sort === 'popularity' || sort === 'long-running')
+    throw invalidField(
+      'PullRequest',
+      'sort',
+      'custom',
+      `sort=${sort} is not modelled by this twin; sort by created or updated`,
+    );
+  if (sort !== 'created' && sort !== 'updated')
+    throw invalidField(
+      'PullRequest',
+      'sort',
+      'invalid',
+      'sort must be one of created, updated, popularity, long-running',
+    );
+  const direction = input.direction ?? (sort === 'created' ? 'desc' : 'asc');
+  if (direction !== 'asc' && direction !== 'desc')
+    throw invalidField('PullRequest', 'direction', 'invalid', 'direction must be asc or desc');
+  return { sort, desc: direction === 'desc' };
+}
+
 function renderReview(r: GitHubReview): JsonObject {
   return {
     id: r.id,
@@ -109,15 +154,23 @@ export const pullRoutes: GitHubRouteSpec[] = [
       const state = ctx.input.state ?? 'open';
       if (state !== 'open' && state !== 'closed' && state !== 'all')
         throw invalidField('PullRequest', 'state', 'invalid', 'state must be open, closed or all');
+      const order = pullOrder(ctx.input);
+      const wanted = pullFilter(ctx.input);
       const pulls = await ctx.twin.read((view) =>
         view
           .list('pull_request')
           .filter((r) => r.id.startsWith(`${repo.id}#`))
           .map((r) => pullRequestKind.of(r))
-          .filter((p) => state === 'all' || p.state === state)
-          .sort((a, b) =>
-            ctx.input.direction === 'asc' ? a.number - b.number : b.number - a.number,
-          ),
+          .filter((p) => (state === 'all' || p.state === state) && wanted(p))
+          .sort((a, b) => {
+            const by =
+              order.sort === 'updated' && a.updated_at !== b.updated_at
+                ? a.updated_at < b.updated_at
+                  ? -1
+                  : 1
+                : a.number - b.number;
+            return order.desc ? -by : by;
+          }),
       );
       return page(
         ctx,
