@@ -2,10 +2,12 @@
 // of a pull request's issue side and of a comment counts the reactions made on it (total and each
 // content), in answers, lists and the webhook payloads that carry them; `closed_by` names who closed
 // an issue while it is closed, and is null while it is open (webhook issues carry no such key); a
-// body over GitHub's 65536 characters is GitHub's 422 `custom` on `body`.
+// body over GitHub's 65536 characters is GitHub's 422 `custom` on `body`; listComments takes `since`
+// and reactions.listForIssue `content`.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/index.js';
+import { VirtualClock } from '../../src/world/clock.js';
 import { homes } from '../support/backends.js';
 import type { ReceivedRequest } from '../support/receiver.js';
 import { closeGitHubTwin, startGitHubTwin, until, type GitHubTwin } from './github-support.js';
@@ -193,5 +195,48 @@ describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
     ).rejects.toMatchObject(tooLong);
     const kept = await octocat.rest.issues.get(at);
     expect([kept.data.title, kept.data.body]).toEqual(['long', emoji]);
+  });
+  it('listComments takes since (last updated at or after it); listForIssue takes content', async () => {
+    const made = await octocat.rest.issues.create({ ...repo, title: 'Polled' });
+    const at = { ...repo, issue_number: made.data.number };
+    const old = await octocat.rest.issues.createComment({ ...at, body: 'old' });
+    await (t.world.clock as VirtualClock).advance(60_000);
+    const since = new Date(t.world.clock.now()).toISOString();
+    const fresh = await hubot.rest.issues.createComment({ ...at, body: 'fresh' });
+    const bodies = async (q: { since?: string } = {}) =>
+      (await octocat.rest.issues.listComments({ ...at, ...q })).data.map((c) => c.body);
+    expect(await bodies()).toEqual(['old', 'fresh']);
+    expect(await bodies({ since })).toEqual(['fresh']);
+    expect(await bodies({ since: '2999-01-01T00:00:00Z' })).toEqual([]);
+    // an edit makes a comment recent again
+    await (t.world.clock as VirtualClock).advance(60_000);
+    const later = new Date(t.world.clock.now()).toISOString();
+    await octocat.rest.issues.updateComment({
+      ...repo,
+      comment_id: old.data.id,
+      body: 'old, edited',
+    });
+    expect(await bodies({ since: later })).toEqual(['old, edited']);
+    await expect(bodies({ since: 'yesterday' })).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: { errors: [{ resource: 'IssueComment', field: 'since', code: 'invalid' }] },
+      },
+    });
+    expect(fresh.status).toBe(201);
+    await octocat.rest.reactions.createForIssue({ ...at, content: 'rocket' });
+    await hubot.rest.reactions.createForIssue({ ...at, content: 'eyes' });
+    await hubot.rest.reactions.createForIssue({ ...at, content: 'rocket' });
+    const reacted = async (content?: 'rocket' | 'eyes' | 'heart') =>
+      (
+        await octocat.rest.reactions.listForIssue({ ...at, ...(content ? { content } : {}) })
+      ).data.map((r) => `${r.user!.login}:${r.content}`);
+    expect(await reacted()).toEqual(['octocat:rocket', 'hubot:eyes', 'hubot:rocket']);
+    expect(await reacted('rocket')).toEqual(['octocat:rocket', 'hubot:rocket']);
+    expect(await reacted('heart')).toEqual([]);
+    await expect(reacted('smile' as never)).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ resource: 'Reaction', field: 'content', code: 'invalid' }] } },
+    });
   });
 });

@@ -1,7 +1,7 @@
 // Repositories as @octokit/rest meets them, on SQLite and PostgreSQL: owner and repository names
 // match whatever their case, as on GitHub, and answers carry the canonical names; a name that
 // differs from an existing one only in case is that name, already taken; listForAuthenticatedUser
-// follows sort and direction as GitHub documents them.
+// follows sort and direction, and visibility, affiliation and type, as GitHub documents them.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -112,6 +112,35 @@ describe.each(homes)('repositories through @octokit/rest ($name)', (home) => {
     ] as const)
       await expect(
         hubot.rest.repos.listForAuthenticatedUser(params as never),
+      ).rejects.toMatchObject({
+        status: 422,
+        response: { data: { errors: [{ resource: 'Repository', field, code: 'invalid' }] } },
+      });
+  });
+  it('listForAuthenticatedUser: visibility, affiliation and type choose which repositories', async () => {
+    const names = async (params: Record<string, string> = {}) =>
+      (await octocat.rest.repos.listForAuthenticatedUser(params)).data.map((r) => r.name);
+    expect(await names()).toEqual(['r1', 'secret-r']);
+    expect(await names({ visibility: 'private' })).toEqual(['secret-r']);
+    expect(await names({ visibility: 'public' })).toEqual(['r1']);
+    expect(await names({ visibility: 'all', affiliation: 'owner,collaborator' })).toEqual([
+      'r1',
+      'secret-r',
+    ]);
+    // the twin keeps no collaborators or organization members: only the user's own are listed
+    expect(await names({ affiliation: 'collaborator' })).toEqual([]);
+    expect(await names({ type: 'private' })).toEqual(['secret-r']);
+    expect(await names({ type: 'public' })).toEqual(['r1']);
+    expect(await names({ type: 'owner' })).toEqual(['r1', 'secret-r']);
+    expect(await names({ type: 'member' })).toEqual([]);
+    for (const [field, params] of [
+      ['visibility', { visibility: 'secret' }],
+      ['affiliation', { affiliation: 'owner,friend' }],
+      ['type', { type: 'forks' }],
+      ['type', { type: 'owner', visibility: 'public' }],
+    ] as const)
+      await expect(
+        octocat.rest.repos.listForAuthenticatedUser(params as never),
       ).rejects.toMatchObject({
         status: 422,
         response: { data: { errors: [{ resource: 'Repository', field, code: 'invalid' }] } },

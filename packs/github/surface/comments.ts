@@ -12,7 +12,7 @@ import { issueKey, issueKind } from '../issues.js';
 import { pullRequestKind } from '../pull-requests.js';
 import { renderComment } from '../render-issue.js';
 import type { GitHubRepository } from '../repositories.js';
-import { GitHubApiError } from './errors.js';
+import { GitHubApiError, invalidField } from './errors.js';
 import { react } from './issues.js';
 import { page } from './paging.js';
 import {
@@ -37,6 +37,24 @@ async function commentOf(ctx: GitHubContext, repo: GitHubRepository) {
   if (c === undefined || !c.issue_key.startsWith(`${repo.id}#`))
     throw new GitHubApiError(404, 'Not Found');
   return c;
+}
+
+/**
+ * `since` of a comment list: only comments last updated at or after that instant (an ISO 8601
+ * time, `YYYY-MM-DDTHH:MM:SSZ`), as the seconds-precise `updated_at` of the answers reads.
+ */
+function sinceOf(ctx: GitHubContext): string | undefined {
+  const raw = ctx.input.since;
+  if (raw === undefined || raw === '') return undefined;
+  const at = typeof raw === 'string' ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(at))
+    throw invalidField(
+      'IssueComment',
+      'since',
+      'invalid',
+      'since must be an ISO 8601 time, YYYY-MM-DDTHH:MM:SSZ',
+    );
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export const commentRoutes: GitHubRouteSpec[] = [
@@ -66,6 +84,7 @@ export const commentRoutes: GitHubRouteSpec[] = [
     async handle(ctx) {
       const repo = await repoOf(ctx);
       const key = issueKey(repo.id, numberParam(ctx, 'issue_number'));
+      const since = sinceOf(ctx);
       const list = await ctx.twin.read((view) => {
         if (
           issueKind.read(view, key) === undefined &&
@@ -74,7 +93,7 @@ export const commentRoutes: GitHubRouteSpec[] = [
           return undefined;
         return issueCommentKind
           .list(view)
-          .filter((c) => c.issue_key === key)
+          .filter((c) => c.issue_key === key && (since === undefined || c.updated_at >= since))
           .sort((a, b) =>
             a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id,
           )

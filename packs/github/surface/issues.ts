@@ -11,6 +11,7 @@ import {
   type GitHubReaction,
   type ReactionTarget,
 } from '../reactions.js';
+import { REACTION_CONTENTS } from '../reaction-rollup.js';
 import { renderAccount } from '../render-account.js';
 import { renderLabels, renderPullRequestIssue, renderRestIssue } from '../render-issue.js';
 import type { GitHubRepository } from '../repositories.js';
@@ -281,8 +282,25 @@ export const issueRoutes: GitHubRouteSpec[] = [
         repository: (await repoOf(ctx)).full_name,
         number: numberParam(ctx, 'issue_number'),
       };
+      const content = ctx.input.content;
+      if (
+        content !== undefined &&
+        content !== '' &&
+        !(REACTION_CONTENTS as readonly unknown[]).includes(content)
+      )
+        throw invalidField(
+          'Reaction',
+          'content',
+          'invalid',
+          `content must be one of ${REACTION_CONTENTS.join(', ')}`,
+        );
       const list = await ctx.twin.read((view) => reactionsOn(view, target));
-      return page(ctx, list.map(renderReaction));
+      return page(
+        ctx,
+        list
+          .filter((r) => content === undefined || content === '' || r.content === content)
+          .map(renderReaction),
+      );
     },
   },
 ];

@@ -72,6 +72,50 @@ function repoOrder(input: JsonObject): { sort: RepoSort; desc: boolean } {
   return { sort: sort as RepoSort, desc: direction === 'desc' };
 }
 
+const oneOf = (field: string, allowed: readonly string[], value: unknown): string | undefined => {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value))
+    throw invalidField(
+      'Repository',
+      field,
+      'invalid',
+      `${field} must be one of ${allowed.join(', ')}`,
+    );
+  return value;
+};
+
+/**
+ * Which of the user's repositories GET /user/repos lists: `visibility` (all, public, private) and
+ * `affiliation` (owner, collaborator, organization_member, comma-separated), or `type` (all,
+ * owner, public, private, member) instead of both, as GitHub takes them. The twin lists the user's
+ * own repositories (it keeps no collaborators or members), so an affiliation without `owner` and
+ * `type=member` list none.
+ */
+function repoSelection(input: JsonObject): (r: GitHubRepository) => boolean {
+  const visibility = oneOf('visibility', ['all', 'public', 'private'], input.visibility);
+  const affiliation = input.affiliation;
+  if (affiliation !== undefined && typeof affiliation !== 'string')
+    throw invalidField('Repository', 'affiliation', 'invalid', 'affiliation must be a string');
+  const affiliations =
+    affiliation === undefined || affiliation === ''
+      ? undefined
+      : affiliation.split(',').map((a) => a.trim());
+  for (const a of affiliations ?? [])
+    oneOf('affiliation', ['owner', 'collaborator', 'organization_member'], a);
+  const type = oneOf('type', ['all', 'owner', 'public', 'private', 'member'], input.type);
+  if (type !== undefined && (visibility !== undefined || affiliations !== undefined))
+    throw invalidField(
+      'Repository',
+      'type',
+      'invalid',
+      'If you specify visibility or affiliation, you cannot specify type.',
+    );
+  const wanted = type === 'public' || type === 'private' ? type : visibility;
+  const owned = type !== 'member' && (affiliations === undefined || affiliations.includes('owner'));
+  return (r) =>
+    owned && (wanted === undefined || wanted === 'all' || (wanted === 'private') === r.private);
+}
+
 /**
  * The repositories in GitHub's order. Times tie within a tick of the virtual clock; a tie is broken
  * by the order the repositories were made (the seq of each one's first log entry), in the same
@@ -171,8 +215,9 @@ export const repoRoutes: GitHubRouteSpec[] = [
     async handle(ctx) {
       const user = userOf(ctx);
       const order = repoOrder(ctx.input);
+      const shown = repoSelection(ctx.input);
       const repos = await ctx.twin.read((view) => repositoryKind.list(view));
-      const mine = repos.filter((r) => r.owner.id === user.id);
+      const mine = repos.filter((r) => r.owner.id === user.id && shown(r));
       return page(
         ctx,
         (await sortRepos(ctx, mine, order)).map((r) => renderRepository(r)),
