@@ -47,6 +47,67 @@ function rendered(view: ReadView, run: GitHubCheckRun, repo: GitHubRepository): 
   );
 }
 
+/**
+ * The query of checks.listForRef: `check_name`, `status` and `app_id` keep the runs that match;
+ * `filter` is `latest` (the default: the most recent run of each name and app) or `all`.
+ */
+function runFilter(input: JsonObject): {
+  keeps: (r: GitHubCheckRun) => boolean;
+  latest: boolean;
+} {
+  const name = optionalText(input, 'check_name', 'CheckRun');
+  const status = input.status;
+  if (
+    status !== undefined &&
+    status !== 'queued' &&
+    status !== 'in_progress' &&
+    status !== 'completed'
+  )
+    throw invalidField(
+      'CheckRun',
+      'status',
+      'invalid',
+      'status must be one of queued, in_progress, completed',
+    );
+  const filter = input.filter ?? 'latest';
+  if (filter !== 'latest' && filter !== 'all')
+    throw invalidField('CheckRun', 'filter', 'invalid', 'filter must be latest or all');
+  const rawApp = input.app_id;
+  const appId = rawApp === undefined || rawApp === '' ? undefined : Number(rawApp);
+  if (appId !== undefined && !Number.isInteger(appId))
+    throw invalidField('CheckRun', 'app_id', 'invalid', 'app_id must be an integer');
+  return {
+    keeps: (r) =>
+      (name === undefined || name === '' || r.name === name) &&
+      (status === undefined || r.status === status) &&
+      (appId === undefined || r.app_id === appId),
+    latest: filter === 'latest',
+  };
+}
+
+/**
+ * The most recent run of each name (per app), in the order given: a re-run replaces the run before
+ * it in GitHub's `filter=latest` list. Which is the more recent is told by the order the runs were
+ * made (the seq of each one's first log entry), as times tie within a virtual-clock tick.
+ */
+async function latestOfEach(ctx: GitHubContext, runs: GitHubCheckRun[]): Promise<GitHubCheckRun[]> {
+  const groups = new Map<string, GitHubCheckRun[]>();
+  for (const r of runs) {
+    const key = `${r.app_id}/${r.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const dropped = new Set<number>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const made = await Promise.all(
+      group.map(async (r) => (await ctx.twin.entriesFor('check_run', String(r.id)))[0]?.seq ?? 0),
+    );
+    const newest = made.indexOf(Math.max(...made));
+    group.forEach((r, i) => i !== newest && dropped.add(r.id));
+  }
+  return runs.filter((r) => !dropped.has(r.id));
+}
+
 export const checkRoutes: GitHubRouteSpec[] = [
   {
     method: 'POST',
@@ -156,15 +217,17 @@ export const checkRoutes: GitHubRouteSpec[] = [
     async handle(ctx) {
       const repo = await repoOf(ctx);
       const ref = ctx.params.ref!;
-      const runs = await ctx.twin.read((view) => {
+      const wanted = runFilter(ctx.input);
+      const found = await ctx.twin.read((view) => {
         const sha = /^[0-9a-f]{40}$/.test(ref)
           ? ref
           : findBranch(view, findRepository(view, repo.full_name), ref)?.sha;
         return checkRunKind
           .list(view)
-          .filter((r) => r.repository_id === repo.id && r.head_sha === sha)
-          .map((r) => rendered(view, r, repo));
+          .filter((r) => r.repository_id === repo.id && r.head_sha === sha && wanted.keeps(r));
       });
+      const kept = wanted.latest ? await latestOfEach(ctx, found) : found;
+      const runs = await ctx.twin.read((view) => kept.map((r) => rendered(view, r, repo)));
       const { slice, headers } = pageOf(ctx, runs);
       // GitHub wraps this list: {total_count, check_runs}.
       return answer(200, { total_count: runs.length, check_runs: slice }, headers);
