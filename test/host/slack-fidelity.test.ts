@@ -2,7 +2,7 @@
 // real host on loopback (SQLite): channel names are unique and checked fault by fault, `channel`
 // takes a name or a user id where Slack takes one, history shows reactions and thread summaries,
 // unknown emoji are refused, a missing argument is an argument error, ephemeral ts are unique, a
-// message may be blocks alone.
+// message may be blocks alone, channels show their member count.
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, listen, type Listening, type SurfaceHost } from '../../src/host/index.js';
@@ -333,5 +333,32 @@ describe('the Slack surface answers as Slack does', () => {
     expect(await refusal(bot().chat.scheduleMessage({ ...at, post_at: later.post_at! }))).toBe(
       'no_text',
     );
+  });
+  it('conversations.list shows each channel with num_members; conversations.info when include_num_members', async () => {
+    // #general: ada (its creator), bob and the app's bot.
+    const listed = await ada().conversations.list({});
+    const general = listed.channels!.find((c) => c.id === w.general)!;
+    const members = (await ada().conversations.members({ channel: w.general })).members!;
+    expect(general.num_members).toBe(members.length);
+    expect(members).toHaveLength(3);
+    const info = await ada().conversations.info({ channel: w.general, include_num_members: true });
+    expect(info.channel!.num_members).toBe(3);
+    expect((await ada().conversations.info({ channel: w.general })).channel).not.toHaveProperty(
+      'num_members',
+    );
+    // A channel made by the bot: its creator, then whoever joins, less whoever leaves.
+    const made = (await bot().conversations.create({ name: 'counted' })).channel!.id!;
+    const count = async () =>
+      (await ada().conversations.list({ limit: 1000 })).channels!.find((c) => c.id === made)!
+        .num_members;
+    expect(await count()).toBe(1);
+    await ada().conversations.join({ channel: made });
+    expect(await count()).toBe(2);
+    await bot().conversations.leave({ channel: made });
+    expect(await count()).toBe(1);
+    // A DM has no member count.
+    const im = (await ada().conversations.open({ users: w.bob })).channel!.id!;
+    const ims = await ada().conversations.list({ types: 'im' });
+    expect(ims.channels!.find((c) => c.id === im)).not.toHaveProperty('num_members');
   });
 });

@@ -4,8 +4,8 @@ import { joinChannel, leaveChannel } from '../activity.js';
 import { isVendorError } from '../../kit/errors.js';
 import { openDirectMessage } from '../direct-messages.js';
 import { messageKey, messageKind } from '../messages.js';
-import { channelKind, createChannel, isMember, userKind } from '../workspace.js';
-import type { Twin } from '../../../src/index.js';
+import { channelKind, createChannel, isMember, userKind, type SlackChannel } from '../workspace.js';
+import type { ReadView, Twin } from '../../../src/index.js';
 import { SlackMethodError } from './errors.js';
 import { channelMessageView } from './message-view.js';
 import {
@@ -68,8 +68,13 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
   }),
   route('conversations.info', 'read', async ({ principal: p, input }) => {
     const channel = await channelOf(p.twin, p, str(input, 'channel'));
-    const member = await p.twin.read((view) => isMember(view, channel, p.user));
-    return ok({ channel: renderChannel(channel, member, p.user) });
+    const counted = [true, 'true', '1'].includes(input.include_num_members as never);
+    const { member, count } = await p.twin.read((view) => ({
+      member: isMember(view, channel, p.user),
+      count: counted && channel.is_im !== true ? peopleIn(view, p.team)(channel).length : undefined,
+    }));
+    const shown = renderChannel(channel, member, p.user);
+    return ok({ channel: count === undefined ? shown : { ...shown, num_members: count } });
   }),
   route('conversations.list', 'read', async ({ principal: p, input }) => {
     // `types` as Slack takes it: public_channel (the default) and im, comma-separated.
@@ -78,8 +83,9 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
         .split(',')
         .map((t) => t.trim()),
     );
-    const channels = await p.twin.read((view) =>
-      channelKind
+    const channels = await p.twin.read((view) => {
+      const people = peopleIn(view, p.team);
+      return channelKind
         .list(view)
         .filter(
           (c) =>
@@ -88,19 +94,18 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
               ? types.has('im') && isMember(view, c, p.user)
               : types.has('public_channel')),
         )
-        .map((c) => renderChannel(c, isMember(view, c, p.user), p.user)),
-    );
+        .map((c) => {
+          const shown = renderChannel(c, isMember(view, c, p.user), p.user);
+          // Slack lists a channel with its member count (a DM has none).
+          return c.is_im === true ? shown : { ...shown, num_members: people(c).length };
+        });
+    });
     const { items, next } = page(channels, input);
     return ok({ channels: items, response_metadata: { next_cursor: next } });
   }),
   route('conversations.members', 'read', async ({ principal: p, input }) => {
     const channel = await channelOf(p.twin, p, str(input, 'channel'));
-    const members = await p.twin.read((view) =>
-      userKind
-        .list(view)
-        .filter((u) => u.team_id === p.team && !u.deleted && isMember(view, channel, u.id))
-        .map((u) => u.id),
-    );
+    const members = await p.twin.read((view) => peopleIn(view, p.team)(channel));
     const { items, next } = page(members, input);
     return ok({ members: items, response_metadata: { next_cursor: next } });
   }),
@@ -175,6 +180,15 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     });
   }),
 ];
+
+/**
+ * The people of the workspace in a channel — what conversations.members lists and num_members
+ * counts — for each channel of one read.
+ */
+function peopleIn(view: ReadView, team: string): (c: SlackChannel) => string[] {
+  const people = userKind.list(view).filter((u) => u.team_id === team && !u.deleted);
+  return (c) => people.filter((u) => isMember(view, c, u.id)).map((u) => u.id);
+}
 
 /** A channel's messages (thread replies too), and how to show each, read at one instant. */
 function channelMessages(twin: Twin, channel: string) {
