@@ -118,12 +118,7 @@ async function create(
   const secret =
     input.secret === undefined ? undefined : check.secret(input.secret, 'config.secret');
   const events = checkEvents(input.events);
-  if (input.content_type !== undefined && input.content_type !== 'json') {
-    throw validationFailed(
-      'content_type must be "json": form-encoded payloads are not modelled by this twin',
-      'config.content_type',
-    );
-  }
+  checkConfig(input);
   const id = githubIds.numeric(twin.world.ids);
   const ref = secret === undefined ? null : secretRefFor(twin, `${kind}/${id}`);
   const write = () =>
@@ -197,13 +192,35 @@ export function createOrganizationHook(
   });
 }
 
+/**
+ * A hook config's `content_type` (only `json` is modelled: form-encoded payloads are refused, on
+ * create and update alike, rather than sent as JSON) and `insecure_ssl` (`"0"` or `"1"`).
+ */
+function checkConfig(input: { content_type?: unknown; insecure_ssl?: unknown }): void {
+  if (input.content_type !== undefined && input.content_type !== 'json') {
+    throw validationFailed(
+      'content_type must be "json": form-encoded payloads are not modelled by this twin',
+      'config.content_type',
+    );
+  }
+  if (input.insecure_ssl !== undefined && input.insecure_ssl !== '0' && input.insecure_ssl !== '1')
+    throw validationFailed('insecure_ssl must be "0" or "1"', 'config.insecure_ssl');
+}
+
 export async function updateHook(
   twin: Twin,
   kind: HookKind,
   id: number,
-  input: { active?: boolean; events?: string[]; url?: string },
+  input: {
+    active?: boolean;
+    events?: string[];
+    url?: string;
+    content_type?: 'json';
+    insecure_ssl?: '0' | '1';
+  },
 ): Promise<GitHubHook> {
   requirePackTwin(twin, 'github');
+  checkConfig(input);
   const fields: JsonObject = {};
   if (input.active !== undefined) fields.active = check.boolean(input.active, 'active');
   if (input.events !== undefined) {
@@ -230,6 +247,12 @@ export async function updateHook(
       fields.config = { ...current.config, url };
       fields.delivery_url = url;
     }
+    if (input.insecure_ssl !== undefined)
+      fields.config = {
+        ...current.config,
+        ...(fields.config as JsonObject),
+        insecure_ssl: input.insecure_ssl,
+      };
     fields.updated_at = githubTime(twin.world.clock.now());
     return commit(
       { operation: `${kind}.update`, subjectType: kind, subjectId: String(id), fields },

@@ -3,7 +3,8 @@
 // X-Hub-Signature headers) while a malformed secret is still refused; a second hook with the same
 // URL and an event name GitHub does not know are GitHub's 422s, on create and on update; deliveries
 // are listed newest first, in the order they were made; a ping's sender is the user who made the
-// hook, or who pinged it.
+// hook, or who pinged it; config.content_type other than json is refused on update as on create (not
+// dropped), and config.insecure_ssl is kept.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
@@ -235,5 +236,42 @@ describe.each(homes)('repository webhooks through @octokit/rest ($name)', (home)
     await hubot.rest.repos.pingWebhook({ ...repo, hook_id: made.data.id });
     const [, second] = await pings(2);
     expect(senderOf(second!.body)).toMatchObject({ login: 'hubot', type: 'User' });
+  });
+  it('updateWebhook: content_type form is refused as on create, not dropped; insecure_ssl is kept', async () => {
+    const url = `${t.receiver.url}/configured`;
+    const made = await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url, content_type: 'json' },
+      events: ['issues'],
+    });
+    const at = { ...repo, hook_id: made.data.id };
+    const refusal = {
+      status: 422,
+      response: {
+        data: { errors: [{ resource: 'Hook', field: 'config.content_type', code: 'invalid' }] },
+      },
+    };
+    await expect(
+      octocat.rest.repos.createWebhook({
+        ...repo,
+        config: { url: `${url}/2`, content_type: 'form' },
+      }),
+    ).rejects.toMatchObject(refusal);
+    await expect(
+      octocat.rest.repos.updateWebhook({ ...at, config: { url, content_type: 'form' } }),
+    ).rejects.toMatchObject(refusal);
+    expect((await octocat.rest.repos.getWebhook(at)).data.config.content_type).toBe('json');
+    const insecure = await octocat.rest.repos.updateWebhook({
+      ...at,
+      config: { url, insecure_ssl: '1' },
+    });
+    expect(insecure.data.config).toMatchObject({ url, content_type: 'json', insecure_ssl: '1' });
+    expect((await octocat.rest.repos.getWebhook(at)).data.config.insecure_ssl).toBe('1');
+    await expect(
+      octocat.rest.repos.updateWebhook({ ...at, config: { url, insecure_ssl: 'yes' } }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ field: 'config.insecure_ssl', code: 'invalid' }] } },
+    });
   });
 });

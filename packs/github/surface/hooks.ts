@@ -237,6 +237,12 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
           ...(typeof active === 'boolean' ? { active } : {}),
           ...(list === undefined ? {} : { events: list }),
           ...(typeof config.url === 'string' ? { url: config.url } : {}),
+          ...(config.content_type === undefined
+            ? {}
+            : { content_type: config.content_type as 'json' }),
+          ...(config.insecure_ssl === undefined
+            ? {}
+            : { insecure_ssl: String(config.insecure_ssl) as '0' | '1' }),
         });
         return apiHook(updated);
       },
