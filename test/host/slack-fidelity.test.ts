@@ -2,7 +2,7 @@
 // real host on loopback (SQLite): channel names are unique and checked fault by fault, `channel`
 // takes a name or a user id where Slack takes one, history shows reactions and thread summaries,
 // unknown emoji are refused, a missing argument is an argument error, ephemeral ts are unique, a
-// message may be blocks alone, channels show their member count.
+// message may be blocks alone, channels show their member count, replies take oldest / latest.
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, listen, type Listening, type SurfaceHost } from '../../src/host/index.js';
@@ -360,5 +360,35 @@ describe('the Slack surface answers as Slack does', () => {
     const im = (await ada().conversations.open({ users: w.bob })).channel!.id!;
     const ims = await ada().conversations.list({ types: 'im' });
     expect(ims.channels!.find((c) => c.id === im)).not.toHaveProperty('num_members');
+  });
+  it('conversations.replies takes oldest, latest and inclusive for the replies; the parent still leads', async () => {
+    const parent = await ada().chat.postMessage({ channel: w.general, text: 'polled thread' });
+    const reply = async (text: string) =>
+      (await bot().chat.postMessage({ channel: w.general, text, thread_ts: parent.ts! })).ts!;
+    const [r1, r2, r3] = [await reply('one'), await reply('two'), await reply('three')];
+    const texts = async (q: { oldest?: string; latest?: string; inclusive?: boolean }) =>
+      (
+        await ada().conversations.replies({ channel: w.general, ts: parent.ts!, ...q })
+      ).messages!.map((m) => m.text);
+    expect(await texts({})).toEqual(['polled thread', 'one', 'two', 'three']);
+    // A poller asks for what came after the last reply it saw.
+    expect(await texts({ oldest: r1 })).toEqual(['polled thread', 'two', 'three']);
+    expect(await texts({ oldest: r3 })).toEqual(['polled thread']);
+    expect(await texts({ oldest: r1, inclusive: true })).toEqual([
+      'polled thread',
+      'one',
+      'two',
+      'three',
+    ]);
+    expect(await texts({ latest: r2 })).toEqual(['polled thread', 'one']);
+    expect(await texts({ oldest: r1, latest: r3, inclusive: true })).toEqual([
+      'polled thread',
+      'one',
+      'two',
+      'three',
+    ]);
+    expect(
+      await refusal(ada().conversations.replies({ channel: w.general, ts: r2, oldest: 'soon' })),
+    ).toBe('invalid_ts_oldest');
   });
 });

@@ -5,7 +5,7 @@ import { isVendorError } from '../../kit/errors.js';
 import { openDirectMessage } from '../direct-messages.js';
 import { messageKey, messageKind } from '../messages.js';
 import { channelKind, createChannel, isMember, userKind, type SlackChannel } from '../workspace.js';
-import type { ReadView, Twin } from '../../../src/index.js';
+import type { JsonObject, ReadView, Twin } from '../../../src/index.js';
 import { SlackMethodError } from './errors.js';
 import { channelMessageView } from './message-view.js';
 import {
@@ -23,22 +23,12 @@ import {
 export const CONVERSATION_METHODS: readonly SlackRoute[] = [
   route('conversations.history', 'read', async ({ principal: p, input }) => {
     const channel = await channelOf(p.twin, p, str(input, 'channel'));
-    const inclusive =
-      input.inclusive === true || input.inclusive === 'true' || input.inclusive === '1';
-    const oldest = tsBound(input.oldest, 'oldest');
-    const latest = tsBound(input.latest, 'latest');
+    const within = tsWindow(input);
     const { all, show } = await channelMessages(p.twin, channel.id);
     // The channel's own messages: a thread's replies are read with conversations.replies.
     const messages = all
       .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
-      .filter((m) => {
-        if (oldest === undefined && latest === undefined) return true;
-        const at = tsValue(m.ts);
-        return (
-          (oldest === undefined || (inclusive ? at >= oldest : at > oldest)) &&
-          (latest === undefined || (inclusive ? at <= latest : at < latest))
-        );
-      })
+      .filter((m) => within(m.ts))
       .sort((a, b) => (a.ts < b.ts ? 1 : -1));
     const { items, next } = page(messages, input);
     return ok({
@@ -55,9 +45,11 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
       throw new SlackMethodError('thread_not_found', `no message ${ts} in ${channel.id}`);
     // A reply names its thread's parent; asked with a reply's ts, Slack answers the whole thread.
     const root = parent.thread_ts ?? parent.ts;
+    const within = tsWindow(input);
     const { all, show } = await channelMessages(p.twin, channel.id);
+    // `oldest` / `latest` bound the replies; the parent leads the thread whatever they say.
     const thread = all
-      .filter((m) => m.ts === root || m.thread_ts === root)
+      .filter((m) => m.ts === root || (m.thread_ts === root && within(m.ts)))
       .sort((a, b) => (a.ts < b.ts ? -1 : 1));
     const { items, next } = page(thread, input);
     return ok({
@@ -202,6 +194,22 @@ function channelMessages(twin: Twin, channel: string) {
 function tsValue(ts: string): bigint {
   const [whole, fraction = ''] = ts.split('.');
   return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+}
+
+/** Whether a ts falls within `oldest` / `latest` (each exclusive unless `inclusive`). */
+function tsWindow(input: JsonObject): (ts: string) => boolean {
+  const inclusive =
+    input.inclusive === true || input.inclusive === 'true' || input.inclusive === '1';
+  const oldest = tsBound(input.oldest, 'oldest');
+  const latest = tsBound(input.latest, 'latest');
+  return (ts) => {
+    if (oldest === undefined && latest === undefined) return true;
+    const at = tsValue(ts);
+    return (
+      (oldest === undefined || (inclusive ? at >= oldest : at > oldest)) &&
+      (latest === undefined || (inclusive ? at <= latest : at < latest))
+    );
+  };
 }
 
 /** `oldest` / `latest`: a Unix time in seconds, fractions allowed; anything else is refused. */
