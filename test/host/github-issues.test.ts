@@ -3,7 +3,7 @@
 // content), in answers, lists and the webhook payloads that carry them; `closed_by` names who closed
 // an issue while it is closed, and is null while it is open (webhook issues carry no such key); a
 // body over GitHub's 65536 characters is GitHub's 422 `custom` on `body`; listComments takes `since`
-// and reactions.listForIssue `content`.
+// and reactions.listForIssue `content`; a title may be a number.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/index.js';
@@ -237,6 +237,22 @@ describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
     await expect(reacted('smile' as never)).rejects.toMatchObject({
       status: 422,
       response: { data: { errors: [{ resource: 'Reaction', field: 'content', code: 'invalid' }] } },
+    });
+  });
+  it('a title may be a number, as GitHub (and Octokit’s types) take it, on create and on update', async () => {
+    const made = await octocat.rest.issues.create({ ...repo, title: 42 });
+    expect(made.status).toBe(201);
+    expect(made.data.title).toBe('42');
+    const at = { ...repo, issue_number: made.data.number };
+    expect((await octocat.rest.issues.update({ ...at, title: 7 })).data.title).toBe('7');
+    await expect(
+      octocat.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
+        ...at,
+        title: { text: 'no' } as never,
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ resource: 'Issue', field: 'title', code: 'invalid' }] } },
     });
   });
 });

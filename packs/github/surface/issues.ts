@@ -87,6 +87,13 @@ function refuseTriage(input: Readonly<Record<string, unknown>>, call: 'create' |
       );
 }
 
+/** An issue's title as GitHub takes it: a string, or a number (`title: 42` is the title "42"). */
+function titleOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return undefined;
+}
+
 export const issueRoutes: GitHubRouteSpec[] = [
   {
     method: 'POST',
@@ -99,11 +106,13 @@ export const issueRoutes: GitHubRouteSpec[] = [
       const repo = await repoOf(ctx);
       const user = userOf(ctx);
       refuseTriage(ctx.input, 'create');
-      const title = ctx.input.title;
+      const title = titleOf(ctx.input.title);
+      if (ctx.input.title !== undefined && ctx.input.title !== null && title === undefined)
+        throw invalidField('Issue', 'title', 'invalid', 'title must be a string or a number');
       const body = optionalText(ctx.input, 'body', 'Issue');
       const issue = await openIssue(ctx.twin, {
         repository: repo.full_name,
-        title: typeof title === 'string' ? title : '',
+        title: title ?? '',
         ...(body === undefined ? {} : { body }),
         sender: user.login,
       });
@@ -128,7 +137,8 @@ export const issueRoutes: GitHubRouteSpec[] = [
       const repo = await repoOf(ctx);
       const user = userOf(ctx);
       const n = numberParam(ctx, 'issue_number');
-      const { title, body, state, state_reason } = ctx.input;
+      const { body, state, state_reason } = ctx.input;
+      const title = ctx.input.title === undefined ? undefined : titleOf(ctx.input.title);
       refuseTriage(ctx.input, 'update');
       if (
         state_reason !== undefined &&
@@ -143,8 +153,8 @@ export const issueRoutes: GitHubRouteSpec[] = [
           'invalid',
           'state_reason must be "completed", "not_planned" or "reopened"',
         );
-      if (title !== undefined && typeof title !== 'string')
-        throw invalidField('Issue', 'title', 'invalid', 'title must be a string');
+      if (ctx.input.title !== undefined && title === undefined)
+        throw invalidField('Issue', 'title', 'invalid', 'title must be a string or a number');
       if (body !== undefined && body !== null && typeof body !== 'string')
         throw invalidField('Issue', 'body', 'invalid', 'body must be a string or null');
       if (state !== undefined && state !== 'open' && state !== 'closed')
