@@ -3,7 +3,8 @@
 // content), in answers, lists and the webhook payloads that carry them; `closed_by` names who closed
 // an issue while it is closed, and is null while it is open (webhook issues carry no such key); a
 // body over GitHub's 65536 characters is GitHub's 422 `custom` on `body`; listComments takes `since`
-// and reactions.listForIssue `content`; a title may be a number.
+// and reactions.listForIssue `content`; a title may be a number; listForRepo filters and sorts as
+// GitHub documents.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/index.js';
@@ -254,5 +255,41 @@ describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
       status: 422,
       response: { data: { errors: [{ resource: 'Issue', field: 'title', code: 'invalid' }] } },
     });
+  });
+  it('listForRepo takes since, creator, assignee, milestone, sort and direction as GitHub does', async () => {
+    const at = { owner: 'octo-org', repo: 'sorted' };
+    await octocat.rest.repos.createInOrg({ org: 'octo-org', name: 'sorted' });
+    const clock = t.world.clock as VirtualClock;
+    const a = (await octocat.rest.issues.create({ ...at, title: 'a' })).data.number;
+    const b = (await hubot.rest.issues.create({ ...at, title: 'b' })).data.number;
+    const c = (await octocat.rest.issues.create({ ...at, title: 'c' })).data.number;
+    await octocat.rest.issues.addAssignees({ ...at, issue_number: b, assignees: ['hubot'] });
+    await clock.advance(60_000);
+    const since = new Date(clock.now()).toISOString();
+    await hubot.rest.issues.createComment({ ...at, issue_number: a, body: 'bump' });
+    await hubot.rest.issues.createComment({ ...at, issue_number: a, body: 'bump again' });
+    const list = async (q: Record<string, string> = {}) =>
+      (await octocat.rest.issues.listForRepo({ ...at, ...q })).data.map((i) => i.number);
+    expect(await list()).toEqual([c, b, a]);
+    expect(await list({ direction: 'asc' })).toEqual([a, b, c]);
+    expect(await list({ since })).toEqual([a]);
+    expect(await list({ sort: 'updated' })).toEqual([a, c, b]);
+    expect(await list({ sort: 'comments' })).toEqual([a, c, b]);
+    expect(await list({ creator: 'HUBOT' })).toEqual([b]);
+    expect(await list({ assignee: 'hubot' })).toEqual([b]);
+    expect(await list({ assignee: '*' })).toEqual([b]);
+    expect(await list({ assignee: 'none' })).toEqual([c, a]);
+    expect(await list({ milestone: 'none' })).toEqual([c, b, a]);
+    expect(await list({ milestone: '*' })).toEqual([]);
+    for (const [field, code, q] of [
+      ['sort', 'invalid', { sort: 'popularity' }],
+      ['direction', 'invalid', { direction: 'up' }],
+      ['since', 'invalid', { since: 'last week' }],
+      ['mentioned', 'custom', { mentioned: 'octocat' }],
+    ] as const)
+      await expect(list(q)).rejects.toMatchObject({
+        status: 422,
+        response: { data: { errors: [{ resource: 'Issue', field, code }] } },
+      });
   });
 });

@@ -12,12 +12,13 @@ import { issueKey, issueKind } from '../issues.js';
 import { pullRequestKind } from '../pull-requests.js';
 import { renderComment } from '../render-issue.js';
 import type { GitHubRepository } from '../repositories.js';
-import { GitHubApiError, invalidField } from './errors.js';
+import { GitHubApiError } from './errors.js';
 import { react } from './issues.js';
 import { page } from './paging.js';
 import {
   numberParam,
   repoOf,
+  sinceParam,
   text,
   userOf,
   type GitHubContext,
@@ -37,24 +38,6 @@ async function commentOf(ctx: GitHubContext, repo: GitHubRepository) {
   if (c === undefined || !c.issue_key.startsWith(`${repo.id}#`))
     throw new GitHubApiError(404, 'Not Found');
   return c;
-}
-
-/**
- * `since` of a comment list: only comments last updated at or after that instant (an ISO 8601
- * time, `YYYY-MM-DDTHH:MM:SSZ`), as the seconds-precise `updated_at` of the answers reads.
- */
-function sinceOf(ctx: GitHubContext): string | undefined {
-  const raw = ctx.input.since;
-  if (raw === undefined || raw === '') return undefined;
-  const at = typeof raw === 'string' ? Date.parse(raw) : Number.NaN;
-  if (Number.isNaN(at))
-    throw invalidField(
-      'IssueComment',
-      'since',
-      'invalid',
-      'since must be an ISO 8601 time, YYYY-MM-DDTHH:MM:SSZ',
-    );
-  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export const commentRoutes: GitHubRouteSpec[] = [
@@ -84,7 +67,7 @@ export const commentRoutes: GitHubRouteSpec[] = [
     async handle(ctx) {
       const repo = await repoOf(ctx);
       const key = issueKey(repo.id, numberParam(ctx, 'issue_number'));
-      const since = sinceOf(ctx);
+      const since = sinceParam(ctx, 'IssueComment');
       const list = await ctx.twin.read((view) => {
         if (
           issueKind.read(view, key) === undefined &&

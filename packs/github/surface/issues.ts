@@ -22,6 +22,7 @@ import {
   numberParam,
   optionalText,
   repoOf,
+  sinceParam,
   text,
   withRepo,
   userOf,
@@ -85,6 +86,71 @@ function refuseTriage(input: Readonly<Record<string, unknown>>, call: 'create' |
         'custom',
         `${field} on ${call} are not modelled by this twin; set them with issues.addLabels or issues.addAssignees`,
       );
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+interface Listed {
+  readonly user: { login: string };
+  readonly assignees: readonly { login: string }[];
+  readonly milestone?: unknown;
+  readonly updated_at: string;
+}
+
+/**
+ * `since`, `creator`, `assignee` (a login, `*` for any, `none`) and `milestone` (`*`, `none` or a
+ * number: the twin keeps no milestones, so only `none` and no filter list anything) of
+ * issues.listForRepo. `mentioned` would need the twin to read bodies for @-mentions, which it does
+ * not, so it is refused rather than ignored.
+ */
+function issueFilter(ctx: GitHubContext): (i: Listed) => boolean {
+  const since = sinceParam(ctx, 'Issue');
+  const text = (field: string) => {
+    const v = ctx.input[field];
+    if (v === undefined || v === '') return undefined;
+    if (typeof v !== 'string')
+      throw invalidField('Issue', field, 'invalid', `${field} must be a string`);
+    return v;
+  };
+  if (text('mentioned') !== undefined)
+    throw invalidField(
+      'Issue',
+      'mentioned',
+      'custom',
+      'mentioned is not modelled by this twin (it keeps no @-mentions)',
+    );
+  const creator = text('creator')?.toLowerCase();
+  const assignee = text('assignee')?.toLowerCase();
+  const milestone = text('milestone');
+  return (i) =>
+    (since === undefined || i.updated_at >= since) &&
+    (creator === undefined || i.user.login.toLowerCase() === creator) &&
+    (assignee === undefined ||
+      (assignee === '*'
+        ? i.assignees.length > 0
+        : assignee === 'none'
+          ? i.assignees.length === 0
+          : i.assignees.some((a) => a.login.toLowerCase() === assignee))) &&
+    (milestone === undefined || milestone === 'none');
+}
+
+/** `sort` (created, the default, updated or comments) and `direction` (desc by default). */
+function issueOrder(input: JsonObject): {
+  sort: 'created' | 'updated' | 'comments';
+  desc: boolean;
+} {
+  const sort = input.sort ?? 'created';
+  if (sort !== 'created' && sort !== 'updated' && sort !== 'comments')
+    throw invalidField(
+      'Issue',
+      'sort',
+      'invalid',
+      'sort must be one of created, updated, comments',
+    );
+  const direction = input.direction ?? 'desc';
+  if (direction !== 'asc' && direction !== 'desc')
+    throw invalidField('Issue', 'direction', 'invalid', 'direction must be asc or desc');
+  return { sort, desc: direction === 'desc' };
 }
 
 /** An issue's title as GitHub takes it: a string, or a number (`title: 42` is the title "42"). */
@@ -195,7 +261,8 @@ export const issueRoutes: GitHubRouteSpec[] = [
         typeof ctx.input.labels === 'string' && ctx.input.labels !== ''
           ? ctx.input.labels.split(',').map((l) => l.trim().toLowerCase())
           : [];
-      const asc = ctx.input.direction === 'asc';
+      const keeps = issueFilter(ctx);
+      const order = issueOrder(ctx.input);
       return withRepo(ctx, (view, repo) => {
         const mine = (type: string) =>
           view.list(type).filter((r) => r.id.startsWith(`${repo.id}#`));
@@ -207,8 +274,18 @@ export const issueRoutes: GitHubRouteSpec[] = [
           .filter((i) =>
             wanted.every((w) => (i.labels ?? []).some((l) => l.name.toLowerCase() === w)),
           )
-          .map((i) => i.number)
-          .sort((a, b) => (asc ? a - b : b - a));
+          .filter(keeps)
+          .sort((a, b) => {
+            const x =
+              order.sort === 'created'
+                ? 0
+                : order.sort === 'updated'
+                  ? cmp(a.updated_at, b.updated_at)
+                  : a.comments - b.comments;
+            const by = x !== 0 ? x : a.number - b.number;
+            return order.desc ? -by : by;
+          })
+          .map((i) => i.number);
         // Only the page asked for is rendered.
         const { slice, headers } = pageOf(ctx, numbers);
         return answer(

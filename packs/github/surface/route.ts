@@ -155,3 +155,22 @@ export function numberParam(ctx: GitHubContext, name: string): number {
   if (!Number.isInteger(n) || n < 1) throw new GitHubApiError(404, 'Not Found');
   return n;
 }
+
+/**
+ * `since` of a list: only what was last updated at or after that instant (an ISO 8601 time,
+ * `YYYY-MM-DDTHH:MM:SSZ`), as the seconds-precise `updated_at` of the answers reads; anything else
+ * is 422 invalid on `since`.
+ */
+export function sinceParam(ctx: GitHubContext, resource: string): string | undefined {
+  const raw = ctx.input.since;
+  if (raw === undefined || raw === '') return undefined;
+  const at = typeof raw === 'string' ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(at))
+    throw invalidField(
+      resource,
+      'since',
+      'invalid',
+      'since must be an ISO 8601 time, YYYY-MM-DDTHH:MM:SSZ',
+    );
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
