@@ -218,6 +218,8 @@ describe.each(homes)('issues through @octokit/rest ($name)', (home) => {
       body: 'old, edited',
     });
     expect(await bodies({ since: later })).toEqual(['old, edited']);
+    // a time without a zone is UTC, whatever the host's zone
+    expect(await bodies({ since: later.replace(/\.\d{3}Z$/, '') })).toEqual(['old, edited']);
     await expect(bodies({ since: 'yesterday' })).rejects.toMatchObject({
       status: 422,
       response: {

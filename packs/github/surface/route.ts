@@ -164,7 +164,10 @@ export function numberParam(ctx: GitHubContext, name: string): number {
 export function sinceParam(ctx: GitHubContext, resource: string): string | undefined {
   const raw = ctx.input.since;
   if (raw === undefined || raw === '') return undefined;
-  const at = typeof raw === 'string' ? Date.parse(raw) : Number.NaN;
+  // A time without a zone is UTC, as GitHub reads it, never the host's own zone.
+  const zoned =
+    typeof raw === 'string' && /T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(raw) ? `${raw}Z` : raw;
+  const at = typeof zoned === 'string' ? Date.parse(zoned) : Number.NaN;
   if (Number.isNaN(at))
     throw invalidField(
       resource,
