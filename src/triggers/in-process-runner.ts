@@ -2,7 +2,7 @@
 // (its own registry unless the host passes one). Each run is a `routine_run` resource whose start
 // and result ride on the engine's own start and finish writes. No run lock: a routine here dies
 // with the process that holds the engine's claim, so the claim alone keeps runs apart.
-import { checkOptionKeys, TwinError } from '../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../errors.js';
 import type { JsonValue } from '../log/json-value.js';
 import type { World } from '../world/world.js';
 import type { TriggerEnvelope } from './envelope.js';
@@ -88,6 +88,13 @@ export class InProcessRunner implements RoutineRunner {
   }
 
   async run(request: RoutineRunRequest): Promise<JsonValue> {
+    // No request was a TypeError; a routineId that is no text was "no routine "undefined"".
+    if (request === null || typeof request !== 'object' || typeof request.routineId !== 'string')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `runner.run(request): request must be {routineId, runKey, attempt, recordId, input, envelope} with routineId a string, got ${describeValue(request === null || typeof request !== 'object' ? request : request.routineId)}`,
+        { path: request === null || typeof request !== 'object' ? 'request' : 'request.routineId' },
+      );
     const fn = this.routines.get(request.routineId);
     if (fn === undefined) {
       throw unknownRoutine(

@@ -176,6 +176,13 @@ export async function pruneTriggerHistory(
         reached = entry.seq;
         read++;
       }
+      // Only retention's own cursor moves read (with olderThanMs 0 each is at the cutoff): moving
+      // past them would write another, and {olderThanMs: 0} never returned.
+      if (
+        removed.length === 0 &&
+        entries.slice(0, read).every((e) => e.subjectType === RETENTION_TYPE)
+      )
+        return skip<Step>({ moved: false, reached: from, done: true, removed: [], read: 0 });
       if (reached === from)
         return skip<Step>({ moved: false, reached, done: true, removed: [], read });
       const tally: Record<Kind, number> = { records: 0, receipts: 0, refusals: 0, guards: 0 };

@@ -8,7 +8,7 @@ import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
 import { DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { SourceHost } from '../source.js';
-import { checkTenantId } from '../envelope.js';
+import { checkTenantId, checkTriggerId } from '../envelope.js';
 import type { TriggerSource } from '../source.js';
 import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
 import { DST_RULES, nextOccurrence } from '../cron/occurrences.js';
@@ -63,6 +63,15 @@ export class CalendarSource implements TriggerSource {
   }
 
   connect(engine: SourceHost): void {
+    // Called by engine.start(); anything else was a TypeError reading its twin.
+    if (
+      typeof (engine as Partial<SourceHost> | null | undefined)?.twin?.declareIndex !== 'function'
+    )
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `calendar.connect(engine): engine must be a TriggerEngine (register the source with engine.registerSource(calendar) and engine.start() connects it), got ${describeValue(engine)}`,
+        { path: 'engine' },
+      );
     this.engine = engine;
     engine.twin.declareIndex({ type: SUBSCRIPTION_TYPE, name: BY_TENANT_INDEX, field: 'tenantId' });
     engine.twin.declareIndex({ type: OCCURRENCE_TYPE, name: PENDING_INDEX, field: 'pending' });
@@ -145,6 +154,9 @@ export class CalendarSource implements TriggerSource {
     triggerId: string,
     context?: TriggerContext,
   ): Promise<SubscriptionFields | undefined> {
+    // Ids that are no text answered "no subscription", as if they were merely unknown.
+    checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+    checkTriggerId(triggerId, 'triggerId', 'INVALID_ARGUMENT');
     authorize(contextArgument(context), tenantId, 'read', 'read the calendars');
     const r = await this.connected('subscription').twin.get(
       SUBSCRIPTION_TYPE,

@@ -59,6 +59,13 @@ export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
   };
 
   const step = async (id: string): Promise<StepResult> => {
+    // An id that is no text was refused from deep in the store, as get(type, id)'s.
+    if (typeof id !== 'string' || id === '')
+      throw new TwinError(
+        'INVALID_ARGUMENT',
+        `work.step(id): id must be a dispatch id (dsp_…), got ${describeValue(id)}`,
+        { path: 'id' },
+      );
     const result = await atomicStep(id);
     if (result.kind !== 'lapsed') return result;
     // The host running it died: take its run over here (whoever else tries, one claim wins), so
@@ -71,9 +78,24 @@ export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
     return settled.kind === 'lapsed' ? { kind: 'idle' } : settled;
   };
 
-  const execute = (claimed: ClaimedDispatch): Promise<WorkReport> =>
+  const execute = (claimed: ClaimedDispatch): Promise<WorkReport> => {
+    // No claim was a TypeError reading its run.
+    if (
+      claimed === null ||
+      typeof claimed !== 'object' ||
+      typeof claimed.id !== 'string' ||
+      claimed.run === null ||
+      typeof claimed.run !== 'object'
+    )
+      return Promise.reject(
+        new TwinError(
+          'INVALID_ARGUMENT',
+          `work.execute(claimed): claimed must be {id, run, scheduledAt} from a step that answered "claimed", got ${describeValue(claimed)}`,
+          { path: 'claimed' },
+        ),
+      );
     // The routine runs in the world its dispatch belongs to, whichever world is active here.
-    runInWorld(world, async () => {
+    return runInWorld(world, async () => {
       let status: string;
       try {
         status = (await engine.runDispatched(claimed.run, claimed.scheduledAt)).status;
@@ -93,6 +115,7 @@ export function deferredDispatchWork(engine: DispatchHost): DispatchWork {
         detail: `${claimed.run.recordId} attempt ${claimed.run.attempt}: ${status}${settled.kind === 'settled' ? '' : ` (${settled.kind})`}`,
       };
     });
+  };
 
   return {
     ...dueIndexWork({

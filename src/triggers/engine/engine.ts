@@ -4,7 +4,7 @@
 // dedupeKey) or by a declared index, never by scanning. The class is a façade: configuration and
 // lifecycle live here, the operations beside it (ingest.ts, run-claimed.ts, recover.ts) behind the
 // narrow EngineCore.
-import { checkOptionKeys, TwinError } from '../../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
@@ -72,6 +72,28 @@ export type {
 } from './engine-options.js';
 
 export const DEFAULT_STOP_GRACE_MS = 30_000;
+
+const ROUTE_KEYS: readonly (keyof TriggerRoute)[] = [
+  'triggerId',
+  'routineId',
+  'filter',
+  'buildInput',
+  'dispatch',
+];
+const INGEST_OPTION_KEYS: readonly (keyof IngestOptions)[] = ['replayGuard', 'dispatch'];
+
+/**
+ * Refuses a lookup key that is no text: a Map answered "no route" for `hasRoute(5)` or
+ * `takeOver(undefined)`, as if the id were merely unknown. A typeof check, cheap per event.
+ */
+function checkKey(call: string, path: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: ${path} must be a non-empty string, got ${describeValue(value)}`,
+      { path },
+    );
+}
 
 type EngineState = 'new' | 'running' | 'stopping' | 'stopped';
 
@@ -170,6 +192,8 @@ export class TriggerEngine {
         { path: 'route' },
       );
     }
+    // A misspelt key ({routine: 'sync'}, {filtr}) was dropped: the route ran without it.
+    checkOptionKeys('engine.registerRoute(route)', route, ROUTE_KEYS, 'route');
     checkTriggerId(route.triggerId, 'route.triggerId', 'INVALID_ARGUMENT');
     if (typeof route.routineId !== 'string' || route.routineId.length === 0) {
       throw new TwinError(
@@ -209,10 +233,12 @@ export class TriggerEngine {
   }
 
   hasRoute(triggerId: string): boolean {
+    checkKey('engine.hasRoute(triggerId)', 'triggerId', triggerId);
     return this.routes.has(triggerId);
   }
 
   routeFor(triggerId: string): TriggerRoute | undefined {
+    checkKey('engine.routeFor(triggerId)', 'triggerId', triggerId);
     return this.routes.get(triggerId);
   }
 
@@ -333,6 +359,9 @@ export class TriggerEngine {
     dedupeKey: string,
     context?: TriggerContext,
   ): Promise<RecordFields | undefined> {
+    // A tenant or key that is no text answered "no record", as if the key were merely unknown.
+    checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
+    checkKey('engine.record(tenantId, dedupeKey)', 'dedupeKey', dedupeKey);
     authorize(contextArgument(context), tenantId, 'read', 'read the records');
     return this.twin.read((view) => readRecord(view, recordId(tenantId, dedupeKey)));
   }
@@ -356,6 +385,13 @@ export class TriggerEngine {
       this.assertRunning('ingest');
       const env = checkEnvelope(envelope);
       authorize(contextArgument(context), env.tenantId, 'ingest', 'ingest events');
+      // A misspelt {replayGard} was dropped and the envelope ingested unguarded; a number was
+      // read as no options. Null stays no options, as JavaScript callers pass it.
+      checkOptionKeys(
+        'engine.ingest(envelope, context, options)',
+        options ?? undefined,
+        INGEST_OPTION_KEYS,
+      );
       const guard = checkGuard(options?.replayGuard);
       const dispatch =
         options?.dispatch === undefined
@@ -374,6 +410,18 @@ export class TriggerEngine {
   runDispatched(run: RunStartInfo, scheduledAt: string): Promise<TriggeredAnswer> {
     try {
       this.assertRunning('runDispatched');
+      if (
+        run === null ||
+        typeof run !== 'object' ||
+        run.envelope === null ||
+        typeof run.envelope !== 'object'
+      )
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `engine.runDispatched(run, scheduledAt): run must be the claimed run a dispatch step answered ({recordId, attempt, envelope, …}), got ${describeValue(run)}`,
+          { path: 'run' },
+        );
+      checkKey('engine.runDispatched(run, scheduledAt)', 'scheduledAt', scheduledAt);
       const route = this.routes.get(run.envelope.triggerId);
       if (route === undefined)
         throw new TwinError(
@@ -393,6 +441,21 @@ export class TriggerEngine {
    */
   recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void> {
     try {
+      // {} or a refusal without its error was counted, and the window's write then failed at
+      // stop() (INVALID_WRITE), losing every count of that window with it.
+      if (refusal === null || typeof refusal !== 'object')
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `engine.recordRefusal(refusal): refusal must be an object {tenantId, error, scopeId?, provider?, …}, got ${describeValue(refusal)}`,
+          { path: 'refusal' },
+        );
+      checkTenantId(refusal.tenantId, 'refusal.tenantId', 'INVALID_ARGUMENT');
+      if (!(refusal.error instanceof TwinError))
+        throw new TwinError(
+          'INVALID_ARGUMENT',
+          `engine.recordRefusal(refusal): refusal.error must be the TwinError the packet was refused with, got ${describeValue(refusal.error)}`,
+          { path: 'refusal.error' },
+        );
       authorize(contextArgument(context), refusal.tenantId, 'ingest', 'record refused packets');
     } catch (error) {
       return Promise.reject(error);
@@ -483,6 +546,7 @@ export class TriggerEngine {
    */
   async takeOver(recordId: string): Promise<RecoveredRun | undefined> {
     this.assertRunning('takeOver');
+    checkKey('engine.takeOver(recordId)', 'recordId', recordId);
     const seen = await this.twin.read((view) => readRecord(view, recordId));
     if (seen === undefined || seen.state !== 'processing') return undefined;
     const outcome = await this.track(recoverOne(this.core, recordId, seen, 'processing', 0));

@@ -1,5 +1,6 @@
 // Backfill: claims every occurrence of a schedule in a past range through the same claim the
 // scheduler makes, idempotently (what was claimed before claims nothing new).
+import { checkOptionKeys } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
 import { occurrencesBetween } from '../cron/occurrences.js';
@@ -30,6 +31,14 @@ export interface BackfillRequest {
   readonly to: string;
   readonly overlap?: OverlapPolicy | string;
 }
+
+const BACKFILL_KEYS: readonly (keyof BackfillRequest)[] = [
+  'tenantId',
+  'scheduleId',
+  'from',
+  'to',
+  'overlap',
+];
 
 export interface BackfillReport {
   readonly tenantId: string;
@@ -67,6 +76,8 @@ export async function backfill(
       'request',
       'backfill({tenantId, scheduleId, from, to}) needs a request',
     );
+  // A misspelt {form} was refused as "from … got undefined", {overlp} dropped for the stored policy.
+  checkOptionKeys('schedules.backfill(request)', request, BACKFILL_KEYS, 'request');
   const { tenantId, scheduleId } = request;
   checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
   checkTriggerId(scheduleId, 'scheduleId', 'INVALID_ARGUMENT');

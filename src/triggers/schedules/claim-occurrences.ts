@@ -1,5 +1,6 @@
 // Claiming occurrences: one by hand against the revision the caller read, or everything due of
 // one schedule for the scheduler, page after page.
+import { checkOptionKeys } from '../../errors.js';
 import { occurrenceId } from '../cron/shared-occurrence.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
@@ -27,6 +28,7 @@ import {
   unknownSchedule,
   revisionMismatch,
   readStored,
+  checkOwnerCall,
 } from './schedule-service.js';
 
 export interface ClaimRequest {
@@ -41,6 +43,15 @@ export interface ClaimRequest {
   /** An overlap policy for this claim only, instead of the declaration's (recorded on the row). */
   readonly overlap?: OverlapPolicy | string;
 }
+
+const CLAIM_REQUEST_KEYS: readonly (keyof ClaimRequest)[] = [
+  'tenantId',
+  'scheduleId',
+  'nominalAt',
+  'expectedRevision',
+  'owner',
+  'overlap',
+];
 
 /**
  * Claims one occurrence against the revision the caller read. Two claimers of one occurrence
@@ -58,6 +69,8 @@ export async function claimOne(
       'request',
       'claim({tenantId, scheduleId, nominalAt, expectedRevision}) needs a request',
     );
+  // A misspelt {ownr} or {overlp} was dropped: the claim took the default owner or policy.
+  checkOptionKeys('schedules.claim(request)', request, CLAIM_REQUEST_KEYS, 'request');
   const { tenantId, scheduleId } = request;
   checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
   checkTriggerId(scheduleId, 'scheduleId', 'INVALID_ARGUMENT');
@@ -117,6 +130,7 @@ export async function claimDue(
   key: string,
   options: { owner?: string } = {},
 ): Promise<DueClaims> {
+  checkOwnerCall('schedules.claimDue(key, options)', 'key', key, options);
   const claimant: Claimant = { owner: options.owner ?? svc.owner, leaseMs: svc.leaseMs };
   const claims: Claim[] = [];
   let missed = 0;

@@ -1,5 +1,6 @@
 // Declaring schedules: create or change one behind a revision fence, pause and resume it, and
 // read one or a tenant's list back.
+import { checkOptionKeys } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
 
@@ -37,10 +38,14 @@ export interface ChangeOptions {
   readonly context?: TriggerContext;
 }
 
-export interface ChangeOptions {
-  /** The revision the change was decided against; a stale one is refused (REVISION_MISMATCH). */
-  readonly expectedRevision?: number;
-  readonly context?: TriggerContext;
+const CHANGE_OPTION_KEYS: readonly (keyof ChangeOptions)[] = ['expectedRevision', 'context'];
+
+/**
+ * A misspelt {expectedRevison} was dropped and the change went through unfenced, over whatever
+ * revision was stored; null options were a TypeError.
+ */
+function checkChangeOptions(call: string, options: unknown): void {
+  checkOptionKeys(call, options, CHANGE_OPTION_KEYS, 'options', true);
 }
 
 /**
@@ -54,6 +59,7 @@ export async function declareSchedule(
   options: ChangeOptions = {},
 ): Promise<ScheduleView> {
   const valid = validateScheduleInput(input);
+  checkChangeOptions('schedules.declare(input, options)', options);
   const expected = checkRevision(options.expectedRevision);
   authorize(contextArgument(options.context), valid.tenantId, 'configure', 'declare schedules');
   const key = scheduleKey(valid.tenantId, valid.scheduleId);
@@ -102,6 +108,10 @@ export async function setEnabled(
 ): Promise<ScheduleView> {
   checkTenantId(tenantId, 'tenantId', 'INVALID_ARGUMENT');
   checkTriggerId(scheduleId, 'scheduleId', 'INVALID_ARGUMENT');
+  checkChangeOptions(
+    `schedules.${enabled ? 'resume' : 'pause'}(tenantId, scheduleId, options)`,
+    options,
+  );
   const expected = checkRevision(options.expectedRevision);
   authorize(
     contextArgument(options.context),

@@ -1,5 +1,6 @@
 // Inspecting a schedule: its declaration, what holds the active slot, the buffer, the next
 // occurrences and the live scheduler hosts.
+import { checkOptionKeys } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { occurrencesBetween, type Occurrence } from '../cron/occurrences.js';
 
@@ -40,6 +41,14 @@ export async function inspect(
   scheduleId: string,
   options: { next?: number; context?: TriggerContext } = {},
 ): Promise<Inspection> {
+  // A misspelt {nxt} was dropped (five occurrences shown); null options were a TypeError.
+  checkOptionKeys(
+    'schedules.inspect(tenantId, scheduleId, options)',
+    options,
+    ['next', 'context'],
+    'options',
+    true,
+  );
   const next = options.next ?? 5;
   if (!Number.isSafeInteger(next) || next < 0 || next > MAX_INSPECT_NEXT)
     refuse('INVALID_OPTIONS', 'next', `next must be an integer from 0 to ${MAX_INSPECT_NEXT}`);

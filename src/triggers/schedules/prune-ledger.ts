@@ -1,5 +1,6 @@
 // Pruning the fire ledger: settled rows older than a time are removed (writes that delete
 // resources, never entries); rows still active or named by a declaration stay.
+import { checkOptionKeys } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 
 import { checkTenantId } from '../envelope.js';
@@ -21,6 +22,7 @@ export async function pruneLedger(
 ): Promise<{ removed: number; kept: number }> {
   if (options === null || typeof options !== 'object')
     refuse('INVALID_OPTIONS', 'options', 'prune({tenantId, before}) needs options');
+  checkOptionKeys('schedules.prune(options)', options, ['tenantId', 'before']);
   checkTenantId(options.tenantId, 'tenantId', 'INVALID_ARGUMENT');
   const beforeIso = isoAt(checkIso(options.before, 'before', 'INVALID_OPTIONS'));
   authorize(contextArgument(context), options.tenantId, 'configure', 'prune the fire ledger');

@@ -1,5 +1,6 @@
 // Reading the fire ledger newest first: by run id, by schedule or by tenant, paged by cursor.
 
+import { checkOptionKeys } from '../../errors.js';
 import { checkTenantId, checkTriggerId } from '../envelope.js';
 import { TENANT_INDEX } from '../trigger-records.js';
 import { authorize, contextArgument, type TriggerContext } from '../tenant-context.js';
@@ -16,6 +17,15 @@ import {
 
 import { type ScheduleService, refuse } from './schedule-service.js';
 
+const HISTORY_KEYS: readonly (keyof HistoryQuery)[] = [
+  'tenantId',
+  'scheduleId',
+  'runId',
+  'outcome',
+  'cursor',
+  'limit',
+];
+
 /** The ledger newest occurrence first; see HistoryQuery. INVALID_OPTIONS for a bad limit, cursor or outcome. */
 export async function readHistory(
   svc: ScheduleService,
@@ -28,6 +38,8 @@ export async function readHistory(
       'query',
       'history({tenantId, scheduleId?, runId?, outcome?, cursor?, limit?}) needs a query',
     );
+  // A misspelt {limt} or {outcom} was dropped: the first page of everything came back.
+  checkOptionKeys('schedules.history(query)', query, HISTORY_KEYS, 'query');
   checkTenantId(query.tenantId, 'tenantId', 'INVALID_ARGUMENT');
   if (query.scheduleId !== undefined)
     checkTriggerId(query.scheduleId, 'scheduleId', 'INVALID_ARGUMENT');

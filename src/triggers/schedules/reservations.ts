@@ -4,7 +4,7 @@
 import { type Reservation } from './claim.js';
 import { decideHeartbeat, decideRelease, decideReserve } from './reservation.js';
 
-import { type ScheduleService, checkReservation } from './schedule-service.js';
+import { type ScheduleService, checkOwnerCall, checkReservation } from './schedule-service.js';
 
 /** Reserves a ready occurrence, or reclaims one whose owner's lease lapsed; undefined if neither. */
 export function reserveOccurrence(
@@ -12,6 +12,7 @@ export function reserveOccurrence(
   occurrenceId: string,
   options: { owner?: string } = {},
 ): Promise<Reservation | undefined> {
+  checkOwnerCall('schedules.reserve(occurrenceId, options)', 'occurrenceId', occurrenceId, options);
   const nowMs = svc.now();
   const owner = options.owner ?? svc.owner;
   return svc.decide((view) =>
@@ -28,6 +29,8 @@ export function releaseReservation(svc: ScheduleService, held: Reservation): Pro
 
 /** Extends a reservation's lease; false once it lost the occurrence. */
 export function heartbeatReservation(svc: ScheduleService, held: Reservation): Promise<boolean> {
+  // No reservation was a TypeError; {} was refused from deep in the store as get(type, id)'s.
+  checkReservation(held);
   const nowMs = svc.now();
   return svc.decide((view) => decideHeartbeat(view, nowMs, held, svc.leaseMs));
 }

@@ -9,7 +9,7 @@ import { runIdOf } from './fire-record.js';
 import { type FireResult } from './result.js';
 import { runStartOf } from './run-start.js';
 
-import { type ScheduleService } from './schedule-service.js';
+import { type ScheduleService, checkReservation } from './schedule-service.js';
 import { settle, checkRunResult, errorCode } from './record-result.js';
 import { heartbeatReservation } from './reservations.js';
 
@@ -30,6 +30,8 @@ export interface RunReport {
  * at launch or before the result.
  */
 export async function runReservation(svc: ScheduleService, held: Reservation): Promise<RunReport> {
+  // As heartbeat: no reservation was a TypeError, {} a refusal of the store's get(type, id).
+  checkReservation(held);
   const runner = svc.runner;
   if (runner === undefined)
     throw new TwinError(

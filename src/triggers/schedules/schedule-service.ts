@@ -1,6 +1,6 @@
 // What the schedule operations share: the service they run against (the twin, this host's owner
 // and lease) and the checks and refusals they all speak.
-import { TwinError } from '../../errors.js';
+import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
 import { isoProblem } from '../../log/iso-time.js';
 import type { ReadView } from '../../state/read-view.js';
 import { type Decision } from '../../world/decision.js';
@@ -110,6 +110,28 @@ export function readStored(view: ReadView, key: string): ScheduleFields | undefi
   const d = decodeSchedule(r);
   if (!d.ok) throw d.error;
   return d.value;
+}
+
+/**
+ * The id and `{owner?}` of claimDue and reserve: an id that is no text was refused from deep in the
+ * store as get(type, id)'s, a misspelt {ownr} was dropped (the claim went to this host), and an
+ * owner that is no text was written on the claim.
+ */
+export function checkOwnerCall(call: string, path: string, id: unknown, options: unknown): void {
+  if (typeof id !== 'string' || id === '')
+    refuse(
+      'INVALID_ARGUMENT',
+      path,
+      `${call}: ${path} must be a non-empty string, got ${describeValue(id)}`,
+    );
+  checkOptionKeys(call, options, ['owner'], 'options', true);
+  const owner = (options as { owner?: unknown }).owner;
+  if (owner !== undefined && (typeof owner !== 'string' || owner === ''))
+    refuse(
+      'INVALID_ARGUMENT',
+      'options.owner',
+      `${call}: options.owner must be a non-empty string (the claimant's id), got ${describeValue(owner)}`,
+    );
 }
 
 export function checkReservation(held: Reservation): void {

@@ -2,6 +2,7 @@
 // window on the world clock, then ingests it with the vendor's delivery id as dedupe key.
 // Refused packets are recorded without their body; secrets are resolved per call, never stored.
 import { withTraceContext } from '../../events/trace.js';
+import { didYouMean } from '../../did-you-mean.js';
 import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
 import {
   getScheme,
@@ -91,6 +92,17 @@ const REFUSED = new Set([
   'PAYLOAD_TOO_LARGE',
 ]);
 
+const ENDPOINT_KEYS: readonly string[] = [
+  'tenantId',
+  'provider',
+  'triggerId',
+  'scheme',
+  'signatureScheme',
+  'resolveSecrets',
+  'toleranceSec',
+  'replayWindowSec',
+];
+
 export class WebhookIngress implements TriggerSource {
   readonly name: string;
   readonly maxBodyBytes: number;
@@ -122,6 +134,14 @@ export class WebhookIngress implements TriggerSource {
         `${path} must be an object {provider, triggerId, scheme, resolveSecrets}`,
         { path },
       );
+    // A misspelt {tolerenceSec} or {replayWindow} was dropped: the endpoint took the default.
+    for (const key of Object.keys(endpoint))
+      if (!ENDPOINT_KEYS.includes(key))
+        throw new TwinError(
+          'INVALID_CONFIG',
+          `${path}: unknown key "${key}"${didYouMean(key, ENDPOINT_KEYS)}; an endpoint takes ${ENDPOINT_KEYS.join(', ')}`,
+          { path: `${path}.${key}` },
+        );
     if (endpoint.tenantId !== undefined)
       checkTenantId(endpoint.tenantId, `${path}.tenantId`, 'INVALID_CONFIG');
     checkProvider(endpoint.provider, `${path}.provider`, 'INVALID_CONFIG');
