@@ -15,6 +15,7 @@ import { TriggerEngine } from '../../src/triggers/engine/engine.js';
 import { InProcessRunner } from '../../src/triggers/in-process-runner.js';
 import { recordRoutine } from '../../src/triggers/routines/record-routine.js';
 import { scheduleKey } from '../../src/triggers/schedules/declaration.js';
+import { claimItem, scheduleWork } from '../../src/triggers/schedules/schedule-work.js';
 import { Schedules } from '../../src/triggers/schedules/schedules.js';
 import { WebhookIngress } from '../../src/triggers/webhook/webhook-ingress.js';
 import { memoryWorlds, refusal } from '../support/public-arguments.js';
@@ -246,6 +247,14 @@ describe('instance methods of the trigger entries', () => {
       ],
       [() => s.inspect!('acme', 'nightly', { nxt: 3 }), 'options.nxt', '(did you mean "next"?)'],
       [() => s.inspect!('acme', 'nightly', null), 'options', 'got null'],
+      [() => claimItem(schedules, { id: 'dsp_1', dueAt: T0 }, 'w1'), 'item', 'got "dsp_1"'],
+      [() => claimItem(schedules, `schedule:${key}@${T0}` as never, 'w1'), 'item', 'due item'],
+      [() => claimItem(schedules, { id: 'fire:occ_x', dueAt: T0 }, 5 as never), 'owner', 'got 5'],
+      [
+        () => loose(scheduleWork(schedules)).run!({ id: 'fire:occ_x', dueAt: T0 }),
+        'owner',
+        'got undefined',
+      ],
     ]);
     // What goes through.
     expect(
@@ -272,5 +281,6 @@ describe('instance methods of the trigger entries', () => {
     expect((await schedules.history({ tenantId: 'acme', limit: 1 })).items).toHaveLength(1);
     expect(await schedules.prune({ tenantId: 'acme', before: T0 })).toMatchObject({ removed: 0 });
     expect((await schedules.inspect('acme', 'nightly', { next: 2 })).next).toHaveLength(2);
+    expect(await claimItem(schedules, { id: 'fire:occ_none', dueAt: T0 }, 'w1')).toBeUndefined();
   });
 });

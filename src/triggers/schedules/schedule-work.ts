@@ -44,7 +44,11 @@ export function scheduleWork(schedules: Schedules): WorkKind {
     // A reserved or running ledger row is held by an owner until it settles or its lease lapses.
     held: { kind: fireKind, states: ['reserved', 'running'] },
     run: async (item: DueItem, context: WorkContext) => {
-      const claimed = await claimItem(schedules, item, context.owner);
+      const claimed = await claimItem(
+        schedules,
+        item,
+        (context as Partial<WorkContext> | null | undefined)?.owner as string,
+      );
       if (claimed === undefined) return undefined;
       if (claimed.held.length === 0) return report(item.id, claimed.outcome, claimed.detail);
       const { outcome, detail } = describe(await runAll(claimed.held));
@@ -112,6 +116,22 @@ export async function claimItem(
   item: DueItem,
   owner: string,
 ): Promise<ClaimedItem | undefined> {
+  // No item was a TypeError; an id of neither kind claimed nothing, as if another worker had.
+  if (
+    typeof (item as Partial<DueItem> | null | undefined)?.id !== 'string' ||
+    !(item.id.startsWith(SCHEDULE_ITEM) || item.id.startsWith(FIRE_ITEM))
+  )
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `claimItem(schedules, item, owner): item must be a due item of the schedule work (its due() or take() answered it, id "${SCHEDULE_ITEM}…" or "${FIRE_ITEM}…"), got ${describeValue((item as Partial<DueItem> | null | undefined)?.id ?? item)}`,
+      { path: 'item' },
+    );
+  if (typeof owner !== 'string' || owner === '')
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `claimItem(schedules, item, owner): owner must be the worker's id, got ${describeValue(owner)}`,
+      { path: 'owner' },
+    );
   if (item.id.startsWith(SCHEDULE_ITEM)) {
     const key = item.id.slice(SCHEDULE_ITEM.length, item.id.lastIndexOf('@'));
     const { claims, missed } = await schedules.claimDue(key, { owner });
