@@ -190,6 +190,44 @@ describe('instance methods of the trigger entries', () => {
     expect(hooks.endpointFor('acme', 'stripe')?.toleranceSec).toBe(5);
   });
 
+  it('the webhook ingress refuses a tenant or provider that is no text, not as an unknown endpoint', async () => {
+    const world = memoryWorld('trigger-hooks', new VirtualClock(T0));
+    const engine = new TriggerEngine({ world, runner: new InProcessRunner(world) });
+    const hooks = new WebhookIngress({
+      endpoints: [
+        {
+          provider: 'stripe',
+          triggerId: 'order.paid',
+          scheme: 'stripe',
+          resolveSecrets: () => ['whsec_x'],
+        },
+      ],
+    });
+    engine.registerSource(hooks);
+    await engine.start();
+    const packet = {
+      tenantId: 'acme',
+      scopeId: 'acme',
+      provider: 'stripe',
+      headers: {},
+      rawBody: '{}',
+    };
+    await expectRefusals([
+      [
+        () => hooks.handle({ ...packet, provider: undefined } as never),
+        'provider',
+        'got undefined',
+      ],
+      [() => hooks.answer({ ...packet, tenantId: 5 } as never), 'tenantId', 'must be a string'],
+    ]);
+    await expectRefusals(
+      [[() => hooks.handle({ ...packet, provider: 'paypal' }), 'provider', 'no webhook endpoint']],
+      'UNKNOWN_ENDPOINT',
+    );
+    // Text naming a known endpoint goes on to the signature check.
+    expect(await refusal(() => hooks.handle(packet))).toMatchObject({ code: 'MISSING_HEADER' });
+  });
+
   it('Schedules refuses misspelt options, ids that are no text and what is no reservation', async () => {
     const clock = new VirtualClock(T0);
     const world = memoryWorld('schedule-methods', clock);

@@ -92,6 +92,15 @@ const REFUSED = new Set([
   'PAYLOAD_TOO_LARGE',
 ]);
 
+/** A request field that is no text: what a caller slipped on, never what an HTTP path yields. */
+function notText(path: 'tenantId' | 'provider', what: string, value: unknown): never {
+  throw new TwinError(
+    'INVALID_ARGUMENT',
+    `handle(request): request.${path} must be a string, ${what}; got ${describeValue(value)}`,
+    { path },
+  );
+}
+
 const ENDPOINT_KEYS: readonly string[] = [
   'tenantId',
   'provider',
@@ -245,10 +254,13 @@ export class WebhookIngress implements TriggerSource {
         { path: 'request' },
       );
     const { tenantId, provider } = request;
-    const endpoint =
-      typeof tenantId === 'string' && typeof provider === 'string'
-        ? this.endpointFor(tenantId, provider)
-        : undefined;
+    // Not text (no HTTP path yields that: a caller's slip) was UNKNOWN_ENDPOINT for provider
+    // "undefined"; text that names no endpoint stays UNKNOWN_ENDPOINT, whatever its shape.
+    if (typeof tenantId !== 'string')
+      notText('tenantId', 'the tenant it was sent to, e.g. "acme"', tenantId);
+    if (typeof provider !== 'string')
+      notText('provider', 'its ingress path segment, e.g. "stripe"', provider);
+    const endpoint = this.endpointFor(tenantId, provider);
     if (endpoint === undefined) {
       throw new TwinError(
         'UNKNOWN_ENDPOINT',
