@@ -71,6 +71,19 @@ function configOf(input: JsonObject): JsonObject {
   return config;
 }
 
+/** The config's delivery options a create or an update passes on (checked by the pack). */
+function deliveryOptions(config: JsonObject): {
+  content_type?: 'json';
+  insecure_ssl?: '0' | '1';
+} {
+  return {
+    ...(config.content_type === undefined ? {} : { content_type: config.content_type as 'json' }),
+    ...(config.insecure_ssl === undefined
+      ? {}
+      : { insecure_ssl: String(config.insecure_ssl) as '0' | '1' }),
+  };
+}
+
 function events(input: JsonObject): string[] | undefined {
   const v = input.events;
   if (v === undefined) return undefined;
@@ -175,12 +188,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
           ...(config.secret === undefined ? {} : { secret: config.secret as string }),
           ...(list === undefined ? {} : { events: list }),
           ...(typeof active === 'boolean' ? { active } : {}),
-          ...(config.content_type === undefined
-            ? {}
-            : { content_type: config.content_type as 'json' }),
-          ...(config.insecure_ssl === undefined
-            ? {}
-            : { insecure_ssl: String(config.insecure_ssl) as '0' | '1' }),
+          ...deliveryOptions(config),
           sender: user.login,
           restChecks: true,
         });
@@ -237,12 +245,7 @@ export function hookRoutes(redeliver: Redeliver): GitHubRouteSpec[] {
           ...(typeof active === 'boolean' ? { active } : {}),
           ...(list === undefined ? {} : { events: list }),
           ...(typeof config.url === 'string' ? { url: config.url } : {}),
-          ...(config.content_type === undefined
-            ? {}
-            : { content_type: config.content_type as 'json' }),
-          ...(config.insecure_ssl === undefined
-            ? {}
-            : { insecure_ssl: String(config.insecure_ssl) as '0' | '1' }),
+          ...deliveryOptions(config),
         });
         return apiHook(updated);
       },
