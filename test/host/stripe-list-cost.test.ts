@@ -1,6 +1,6 @@
 // A Stripe list page costs the page: counted as the rows the store answers the twin, on SQLite,
 // a first page and a page past a cursor read `limit + 1` rows whether the account holds 30
-// customers or 300, and no list reads a whole type.
+// customers or 300, and no list reads a whole type; nor does a `created` window of recent ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +73,7 @@ describe('a Stripe list page reads the page, not the account (SQLite)', () => {
   let world: World;
   let twin: Twin;
   const made: string[] = [];
+  const created = new Map<string, number>();
 
   beforeAll(async () => {
     world = openWorld({
@@ -91,7 +92,9 @@ describe('a Stripe list page reads the page, not the account (SQLite)', () => {
 
   const grow = async (to: number): Promise<void> => {
     while (made.length < to) {
-      made.push((await createCustomer(twin, { email: `c${made.length % 3}@example.com` })).id);
+      const c = await createCustomer(twin, { email: `c${made.length % 3}@example.com` });
+      made.push(c.id);
+      created.set(c.id, c.created);
       // several per second, so ties on `created` are the common case
       if (made.length % 7 === 0) await clock.advance(1000);
     }
@@ -121,5 +124,23 @@ describe('a Stripe list page reads the page, not the account (SQLite)', () => {
     }
     // the cursor's own lookup is a get, not a row of the range
     expect(costs).toEqual([11, 11, 6, 11, 11, 6]);
+  });
+
+  it('a created window of recent customers reads the page, not the older ones', async () => {
+    const costs: number[] = [];
+    for (const n of [30, 300]) {
+      await grow(n);
+      const newest = [...made].reverse();
+      const since = created.get(newest[0]!)!;
+      // the customers of the newest second: fewer than a page
+      const window = newest.filter((id) => created.get(id)! >= since);
+      expect(window.length).toBeGreaterThan(0);
+      expect(window.length).toBeLessThan(10);
+      const first = await page({ limit: 10, created: { gte: since } });
+      expect(first.ids).toEqual(window);
+      costs.push(first.rows);
+    }
+    // one batch of limit + 1 rows: reading stops at the first customer older than the window
+    expect(costs).toEqual([11, 11]);
   });
 });

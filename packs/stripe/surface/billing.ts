@@ -12,7 +12,7 @@ import {
 } from '../subscriptions.js';
 import { StripeApiError } from './errors.js';
 import { BY_CUSTOMER } from './indexes.js';
-import { LIST_PARAMS, listOf, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { missing, packInput, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -122,7 +122,7 @@ export function billingRoutes(advance: AdvanceClock) {
       path: '/v1/subscriptions',
       sdk: 'subscriptions.list',
       kind: 'read',
-      params: { ...LIST_PARAMS, customer: 'string', status: 'string' },
+      params: { ...CREATED_LIST_PARAMS, customer: 'string', status: 'string' },
       handle: ({ twin, input, url }) =>
         listOf(
           twin,

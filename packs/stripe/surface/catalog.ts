@@ -7,7 +7,7 @@ import {
   type CreateProductInput,
 } from '../catalog.js';
 import { BY_PRODUCT } from './indexes.js';
-import { LIST_PARAMS, listOf, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { apiObject, stripeRoute } from './route.js';
 import { packInput, retrieve } from './reads.js';
 
@@ -36,7 +36,7 @@ export const catalogRoutes = [
     path: '/v1/products',
     sdk: 'products.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, active: 'boolean' },
+    params: { ...CREATED_LIST_PARAMS, active: 'boolean' },
     handle: ({ twin, input, url }) => listOf(twin, orderedList('product', input), input, url),
   }),
   stripeRoute({
@@ -71,7 +71,7 @@ export const catalogRoutes = [
     path: '/v1/prices',
     sdk: 'prices.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, product: 'string', active: 'boolean' },
+    params: { ...CREATED_LIST_PARAMS, product: 'string', active: 'boolean' },
     handle: ({ twin, input, url }) =>
       listOf(twin, orderedList('price', input, [['product', BY_PRODUCT]]), input, url),
   }),

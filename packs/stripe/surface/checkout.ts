@@ -11,7 +11,7 @@ import {
   type CreateCheckoutSessionInput,
 } from '../checkout-sessions.js';
 import { BY_CUSTOMER } from './indexes.js';
-import { LIST_PARAMS, listOf, listPage, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, LIST_PARAMS, listOf, listPage, orderedList } from './listing.js';
 import { missing, definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 import { CHECKOUT_PAGE } from './checkout-url.js';
@@ -95,7 +95,7 @@ export const checkoutRoutes = [
     path: '/v1/checkout/sessions',
     sdk: 'checkout.sessions.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, customer: 'string', status: 'string' },
+    params: { ...CREATED_LIST_PARAMS, customer: 'string', status: 'string' },
     handle: ({ twin, input, url }) =>
       listOf(
         twin,

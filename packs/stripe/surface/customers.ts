@@ -10,7 +10,7 @@ import {
 } from '../customers.js';
 import { StripeApiError } from './errors.js';
 import { BY_EMAIL } from './indexes.js';
-import { LIST_PARAMS, listOf, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { apiObject, stripeRoute } from './route.js';
 import type { Params } from './codec.js';
 
@@ -149,7 +149,7 @@ export const customerRoutes = [
     path: '/v1/customers',
     sdk: 'customers.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, email: 'string' },
+    params: { ...CREATED_LIST_PARAMS, email: 'string' },
     async handle({ twin, input, url }) {
       return listOf(twin, orderedList('customer', input, [['email', BY_EMAIL]]), input, url);
     },

@@ -5,7 +5,7 @@
 import type { JsonObject, Resource } from '../../../src/index.js';
 import { StripeApiError } from './errors.js';
 import { BY_EVENT, EVENTS } from './indexes.js';
-import { LIST_PARAMS, listOf } from './listing.js';
+import { CREATED_LIST_PARAMS, listOf } from './listing.js';
 import { stripeRoute } from './route.js';
 
 function eventOf(record: Resource): JsonObject {
@@ -37,7 +37,7 @@ export const eventRoutes = [
     path: '/v1/events',
     sdk: 'events.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, type: 'string', types: { list: 'string' } },
+    params: { ...CREATED_LIST_PARAMS, type: 'string', types: { list: 'string' } },
     handle({ twin, input, url }) {
       const types = input.types as string[] | undefined;
       const wanted = (t: unknown) =>
@@ -61,6 +61,9 @@ export const eventRoutes = [
           },
           cursor: (view, id) => view.lookup('webhook_delivery', BY_EVENT, id)[0]?.id,
           show: eventOf,
+          // The record is made with its event: its createdAt (the index's order) is the event's
+          // `created`, in milliseconds.
+          created: (r) => Math.floor(Date.parse(String(r.fields.createdAt)) / 1000),
         },
         input,
         url,

@@ -7,7 +7,7 @@ import type { JsonObject } from '../../../src/index.js';
 import { finalizeInvoice, payInvoice, previewInvoice } from '../invoice-actions.js';
 import type { StripeInvoice } from '../invoice-objects.js';
 import { BY_CUSTOMER, BY_SUBSCRIPTION } from './indexes.js';
-import { LIST_PARAMS, listOf, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -46,7 +46,12 @@ export const invoiceRoutes = [
     path: '/v1/invoices',
     sdk: 'invoices.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, customer: 'string', subscription: 'string', status: 'string' },
+    params: {
+      ...CREATED_LIST_PARAMS,
+      customer: 'string',
+      subscription: 'string',
+      status: 'string',
+    },
     handle: ({ twin, input, url }) =>
       listOf(
         twin,

@@ -1,7 +1,10 @@
 // Stripe lists: `{object: 'list', data, has_more, url}`, newest first, paged by `limit` (1–100,
 // default 10), `starting_after` and `ending_before`. A page is read from an ordered index
 // (indexes.ts: `created`, ties in the order the objects were made) starting at the cursor, so its
-// cost is the page, not the number of objects the account holds.
+// cost is the page, not the number of objects the account holds. Lists Stripe lets filter by
+// `created` (`{gt, gte, lt, lte}` or one integer) read the same index: reading ends at the first
+// row past the window's far end, so a window of recent objects costs its page; rows on the near
+// side (newer than `lt`/`lte`) are read and skipped, the index having no seek by time.
 import type { JsonObject, ReadView, Resource, Twin } from '../../../src/index.js';
 import { cursorPage } from '../../../src/host/index.js';
 import { StripeApiError } from './errors.js';
@@ -13,6 +16,9 @@ export const LIST_PARAMS = {
   starting_after: 'string',
   ending_before: 'string',
 } as const;
+
+/** A list's parameters where Stripe also filters it by `created` (read by listOf, not the codec). */
+export const CREATED_LIST_PARAMS = { ...LIST_PARAMS, created: 'id_or_object' } as const;
 
 /** Where a list reads: a type, one of its ordered indexes and the key listed under it. */
 export interface OrderedList {
@@ -29,6 +35,11 @@ export interface OrderedList {
   readonly cursor?: (view: ReadView, id: string) => string | undefined;
   /** What the API shows of a row (default: the object). */
   readonly show?: (r: Resource) => JsonObject;
+  /**
+   * The row's `created` as shown (default: the object's), for the `created` filter; it must follow
+   * the index's order, since reading ends at the first row past the window.
+   */
+  readonly created?: (r: Resource) => number;
 }
 
 /** Every object of a type, or those under the first filter given that has an index. */
@@ -57,6 +68,63 @@ function limitOf(input: JsonObject): number {
     );
   return limit;
 }
+
+/** A `created` filter as inclusive bounds in seconds; open ends are infinite. */
+interface Window {
+  readonly min: number;
+  readonly max: number;
+}
+
+const BOUNDS = ['gt', 'gte', 'lt', 'lte'] as const;
+
+/** Stripe's answer to a bound that is not an integer: `Invalid integer: abc`, param `created[gte]`. */
+function integerAt(value: unknown, param: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return Number(value);
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  throw new StripeApiError(
+    400,
+    'invalid_request_error',
+    'parameter_invalid_integer',
+    `Invalid integer: ${shown}`,
+    {},
+    param,
+  );
+}
+
+/** `created` as Stripe takes it on a list: one integer (equal to), or `{gt, gte, lt, lte}`. */
+function windowOf(input: JsonObject): Window | undefined {
+  const created = input.created;
+  if (created === undefined || created === null) return undefined;
+  if (typeof created !== 'object' || Array.isArray(created)) {
+    const at = integerAt(created, 'created');
+    return { min: at, max: at };
+  }
+  let min = -Infinity;
+  let max = Infinity;
+  for (const [bound, value] of Object.entries(created)) {
+    if (!(BOUNDS as readonly string[]).includes(bound))
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        'parameter_unknown',
+        `Received unknown parameter: created[${bound}]`,
+        {},
+        `created[${bound}]`,
+      );
+    // `created[gte]=` unsets the bound, as `""` unsets any parameter
+    if (value === '' || value === null) continue;
+    const at = integerAt(value, `created[${bound}]`);
+    if (bound === 'gt') min = Math.max(min, at + 1);
+    else if (bound === 'gte') min = Math.max(min, at);
+    else if (bound === 'lt') max = Math.min(max, at - 1);
+    else max = Math.min(max, at);
+  }
+  return { min, max };
+}
+
+/** At most this many rows a read skips at once on the near side of a `created` window. */
+const SKIP_BATCH = 1000;
 
 interface Cursor {
   readonly id: string;
@@ -94,13 +162,17 @@ function cursorOf(input: JsonObject): Cursor | undefined {
 
 /**
  * One page, read in one consistent view: rows in the direction read (older for `starting_after`,
- * newer for `ending_before`), `limit + 1` at a time until a page and one more are kept.
+ * newer for `ending_before`), `limit + 1` at a time until a page and one more are kept, or until a
+ * row past the `created` window's far end (older than its start reading older, newer than its end
+ * reading newer): the index is in `created` order, so no later row is in the window. Rows on the
+ * window's near side are skipped, in batches that grow while a whole batch is skipped.
  */
 function readPage(
   view: ReadView,
   list: OrderedList,
   limit: number,
   cursor: Cursor | undefined,
+  window: Window | undefined,
 ): { items: Resource[]; hasMore: boolean } | undefined {
   let after: string | undefined;
   if (cursor !== undefined) {
@@ -113,8 +185,10 @@ function readPage(
   }
   const keep = list.keep?.(cursor?.id) ?? (() => true);
   const descending = cursor?.param !== 'ending_before';
+  const createdOf = list.created ?? ((r: Resource) => Number(r.fields.created));
   const kept: Resource[] = [];
-  const batch = limit + 1;
+  let batch = limit + 1;
+  let past = false;
   for (;;) {
     const rows = view.range!(list.type, list.index, {
       key: list.key,
@@ -122,9 +196,24 @@ function readPage(
       limit: batch,
       descending,
     });
-    for (const r of rows) if (kept.length <= limit && keep(r)) kept.push(r);
-    if (kept.length > limit || rows.length < batch) break;
+    let skipped = 0;
+    for (const r of rows) {
+      if (window !== undefined) {
+        const at = createdOf(r);
+        if (descending ? at < window.min : at > window.max) {
+          past = true;
+          break;
+        }
+        if (at < window.min || at > window.max) {
+          skipped++;
+          continue;
+        }
+      }
+      if (kept.length <= limit && keep(r)) kept.push(r);
+    }
+    if (past || kept.length > limit || rows.length < batch) break;
     after = rows[rows.length - 1]!.id;
+    if (skipped === rows.length) batch = Math.min(batch * 2, SKIP_BATCH);
   }
   const items = kept.slice(0, limit);
   return { items: descending ? items : items.reverse(), hasMore: kept.length > limit };
@@ -139,7 +228,8 @@ export async function listOf(
 ): Promise<JsonObject> {
   const limit = limitOf(input);
   const cursor = cursorOf(input);
-  const page = await twin.read((view) => readPage(view, list, limit, cursor));
+  const window = windowOf(input);
+  const page = await twin.read((view) => readPage(view, list, limit, cursor, window));
   if (page === undefined) throw missingCursor(cursor!);
   const show = list.show ?? ((r: Resource) => apiObject(r.fields));
   return { object: 'list', data: page.items.map(show), has_more: page.hasMore, url };

@@ -23,7 +23,7 @@ import { missingPaymentMethod } from '../errors.js';
 import { refundCharge, type RefundInput } from '../refunds-disputes.js';
 import { StripeApiError } from './errors.js';
 import { BY_CUSTOMER, BY_PAYMENT_INTENT } from './indexes.js';
-import { LIST_PARAMS, listOf, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, missing, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -219,7 +219,7 @@ export const paymentRoutes = [
     path: '/v1/payment_intents',
     sdk: 'paymentIntents.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, customer: 'string' },
+    params: { ...CREATED_LIST_PARAMS, customer: 'string' },
     handle: ({ twin, input, url }) =>
       listOf(twin, orderedList('payment_intent', input, [['customer', BY_CUSTOMER]]), input, url),
   }),
@@ -236,7 +236,7 @@ export const paymentRoutes = [
     path: '/v1/charges',
     sdk: 'charges.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, customer: 'string', payment_intent: 'string' },
+    params: { ...CREATED_LIST_PARAMS, customer: 'string', payment_intent: 'string' },
     handle: ({ twin, input, url }) =>
       listOf(
         twin,

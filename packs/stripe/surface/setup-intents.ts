@@ -11,7 +11,7 @@ import {
   type StripeSetupIntent,
 } from '../setup-intents.js';
 import { BY_CUSTOMER, BY_PAYMENT_METHOD } from './indexes.js';
-import { LIST_PARAMS, listOf, orderedList } from './listing.js';
+import { CREATED_LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
 
@@ -106,7 +106,7 @@ export const setupIntentRoutes = [
     path: '/v1/setup_intents',
     sdk: 'setupIntents.list',
     kind: 'read',
-    params: { ...LIST_PARAMS, customer: 'string', payment_method: 'string' },
+    params: { ...CREATED_LIST_PARAMS, customer: 'string', payment_method: 'string' },
     handle: ({ twin, input, url }) =>
       listOf(
         twin,
