@@ -9,6 +9,7 @@ export const ALL = 'surface_all';
 export const BY_EMAIL = 'surface_email_created';
 export const BY_CUSTOMER = 'surface_customer_created';
 export const BY_PRODUCT = 'surface_product_created';
+export const BY_LOOKUP_KEY = 'surface_lookup_key_created';
 export const BY_SUBSCRIPTION = 'surface_subscription_created';
 export const BY_PAYMENT_INTENT = 'surface_payment_intent_created';
 export const BY_PAYMENT_METHOD = 'surface_payment_method_created';
@@ -57,6 +58,7 @@ export const SURFACE_INDEXES: readonly IndexDeclaration[] = [
   ...WITH_CUSTOMER.map((type) => ordered(type, BY_CUSTOMER, 'customer')),
   ordered('customer', BY_EMAIL, 'email'),
   ordered('price', BY_PRODUCT, 'product'),
+  ordered('price', BY_LOOKUP_KEY, 'lookup_key'),
   ordered('invoice', BY_SUBSCRIPTION, 'parent.subscription_details.subscription'),
   ordered('charge', BY_PAYMENT_INTENT, 'payment_intent'),
   ordered('setup_intent', BY_PAYMENT_METHOD, 'payment_method'),

@@ -235,6 +235,30 @@ export async function listOf(
   return { object: 'list', data: page.items.map(show), has_more: page.hasMore, url };
 }
 
+/**
+ * One page of a list gathered whole in one read (the rows under a few index keys), newest first:
+ * the `created` window applies as on listOf, then the cursor and `limit`.
+ */
+export async function gatheredListOf(
+  twin: Twin,
+  gather: (view: ReadView) => Resource[],
+  input: JsonObject,
+  url: string,
+): Promise<JsonObject> {
+  const window = windowOf(input);
+  const rows = await twin.read(gather);
+  const within = (r: Resource) => {
+    if (window === undefined) return true;
+    const at = Number(r.fields.created);
+    return at >= window.min && at <= window.max;
+  };
+  return listPage(
+    rows.filter(within).map((r) => apiObject(r.fields)),
+    input,
+    url,
+  );
+}
+
 /** One page of a short list held whole (a session's line items), already newest first. */
 export function listPage(
   ordered: readonly JsonObject[],
