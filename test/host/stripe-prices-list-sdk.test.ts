@@ -149,6 +149,13 @@ describe.each(homes)('stripe-node prices.list filters ($name)', (home) => {
     ).toEqual(everyOne.filter((id) => id !== p.proLifetime!.id));
   });
 
+  it('products.list by active: no call here archives a product, so active=false lists none', async () => {
+    const every = ids((await stripe.products.list({ limit: 100 })).data);
+    expect(every).toEqual([basic.id, pro.id]);
+    expect(ids((await stripe.products.list({ active: true })).data)).toEqual(every);
+    expect(ids((await stripe.products.list({ active: false })).data)).toEqual([]);
+  });
+
   it('refuses a value outside an enum, more than 10 lookup keys, and a filter not modelled', async () => {
     const refusal = (param: string, message: string, code = 'parameter_invalid') => ({
       type: 'StripeInvalidRequestError',

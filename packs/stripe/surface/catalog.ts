@@ -39,7 +39,16 @@ export const catalogRoutes = [
     sdk: 'products.list',
     kind: 'read',
     params: { ...CREATED_LIST_PARAMS, active: 'boolean' },
-    handle: ({ twin, input, url }) => listOf(twin, orderedList('product', input), input, url),
+    handle: ({ twin, input, url }) =>
+      listOf(
+        twin,
+        {
+          ...orderedList('product', input),
+          keep: () => (r) => input.active == null || r.fields.active === input.active,
+        },
+        input,
+        url,
+      ),
   }),
   stripeRoute({
     method: 'POST',
