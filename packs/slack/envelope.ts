@@ -13,7 +13,14 @@ import type {
 import type { AppHomeVisit, ChannelMember, SlackReaction } from './activity.js';
 import { appOfTeam, type EventSubscription, type SlackApp } from './apps.js';
 import type { BlockActionFields, CommandInvocation } from './interactivity.js';
-import { mention, messageKey, type SlackMessage } from './messages.js';
+import {
+  mention,
+  messageKey,
+  renderTombstone,
+  repliesOf,
+  threadSummary,
+  type SlackMessage,
+} from './messages.js';
 import { moreInnerEvents } from './render-events.js';
 import { messageTs } from './ids.js';
 import { interactivePayload, renderView } from './render-interactive.js';
@@ -31,6 +38,7 @@ import { commandInvocationKind } from './interactivity.js';
 export const MESSAGE_SUBTYPES: Readonly<Record<string, string>> = {
   'message.update': 'message_changed',
   'message.delete': 'message_deleted',
+  'message.tombstone': 'message_changed',
 };
 
 /** Interactivity payloads besides block_actions (render-interactive.ts). */
@@ -104,6 +112,19 @@ function messageEvent(message: SlackMessage, type: string, where = 'channel'): J
 }
 
 /**
+ * A message as an edit event carries it (without the event's own channel, event_ts and
+ * channel_type); a deleted thread's parent as its tombstone, with the thread's summary as it is.
+ */
+function keptMessage(view: ReadView, m: SlackMessage): JsonObject {
+  if (m.subtype === 'tombstone')
+    return { ...renderTombstone(m), ...threadSummary(repliesOf(view, m.channel, m.ts)) };
+  const shown = messageEvent(m, 'message');
+  for (const key of ['channel', 'event_ts', 'channel_type']) delete shown[key];
+  if (m.edited !== undefined) shown.edited = m.edited;
+  return shown;
+}
+
+/**
  * An edit or a deletion of a message: a `message` event whose subtype says which
  * (`message_changed` with the message as it is now, `message_deleted` with its ts), each with
  * the message as it was, hidden from the channel view as Slack marks them.
@@ -115,19 +136,13 @@ function messageEdit(
   if (subtype === undefined || ctx.previous === undefined) return undefined;
   const before = messageKind.from(ctx.previous);
   const now = messageTs(ctx.now, 0);
-  const previous = messageEvent(before, 'message');
-  for (const key of ['channel', 'event_ts', 'channel_type']) delete previous[key];
-  if (before.edited !== undefined) previous.edited = before.edited;
   const event: JsonObject = { type: 'message', subtype, hidden: true };
-  if (subtype === 'message_changed') {
-    const current = messageEvent(messageKind.from(ctx.subject!.fields), 'message');
-    for (const key of ['channel', 'event_ts', 'channel_type']) delete current[key];
-    if (ctx.subject!.fields.edited !== undefined) current.edited = ctx.subject!.fields.edited;
-    event.message = current;
-  } else event.deleted_ts = before.ts;
+  if (subtype === 'message_changed')
+    event.message = keptMessage(ctx.view, messageKind.from(ctx.subject!.fields));
+  else event.deleted_ts = before.ts;
   Object.assign(event, {
     channel: before.channel,
-    previous_message: previous,
+    previous_message: keptMessage(ctx.view, before),
     event_ts: now,
     ts: now,
     channel_type: channelType(ctx.view, before.channel),

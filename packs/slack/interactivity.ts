@@ -224,7 +224,8 @@ export async function clickButton(
         'ts',
       );
     let found: { block: JsonObject; element: JsonObject } | undefined;
-    for (const block of message.blocks ?? []) {
+    // A deleted thread's parent (a tombstone) shows no blocks to click.
+    for (const block of message.subtype === 'tombstone' ? [] : (message.blocks ?? [])) {
       for (const element of (block.elements as JsonObject[] | undefined) ?? [])
         if (element.action_id === actionId) found = { block, element };
     }

@@ -2,12 +2,21 @@
 // history: its author edits it (chat.update) or deletes it (chat.delete), and an app shows one
 // person a message only they see (chat.postEphemeral). Only the author may edit or delete, as on
 // Slack for a bot's own messages.
-import { commit, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
+import { commit, type JsonObject, type ReadView, type Twin, type Write } from '../../src/index.js';
 import { recordKind } from '../../src/index.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { slackError } from './errors.js';
 import { messageTs } from './ids.js';
-import { messageContent, messageKey, messageKind, tsTaken, type SlackMessage } from './messages.js';
+import {
+  messageContent,
+  messageKey,
+  messageKind,
+  repliesOf,
+  TOMBSTONE_TEXT,
+  TOMBSTONE_USER,
+  tsTaken,
+  type SlackMessage,
+} from './messages.js';
 import { checkSees, getChannel, getUser, isMember } from './workspace.js';
 
 export type EphemeralMessage = {
@@ -67,7 +76,12 @@ export async function updateMessage(
   return done.result;
 }
 
-/** The author deletes a message: it leaves the channel's history (its replies stay). */
+/**
+ * The author deletes a message. It leaves the channel's history, unless it leads a thread that has
+ * replies: then, as on Slack, it becomes a tombstone (Slackbot's "This message was deleted."),
+ * which history and the thread still show, its replies kept (sent as `message_changed`). Deleting
+ * the last reply of a tombstone's thread takes the tombstone too (two `message_deleted`).
+ */
 export async function deleteMessage(
   twin: Twin,
   input: { channel: string; ts: string; user: string },
@@ -75,17 +89,33 @@ export async function deleteMessage(
   requirePackTwin(twin, 'slack');
   const done = await twin.applyAtomic((view) => {
     const message = ownMessage(view, input?.channel, input.ts, input.user, 'delete');
-    return commit(
-      {
-        operation: 'message.delete',
-        subjectType: 'message',
-        subjectId: messageKey(message.channel, message.ts),
-        delete: true,
-      },
-      message,
-    );
+    const key = messageKey(message.channel, message.ts);
+    const leads = message.thread_ts === undefined || message.thread_ts === message.ts;
+    if (leads && repliesOf(view, message.channel, message.ts).length > 0)
+      return commit(
+        messageKind.write('message.tombstone', key, {
+          subtype: 'tombstone',
+          text: TOMBSTONE_TEXT,
+          user: TOMBSTONE_USER,
+        }),
+        message,
+      );
+    const writes: Write[] = [removal(key)];
+    if (!leads) {
+      const parent = messageKind.read(view, messageKey(message.channel, message.thread_ts!));
+      if (
+        parent?.subtype === 'tombstone' &&
+        repliesOf(view, message.channel, parent.ts).length === 1
+      )
+        writes.push(removal(messageKey(parent.channel, parent.ts)));
+    }
+    return commit(writes, message);
   });
   return done.result;
+}
+
+function removal(key: string): Write {
+  return { operation: 'message.delete', subjectType: 'message', subjectId: key, delete: true };
 }
 
 /**

@@ -27,10 +27,63 @@ export type SlackMessage = {
   app_id?: string;
   /** Set once its author edits it (chat.update). */
   edited?: { user: string; ts: string };
+  /**
+   * `tombstone` once its author deleted it while it had replies: Slack keeps the thread, its
+   * parent shown as "This message was deleted." by Slackbot (message-edits.ts).
+   */
+  subtype?: 'tombstone';
 };
 
+/** A channel's messages (thread replies too), looked up without a scan. */
+export const MESSAGE_CHANNEL_INDEX = 'channel';
+
 /** The message records of the twin, typed (src/state/record-kind.ts). */
-export const messageKind = recordKind<SlackMessage>({ type: 'message' });
+export const messageKind = recordKind<SlackMessage>({
+  type: 'message',
+  indexes: { [MESSAGE_CHANNEL_INDEX]: 'channel' },
+});
+
+/** Who a tombstone is by, and what it says, as Slack shows a deleted thread's parent. */
+export const TOMBSTONE_USER = 'USLACKBOT';
+export const TOMBSTONE_TEXT = 'This message was deleted.';
+
+/** The replies of the thread `ts` leads in `channel`, oldest first. */
+export function repliesOf(view: ReadView, channel: string, ts: string): SlackMessage[] {
+  return messageKind
+    .lookup(view, MESSAGE_CHANNEL_INDEX, channel)
+    .filter((m) => m.thread_ts === ts && m.ts !== ts)
+    .sort((a, b) => (a.ts < b.ts ? -1 : 1));
+}
+
+/**
+ * A deleted thread parent as Slack shows it (history, replies, events): Slackbot's hidden
+ * tombstone; what the author wrote is gone. The caller adds the thread's summary.
+ */
+export function renderTombstone(m: SlackMessage): JsonObject {
+  return {
+    type: 'message',
+    subtype: 'tombstone',
+    text: TOMBSTONE_TEXT,
+    user: TOMBSTONE_USER,
+    hidden: true,
+    ts: m.ts,
+    thread_ts: m.ts,
+    parent_user_id: TOMBSTONE_USER,
+    is_locked: false,
+    subscribed: false,
+  };
+}
+
+/** The summary a thread's parent carries: reply_count, reply_users(_count), latest_reply. */
+export function threadSummary(replies: readonly SlackMessage[]): JsonObject {
+  const users = [...new Set(replies.map((r) => r.user))];
+  return {
+    reply_count: replies.length,
+    reply_users: users,
+    reply_users_count: users.length,
+    latest_reply: replies.length === 0 ? '0000000000.000000' : replies[replies.length - 1]!.ts,
+  };
+}
 
 export interface PostMessageInput {
   channel: string;

@@ -85,6 +85,8 @@ export const slackEvents: EventsDeclaration = {
     // Edits and deletions reach an app subscribed to messages as `message` with a subtype.
     { operation: 'message.update', types: ['message'], when: editSubscribed },
     { operation: 'message.delete', types: ['message'], when: editSubscribed },
+    // A thread's parent deleted while it has replies: changed into a tombstone.
+    { operation: 'message.tombstone', types: ['message'], when: editSubscribed },
     { operation: 'reaction.add', types: ['reaction_added'] },
     { operation: 'reaction.remove', types: ['reaction_removed'] },
     // Workspace-wide events exist only for an app that subscribes to them: a world whose app does
@@ -154,6 +156,7 @@ export const slackPack: VendorPack = {
     'Slack: workspaces, channels, messages, reactions, App Home, interactivity and slash commands, delivered as Slack delivers them',
   indexes: [
     { type: 'app', name: TEAM_INDEX, field: 'team_id' },
+    ...messageKind.indexes,
     ...scheduledMessageKind.indexes,
     ...channelKind.indexes,
     ...reactionKind.indexes,

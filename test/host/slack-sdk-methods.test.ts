@@ -258,6 +258,113 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
     expect(subtypes).toEqual(['message_changed', 'message_deleted']);
   });
 
+  it('chat.delete on a thread parent with replies leaves a tombstone; one without is gone', async () => {
+    seen.length = 0;
+    const bob = () => client(userToken(w.bob));
+    const parent = await ada().chat.postMessage({ channel: w.general, text: 'outage?' });
+    const lonely = await ada().chat.postMessage({ channel: w.general, text: 'anyone?' });
+    const r1 = await bob().chat.postMessage({
+      channel: w.general,
+      text: 'on it',
+      thread_ts: parent.ts!,
+    });
+    const r2 = await ada().chat.postMessage({
+      channel: w.general,
+      text: 'thanks',
+      thread_ts: parent.ts!,
+    });
+    expect(await ada().chat.delete({ channel: w.general, ts: parent.ts! })).toMatchObject({
+      ok: true,
+      channel: w.general,
+      ts: parent.ts,
+    });
+    const tombstone = {
+      type: 'message',
+      subtype: 'tombstone',
+      text: 'This message was deleted.',
+      user: 'USLACKBOT',
+      hidden: true,
+      ts: parent.ts,
+      thread_ts: parent.ts,
+      reply_count: 2,
+      reply_users: [w.bob, w.ada],
+      reply_users_count: 2,
+      latest_reply: r2.ts,
+    };
+    // The thread stays readable, its parent a tombstone; the history shows the tombstone.
+    const thread = await ada().conversations.replies({ channel: w.general, ts: parent.ts! });
+    expect(thread.messages![0]).toMatchObject(tombstone);
+    expect(thread.messages![0]!.blocks).toBeUndefined();
+    expect(thread.messages!.slice(1).map((m) => [m.text, m.parent_user_id])).toEqual([
+      ['on it', 'USLACKBOT'],
+      ['thanks', 'USLACKBOT'],
+    ]);
+    const shown = (await ada().conversations.history({ channel: w.general })).messages!;
+    expect(shown.find((m) => m.ts === parent.ts)).toMatchObject(tombstone);
+    expect(shown.map((m) => m.text)).not.toContain('outage?');
+    // The tombstone is Slackbot's: its author can neither edit nor delete it again.
+    await expect(
+      ada().chat.update({ channel: w.general, ts: parent.ts!, text: 'back' }),
+    ).rejects.toMatchObject({ data: { error: 'cant_update_message' } });
+    await expect(ada().chat.delete({ channel: w.general, ts: parent.ts! })).rejects.toMatchObject({
+      data: { error: 'cant_delete_message' },
+    });
+    // A message without replies is simply gone.
+    await ada().chat.delete({ channel: w.general, ts: lonely.ts! });
+    await expect(
+      ada().conversations.replies({ channel: w.general, ts: lonely.ts! }),
+    ).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    // The tombstone goes with its thread's last reply.
+    await bob().chat.delete({ channel: w.general, ts: r1.ts! });
+    expect(
+      (await ada().conversations.replies({ channel: w.general, ts: parent.ts! })).messages![0],
+    ).toMatchObject({ ...tombstone, reply_count: 1, reply_users: [w.ada], reply_users_count: 1 });
+    await ada().chat.delete({ channel: w.general, ts: r2.ts! });
+    await expect(
+      ada().conversations.replies({ channel: w.general, ts: parent.ts! }),
+    ).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    const after = (await ada().conversations.history({ channel: w.general })).messages!;
+    expect(after.map((m) => m.ts)).not.toContain(parent.ts);
+    // Bolt verified each: the tombstone as message_changed, then four deletions.
+    const subtypes = await until('the deletions at Bolt', () => {
+      const got = seen.flatMap((e) => (e.subtype === undefined ? [] : [e.subtype]));
+      return got.length >= 5 ? got : undefined;
+    });
+    expect(subtypes.sort()).toEqual([
+      'message_changed',
+      'message_deleted',
+      'message_deleted',
+      'message_deleted',
+      'message_deleted',
+    ]);
+    const events = (await settled())
+      .filter((d) => d.fields.eventType === 'message')
+      .map((d) => (JSON.parse(String(d.fields.body)) as { event: Record<string, any> }).event);
+    const changed = events.find(
+      (e) => e.subtype === 'message_changed' && e.message?.subtype === 'tombstone',
+    );
+    expect(changed).toMatchObject({
+      channel: w.general,
+      hidden: true,
+      message: tombstone,
+      previous_message: { text: 'outage?', user: w.ada, ts: parent.ts },
+    });
+    const gone = events.find(
+      (e) => e.subtype === 'message_deleted' && e.previous_message?.subtype === 'tombstone',
+    );
+    expect(gone).toMatchObject({
+      deleted_ts: parent.ts,
+      // As Slack sends it: the thread now empty, its latest_reply all zeros.
+      previous_message: {
+        ...tombstone,
+        reply_count: 0,
+        reply_users: [],
+        reply_users_count: 0,
+        latest_reply: '0000000000.000000',
+      },
+    });
+  });
+
   it('chat.postEphemeral shows one member a message outside the history and sends no event', async () => {
     await settled();
     const before = (await deliveries()).length;

@@ -139,6 +139,65 @@ describe('message edits and deletions', () => {
     }
   });
 
+  it("deleting a thread's parent with replies sends message_changed to a tombstone, with every required key", async () => {
+    const world = openWorld({ root: ':memory:', seed: 'tombstone' });
+    const twin = registerPack(world, slack.pack);
+    try {
+      const team = await slack.createTeam(twin, { name: 'Twinworld' });
+      const ada = await slack.createUser(twin, { team: team.id, name: 'ada' });
+      const general = await slack.createChannel(twin, {
+        team: team.id,
+        name: 'general',
+        creator: ada.id,
+      });
+      await slack.createApp(twin, {
+        team: team.id,
+        name: 'Deployer',
+        request_url: 'http://127.0.0.1:9/slack/events',
+        signing_secret: secrets.slack(),
+        bot_events: ['message.channels'],
+      });
+      const at = { channel: general.id, user: ada.id };
+      const parent = await slack.postMessage(twin, { ...at, text: 'deploy v1' });
+      const reply = await slack.postMessage(twin, { ...at, text: 'done', thread_ts: parent.ts });
+      await slack.deleteMessage(twin, { ...at, ts: parent.ts });
+      expect(await twin.get('message', `${general.id}:${parent.ts}`)).toMatchObject({
+        deleted: false,
+        fields: { subtype: 'tombstone', user: 'USLACKBOT' },
+      });
+      await slack.deleteMessage(twin, { ...at, ts: reply.ts });
+      const [, , changed, replyGone, parentGone, ...rest] = await bodies(twin);
+      expect(rest).toEqual([]);
+      expect(missing(changed!.event, MESSAGE_CHANGED, 'event')).toEqual([]);
+      expect(missing(changed!.event.message, INNER_MESSAGE, 'event.message')).toEqual([]);
+      expect(changed!.event).toMatchObject({
+        subtype: 'message_changed',
+        message: {
+          subtype: 'tombstone',
+          text: 'This message was deleted.',
+          ts: parent.ts,
+          thread_ts: parent.ts,
+          reply_count: 1,
+          latest_reply: reply.ts,
+        },
+        previous_message: { text: 'deploy v1', user: ada.id },
+      });
+      expect(changed!.event.message.client_msg_id).toBeUndefined();
+      for (const gone of [replyGone, parentGone])
+        expect(missing(gone!.event, MESSAGE_DELETED, 'event')).toEqual([]);
+      expect(replyGone!.event).toMatchObject({ deleted_ts: reply.ts });
+      expect(parentGone!.event).toMatchObject({
+        deleted_ts: parent.ts,
+        previous_message: { subtype: 'tombstone', reply_count: 0 },
+      });
+      expect(await twin.get('message', `${general.id}:${parent.ts}`)).toMatchObject({
+        deleted: true,
+      });
+    } finally {
+      await world.close();
+    }
+  });
+
   it('a direct message with the bot reaches an app subscribed to message.im; other messages do not', async () => {
     const world = openWorld({ root: ':memory:', seed: 'dms' });
     const twin = registerPack(world, slack.pack);

@@ -5,7 +5,7 @@
 import type { JsonObject, JsonValue, Twin } from '../../../src/index.js';
 import type { Route, RouteContext } from '../../../src/host/index.js';
 import type { SlackApp } from '../apps.js';
-import { messageKind, type SlackMessage } from '../messages.js';
+import { messageKind, renderTombstone, type SlackMessage } from '../messages.js';
 import { renderChannelCreated } from '../render-events.js';
 import { channelKind, type SlackChannel } from '../workspace.js';
 import { SlackMethodError } from './errors.js';
@@ -82,6 +82,8 @@ export async function channelOf(twin: Twin, p: SlackPrincipal, id: string): Prom
 
 /** A message as the Web API shows it (the twin's bookkeeping left out). */
 export function renderMessage(m: SlackMessage): JsonObject {
+  // A deleted thread's parent: Slackbot's tombstone, whatever it said before.
+  if (m.subtype === 'tombstone') return renderTombstone(m);
   const { client_msg_id: _c, channel: _ch, ...shown } = m;
   return messageKind.json(shown);
 }
