@@ -361,6 +361,17 @@ describe('the Slack surface answers as Slack does', () => {
     const ims = await ada().conversations.list({ types: 'im' });
     expect(ims.channels!.find((c) => c.id === im)).not.toHaveProperty('num_members');
   });
+  it('conversations.list refuses a types value Slack does not know with invalid_types', async () => {
+    for (const types of ['bogus', 'public_channel,bogus', 'channels', ','])
+      expect(await refusal(ada().conversations.list({ types }))).toBe('invalid_types');
+    // Each type Slack knows is taken; the twin keeps no private channels or group DMs.
+    expect((await ada().conversations.list({ types: 'private_channel,mpim' })).channels).toEqual(
+      [],
+    );
+    const im = (await ada().conversations.open({ users: w.bob })).channel!.id!;
+    const both = (await ada().conversations.list({ types: 'public_channel, im,' })).channels!;
+    expect(both.map((c) => c.id)).toEqual(expect.arrayContaining([w.general, im]));
+  });
   it('conversations.replies takes oldest, latest and inclusive for the replies; the parent still leads', async () => {
     const parent = await ada().chat.postMessage({ channel: w.general, text: 'polled thread' });
     const reply = async (text: string) =>

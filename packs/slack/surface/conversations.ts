@@ -69,12 +69,7 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     return ok({ channel: count === undefined ? shown : { ...shown, num_members: count } });
   }),
   route('conversations.list', 'read', async ({ principal: p, input }) => {
-    // `types` as Slack takes it: public_channel (the default) and im, comma-separated.
-    const types = new Set(
-      (typeof input.types === 'string' && input.types !== '' ? input.types : 'public_channel')
-        .split(',')
-        .map((t) => t.trim()),
-    );
+    const types = listTypes(input.types);
     const channels = await p.twin.read((view) => {
       const people = peopleIn(view, p.team);
       return channelKind
@@ -172,6 +167,38 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     });
   }),
 ];
+
+/** The conversation types Slack lists; the twin keeps no private channels or group DMs. */
+const CONVERSATION_TYPES: ReadonlySet<string> = new Set([
+  'public_channel',
+  'private_channel',
+  'mpim',
+  'im',
+]);
+
+/**
+ * `types` as Slack takes it: a comma-separated list of public_channel (the default),
+ * private_channel, mpim and im; any other value (or one that is not a string) is invalid_types,
+ * as Slack answers, rather than an empty list.
+ */
+function listTypes(value: unknown): Set<string> {
+  if (value === undefined || value === null || value === '') return new Set(['public_channel']);
+  // Blank pieces ("public_channel,im,") are passed over.
+  const types =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+      : [];
+  const unknown = types.find((t) => !CONVERSATION_TYPES.has(t));
+  if (types.length === 0 || unknown !== undefined)
+    throw new SlackMethodError(
+      'invalid_types',
+      `types takes public_channel, private_channel, mpim and im, comma-separated; not ${JSON.stringify(unknown ?? value)}`,
+    );
+  return new Set(types);
+}
 
 /**
  * The people of the workspace in a channel — what conversations.members lists and num_members
