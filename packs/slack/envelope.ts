@@ -104,6 +104,7 @@ function messageEvent(message: SlackMessage, type: string, where = 'channel'): J
   if (message.bot_id !== undefined)
     Object.assign(event, { bot_id: message.bot_id, app_id: message.app_id ?? null });
   if (message.blocks !== undefined) event.blocks = message.blocks;
+  if (message.attachments !== undefined) event.attachments = message.attachments;
   if (message.thread_ts !== undefined) event.thread_ts = message.thread_ts;
   event.channel = message.channel;
   event.event_ts = message.ts;

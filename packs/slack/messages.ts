@@ -22,6 +22,8 @@ export type SlackMessage = {
   thread_ts?: string;
   /** Block Kit blocks, when the post has any. */
   blocks?: JsonObject[];
+  /** Legacy secondary attachments, kept as given (chat.postMessage). */
+  attachments?: JsonObject[];
   /** Set when a bot user posted it. */
   bot_id?: string;
   app_id?: string;
@@ -92,6 +94,8 @@ export interface PostMessageInput {
   text: string;
   thread_ts?: string;
   blocks?: JsonObject[];
+  /** Legacy attachments, checked by messageContent; content enough without text or blocks. */
+  attachments?: JsonObject[];
 }
 
 const check = checker('slack');
@@ -123,28 +127,69 @@ export function checkMessageLength(text: string): void {
 }
 
 /**
- * A message's content as Slack takes it: text, Block Kit blocks, or both. With blocks the text is
- * only the notifications' fallback and may be left out (or empty); without blocks, no text or
- * blank text is `no_text`. Text that is not a string is `invalid_arguments`.
+ * A message's content as Slack takes it: text, Block Kit blocks, or both — and, where given (only
+ * chat.postMessage passes them), legacy attachments. With blocks or attachments the text is only
+ * the notifications' fallback and may be left out (or empty); with none of them, no text or blank
+ * text is `no_text`. Text that is not a string is `invalid_arguments`.
  */
 export function messageContent(
   text: unknown,
   blocks: unknown,
-): { text: string; blocks?: JsonObject[] } {
+  attachments?: unknown,
+): { text: string; blocks?: JsonObject[]; attachments?: JsonObject[] } {
   if (text !== undefined && typeof text !== 'string')
     throw slackError('invalid_arguments', 'text must be a string', 'text', 'invalid_input');
   const t = text ?? '';
-  if (blocks === undefined && t.trim() === '')
-    throw slackError('no_text', 'text or blocks is required', 'text', 'invalid_input');
+  const kept = attachments === undefined ? undefined : checkAttachments(attachments);
+  if (blocks === undefined && kept === undefined && t.trim() === '')
+    throw slackError('no_text', 'text, blocks or attachments is required', 'text', 'invalid_input');
   checkMessageLength(t);
-  return blocks === undefined ? { text: t } : { text: t, blocks: checkBlocks(blocks) };
+  return {
+    text: t,
+    ...(blocks === undefined ? {} : { blocks: checkBlocks(blocks) }),
+    ...(kept === undefined ? {} : { attachments: kept }),
+  };
+}
+
+/**
+ * Legacy attachments: an array of objects, at most 100 (`too_many_attachments`), kept as given —
+ * the twin does not render them. Anything else is `invalid_attachments`; an empty array is none.
+ */
+export function checkAttachments(value: unknown): JsonObject[] | undefined {
+  if (
+    !Array.isArray(value) ||
+    value.some((a) => a === null || typeof a !== 'object' || Array.isArray(a))
+  )
+    throw slackError(
+      'invalid_attachments',
+      'attachments must be an array of attachment objects',
+      'attachments',
+      'invalid_input',
+    );
+  if (value.length > 100)
+    throw slackError(
+      'too_many_attachments',
+      'a message takes at most 100 attachments',
+      'attachments',
+      'invalid_input',
+    );
+  return value.length === 0 ? undefined : (value as JsonObject[]);
 }
 
 export async function postMessage(twin: Twin, input: PostMessageInput): Promise<SlackMessage> {
   requirePackTwin(twin, 'slack');
-  const { text, blocks } = messageContent(input?.text, input.blocks);
+  const { text, blocks, attachments } = messageContent(
+    input?.text,
+    input.blocks,
+    input.attachments,
+  );
   const done = await twin.applyAtomic((view) => {
-    const message = draftMessage(twin, view, { ...input, text }, blocks);
+    const message = draftMessage(
+      twin,
+      view,
+      { ...input, text, ...(attachments === undefined ? {} : { attachments }) },
+      blocks,
+    );
     return commit(
       messageKind.write('message.post', messageKey(message.channel, message.ts), message),
       message,
@@ -201,6 +246,7 @@ export function draftMessage(
     channel: channel.id,
     ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
     ...(blocks === undefined ? {} : { blocks }),
+    ...(input.attachments === undefined ? {} : { attachments: input.attachments }),
   };
   if (user.is_bot) {
     const app = appOfTeam(view, channel.team_id);

@@ -372,6 +372,45 @@ describe('the Slack surface answers as Slack does', () => {
     const both = (await ada().conversations.list({ types: 'public_channel, im,' })).channels!;
     expect(both.map((c) => c.id)).toEqual(expect.arrayContaining([w.general, im]));
   });
+  it('chat.postMessage takes legacy attachments as the whole content, keeping them as given', async () => {
+    const attachments = [
+      { fallback: 'Deploy v1 done', color: '#36a64f', title: 'Deploy', text: 'v1 is live' },
+    ];
+    const posted = await bot().chat.postMessage({ channel: w.general, attachments });
+    expect(posted).toMatchObject({ ok: true, message: { text: '', attachments } });
+    const history = (await ada().conversations.history({ channel: w.general })).messages!;
+    expect(history.find((m) => m.ts === posted.ts)).toMatchObject({ text: '', attachments });
+    // The app's message event carries them too.
+    const body = (await twin.list('event_delivery'))
+      .map((d) => JSON.parse(String(d.fields.body)) as { event?: Record<string, unknown> })
+      .find((b) => b.event?.ts === posted.ts && b.event?.type === 'message');
+    expect(body!.event).toMatchObject({ text: '', attachments });
+    // With text, the text leads and the attachments follow.
+    const both = await bot().chat.postMessage({ channel: w.general, text: 'hi', attachments });
+    expect(both.message).toMatchObject({ text: 'hi', attachments });
+    // Refusals, each appending nothing.
+    const posts = await operations('message.post');
+    expect(await refusal(bot().chat.postMessage({ channel: w.general, attachments: [] }))).toBe(
+      'no_text',
+    );
+    expect(
+      await refusal(bot().chat.postMessage({ channel: w.general, attachments: [1] as never })),
+    ).toBe('invalid_attachments');
+    expect(
+      await refusal(
+        bot().chat.postMessage({ channel: w.general, attachments: { text: 'x' } as never }),
+      ),
+    ).toBe('invalid_attachments');
+    expect(
+      await refusal(
+        bot().chat.postMessage({
+          channel: w.general,
+          attachments: Array.from({ length: 101 }, (_, i) => ({ fallback: `a${i}` })),
+        }),
+      ),
+    ).toBe('too_many_attachments');
+    expect(await operations('message.post')).toBe(posts);
+  });
   it('conversations.replies takes oldest, latest and inclusive for the replies; the parent still leads', async () => {
     const parent = await ada().chat.postMessage({ channel: w.general, text: 'polled thread' });
     const reply = async (text: string) =>

@@ -25,12 +25,28 @@ import {
   type SlackRoute,
 } from './route.js';
 
-function textArgs(input: JsonObject): { text: string; blocks?: JsonObject[] } {
+function textArgs(input: JsonObject, attached = false): { text: string; blocks?: JsonObject[] } {
   const blocks = blocksOf(input);
-  if (input.text === undefined && blocks === undefined)
+  // With attachments (chat.postMessage), the pack decides whether there is content enough.
+  if (input.text === undefined && blocks === undefined && !attached)
     throw new SlackMethodError('no_text', 'text or blocks is required');
   const text = typeof input.text === 'string' ? input.text : '';
   return blocks === undefined ? { text } : { text, blocks };
+}
+
+/**
+ * Legacy `attachments`, when given: the JSON the SDK sends, checked by the pack (an array of
+ * objects); JSON that does not parse is `invalid_attachments`.
+ */
+function attachmentsOf(input: JsonObject): unknown {
+  const raw = input.attachments;
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new SlackMethodError('invalid_attachments', 'attachments must be a JSON array');
+  }
 }
 
 function scheduledShown(s: ScheduledMessage): JsonObject {
@@ -49,11 +65,13 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     'write',
     async ({ principal: p, input }) => {
       const thread = optionalStr(input, 'thread_ts');
-      const text = textArgs(input);
+      const attachments = attachmentsOf(input);
+      const text = textArgs(input, attachments !== undefined);
       const message = await postMessage(p.twin, {
         channel: await postTarget(p, str(input, 'channel'), { users: true }),
         user: p.user,
         ...text,
+        ...(attachments === undefined ? {} : { attachments: attachments as JsonObject[] }),
         ...(thread === undefined ? {} : { thread_ts: thread }),
       });
       return ok({ channel: message.channel, ts: message.ts, message: renderMessage(message) });
