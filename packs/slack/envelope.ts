@@ -92,10 +92,18 @@ export function messageSubscribed(
   );
 }
 
-function messageEvent(message: SlackMessage, type: string, where = 'channel'): JsonObject {
+function messageEvent(
+  message: SlackMessage,
+  type: string,
+  where = 'channel',
+  root?: JsonObject,
+): JsonObject {
   const event: JsonObject = {
     ...(message.client_msg_id === undefined ? {} : { client_msg_id: message.client_msg_id }),
     type,
+    ...(type === 'message' && message.subtype === 'thread_broadcast'
+      ? { subtype: message.subtype }
+      : {}),
     text: message.text,
     user: message.user,
     ts: message.ts,
@@ -106,6 +114,7 @@ function messageEvent(message: SlackMessage, type: string, where = 'channel'): J
   if (message.blocks !== undefined) event.blocks = message.blocks;
   if (message.attachments !== undefined) event.attachments = message.attachments;
   if (message.thread_ts !== undefined) event.thread_ts = message.thread_ts;
+  if (root !== undefined) event.root = root;
   event.channel = message.channel;
   event.event_ts = message.ts;
   if (type === 'message') event.channel_type = where;
@@ -123,6 +132,24 @@ function keptMessage(view: ReadView, m: SlackMessage): JsonObject {
   for (const key of ['channel', 'event_ts', 'channel_type']) delete shown[key];
   if (m.edited !== undefined) shown.edited = m.edited;
   return shown;
+}
+
+/**
+ * A reply broadcast to the channel (subtype thread_broadcast) carries its thread's parent as
+ * `root`, with the thread's summary, as Slack's message event does; other messages carry none.
+ */
+function broadcastRoot(ctx: RenderContext, m: SlackMessage): JsonObject | undefined {
+  if (ctx.eventType !== 'message' || m.subtype !== 'thread_broadcast') return undefined;
+  const parent = messageKind.read(ctx.view, messageKey(m.channel, m.thread_ts!));
+  if (parent === undefined) return undefined;
+  const root = keptMessage(ctx.view, parent);
+  return parent.subtype === 'tombstone'
+    ? root
+    : {
+        ...root,
+        thread_ts: parent.ts,
+        ...threadSummary(repliesOf(ctx.view, m.channel, parent.ts)),
+      };
 }
 
 /**
@@ -166,7 +193,12 @@ function innerEvent(
       if (edit !== undefined) return edit;
       const m = messageKind.from(fields);
       return {
-        event: messageEvent(m, ctx.eventType, channelType(ctx.view, m.channel)),
+        event: messageEvent(
+          m,
+          ctx.eventType,
+          channelType(ctx.view, m.channel),
+          broadcastRoot(ctx, m),
+        ),
         team: m.team,
         channel: m.channel,
       };

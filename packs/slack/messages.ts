@@ -32,8 +32,10 @@ export type SlackMessage = {
   /**
    * `tombstone` once its author deleted it while it had replies: Slack keeps the thread, its
    * parent shown as "This message was deleted." by Slackbot (message-edits.ts).
+   * `thread_broadcast` for a reply posted with reply_broadcast: shown in the channel's history
+   * too, not only in its thread.
    */
-  subtype?: 'tombstone';
+  subtype?: 'tombstone' | 'thread_broadcast';
 };
 
 /** A channel's messages (thread replies too), looked up without a scan. */
@@ -96,6 +98,8 @@ export interface PostMessageInput {
   blocks?: JsonObject[];
   /** Legacy attachments, checked by messageContent; content enough without text or blocks. */
   attachments?: JsonObject[];
+  /** With thread_ts: the reply is also shown in the channel (subtype thread_broadcast). */
+  reply_broadcast?: boolean;
 }
 
 const check = checker('slack');
@@ -238,6 +242,10 @@ export function draftMessage(
   const clientMsgId = twin.world.ids.uuid();
   const message: SlackMessage = {
     type: 'message',
+    // Slack ignores reply_broadcast on a message that is not a reply.
+    ...(input.reply_broadcast === true && input.thread_ts !== undefined
+      ? { subtype: 'thread_broadcast' as const }
+      : {}),
     client_msg_id: clientMsgId,
     text,
     user: user.id,

@@ -411,6 +411,71 @@ describe('the Slack surface answers as Slack does', () => {
     ).toBe('too_many_attachments');
     expect(await operations('message.post')).toBe(posts);
   });
+  it('chat.postMessage with reply_broadcast shows the reply in the channel too, as thread_broadcast', async () => {
+    const parent = await ada().chat.postMessage({ channel: w.general, text: 'release?' });
+    const shipped = await bot().chat.postMessage({
+      channel: w.general,
+      text: 'shipped',
+      thread_ts: parent.ts!,
+      reply_broadcast: true,
+    });
+    expect(shipped.message).toMatchObject({ subtype: 'thread_broadcast', thread_ts: parent.ts });
+    const quiet = await bot().chat.postMessage({
+      channel: w.general,
+      text: 'quiet',
+      thread_ts: parent.ts!,
+    });
+    expect(quiet.message).not.toHaveProperty('subtype');
+    const history = (await ada().conversations.history({ channel: w.general, limit: 1000 }))
+      .messages!;
+    expect(history.find((m) => m.ts === shipped.ts)).toMatchObject({
+      subtype: 'thread_broadcast',
+      text: 'shipped',
+      thread_ts: parent.ts,
+    });
+    expect(history.map((m) => m.ts)).not.toContain(quiet.ts);
+    expect(history.find((m) => m.ts === parent.ts)).toMatchObject({ reply_count: 2 });
+    const thread = await ada().conversations.replies({ channel: w.general, ts: parent.ts! });
+    expect(thread.messages!.map((m) => m.text)).toEqual(['release?', 'shipped', 'quiet']);
+    // The app's message event: subtype thread_broadcast, the thread's parent as root.
+    const body = (await twin.list('event_delivery'))
+      .map((d) => JSON.parse(String(d.fields.body)) as { event?: Record<string, unknown> })
+      .find((b) => b.event?.ts === shipped.ts);
+    expect(body!.event).toMatchObject({
+      type: 'message',
+      subtype: 'thread_broadcast',
+      thread_ts: parent.ts,
+      root: {
+        text: 'release?',
+        user: w.ada,
+        ts: parent.ts,
+        thread_ts: parent.ts,
+        reply_count: 1,
+        reply_users: [w.app.bot_user_id],
+        latest_reply: shipped.ts,
+      },
+    });
+    // Slack ignores reply_broadcast on a message that is not a reply.
+    const alone = await bot().chat.postMessage({
+      channel: w.general,
+      text: 'alone',
+      reply_broadcast: true,
+    } as never);
+    expect(alone.message).not.toHaveProperty('subtype');
+    // A broadcast to a thread that is not there is refused, appending nothing.
+    const posts = await operations('message.post');
+    expect(
+      await refusal(
+        bot().chat.postMessage({
+          channel: w.general,
+          text: 'lost',
+          thread_ts: '1.000001',
+          reply_broadcast: true,
+        }),
+      ),
+    ).toBe('thread_not_found');
+    expect(await operations('message.post')).toBe(posts);
+  });
   it('conversations.replies takes oldest, latest and inclusive for the replies; the parent still leads', async () => {
     const parent = await ada().chat.postMessage({ channel: w.general, text: 'polled thread' });
     const reply = async (text: string) =>

@@ -65,6 +65,7 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     'write',
     async ({ principal: p, input }) => {
       const thread = optionalStr(input, 'thread_ts');
+      const broadcast = [true, 'true', '1'].includes(input.reply_broadcast as never);
       const attachments = attachmentsOf(input);
       const text = textArgs(input, attachments !== undefined);
       const message = await postMessage(p.twin, {
@@ -73,6 +74,7 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
         ...text,
         ...(attachments === undefined ? {} : { attachments: attachments as JsonObject[] }),
         ...(thread === undefined ? {} : { thread_ts: thread }),
+        ...(broadcast ? { reply_broadcast: true } : {}),
       });
       return ok({ channel: message.channel, ts: message.ts, message: renderMessage(message) });
     },

@@ -25,9 +25,13 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     const channel = await channelOf(p.twin, p, str(input, 'channel'));
     const within = tsWindow(input);
     const { all, show } = await channelMessages(p.twin, channel.id);
-    // The channel's own messages: a thread's replies are read with conversations.replies.
+    // The channel's own messages: a thread's replies are read with conversations.replies, but
+    // for those broadcast to the channel too (thread_broadcast).
     const messages = all
-      .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
+      .filter(
+        (m) =>
+          m.thread_ts === undefined || m.thread_ts === m.ts || m.subtype === 'thread_broadcast',
+      )
       .filter((m) => within(m.ts))
       .sort((a, b) => (a.ts < b.ts ? 1 : -1));
     const { items, next } = page(messages, input);
