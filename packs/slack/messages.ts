@@ -39,7 +39,7 @@ export type SlackMessage = {
 };
 
 /** A channel's messages (thread replies too), looked up without a scan. */
-export const MESSAGE_CHANNEL_INDEX = 'channel';
+const MESSAGE_CHANNEL_INDEX = 'channel';
 
 /** The message records of the twin, typed (src/state/record-kind.ts). */
 export const messageKind = recordKind<SlackMessage>({
@@ -120,7 +120,7 @@ export function mention(userId: string): string {
 }
 
 /** Slack refuses message text over 40,000 characters (msg_too_long). */
-export function checkMessageLength(text: string): void {
+function checkMessageLength(text: string): void {
   if (text.length > 40_000)
     throw slackError(
       'msg_too_long',
@@ -159,7 +159,7 @@ export function messageContent(
  * Legacy attachments: an array of objects, at most 100 (`too_many_attachments`), kept as given —
  * the twin does not render them. Anything else is `invalid_attachments`; an empty array is none.
  */
-export function checkAttachments(value: unknown): JsonObject[] | undefined {
+function checkAttachments(value: unknown): JsonObject[] | undefined {
   if (
     !Array.isArray(value) ||
     value.some((a) => a === null || typeof a !== 'object' || Array.isArray(a))
@@ -267,7 +267,7 @@ export function draftMessage(
 }
 
 /** Blocks must be Block Kit objects with a type; buttons need an action_id (what a click reports). */
-export function checkBlocks(value: unknown): JsonObject[] {
+function checkBlocks(value: unknown): JsonObject[] {
   const blocks = check.object({ blocks: value }, 'blocks').blocks;
   if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50)
     throw slackError(
