@@ -3,15 +3,15 @@
 // is a write in the world's trigger twin; records are found by key (a hash of tenant and
 // dedupeKey) or by a declared index, never by scanning. The class is a façade: configuration and
 // lifecycle live here, the operations beside it (ingest.ts, run-claimed.ts, recover.ts) behind the
-// narrow EngineCore.
-import { checkOptionKeys, describeValue, TwinError } from '../../errors.js';
+// narrow EngineCore, and the checks of what callers pass in engine-arguments.ts.
+import { checkOptionKeys, TwinError } from '../../errors.js';
 import { isoAt } from '../../world/clock.js';
 import { commit, skip } from '../../world/decision.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS, DUE_FIELD, DUE_INDEX } from '../../work/lease.js';
 import type { Twin } from '../../world/twin.js';
 import type { World } from '../../world/world.js';
 import type { IngestAnswer, TriggeredAnswer } from '../answer.js';
-import { checkEnvelope, checkTenantId, checkTriggerId, type TriggerEnvelope } from '../envelope.js';
+import { checkEnvelope, checkTenantId, type TriggerEnvelope } from '../envelope.js';
 import { GroupCommit } from '../../world/group-commit.js';
 import {
   type RunClaimant,
@@ -45,6 +45,13 @@ import {
   type TriggerContext,
 } from '../tenant-context.js';
 
+import {
+  checkDispatchedRun,
+  checkIngestOptions,
+  checkKey,
+  checkRefusal,
+  checkRoute,
+} from './engine-arguments.js';
 import type { EngineCore } from './engine-core.js';
 import {
   checkOptions,
@@ -72,28 +79,6 @@ export type {
 } from './engine-options.js';
 
 export const DEFAULT_STOP_GRACE_MS = 30_000;
-
-const ROUTE_KEYS: readonly (keyof TriggerRoute)[] = [
-  'triggerId',
-  'routineId',
-  'filter',
-  'buildInput',
-  'dispatch',
-];
-const INGEST_OPTION_KEYS: readonly (keyof IngestOptions)[] = ['replayGuard', 'dispatch'];
-
-/**
- * Refuses a lookup key that is no text: a Map answered "no route" for `hasRoute(5)` or
- * `takeOver(undefined)`, as if the id were merely unknown. A typeof check, cheap per event.
- */
-function checkKey(call: string, path: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '')
-    throw new TwinError(
-      'INVALID_ARGUMENT',
-      `${call}: ${path} must be a non-empty string, got ${describeValue(value)}`,
-      { path },
-    );
-}
 
 type EngineState = 'new' | 'running' | 'stopping' | 'stopped';
 
@@ -185,37 +170,7 @@ export class TriggerEngine {
   // ---- configuration -------------------------------------------------------------------------
 
   registerRoute(route: TriggerRoute): this {
-    if (route === null || typeof route !== 'object') {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        'registerRoute({triggerId, routineId, filter?, buildInput}) needs a route object',
-        { path: 'route' },
-      );
-    }
-    // A misspelt key ({routine: 'sync'}, {filtr}) was dropped: the route ran without it.
-    checkOptionKeys('engine.registerRoute(route)', route, ROUTE_KEYS, 'route');
-    checkTriggerId(route.triggerId, 'route.triggerId', 'INVALID_ARGUMENT');
-    if (typeof route.routineId !== 'string' || route.routineId.length === 0) {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        `route.routineId must name the routine to run for trigger "${route.triggerId}"`,
-        { path: 'route.routineId' },
-      );
-    }
-    if (route.filter !== undefined && typeof route.filter !== 'function') {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        'route.filter must be a function (envelope) => boolean, or omitted',
-        { path: 'route.filter' },
-      );
-    }
-    if (typeof route.buildInput !== 'function') {
-      throw new TwinError(
-        'INVALID_ARGUMENT',
-        'route.buildInput must be a function (envelope) => input, e.g. (e) => e.payload',
-        { path: 'route.buildInput' },
-      );
-    }
+    const dispatch = checkRoute(route);
     if (this.routes.has(route.triggerId)) {
       throw new TwinError(
         'INVALID_ARGUMENT',
@@ -223,10 +178,6 @@ export class TriggerEngine {
         { path: 'route.triggerId' },
       );
     }
-    const dispatch =
-      route.dispatch === undefined
-        ? undefined
-        : checkDispatchOptions(route.dispatch, 'route.dispatch', 'INVALID_ARGUMENT');
     this.routes.set(route.triggerId, route);
     if (dispatch !== undefined) this.dispatchOptions.set(route.triggerId, dispatch);
     return this;
@@ -385,13 +336,7 @@ export class TriggerEngine {
       this.assertRunning('ingest');
       const env = checkEnvelope(envelope);
       authorize(contextArgument(context), env.tenantId, 'ingest', 'ingest events');
-      // A misspelt {replayGard} was dropped and the envelope ingested unguarded; a number was
-      // read as no options. Null stays no options, as JavaScript callers pass it.
-      checkOptionKeys(
-        'engine.ingest(envelope, context, options)',
-        options ?? undefined,
-        INGEST_OPTION_KEYS,
-      );
+      checkIngestOptions(options);
       const guard = checkGuard(options?.replayGuard);
       const dispatch =
         options?.dispatch === undefined
@@ -410,18 +355,7 @@ export class TriggerEngine {
   runDispatched(run: RunStartInfo, scheduledAt: string): Promise<TriggeredAnswer> {
     try {
       this.assertRunning('runDispatched');
-      if (
-        run === null ||
-        typeof run !== 'object' ||
-        run.envelope === null ||
-        typeof run.envelope !== 'object'
-      )
-        throw new TwinError(
-          'INVALID_ARGUMENT',
-          `engine.runDispatched(run, scheduledAt): run must be the claimed run a dispatch step answered ({recordId, attempt, envelope, …}), got ${describeValue(run)}`,
-          { path: 'run' },
-        );
-      checkKey('engine.runDispatched(run, scheduledAt)', 'scheduledAt', scheduledAt);
+      checkDispatchedRun(run, scheduledAt);
       const route = this.routes.get(run.envelope.triggerId);
       if (route === undefined)
         throw new TwinError(
@@ -441,21 +375,7 @@ export class TriggerEngine {
    */
   recordRefusal(refusal: Refusal, context?: TriggerContext): Promise<void> {
     try {
-      // {} or a refusal without its error was counted, and the window's write then failed at
-      // stop() (INVALID_WRITE), losing every count of that window with it.
-      if (refusal === null || typeof refusal !== 'object')
-        throw new TwinError(
-          'INVALID_ARGUMENT',
-          `engine.recordRefusal(refusal): refusal must be an object {tenantId, error, scopeId?, provider?, …}, got ${describeValue(refusal)}`,
-          { path: 'refusal' },
-        );
-      checkTenantId(refusal.tenantId, 'refusal.tenantId', 'INVALID_ARGUMENT');
-      if (!(refusal.error instanceof TwinError))
-        throw new TwinError(
-          'INVALID_ARGUMENT',
-          `engine.recordRefusal(refusal): refusal.error must be the TwinError the packet was refused with, got ${describeValue(refusal.error)}`,
-          { path: 'refusal.error' },
-        );
+      checkRefusal(refusal);
       authorize(contextArgument(context), refusal.tenantId, 'ingest', 'record refused packets');
     } catch (error) {
       return Promise.reject(error);
