@@ -1,6 +1,6 @@
 // The catalog: products (prod_…) and their prices (price_…), one-time or recurring. Creating each
 // sends product.created / price.created; subscriptions and Checkout read them back from the log.
-import { commit, skip, type JsonObject, type Twin } from '../../src/index.js';
+import { commit, skip, type JsonObject, type ReadView, type Twin } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
@@ -11,17 +11,23 @@ import {
   type RequestOptions,
 } from './api-requests.js';
 import { asJson, liveFields, unixNow } from './common.js';
-import { unknownParameter } from './errors.js';
+import { noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { checkCurrency } from './payment-intents.js';
 import { recordKind } from '../../src/index.js';
 
-function productObject(
-  twin: Twin,
-  id: string,
-  input: { name: string; description: string | null; metadata: Metadata },
-) {
+interface ProductSpec {
+  name: string;
+  description: string | null;
+  metadata: Metadata;
+  /** Only products made inline (`product_data`) are given these. */
+  images?: string[];
+  unit_label?: string | null;
+  tax_code?: string | null;
+}
+
+function productObject(twin: Twin, id: string, input: ProductSpec) {
   const created = unixNow(twin);
   return {
     id,
@@ -30,7 +36,7 @@ function productObject(
     created,
     default_price: null,
     description: input.description,
-    images: [] as string[],
+    images: input.images ?? ([] as string[]),
     livemode: false as const,
     marketing_features: [],
     metadata: input.metadata,
@@ -38,10 +44,10 @@ function productObject(
     package_dimensions: null,
     shippable: null,
     statement_descriptor: null,
-    tax_code: null,
+    tax_code: input.tax_code ?? null,
     tax_details: null,
     type: 'service' as const,
-    unit_label: null,
+    unit_label: input.unit_label ?? null,
     updated: created,
     url: null,
   };
@@ -66,6 +72,8 @@ interface PriceSpec {
   nickname: string | null;
   lookup_key: string | null;
   metadata: Metadata;
+  /** Only prices made inline (`price_data`) are given one. */
+  tax_behavior?: 'exclusive' | 'inclusive' | 'unspecified';
 }
 
 function priceObject(twin: Twin, id: string, spec: PriceSpec) {
@@ -92,7 +100,7 @@ function priceObject(twin: Twin, id: string, spec: PriceSpec) {
             trial_period_days: spec.recurring.trial_period_days,
             usage_type: 'licensed' as const,
           },
-    tax_behavior: 'unspecified' as const,
+    tax_behavior: spec.tax_behavior ?? ('unspecified' as 'exclusive' | 'inclusive' | 'unspecified'),
     tiers_mode: null,
     transform_quantity: null,
     type: spec.recurring === null ? ('one_time' as const) : ('recurring' as const),
@@ -106,6 +114,46 @@ export type StripePrice = ReturnType<typeof priceObject>;
 
 /** The price records of the twin, typed (src/state/record-kind.ts). */
 export const priceKind = recordKind<StripePrice>({ type: 'price' });
+
+/**
+ * Inline prices and products: what Checkout's `line_items[].price_data` (and its `product_data`)
+ * makes. Stripe makes real Price and Product objects for them, archived (`active: false`), that
+ * `prices.list` leaves out ("excluding inline prices") and that no other call may reuse; so the
+ * twin keeps them as records of their own types, which no list index holds, and the reads by id
+ * (retrieve, expand, a line item's price, the subscription the session starts, its invoices) find
+ * them through `anyPrice`/`anyProduct`. Their objects are a price's and a product's own.
+ */
+export const INLINE_PRICE = 'inline_price';
+export const INLINE_PRODUCT = 'inline_product';
+export const inlinePriceKind = recordKind<StripePrice>({ type: INLINE_PRICE });
+const inlineProductKind = recordKind<StripeProduct>({ type: INLINE_PRODUCT });
+
+/** An archived price made for one Checkout line (`price_data`). */
+export function inlinePriceObject(twin: Twin, id: string, spec: PriceSpec): StripePrice {
+  return { ...priceObject(twin, id, spec), active: false };
+}
+
+/** An archived product made for one Checkout line (`price_data[product_data]`). */
+export function inlineProductObject(twin: Twin, id: string, spec: ProductSpec): StripeProduct {
+  return { ...productObject(twin, id, spec), active: false };
+}
+
+/** A price by id, catalog or inline: the reads by id see both, as Stripe retrieves both. */
+export function anyPrice(view: ReadView, id: string): StripePrice | undefined {
+  return priceKind.read(view, id) ?? inlinePriceKind.read(view, id);
+}
+
+/** A product by id, catalog or inline. */
+export function anyProduct(view: ReadView, id: string): StripeProduct | undefined {
+  return productKind.read(view, id) ?? inlineProductKind.read(view, id);
+}
+
+/** A product by id, catalog or inline, or Stripe's "No such product" naming `path`. */
+export function liveProduct(view: ReadView, id: string, path: string): StripeProduct {
+  const product = anyProduct(view, id);
+  if (product === undefined) throw noSuch('product', id, path);
+  return product;
+}
 
 /** The legacy Plan view of a recurring price, as subscription items still carry it. */
 export function planOf(price: StripePrice) {
@@ -205,29 +253,30 @@ export interface CreatePriceInput {
   metadata?: Record<string, string> | null;
 }
 
-function recurring(value: unknown): PriceSpec['recurring'] {
+/**
+ * A `recurring` hash: `prices.create` takes trial_period_days too, a Checkout line's
+ * `price_data[recurring]` only interval and interval_count. `at` names it in refusals.
+ */
+export function recurring(
+  value: unknown,
+  at = 'recurring',
+  keys: readonly string[] = ['interval', 'interval_count', 'trial_period_days'],
+): PriceSpec['recurring'] {
   if (value === undefined || value === null) return null;
-  const r = check.object(value, 'recurring');
+  const r = check.object(value, at);
   for (const key of Object.keys(r))
-    if (!['interval', 'interval_count', 'trial_period_days'].includes(key))
-      throw unknownParameter(`recurring.${key}`, [
-        'interval',
-        'interval_count',
-        'trial_period_days',
-      ]);
-  const interval = check.string(r.interval, 'recurring.interval') as Interval;
+    if (!keys.includes(key)) throw unknownParameter(`${at}.${key}`, keys);
+  const interval = check.string(r.interval, `${at}.interval`) as Interval;
   if (!INTERVALS.includes(interval))
     throw new VendorError(
       'stripe',
       'invalid_input',
       'parameter_invalid',
-      `recurring.interval must be one of: ${INTERVALS.join(', ')}`,
-      { path: 'recurring.interval' },
+      `${at}.interval must be one of: ${INTERVALS.join(', ')}`,
+      { path: `${at}.interval` },
     );
   const count =
-    r.interval_count === undefined
-      ? 1
-      : check.integer(r.interval_count, 'recurring.interval_count', 1);
+    r.interval_count === undefined ? 1 : check.integer(r.interval_count, `${at}.interval_count`, 1);
   // Stripe's limit: at most one year between billings.
   const perYear = { day: 365, week: 52, month: 12, year: 1 }[interval];
   if (count > perYear)
@@ -235,13 +284,13 @@ function recurring(value: unknown): PriceSpec['recurring'] {
       'stripe',
       'invalid_input',
       'parameter_invalid',
-      `recurring.interval_count: the maximum billing period is one year (${perYear} ${interval}s)`,
-      { path: 'recurring.interval_count' },
+      `${at}.interval_count: the maximum billing period is one year (${perYear} ${interval}s)`,
+      { path: `${at}.interval_count` },
     );
   const trial =
     r.trial_period_days === undefined
       ? null
-      : check.integer(r.trial_period_days, 'recurring.trial_period_days', 1);
+      : check.integer(r.trial_period_days, `${at}.trial_period_days`, 1);
   return { interval, interval_count: count, trial_period_days: trial };
 }
 

@@ -7,6 +7,7 @@ import { commit, skip, type Twin, type Write } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
+import { inlinePriceKind } from './catalog.js';
 import { chargeObject, chargeWrite } from './charges.js';
 import {
   completedFields,
@@ -181,11 +182,16 @@ async function completeSubscriptionSession(
     price: string;
     quantity: number;
   }[];
-  const sub = await createSubscription(twin, {
-    customer: customerId,
-    items: lines,
-    default_payment_method: pm.id,
-  });
+  // The session's inline prices (price_data) are archived, and its own subscription's to use.
+  const inline = await twin.read((view) =>
+    lines.filter((l) => inlinePriceKind.read(view, l.price) !== undefined).map((l) => l.price),
+  );
+  const sub = await createSubscription(
+    twin,
+    { customer: customerId, items: lines, default_payment_method: pm.id },
+    {},
+    inline,
+  );
   const customer = await twin.read((view) =>
     liveFields(view, customerKind, customerId, 'customer'),
   );

@@ -22,7 +22,7 @@ import {
   type RequestCall,
   type RequestOptions,
 } from './api-requests.js';
-import { priceKind } from './catalog.js';
+import { checkoutLine, linePrice, linePricePath } from './checkout-price-data.js';
 import {
   checkoutSessionKind,
   checkoutSessionObject,
@@ -50,7 +50,8 @@ export { settleCheckoutSession } from './checkout-settlement.js';
 
 export interface CreateCheckoutSessionInput {
   mode: CheckoutMode;
-  line_items: { price: string; quantity?: number }[];
+  /** Each a catalog `price` or an inline `price_data` (checkout-price-data.ts), and a quantity. */
+  line_items: ({ price: string; quantity?: number } | { price_data: object; quantity?: number })[];
   success_url: string;
   cancel_url?: string;
   customer?: string;
@@ -101,19 +102,7 @@ export async function createCheckoutSession(
       'line_items must list at least one {price, quantity}',
       { path: 'line_items' },
     );
-  const lines = input.line_items.map((raw, i) => {
-    const item = check.object(raw, `line_items[${i}]`);
-    for (const key of Object.keys(item))
-      if (key !== 'price' && key !== 'quantity')
-        throw unknownParameter(`line_items[${i}].${key}`, ['price', 'quantity']);
-    return {
-      price: check.string(item.price, `line_items[${i}].price`),
-      quantity:
-        item.quantity === undefined
-          ? 1
-          : check.integer(item.quantity, `line_items[${i}].quantity`, 1),
-    };
-  });
+  const lines = input.line_items.map((raw, i) => checkoutLine(raw, i));
   const successUrl = check.url(input.success_url, 'success_url');
   const cancelUrl =
     input.cancel_url === undefined ? null : check.url(input.cancel_url, 'cancel_url');
@@ -136,7 +125,7 @@ export async function createCheckoutSession(
     input.expires_at === undefined ? null : check.integer(input.expires_at, 'expires_at', 1);
   const params: JsonObject = {
     mode,
-    line_items: lines,
+    line_items: lines.map((l) => asJson(l)),
     success_url: successUrl,
     cancel_url: cancelUrl,
     customer,
@@ -161,36 +150,38 @@ export async function createCheckoutSession(
       );
     }
     if (customer !== null) liveFields(view, customerKind, customer, 'customer');
-    const prices = lines.map((l, i) =>
-      liveFields(view, priceKind, l.price, `line_items[${i}].price`),
-    );
+    const prices = lines.map((l, i) => linePrice(twin, view, l, i));
     prices.forEach((p, i) => {
+      const path = linePricePath(lines[i]!, i);
       if (p.currency !== prices[0]!.currency)
         throw new VendorError(
           'stripe',
           'invalid_input',
           'parameter_invalid',
           'All line items must share one currency',
-          { path: `line_items[${i}].price` },
+          { path },
         );
-      if (mode === 'payment' && p.recurring !== null)
+      if (mode === 'payment' && p.recurring)
         throw new VendorError(
           'stripe',
           'invalid_input',
           'parameter_invalid',
-          `You must provide at least one recurring price in subscription mode; ${p.id} is recurring, which payment mode cannot sell`,
-          { path: `line_items[${i}].price` },
+          'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.',
+          { path },
         );
-      if (mode === 'subscription' && p.recurring === null)
+      if (mode === 'subscription' && !p.recurring)
         throw new VendorError(
           'stripe',
           'invalid_input',
           'parameter_invalid',
-          `The price ${p.id} is one-time; subscription mode takes recurring prices`,
-          { path: `line_items[${i}].price` },
+          `The price ${p.name} is one-time; subscription mode takes recurring prices`,
+          { path },
         );
     });
-    const amount = prices.reduce((sum, p, i) => sum + (p.unit_amount ?? 0) * lines[i]!.quantity, 0);
+    // Inline prices (and products) are made with the session, in its commit, and sent no event.
+    const made: ProjectedResource[] = [];
+    const kept = prices.map((p, i) => ({ price: p.make(made), quantity: lines[i]!.quantity }));
+    const amount = prices.reduce((sum, p, i) => sum + p.unitAmount * lines[i]!.quantity, 0);
     const id = stripeIds.checkoutSession(twin.world.ids);
     const session = checkoutSessionObject(twin, {
       id,
@@ -213,7 +204,8 @@ export async function createCheckoutSession(
         fields: asJson(session),
         projection: {
           creates: [
-            { type: LINE_ITEMS, id, fields: { data: lines } },
+            ...made,
+            { type: LINE_ITEMS, id, fields: { data: kept } },
             requestProjection(twin, call, options, { type: 'checkout_session', id }),
           ],
         },

@@ -25,15 +25,15 @@ const MIN_USD_AMOUNT = 50;
 
 const check = checker('stripe');
 
-export function checkCurrency(value: unknown): string {
-  const currency = check.string(value, 'currency').toLowerCase();
+export function checkCurrency(value: unknown, path = 'currency'): string {
+  const currency = check.string(value, path).toLowerCase();
   if (!SUPPORTED.has(currency))
     throw new VendorError(
       'stripe',
       'invalid_input',
       'invalid_request_error',
       `Invalid currency: ${currency}. Stripe currently supports these currencies: ${[...SUPPORTED].join(', ')}`,
-      { path: 'currency' },
+      { path },
     );
   return currency;
 }

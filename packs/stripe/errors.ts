@@ -3,7 +3,11 @@
 import { VendorError } from '../kit/errors.js';
 
 /** How Stripe's resource_missing names a type where it is not the object's own name. */
-const MISSING_NAME: Readonly<Record<string, string>> = { payment_method: 'PaymentMethod' };
+const MISSING_NAME: Readonly<Record<string, string>> = {
+  payment_method: 'PaymentMethod',
+  inline_price: 'price',
+  inline_product: 'product',
+};
 
 export function noSuch(type: string, id: string, path = 'id'): VendorError {
   const name = Object.hasOwn(MISSING_NAME, type) ? MISSING_NAME[type] : type;

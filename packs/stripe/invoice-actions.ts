@@ -10,7 +10,7 @@ import { requestProjection, type RequestCall, type RequestOptions } from './api-
 import { FINALIZE_AFTER_SEC, nextPeriod } from './billing-clock.js';
 import { liveFields } from './common.js';
 import { customerKind } from './customers.js';
-import { productKind } from './catalog.js';
+import { liveProduct } from './catalog.js';
 import {
   invoiceKind,
   invoiceObject,
@@ -150,7 +150,7 @@ export function previewInvoice(
         null,
         sub,
         item,
-        liveFields(view, productKind, item.price.product, 'price.product'),
+        liveProduct(view, item.price.product, 'price.product'),
         next,
         false,
       ),

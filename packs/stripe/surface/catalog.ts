@@ -1,8 +1,11 @@
 // Products and prices: create, retrieve, list — the pack's catalog operations (product.created,
-// price.created).
+// price.created). Retrieve finds Checkout's inline prices and products too; the lists, as
+// Stripe's, leave them out (they are records of their own types, in no list index: catalog.ts).
 import {
   createPrice,
   createProduct,
+  INLINE_PRICE,
+  INLINE_PRODUCT,
   type CreatePriceInput,
   type CreateProductInput,
 } from '../catalog.js';
@@ -31,7 +34,7 @@ export const catalogRoutes = [
     sdk: 'products.retrieve',
     kind: 'read',
     notIds: ['search'],
-    handle: (ctx) => retrieve(ctx, 'product', 'product'),
+    handle: (ctx) => retrieve(ctx, 'product', 'product', INLINE_PRODUCT),
   }),
   stripeRoute({
     method: 'GET',
@@ -75,7 +78,7 @@ export const catalogRoutes = [
     sdk: 'prices.retrieve',
     kind: 'read',
     notIds: ['search'],
-    handle: (ctx) => retrieve(ctx, 'price', 'price'),
+    handle: (ctx) => retrieve(ctx, 'price', 'price', INLINE_PRICE),
   }),
   stripeRoute({
     method: 'GET',

@@ -1,9 +1,12 @@
 // A Checkout Session's line items as Stripe answers them: `item` objects (li_…) with amounts, the
 // product's name as description and the whole price, rendered at read time from the
 // {price, quantity} the session keeps beside it (LINE_ITEMS, lineItemsKind), so no log changes shape.
+// A line's price is a catalog price or the inline one its `price_data` made (catalog.ts).
 // `checkout.sessions.listLineItems`, `expand[]=line_items` and the hosted page show the same items.
 import { sha256Hex, type JsonObject, type ReadView } from '../../../src/index.js';
+import { anyPrice, anyProduct } from '../catalog.js';
 import { lineItemsKind } from '../checkout-session-objects.js';
+import { asJson } from '../common.js';
 
 /** Stable across reads: the session and the line's place name it (Stripe's ids are random). */
 function lineId(session: string, index: number): string {
@@ -13,9 +16,8 @@ function lineId(session: string, index: number): string {
 export function checkoutLineItems(view: ReadView, session: string): JsonObject[] {
   const kept = lineItemsKind.fieldsAt(view, session)?.data ?? [];
   return kept.map((line, i) => {
-    const price = view.get('price', line.price)?.fields ?? null;
-    const product =
-      typeof price?.product === 'string' ? view.get('product', price.product) : undefined;
+    const price = anyPrice(view, line.price) ?? null;
+    const product = price === null ? undefined : anyProduct(view, price.product);
     const unit = typeof price?.unit_amount === 'number' ? price.unit_amount : 0;
     const subtotal = unit * line.quantity;
     return {
@@ -27,9 +29,9 @@ export function checkoutLineItems(view: ReadView, session: string): JsonObject[]
       amount_tax: 0,
       amount_total: subtotal,
       currency: typeof price?.currency === 'string' ? price.currency : null,
-      description: typeof product?.fields.name === 'string' ? product.fields.name : null,
+      description: product?.name ?? null,
       metadata: {},
-      price: price === null ? null : { ...price },
+      price: price === null ? null : asJson({ ...price }),
       quantity: line.quantity,
     };
   });

@@ -48,7 +48,28 @@ export const checkoutRoutes = [
     kind: 'write',
     params: {
       mode: 'string',
-      line_items: { list: { price: 'string', quantity: 'integer' } },
+      line_items: {
+        list: {
+          price: 'string',
+          quantity: 'integer',
+          price_data: {
+            currency: 'string',
+            unit_amount: 'integer',
+            unit_amount_decimal: 'string',
+            product: 'string',
+            product_data: {
+              name: 'string',
+              description: 'string',
+              metadata: 'metadata',
+              images: { list: 'string' },
+              unit_label: 'string',
+              tax_code: 'string',
+            },
+            recurring: { interval: 'string', interval_count: 'integer' },
+            tax_behavior: 'string',
+          },
+        },
+      },
       success_url: 'string',
       cancel_url: 'string',
       customer: 'string',

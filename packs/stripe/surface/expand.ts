@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue, ReadView, Twin } from '../../../src/index.j
 import type { RouteAnswer } from '../../../src/host/index.js';
 import { StripeApiError } from './errors.js';
 import { included } from './includable.js';
+import { INLINE_PRICE, INLINE_PRODUCT } from '../catalog.js';
 
 const MAX_LEVELS = 4;
 
@@ -39,6 +40,12 @@ const THROUGH = new Set([
   'pricing',
   'price_details',
 ]);
+
+/** Where the same ids live under a second type: Checkout's inline prices and products (catalog.ts). */
+const INLINE: Readonly<Record<string, string>> = {
+  price: INLINE_PRICE,
+  product: INLINE_PRODUCT,
+};
 
 function typeOf(id: string): string | undefined {
   return BY_PREFIX.find(([prefix]) => id.startsWith(prefix))?.[1];
@@ -74,7 +81,9 @@ function expandValue(walk: Walk, value: JsonValue, at: number): JsonValue {
   if (typeof value === 'string') {
     const type = typeOf(value);
     if (type === undefined) throw cannotExpand(walk, at); // `email`, `status`: not a reference
-    const found = walk.view.get(type, value);
+    const found =
+      walk.view.get(type, value) ??
+      (Object.hasOwn(INLINE, type) ? walk.view.get(INLINE[type]!, value) : undefined);
     if (found === undefined || found.deleted) return value;
     const expanded: Record<string, JsonValue> = { ...found.fields };
     delete expanded.secret_ref;

@@ -20,8 +20,12 @@ export async function retrieve(
   ctx: StripeContext,
   type: string,
   kind: string,
+  /** A second type the same ids live under (an inline price beside the catalog's, catalog.ts). */
+  also?: string,
 ): Promise<JsonObject> {
-  const r = await ctx.twin.get(type, ctx.params.id!);
+  const r =
+    (await ctx.twin.get(type, ctx.params.id!)) ??
+    (also === undefined ? undefined : await ctx.twin.get(also, ctx.params.id!));
   if (r === undefined || r.deleted) throw missing(kind, ctx.params.id!);
   return apiObject(r.fields);
 }
