@@ -203,10 +203,7 @@ export async function createSubscription(
   twin: Twin,
   input: CreateSubscriptionInput,
   options: RequestOptions = {},
-  /**
-   * Inline prices (catalog.ts) this subscription may use: those of the Checkout Session that starts
-   * it. Archived by design, they are no other call's to use: anyone else naming one is refused.
-   */
+  /** The inline prices (catalog.ts) of the Checkout Session starting it: no other call may use one. */
   sessionPrices: readonly string[] = [],
 ): Promise<StripeSubscription> {
   requirePackTwin(twin, 'stripe');
@@ -240,9 +237,8 @@ export async function createSubscription(
       return skip({ sub: live(view, prior.id), invoice: null as string | null });
     const customer = liveFields(view, customerKind, customerId, 'customer');
     const prices = wanted.map((w, i) => {
-      const price = sessionPrices.includes(w.price)
-        ? liveFields(view, inlinePriceKind, w.price, `items[${i}].price`)
-        : liveFields(view, priceKind, w.price, `items[${i}].price`);
+      const kind = sessionPrices.includes(w.price) ? inlinePriceKind : priceKind;
+      const price = liveFields(view, kind, w.price, `items[${i}].price`);
       if (price.recurring === null)
         throw new VendorError(
           'stripe',
