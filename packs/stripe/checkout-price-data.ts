@@ -19,7 +19,7 @@ import {
 } from './catalog.js';
 import { asJson, liveFields } from './common.js';
 import { checkCurrency } from './currencies.js';
-import { unknownParameter } from './errors.js';
+import { missingParameter, stripeParam, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 
@@ -68,22 +68,6 @@ const PRODUCT_DATA_KEYS = [
 ] as const;
 const TAX_BEHAVIORS: readonly TaxBehavior[] = ['exclusive', 'inclusive', 'unspecified'];
 
-/** `line_items[0].price_data.currency` as Stripe names it: `line_items[0][price_data][currency]`. */
-function bracketed(path: string): string {
-  const [head, ...rest] = path.split('.');
-  return head + rest.map((p) => `[${p}]`).join('');
-}
-
-function missing(path: string): VendorError {
-  return new VendorError(
-    'stripe',
-    'invalid_input',
-    'parameter_missing',
-    `Missing required param: ${bracketed(path)}.`,
-    { path },
-  );
-}
-
 /** Stripe's refusal of two parameters that exclude each other (no code, no param of its own). */
 function onlyOneOf(a: string, b: string): VendorError {
   return new VendorError(
@@ -101,7 +85,7 @@ function unitAmount(data: JsonObject, at: string): number {
   if (given(data.unit_amount) && given(data.unit_amount_decimal))
     throw onlyOneOf('unit_amount', 'unit_amount_decimal');
   if (given(data.unit_amount)) return check.integer(data.unit_amount, `${at}.unit_amount`, 0);
-  if (!given(data.unit_amount_decimal)) throw missing(`${at}.unit_amount`);
+  if (!given(data.unit_amount_decimal)) throw missingParameter(`${at}.unit_amount`);
   const path = `${at}.unit_amount_decimal`;
   const text = data.unit_amount_decimal;
   const m = typeof text === 'string' ? /^(\d{1,15})(?:\.(\d{1,12}))?$/.exec(text) : null;
@@ -110,7 +94,7 @@ function unitAmount(data: JsonObject, at: string): number {
       'stripe',
       'invalid_input',
       'parameter_invalid',
-      `Invalid decimal: ${bracketed(path)} must be a non-negative decimal with at most 12 decimal places`,
+      `Invalid decimal: ${stripeParam(path)} must be a non-negative decimal with at most 12 decimal places`,
       { path },
     );
   if (m[2] !== undefined && /[1-9]/.test(m[2]))
@@ -118,7 +102,7 @@ function unitAmount(data: JsonObject, at: string): number {
       'stripe',
       'invalid_input',
       'parameter_invalid',
-      `${bracketed(path)}: the twin bills whole cents; give a unit_amount_decimal without a fraction of a cent (or unit_amount)`,
+      `${stripeParam(path)}: the twin bills whole cents; give a unit_amount_decimal without a fraction of a cent (or unit_amount)`,
       { path },
     );
   return Number(m[1]);
@@ -129,14 +113,14 @@ function productData(value: unknown, at: string): PriceData['product_data'] {
   for (const key of Object.keys(data))
     if (!(PRODUCT_DATA_KEYS as readonly string[]).includes(key))
       throw unknownParameter(`${at}.${key}`, PRODUCT_DATA_KEYS);
-  if (!given(data.name)) throw missing(`${at}.name`);
+  if (!given(data.name)) throw missingParameter(`${at}.name`);
   const images = given(data.images) ? check.stringArray(data.images, `${at}.images`) : [];
   if (images.length > 8)
     throw new VendorError(
       'stripe',
       'invalid_input',
       'parameter_invalid',
-      `${bracketed(`${at}.images`)}: a product takes at most 8 images`,
+      `${stripeParam(`${at}.images`)}: a product takes at most 8 images`,
       { path: `${at}.images` },
     );
   return {
@@ -154,11 +138,12 @@ function priceData(value: unknown, at: string): PriceData {
   for (const key of Object.keys(data))
     if (!(DATA_KEYS as readonly string[]).includes(key))
       throw unknownParameter(`${at}.${key}`, DATA_KEYS);
-  if (!given(data.currency)) throw missing(`${at}.currency`);
+  if (!given(data.currency)) throw missingParameter(`${at}.currency`);
   const currency = checkCurrency(data.currency, `${at}.currency`);
   const unit = unitAmount(data, at);
   if (given(data.product) && given(data.product_data)) throw onlyOneOf('product', 'product_data');
-  if (!given(data.product) && !given(data.product_data)) throw missing(`${at}.product_data`);
+  if (!given(data.product) && !given(data.product_data))
+    throw missingParameter(`${at}.product_data`);
   const every = recurring(data.recurring, `${at}.recurring`, ['interval', 'interval_count']);
   const tax = data.tax_behavior ?? 'unspecified';
   if (!TAX_BEHAVIORS.includes(tax as TaxBehavior))
@@ -166,7 +151,7 @@ function priceData(value: unknown, at: string): PriceData {
       'stripe',
       'invalid_input',
       'parameter_invalid',
-      `Invalid ${bracketed(`${at}.tax_behavior`)}: must be one of exclusive, inclusive, or unspecified`,
+      `Invalid ${stripeParam(`${at}.tax_behavior`)}: must be one of exclusive, inclusive, or unspecified`,
       { path: `${at}.tax_behavior` },
     );
   return {
@@ -259,7 +244,7 @@ export function linePrice(
     currency: data.currency,
     recurring: data.recurring !== null,
     unitAmount: data.unit_amount,
-    name: bracketed(at),
+    name: stripeParam(at),
     make(creates) {
       let product = data.product;
       if (product === null) {

@@ -17,6 +17,23 @@ export function noSuch(type: string, id: string, path = 'id'): VendorError {
   });
 }
 
+/** A dotted path (`invoice_settings.footer`) in Stripe's bracket form (`invoice_settings[footer]`). */
+export function stripeParam(path: string): string {
+  const [head, ...rest] = path.split('.');
+  return head + rest.map((p) => `[${p}]`).join('');
+}
+
+/** Stripe's answer to a required parameter left out: `Missing required param: items[0][price].` */
+export function missingParameter(path: string): VendorError {
+  return new VendorError(
+    'stripe',
+    'invalid_input',
+    'parameter_missing',
+    `Missing required param: ${stripeParam(path)}.`,
+    { path },
+  );
+}
+
 export function unknownParameter(path: string, allowed: readonly string[]): VendorError {
   return new VendorError(
     'stripe',

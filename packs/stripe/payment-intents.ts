@@ -25,7 +25,12 @@ import { TEST_CARDS } from './cards.js';
 import { checkChargeAmount, checkCurrency } from './currencies.js';
 import { attemptPayment } from './payment-attempt.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
-import { missingPaymentMethod, unexpectedState, unknownParameter } from './errors.js';
+import {
+  missingParameter,
+  missingPaymentMethod,
+  unexpectedState,
+  unknownParameter,
+} from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
 import { chargeKind } from './charges.js';
@@ -180,13 +185,7 @@ function automaticPaymentMethodsOf(value: unknown): AutomaticPaymentMethods {
     if (key !== 'enabled' && key !== 'allow_redirects')
       throw unknownParameter(`automatic_payment_methods.${key}`, ['enabled', 'allow_redirects']);
   if (typeof given.enabled !== 'boolean')
-    throw new VendorError(
-      'stripe',
-      'invalid_input',
-      'parameter_missing',
-      'Missing required param: automatic_payment_methods[enabled].',
-      { path: 'automatic_payment_methods.enabled' },
-    );
+    throw missingParameter('automatic_payment_methods.enabled');
   const redirects = given.allow_redirects;
   if (redirects !== undefined && redirects !== 'always' && redirects !== 'never')
     throw new VendorError(

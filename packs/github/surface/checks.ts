@@ -18,12 +18,13 @@ import { findRepository, type GitHubRepository } from '../repositories.js';
 import { forbidden, GitHubApiError, invalidField, requiresAuthentication } from './errors.js';
 import { pageOf } from './paging.js';
 import {
+  choiceParam,
+  type GitHubContext,
+  type GitHubRouteSpec,
   numberParam,
   optionalText,
   repoOf,
   text,
-  type GitHubContext,
-  type GitHubRouteSpec,
 } from './route.js';
 
 function installationApp(ctx: GitHubContext): GitHubApp {
@@ -56,22 +57,8 @@ function runFilter(input: JsonObject): {
   latest: boolean;
 } {
   const name = optionalText(input, 'check_name', 'CheckRun');
-  const status = input.status;
-  if (
-    status !== undefined &&
-    status !== 'queued' &&
-    status !== 'in_progress' &&
-    status !== 'completed'
-  )
-    throw invalidField(
-      'CheckRun',
-      'status',
-      'invalid',
-      'status must be one of queued, in_progress, completed',
-    );
-  const filter = input.filter ?? 'latest';
-  if (filter !== 'latest' && filter !== 'all')
-    throw invalidField('CheckRun', 'filter', 'invalid', 'filter must be latest or all');
+  const status = choiceParam(input, 'CheckRun', 'status', ['queued', 'in_progress', 'completed']);
+  const filter = choiceParam(input, 'CheckRun', 'filter', ['latest', 'all'], 'latest');
   const rawApp = input.app_id;
   const appId = rawApp === undefined || rawApp === '' ? undefined : Number(rawApp);
   if (appId !== undefined && !Number.isInteger(appId))

@@ -23,6 +23,8 @@ import {
   optionalText,
   repoOf,
   sinceParam,
+  choiceParam,
+  descending,
   text,
   withRepo,
   userOf,
@@ -139,18 +141,8 @@ function issueOrder(input: JsonObject): {
   sort: 'created' | 'updated' | 'comments';
   desc: boolean;
 } {
-  const sort = input.sort ?? 'created';
-  if (sort !== 'created' && sort !== 'updated' && sort !== 'comments')
-    throw invalidField(
-      'Issue',
-      'sort',
-      'invalid',
-      'sort must be one of created, updated, comments',
-    );
-  const direction = input.direction ?? 'desc';
-  if (direction !== 'asc' && direction !== 'desc')
-    throw invalidField('Issue', 'direction', 'invalid', 'direction must be asc or desc');
-  return { sort, desc: direction === 'desc' };
+  const sort = choiceParam(input, 'Issue', 'sort', ['created', 'updated', 'comments'], 'created')!;
+  return { sort, desc: descending(input, 'Issue', 'desc') };
 }
 
 /** An issue's title as GitHub takes it: a string, or a number (`title: 42` is the title "42"). */

@@ -21,13 +21,15 @@ import { requestReviewers } from '../triage.js';
 import { GitHubApiError, invalidField } from './errors.js';
 import { page } from './paging.js';
 import {
+  choiceParam,
+  descending,
+  type GitHubContext,
+  type GitHubRouteSpec,
   numberParam,
   optionalText,
   repoOf,
   text,
   userOf,
-  type GitHubContext,
-  type GitHubRouteSpec,
 } from './route.js';
 
 async function pullOf(ctx: GitHubContext, repo: GitHubRepository): Promise<GitHubPullRequest> {
@@ -78,17 +80,11 @@ function pullOrder(input: JsonObject): { sort: 'created' | 'updated'; desc: bool
       'custom',
       `sort=${sort} is not modelled by this twin; sort by created or updated`,
     );
-  if (sort !== 'created' && sort !== 'updated')
-    throw invalidField(
-      'PullRequest',
-      'sort',
-      'invalid',
-      'sort must be one of created, updated, popularity, long-running',
-    );
-  const direction = input.direction ?? (sort === 'created' ? 'desc' : 'asc');
-  if (direction !== 'asc' && direction !== 'desc')
-    throw invalidField('PullRequest', 'direction', 'invalid', 'direction must be asc or desc');
-  return { sort, desc: direction === 'desc' };
+  const modelled = choiceParam(input, 'PullRequest', 'sort', ['created', 'updated'], 'created')!;
+  return {
+    sort: modelled,
+    desc: descending(input, 'PullRequest', modelled === 'created' ? 'desc' : 'asc'),
+  };
 }
 
 function renderReview(r: GitHubReview): JsonObject {

@@ -16,13 +16,15 @@ import {
 import { GitHubApiError, invalidField } from './errors.js';
 import { page } from './paging.js';
 import {
-  optionalText,
-  repoOf,
-  withRepo,
-  text,
-  userOf,
+  choiceParam,
+  descending,
   type GitHubContext,
   type GitHubRouteSpec,
+  optionalText,
+  repoOf,
+  text,
+  userOf,
+  withRepo,
 } from './route.js';
 
 function flag(input: JsonObject, field: string): boolean | undefined {
@@ -66,23 +68,14 @@ function repoOrder(input: JsonObject): { sort: RepoSort; desc: boolean } {
       'invalid',
       'sort must be one of created, updated, pushed, full_name',
     );
-  const direction = input.direction ?? (sort === 'full_name' ? 'asc' : 'desc');
-  if (direction !== 'asc' && direction !== 'desc')
-    throw invalidField('Repository', 'direction', 'invalid', 'direction must be asc or desc');
-  return { sort: sort as RepoSort, desc: direction === 'desc' };
+  return {
+    sort: sort as RepoSort,
+    desc: descending(input, 'Repository', sort === 'full_name' ? 'asc' : 'desc'),
+  };
 }
 
-const oneOf = (field: string, allowed: readonly string[], value: unknown): string | undefined => {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !allowed.includes(value))
-    throw invalidField(
-      'Repository',
-      field,
-      'invalid',
-      `${field} must be one of ${allowed.join(', ')}`,
-    );
-  return value;
-};
+const oneOf = (field: string, allowed: readonly string[], value: unknown): string | undefined =>
+  choiceParam({ [field]: value } as JsonObject, 'Repository', field, allowed);
 
 /**
  * Which of the user's repositories GET /user/repos lists: `visibility` (all, public, private) and

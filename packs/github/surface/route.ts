@@ -177,3 +177,26 @@ export function sinceParam(ctx: GitHubContext, resource: string): string | undef
     );
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/**
+ * A parameter that takes one of a few words (`sort`, `direction`, `state`…): absent or "" is
+ * `fallback`, anything outside `allowed` is 422 invalid on that field, naming the words.
+ */
+export function choiceParam<T extends string>(
+  input: JsonObject,
+  resource: string,
+  field: string,
+  allowed: readonly T[],
+  fallback?: T,
+): T | undefined {
+  const v = input[field];
+  if (v === undefined || v === '') return fallback;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    throw invalidField(resource, field, 'invalid', `${field} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+/** `direction` (asc or desc, `fallback` when absent) as `desc`. */
+export function descending(input: JsonObject, resource: string, fallback: 'asc' | 'desc'): boolean {
+  return choiceParam(input, resource, 'direction', ['asc', 'desc'], fallback) === 'desc';
+}

@@ -7,6 +7,7 @@ import { isTwinError, type JsonObject, type JsonValue } from '../../../src/index
 import { errorStatus, type RenderedError } from '../../../src/host/index.js';
 import { VendorError } from '../../kit/errors.js';
 import { CARD_ERROR_CODES } from '../cards.js';
+import { stripeParam } from '../errors.js';
 
 export type StripeErrorType =
   'invalid_request_error' | 'card_error' | 'idempotency_error' | 'api_error';
@@ -33,11 +34,8 @@ function plain(message: string): string {
   return message.startsWith('stripe: ') ? message.slice('stripe: '.length) : message;
 }
 
-/** A dotted path (`invoice_settings.footer`) in Stripe's bracket form (`invoice_settings[footer]`). */
 function param(path: string | undefined): string | undefined {
-  if (path === undefined) return undefined;
-  const [head, ...rest] = path.split('.');
-  return head + rest.map((p) => `[${p}]`).join('');
+  return path === undefined ? undefined : stripeParam(path);
 }
 
 function envelope(
