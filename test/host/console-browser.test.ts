@@ -141,13 +141,30 @@ describe.skipIf(!hasChromium).each(stores)('the console on %s', (name, storeArgs
       expect(elsewhere.requests.at(-1)?.url).toBe('/other');
       expect(receiver.requests.length).toBe(before + 2);
 
-      // The state hash reads every live resource, so it is computed when asked, by a button.
+      // The state hash reads every live resource, so it is computed when asked, by a button. The
+      // request is held until another process has written and the page has redrawn the row the
+      // button was in: the answer must still show, in the row that now holds the twin's head.
       const twinRow = page
         .locator('#twins-body tr')
         .filter({ has: page.locator('td:first-child', { hasText: /^stripe$/ }) });
+      const headShown = () => twinRow.locator('td').nth(1).textContent();
+      const headBefore = await headShown();
+      let asked!: () => void;
+      const hashAsked = new Promise<void>((resolve) => (asked = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/api/hash?*', async (route) => {
+        asked();
+        await released;
+        await route.continue();
+      });
       await twinRow.getByRole('button', { name: 'compute the state hash of stripe' }).click();
+      await hashAsked;
+      expect((await tw(['trigger', 'stripe', 'customer.created', ...store])).stderr).toBe('');
+      await expect.poll(headShown, LIVE).not.toBe(headBefore);
+      release();
       await expect
-        .poll(() => twinRow.locator('td').nth(3).locator('span').getAttribute('title'), LIVE)
+        .poll(() => twinRow.locator('td').nth(3).getAttribute('title'), LIVE)
         .toMatch(/^sha256:[0-9a-f]{64}$/);
 
       await page.screenshot({

@@ -78,8 +78,11 @@ function hashCell(t) {
     button.textContent = 'computing…';
     try {
       const out = await api('api/hash?twin=' + encodeURIComponent(t.name));
-      hashes.set(t.name, { head: t.head, hash: out.hash });
-      button.replaceWith(h('span', { title: out.hash }, short(out.hash, 23)));
+      if (out.head === null) throw new Error('the twin took writes while its hash was read; compute again once it is still');
+      // Keyed by the head the server read it at, not this row's: the row may be older than the
+      // answer, and the redraw shows the hash in whichever row holds that head.
+      hashes.set(t.name, { head: out.head, hash: out.hash });
+      await refresh();
     } catch (e) {
       button.disabled = false;
       button.textContent = 'compute';

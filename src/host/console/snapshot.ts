@@ -56,10 +56,25 @@ async function knownTwin(world: World, twinName: string): Promise<void> {
     );
 }
 
-/** One twin's state hash: on request only, since it reads every live resource. */
-export async function hashView(world: World, twinName: string) {
+/**
+ * One twin's state hash, on request only since it reads every live resource, with the head it is
+ * the hash at: the page shows it while the twin stays there. The read streams, so writes landing
+ * meanwhile make it a hash of no one head; then it is read again, and after three tries the answer
+ * says so (`head: null`) rather than pinning it to a head it may not match.
+ */
+export async function hashView(
+  world: World,
+  twinName: string,
+): Promise<{ twin: string; head: number | null; hash: string }> {
   await knownTwin(world, twinName);
-  return { twin: twinName, hash: await world.twin(twinName).hash() };
+  const twin = world.twin(twinName);
+  let hash = '';
+  for (let tries = 0; tries < 3; tries++) {
+    const head = await twin.head();
+    hash = await twin.hash();
+    if ((await twin.head()) === head) return { twin: twinName, head, hash };
+  }
+  return { twin: twinName, head: null, hash };
 }
 
 /**
