@@ -4,8 +4,9 @@
 // is how to run an item — and, when several records make one item (a tenant's calendars), what
 // item a record stands for. Every kind that falls due is built on it, so the due-index scaffolding
 // exists once.
+import { describeValue, TwinError } from '../errors.js';
 import type { Resource } from '../state/resource.js';
-import { isoAt } from '../world/clock.js';
+import { isoAt, LAST_MS } from '../world/clock.js';
 import type { Twin } from '../world/twin.js';
 import { DUE_INDEX, END_OF_TIME } from './lease.js';
 import type { DueItem, WorkContext, WorkKind, WorkReport } from './work-kind.js';
@@ -39,6 +40,26 @@ const byDue = (a: DueItem, b: DueItem): number =>
 
 const recordItem = (r: Resource): DueItem => ({ id: r.id, dueAt: String(r.fields.dueAt) });
 
+/**
+ * `due` is public (a host's own loop, a test stepping work by hand): its arguments are refused
+ * here, named as the caller wrote them, not by the index read or the clock deep below.
+ */
+function checkDue(name: string, nowMs: unknown, limit: unknown): void {
+  const call = `${name}.due(nowMs, limit)`;
+  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs) || Math.abs(nowMs) > LAST_MS)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: nowMs must be epoch milliseconds a date can hold (±${LAST_MS}), got ${describeValue(nowMs)}`,
+      { path: 'nowMs' },
+    );
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
+    throw new TwinError(
+      'INVALID_ARGUMENT',
+      `${call}: limit must be a whole number of items, 1 or more, got ${describeValue(limit)}`,
+      { path: 'limit' },
+    );
+}
+
 export function dueIndexWork(spec: DueIndexWorkSpec): WorkKind {
   const { twin, sources, held } = spec;
   const [only] = sources.length === 1 ? sources : [];
@@ -61,7 +82,10 @@ export function dueIndexWork(spec: DueIndexWorkSpec): WorkKind {
   return {
     name: spec.name,
     twins: () => [twin],
-    due: (nowMs, limit) => dueItems(isoAt(nowMs), limit),
+    due: async (nowMs, limit) => {
+      checkDue(spec.name, nowMs, limit);
+      return dueItems(isoAt(nowMs), limit);
+    },
     nextDue: async () => {
       const [first] = await dueItems(END_OF_TIME, 1);
       return first === undefined ? undefined : Date.parse(first.dueAt);

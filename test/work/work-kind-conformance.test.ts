@@ -95,6 +95,26 @@ for (const backendCase of backends) {
         ]);
       });
 
+      it('due refuses what it cannot read by, naming the argument as the caller wrote it', async () => {
+        const { kind } = await open(subject, store().backend, new VirtualClock(T0), 'x', false);
+        for (const [nowMs, limit, path] of [
+          [Number.NaN, 10, 'nowMs'],
+          ['2026-03-01', 10, 'nowMs'],
+          [9e15, 10, 'nowMs'],
+          [T0, 0, 'limit'],
+          [T0, 1.5, 'limit'],
+          [T0, undefined, 'limit'],
+        ] as const)
+          await expect(
+            kind.due(nowMs as number, limit as unknown as number),
+            `due(${String(nowMs)}, ${String(limit)})`,
+          ).rejects.toMatchObject({
+            code: 'INVALID_ARGUMENT',
+            path,
+            message: expect.stringContaining(`${kind.name}.due(nowMs, limit): ${path} must be`),
+          });
+      });
+
       it('one claim at a time: two hosts run one due item, one of them claims it', async () => {
         const { backend, reopen } = store();
         const clock = new VirtualClock(T0);
