@@ -1,13 +1,13 @@
 // What people do around messages besides posting: react with an emoji (reaction_added), join a
 // channel (member_joined_channel), open the app's Home tab (app_home_opened). Each is one write
 // whose subject keeps the facts its event renders.
-import { commit, type Twin } from '../../src/index.js';
+import { commit, type ReadView, type Twin } from '../../src/index.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { isKnownEmoji } from './emoji.js';
 import { slackError } from './errors.js';
 import { messageTs, slackIds } from './ids.js';
-import { messageKey, type SlackMessage } from './messages.js';
+import { messageKey, messageKind, type SlackMessage } from './messages.js';
 import { checkSees, getChannel, getPublicChannel, getUser, isMember } from './workspace.js';
 import { recordKind } from '../../src/index.js';
 
@@ -59,6 +59,18 @@ export const appHomeKind = recordKind<AppHomeVisit>({ type: 'app_home' });
 const check = checker('slack');
 const EMOJI = /^[a-z0-9_+'-]{1,100}(::skin-tone-[2-6])?$/;
 
+/**
+ * The message a reaction is given to or taken from. A deleted thread parent kept as a tombstone
+ * (message-edits.ts) is no message any more: Slack answers `message_not_found` for it, as for a
+ * ts nothing holds.
+ */
+function reactable(view: ReadView, channel: string, ts: string): SlackMessage {
+  const message = messageKind.read(view, messageKey(channel, ts));
+  if (message === undefined || message.subtype === 'tombstone')
+    throw slackError('message_not_found', `no message ${ts} in channel ${channel}`, 'ts');
+  return message;
+}
+
 export async function addReaction(
   twin: Twin,
   input: { channel: string; ts: string; user: string; name: string },
@@ -77,14 +89,7 @@ export async function addReaction(
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
     checkSees(channel, user.id);
-    const message = view.get('message', messageKey(channel.id, input.ts))?.fields as
-      SlackMessage | undefined;
-    if (message === undefined)
-      throw slackError(
-        'message_not_found',
-        `no message ${input.ts} in channel ${channel.id}`,
-        'ts',
-      );
+    const message = reactable(view, channel.id, input.ts);
     if (user.team_id !== channel.team_id)
       throw slackError(
         'not_in_channel',
@@ -128,12 +133,7 @@ export async function removeReaction(
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);
     checkSees(channel, user.id);
-    if (view.get('message', messageKey(channel.id, input.ts)) === undefined)
-      throw slackError(
-        'message_not_found',
-        `no message ${input.ts} in channel ${channel.id}`,
-        'ts',
-      );
+    reactable(view, channel.id, input.ts);
     const key = `${channel.id}:${input.ts}:${name}:${user.id}`;
     const kept = view.get('reaction', key);
     if (kept === undefined || kept.deleted)

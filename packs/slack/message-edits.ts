@@ -28,6 +28,7 @@ export type EphemeralMessage = {
   text: string;
   ts: string;
   blocks?: JsonObject[];
+  attachments?: JsonObject[];
 };
 
 /** The ephemeral_message records of the twin, typed (src/state/record-kind.ts). */
@@ -54,22 +55,74 @@ function ownMessage(
   return message;
 }
 
-/** The author changes a message's text (and blocks); it keeps its ts and gains `edited`. */
-export async function updateMessage(
-  twin: Twin,
-  input: { channel: string; ts: string; user: string; text?: string; blocks?: JsonObject[] },
-): Promise<SlackMessage> {
+/** What chat.update gives: a message's new content, each part optional as Slack takes it. */
+export interface MessageEdit {
+  channel: string;
+  ts: string;
+  user: string;
+  /** Absent, the message is left no text (its blocks or attachments say it all). */
+  text?: string;
+  /** Absent keeps the old blocks unless text is given; an empty array removes them. */
+  blocks?: JsonObject[];
+  /** Absent keeps the old attachments; an empty array removes them. */
+  attachments?: JsonObject[];
+}
+
+/**
+ * The content a message holds after an edit, by Slack's documented rules for chat.update: given
+ * blocks or attachments replace the old ones (an empty array removes them); attachments left out
+ * are kept; blocks left out are kept only when no text is given — new text alone is rendered
+ * instead of the old blocks, so they go. The edit itself must have content (`no_text`).
+ */
+function editedContent(
+  input: MessageEdit,
+): (before: SlackMessage) => Pick<SlackMessage, 'text' | 'blocks' | 'attachments'> {
+  const clearsBlocks = Array.isArray(input?.blocks) && input.blocks.length === 0;
+  const given = messageContent(
+    input?.text,
+    clearsBlocks ? undefined : input.blocks,
+    input.attachments,
+  );
+  return (before) => {
+    const blocks =
+      given.blocks ?? (input.text === undefined && !clearsBlocks ? before.blocks : undefined);
+    const attachments = input.attachments === undefined ? before.attachments : given.attachments;
+    return {
+      text: given.text,
+      ...(blocks === undefined ? {} : { blocks }),
+      ...(attachments === undefined ? {} : { attachments }),
+    };
+  };
+}
+
+/**
+ * The author changes a message's content (editedContent); it keeps its ts and gains `edited`.
+ * An edit that takes blocks or attachments away replaces the whole record (a record merge keeps
+ * every field it is not given); one that does not merges, as it always has.
+ */
+export async function updateMessage(twin: Twin, input: MessageEdit): Promise<SlackMessage> {
   requirePackTwin(twin, 'slack');
-  const next = messageContent(input?.text, input?.blocks);
+  const contentOf = editedContent(input);
   const done = await twin.applyAtomic((view) => {
     const message = ownMessage(view, input.channel, input.ts, input.user, 'update');
+    const next = contentOf(message);
     const edited = { user: input.user, ts: messageTs(twin.world.clock.now(), 0) };
-    const changed: SlackMessage = { ...message, ...next, edited };
+    const { blocks: _b, attachments: _a, ...kept } = message;
+    const changed: SlackMessage = { ...kept, ...next, edited };
+    const key = messageKey(message.channel, message.ts);
+    const removes =
+      (message.blocks !== undefined && next.blocks === undefined) ||
+      (message.attachments !== undefined && next.attachments === undefined);
+    const write = messageKind.write('message.update', key, { ...next, edited });
     return commit(
-      messageKind.write('message.update', messageKey(message.channel, message.ts), {
-        ...next,
-        edited,
-      }),
+      removes
+        ? {
+            ...write,
+            projection: {
+              creates: [{ type: 'message', id: key, fields: messageKind.json(changed) }],
+            },
+          }
+        : write,
       changed,
     );
   });
@@ -124,10 +177,17 @@ function removal(key: string): Write {
  */
 export async function postEphemeral(
   twin: Twin,
-  input: { channel: string; user: string; author: string; text?: string; blocks?: JsonObject[] },
+  input: {
+    channel: string;
+    user: string;
+    author: string;
+    text?: string;
+    blocks?: JsonObject[];
+    attachments?: JsonObject[];
+  },
 ): Promise<EphemeralMessage> {
   requirePackTwin(twin, 'slack');
-  const shown = messageContent(input?.text, input?.blocks);
+  const shown = messageContent(input?.text, input?.blocks, input?.attachments);
   const done = await twin.applyAtomic((view) => {
     const channel = getChannel(view, input.channel);
     const user = getUser(view, input.user);

@@ -22,7 +22,7 @@ export type SlackMessage = {
   thread_ts?: string;
   /** Block Kit blocks, when the post has any. */
   blocks?: JsonObject[];
-  /** Legacy secondary attachments, kept as given (chat.postMessage). */
+  /** Legacy secondary attachments, kept as given (chat.postMessage, chat.update, scheduled). */
   attachments?: JsonObject[];
   /** Set when a bot user posted it. */
   bot_id?: string;
@@ -131,10 +131,9 @@ function checkMessageLength(text: string): void {
 }
 
 /**
- * A message's content as Slack takes it: text, Block Kit blocks, or both — and, where given (only
- * chat.postMessage passes them), legacy attachments. With blocks or attachments the text is only
- * the notifications' fallback and may be left out (or empty); with none of them, no text or blank
- * text is `no_text`. Text that is not a string is `invalid_arguments`.
+ * A message's content as Slack takes it: text, Block Kit blocks, or both — and, where given, legacy
+ * attachments. With blocks or attachments the text is only the notifications' fallback and may be
+ * left out (or empty); with none of them, no text or blank text is `no_text`. Text that is not a string is `invalid_arguments`.
  */
 export function messageContent(
   text: unknown,

@@ -20,6 +20,8 @@ export type ScheduledMessage = {
   user: string;
   text: string;
   blocks?: JsonObject[];
+  /** Legacy attachments, posted with it. */
+  attachments?: JsonObject[];
   thread_ts?: string;
   /** Unix seconds. */
   post_at: number;
@@ -48,6 +50,7 @@ export interface ScheduleMessageInput {
   text: string;
   post_at: number;
   blocks?: JsonObject[];
+  attachments?: JsonObject[];
   thread_ts?: string;
 }
 
@@ -56,7 +59,11 @@ export async function scheduleMessage(
   input: ScheduleMessageInput,
 ): Promise<ScheduledMessage> {
   requirePackTwin(twin, 'slack');
-  const { text, blocks } = messageContent(input?.text, input.blocks);
+  const { text, blocks, attachments } = messageContent(
+    input?.text,
+    input.blocks,
+    input.attachments,
+  );
   const postAt = input.post_at;
   if (!Number.isInteger(postAt))
     throw slackError(
@@ -108,6 +115,7 @@ export async function scheduleMessage(
       user: user.id,
       text,
       ...(blocks === undefined ? {} : { blocks }),
+      ...(attachments === undefined ? {} : { attachments }),
       ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
       post_at: postAt,
       date_created: now,
@@ -174,6 +182,7 @@ export async function postDueScheduledMessages(twin: Twin): Promise<number> {
             channel: current.channel,
             user: current.user,
             text: current.text,
+            ...(current.attachments === undefined ? {} : { attachments: current.attachments }),
             ...(current.thread_ts === undefined ? {} : { thread_ts: current.thread_ts }),
           },
           current.blocks,

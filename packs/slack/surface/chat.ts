@@ -25,14 +25,29 @@ import {
   type SlackRoute,
 } from './route.js';
 
-function textArgs(input: JsonObject, attached = false): { text: string; blocks?: JsonObject[] } {
+/**
+ * A message's content as the SDK sends it: text, blocks and legacy attachments, each where given
+ * (text left out stays out: chat.update tells it from text given empty). With blocks or
+ * attachments the pack decides whether there is content enough (messages.ts).
+ */
+function contentArgs(input: JsonObject): {
+  text?: string;
+  blocks?: JsonObject[];
+  attachments?: JsonObject[];
+} {
   const blocks = blocksOf(input);
-  // With attachments (chat.postMessage), the pack decides whether there is content enough.
-  if (input.text === undefined && blocks === undefined && !attached)
-    throw new SlackMethodError('no_text', 'text or blocks is required');
-  const text = typeof input.text === 'string' ? input.text : '';
-  return blocks === undefined ? { text } : { text, blocks };
+  const attachments = attachmentsOf(input);
+  if (input.text === undefined && blocks === undefined && attachments === undefined)
+    throw new SlackMethodError('no_text', 'text, blocks or attachments is required');
+  return {
+    ...(input.text === undefined ? {} : { text: typeof input.text === 'string' ? input.text : '' }),
+    ...(blocks === undefined ? {} : { blocks }),
+    ...(attachments === undefined ? {} : { attachments: attachments as JsonObject[] }),
+  };
 }
+
+/** What a post is given: its content, the text '' when left out (only the fallback then). */
+const postArgs = (input: JsonObject) => ({ text: '', ...contentArgs(input) });
 
 /**
  * Legacy `attachments`, when given: the JSON the SDK sends, checked by the pack (an array of
@@ -66,13 +81,11 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     async ({ principal: p, input }) => {
       const thread = optionalStr(input, 'thread_ts');
       const broadcast = [true, 'true', '1'].includes(input.reply_broadcast as never);
-      const attachments = attachmentsOf(input);
-      const text = textArgs(input, attachments !== undefined);
+      const content = postArgs(input);
       const message = await postMessage(p.twin, {
         channel: await postTarget(p, str(input, 'channel'), { users: true }),
         user: p.user,
-        ...text,
-        ...(attachments === undefined ? {} : { attachments: attachments as JsonObject[] }),
+        ...content,
         ...(thread === undefined ? {} : { thread_ts: thread }),
         ...(broadcast ? { reply_broadcast: true } : {}),
       });
@@ -85,12 +98,11 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     'write',
     async ({ principal: p, input }) => {
       const channel = str(input, 'channel');
-      const args = textArgs(input);
       const message = await updateMessage(p.twin, {
         channel,
         ts: str(input, 'ts'),
         user: p.user,
-        ...args,
+        ...contentArgs(input),
       });
       return ok({
         channel: message.channel,
@@ -115,12 +127,12 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
     ['message'],
   ),
   route('chat.postEphemeral', 'write', async ({ principal: p, input }) => {
-    const text = textArgs(input);
+    const content = postArgs(input);
     const shown = await postEphemeral(p.twin, {
       channel: await postTarget(p, str(input, 'channel'), { users: false }),
       user: str(input, 'user'),
       author: p.user,
-      ...text,
+      ...content,
     });
     return ok({ message_ts: shown.ts });
   }),
@@ -146,12 +158,12 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
       if (!Number.isInteger(postAt))
         throw new SlackMethodError('invalid_time', 'post_at must be a Unix time in seconds');
       const thread = optionalStr(input, 'thread_ts');
-      const text = textArgs(input);
+      const content = postArgs(input);
       const s = await scheduleMessage(p.twin, {
         channel: await postTarget(p, str(input, 'channel'), { users: false }),
         user: p.user,
         post_at: postAt,
-        ...text,
+        ...content,
         ...(thread === undefined ? {} : { thread_ts: thread }),
       });
       return ok({
@@ -164,6 +176,7 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
           user: s.user,
           ...(p.app === undefined ? {} : { bot_id: p.app.bot_id, app_id: p.app.id }),
           ...(s.blocks === undefined ? {} : { blocks: s.blocks }),
+          ...(s.attachments === undefined ? {} : { attachments: s.attachments }),
         },
       });
     },

@@ -7,11 +7,13 @@ import { messageKey, messageKind } from '../messages.js';
 import { channelKind, createChannel, isMember, userKind, type SlackChannel } from '../workspace.js';
 import type { JsonObject, ReadView, Twin } from '../../../src/index.js';
 import { SlackMethodError } from './errors.js';
+import type { SlackPrincipal } from './principal.js';
 import { channelMessageView } from './message-view.js';
 import {
   CHANNEL_INDEX,
   channelOf,
   ok,
+  optionalStr,
   page,
   renderChannel,
   renderIm,
@@ -148,6 +150,12 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     ['member_left_channel'],
   ),
   route('conversations.open', 'write', async ({ principal: p, input }) => {
+    const full = input.return_im === 'true' || input.return_im === true;
+    // Slack takes a DM's id instead of its people (resuming it), and names neither missing so.
+    if (input.users === undefined && optionalStr(input, 'channel') !== undefined)
+      return resumeDm(p, str(input, 'channel'), full);
+    if (input.users === undefined)
+      throw new SlackMethodError('users_list_not_supplied', 'users or channel is required');
     const users = str(input, 'users')
       .split(',')
       .map((u) => u.trim())
@@ -161,7 +169,6 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
         'this twin opens one-to-one DMs: name one other user',
       );
     const { im, opened } = await openDirectMessage(p.twin, { user: p.user, other: users[0]! });
-    const full = input.return_im === 'true' || input.return_im === true;
     const channel = full
       ? (await p.twin.read((view) => channelKind.read(view, im.id)))!
       : undefined;
@@ -171,6 +178,24 @@ export const CONVERSATION_METHODS: readonly SlackRoute[] = [
     });
   }),
 ];
+
+/**
+ * conversations.open given a DM's id: the caller's DM, open already (the twin never closes one);
+ * a channel is not a conversation this method opens, and someone else's DM is not there.
+ */
+async function resumeDm(p: SlackPrincipal, id: string, full: boolean): Promise<JsonObject> {
+  const channel = await channelOf(p.twin, p, id);
+  if (channel.is_im !== true)
+    throw new SlackMethodError(
+      'method_not_supported_for_channel_type',
+      `${id} is a channel, not a direct message`,
+    );
+  return ok({
+    no_op: true,
+    already_open: true,
+    channel: full ? renderIm(channel, p.user) : { id: channel.id },
+  });
+}
 
 /** The conversation types Slack lists; the twin keeps no private channels or group DMs. */
 const CONVERSATION_TYPES: ReadonlySet<string> = new Set([
