@@ -133,7 +133,8 @@ function checkMessageLength(text: string): void {
 /**
  * A message's content as Slack takes it: text, Block Kit blocks, or both — and, where given, legacy
  * attachments. With blocks or attachments the text is only the notifications' fallback and may be
- * left out (or empty); with none of them, no text or blank text is `no_text`. Text that is not a string is `invalid_arguments`.
+ * left out (or empty); with none of them, no text or blank text is `no_text`. Text that is not a
+ * string is `invalid_arguments`.
  */
 export function messageContent(
   text: unknown,
