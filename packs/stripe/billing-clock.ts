@@ -3,7 +3,8 @@
 // current_period_end has passed renews (customer.subscription.updated + invoice.created, or
 // customer.subscription.deleted when it was set to cancel at period end); a draft finalizes an
 // hour later and is charged; failed charges retry on RETRY_SCHEDULE_DAYS; three days ahead come
-// customer.subscription.trial_will_end and invoice.upcoming; open Checkout Sessions expire.
+// customer.subscription.trial_will_end and invoice.upcoming; open Checkout Sessions expire; an
+// incomplete subscription still unpaid after 23 hours expires (incomplete-expiry.ts).
 //
 // advanceBilling(twin) does what is due at the clock's now, one commit at a time in due order,
 // each decide re-checking the log, so calling it twice (or after a crash midway) writes nothing
@@ -26,6 +27,7 @@ import type { StripeCustomer } from './customers.js';
 import { stripeIds } from './ids.js';
 import { invoiceObject, type StripeInvoice } from './invoice-objects.js';
 import { collectDecision, finalizeDecision } from './invoice-stages.js';
+import { expireIncompleteDecision, incompleteExpiresAt } from './incomplete-expiry.js';
 import { DAYS, nextBoundary } from './periods.js';
 import {
   currentPeriod,
@@ -33,7 +35,7 @@ import {
   type Period,
   type StripeSubscription,
 } from './subscription-objects.js';
-import { draftInvoice, linesFor } from './subscriptions.js';
+import { draftInvoice, linesFor } from './subscription-invoice-drafts.js';
 import { customerKind } from './customers.js';
 import { subscriptionKind } from './subscription-objects.js';
 import { invoiceKind } from './invoice-objects.js';
@@ -46,7 +48,13 @@ export const FINALIZE_AFTER_SEC = 3600;
 export const STATUS_INDEX = 'status';
 
 export type BillingStep =
-  'renew' | 'trial_will_end' | 'invoice_upcoming' | 'finalize' | 'collect' | 'expire_checkout';
+  | 'renew'
+  | 'trial_will_end'
+  | 'invoice_upcoming'
+  | 'finalize'
+  | 'collect'
+  | 'expire_incomplete'
+  | 'expire_checkout';
 
 export interface DueWork {
   /** Unix seconds. */
@@ -61,6 +69,8 @@ const ORDER: readonly BillingStep[] = [
   'renew',
   'finalize',
   'collect',
+  // After a collection due at the same instant: a payment in time keeps the subscription.
+  'expire_incomplete',
   'expire_checkout',
 ];
 
@@ -124,6 +134,8 @@ export function dueWork(view: ReadView, until = Infinity): DueWork[] {
     )
       add(upcoming, 'invoice_upcoming', sub.id);
   }
+  for (const sub of byStatus(view, subscriptionKind, ['incomplete']))
+    add(incompleteExpiresAt(sub), 'expire_incomplete', sub.id);
   for (const inv of byStatus(view, invoiceKind, ['draft']))
     add(inv.automatically_finalizes_at, 'finalize', inv.id);
   for (const inv of byStatus(view, invoiceKind, ['open']))
@@ -275,6 +287,8 @@ function decide(twin: Twin, view: ReadView, work: DueWork, nowSec: number): Deci
       return finalizeDecision(twin, view, work.id, nowSec);
     case 'collect':
       return collectDecision(twin, view, work.id, nowSec);
+    case 'expire_incomplete':
+      return expireIncompleteDecision(view, work.id, nowSec);
     case 'expire_checkout':
       return expireDecision(twin, view, work.id, nowSec);
   }

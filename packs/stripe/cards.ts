@@ -76,6 +76,11 @@ const DECLINES: Readonly<Record<string, { code: string; message: string }>> = {
   lost_card: { code: 'card_declined', message: 'Your card was declined.' },
   expired_card: { code: 'expired_card', message: 'Your card has expired.' },
   incorrect_cvc: { code: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+  // A charge that needs 3-D Secure where nobody can complete it (error_if_incomplete).
+  authentication_required: {
+    code: 'authentication_required',
+    message: 'Your card was declined. This transaction requires authentication.',
+  },
   processing_error: {
     code: 'processing_error',
     message: 'An error occurred while processing your card. Try again in a little bit.',
@@ -104,10 +109,6 @@ const DECLINES_BY_LAST4: Readonly<Record<string, string>> = Object.fromEntries(
     .filter((c) => c.declineCode !== undefined)
     .map((c) => [c.last4, c.declineCode!]),
 );
-
-export function declineCodeFor(last4: string): string | undefined {
-  return DECLINES_BY_LAST4[last4];
-}
 
 /** The card error a stored card's charge ends in, or undefined when it pays. */
 export function declineFor(last4: string): CardDecline | undefined {

@@ -14,7 +14,7 @@ import { asJson, liveFields, unixNow } from './common.js';
 import { noSuch, unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
-import { checkCurrency } from './payment-intents.js';
+import { checkCurrency } from './currencies.js';
 import { recordKind } from '../../src/index.js';
 
 interface ProductSpec {

@@ -36,6 +36,7 @@ export const STRIPE_EVENT_RULES = [
   { operation: 'subscription.past_due', types: ['customer.subscription.updated'] },
   { operation: 'subscription.cancel', types: ['customer.subscription.deleted'] },
   { operation: 'subscription.end', types: ['customer.subscription.deleted'] },
+  { operation: 'subscription.expire', types: ['customer.subscription.deleted'] },
   { operation: 'subscription.trial_will_end', types: ['customer.subscription.trial_will_end'] },
   { operation: 'invoice.create', types: ['invoice.created'] },
   { operation: 'invoice.finalize', types: ['invoice.finalized'] },

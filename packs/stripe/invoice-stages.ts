@@ -24,6 +24,7 @@ import {
   type StripeInvoicePayment,
 } from './invoice-objects.js';
 import { attemptPayment } from './payment-attempt.js';
+import { subscriptionPaidWrite } from './invoice-intent-confirmation.js';
 import { paymentIntentObject, type StripePaymentIntent } from './payment-intents.js';
 import { DAYS } from './periods.js';
 import type { StripeSubscription } from './subscription-objects.js';
@@ -137,16 +138,10 @@ function subscriptionAfterPayment(
   ok: boolean,
   retryAt: number | null,
   nowSec: number,
+  /** The payment method that paid (null when nothing was charged). */
+  paidWith: string | null = null,
 ): Write | undefined {
-  if (ok) {
-    if (sub.status !== 'incomplete' && sub.status !== 'past_due') return undefined;
-    return {
-      operation: 'subscription.activate',
-      subjectType: 'subscription',
-      subjectId: sub.id,
-      fields: { status: 'active' },
-    };
-  }
+  if (ok) return subscriptionPaidWrite(sub, paidWith);
   // A first invoice that fails leaves the subscription incomplete; renewals go past_due, then end.
   if (invoice.billing_reason !== 'subscription_cycle') return undefined;
   if (retryAt === null && (sub.status === 'active' || sub.status === 'past_due')) {
@@ -228,6 +223,7 @@ export function collectDecision(
   const failed = { attempted: true, attempt_count: attempts, next_payment_attempt: retryAt };
   const writes: Write[] = [];
   let ok = false;
+  let paidWith: string | null = null;
   if (
     intent !== undefined &&
     method !== null &&
@@ -236,6 +232,7 @@ export function collectDecision(
     const attempt = attemptPayment(twin, view, intent, method, 'default_payment_method');
     writes.push(...attempt.writes);
     ok = attempt.ok;
+    paidWith = attempt.intent.payment_method;
   }
   if (ok) {
     writes.push({
@@ -265,18 +262,7 @@ export function collectDecision(
       fields: asJson(failed),
     });
   }
-  const after = subscriptionAfterPayment(sub, invoice, ok, retryAt, nowSec);
+  const after = subscriptionAfterPayment(sub, invoice, ok, retryAt, nowSec, paidWith);
   if (after !== undefined) writes.push(after);
   return commit(withRequest(writes, request), true);
-}
-
-/** Finalizes and collects one invoice as far as `nowSec` allows (a new subscription's first invoice). */
-export async function settleInvoice(
-  twin: Twin,
-  id: string,
-  request?: ProjectedResource,
-): Promise<void> {
-  const nowSec = Math.floor(twin.world.clock.now() / 1000);
-  await twin.applyAtomic((view) => finalizeDecision(twin, view, id, nowSec, request));
-  await twin.applyAtomic((view) => collectDecision(twin, view, id, nowSec, request));
 }

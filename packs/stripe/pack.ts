@@ -10,6 +10,7 @@ import { STRIPE_EVENT_RULES } from './event-types.js';
 import { STATUS_INDEX } from './billing-clock.js';
 import { stripeIdShapes } from './ids.js';
 import { INVOICE_PAYMENT_INDEX } from './invoice-stages.js';
+import { INVOICE_PAYMENT_BY_INTENT } from './invoice-intent-confirmation.js';
 import { previousAttributes } from './previous-attributes.js';
 import { scenarioKeys, scenarios } from './scenarios.js';
 import { updateWebhookEndpoint } from './webhook-endpoints.js';
@@ -90,6 +91,8 @@ export const stripePack: VendorPack = {
     { type: 'invoice', name: STATUS_INDEX, field: 'status' },
     { type: 'checkout_session', name: STATUS_INDEX, field: 'status' },
     { type: 'invoice_payment', name: INVOICE_PAYMENT_INDEX, field: 'invoice' },
+    // A confirmed payment intent finds the invoice it pays (invoice-intent-confirmation.ts).
+    { type: 'invoice_payment', name: INVOICE_PAYMENT_BY_INTENT, field: 'payment.payment_intent' },
   ],
   events: stripeEvents,
   scenarios,

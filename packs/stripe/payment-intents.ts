@@ -24,6 +24,7 @@ import {
 import { TEST_CARDS } from './cards.js';
 import { checkChargeAmount, checkCurrency } from './currencies.js';
 import { attemptPayment } from './payment-attempt.js';
+import { invoiceFollowsIntent } from './invoice-intent-confirmation.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
 import {
   missingParameter,
@@ -217,6 +218,7 @@ function captureMethodOf(value: unknown): CaptureMethod {
  * Confirms with the given payment method, or the one the intent already holds (after a
  * requires_action): charge.succeeded + payment_intent.succeeded, or charge.failed +
  * payment_intent.payment_failed. Without either there is nothing to charge, and Stripe refuses.
+ * An invoice's intent pays (or fails) that invoice as well: invoice-intent-confirmation.ts.
  */
 export async function confirmPaymentIntent(
   twin: Twin,
@@ -245,9 +247,11 @@ export async function confirmPaymentIntent(
       const method = given ?? intent.payment_method;
       if (method === null) throw missingPaymentMethod();
       const attempt = attemptPayment(twin, view, intent, method);
+      // The intent of a finalized invoice settles that invoice with it, in the same commit.
+      const settles = invoiceFollowsIntent(view, attempt, unixNow(twin));
       return commit(
         withRequest(
-          attempt.writes,
+          [...attempt.writes, ...settles],
           requestProjection(twin, call, options, { type: 'payment_intent', id }),
         ),
         attempt.intent,

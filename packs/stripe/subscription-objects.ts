@@ -62,7 +62,12 @@ export interface SubscriptionSpec {
   readonly description: string | null;
   readonly metadata: Metadata;
   readonly latestInvoice: string;
+  /** payment_settings.save_default_payment_method; Stripe's default is off. */
+  readonly saveDefaultPaymentMethod?: SaveDefaultPaymentMethod;
 }
+
+/** Whether a successful payment of the subscription's invoices becomes its default_payment_method. */
+export type SaveDefaultPaymentMethod = 'off' | 'on_subscription';
 
 export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: number) {
   void twin;
@@ -116,7 +121,8 @@ export function subscriptionObject(twin: Twin, spec: SubscriptionSpec, created: 
     payment_settings: {
       payment_method_options: null,
       payment_method_types: null,
-      save_default_payment_method: 'off' as const,
+      save_default_payment_method:
+        spec.saveDefaultPaymentMethod ?? ('off' as SaveDefaultPaymentMethod),
     },
     pending_invoice_item_interval: null,
     pending_setup_intent: null,

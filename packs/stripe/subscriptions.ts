@@ -1,5 +1,6 @@
 // Subscriptions: create (customer.subscription.created, its first invoice drafted, finalized and
-// paid at once), update (cancel_at_period_end, default payment method, metadata), cancel now
+// paid at once, or left for the app to confirm: subscription-payment-behavior.ts), update
+// (cancel_at_period_end, default payment method, metadata), cancel now
 // (customer.subscription.deleted). Renewals are not here: they follow the world clock, see
 // billing-clock.ts.
 import {
@@ -20,21 +21,12 @@ import {
   type RequestCall,
   type RequestOptions,
 } from './api-requests.js';
-import { declineCodeFor } from './cards.js';
-import type { StripePrice, StripeProduct } from './catalog.js';
 import { asJson, liveFields, unixNow, withRequest } from './common.js';
-import type { StripeCustomer } from './customers.js';
 import { unknownParameter } from './errors.js';
 import { stripeIds } from './ids.js';
-import {
-  invoiceObject,
-  lineItemObject,
-  type BillingReason,
-  type StripeInvoice,
-} from './invoice-objects.js';
-import { settleInvoice } from './invoice-stages.js';
+import { invoiceKind, invoiceObject, type StripeInvoice } from './invoice-objects.js';
 import { mergeMetadata, metadataInput } from './metadata.js';
-import type { StripePaymentMethod } from './payment-methods.js';
+import { paymentMethodKind, type StripePaymentMethod } from './payment-methods.js';
 import { DAYS, nextBoundary } from './periods.js';
 import {
   currentPeriod,
@@ -45,10 +37,16 @@ import {
   type StripeSubscriptionItem,
 } from './subscription-objects.js';
 import { subscriptionKind } from './subscription-objects.js';
-import { invoiceKind } from './invoice-objects.js';
-import { paymentMethodKind } from './payment-methods.js';
+import { linesFor } from './subscription-invoice-drafts.js';
 import { inlinePriceKind, liveProduct, priceKind } from './catalog.js';
 import { customerKind } from './customers.js';
+import {
+  firstPaymentOf,
+  needsPaymentMethod,
+  settleFirstInvoice,
+  startingStatus,
+  type FirstPaymentInput,
+} from './subscription-payment-behavior.js';
 
 const check = checker('stripe');
 const CREATE_KEYS = [
@@ -58,6 +56,8 @@ const CREATE_KEYS = [
   'trial_period_days',
   'description',
   'metadata',
+  'payment_behavior',
+  'payment_settings',
 ] as const;
 const UPDATE_KEYS = [
   'cancel_at_period_end',
@@ -66,7 +66,7 @@ const UPDATE_KEYS = [
   'metadata',
 ] as const;
 
-export interface CreateSubscriptionInput {
+export interface CreateSubscriptionInput extends FirstPaymentInput {
   customer: string;
   items: { price: string; quantity?: number }[];
   /** A pm_… attached to the customer; defaults to the customer's invoice_settings.default_payment_method. */
@@ -116,62 +116,6 @@ function attachedMethod(
   return method;
 }
 
-/** Line items for `period`: one per subscription item (zero-amount "Trial period for …" lines in a trial). */
-export function linesFor(
-  twin: Twin,
-  view: ReadView,
-  invoice: string | null,
-  sub: StripeSubscription,
-  items: readonly StripeSubscriptionItem[],
-  period: Period,
-  trial: boolean,
-) {
-  return items.map((item) =>
-    lineItemObject(
-      stripeIds.invoiceLineItem(twin.world.ids),
-      invoice,
-      sub,
-      item,
-      liveProduct(view, item.price.product, 'price.product'),
-      period,
-      trial,
-    ),
-  );
-}
-
-/** A draft invoice for `sub` (its items already in the period being billed), as a write. */
-export function draftInvoice(
-  twin: Twin,
-  view: ReadView,
-  sub: StripeSubscription,
-  reason: BillingReason,
-  closing: Period,
-  trial: boolean,
-  finalizesAt: number,
-): { invoice: StripeInvoice; write: Write } {
-  const id = stripeIds.invoice(twin.world.ids);
-  const customer = liveFields(view, customerKind, sub.customer, 'customer');
-  const lines = linesFor(twin, view, id, sub, sub.items.data, currentPeriod(sub), trial);
-  const invoice = invoiceObject(twin, {
-    id,
-    customer,
-    subscription: sub,
-    lines,
-    billingReason: reason,
-    period: closing,
-    finalizesAt,
-  });
-  return {
-    invoice,
-    write: {
-      operation: 'invoice.create',
-      subjectType: 'invoice',
-      subjectId: id,
-      fields: asJson(invoice),
-    },
-  };
-}
-
 function items(value: unknown): { price: string; quantity: number }[] {
   if (!Array.isArray(value) || value.length === 0)
     throw new VendorError(
@@ -196,8 +140,9 @@ function items(value: unknown): { price: string; quantity: number }[] {
 
 /**
  * POST /v1/subscriptions. Without a trial the first invoice is charged at once: the subscription
- * is created active when the default payment method pays, incomplete when it declines (as with
- * Stripe's default payment_behavior). With a trial it is created trialing, with a paid $0 invoice.
+ * is created active when the default payment method pays, incomplete when it declines or asks for
+ * 3-D Secure (Stripe's default payment_behavior, allow_incomplete; the others are in
+ * subscription-payment-behavior.ts). With a trial it is created trialing, with a paid $0 invoice.
  */
 export async function createSubscription(
   twin: Twin,
@@ -221,6 +166,7 @@ export async function createSubscription(
       : check.integer(input.trial_period_days, 'trial_period_days', 1);
   const description = check.optionalString(input.description, 'description');
   const metadata = mergeMetadata({}, metadataInput(input.metadata));
+  const behavior = firstPaymentOf(input);
   const params: JsonObject = {
     customer: customerId,
     items: wanted,
@@ -228,6 +174,7 @@ export async function createSubscription(
     trial_period_days: trialDaysParam,
     description,
     metadata,
+    ...behavior.params,
   };
   const call: RequestCall = { method: 'POST', path: '/v1/subscriptions', params };
   let request: ProjectedResource | undefined;
@@ -277,7 +224,7 @@ export async function createSubscription(
     const pmId = pmParam ?? customer.invoice_settings.default_payment_method;
     const trialDays = trialDaysParam ?? recurring.trial_period_days;
     if (pmParam !== null) attachedMethod(view, pmParam, customerId, 'default_payment_method');
-    if (pmId === null && trialDays === null) {
+    if (pmId === null && trialDays === null && needsPaymentMethod(behavior)) {
       throw new VendorError(
         'stripe',
         'invalid_state',
@@ -309,7 +256,7 @@ export async function createSubscription(
     );
     const method =
       pmId === null ? null : liveFields(view, paymentMethodKind, pmId, 'default_payment_method');
-    const pays = method !== null && declineCodeFor(method.card.last4) === undefined;
+    const status = trial === null ? startingStatus(behavior, method, prices, wanted) : 'trialing';
     const invoiceId = stripeIds.invoice(ids);
     const sub = subscriptionObject(
       twin,
@@ -318,13 +265,14 @@ export async function createSubscription(
         customer: customerId,
         items: subItems,
         currency: first.currency,
-        status: trial !== null ? 'trialing' : pays ? 'active' : 'incomplete',
+        status,
         anchor,
         trial,
         defaultPaymentMethod: pmParam,
         description,
         metadata,
         latestInvoice: invoiceId,
+        ...(behavior.save === 'off' ? {} : { saveDefaultPaymentMethod: behavior.save }),
       },
       now,
     );
@@ -357,7 +305,7 @@ export async function createSubscription(
   });
   const { sub, invoice } = done.result;
   if (invoice === null) return sub;
-  await settleInvoice(twin, invoice, request);
+  await settleFirstInvoice(twin, invoice, behavior, request);
   return getSubscription(twin, sub.id);
 }
 

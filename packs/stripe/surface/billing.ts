@@ -22,8 +22,14 @@ const SUBSCRIPTION_EVENTS = [
   'invoice.finalized',
   'invoice.paid',
   'invoice.payment_succeeded',
+  'invoice.payment_failed',
+  'payment_intent.created',
   'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'payment_intent.requires_action',
   'charge.succeeded',
+  'charge.failed',
+  'customer.subscription.updated',
 ];
 
 /** Moves the world clock to `to` (epoch ms), running what falls due: the host's advanceWorld. */
@@ -75,6 +81,8 @@ export function billingRoutes(advance: AdvanceClock) {
         trial_period_days: 'integer',
         description: 'string',
         metadata: 'metadata',
+        payment_behavior: 'string',
+        payment_settings: { save_default_payment_method: 'string' },
       },
       required: ['customer', 'items'],
       handle: async ({ twin, input }) =>
@@ -226,6 +234,7 @@ export function billingRoutes(advance: AdvanceClock) {
         'customer.subscription.updated',
         'customer.subscription.deleted',
         'customer.subscription.trial_will_end',
+        'payment_intent.canceled',
       ],
       params: { frozen_time: 'integer' },
       async handle({ twin, params, input }) {

@@ -154,6 +154,10 @@ export const paymentRoutes = [
       'payment_intent.requires_action',
       'charge.succeeded',
       'charge.failed',
+      'invoice.paid',
+      'invoice.payment_succeeded',
+      'invoice.payment_failed',
+      'customer.subscription.updated',
     ],
     params: { payment_method: 'string', return_url: 'string', off_session: 'boolean' },
     handle: async ({ twin, params, input }) =>
