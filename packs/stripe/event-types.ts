@@ -43,6 +43,8 @@ export const STRIPE_EVENT_RULES = [
   { operation: 'invoice.pay', types: ['invoice.paid', 'invoice.payment_succeeded'] },
   { operation: 'invoice.payment_fail', types: ['invoice.payment_failed'] },
   { operation: 'invoice.upcoming', types: ['invoice.upcoming'] },
+  { operation: 'invoice.void', types: ['invoice.voided'] },
+  { operation: 'invoice.mark_uncollectible', types: ['invoice.marked_uncollectible'] },
   { operation: 'checkout_session.complete', types: ['checkout.session.completed'] },
   { operation: 'checkout_session.expire', types: ['checkout.session.expired'] },
   {

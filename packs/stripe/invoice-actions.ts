@@ -1,14 +1,15 @@
 // What a caller may do to an invoice before Stripe does it on its own: finalize a draft now, pay an
-// open invoice now (a draft is finalized first, as Stripe does), and preview the invoice a
-// subscription's next renewal will make. Finalizing and paying run the same decisions the clock
-// runs (invoice-stages.ts), each one atomic action; a preview is a read and writes nothing.
-import { sha256Hex, type Twin } from '../../src/index.js';
+// open invoice now (a draft is finalized first, as Stripe does), void it or mark it uncollectible
+// (invoice-closing.ts), and preview the invoice a subscription's next renewal will make.
+// Finalizing and paying run the same decisions the clock runs (invoice-stages.ts), each one atomic
+// action; a preview is a read and writes nothing.
+import { commit, sha256Hex, type Twin } from '../../src/index.js';
 import { VendorError } from '../kit/errors.js';
 import { checker } from '../kit/input.js';
 import { requirePackTwin } from '../kit/twin-checks.js';
 import { requestProjection, type RequestCall, type RequestOptions } from './api-requests.js';
 import { FINALIZE_AFTER_SEC, nextPeriod } from './billing-clock.js';
-import { liveFields } from './common.js';
+import { liveFields, withRequest } from './common.js';
 import { customerKind } from './customers.js';
 import { liveProduct } from './catalog.js';
 import {
@@ -17,6 +18,7 @@ import {
   lineItemObject,
   type StripeInvoice,
 } from './invoice-objects.js';
+import { uncollectibleWrite, voidWrites } from './invoice-closing.js';
 import { collectDecision, finalizeDecision } from './invoice-stages.js';
 import { currentPeriod, RENEWING, subscriptionKind } from './subscription-objects.js';
 
@@ -102,6 +104,64 @@ export async function payInvoice(
     );
   });
   return twin.read((view) => liveFields(view, invoiceKind, id));
+}
+
+/**
+ * Stripe's refusal of a void or mark_uncollectible the invoice's status does not allow (400, no
+ * code, no param), worded as Stripe answers voiding a draft or a paid invoice.
+ */
+function notOpen(id: string, status: string): VendorError {
+  return new VendorError(
+    'stripe',
+    'invalid_state',
+    'invalid_request_error',
+    "You can only pass in open invoices. This invoice isn't open.",
+    { details: { id, status } },
+  );
+}
+
+/** One write closing invoice `id` at the request's instant, refused unless its status is in `from`. */
+async function closeInvoice(
+  twin: Twin,
+  id: string,
+  action: 'void' | 'mark_uncollectible',
+  from: readonly string[],
+  options: RequestOptions,
+): Promise<StripeInvoice> {
+  requirePackTwin(twin, 'stripe');
+  const call: RequestCall = { method: 'POST', path: `/v1/invoices/${id}/${action}`, params: {} };
+  await twin.applyAtomic((view) => {
+    const invoice = liveFields(view, invoiceKind, id);
+    if (!from.includes(invoice.status)) throw notOpen(id, invoice.status);
+    const at = nowSec(twin);
+    const writes =
+      action === 'void' ? voidWrites(view, invoice, at) : [uncollectibleWrite(invoice, at)];
+    const request = requestProjection(twin, call, options, { type: 'invoice', id });
+    return commit(withRequest(writes, request), true);
+  });
+  return twin.read((view) => liveFields(view, invoiceKind, id));
+}
+
+/**
+ * POST /v1/invoices/{id}/void: an open or uncollectible invoice void (invoice.voided), its payment
+ * intent canceled (payment_intent.canceled). Stripe's status table allows both; a draft (delete
+ * it instead), a paid or an already void invoice is refused.
+ */
+export function voidInvoice(
+  twin: Twin,
+  id: string,
+  options: RequestOptions = {},
+): Promise<StripeInvoice> {
+  return closeInvoice(twin, id, 'void', ['open', 'uncollectible'], options);
+}
+
+/** POST /v1/invoices/{id}/mark_uncollectible: an open invoice uncollectible (invoice.marked_uncollectible). */
+export function markUncollectible(
+  twin: Twin,
+  id: string,
+  options: RequestOptions = {},
+): Promise<StripeInvoice> {
+  return closeInvoice(twin, id, 'mark_uncollectible', ['open'], options);
 }
 
 /** An id for a preview that draws nothing from the world's ids: a read must not move them. */

@@ -43,7 +43,8 @@ export function subscriptionPaidWrite(
 /**
  * Inside the decide of a confirmation: the writes that settle the invoice whose payment intent
  * `attempt` charged, to commit after the attempt's own. None when the intent is no invoice's, the
- * invoice is no longer open, or the card asked for 3-D Secure first (nothing was charged yet).
+ * invoice is neither open nor uncollectible, or the card asked for 3-D Secure first (nothing was
+ * charged yet).
  */
 export function invoiceFollowsIntent(
   view: ReadView,
@@ -53,7 +54,13 @@ export function invoiceFollowsIntent(
   if (attempt.charge === null) return [];
   const [payment] = invoicePaymentKind.lookup(view, INVOICE_PAYMENT_BY_INTENT, attempt.intent.id);
   const invoice = payment === undefined ? undefined : invoiceKind.fieldsAt(view, payment.invoice);
-  if (payment === undefined || invoice === undefined || invoice.status !== 'open') return [];
+  // An uncollectible invoice can still be paid (Stripe's status table: uncollectible → paid).
+  if (
+    payment === undefined ||
+    invoice === undefined ||
+    (invoice.status !== 'open' && invoice.status !== 'uncollectible')
+  )
+    return [];
   const attempts = invoice.attempt_count + 1;
   if (!attempt.ok)
     return [

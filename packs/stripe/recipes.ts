@@ -19,6 +19,7 @@ import {
 } from './checkout-sessions.js';
 import { createCustomer, deleteCustomer, updateCustomer, type CustomerInput } from './customers.js';
 import { intentRecipes } from './recipes-intents.js';
+import { invoiceRecipes } from './recipes-invoices.js';
 import type { Recipe } from './recipe.js';
 import {
   cancelPaymentIntent,
@@ -322,4 +323,5 @@ export const recipes: Readonly<Record<string, Recipe>> = {
   'checkout.session.async_payment_succeeded': settled('succeeded'),
   'checkout.session.async_payment_failed': settled('failed'),
   ...intentRecipes,
+  ...invoiceRecipes,
 };

@@ -105,10 +105,12 @@ describe('listSendable', () => {
       'stripe customer.updated',
       'stripe invoice.created',
       'stripe invoice.finalized',
+      'stripe invoice.marked_uncollectible',
       'stripe invoice.paid',
       'stripe invoice.payment_failed',
       'stripe invoice.payment_succeeded',
       'stripe invoice.upcoming',
+      'stripe invoice.voided',
       'stripe payment_intent.amount_capturable_updated',
       'stripe payment_intent.canceled',
       'stripe payment_intent.created',
@@ -177,7 +179,7 @@ describe('sendEvent', () => {
     });
     const unknownType = await sendEvent(world, {
       pack: 'stripe',
-      eventType: 'invoice.voided',
+      eventType: 'invoice.sent',
       to: 'http://127.0.0.1:1',
       secret: 's',
     }).catch((e: unknown) => e);

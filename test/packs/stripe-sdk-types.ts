@@ -139,6 +139,11 @@ export type StripeEventChecks = [
     RenderedEvent<StripeInvoice, 'invoice.payment_failed'>
   >,
   Assignable<Wire<Stripe.InvoiceUpcomingEvent>, RenderedEvent<StripeInvoice, 'invoice.upcoming'>>,
+  Assignable<Wire<Stripe.InvoiceVoidedEvent>, RenderedEvent<StripeInvoice, 'invoice.voided'>>,
+  Assignable<
+    Wire<Stripe.InvoiceMarkedUncollectibleEvent>,
+    RenderedEvent<StripeInvoice, 'invoice.marked_uncollectible'>
+  >,
   Assignable<
     Wire<Stripe.CheckoutSessionCompletedEvent>,
     RenderedEvent<StripeCheckoutSession, 'checkout.session.completed'>
@@ -183,6 +188,8 @@ export const TYPE_CHECKED_EVENTS = [
   'invoice.payment_succeeded',
   'invoice.payment_failed',
   'invoice.upcoming',
+  'invoice.voided',
+  'invoice.marked_uncollectible',
   'checkout.session.completed',
   'checkout.session.expired',
   'checkout.session.async_payment_succeeded',

@@ -237,9 +237,9 @@ describe('stripe webhook endpoints', () => {
     await expect(
       stripe.createWebhookEndpoint(s.twin, {
         url: 'https://x.example.com',
-        enabled_events: ['invoice.voided'],
+        enabled_events: ['invoice.sent'],
       }),
-    ).rejects.toThrow(/invoice.voided/);
+    ).rejects.toThrow(/invoice.sent/);
     await expect(
       stripe.createWebhookEndpoint(s.twin, { url: 'ftp://x', enabled_events: ['*'] }),
     ).rejects.toThrow(expect.objectContaining({ path: 'url' }));

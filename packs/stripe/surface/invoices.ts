@@ -1,10 +1,16 @@
-// Invoices: retrieve, list, finalize, pay and preview (create_preview). Paying with a card that
+// Invoices: retrieve, list, finalize, pay, void, mark_uncollectible and preview (create_preview). Paying with a card that
 // declines commits what Stripe records (the failed charge, invoice.payment_failed) and answers 402
 // card_error, which stripe-node throws as StripeCardError. A preview writes nothing: its POST is
 // a read, like a GET.
 import { answer } from '../../../src/host/index.js';
 import type { JsonObject } from '../../../src/index.js';
-import { finalizeInvoice, payInvoice, previewInvoice } from '../invoice-actions.js';
+import {
+  finalizeInvoice,
+  markUncollectible,
+  payInvoice,
+  previewInvoice,
+  voidInvoice,
+} from '../invoice-actions.js';
 import type { StripeInvoice } from '../invoice-objects.js';
 import { BY_CUSTOMER, BY_SUBSCRIPTION } from './indexes.js';
 import { CREATED_LIST_PARAMS, listOf, orderedList } from './listing.js';
@@ -99,6 +105,22 @@ export const invoiceRoutes = [
       const { off_session: _ignored, ...rest } = definedOnly(input);
       return paidAnswer(await payInvoice(twin, params.id!, rest));
     },
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/invoices/:id/void',
+    sdk: 'invoices.voidInvoice',
+    kind: 'write',
+    events: ['invoice.voided', 'payment_intent.canceled'],
+    handle: async ({ twin, params }) => apiObject(await voidInvoice(twin, params.id!)),
+  }),
+  stripeRoute({
+    method: 'POST',
+    path: '/v1/invoices/:id/mark_uncollectible',
+    sdk: 'invoices.markUncollectible',
+    kind: 'write',
+    events: ['invoice.marked_uncollectible'],
+    handle: async ({ twin, params }) => apiObject(await markUncollectible(twin, params.id!)),
   }),
   stripeRoute({
     method: 'POST',
