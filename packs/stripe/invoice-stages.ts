@@ -56,6 +56,11 @@ export function finalizeDecision(
   request?: ProjectedResource,
   /** Asked for (invoices.finalizeInvoice / pay): now, whenever it would have finalized itself. */
   manual = false,
+  /**
+   * false: the payment waits for the app to confirm the intent (default_incomplete), so Stripe
+   * schedules no attempt of its own — the billing clock would otherwise charge it (and fail).
+   */
+  attempts = true,
 ): Decision<boolean> {
   const invoice = invoiceKind.fieldsAt(view, id);
   if (
@@ -77,7 +82,7 @@ export function finalizeDecision(
     automatically_finalizes_at: null,
     hosted_invoice_url: `https://invoice.stripe.com/i/acct_twinworld/test_${id.slice(3)}`,
     invoice_pdf: `https://pay.stripe.com/invoice/acct_twinworld/test_${id.slice(3)}/pdf`,
-    next_payment_attempt: invoice.amount_due > 0 ? at : null,
+    next_payment_attempt: invoice.amount_due > 0 && attempts ? at : null,
     status_transitions: { ...invoice.status_transitions, finalized_at: at },
   };
   const writes: Write[] = [];

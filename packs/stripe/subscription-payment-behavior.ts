@@ -130,8 +130,11 @@ export async function settleFirstInvoice(
   request?: ProjectedResource,
 ): Promise<void> {
   const nowSec = Math.floor(twin.world.clock.now() / 1000);
-  await twin.applyAtomic((view) => finalizeDecision(twin, view, id, nowSec, request));
-  if (first.behavior === 'default_incomplete') {
+  const waits = first.behavior === 'default_incomplete';
+  await twin.applyAtomic((view) =>
+    finalizeDecision(twin, view, id, nowSec, request, false, !waits),
+  );
+  if (waits) {
     const invoice = await twin.read((view) => invoiceKind.fieldsAt(view, id));
     if (invoice !== undefined && invoice.amount_due > 0) return;
   }

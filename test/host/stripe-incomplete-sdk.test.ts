@@ -358,6 +358,17 @@ describe.each(homes)('stripe-node: a subscription first payment ($name)', (home)
       frozen_time: sub.created + 23 * 3600 - 60,
     });
     expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe('incomplete');
+    // Its payment waits for the app: Stripe makes no attempt of its own meanwhile.
+    expect(invoice.next_payment_attempt).toBeNull();
+    expect(await stripe.invoices.retrieve(invoice.id)).toMatchObject({
+      status: 'open',
+      attempt_count: 0,
+      attempted: false,
+      next_payment_attempt: null,
+    });
+    expect((await eventsAbout(invoice.id)).map((e) => e.type)).not.toContain(
+      'invoice.payment_failed',
+    );
     await stripe.testHelpers.testClocks.advance(clock.id, {
       frozen_time: sub.created + 23 * 3600 + 60,
     });
