@@ -1,6 +1,8 @@
 // pulls.create and pulls.list as @octokit/rest meets them, on SQLite and PostgreSQL: a second open
 // pull request for the same head and base is GitHub's custom 422, and so is a base branch the
-// repository lacks; pulls.list filters by head (`owner:branch`) and base, and sorts as GitHub does.
+// repository lacks; pulls.list filters by head (`owner:branch`) and base, and sorts as GitHub does
+// (created, updated, popularity = comment count, long-running = open over a month and active within
+// one, oldest first).
 import { Octokit } from '@octokit/rest';
 import { VirtualClock } from '../../src/world/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,5 +115,44 @@ describe.each(homes)('pulls.create and pulls.list through @octokit/rest ($name)'
       status: 422,
       response: { data: { errors: [{ resource: 'PullRequest', field: 'sort', code: 'invalid' }] } },
     });
+  });
+
+  it('pulls.list sort=popularity orders by comment count; long-running keeps pulls open over a month and active within one', async () => {
+    const at = { owner: 'octocat', repo: 'sorted' };
+    const clock = t.world.clock as VirtualClock;
+    const day = 24 * 3_600_000;
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'sorted' });
+    const open = async (head: string) =>
+      (await octocat.rest.pulls.create({ ...at, title: head, head, base: 'main' })).data.number;
+    const comment = (n: number, times: number) =>
+      Array.from({ length: times }).reduce<Promise<unknown>>(
+        (p) =>
+          p.then(() => octocat.rest.issues.createComment({ ...at, issue_number: n, body: 'x' })),
+        Promise.resolve(),
+      );
+    const stale = await open('stale'); // open long ago, untouched since
+    const old = await open('old'); // open long ago, commented on lately
+    const closed = await open('closed'); // open long ago, closed lately
+    await clock.advance(40 * day);
+    const fresh = await open('fresh'); // open for a day, commented on the most
+    await clock.advance(day);
+    await comment(old, 1);
+    await comment(fresh, 3);
+    await octocat.rest.pulls.update({ ...at, pull_number: closed, state: 'closed' });
+    const list = async (q: Record<string, string>) =>
+      (await octocat.rest.pulls.list({ ...at, ...q })).data.map((p) => p.number);
+    // popularity: ascending unless asked otherwise; equal counts in the order they were opened.
+    expect(await list({ sort: 'popularity' })).toEqual([stale, old, fresh]);
+    expect(await list({ sort: 'popularity', direction: 'desc' })).toEqual([fresh, old, stale]);
+    expect(await list({ sort: 'popularity', state: 'all' })).toEqual([stale, closed, old, fresh]);
+    // long-running: oldest first, only the open-over-a-month ones with activity in the last month.
+    expect(await list({ sort: 'long-running' })).toEqual([old]);
+    expect(await list({ sort: 'long-running', state: 'all' })).toEqual([old, closed]);
+    expect(await list({ sort: 'long-running', state: 'all', direction: 'desc' })).toEqual([
+      closed,
+      old,
+    ]);
+    const stored = await octocat.rest.pulls.get({ ...at, pull_number: fresh });
+    expect(stored.data.comments).toBe(3);
   });
 });

@@ -16,6 +16,7 @@ import { renderAccount } from '../render-account.js';
 import { renderPullRequest } from '../render-pull-request.js';
 import type { GitHubRepository } from '../repositories.js';
 import { reviewKind, submitReview, type GitHubReview } from '../reviews.js';
+import { githubTime } from '../ids.js';
 import { issueKey } from '../issues.js';
 import { requestReviewers } from '../triage.js';
 import { GitHubApiError, invalidField } from './errors.js';
@@ -70,20 +71,47 @@ function pullFilter(input: JsonObject): (p: GitHubPullRequest) => boolean {
     (typeof base !== 'string' || base === '' || p.base.ref === base);
 }
 
-/** `sort` of GET /pulls (created, the default, or updated) and `direction` (desc for created). */
-function pullOrder(input: JsonObject): { sort: 'created' | 'updated'; desc: boolean } {
-  const sort = input.sort ?? 'created';
-  if (sort === 'popularity' || sort === 'long-running')
-    throw invalidField(
-      'PullRequest',
-      'sort',
-      'custom',
-      `sort=${sort} is not modelled by this twin; sort by created or updated`,
-    );
-  const modelled = choiceParam(input, 'PullRequest', 'sort', ['created', 'updated'], 'created')!;
-  return {
-    sort: modelled,
-    desc: descending(input, 'PullRequest', modelled === 'created' ? 'desc' : 'asc'),
+type PullSort = 'created' | 'updated' | 'popularity' | 'long-running';
+
+/**
+ * `sort` of GET /pulls and `direction` (desc for created, the default; asc for the others), as
+ * GitHub documents them: popularity is the number of comments; long-running is by creation and
+ * keeps only pull requests open for more than a month that had activity within the last month.
+ */
+function pullOrder(input: JsonObject): { sort: PullSort; desc: boolean } {
+  const sort = choiceParam<PullSort>(
+    input,
+    'PullRequest',
+    'sort',
+    ['created', 'updated', 'popularity', 'long-running'],
+    'created',
+  )!;
+  return { sort, desc: descending(input, 'PullRequest', sort === 'created' ? 'desc' : 'asc') };
+}
+
+/** GitHub's order of `sort` and `direction`; ties (and created) by number, the order of creation. */
+function comparePulls(order: { sort: PullSort; desc: boolean }) {
+  const key = (p: GitHubPullRequest): string | number =>
+    order.sort === 'updated' ? p.updated_at : order.sort === 'popularity' ? p.comments : 0;
+  return (a: GitHubPullRequest, b: GitHubPullRequest) => {
+    const [x, y] = [key(a), key(b)];
+    const by = x < y ? -1 : x > y ? 1 : a.number - b.number;
+    return order.desc ? -by : by;
+  };
+}
+
+/**
+ * What sort=long-running keeps, at `nowMs` of the world's clock: open (until now, or until it
+ * closed) for more than a calendar month, and updated within the last one.
+ */
+function longRunning(nowMs: number): (p: GitHubPullRequest) => boolean {
+  const at = new Date(nowMs);
+  at.setUTCMonth(at.getUTCMonth() - 1);
+  const monthAgo = githubTime(at.getTime());
+  return (p) => {
+    const ended = new Date(Date.parse(p.closed_at ?? githubTime(nowMs)));
+    ended.setUTCMonth(ended.getUTCMonth() - 1);
+    return p.created_at < githubTime(ended.getTime()) && p.updated_at >= monthAgo;
   };
 }
 
@@ -152,21 +180,15 @@ export const pullRoutes: GitHubRouteSpec[] = [
         throw invalidField('PullRequest', 'state', 'invalid', 'state must be open, closed or all');
       const order = pullOrder(ctx.input);
       const wanted = pullFilter(ctx.input);
+      const kept =
+        order.sort === 'long-running' ? longRunning(ctx.twin.world.clock.now()) : () => true;
       const pulls = await ctx.twin.read((view) =>
         view
           .list('pull_request')
           .filter((r) => r.id.startsWith(`${repo.id}#`))
           .map((r) => pullRequestKind.of(r))
-          .filter((p) => (state === 'all' || p.state === state) && wanted(p))
-          .sort((a, b) => {
-            const by =
-              order.sort === 'updated' && a.updated_at !== b.updated_at
-                ? a.updated_at < b.updated_at
-                  ? -1
-                  : 1
-                : a.number - b.number;
-            return order.desc ? -by : by;
-          }),
+          .filter((p) => (state === 'all' || p.state === state) && wanted(p) && kept(p))
+          .sort(comparePulls(order)),
       );
       return page(
         ctx,
