@@ -81,10 +81,24 @@ export type GitHubCheckRun = {
   app_id: number;
   repository_id: number;
   head_branch: string | null;
+  /** The integrator's page for the run, when it gave one; rendered as the run's page otherwise. */
+  details_url?: string;
 };
 
 /** The check_run records of the twin, typed (src/state/record-kind.ts). */
 export const checkRunKind = recordKind<GitHubCheckRun>({ type: 'check_run' });
+
+/** A run's report as the app gives it: any of title, summary and text. */
+export type CheckRunOutput = { title?: string; summary?: string; text?: string };
+
+function outputOf(given: CheckRunOutput | undefined): GitHubCheckRun['output'] {
+  return {
+    title: given?.title ?? null,
+    summary: given?.summary ?? null,
+    text: given?.text ?? null,
+    annotations_count: 0,
+  };
+}
 
 export interface CreateCheckRunInput {
   repository: string;
@@ -96,6 +110,9 @@ export interface CreateCheckRunInput {
   head_sha?: string;
   status?: 'queued' | 'in_progress';
   external_id?: string;
+  /** What the run reports from the start (kept until completion gives another). */
+  output?: CheckRunOutput;
+  details_url?: string;
   /**
    * The user whose push or click caused the run: the payload's sender. Omitted, the app acted
    * itself (an installation token): the sender is its bot.
@@ -170,11 +187,12 @@ export async function createCheckRun(
       conclusion: null,
       started_at: now,
       completed_at: null,
-      output: { title: null, summary: null, text: null, annotations_count: 0 },
+      output: outputOf(input.output),
       check_suite_id: suite.id,
       app_id: app.id,
       repository_id: repo.id,
       head_branch: suite.head_branch,
+      ...(input.details_url === undefined ? {} : { details_url: input.details_url }),
     };
     const suiteFields = {
       ...suite,
@@ -222,7 +240,8 @@ export interface CompleteCheckRunInput {
   repository: string;
   check_run_id: number;
   conclusion: CheckConclusion;
-  output?: { title?: string; summary?: string; text?: string };
+  /** Omitted, the run keeps the output it had (GitHub's update leaves what it is not given). */
+  output?: CheckRunOutput;
   /** As for createCheckRun: omitted, the run's app acted itself. */
   sender?: string;
 }
@@ -246,12 +265,17 @@ export async function completeCheckRun(
     if (run.status === 'completed')
       throw validationFailed(`check run ${run.id} is already completed`, 'check_run_id');
     const now = githubTime(twin.world.clock.now());
-    const output = {
-      title: input.output?.title ?? null,
-      summary: input.output?.summary ?? null,
-      text: input.output?.text ?? null,
-      annotations_count: 0,
-    };
+    // Built afresh either way, so the entry's fields keep one key order whatever the store gives.
+    const kept = run.output;
+    const output =
+      input.output === undefined
+        ? {
+            title: kept.title,
+            summary: kept.summary,
+            text: kept.text,
+            annotations_count: kept.annotations_count,
+          }
+        : outputOf(input.output);
     const fields = { status: 'completed', conclusion: input.conclusion, completed_at: now, output };
     const writes: Write[] = [
       {

@@ -130,7 +130,7 @@ export function renderCheckRun(
     external_id: run.external_id,
     url,
     html_url: `${repo.html_url}/runs/${run.id}`,
-    details_url: `${repo.html_url}/runs/${run.id}`,
+    details_url: run.details_url ?? `${repo.html_url}/runs/${run.id}`,
     status: run.status,
     conclusion: run.conclusion,
     started_at: run.started_at,

@@ -1,11 +1,19 @@
-// checks.listForRef as @octokit/rest meets it, on SQLite and PostgreSQL: `check_name`, `status`
-// and `app_id` keep the runs that match, and `filter` is `latest` by default (a re-run replaces
-// the run of the same name before it) or `all`, as GitHub documents them.
+// checks.create and checks.listForRef as @octokit/rest meets them, on SQLite and PostgreSQL: a
+// head_sha or ref that names no commit of the repository is GitHub's 422 "No commit found for SHA"
+// (and nothing is made); a commit two pushes old is still one; `check_name`, `status` and `app_id`
+// keep the runs that match, and `filter` is `latest` by default (a re-run replaces the run of the
+// same name before it) or `all`, as GitHub documents them.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as github from '../../packs/github/index.js';
 import { homes } from '../support/backends.js';
-import { appJwt, closeGitHubTwin, startGitHubTwin, type GitHubTwin } from './github-support.js';
+import {
+  appJwt,
+  closeGitHubTwin,
+  startGitHubTwin,
+  until,
+  type GitHubTwin,
+} from './github-support.js';
 
 describe.each(homes)('checks.listForRef through @octokit/rest ($name)', (home) => {
   let t: GitHubTwin;
@@ -37,6 +45,114 @@ describe.each(homes)('checks.listForRef through @octokit/rest ($name)', (home) =
   afterAll(async () => {
     await closeGitHubTwin(t ?? {});
     cleanup?.();
+  });
+
+  it('a head_sha naming no commit of the repository is 422 "No commit found for SHA"; nothing is made', async () => {
+    const ghost = 'f'.repeat(40);
+    const before = (await t.twin.head()) as number;
+    for (const head_sha of [ghost, 'not-a-sha'])
+      await expect(
+        bot.rest.checks.create({ ...repo, name: 'lint', head_sha }),
+      ).rejects.toMatchObject({
+        status: 422,
+        response: { data: { message: `No commit found for SHA: ${head_sha}` } },
+      });
+    const refused = await bot.rest.checks
+      .create({ ...repo, name: 'lint', head_sha: ghost })
+      .catch((e: { response: { data: object } }) => e.response.data);
+    expect(Object.keys(refused).sort()).toEqual(['documentation_url', 'message']);
+    expect(await t.twin.head()).toBe(before); // no run, no suite, no event
+    await expect(octocat.rest.checks.listForRef({ ...repo, ref: ghost })).rejects.toMatchObject({
+      status: 422,
+      response: { data: { message: `No commit found for SHA: ${ghost}` } },
+    });
+    await expect(
+      octocat.rest.checks.listForRef({ ...repo, ref: 'no-such-branch' }),
+    ).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('a commit two pushes old is still a commit: a run on it is made and listed by sha, abbreviation or heads/ ref', async () => {
+    const first = await github.push(t.twin, {
+      repository: 'octo-org/checked',
+      branch: 'topic',
+      sender: 'octocat',
+      messages: ['one', 'two'],
+    });
+    await github.push(t.twin, {
+      repository: 'octo-org/checked',
+      branch: 'topic',
+      sender: 'octocat',
+    });
+    await github.push(t.twin, {
+      repository: 'octo-org/checked',
+      branch: 'topic',
+      sender: 'octocat',
+    });
+    const old = first.commits[0]!.id; // neither a tip nor in the branch's last push now
+    const made = await bot.rest.checks.create({ ...repo, name: 'late', head_sha: old });
+    expect(made.status).toBe(201);
+    expect(made.data.head_sha).toBe(old);
+    const listed = async (ref: string) =>
+      (await octocat.rest.checks.listForRef({ ...repo, ref })).data.check_runs.map((r) => r.id);
+    expect(await listed(old)).toEqual([made.data.id]);
+    expect(await listed(old.slice(0, 7))).toEqual([made.data.id]);
+    const tip = (await octocat.rest.repos.getBranch({ ...repo, branch: 'topic' })).data.commit.sha;
+    const onTip = await bot.rest.checks.create({ ...repo, name: 'tip', head_sha: tip });
+    expect(await listed('heads/topic')).toEqual([onTip.data.id]);
+    expect(await listed('topic')).toEqual([onTip.data.id]);
+  });
+
+  it('checks.create keeps the output and details_url it is given, in the answer, the store and the webhook; completing without output keeps it', async () => {
+    await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url: `${t.receiver.url}/checks`, content_type: 'json' },
+      events: ['check_run'],
+    });
+    const pushed = await github.push(t.twin, {
+      repository: 'octo-org/checked',
+      branch: 'reported',
+      sender: 'octocat',
+    });
+    const report = { title: 'Running', summary: '3 of 9 suites' };
+    const made = await bot.rest.checks.create({
+      ...repo,
+      name: 'report',
+      head_sha: pushed.after,
+      status: 'in_progress',
+      details_url: 'https://ci.example.com/runs/7',
+      output: report,
+    });
+    expect(made.data.output).toMatchObject({ ...report, text: null, annotations_count: 0 });
+    expect(made.data.details_url).toBe('https://ci.example.com/runs/7');
+    const got = await octocat.rest.checks.get({ ...repo, check_run_id: made.data.id });
+    expect(got.data).toMatchObject({
+      output: report,
+      details_url: 'https://ci.example.com/runs/7',
+    });
+    const created = await until('check_run.created for report', () =>
+      t.receiver.requests.find((r) => {
+        const body = JSON.parse(r.body) as { action?: string; check_run?: { name?: string } };
+        return body.action === 'created' && body.check_run?.name === 'report' ? body : undefined;
+      }),
+    );
+    expect(JSON.parse(created.body).check_run.output).toMatchObject(report);
+    const done = await bot.rest.checks.update({
+      ...repo,
+      check_run_id: made.data.id,
+      conclusion: 'success',
+    });
+    expect(done.data.output).toMatchObject(report);
+    await expect(
+      bot.rest.checks.create({
+        ...repo,
+        name: 'report',
+        head_sha: pushed.after,
+        output: null as never,
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ resource: 'CheckRun', field: 'output', code: 'invalid' }] } },
+    });
   });
 
   it('check_name, status and app_id filter; filter=latest (the default) keeps the newest run of a name', async () => {

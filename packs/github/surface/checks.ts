@@ -4,18 +4,25 @@
 import type { JsonObject, ReadView } from '../../../src/index.js';
 import { answer } from '../../../src/host/index.js';
 import { appKind, type GitHubApp } from '../apps.js';
-import { findBranch } from '../branches.js';
 import {
   checkRunKind,
   checkSuiteKind,
   completeCheckRun,
   createCheckRun,
+  type CheckRunOutput,
   type GitHubCheckRun,
 } from '../checks.js';
 import { pullRequestsAt } from '../payload.js';
 import { renderCheckRun } from '../render-checks.js';
-import { findRepository, type GitHubRepository } from '../repositories.js';
-import { forbidden, GitHubApiError, invalidField, requiresAuthentication } from './errors.js';
+import { commitExists, resolveCommit } from '../known-commits.js';
+import type { GitHubRepository } from '../repositories.js';
+import {
+  forbidden,
+  GitHubApiError,
+  invalidField,
+  noCommitFound,
+  requiresAuthentication,
+} from './errors.js';
 import { pageOf } from './paging.js';
 import {
   choiceParam,
@@ -34,6 +41,28 @@ function installationApp(ctx: GitHubContext): GitHubApp {
   throw forbidden(
     'You must authenticate via a GitHub App: check runs are created and updated with an installation access token',
   );
+}
+
+/** `output` of a create or an update: an object whose title, summary and text are strings. */
+function outputParam(input: JsonObject): CheckRunOutput | undefined {
+  const output = input.output;
+  if (output === undefined) return undefined;
+  if (output === null || typeof output !== 'object' || Array.isArray(output))
+    throw invalidField('CheckRun', 'output', 'invalid', 'output must be an object');
+  const out: CheckRunOutput = {};
+  for (const field of ['title', 'summary', 'text'] as const) {
+    const v = output[field];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string')
+      throw invalidField(
+        'CheckRun',
+        `output.${field}`,
+        'invalid',
+        `output.${field} must be a string`,
+      );
+    out[field] = v;
+  }
+  return out;
 }
 
 function rendered(view: ReadView, run: GitHubCheckRun, repo: GitHubRepository): JsonObject {
@@ -110,6 +139,8 @@ export const checkRoutes: GitHubRouteSpec[] = [
       const sha = text(ctx.input, 'head_sha', 'CheckRun');
       const status = optionalText(ctx.input, 'status', 'CheckRun');
       const external = optionalText(ctx.input, 'external_id', 'CheckRun');
+      const details = optionalText(ctx.input, 'details_url', 'CheckRun');
+      const output = outputParam(ctx.input);
       if (status === 'completed' || ctx.input.conclusion !== undefined)
         throw invalidField(
           'CheckRun',
@@ -117,6 +148,8 @@ export const checkRoutes: GitHubRouteSpec[] = [
           'custom',
           'this twin creates runs queued or in_progress; complete them with checks.update',
         );
+      // GitHub checks a commit of this repository, not a sha-shaped string.
+      if (!(await commitExists(ctx.twin, repo, sha))) throw noCommitFound(sha);
       const branch = await ctx.twin.read((view) =>
         view
           .lookup('branch', 'sha', sha)
@@ -131,6 +164,8 @@ export const checkRoutes: GitHubRouteSpec[] = [
         ...(branch === undefined ? {} : { head_branch: String(branch.name) }),
         ...(status === undefined ? {} : { status: status as 'queued' | 'in_progress' }),
         ...(external === undefined ? {} : { external_id: external }),
+        ...(details === undefined ? {} : { details_url: details }),
+        ...(output === undefined ? {} : { output }),
       });
       return answer(201, await ctx.twin.read((view) => rendered(view, run, repo)));
     },
@@ -159,16 +194,7 @@ export const checkRoutes: GitHubRouteSpec[] = [
           'custom',
           'this twin updates a run by completing it: give a conclusion',
         );
-      const output = ctx.input.output as JsonObject | undefined;
-      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      const out =
-        output === undefined
-          ? undefined
-          : {
-              ...(str(output.title) === undefined ? {} : { title: str(output.title)! }),
-              ...(str(output.summary) === undefined ? {} : { summary: str(output.summary)! }),
-              ...(str(output.text) === undefined ? {} : { text: str(output.text)! }),
-            };
+      const out = outputParam(ctx.input);
       const run = await completeCheckRun(ctx.twin, {
         repository: repo.full_name,
         check_run_id: id,
@@ -205,14 +231,13 @@ export const checkRoutes: GitHubRouteSpec[] = [
       const repo = await repoOf(ctx);
       const ref = ctx.params.ref!;
       const wanted = runFilter(ctx.input);
-      const found = await ctx.twin.read((view) => {
-        const sha = /^[0-9a-f]{40}$/.test(ref)
-          ? ref
-          : findBranch(view, findRepository(view, repo.full_name), ref)?.sha;
-        return checkRunKind
+      const sha = await resolveCommit(ctx.twin, repo, ref);
+      if (sha === undefined) throw noCommitFound(ref);
+      const found = await ctx.twin.read((view) =>
+        checkRunKind
           .list(view)
-          .filter((r) => r.repository_id === repo.id && r.head_sha === sha && wanted.keeps(r));
-      });
+          .filter((r) => r.repository_id === repo.id && r.head_sha === sha && wanted.keeps(r)),
+      );
       const kept = wanted.latest ? await latestOfEach(ctx, found) : found;
       const runs = await ctx.twin.read((view) => kept.map((r) => rendered(view, r, repo)));
       const { slice, headers } = pageOf(ctx, runs);

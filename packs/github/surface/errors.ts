@@ -38,6 +38,9 @@ export const badCredentials = () => new GitHubApiError(401, 'Bad credentials');
 export const requiresAuthentication = () => new GitHubApiError(401, 'Requires authentication');
 export const forbidden = (message: string) => new GitHubApiError(403, message);
 const notFoundHere = () => new GitHubApiError(404, 'Not Found');
+/** GitHub's 422 for a sha or ref that names no commit of the repository (no `errors[]`). */
+export const noCommitFound = (ref: string) =>
+  new GitHubApiError(422, `No commit found for SHA: ${ref}`);
 
 export function invalidField(
   resource: string,
