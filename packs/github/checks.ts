@@ -91,7 +91,7 @@ export const checkRunKind = recordKind<GitHubCheckRun>({ type: 'check_run' });
 /** A run's report as the app gives it: any of title, summary and text. */
 export type CheckRunOutput = { title?: string; summary?: string; text?: string };
 
-function outputOf(given: CheckRunOutput | undefined): GitHubCheckRun['output'] {
+export function outputOf(given: CheckRunOutput | undefined): GitHubCheckRun['output'] {
   return {
     title: given?.title ?? null,
     summary: given?.summary ?? null,
@@ -108,7 +108,9 @@ export interface CreateCheckRunInput {
   /** The branch whose tip is checked (default branch when neither this nor head_sha is given). */
   head_branch?: string;
   head_sha?: string;
-  status?: 'queued' | 'in_progress';
+  /** `completed` only with a conclusion, which completes the run as it is made. */
+  status?: 'queued' | 'in_progress' | 'completed';
+  conclusion?: CheckConclusion;
   external_id?: string;
   /** What the run reports from the start (kept until completion gives another). */
   output?: CheckRunOutput;
@@ -131,11 +133,16 @@ export async function createCheckRun(
   requirePackTwin(twin, 'github');
   if (typeof input?.name !== 'string' || input.name.trim() === '')
     throw validationFailed('name is required', 'name');
-  if (input.status !== undefined && input.status !== 'queued' && input.status !== 'in_progress')
-    throw validationFailed(
-      'status must be "queued" or "in_progress" (complete a run with completeCheckRun)',
-      'status',
-    );
+  if (input.conclusion !== undefined) checkConclusion(input.conclusion);
+  else if (input.status === 'completed')
+    throw validationFailed('conclusion is required when status is completed', 'conclusion');
+  if (
+    input.status !== undefined &&
+    input.status !== 'queued' &&
+    input.status !== 'in_progress' &&
+    input.status !== 'completed'
+  )
+    throw validationFailed('status must be "queued", "in_progress" or "completed"', 'status');
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const app = findApp(view, input.app);
@@ -183,10 +190,10 @@ export async function createCheckRun(
       head_sha: sha,
       external_id: input.external_id ?? '',
       name: input.name,
-      status: input.status ?? 'queued',
-      conclusion: null,
+      status: input.conclusion === undefined ? (input.status ?? 'queued') : 'completed',
+      conclusion: input.conclusion ?? null,
       started_at: now,
-      completed_at: null,
+      completed_at: input.conclusion === undefined ? null : now,
       output: outputOf(input.output),
       check_suite_id: suite.id,
       app_id: app.id,
@@ -227,6 +234,11 @@ export async function createCheckRun(
             }
           : { updates: [suiteResource] },
     });
+    // Made completed, the run is created and completed in one commit (both events, as on GitHub).
+    if (input.conclusion !== undefined)
+      writes.push(
+        ...completionWrites(view, run, { conclusion: input.conclusion }, now, actor).writes,
+      );
     return commit(writes, run);
   });
   return done.result;
@@ -236,7 +248,10 @@ function runsOf(view: ReadView, suiteId: number): GitHubCheckRun[] {
   return view.lookup('check_run', SUITE_INDEX, String(suiteId)).map((r) => checkRunKind.of(r));
 }
 
-export interface CompleteCheckRunInput {
+/** What a run's completion may change besides its status, conclusion and output. */
+type RunEdits = { name?: string; details_url?: string; external_id?: string };
+
+export interface CompleteCheckRunInput extends RunEdits {
   repository: string;
   check_run_id: number;
   conclusion: CheckConclusion;
@@ -244,6 +259,74 @@ export interface CompleteCheckRunInput {
   output?: CheckRunOutput;
   /** As for createCheckRun: omitted, the run's app acted itself. */
   sender?: string;
+}
+
+/**
+ * The writes that complete `run` (kept, or being made in the same commit): the run's, then the
+ * suite's — completed with the worst conclusion when every other run of it is, else in progress.
+ */
+function completionWrites(
+  view: ReadView,
+  run: GitHubCheckRun,
+  input: RunEdits & { conclusion: CheckConclusion; output?: CheckRunOutput | undefined },
+  now: string,
+  actor: string,
+): { writes: Write[]; fields: JsonObject } {
+  // Built afresh either way, so the entry's fields keep one key order whatever the store gives.
+  const kept = run.output;
+  const output =
+    input.output === undefined
+      ? {
+          title: kept.title,
+          summary: kept.summary,
+          text: kept.text,
+          annotations_count: kept.annotations_count,
+        }
+      : outputOf(input.output);
+  const fields: JsonObject = {
+    status: 'completed',
+    conclusion: input.conclusion,
+    completed_at: now,
+    output,
+    ...(input.name === undefined ? {} : { name: input.name }),
+    ...(input.details_url === undefined ? {} : { details_url: input.details_url }),
+    ...(input.external_id === undefined ? {} : { external_id: input.external_id }),
+  };
+  const writes: Write[] = [
+    {
+      operation: 'check_run.complete',
+      subjectType: 'check_run',
+      subjectId: String(run.id),
+      fields,
+      actor,
+    },
+  ];
+  const others = runsOf(view, run.check_suite_id).filter((o) => o.id !== run.id);
+  if (others.every((o) => o.status === 'completed')) {
+    const conclusions = [input.conclusion, ...others.map((o) => o.conclusion ?? 'neutral')];
+    const worst = SEVERITY.find((c) => conclusions.includes(c as CheckConclusion)) ?? 'success';
+    writes.push({
+      operation: 'check_suite.complete',
+      subjectType: 'check_suite',
+      subjectId: String(run.check_suite_id),
+      fields: { status: 'completed', conclusion: worst, updated_at: now },
+      actor,
+    });
+  } else {
+    writes[0] = {
+      ...writes[0]!,
+      projection: {
+        updates: [
+          {
+            type: 'check_suite',
+            id: String(run.check_suite_id),
+            fields: { status: 'in_progress', updated_at: now },
+          },
+        ],
+      },
+    };
+  }
+  return { writes, fields };
 }
 
 export async function completeCheckRun(
@@ -265,52 +348,7 @@ export async function completeCheckRun(
     if (run.status === 'completed')
       throw validationFailed(`check run ${run.id} is already completed`, 'check_run_id');
     const now = githubTime(twin.world.clock.now());
-    // Built afresh either way, so the entry's fields keep one key order whatever the store gives.
-    const kept = run.output;
-    const output =
-      input.output === undefined
-        ? {
-            title: kept.title,
-            summary: kept.summary,
-            text: kept.text,
-            annotations_count: kept.annotations_count,
-          }
-        : outputOf(input.output);
-    const fields = { status: 'completed', conclusion: input.conclusion, completed_at: now, output };
-    const writes: Write[] = [
-      {
-        operation: 'check_run.complete',
-        subjectType: 'check_run',
-        subjectId: r.id,
-        fields,
-        actor,
-      },
-    ];
-    const others = runsOf(view, run.check_suite_id).filter((o) => o.id !== run.id);
-    if (others.every((o) => o.status === 'completed')) {
-      const conclusions = [input.conclusion, ...others.map((o) => o.conclusion ?? 'neutral')];
-      const worst = SEVERITY.find((c) => conclusions.includes(c as CheckConclusion)) ?? 'success';
-      writes.push({
-        operation: 'check_suite.complete',
-        subjectType: 'check_suite',
-        subjectId: String(run.check_suite_id),
-        fields: { status: 'completed', conclusion: worst, updated_at: now },
-        actor,
-      });
-    } else {
-      writes[0] = {
-        ...writes[0]!,
-        projection: {
-          updates: [
-            {
-              type: 'check_suite',
-              id: String(run.check_suite_id),
-              fields: { status: 'in_progress', updated_at: now },
-            },
-          ],
-        },
-      };
-    }
+    const { writes, fields } = completionWrites(view, run, input, now, actor);
     return commit(writes, { ...run, ...fields } as GitHubCheckRun);
   });
   return done.result;

@@ -6,6 +6,7 @@
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as github from '../../packs/github/index.js';
+import type { JsonObject } from '../../src/index.js';
 import { homes } from '../support/backends.js';
 import {
   appJwt,
@@ -152,6 +153,92 @@ describe.each(homes)('checks.listForRef through @octokit/rest ($name)', (home) =
     ).rejects.toMatchObject({
       status: 422,
       response: { data: { errors: [{ resource: 'CheckRun', field: 'output', code: 'invalid' }] } },
+    });
+  });
+
+  it('checks.update without a conclusion edits and starts a run (no webhook); a conclusion on create makes it completed, created and completed at once', async () => {
+    await octocat.rest.repos.createWebhook({
+      ...repo,
+      config: { url: `${t.receiver.url}/runs`, content_type: 'json' },
+      events: ['check_run', 'check_suite'],
+    });
+    const received = (run: number) =>
+      t.receiver.requests
+        .filter((r) => r.url === '/runs')
+        .map((r) => JSON.parse(r.body) as { action: string; check_run?: { id: number } })
+        .filter((b) => b.check_run?.id === run)
+        .map((b) => b.action);
+    const pushed = await github.push(t.twin, {
+      repository: 'octo-org/checked',
+      branch: 'updated',
+      sender: 'octocat',
+    });
+    const at = { ...repo, head_sha: pushed.after };
+    const queued = (await bot.rest.checks.create({ ...at, name: 'steps' })).data;
+    expect(queued.status).toBe('queued');
+    const started = await bot.rest.checks.update({
+      ...repo,
+      check_run_id: queued.id,
+      status: 'in_progress',
+      name: 'steps (linux)',
+      output: { title: 'Step 1', summary: 'installing' },
+    });
+    expect(started.data).toMatchObject({
+      status: 'in_progress',
+      conclusion: null,
+      name: 'steps (linux)',
+      output: { title: 'Step 1', summary: 'installing' },
+      check_suite: { id: queued.check_suite!.id },
+    });
+    const stored = await octocat.rest.checks.get({ ...repo, check_run_id: queued.id });
+    expect(stored.data).toMatchObject({ status: 'in_progress', name: 'steps (linux)' });
+    await expect(
+      bot.rest.checks.update({ ...repo, check_run_id: queued.id, status: 'completed' }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: { errors: [{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }] },
+      },
+    });
+    await bot.rest.checks.update({ ...repo, check_run_id: queued.id, conclusion: 'success' });
+    await until('check_run.completed for steps', () =>
+      received(queued.id).includes('completed') ? true : undefined,
+    );
+    expect(received(queued.id)).toEqual(['created', 'completed']); // the edit sent nothing
+
+    const whole = await bot.rest.checks.create({
+      ...at,
+      name: 'lint',
+      status: 'completed',
+      conclusion: 'neutral',
+      output: { title: 'Nothing to lint', summary: 'no files' },
+    });
+    expect(whole.status).toBe(201);
+    expect(whole.data).toMatchObject({ status: 'completed', conclusion: 'neutral' });
+    expect(whole.data.completed_at).not.toBeNull();
+    await until('check_run.created and completed for lint', () =>
+      received(whole.data.id).length === 2 ? true : undefined,
+    );
+    expect(received(whole.data.id)).toEqual(['created', 'completed']);
+    // both runs of the suite are done: the suite completes again, with the worse conclusion
+    await until('check_suite.completed, neutral', () =>
+      t.receiver.requests
+        .filter((r) => r.url === '/runs')
+        .map((r) => JSON.parse(r.body) as { action: string; check_suite?: JsonObject })
+        .find(
+          (b) =>
+            b.action === 'completed' &&
+            b.check_suite?.id === whole.data.check_suite!.id &&
+            b.check_suite.conclusion === 'neutral',
+        ),
+    );
+    await expect(
+      bot.rest.checks.create({ ...at, name: 'x', status: 'completed' }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: { errors: [{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }] },
+      },
     });
   });
 

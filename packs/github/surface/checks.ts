@@ -1,6 +1,6 @@
-// Check runs: created and completed by a GitHub App through an installation access token — as on
-// GitHub, a user token (or the App's JWT) is refused with 403 — and read by anyone who may see the
-// repository. Each write is one pack operation; the payloads' sender is the app's bot.
+// Check runs: created, updated and completed by a GitHub App through an installation access token
+// — as on GitHub, a user token (or the App's JWT) is refused with 403 — and read by anyone who may
+// see the repository. Each write is one pack operation; the payloads' sender is the app's bot.
 import type { JsonObject, ReadView } from '../../../src/index.js';
 import { answer } from '../../../src/host/index.js';
 import { appKind, type GitHubApp } from '../apps.js';
@@ -9,11 +9,13 @@ import {
   checkSuiteKind,
   completeCheckRun,
   createCheckRun,
+  type CheckConclusion,
   type CheckRunOutput,
   type GitHubCheckRun,
 } from '../checks.js';
 import { pullRequestsAt } from '../payload.js';
 import { renderCheckRun } from '../render-checks.js';
+import { updateCheckRun } from '../check-run-update.js';
 import { commitExists, resolveCommit } from '../known-commits.js';
 import type { GitHubRepository } from '../repositories.js';
 import {
@@ -33,6 +35,8 @@ import {
   repoOf,
   text,
 } from './route.js';
+
+const RUN_STATUSES = ['queued', 'in_progress', 'completed'] as const;
 
 function installationApp(ctx: GitHubContext): GitHubApp {
   const p = ctx.principal;
@@ -137,17 +141,11 @@ export const checkRoutes: GitHubRouteSpec[] = [
       const repo = await repoOf(ctx);
       const name = text(ctx.input, 'name', 'CheckRun');
       const sha = text(ctx.input, 'head_sha', 'CheckRun');
-      const status = optionalText(ctx.input, 'status', 'CheckRun');
+      const status = choiceParam(ctx.input, 'CheckRun', 'status', RUN_STATUSES);
+      const conclusion = optionalText(ctx.input, 'conclusion', 'CheckRun');
       const external = optionalText(ctx.input, 'external_id', 'CheckRun');
       const details = optionalText(ctx.input, 'details_url', 'CheckRun');
       const output = outputParam(ctx.input);
-      if (status === 'completed' || ctx.input.conclusion !== undefined)
-        throw invalidField(
-          'CheckRun',
-          'status',
-          'custom',
-          'this twin creates runs queued or in_progress; complete them with checks.update',
-        );
       // GitHub checks a commit of this repository, not a sha-shaped string.
       if (!(await commitExists(ctx.twin, repo, sha))) throw noCommitFound(sha);
       const branch = await ctx.twin.read((view) =>
@@ -162,7 +160,8 @@ export const checkRoutes: GitHubRouteSpec[] = [
         name,
         head_sha: sha,
         ...(branch === undefined ? {} : { head_branch: String(branch.name) }),
-        ...(status === undefined ? {} : { status: status as 'queued' | 'in_progress' }),
+        ...(status === undefined ? {} : { status }),
+        ...(conclusion === undefined ? {} : { conclusion: conclusion as CheckConclusion }),
         ...(external === undefined ? {} : { external_id: external }),
         ...(details === undefined ? {} : { details_url: details }),
         ...(output === undefined ? {} : { output }),
@@ -186,21 +185,39 @@ export const checkRoutes: GitHubRouteSpec[] = [
         throw new GitHubApiError(404, 'Not Found');
       if (current.app_id !== app.id)
         throw forbidden('Invalid app_id: this check run belongs to another GitHub App');
+      // A conclusion completes the run (GitHub sets the status then); without one, the run is
+      // edited and may start, and no webhook is sent.
+      const status = choiceParam(ctx.input, 'CheckRun', 'status', RUN_STATUSES);
       const conclusion = optionalText(ctx.input, 'conclusion', 'CheckRun');
-      if (conclusion === undefined)
+      const output = outputParam(ctx.input);
+      const name = optionalText(ctx.input, 'name', 'CheckRun');
+      const details = optionalText(ctx.input, 'details_url', 'CheckRun');
+      const external = optionalText(ctx.input, 'external_id', 'CheckRun');
+      const edits = {
+        repository: repo.full_name,
+        check_run_id: id,
+        ...(name === undefined ? {} : { name }),
+        ...(details === undefined ? {} : { details_url: details }),
+        ...(external === undefined ? {} : { external_id: external }),
+        ...(output === undefined ? {} : { output }),
+      };
+      if (conclusion === undefined && status === 'completed')
         throw invalidField(
           'CheckRun',
           'conclusion',
-          'custom',
-          'this twin updates a run by completing it: give a conclusion',
+          'missing_field',
+          'conclusion is required when status is completed',
         );
-      const out = outputParam(ctx.input);
-      const run = await completeCheckRun(ctx.twin, {
-        repository: repo.full_name,
-        check_run_id: id,
-        conclusion: conclusion as GitHubCheckRun['conclusion'] & string,
-        ...(out === undefined ? {} : { output: out }),
-      });
+      const run =
+        conclusion === undefined
+          ? await updateCheckRun(ctx.twin, {
+              ...edits,
+              ...(status === undefined ? {} : { status: status as 'queued' | 'in_progress' }),
+            })
+          : await completeCheckRun(ctx.twin, {
+              ...edits,
+              conclusion: conclusion as CheckConclusion,
+            });
       return ctx.twin.read((view) => rendered(view, run, repo));
     },
   },
