@@ -4,7 +4,7 @@
 // check suite. A sha none of those name is one GitHub answers "No commit found for SHA" for, and a
 // `:ref` of the API (a sha, a unique abbreviation of one, or a branch) resolves against the same.
 import type { ReadView, Twin } from '../../src/index.js';
-import { branchKey, branchKind, findBranch, type GitPush } from './branches.js';
+import { branchKey, branchKind, findBranch, type GitCommit, type GitPush } from './branches.js';
 import { checkSuiteKind } from './checks.js';
 import { pullRequestKind } from './pull-requests.js';
 import { statusKind } from './refs.js';
@@ -92,4 +92,42 @@ export async function resolveCommit(
     k.startsWith(ref),
   );
   return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** A commit some push brought, with its first parent (null when the push created the branch). */
+export type PushedCommit = { commit: GitCommit; parent: string | null };
+
+function inPush(push: GitPush | null | undefined, sha: string): PushedCommit | undefined {
+  const at = push?.commits?.findIndex((c) => c.id === sha) ?? -1;
+  if (push === null || push === undefined || at < 0) return undefined;
+  const parent = at > 0 ? push.commits[at - 1]!.id : push.before;
+  return { commit: push.commits[at]!, parent: parent === ZERO_SHA ? null : parent };
+}
+
+/**
+ * The push commit `sha` is, from the live branches' last pushes, else from every push each live
+ * branch of `repo` has had; undefined for a commit no push brought (a repository's first commit,
+ * or a tip a pull request's new head branch was given).
+ */
+export async function findPushedCommit(
+  twin: Twin,
+  repo: GitHubRepository,
+  sha: string,
+): Promise<PushedCommit | undefined> {
+  const branches = await twin.read((view) =>
+    branchKind.list(view).filter((b) => b.repository_id === repo.id),
+  );
+  for (const b of branches) {
+    const found = inPush(b.last_push, sha);
+    if (found !== undefined) return found;
+  }
+  for (const b of branches)
+    for (const e of await twin.entriesFor('branch', branchKey(repo.id, b.name))) {
+      const found = inPush(
+        (e.fields as { last_push?: GitPush | null } | undefined)?.last_push,
+        sha,
+      );
+      if (found !== undefined) return found;
+    }
+  return undefined;
 }

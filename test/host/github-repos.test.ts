@@ -1,9 +1,12 @@
 // Repositories as @octokit/rest meets them, on SQLite and PostgreSQL: owner and repository names
 // match whatever their case, as on GitHub, and answers carry the canonical names; a name that
 // differs from an existing one only in case is that name, already taken; listForAuthenticatedUser
-// follows sort and direction, and visibility, affiliation and type, as GitHub documents them.
+// follows sort and direction, and visibility, affiliation and type, as GitHub documents them;
+// getBranch answers GitHub's whole branch: the tip's commit (message, author, parents) and the
+// protection of an unprotected branch.
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as github from '../../packs/github/index.js';
 import { homes } from '../support/backends.js';
 import { closeGitHubTwin, startGitHubTwin, type GitHubTwin } from './github-support.js';
 
@@ -145,5 +148,33 @@ describe.each(homes)('repositories through @octokit/rest ($name)', (home) => {
         status: 422,
         response: { data: { errors: [{ resource: 'Repository', field, code: 'invalid' }] } },
       });
+  });
+
+  it('getBranch answers the tip commit as GitHub does (message, author, parents) and an unprotected branch’s protection', async () => {
+    const at = { owner: 'octocat', repo: 'branched' };
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'branched' });
+    const initial = (await octocat.rest.repos.getBranch({ ...at, branch: 'main' })).data;
+    expect(initial.protection).toEqual({
+      enabled: false,
+      required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] },
+    });
+    expect(initial.commit.commit.message).toBe('Initial commit');
+    expect(initial.commit.parents).toEqual([]);
+    expect(initial.commit.author?.login).toBe('octocat');
+    const pushed = await github.push(t.twin, {
+      repository: 'octocat/branched',
+      branch: 'main',
+      sender: 'hubot',
+      messages: ['Fix the build', 'Add tests'],
+    });
+    const tip = (await octocat.rest.repos.getBranch({ ...at, branch: 'main' })).data.commit;
+    expect(tip.sha).toBe(pushed.after);
+    expect(tip.commit.message).toBe('Add tests');
+    expect(tip.commit.author).toMatchObject({ name: 'hubot' });
+    expect(tip.commit.author?.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(tip.author?.login).toBe('hubot');
+    expect(tip.parents.map((p) => p.sha)).toEqual([pushed.commits[0]!.id]);
+    expect(tip.html_url).toMatch(new RegExp(`/octocat/branched/commit/${pushed.after}$`));
+    expect(tip.node_id).toEqual(expect.any(String));
   });
 });

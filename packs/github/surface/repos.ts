@@ -2,10 +2,18 @@
 // statuses (create, list for a ref). Each write is one pack operation: one atomic action.
 import type { JsonObject } from '../../../src/index.js';
 import { answer } from '../../../src/host/index.js';
-import { findOrganization } from '../accounts.js';
+import {
+  findOrganization,
+  lookupAccount,
+  summary,
+  userKind,
+  type AccountSummary,
+} from '../accounts.js';
 import { findBranch } from '../branches.js';
+import { findPushedCommit } from '../known-commits.js';
 import { createCommitStatus, statusKind, type StatusState } from '../refs.js';
 import { renderAccount } from '../render-account.js';
+import { renderCommit } from '../render-commit.js';
 import { renderRepository } from '../render-repository.js';
 import {
   createRepository,
@@ -170,12 +178,30 @@ export const repoRoutes: GitHubRouteSpec[] = [
       const repo = await repoOf(ctx);
       const branch = await ctx.twin.read((view) => findBranch(view, repo, ctx.params.branch!));
       if (branch === undefined) throw new GitHubApiError(404, 'Branch not found');
+      const pushed = await findPushedCommit(ctx.twin, repo, branch.sha);
+      const accounts = await ctx.twin.read((view) => {
+        const of = (login: string | undefined): AccountSummary | null => {
+          const found = login === undefined ? undefined : lookupAccount(view, 'user', login);
+          return found === undefined ? null : summary(userKind.of(found));
+        };
+        if (pushed === undefined) {
+          const owner = repo.owner.type === 'User' ? repo.owner : null;
+          return { author: owner, committer: owner };
+        }
+        const { author, committer } = pushed.commit;
+        return { author: of(author.username), committer: of(committer.username) };
+      });
       const url = `${repo.url}/branches/${encodeURIComponent(branch.name)}`;
       return {
         name: branch.name,
-        commit: { sha: branch.sha, url: `${repo.url}/commits/${branch.sha}` },
+        commit: renderCommit(repo, branch.sha, pushed, accounts),
         _links: { self: url, html: `${repo.html_url}/tree/${branch.name}` },
         protected: false,
+        // What GitHub answers for a branch without protection rules.
+        protection: {
+          enabled: false,
+          required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] },
+        },
         protection_url: `${url}/protection`,
       };
     },
