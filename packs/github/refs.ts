@@ -118,6 +118,11 @@ export async function createCommitStatus(
     description?: string;
     target_url?: string;
     sender: string;
+    /**
+     * The REST surface found `sha` among every commit the repository is known to hold
+     * (known-commits.ts, which reads the log); without it, the commit must be a branch's tip.
+     */
+    commitKnown?: boolean;
   },
 ): Promise<GitHubStatus> {
   requirePackTwin(twin, 'github');
@@ -138,7 +143,7 @@ export async function createCommitStatus(
   const done = await twin.applyAtomic((view) => {
     const repo = findRepository(view, input.repository);
     const sender = findUser(view, input.sender);
-    if (branchesAt(view, repo, input.sha).length === 0)
+    if (input.commitKnown !== true && branchesAt(view, repo, input.sha).length === 0)
       throw validationFailed(`No commit found for SHA: ${input.sha}`, 'sha');
     const ids = twin.world.ids;
     const id = githubIds.numeric(ids);

@@ -177,4 +177,42 @@ describe.each(homes)('repositories through @octokit/rest ($name)', (home) => {
     expect(tip.html_url).toMatch(new RegExp(`/octocat/branched/commit/${pushed.after}$`));
     expect(tip.node_id).toEqual(expect.any(String));
   });
+
+  it('createCommitStatus takes any commit of the repository, not only a tip; a sha naming none is 422 "No commit found for SHA"', async () => {
+    const at = { owner: 'octocat', repo: 'statused' };
+    await octocat.rest.repos.createForAuthenticatedUser({ name: 'statused' });
+    const first = await github.push(t.twin, {
+      repository: 'octocat/statused',
+      branch: 'main',
+      sender: 'octocat',
+    });
+    for (let i = 0; i < 2; i++)
+      await github.push(t.twin, {
+        repository: 'octocat/statused',
+        branch: 'main',
+        sender: 'octocat',
+      });
+    // CI reports on the commit it built, two pushes ago
+    const made = await octocat.rest.repos.createCommitStatus({
+      ...at,
+      sha: first.after,
+      state: 'success',
+      context: 'ci',
+    });
+    expect(made.status).toBe(201);
+    const listed = await octocat.rest.repos.listCommitStatusesForRef({ ...at, ref: first.after });
+    expect(listed.data.map((s) => s.id)).toEqual([made.data.id]);
+    const ghost = 'e'.repeat(40);
+    const refused = await octocat.rest.repos
+      .createCommitStatus({ ...at, sha: ghost, state: 'success' })
+      .catch((e: { status: number; response: { data: object } }) => e);
+    expect(refused).toMatchObject({
+      status: 422,
+      response: { data: { message: `No commit found for SHA: ${ghost}` } },
+    });
+    expect(Object.keys((refused as { response: { data: object } }).response.data).sort()).toEqual([
+      'documentation_url',
+      'message',
+    ]);
+  });
 });

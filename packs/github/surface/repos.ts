@@ -10,7 +10,7 @@ import {
   type AccountSummary,
 } from '../accounts.js';
 import { findBranch } from '../branches.js';
-import { findPushedCommit } from '../known-commits.js';
+import { commitExists, findPushedCommit } from '../known-commits.js';
 import { createCommitStatus, statusKind, type StatusState } from '../refs.js';
 import { renderAccount } from '../render-account.js';
 import { renderCommit } from '../render-commit.js';
@@ -21,7 +21,7 @@ import {
   repositoryKind,
   type GitHubRepository,
 } from '../repositories.js';
-import { GitHubApiError, invalidField } from './errors.js';
+import { GitHubApiError, invalidField, noCommitFound } from './errors.js';
 import { page } from './paging.js';
 import {
   choiceParam,
@@ -255,6 +255,9 @@ export const repoRoutes: GitHubRouteSpec[] = [
       const description = optionalText(ctx.input, 'description', 'Status');
       const target = optionalText(ctx.input, 'target_url', 'Status');
       const context = optionalText(ctx.input, 'context', 'Status');
+      // Any commit of the repository, not only a tip; GitHub's refusal carries no errors[].
+      const sha = ctx.params.sha!;
+      if (!(await commitExists(ctx.twin, repo, sha))) throw noCommitFound(sha);
       const status = await createCommitStatus(ctx.twin, {
         repository: repo.full_name,
         sha: ctx.params.sha!,
@@ -263,6 +266,7 @@ export const repoRoutes: GitHubRouteSpec[] = [
         ...(target === undefined ? {} : { target_url: target }),
         ...(context === undefined ? {} : { context }),
         sender: userOf(ctx).login,
+        commitKnown: true,
       });
       return answer(201, renderStatus(status));
     },
