@@ -10,6 +10,7 @@ import { githubCli } from './cli.js';
 import { setAppWebhookActive, SLUG_INDEX } from './apps.js';
 import { HEAD_INDEX } from './branches.js';
 import { SUITE_INDEX } from './checks.js';
+import { COMMIT_INDEXES } from './commit-indexes.js';
 import { GITHUB_EVENT_RULES } from './event-types.js';
 import { updateHook, type HookKind } from './hooks.js';
 import { githubIdShapes } from './ids.js';
@@ -99,6 +100,8 @@ export const githubPack: VendorPack = {
     { type: 'branch', name: SHA_INDEX, field: 'sha' },
     { type: 'app', name: SLUG_INDEX, field: 'slug' },
     { type: 'reaction', name: REACTION_SUBJECT_INDEX, field: 'subject' },
+    // Which commits a repository holds, by key (known-commits.ts).
+    ...COMMIT_INDEXES,
   ],
   events: githubEvents,
   scenarios,

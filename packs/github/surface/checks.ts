@@ -16,6 +16,7 @@ import {
 import { pullRequestsAt } from '../payload.js';
 import { renderCheckRun } from '../render-checks.js';
 import { updateCheckRun } from '../check-run-update.js';
+import { HEAD_SHA_INDEX } from '../commit-indexes.js';
 import { commitExists, resolveCommit } from '../known-commits.js';
 import type { GitHubRepository } from '../repositories.js';
 import {
@@ -250,10 +251,13 @@ export const checkRoutes: GitHubRouteSpec[] = [
       const wanted = runFilter(ctx.input);
       const sha = await resolveCommit(ctx.twin, repo, ref);
       if (sha === undefined) throw noCommitFound(ref);
+      // The commit's runs by key, in id order as a list of the type gave them.
       const found = await ctx.twin.read((view) =>
-        checkRunKind
-          .list(view)
-          .filter((r) => r.repository_id === repo.id && r.head_sha === sha && wanted.keeps(r)),
+        view
+          .lookup(checkRunKind.type, HEAD_SHA_INDEX, sha)
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map((r) => checkRunKind.of(r))
+          .filter((r) => r.repository_id === repo.id && wanted.keeps(r)),
       );
       const kept = wanted.latest ? await latestOfEach(ctx, found) : found;
       const runs = await ctx.twin.read((view) => kept.map((r) => rendered(view, r, repo)));

@@ -1,0 +1,159 @@
+// Whether a sha names a commit of a repository costs a few lookups by key, not the twin: counted as
+// the rows the store answers (on SQLite) and the log entries read, checks.create's, listForRef's
+// and createCommitStatus's questions (commitExists, resolveCommit) and getBranch's
+// (findPushedCommit) read the same rows whether the repository has had 60 pushes and statuses or
+// 400, never a whole type, and never the log — the log is read only for a commit older than its
+// branch's last push that no status, suite or pull request names (known-commits.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as github from '../../packs/github/index.js';
+import { githubPack } from '../../packs/github/pack.js';
+import { commitExists, findPushedCommit, resolveCommit } from '../../packs/github/known-commits.js';
+import type { GitHubRepository } from '../../packs/github/repositories.js';
+import { registerPack } from '../../src/events/pack-registry.js';
+import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
+import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
+import { VirtualClock } from '../../src/world/clock.js';
+import type { Twin } from '../../src/world/twin.js';
+import { openWorld, type World } from '../../src/world/world.js';
+import { tempDir } from '../support/backends.js';
+
+/** Rows each read of a read-only section answered, by read, and log entries read by subject. */
+type Counts = Record<'list' | 'all' | 'lookup' | 'range' | 'entries', number>;
+
+function counting(inner: StorageBackend, counts: Counts): StorageBackend {
+  const count = <T extends readonly unknown[] | Promise<readonly unknown[]>>(
+    what: keyof Counts,
+    rows: T,
+  ): T => {
+    void Promise.resolve(rows).then((r) => (counts[what] += r.length));
+    return rows;
+  };
+  const wrap = (tx: StoreTx): StoreTx => ({
+    ...tx,
+    head: () => tx.head(),
+    readEntries: (after, limit) => tx.readEntries(after, limit),
+    readTouched: (after, limit) => tx.readTouched(after, limit),
+    getResource: (type, id) => tx.getResource(type, id),
+    listResources: (type) => count('list', tx.listResources(type)),
+    allResources: (type) => count('all', tx.allResources(type)),
+    lookup: (type, index, key) => count('lookup', tx.lookup(type, index, key)),
+    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
+    range: (type, index, query) => count('range', tx.range(type, index, query)),
+    getMeta: (key) => tx.getMeta(key),
+    setMeta: (key, value) => tx.setMeta(key, value),
+    clearIndex: (type, index) => tx.clearIndex(type, index),
+    append: (entry, body) => tx.append(entry, body),
+    putResource: (resource, delta, subjectOf) => tx.putResource(resource, delta, subjectOf),
+  });
+  return {
+    kind: inner.kind,
+    listTwins: () => inner.listTwins(),
+    close: () => inner.close(),
+    async openTwin(name) {
+      const store = await inner.openTwin(name);
+      return {
+        name: store.name,
+        // the questions are read sections; writes (growing the twin) go uncounted
+        transact: (section, scope) =>
+          store.transact((tx) => section(scope?.readOnly === true ? wrap(tx) : tx), scope),
+        head: () => store.head(),
+        entryBodies: (after) => store.entryBodies(after),
+        liveResources: () => store.liveResources(),
+        entriesBySubject: (type, id) => count('entries', store.entriesBySubject(type, id)),
+        close: () => store.close(),
+      };
+    },
+  };
+}
+
+describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
+  const dir = tempDir();
+  const counts: Counts = { list: 0, all: 0, lookup: 0, range: 0, entries: 0 };
+  let world: World;
+  let twin: Twin;
+  let repo: GitHubRepository;
+  const at = { repository: 'octocat/costed', sender: 'octocat' };
+  let first = ''; // the first push's tip: a status on it each round, and many pushes ago
+  let pushes = 0;
+
+  beforeAll(async () => {
+    mkdirSync(join(dir, 'root'));
+    world = openWorld({
+      root: join(dir, 'root'),
+      clock: new VirtualClock('2026-04-01T00:00:00Z'),
+      seed: 'commit-cost',
+      backend: counting(new SqliteBackend(join(dir, 'db')), counts),
+    });
+    twin = registerPack(world, githubPack);
+    await github.createUser(twin, { login: 'octocat' });
+    repo = await github.createRepository(twin, { owner: 'octocat', name: 'costed' });
+    // other branches of the twin (another repository's) are none of this one's business
+    await github.createRepository(twin, { owner: 'octocat', name: 'other' });
+  });
+  afterAll(async () => {
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Pushes (each reported on, and the first commit reported on again) until there are `to`. */
+  const grow = async (to: number): Promise<void> => {
+    for (; pushes < to; pushes++) {
+      const made = await github.push(twin, { ...at, branch: 'main', messages: ['a', 'b'] });
+      if (first === '') first = made.after;
+      await github.push(twin, { repository: 'octocat/other', branch: 'main', sender: 'octocat' });
+      for (const sha of [made.after, first])
+        await github.createCommitStatus(twin, { ...at, sha, state: 'success', commitKnown: true });
+    }
+  };
+
+  /** The answer and the rows the store answered for it; no whole type, no log. */
+  const cost = async <T>(ask: () => Promise<T>): Promise<{ answer: T; rows: number }> => {
+    for (const k of Object.keys(counts)) counts[k as keyof Counts] = 0;
+    const answer = await ask();
+    await new Promise((r) => setImmediate(r)); // the counts settle after the rows are answered
+    expect(counts.list + counts.all).toBe(0);
+    expect(counts.entries).toBe(0);
+    return { answer, rows: counts.lookup + counts.range };
+  };
+
+  it('reads the same rows at 60 pushes and statuses as at 400', async () => {
+    const costs: number[][] = [];
+    for (const n of [60, 400]) {
+      await grow(n);
+      const main = await twin.read((view) => github.findBranch(view, repo, 'main')!);
+      const pushed = main.last_push!.commits[0]!.id; // in the last push, not the tip
+      const asked = [
+        await cost(() => commitExists(twin, repo, main.sha)),
+        await cost(() => commitExists(twin, repo, pushed)),
+        await cost(() => commitExists(twin, repo, first)), // many pushes old, with statuses
+        await cost(() => resolveCommit(twin, repo, 'main')),
+        await cost(() => resolveCommit(twin, repo, first)),
+        await cost(() => resolveCommit(twin, repo, main.sha.slice(0, 7))),
+        await cost(() => findPushedCommit(twin, repo, main.sha)),
+      ];
+      expect(asked.map((a) => a.answer)).toEqual([
+        true,
+        true,
+        true,
+        main.sha,
+        first,
+        main.sha,
+        expect.objectContaining({ parent: pushed }),
+      ]);
+      costs.push(asked.map((a) => a.rows));
+    }
+    expect(costs[1]).toEqual(costs[0]);
+  });
+
+  it('a sha naming no commit, the one question lookups cannot settle, reads only this repository’s branch logs', async () => {
+    const logged = (await twin.entriesFor('branch', `${repo.id}:main`)).length;
+    for (const k of Object.keys(counts)) counts[k as keyof Counts] = 0;
+    expect(await commitExists(twin, repo, 'f'.repeat(40))).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    expect(counts.list + counts.all).toBe(0);
+    // the trade-off known-commits.ts names: older pushes are only in the log (not `other`'s)
+    expect(counts.entries).toBe(logged);
+  });
+});
