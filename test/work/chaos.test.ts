@@ -162,6 +162,51 @@ const backends: { name: string; round: number; store: () => string[] }[] = [
   },
 ];
 
+/**
+ * What a failure says when deliveries were left unsettled (seen once on a loaded CI machine, not
+ * reproduced in 48 loaded runs since): each record's state, attempts, claim and due time, the time
+ * now, the stop line of the `--until-idle` that left them (its `later` lists work it took for
+ * scheduled later), and whether one more `--until-idle` settles them. That tells a record no pick
+ * could see (an index fault: a second run leaves it too) from one whose due time was ahead of the
+ * worker's clock (`later` names it) or one no claim can take (attempts or a current attempt on a
+ * queued record).
+ */
+async function unsettledReport(
+  store: string[],
+  unsettled: readonly { id: string }[],
+  idleStdout: string,
+): Promise<string> {
+  const ids = new Set(unsettled.map((d) => d.id));
+  const read = async () =>
+    (
+      JSON.parse(
+        (await tw(['state', 'standard-webhooks', '--type', 'delivery', '--json', ...store])).stdout,
+      ) as { id: string; fields: Record<string, unknown> }[]
+    )
+      .filter((r) => ids.has(r.id))
+      .map(({ id, fields: f }) => ({
+        id,
+        state: f.state,
+        attempts: f.attempts,
+        currentAttempt: f.currentAttempt,
+        createdAt: f.createdAt,
+        dueAt: f.dueAt,
+        owner: f.owner,
+        leaseUntil: f.leaseUntil,
+      }));
+  const now = new Date().toISOString();
+  const before = await read();
+  const again = await tw(['work', '--until-idle', '--lease', '2', '--json', ...store]);
+  const after = await read();
+  const lastLine = (out: string) => out.trim().split('\n').at(-1);
+  return [
+    `deliveries left unsettled at ${now}: ${JSON.stringify(before)}`,
+    `the --until-idle before: ${lastLine(idleStdout)}`,
+    `one more --until-idle (exit ${again.status}): ${lastLine(again.stdout)} ${again.stderr}`,
+    `then: ${JSON.stringify(after.map((r) => ({ id: r.id, state: r.state })))}`,
+  ].join('\n');
+}
+
 describe('chaos: sending workers killed while deliveries are queued', () => {
   for (const backend of backends) {
     it(`on ${backend.name}: nothing lost, nothing sent twice, no live send overwritten`, async () => {
@@ -237,7 +282,8 @@ describe('chaos: sending workers killed while deliveries are queued', () => {
       const byState = new Map<string, number>();
       for (const d of deliveries) byState.set(d.state, (byState.get(d.state) ?? 0) + 1);
       // nothing queued, sending or waiting for a retry
-      expect([...byState.keys()].filter((s) => s !== 'succeeded' && s !== 'unknown')).toEqual([]);
+      const unsettled = deliveries.filter((d) => d.state !== 'succeeded' && d.state !== 'unknown');
+      if (unsettled.length > 0) expect.fail(await unsettledReport(store, unsettled, idle.stdout));
       const unknown = deliveries.filter((d) => d.state === 'unknown');
       // unknown only where the sender was a killed worker, finished by a takeover of its lease:
       // every attempt, read in one command, grouped by its delivery (attempt ids are <delivery>.<n>)
