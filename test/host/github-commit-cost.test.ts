@@ -12,65 +12,16 @@ import { githubPack } from '../../packs/github/pack.js';
 import { commitExists, findPushedCommit, resolveCommit } from '../../packs/github/known-commits.js';
 import type { GitHubRepository } from '../../packs/github/repositories.js';
 import { registerPack } from '../../src/events/pack-registry.js';
-import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
 import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import type { Twin } from '../../src/world/twin.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
-
-/** Rows each read of a read-only section answered, by read, and log entries read by subject. */
-type Counts = Record<'list' | 'all' | 'lookup' | 'range' | 'entries', number>;
-
-function counting(inner: StorageBackend, counts: Counts): StorageBackend {
-  const count = <T extends readonly unknown[] | Promise<readonly unknown[]>>(
-    what: keyof Counts,
-    rows: T,
-  ): T => {
-    void Promise.resolve(rows).then((r) => (counts[what] += r.length));
-    return rows;
-  };
-  const wrap = (tx: StoreTx): StoreTx => ({
-    ...tx,
-    head: () => tx.head(),
-    readEntries: (after, limit) => tx.readEntries(after, limit),
-    readTouched: (after, limit) => tx.readTouched(after, limit),
-    getResource: (type, id) => tx.getResource(type, id),
-    listResources: (type) => count('list', tx.listResources(type)),
-    allResources: (type) => count('all', tx.allResources(type)),
-    lookup: (type, index, key) => count('lookup', tx.lookup(type, index, key)),
-    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
-    range: (type, index, query) => count('range', tx.range(type, index, query)),
-    getMeta: (key) => tx.getMeta(key),
-    setMeta: (key, value) => tx.setMeta(key, value),
-    clearIndex: (type, index) => tx.clearIndex(type, index),
-    append: (entry, body) => tx.append(entry, body),
-    putResource: (resource, delta, subjectOf) => tx.putResource(resource, delta, subjectOf),
-  });
-  return {
-    kind: inner.kind,
-    listTwins: () => inner.listTwins(),
-    close: () => inner.close(),
-    async openTwin(name) {
-      const store = await inner.openTwin(name);
-      return {
-        name: store.name,
-        // the questions are read sections; writes (growing the twin) go uncounted
-        transact: (section, scope) =>
-          store.transact((tx) => section(scope?.readOnly === true ? wrap(tx) : tx), scope),
-        head: () => store.head(),
-        entryBodies: (after) => store.entryBodies(after),
-        liveResources: () => store.liveResources(),
-        entriesBySubject: (type, id) => count('entries', store.entriesBySubject(type, id)),
-        close: () => store.close(),
-      };
-    },
-  };
-}
+import { countingBackend, noReads } from '../support/counting-backend.js';
 
 describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
   const dir = tempDir();
-  const counts: Counts = { list: 0, all: 0, lookup: 0, range: 0, entries: 0 };
+  const counts = noReads();
   let world: World;
   let twin: Twin;
   let repo: GitHubRepository;
@@ -84,7 +35,7 @@ describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
       root: join(dir, 'root'),
       clock: new VirtualClock('2026-04-01T00:00:00Z'),
       seed: 'commit-cost',
-      backend: counting(new SqliteBackend(join(dir, 'db')), counts),
+      backend: countingBackend(new SqliteBackend(join(dir, 'db')), counts),
     });
     twin = registerPack(world, githubPack);
     await github.createUser(twin, { login: 'octocat' });
@@ -110,7 +61,7 @@ describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
 
   /** The answer and the rows the store answered for it; no whole type, no log. */
   const cost = async <T>(ask: () => Promise<T>): Promise<{ answer: T; rows: number }> => {
-    for (const k of Object.keys(counts)) counts[k as keyof Counts] = 0;
+    Object.assign(counts, noReads());
     const answer = await ask();
     await new Promise((r) => setImmediate(r)); // the counts settle after the rows are answered
     expect(counts.list + counts.all).toBe(0);
@@ -149,7 +100,7 @@ describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
 
   it('a sha naming no commit, the one question lookups cannot settle, reads only this repository’s branch logs', async () => {
     const logged = (await twin.entriesFor('branch', `${repo.id}:main`)).length;
-    for (const k of Object.keys(counts)) counts[k as keyof Counts] = 0;
+    Object.assign(counts, noReads());
     expect(await commitExists(twin, repo, 'f'.repeat(40))).toBe(false);
     await new Promise((r) => setImmediate(r));
     expect(counts.list + counts.all).toBe(0);

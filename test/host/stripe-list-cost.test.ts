@@ -10,65 +10,16 @@ import { SURFACE_INDEXES } from '../../packs/stripe/surface/indexes.js';
 import { listOf, orderedList } from '../../packs/stripe/surface/listing.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import type { JsonObject } from '../../src/log/json-value.js';
-import type { StorageBackend, StoreTx } from '../../src/storage/port.js';
 import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
 import type { Twin } from '../../src/world/twin.js';
 import { openWorld, type World } from '../../src/world/world.js';
 import { tempDir } from '../support/backends.js';
-
-/** Rows each read of a read-only section answered, by read. */
-type Counts = Record<'list' | 'all' | 'lookup' | 'range', number>;
-
-function counting(inner: StorageBackend, counts: Counts): StorageBackend {
-  const count = <T extends readonly unknown[] | Promise<readonly unknown[]>>(
-    what: keyof Counts,
-    rows: T,
-  ): T => {
-    void Promise.resolve(rows).then((r) => (counts[what] += r.length));
-    return rows;
-  };
-  const wrap = (tx: StoreTx): StoreTx => ({
-    ...tx,
-    head: () => tx.head(),
-    readEntries: (after, limit) => tx.readEntries(after, limit),
-    readTouched: (after, limit) => tx.readTouched(after, limit),
-    getResource: (type, id) => tx.getResource(type, id),
-    listResources: (type) => count('list', tx.listResources(type)),
-    allResources: (type) => count('all', tx.allResources(type)),
-    lookup: (type, index, key) => count('lookup', tx.lookup(type, index, key)),
-    lookupUpTo: (type, index, maxKey, limit) => tx.lookupUpTo(type, index, maxKey, limit),
-    range: (type, index, query) => count('range', tx.range(type, index, query)),
-    getMeta: (key) => tx.getMeta(key),
-    setMeta: (key, value) => tx.setMeta(key, value),
-    clearIndex: (type, index) => tx.clearIndex(type, index),
-    append: (entry, body) => tx.append(entry, body),
-    putResource: (resource, delta, subjectOf) => tx.putResource(resource, delta, subjectOf),
-  });
-  return {
-    kind: inner.kind,
-    listTwins: () => inner.listTwins(),
-    close: () => inner.close(),
-    async openTwin(name) {
-      const store = await inner.openTwin(name);
-      return {
-        name: store.name,
-        // only reads outside write sections are the API's list reads
-        transact: (section, scope) =>
-          store.transact((tx) => section(scope?.readOnly === true ? wrap(tx) : tx), scope),
-        head: () => store.head(),
-        entryBodies: (after) => store.entryBodies(after),
-        liveResources: () => store.liveResources(),
-        entriesBySubject: (type, id) => store.entriesBySubject(type, id),
-        close: () => store.close(),
-      };
-    },
-  };
-}
+import { countingBackend, noReads } from '../support/counting-backend.js';
 
 describe('a Stripe list page reads the page, not the account (SQLite)', () => {
   const dir = tempDir();
-  const counts: Counts = { list: 0, all: 0, lookup: 0, range: 0 };
+  const counts = noReads();
   const clock = new VirtualClock('2026-04-01T00:00:00Z');
   let world: World;
   let twin: Twin;
@@ -80,7 +31,7 @@ describe('a Stripe list page reads the page, not the account (SQLite)', () => {
       root: join(dir, 'root'),
       clock,
       seed: 'list-cost',
-      backend: counting(new SqliteBackend(join(dir, 'db')), counts),
+      backend: countingBackend(new SqliteBackend(join(dir, 'db')), counts),
     });
     twin = registerPack(world, stripePack);
     for (const index of SURFACE_INDEXES) twin.declareIndex(index);
@@ -102,7 +53,7 @@ describe('a Stripe list page reads the page, not the account (SQLite)', () => {
 
   /** The page's ids and the rows the store answered for it. */
   const page = async (input: JsonObject): Promise<{ ids: string[]; rows: number }> => {
-    for (const k of Object.keys(counts)) counts[k as keyof Counts] = 0;
+    Object.assign(counts, noReads());
     const list = await listOf(twin, orderedList('customer', input, []), input, '/v1/customers');
     const rows = counts.list + counts.all + counts.lookup + counts.range;
     expect(counts.list + counts.all).toBe(0);
