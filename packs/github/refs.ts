@@ -9,6 +9,7 @@ import { branchKey, branchKind, findBranch, type GitHubBranch } from './branches
 import { notFound, validationFailed } from './errors.js';
 import { githubIds, githubTime } from './ids.js';
 import { findRepository, type GitHubRepository } from './repositories.js';
+import { STATUS_SHA_INDEX } from './commit-indexes.js';
 
 /** Index of branches by their tip, to find the branches a status's commit is on. */
 export const SHA_INDEX = 'sha';
@@ -33,6 +34,8 @@ export type GitHubStatus = {
 
 /** The commit_status records of the twin, typed (src/state/record-kind.ts). */
 export const statusKind = recordKind<GitHubStatus>({ type: 'commit_status' });
+/** Statuses read from the index at a time when listing a commit's. */
+const STATUS_PAGE_ROWS = 100;
 
 export async function createBranch(
   twin: Twin,
@@ -174,4 +177,25 @@ export async function createCommitStatus(
     );
   });
   return done.result;
+}
+
+/**
+ * The statuses of `sha` in `repo`, newest first: read through the statuses-by-commit index a page
+ * at a time, so listing one commit's statuses costs what that commit has, not what the twin holds.
+ */
+export function statusesOf(view: ReadView, repo: GitHubRepository, sha: string): GitHubStatus[] {
+  const out: GitHubStatus[] = [];
+  if (view.range === undefined) throw new Error('statusesOf: this view reads no ranges');
+  for (let after: string | undefined; ;) {
+    const rows = view.range('commit_status', STATUS_SHA_INDEX, {
+      key: sha,
+      limit: STATUS_PAGE_ROWS,
+      descending: true,
+      ...(after === undefined ? {} : { after }),
+    });
+    for (const r of rows)
+      if (!r.deleted && r.fields.repository_id === repo.id) out.push(statusKind.of(r));
+    if (rows.length < STATUS_PAGE_ROWS) return out;
+    after = rows.at(-1)!.id;
+  }
 }

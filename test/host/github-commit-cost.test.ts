@@ -1,9 +1,10 @@
 // Whether a sha names a commit of a repository costs a few lookups by key, not the twin: counted as
 // the rows the store answers (on SQLite) and the log entries read, checks.create's, listForRef's
-// and createCommitStatus's questions (commitExists, resolveCommit) and getBranch's
-// (findPushedCommit) read the same rows whether the repository has had 60 pushes and statuses or
-// 400, never a whole type, and never the log — the log is read only for a commit older than its
-// branch's last push that no status, suite or pull request names (known-commits.ts).
+// and createCommitStatus's questions (commitExists, resolveCommit), getBranch's
+// (findPushedCommit) and listing one commit's statuses (statusesOf) read the same rows whether the
+// repository has had 60 pushes and statuses or 400, never a whole type, and never the log — the
+// log is read only for a commit older than its branch's last push that no status, suite or pull
+// request names (known-commits.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import * as github from '../../packs/github/index.js';
 import { githubPack } from '../../packs/github/pack.js';
 import { commitExists, findPushedCommit, resolveCommit } from '../../packs/github/known-commits.js';
 import type { GitHubRepository } from '../../packs/github/repositories.js';
+import { statusesOf } from '../../packs/github/refs.js';
 import { registerPack } from '../../src/events/pack-registry.js';
 import { SqliteBackend } from '../../src/storage/sqlite/sqlite-backend.js';
 import { VirtualClock } from '../../src/world/clock.js';
@@ -83,6 +85,8 @@ describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
         await cost(() => resolveCommit(twin, repo, first)),
         await cost(() => resolveCommit(twin, repo, main.sha.slice(0, 7))),
         await cost(() => findPushedCommit(twin, repo, main.sha)),
+        // repos.listCommitStatusesForRef: the tip's own statuses, not every status of the twin
+        await cost(() => twin.read((view) => statusesOf(view, repo, main.sha).length)),
       ];
       expect(asked.map((a) => a.answer)).toEqual([
         true,
@@ -92,6 +96,7 @@ describe('knowing a commit costs lookups, not the twin (SQLite)', () => {
         first,
         main.sha,
         expect.objectContaining({ parent: pushed }),
+        1,
       ]);
       costs.push(asked.map((a) => a.rows));
     }

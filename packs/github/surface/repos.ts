@@ -11,7 +11,7 @@ import {
 } from '../accounts.js';
 import { findBranch } from '../branches.js';
 import { commitExists, findPushedCommit } from '../known-commits.js';
-import { createCommitStatus, statusKind, type StatusState } from '../refs.js';
+import { createCommitStatus, statusesOf, type GitHubStatus, type StatusState } from '../refs.js';
 import { renderAccount } from '../render-account.js';
 import { renderCommit } from '../render-commit.js';
 import { renderRepository } from '../render-repository.js';
@@ -145,7 +145,7 @@ async function sortRepos(
 }
 
 /** A status as the API answers it (the webhook's `status` payload is another shape). */
-function renderStatus(s: ReturnType<typeof statusKind.from>): JsonObject {
+function renderStatus(s: GitHubStatus): JsonObject {
   return {
     url: s.url,
     avatar_url: renderAccount(s.creator).avatar_url ?? null,
@@ -283,10 +283,7 @@ export const repoRoutes: GitHubRouteSpec[] = [
         const sha = /^[0-9a-f]{40}$/.test(ref)
           ? ref
           : (findBranch(view, findRepository(view, repo.full_name), ref)?.sha ?? ref);
-        return statusKind
-          .list(view)
-          .filter((s) => s.repository_id === repo.id && s.sha === sha)
-          .reverse();
+        return statusesOf(view, repo, sha);
       });
       return page(ctx, statuses.map(renderStatus));
     },
