@@ -154,7 +154,11 @@ export async function deleteScheduledMessage(
   });
 }
 
-async function pending(twin: Twin): Promise<ScheduledMessage[]> {
+/**
+ * The messages waiting to be posted, earliest first: read through the state index, so the cost is
+ * what is pending, not every message ever scheduled.
+ */
+export async function pendingScheduledMessages(twin: Twin): Promise<ScheduledMessage[]> {
   return (
     await twin.read((view) => scheduledMessageKind.lookup(view, SCHEDULED_STATE_INDEX, 'pending'))
   ).sort((a, b) => a.post_at - b.post_at || (a.id < b.id ? -1 : 1));
@@ -162,14 +166,14 @@ async function pending(twin: Twin): Promise<ScheduledMessage[]> {
 
 /** When the earliest pending scheduled message falls due (epoch ms). */
 export async function scheduledDueAt(twin: Twin): Promise<number | undefined> {
-  const first = (await pending(twin))[0];
+  const first = (await pendingScheduledMessages(twin))[0];
   return first === undefined ? undefined : first.post_at * 1000;
 }
 
 /** Posts every scheduled message due at the world clock's now; answers how many it settled. */
 export async function postDueScheduledMessages(twin: Twin): Promise<number> {
   let ran = 0;
-  for (const s of await pending(twin)) {
+  for (const s of await pendingScheduledMessages(twin)) {
     if (s.post_at * 1000 > twin.world.clock.now()) break;
     const done = await twin.applyAtomic((view) => {
       const current = scheduledMessageKind.read(view, s.id);

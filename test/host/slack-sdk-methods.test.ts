@@ -416,6 +416,24 @@ describe.each(homes)('the rest of the Slack Web API through the SDK and Bolt ($n
       dropped.scheduled_message_id,
       due.scheduled_message_id,
     ]);
+    // oldest / latest bound post_at, both ends included; a bound that is no time is refused
+    const window = async (oldest?: number, latest?: number) =>
+      (
+        await ada().chat.scheduledMessages.list({
+          ...(oldest === undefined ? {} : { oldest: String(oldest) }),
+          ...(latest === undefined ? {} : { latest: String(latest) }),
+        })
+      ).scheduled_messages!.map((s) => s.id);
+    expect(await window(now + 1800)).toEqual([
+      dropped.scheduled_message_id,
+      due.scheduled_message_id,
+    ]);
+    expect(await window(now + 1801)).toEqual([due.scheduled_message_id]);
+    expect(await window(undefined, now + 1800)).toEqual([dropped.scheduled_message_id]);
+    expect(await window(now + 1801, now + 3599)).toEqual([]);
+    await expect(ada().chat.scheduledMessages.list({ oldest: 'yesterday' })).rejects.toMatchObject({
+      data: { error: 'invalid_ts_oldest' },
+    });
     await ada().chat.deleteScheduledMessage({
       channel: w.general,
       scheduled_message_id: dropped.scheduled_message_id!,

@@ -7,8 +7,8 @@ import { deleteMessage, postEphemeral, updateMessage } from '../message-edits.js
 import { messageKey, messageKind, postMessage } from '../messages.js';
 import {
   deleteScheduledMessage,
+  pendingScheduledMessages,
   scheduleMessage,
-  scheduledMessageKind,
   type ScheduledMessage,
 } from '../scheduled-messages.js';
 import { SlackMethodError } from './errors.js';
@@ -22,6 +22,7 @@ import {
   renderMessage,
   route,
   str,
+  tsBound,
   type SlackRoute,
 } from './route.js';
 
@@ -192,14 +193,16 @@ export const CHAT_METHODS: readonly SlackRoute[] = [
   }),
   route('chat.scheduledMessages.list', 'read', async ({ principal: p, input }) => {
     const channel = optionalStr(input, 'channel');
-    const mine = (await p.twin.read((view) => scheduledMessageKind.list(view)))
-      .filter(
-        (s) =>
-          s.state === 'pending' &&
-          s.user === p.user &&
-          (channel === undefined || s.channel === channel),
-      )
-      .sort((a, b) => a.post_at - b.post_at || (a.id < b.id ? -1 : 1));
+    // Slack's window is on post_at, in Unix seconds, both ends included.
+    const oldest = tsBound(input.oldest, 'oldest');
+    const latest = tsBound(input.latest, 'latest');
+    const mine = (await pendingScheduledMessages(p.twin)).filter(
+      (s) =>
+        s.user === p.user &&
+        (channel === undefined || s.channel === channel) &&
+        (oldest === undefined || BigInt(s.post_at) * 1_000_000n >= oldest) &&
+        (latest === undefined || BigInt(s.post_at) * 1_000_000n <= latest),
+    );
     const { items, next } = page(mine, input);
     return ok({
       scheduled_messages: items.map(scheduledShown),

@@ -19,6 +19,8 @@ import {
   renderIm,
   route,
   str,
+  tsBound,
+  tsValue,
   type SlackRoute,
 } from './route.js';
 
@@ -246,12 +248,6 @@ function channelMessages(twin: Twin, channel: string) {
   });
 }
 
-/** A message ts (`1767225600.000100`) as an exact number of microseconds. */
-function tsValue(ts: string): bigint {
-  const [whole, fraction = ''] = ts.split('.');
-  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
-}
-
 /** Whether a ts falls within `oldest` / `latest` (each exclusive unless `inclusive`). */
 function tsWindow(input: JsonObject): (ts: string) => boolean {
   const inclusive =
@@ -266,16 +262,4 @@ function tsWindow(input: JsonObject): (ts: string) => boolean {
       (latest === undefined || (inclusive ? at <= latest : at < latest))
     );
   };
-}
-
-/** `oldest` / `latest`: a Unix time in seconds, fractions allowed; anything else is refused. */
-function tsBound(value: unknown, name: 'oldest' | 'latest'): bigint | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^\d{1,12}(\.\d{1,6})?$/.test(text))
-    throw new SlackMethodError(
-      `invalid_ts_${name}`,
-      `${name} must be a Unix time in seconds, like 1767225600.000100`,
-    );
-  return tsValue(text);
 }

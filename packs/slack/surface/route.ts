@@ -154,3 +154,21 @@ export function botApp(p: SlackPrincipal): SlackApp {
     throw new SlackMethodError('not_allowed_token_type', 'this method takes a bot token (xoxb-)');
   return p.app;
 }
+
+/** A message ts (`1767225600.000100`) as an exact number of microseconds. */
+export function tsValue(ts: string): bigint {
+  const [whole, fraction = ''] = ts.split('.');
+  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+}
+
+/** `oldest` / `latest`: a Unix time in seconds, fractions allowed; anything else is refused. */
+export function tsBound(value: unknown, name: 'oldest' | 'latest'): bigint | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^\d{1,12}(\.\d{1,6})?$/.test(text))
+    throw new SlackMethodError(
+      `invalid_ts_${name}`,
+      `${name} must be a Unix time in seconds, like 1767225600.000100`,
+    );
+  return tsValue(text);
+}
