@@ -155,9 +155,9 @@ export async function capturePaymentIntent(
       const charge = liveFields(view, chargeKind, intent.latest_charge!, 'latest_charge');
       const chargeFields = {
         captured: true,
+        // The rest of the authorization is released with no Refund and no amount_refunded (Stripe
+        // since 2025-03-31.basil): what can be refunded later is what was captured.
         amount_captured: amount,
-        // What is not captured goes back to the card, as Stripe refunds the rest of an authorization.
-        amount_refunded: charge.amount - amount,
       };
       const intentFields = {
         status: 'succeeded' as PaymentIntentStatus,

@@ -34,7 +34,6 @@ import {
 } from './errors.js';
 import { stripeIds } from './ids.js';
 import { mergeMetadata, metadataInput, type Metadata } from './metadata.js';
-import { chargeKind } from './charges.js';
 import { customerKind } from './customers.js';
 import {
   paymentIntentKind,
@@ -295,18 +294,10 @@ export async function cancelPaymentIntent(
         cancellation_reason: reason,
       };
       const writes: Write[] = [];
-      // An authorization canceled is released: Stripe refunds the amount_capturable, so nothing is
-      // capturable and the charge shows it all refunded (as a partial capture shows the rest).
-      if (intent.status === 'requires_capture' && intent.latest_charge !== null) {
-        const charge = liveFields(view, chargeKind, intent.latest_charge, 'latest_charge');
-        fields.amount_capturable = 0;
-        writes.push(
-          chargeKind.write('charge.release', charge.id, {
-            amount_refunded: charge.amount,
-            refunded: true,
-          }),
-        );
-      }
+      // An authorization canceled is released: nothing is left capturable. Since API version
+      // 2025-03-31.basil Stripe makes no Refund for the release and leaves the charge alone (not
+      // refunded, amount_refunded unchanged, no charge.refunded): payment_intent.canceled only.
+      if (intent.status === 'requires_capture') fields.amount_capturable = 0;
       writes.push({
         operation: 'payment_intent.cancel',
         subjectType: 'payment_intent',

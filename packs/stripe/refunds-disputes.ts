@@ -132,7 +132,16 @@ export async function refundCharge(
     if (prior !== undefined) return skip(liveFields(view, refundKind, prior.id));
     const charge = liveFields(view, chargeKind, chargeId, 'charge');
     succeededCharge(charge, 'refund');
-    const left = charge.amount - charge.amount_refunded;
+    if (!charge.captured && charge.payment_intent !== null)
+      throw new VendorError(
+        'stripe',
+        'invalid_state',
+        'charge_not_refundable',
+        `This uncaptured Charge was created by a PaymentIntent (${charge.payment_intent}). You must cancel the PaymentIntent to reverse the authorization instead of refunding the Charge directly.`,
+        { path: 'charge', details: { captured: false } },
+      );
+    // Only what was captured can come back: a partial capture released the rest without a refund.
+    const left = charge.amount_captured - charge.amount_refunded;
     const amount = amountParam ?? left;
     if (left === 0)
       throw new VendorError(
@@ -160,7 +169,7 @@ export async function refundCharge(
         operation: 'charge.refund',
         subjectType: 'charge',
         subjectId: chargeId,
-        fields: { amount_refunded: refunded, refunded: refunded === charge.amount },
+        fields: { amount_refunded: refunded, refunded: refunded === charge.amount_captured },
         projection: {
           creates: [
             { type: 'refund', id: refund.id, fields: asJson(refund) },

@@ -90,7 +90,7 @@ describe.each(homes)('stripe-node intents and invoices against the surface ($nam
     expect(await stripe.charges.retrieve(captured.latest_charge as string)).toMatchObject({
       captured: true,
       amount_captured: 1200,
-      amount_refunded: 300,
+      amount_refunded: 0,
     });
     await expect(stripe.paymentIntents.capture(pi.id)).rejects.toMatchObject({
       code: 'payment_intent_unexpected_state',
@@ -113,7 +113,7 @@ describe.each(homes)('stripe-node intents and invoices against the surface ($nam
     expect(body).toEqual(JSON.parse(delivered.body));
   });
 
-  it('canceling an authorized intent releases the hold: nothing capturable, the charge all refunded', async () => {
+  it('canceling an authorized intent releases the hold: nothing capturable, the charge not refunded', async () => {
     const pi = await stripe.paymentIntents.create({
       amount: 1800,
       currency: 'usd',
@@ -135,8 +135,8 @@ describe.each(homes)('stripe-node intents and invoices against the surface ($nam
     expect(await stripe.charges.retrieve(pi.latest_charge as string)).toMatchObject({
       captured: false,
       amount_captured: 0,
-      amount_refunded: 1800,
-      refunded: true,
+      amount_refunded: 0,
+      refunded: false,
     });
     await expect(stripe.paymentIntents.capture(pi.id)).rejects.toMatchObject({
       code: 'payment_intent_unexpected_state',

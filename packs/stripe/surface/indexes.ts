@@ -12,6 +12,7 @@ export const BY_PRODUCT = 'surface_product_created';
 export const BY_LOOKUP_KEY = 'surface_lookup_key_created';
 export const BY_SUBSCRIPTION = 'surface_subscription_created';
 export const BY_PAYMENT_INTENT = 'surface_payment_intent_created';
+export const BY_CHARGE = 'surface_charge_created';
 export const BY_PAYMENT_METHOD = 'surface_payment_method_created';
 /** Delivery records to webhook endpoints (each event once per endpoint), by when they were made. */
 export const EVENTS = 'surface_events_created';
@@ -31,6 +32,7 @@ const LISTED = [
   'invoice',
   'payment_intent',
   'charge',
+  'refund',
   'payment_method',
   'setup_intent',
   'webhook_endpoint',
@@ -61,6 +63,8 @@ export const SURFACE_INDEXES: readonly IndexDeclaration[] = [
   ordered('price', BY_LOOKUP_KEY, 'lookup_key'),
   ordered('invoice', BY_SUBSCRIPTION, 'parent.subscription_details.subscription'),
   ordered('charge', BY_PAYMENT_INTENT, 'payment_intent'),
+  ordered('refund', BY_PAYMENT_INTENT, 'payment_intent'),
+  ordered('refund', BY_CHARGE, 'charge'),
   ordered('setup_intent', BY_PAYMENT_METHOD, 'payment_method'),
   { type: 'webhook_delivery', name: BY_EVENT, field: 'eventId' },
   { type: 'webhook_delivery', name: EVENTS, field: 'endpointKind', orderBy: 'createdAt' },

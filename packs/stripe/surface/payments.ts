@@ -1,5 +1,5 @@
 // Payments: payment intents (create, retrieve, update, confirm, capture, cancel, list), charges
-// (retrieve, list), refunds (create) and payment methods (attach, detach, retrieve, list), over the
+// (retrieve, list), refunds (create, retrieve, list) and payment methods (attach, detach, retrieve, list), over the
 // pack's operations. A
 // declined confirmation commits what Stripe records (the failed charge, the intent back in
 // requires_payment_method, payment_intent.payment_failed) and answers 402 card_error carrying
@@ -22,7 +22,7 @@ import {
 import { missingPaymentMethod } from '../errors.js';
 import { refundCharge, type RefundInput } from '../refunds-disputes.js';
 import { StripeApiError } from './errors.js';
-import { BY_CUSTOMER, BY_PAYMENT_INTENT } from './indexes.js';
+import { BY_CHARGE, BY_CUSTOMER, BY_PAYMENT_INTENT } from './indexes.js';
 import { CREATED_LIST_PARAMS, LIST_PARAMS, listOf, orderedList } from './listing.js';
 import { definedOnly, missing, retrieve } from './reads.js';
 import { apiObject, stripeRoute } from './route.js';
@@ -311,6 +311,28 @@ export const paymentRoutes = [
     sdk: 'refunds.retrieve',
     kind: 'read',
     handle: (ctx) => retrieve(ctx, 'refund', 'refund'),
+  }),
+  stripeRoute({
+    method: 'GET',
+    path: '/v1/refunds',
+    sdk: 'refunds.list',
+    kind: 'read',
+    params: { ...CREATED_LIST_PARAMS, charge: 'string', payment_intent: 'string' },
+    handle: ({ twin, input, url }) =>
+      listOf(
+        twin,
+        {
+          ...orderedList('refund', input, [
+            ['charge', BY_CHARGE],
+            ['payment_intent', BY_PAYMENT_INTENT],
+          ]),
+          keep: () => (r) =>
+            (input.charge == null || r.fields.charge === input.charge) &&
+            (input.payment_intent == null || r.fields.payment_intent === input.payment_intent),
+        },
+        input,
+        url,
+      ),
   }),
   stripeRoute({
     method: 'POST',
