@@ -5,31 +5,21 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
-import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+import { startStripeSdk, type StripeSdk, type StripeTwin } from './stripe-support.js';
 
 const KEY = 'sk_test_billingConformance';
 
 describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (home) => {
+  let sdk: StripeSdk;
   let twin: StripeTwin;
   let stripe: Stripe;
-  let secret: string;
   let cleanup: () => void;
-  const delivered = () =>
-    twin.receiver.requests.map((p) =>
-      stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret),
-    );
 
   beforeAll(async () => {
     const fresh = home.fresh();
     cleanup = fresh.cleanup;
-    twin = await startStripeTwin(fresh.spec, 'billing', Date.parse('2026-06-01T00:00:00Z'));
-    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
-    secret = (
-      await stripe.webhookEndpoints.create({
-        url: `${twin.receiver.url}/hooks`,
-        enabled_events: ['*'],
-      })
-    ).secret!;
+    sdk = await startStripeSdk(fresh.spec, 'billing', '2026-06-01T00:00:00Z', KEY);
+    ({ twin, stripe } = sdk);
   });
   afterAll(async () => {
     await twin?.close();
@@ -78,9 +68,9 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
       stripe.rawRequest('POST', `/v1/_twinworld/checkout/sessions/${session.id}/complete`, {}),
     ).rejects.toMatchObject({ type: 'StripeInvalidRequestError' });
     await twin.host.idle();
-    const types = delivered().map((e) => e.type);
+    const types = (await sdk.delivered()).map((e) => e.type);
     expect(types).toContain('checkout.session.completed');
-    const completed = delivered().find((e) => e.type === 'checkout.session.completed')!;
+    const completed = (await sdk.delivered()).find((e) => e.type === 'checkout.session.completed')!;
     expect((completed.data.object as { id: string }).id).toBe(session.id);
     // expiring a completed session is refused, with nothing appended
     await expect(stripe.checkout.sessions.expire(session.id)).rejects.toBeInstanceOf(
@@ -139,7 +129,7 @@ describe.each(homes)('stripe-node billing against the Stripe surface ($name)', (
     expect(advanced.status).toBe('advancing');
     expect((await stripe.testHelpers.testClocks.retrieve(clock.id)).status).toBe('ready');
     await twin.host.idle();
-    const after = delivered().slice(before);
+    const after = (await sdk.delivered()).slice(before);
     const types = after.map((e) => e.type);
     const want = [
       'invoice.created',

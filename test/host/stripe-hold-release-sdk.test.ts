@@ -6,27 +6,19 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
-import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+import { startStripeSdk, type StripeSdk, type StripeTwin } from './stripe-support.js';
 
 const KEY = 'sk_test_holdRelease';
 
 describe.each(homes)('stripe-node releases an authorization ($name)', (home) => {
+  let sdk: StripeSdk;
   let twin: StripeTwin;
   let stripe: Stripe;
-  let secret: string;
   let cleanup: () => void;
-
-  /** Every event delivered so far, each verified with the endpoint's secret. */
-  async function delivered(): Promise<Stripe.Event[]> {
-    await twin.host.idle();
-    return twin.receiver.requests.map((p) =>
-      stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret),
-    );
-  }
 
   /** The types of the delivered events about `ids` (the object, or a refund of it), in order. */
   async function typesAbout(...ids: string[]): Promise<string[]> {
-    return (await delivered())
+    return (await sdk.delivered())
       .filter((e) => {
         const o = e.data.object as { id?: string; charge?: string; payment_intent?: string };
         return ids.some((id) => o.id === id || o.charge === id || o.payment_intent === id);
@@ -53,14 +45,8 @@ describe.each(homes)('stripe-node releases an authorization ($name)', (home) => 
   beforeAll(async () => {
     const fresh = home.fresh();
     cleanup = fresh.cleanup;
-    twin = await startStripeTwin(fresh.spec, 'hold-release', Date.parse('2026-07-01T00:00:00Z'));
-    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
-    secret = (
-      await stripe.webhookEndpoints.create({
-        url: `${twin.receiver.url}/hooks`,
-        enabled_events: ['*'],
-      })
-    ).secret!;
+    sdk = await startStripeSdk(fresh.spec, 'hold-release', '2026-07-01T00:00:00Z', KEY);
+    ({ twin, stripe } = sdk);
   });
   afterAll(async () => {
     await twin?.close();
@@ -130,7 +116,7 @@ describe.each(homes)('stripe-node releases an authorization ($name)', (home) => 
     expect((await stripe.refunds.list({ charge: chargeId })).data.map((r) => r.id)).toEqual([
       refund.id,
     ]);
-    const refunded = (await delivered()).filter(
+    const refunded = (await sdk.delivered()).filter(
       (e) => e.type === 'charge.refunded' && (e.data.object as Stripe.Charge).id === chargeId,
     );
     expect(refunded).toHaveLength(1);

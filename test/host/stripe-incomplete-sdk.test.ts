@@ -7,7 +7,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
-import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+import { startStripeSdk, type StripeSdk, type StripeTwin } from './stripe-support.js';
 
 const KEY = 'sk_test_incompleteConformance';
 
@@ -15,29 +15,12 @@ const KEY = 'sk_test_incompleteConformance';
 const intentOf = (secret: string) => secret.slice(0, secret.indexOf('_secret_'));
 
 describe.each(homes)('stripe-node: a subscription first payment ($name)', (home) => {
+  let sdk: StripeSdk;
   let twin: StripeTwin;
   let stripe: Stripe;
-  let secret: string;
   let cleanup: () => void;
   let price: Stripe.Price;
-  const delivered = async () => {
-    await twin.host.idle();
-    return twin.receiver.requests.map((p) =>
-      stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret),
-    );
-  };
-  /**
-   * The events delivered (each verified) about `ids`, in the log's order: events.list's, read
-   * oldest first (deliveries run concurrently, so arrival order is not Stripe's order).
-   */
-  const eventsAbout = async (...ids: string[]) => {
-    const mine = (await delivered()).filter((e) =>
-      ids.includes((e.data.object as { id: string }).id),
-    );
-    const logged = await stripe.events.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 });
-    const order = new Map(logged.map((e, i) => [e.id, -i]));
-    return mine.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  };
+  const eventsAbout = (...ids: string[]) => sdk.eventsAbout(...ids);
   const newCustomer = (email: string) => stripe.customers.create({ email });
   const withDefault = async (customer: Stripe.Customer, token: string) => {
     const pm = await stripe.paymentMethods.attach(token, { customer: customer.id });
@@ -50,14 +33,8 @@ describe.each(homes)('stripe-node: a subscription first payment ($name)', (home)
   beforeAll(async () => {
     const fresh = home.fresh();
     cleanup = fresh.cleanup;
-    twin = await startStripeTwin(fresh.spec, 'incomplete', Date.parse('2026-09-01T00:00:00Z'));
-    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
-    secret = (
-      await stripe.webhookEndpoints.create({
-        url: `${twin.receiver.url}/hooks`,
-        enabled_events: ['*'],
-      })
-    ).secret!;
+    sdk = await startStripeSdk(fresh.spec, 'incomplete', '2026-09-01T00:00:00Z', KEY);
+    ({ twin, stripe } = sdk);
     const product = await stripe.products.create({ name: 'Elements plan' });
     price = await stripe.prices.create({
       product: product.id,

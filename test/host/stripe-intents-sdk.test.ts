@@ -5,48 +5,28 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
-import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+import { startStripeSdk, type StripeSdk, type StripeTwin } from './stripe-support.js';
 
 const KEY = 'sk_test_intentsConformance';
 
 describe.each(homes)('stripe-node intents and invoices against the surface ($name)', (home) => {
+  let sdk: StripeSdk;
   let twin: StripeTwin;
   let stripe: Stripe;
-  let secret: string;
   let cleanup: () => void;
 
   /** Every event delivered so far whose object is `id`, each verified with the endpoint's secret. */
-  async function eventsOf(id: string): Promise<Stripe.Event[]> {
-    await twin.host.idle();
-    return twin.receiver.requests
-      .map((p) =>
-        stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret),
-      )
-      .filter((e) => (e.data.object as { id?: string }).id === id);
-  }
+  const eventsOf = async (id: string) =>
+    (await sdk.delivered()).filter((e) => (e.data.object as { id?: string }).id === id);
 
   /** The event types on `id`, in the order the log holds them (events.list, read oldest first). */
-  async function loggedTypes(id: string): Promise<string[]> {
-    const mine = new Set((await eventsOf(id)).map((e) => e.id));
-    const listed: Stripe.Event[] = [];
-    for await (const e of stripe.events.list({ limit: 100 })) listed.push(e);
-    return listed
-      .filter((e) => mine.has(e.id))
-      .reverse()
-      .map((e) => e.type);
-  }
+  const loggedTypes = async (id: string) => (await sdk.eventsAbout(id)).map((e) => e.type);
 
   beforeAll(async () => {
     const fresh = home.fresh();
     cleanup = fresh.cleanup;
-    twin = await startStripeTwin(fresh.spec, 'intents', Date.parse('2026-07-01T00:00:00Z'));
-    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
-    secret = (
-      await stripe.webhookEndpoints.create({
-        url: `${twin.receiver.url}/hooks`,
-        enabled_events: ['*'],
-      })
-    ).secret!;
+    sdk = await startStripeSdk(fresh.spec, 'intents', '2026-07-01T00:00:00Z', KEY);
+    ({ twin, stripe } = sdk);
   });
   afterAll(async () => {
     await twin?.close();

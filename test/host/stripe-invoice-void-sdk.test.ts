@@ -6,7 +6,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homes } from '../support/backends.js';
-import { startStripeTwin, type StripeTwin } from './stripe-support.js';
+import { startStripeSdk, type StripeSdk, type StripeTwin } from './stripe-support.js';
 
 const KEY = 'sk_test_invoiceVoidConformance';
 const NOT_OPEN = "You can only pass in open invoices. This invoice isn't open.";
@@ -15,24 +15,13 @@ const NOT_OPEN = "You can only pass in open invoices. This invoice isn't open.";
 const intentOf = (secret: string) => secret.slice(0, secret.indexOf('_secret_'));
 
 describe.each(homes)('stripe-node: voiding and writing off invoices ($name)', (home) => {
+  let sdk: StripeSdk;
   let twin: StripeTwin;
   let stripe: Stripe;
-  let secret: string;
   let cleanup: () => void;
   let price: Stripe.Price;
   const nowSec = () => Math.floor(twin.world.clock.now() / 1000);
-  /** The events delivered (each verified) about `ids`, in the log's order (events.list's). */
-  const eventsAbout = async (...ids: string[]) => {
-    await twin.host.idle();
-    const mine = twin.receiver.requests
-      .map((p) =>
-        stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret),
-      )
-      .filter((e) => ids.includes((e.data.object as { id: string }).id));
-    const logged = await stripe.events.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 });
-    const order = new Map(logged.map((e, i) => [e.id, -i]));
-    return mine.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  };
+  const eventsAbout = (...ids: string[]) => sdk.eventsAbout(...ids);
   /** The events about `ids` from `from` on (a count `eventsAbout` gave before the call). */
   const eventsSince = async (from: number, ...ids: string[]) =>
     (await eventsAbout(...ids)).slice(from);
@@ -66,14 +55,8 @@ describe.each(homes)('stripe-node: voiding and writing off invoices ($name)', (h
   beforeAll(async () => {
     const fresh = home.fresh();
     cleanup = fresh.cleanup;
-    twin = await startStripeTwin(fresh.spec, 'invoice-void', Date.parse('2026-09-01T00:00:00Z'));
-    stripe = new Stripe(KEY, { host: '127.0.0.1', port: twin.listening.port, protocol: 'http' });
-    secret = (
-      await stripe.webhookEndpoints.create({
-        url: `${twin.receiver.url}/hooks`,
-        enabled_events: ['*'],
-      })
-    ).secret!;
+    sdk = await startStripeSdk(fresh.spec, 'invoice-void', '2026-09-01T00:00:00Z', KEY);
+    ({ twin, stripe } = sdk);
     const product = await stripe.products.create({ name: 'Void plan' });
     price = await stripe.prices.create({
       product: product.id,

@@ -2,6 +2,7 @@
 // with the Stripe surface on a real port, a verifying receiver, and (for fault injection) a second
 // listener that drops the connection of chosen requests after the host has answered them.
 import http from 'node:http';
+import Stripe from 'stripe';
 import type { AddressInfo } from 'node:net';
 import { VirtualClock } from '../../src/world/clock.js';
 import {
@@ -51,6 +52,60 @@ export async function startStripeTwin(
       if (shared === undefined) await receiver.close();
       await host.close();
       await world.close();
+    },
+  };
+}
+
+/** stripe-node pointed at a twin that has one endpoint taking every event: where an SDK suite starts. */
+export interface StripeSdk {
+  readonly twin: StripeTwin;
+  readonly stripe: Stripe;
+  /** The endpoint's signing secret. */
+  readonly secret: string;
+  /** Every event delivered so far (once the host is idle), each verified with the secret. */
+  delivered(): Promise<Stripe.Event[]>;
+  /**
+   * The delivered events whose object is one of `ids`, in the log's order: events.list's, read
+   * oldest first (deliveries run concurrently, so arrival order is not Stripe's order).
+   */
+  eventsAbout(...ids: string[]): Promise<Stripe.Event[]>;
+}
+
+export async function startStripeSdk(
+  spec: string,
+  seed: string,
+  /** The world clock's start, an ISO time. */
+  start: string,
+  key: string,
+): Promise<StripeSdk> {
+  const twin = await startStripeTwin(spec, seed, Date.parse(start));
+  const stripe = new Stripe(key, {
+    host: '127.0.0.1',
+    port: twin.listening.port,
+    protocol: 'http',
+  });
+  const { secret } = await stripe.webhookEndpoints.create({
+    url: `${twin.receiver.url}/hooks`,
+    enabled_events: ['*'],
+  });
+  const delivered = async () => {
+    await twin.host.idle();
+    return twin.receiver.requests.map((p) =>
+      stripe.webhooks.constructEvent(p.body, String(p.headers['stripe-signature']), secret!),
+    );
+  };
+  return {
+    twin,
+    stripe,
+    secret: secret!,
+    delivered,
+    async eventsAbout(...ids) {
+      const mine = (await delivered()).filter((e) =>
+        ids.includes((e.data.object as { id: string }).id),
+      );
+      const logged = await stripe.events.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 });
+      const order = new Map(logged.map((e, i) => [e.id, -i]));
+      return mine.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
     },
   };
 }
